@@ -1,0 +1,436 @@
+"""Shared helpers for the `claude` and `codex` test stand-ins (see README.md).
+
+Standard library only, and only cheap modules at import time: the shims are
+started hundreds of times by the test suites.
+"""
+import json
+import os
+import signal
+import sys
+import time
+
+# --------------------------------------------------------------------------
+# ids and clocks
+
+def now_ms():
+    return int(time.time() * 1000)
+
+
+def iso_ms(ms=None):
+    """2026-11-29T11:46:37.447Z (UTC, millisecond precision, as both CLIs)."""
+    if ms is None:
+        ms = now_ms()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + ".%03dZ" % (ms % 1000)
+
+
+def _fmt_uuid(h):
+    return "%s-%s-%s-%s-%s" % (h[0:8], h[8:12], h[12:16], h[16:20], h[20:32])
+
+
+def uuid4():
+    b = bytearray(os.urandom(16))
+    b[6] = (b[6] & 0x0F) | 0x40
+    b[8] = (b[8] & 0x3F) | 0x80
+    return _fmt_uuid(b.hex())
+
+
+def uuid7(ms=None):
+    """Time-ordered UUID (v7), the shape of Codex thread / turn ids."""
+    if ms is None:
+        ms = now_ms()
+    b = bytearray(ms.to_bytes(6, "big") + os.urandom(10))
+    b[6] = (b[6] & 0x0F) | 0x70
+    b[8] = (b[8] & 0x3F) | 0x80
+    return _fmt_uuid(b.hex())
+
+
+def hexid(n):
+    return os.urandom((n + 1) // 2).hex()[:n]
+
+
+_HEX = set("0123456789abcdefABCDEF")
+
+
+def is_uuid(s):
+    """8-4-4-4-12 hex digits (what both CLIs accept as a session / thread id)."""
+    if not isinstance(s, str) or len(s) != 36:
+        return False
+    for i, c in enumerate(s):
+        if i in (8, 13, 18, 23):
+            if c != "-":
+                return False
+        elif c not in _HEX:
+            return False
+    return True
+
+
+# --------------------------------------------------------------------------
+# output
+
+class Out:
+    """Writes one JSON event per line, flushed at once; honours BATON_SHIM_DELAY_MS."""
+
+    def __init__(self):
+        try:
+            self.delay = max(0, int(os.environ.get("BATON_SHIM_DELAY_MS") or 0)) / 1000.0
+        except ValueError:
+            self.delay = 0.0
+        self.count = 0
+
+    def line(self, text):
+        if self.count and self.delay:
+            time.sleep(self.delay)
+        self.count += 1
+        try:
+            sys.stdout.write(text + "\n")
+            sys.stdout.flush()
+        except BrokenPipeError:
+            # The reader went away: the real CLIs die on a closed pipe too.
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+            except OSError:
+                pass
+            os._exit(1)
+
+    def event(self, obj):
+        self.line(dumps(obj))
+
+
+def dumps(obj):
+    """Compact JSON with raw UTF-8, like JSON.stringify / serde_json."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def err(text):
+    """Write text to stderr as is (the caller adds the newline)."""
+    try:
+        sys.stderr.write(text)
+        sys.stderr.flush()
+    except (BrokenPipeError, OSError):
+        pass
+
+
+def append_jsonl(path, entries):
+    if not entries:
+        return
+    data = "".join(dumps(e) + "\n" for e in entries)
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(data)
+
+
+def read_jsonl(path):
+    rows = []
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for raw in f:
+                raw = raw.strip()
+                if not raw:
+                    continue
+                try:
+                    rows.append(json.loads(raw))
+                except ValueError:
+                    pass
+    except OSError:
+        pass
+    return rows
+
+
+# --------------------------------------------------------------------------
+# stdin, log, markers
+
+def stdin_is_tty():
+    try:
+        return os.isatty(0)
+    except (OSError, ValueError):
+        return False
+
+
+def read_stdin():
+    """Read stdin to EOF (bytes decoded as UTF-8); '' when stdin is closed."""
+    try:
+        data = sys.stdin.buffer.read()
+    except (OSError, ValueError, AttributeError):
+        return ""
+    return data.decode("utf-8", errors="replace")
+
+
+def log_invocation(cli, argv, stdin_text):
+    """BATON_SHIM_LOG: one JSON line per invocation, written before any output."""
+    path = os.environ.get("BATON_SHIM_LOG")
+    if not path:
+        return
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        cwd = os.environ.get("PWD", "")
+    rec = {
+        "cli": cli,
+        "argv": list(argv),
+        "stdin": stdin_text,
+        "cwd": cwd,
+        "pid": os.getpid(),
+        "env": {k: os.environ.get(k) for k in ("HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR")},
+    }
+    try:
+        # One write() of one line on an O_APPEND file: safe with parallel shims.
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, (dumps(rec) + "\n").encode("utf-8"))
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def parse_markers(prompt):
+    """The scripting markers of README.md, found anywhere in the prompt."""
+    m = {"ctx": None, "window": None, "calls": 1, "fail": None, "hang": False,
+         "garbage": False, "die": False, "reply": None, "write": []}
+    pos = 0
+    while True:
+        i = prompt.find("[[", pos)
+        if i < 0:
+            break
+        j = prompt.find("]]", i + 2)
+        if j < 0:
+            break
+        body = prompt[i + 2:j]
+        pos = j + 2
+        name, sep, val = body.partition(":")
+        name = name.strip()
+        if name in ("ctx", "window", "calls") and sep:
+            try:
+                v = int(val.strip().replace("_", "").replace(",", ""))
+            except ValueError:
+                continue
+            if name == "calls":
+                v = max(1, v)
+            m[name] = max(0, v)
+        elif name == "fail" and sep:
+            m["fail"] = val.strip() or "api"
+        elif name in ("hang", "garbage", "die") and not sep:
+            m[name] = True
+        elif name == "reply" and sep:
+            if m["reply"] is None:
+                m["reply"] = val
+        elif name == "write" and sep and val.strip():
+            m["write"].append(val.strip())
+        else:
+            pos = i + 2  # not a marker: look again from just after '[['
+    return m
+
+
+def write_marker_files(paths, cwd):
+    for p in paths:
+        full = os.path.join(cwd, p)
+        try:
+            d = os.path.dirname(full)
+            if d:
+                os.makedirs(d, exist_ok=True)
+            with open(full, "w", encoding="utf-8") as f:
+                f.write("written by shim\n")
+        except OSError as e:
+            err("shim: [[write:%s]] failed: %s\n" % (p, e))
+
+
+def default_reply(n, model, prompt):
+    return "MOCK-REPLY #%d model=%s last_user=%s" % (n, model, prompt[:60])
+
+
+GARBAGE_LINES = [
+    "this is not JSON: the shim was told to print [[garbage]]",
+    '{"type":"assistant","message":{"content":[{"type":"text","text":"trunc',
+    "\x1b[31m<<< garbage >>>\x1b[0m",
+    "]]}{ not json either",
+]
+
+
+# --------------------------------------------------------------------------
+# signals
+
+class Interrupted(BaseException):
+    """Raised from the SIGINT handler so a turn stops wherever it is."""
+
+
+def install_sigint():
+    def handler(signum, frame):
+        # Ignore further SIGINTs while cleaning up, then unwind.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise Interrupted()
+    signal.signal(signal.SIGINT, handler)
+    # SIGTERM keeps its default action: the process dies at once (rollouts cut short).
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def hang_forever():
+    while True:
+        signal.pause()
+
+
+def sleep_ms(ms):
+    if ms > 0:
+        time.sleep(ms / 1000.0)
+
+
+# --------------------------------------------------------------------------
+# Claude Code: where sessions live
+
+def claude_config_dir():
+    d = os.environ.get("CLAUDE_CONFIG_DIR")
+    if d:
+        return d
+    return os.path.join(os.environ.get("HOME") or os.path.expanduser("~"), ".claude")
+
+
+MAX_SANITIZED_LENGTH = 200
+
+
+def _djb2_utf16(s):
+    # claude-code src/utils/hash.ts djb2Hash: h = ((h << 5) - h + charCodeAt(i)) | 0,
+    # starting at 0, over UTF-16 code units, as a signed 32-bit integer.
+    h = 0
+    data = s.encode("utf-16-le", "surrogatepass")
+    for k in range(0, len(data), 2):
+        h = (h * 31 + (data[k] | (data[k + 1] << 8))) & 0xFFFFFFFF
+    if h >= 0x80000000:
+        h -= 0x100000000
+    return h
+
+
+def _base36(n):
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    if n == 0:
+        return "0"
+    out = []
+    while n:
+        n, r = divmod(n, 36)
+        out.append(digits[r])
+    return "".join(reversed(out))
+
+
+def sanitize_path(name):
+    """Claude Code's sanitizePath (utils/sessionStoragePortable.ts).
+
+    Every UTF-16 code unit outside [A-Za-z0-9] becomes '-'.  Longer than
+    MAX_SANITIZED_LENGTH (200): cut at 200 and append '-' + hash, where hash is
+    simpleHash(name) = Math.abs(djb2Hash(name)).toString(36) -- what the CLI
+    computes when it runs on Node (the npm package).  Under Bun (the native
+    build) it is Bun.hash(name).toString(36) instead; the CLI tolerates the
+    mismatch by falling back to a prefix match (findProjectDir), as
+    find_claude_project_dir() does here.
+    """
+    if not name.isascii():
+        import unicodedata
+        name = unicodedata.normalize("NFC", name)
+    data = name.encode("utf-16-le", "surrogatepass")
+    out = []
+    for k in range(0, len(data), 2):
+        u = data[k] | (data[k + 1] << 8)
+        if (48 <= u <= 57) or (65 <= u <= 90) or (97 <= u <= 122):
+            out.append(chr(u))
+        else:
+            out.append("-")
+    sanitized = "".join(out)
+    if len(sanitized) <= MAX_SANITIZED_LENGTH:
+        return sanitized
+    return "%s-%s" % (sanitized[:MAX_SANITIZED_LENGTH], _base36(abs(_djb2_utf16(name))))
+
+
+def physical_cwd():
+    try:
+        return os.path.realpath(os.getcwd())
+    except OSError:
+        return os.path.realpath(os.environ.get("PWD") or ".")
+
+
+def claude_project_dir(cwd):
+    return os.path.join(claude_config_dir(), "projects", sanitize_path(cwd))
+
+
+def find_claude_project_dir(cwd):
+    """The cwd's project dir if it exists, with findProjectDir's prefix fallback."""
+    exact = claude_project_dir(cwd)
+    if os.path.isdir(exact):
+        return exact
+    sanitized = sanitize_path(cwd)
+    if len(sanitized) <= MAX_SANITIZED_LENGTH:
+        return None
+    prefix = sanitized[:MAX_SANITIZED_LENGTH] + "-"
+    projects = os.path.join(claude_config_dir(), "projects")
+    try:
+        for e in os.scandir(projects):
+            if e.name.startswith(prefix) and e.is_dir():
+                return e.path
+    except OSError:
+        pass
+    return None
+
+
+def find_claude_session(session_id, cwd, any_project):
+    """Path of <id>.jsonl: in the cwd's project dir, else (2.1.332) in any project dir."""
+    name = session_id + ".jsonl"
+    d = find_claude_project_dir(cwd)
+    if d:
+        p = os.path.join(d, name)
+        try:
+            if os.path.getsize(p) > 0:
+                return p
+        except OSError:
+            pass
+    if not any_project:
+        return None
+    projects = os.path.join(claude_config_dir(), "projects")
+    try:
+        entries = list(os.scandir(projects))
+    except OSError:
+        return None
+    for e in entries:
+        p = os.path.join(e.path, name)
+        try:
+            if os.path.getsize(p) > 0:
+                return p
+        except OSError:
+            pass
+    return None
+
+
+# --------------------------------------------------------------------------
+# Codex: where rollouts live
+
+def codex_home():
+    d = os.environ.get("CODEX_HOME")
+    if d:
+        return d
+    return os.path.join(os.environ.get("HOME") or os.path.expanduser("~"), ".codex")
+
+
+def find_rollout(thread_id):
+    """sessions/YYYY/MM/DD/rollout-*-<id>.jsonl anywhere under $CODEX_HOME/sessions."""
+    suffix = "-" + thread_id.lower() + ".jsonl"
+    root = os.path.join(codex_home(), "sessions")
+    found = None
+    for dirpath, dirnames, filenames in os.walk(root):
+        for fn in filenames:
+            if fn.startswith("rollout-") and fn.lower().endswith(suffix):
+                p = os.path.join(dirpath, fn)
+                if found is None or p > found:
+                    found = p
+    return found
+
+
+def list_rollouts():
+    root = os.path.join(codex_home(), "sessions")
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        for fn in filenames:
+            if fn.startswith("rollout-") and fn.endswith(".jsonl"):
+                out.append(os.path.join(dirpath, fn))
+    return out
+
+# --------------------------------------------------------------------------
+# Claude Code event templates (static parts of the captured `system/init`
+# events; the None values are filled in per run).
+
+INIT_332 = r'''{"type":"system","subtype":"init","cwd":null,"session_id":null,"tools":["Task","Bash","CronCreate","CronDelete","CronList","Edit","EnterWorktree","ExitWorktree","ListAgents","Monitor","NotebookEdit","Read","ReportFindings","ScheduleWakeup","SendMessage","Skill","TaskStop","ToolSearch","WebFetch","WebSearch","Workflow","Write"],"mcp_servers":[],"model":null,"permissionMode":null,"slash_commands":["deep-research","dataviz","update-config","verify","debug","code-review","simplify","batch","fewer-permission-prompts","doctor","loop","claude-api","workflow-authoring","run","run-skill-generator","plugin-authoring","agents","auto-mode-setup","autocompact","clear","color","compact","config","output-style","context","effort","fast","focus","heapdump","init","mcp","model","__remote-workflow","workflow-launch-exec","reload-plugins","reload-skills","rename","security-review","usage","insights","recap","goal","list-agents","team-onboarding"],"terminal_slash_commands":["doctor","color","focus","reload-plugins"],"apiKeySource":"ANTHROPIC_API_KEY","claude_code_version":null,"output_style":"default","agents":["claude","Explore","general-purpose","Plan","statusline-setup"],"skills":["deep-research","dataviz","update-config","verify","debug","code-review","simplify","batch","fewer-permission-prompts","doctor","loop","claude-api","workflow-authoring","run","run-skill-generator","plugin-authoring"],"plugins":[{"name":"cc-plugin-agents-md","path":"builtin","source":"cc-plugin-agents-md@builtin"},{"name":"cc-plugin-privacy","path":"builtin","source":"cc-plugin-privacy@builtin"},{"name":"cc-plugin-plugin-authoring","path":"builtin","source":"cc-plugin-plugin-authoring@builtin"}],"capabilities":["interrupt_receipt_v1","interrupt_cancel_queued_v1","interrupt_send_now_v1","interrupt_requeue_taken_v1","msg_lifecycle_v1","request_marker_lists_v1","ask_user_question_unanswered_v1","lifecycle_wakeup_source_v1","sdk_mcp_tools_list_changed","sdk_mcp_manifests","mcp_read_resource_v1","mcp_tool_ui_meta_v1","ui_surface_v1","mcp_call_result_not_for_model_v1","mcp_call_soft_error_result_v1","mcp_call_check_permissions_v1","voice_call_talk_line_v1","withdrawn_files_note_v2","withdrawn_tools_v1","ui_pane_widget_v1","reload_plugins_refuse_if_busy_v1","get_usage_detached_v1","silent_resend_files_v1"],"analytics_disabled":true,"product_feedback_disabled":true,"served_by_anthropic":false,"uuid":null,"sandbox_enabled":null,"memory_paths":null,"original_cwd":null,"additional_directories":null,"messaging_socket_path":null,"fast_mode_state":"off","fast_mode_disabled_reason":"sdk_opt_in_required","per_turn_effort_active":true,"ultrathink_available":false,"ultrathink_typed_raises":false,"view_mode":"default"}'''
+
+INIT_197 = r'''{"type":"system","subtype":"init","cwd":null,"session_id":null,"tools":["Task","Bash","CronCreate","CronDelete","CronList","Edit","EnterWorktree","ExitWorktree","NotebookEdit","Read","ReportFindings","ScheduleWakeup","SendMessage","Skill","TaskCreate","TaskGet","TaskList","TaskOutput","TaskStop","TaskUpdate","WebFetch","WebSearch","Workflow","Write"],"mcp_servers":[],"model":null,"permissionMode":null,"slash_commands":["deep-research","update-config","verify","debug","code-review","simplify","batch","fewer-permission-prompts","loop","claude-api","run","run-skill-generator","clear","compact","config","context","heapdump","init","reload-skills","review","security-review","usage","insights","goal","team-onboarding"],"apiKeySource":"ANTHROPIC_API_KEY","claude_code_version":null,"output_style":"default","agents":["claude","Explore","general-purpose","Plan","statusline-setup"],"skills":["deep-research","update-config","verify","debug","code-review","simplify","batch","fewer-permission-prompts","loop","claude-api","run","run-skill-generator"],"plugins":[],"analytics_disabled":true,"product_feedback_disabled":true,"uuid":null,"memory_paths":null,"fast_mode_state":"off"}'''

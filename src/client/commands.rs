@@ -1,0 +1,177 @@
+//! Each subcommand's client side: build the request, print the reply as text or `--json`, and
+//! pick the exit code.
+
+use std::io::{Read, Write};
+
+use serde_json::Value;
+
+use super::render::{self, Out};
+use super::Client;
+use crate::error::{BatonError, EXIT_BAD_INPUT, EXIT_FAILED};
+use crate::protocol::{InstructionsAction, Reply, Request, TurnSummary};
+use crate::providers::TurnStatus;
+use crate::validate;
+
+/// Prints a one-reply command's result.
+pub fn simple(client: &Client, req: &Request, json: bool, text: fn(&Value) -> String) -> Result<i32, BatonError> {
+    let data = client.call(req)?;
+    if json {
+        print_json(&data);
+    } else {
+        print!("{}", text(&data));
+    }
+    Ok(0)
+}
+
+pub fn print_json(v: &Value) {
+    let text = serde_json::to_string_pretty(v).unwrap_or_default();
+    println!("{text}");
+}
+
+/// Where `baton send` gets its prompt: the argument, or stdin for `-`.
+pub fn read_prompt(arg: Option<String>) -> Result<String, BatonError> {
+    match arg.as_deref() {
+        Some("-") => {
+            let mut bytes = Vec::new();
+            std::io::stdin()
+                .take(validate::MAX_PROMPT_BYTES as u64 + 1)
+                .read_to_end(&mut bytes)
+                .map_err(|e| BatonError::bad_input(format!("cannot read the prompt from stdin: {e}")))?;
+            let text = validate::prompt_bytes(bytes)?;
+            validate::prompt(&text)?;
+            Ok(text)
+        }
+        Some(p) => {
+            validate::prompt(p)?;
+            Ok(p.to_string())
+        }
+        None => Err(BatonError::bad_input(
+            "no prompt: give it as an argument, or `-` to read it from stdin",
+        )),
+    }
+}
+
+/// `baton send`: streams the turn; exit 0 only when it completed.
+pub fn send(client: &Client, req: Request, name: &str, json: bool) -> Result<i32, BatonError> {
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    let final_reply = client.request(&req, |reply| {
+        if json {
+            let mut out = stdout.lock();
+            let _ = writeln!(out, "{}", serde_json::to_string(reply).unwrap_or_default());
+            let _ = out.flush();
+            return;
+        }
+        if let Reply::Event { event } = reply {
+            match render::event(name, event) {
+                Some(Out::Main(text)) => {
+                    let mut out = stdout.lock();
+                    let _ = writeln!(out, "{text}");
+                    let _ = out.flush();
+                }
+                Some(Out::Side(text)) => {
+                    let _ = writeln!(stderr.lock(), "{text}");
+                }
+                None => {}
+            }
+        }
+    })?;
+    match final_reply {
+        Reply::Ok { data } => {
+            if json {
+                println!("{}", serde_json::to_string(&Reply::Ok { data: data.clone() }).unwrap_or_default());
+            }
+            match serde_json::from_value::<TurnSummary>(data.clone()) {
+                Ok(summary) => {
+                    if !json {
+                        eprintln!("{}", render::summary_line(&summary));
+                    }
+                    Ok(match summary.status {
+                        TurnStatus::Completed => 0,
+                        _ if summary.unusable_cli => EXIT_BAD_INPUT,
+                        _ => EXIT_FAILED,
+                    })
+                }
+                // A detached send answers with an acknowledgement, not a summary.
+                Err(_) => {
+                    if !json {
+                        eprintln!("accepted: the turn runs on the server (follow it with `baton log {name}`)");
+                    }
+                    Ok(0)
+                }
+            }
+        }
+        Reply::Error { error } => Err(error),
+        Reply::Event { .. } => Err(BatonError::failed("the server ended the send with an event")),
+    }
+}
+
+pub fn instructions(client: &Client, name: String, action: InstructionsAction, json: bool) -> Result<i32, BatonError> {
+    simple(client, &Request::Instructions { name, action }, json, render::instructions)
+}
+
+/// `baton server status`: says whether a server runs, without starting one.
+pub fn server_status(client: &Client, json: bool) -> Result<i32, BatonError> {
+    match client.connect_existing() {
+        Some(stream) => {
+            let reply = super::send_request(stream, &Request::Status, &mut |_| {})?;
+            let data = match reply {
+                Reply::Ok { data } => data,
+                Reply::Error { error } => return Err(error),
+                Reply::Event { .. } => return Err(BatonError::failed("unexpected event")),
+            };
+            if json {
+                print_json(&data);
+            } else {
+                println!(
+                    "running: pid {} · {} terminal(s) · {} turn(s) running · up {}s · {}",
+                    data["pid"], data["terminals"], data["running_turns"], data["uptime_secs"],
+                    data["data_dir"].as_str().unwrap_or("")
+                );
+            }
+            Ok(0)
+        }
+        None => {
+            if json {
+                print_json(&serde_json::json!({"running": false, "data_dir": client.data.root}));
+            } else {
+                println!("not running ({})", client.data.root.display());
+            }
+            Ok(EXIT_FAILED)
+        }
+    }
+}
+
+pub fn server_start(client: &Client) -> Result<i32, BatonError> {
+    if client.connect_existing().is_some() {
+        println!("already running ({})", client.data.root.display());
+        return Ok(0);
+    }
+    client.start_server()?;
+    println!("started ({})", client.data.root.display());
+    Ok(0)
+}
+
+/// `baton server stop`: asks the server to stop and waits until it has let go of its lock.
+pub fn server_stop(client: &Client) -> Result<i32, BatonError> {
+    let Some(stream) = client.connect_existing() else {
+        println!("not running");
+        return Ok(0);
+    };
+    let reply = super::send_request(stream, &Request::Stop, &mut |_| {})?;
+    if let Reply::Error { error } = reply {
+        return Err(error);
+    }
+    wait_unlocked(client);
+    println!("stopped");
+    Ok(0)
+}
+
+/// Blocks until the server process has released its lock (it exits right after).
+fn wait_unlocked(client: &Client) {
+    use nix::fcntl::{Flock, FlockArg};
+    if let Ok(f) = std::fs::File::open(client.data.lock_file()) {
+        // A blocking shared lock is granted exactly when the server's exclusive lock is gone.
+        let _ = Flock::lock(f, FlockArg::LockShared);
+    }
+}

@@ -1,0 +1,170 @@
+//! The client side of every subcommand: finding (or starting) the server, sending one request,
+//! and reading its replies.
+
+pub mod commands;
+pub mod render;
+
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::error::BatonError;
+use crate::paths::{open_private_append, DataDir, EnvDirs};
+use crate::protocol::{Reply, Request};
+
+/// How long a client waits for a server it started to accept connections.
+const START_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Where the client finds its server, and the environment a server it starts gets.
+#[derive(Debug, Clone)]
+pub struct Client {
+    pub data: DataDir,
+    /// Extra environment for a server this client starts (the demo points PATH at the shims).
+    pub server_env: Vec<(OsString, OsString)>,
+}
+
+impl Client {
+    pub fn from_env() -> Result<Client, BatonError> {
+        let root = EnvDirs::from_env().data_dir().ok_or_else(|| {
+            BatonError::bad_input("cannot find a place for baton's data: set HOME or BATON_HOME")
+        })?;
+        Ok(Client {
+            data: DataDir::new(root),
+            server_env: Vec::new(),
+        })
+    }
+
+    /// Connects to the running server, starting one when there is none.
+    pub fn connect(&self) -> Result<UnixStream, BatonError> {
+        if let Ok(s) = UnixStream::connect(self.data.socket()) {
+            return Ok(s);
+        }
+        self.start_server()?;
+        UnixStream::connect(self.data.socket()).map_err(|e| {
+            BatonError::failed(format!(
+                "the baton server started but its socket {} refuses connections: {e} (see {})",
+                self.data.socket().display(),
+                self.data.log_file().display()
+            ))
+        })
+    }
+
+    /// Connects only if a server is already running.
+    pub fn connect_existing(&self) -> Option<UnixStream> {
+        UnixStream::connect(self.data.socket()).ok()
+    }
+
+    /// Starts `baton server run` in the background and waits for its `ready` line.
+    pub fn start_server(&self) -> Result<(), BatonError> {
+        self.data
+            .ensure()
+            .map_err(|e| BatonError::failed(format!("cannot create {}: {e}", self.data.root.display())))?;
+        let exe = std::env::current_exe()
+            .map_err(|e| BatonError::failed(format!("cannot find the baton binary to start the server: {e}")))?;
+        let log = open_private_append(&self.data.log_file())
+            .map_err(|e| BatonError::failed(format!("cannot open {}: {e}", self.data.log_file().display())))?;
+        let mut cmd = Command::new(exe);
+        cmd.args(["server", "run"])
+            .env("BATON_HOME", &self.data.root)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(log);
+        for (k, v) in &self.server_env {
+            cmd.env(k, v);
+        }
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| BatonError::failed(format!("cannot start the baton server: {e}")))?;
+        let mut first = String::new();
+        if let Some(out) = child.stdout.take() {
+            let _ = BufReader::new(out).read_line(&mut first);
+        }
+        if first.starts_with("ready") {
+            return Ok(());
+        }
+        // It exited: either another server won the race (fine) or it failed (say why).
+        let _ = child.wait();
+        self.wait_for_socket().map_err(|_| {
+            BatonError::failed(format!(
+                "the baton server did not start: {} (full log: {})",
+                last_log_line(&self.data.log_file()),
+                self.data.log_file().display()
+            ))
+        })
+    }
+
+    /// Waits until a server started by someone else accepts connections.
+    fn wait_for_socket(&self) -> Result<(), ()> {
+        let deadline = Instant::now() + START_TIMEOUT;
+        let mut pause = Duration::from_millis(5);
+        while Instant::now() < deadline {
+            if UnixStream::connect(self.data.socket()).is_ok() {
+                return Ok(());
+            }
+            if !crate::server::is_locked(&self.data) {
+                return Err(());
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(200));
+        }
+        Err(())
+    }
+
+    /// Sends `req` and calls `on_reply` for every reply until the final one, which is returned.
+    pub fn request(&self, req: &Request, mut on_event: impl FnMut(&Reply)) -> Result<Reply, BatonError> {
+        let stream = self.connect()?;
+        send_request(stream, req, &mut on_event)
+    }
+
+    /// Like [`Client::request`] for a one-reply request, returning its data.
+    pub fn call(&self, req: &Request) -> Result<serde_json::Value, BatonError> {
+        match self.request(req, |_| {})? {
+            Reply::Ok { data } => Ok(data),
+            Reply::Error { error } => Err(error),
+            Reply::Event { .. } => Err(BatonError::failed("the server answered with an event instead of a result")),
+        }
+    }
+}
+
+pub fn send_request(
+    mut stream: UnixStream,
+    req: &Request,
+    on_event: &mut dyn FnMut(&Reply),
+) -> Result<Reply, BatonError> {
+    let gone = |e: std::io::Error| BatonError::failed(format!("lost the connection to the baton server: {e}"));
+    let mut line = serde_json::to_vec(req).map_err(|e| BatonError::failed(e.to_string()))?;
+    line.push(b'\n');
+    stream.write_all(&line).map_err(gone)?;
+    let mut reader = BufReader::new(stream);
+    loop {
+        let mut buf = String::new();
+        let n = reader.read_line(&mut buf).map_err(gone)?;
+        if n == 0 {
+            return Err(BatonError::failed(
+                "the baton server closed the connection before answering (see server.log in the data directory)",
+            ));
+        }
+        let reply: Reply = serde_json::from_str(&buf)
+            .map_err(|e| BatonError::failed(format!("unreadable reply from the server: {e}")))?;
+        match reply {
+            Reply::Event { .. } => on_event(&reply),
+            final_reply => return Ok(final_reply),
+        }
+    }
+}
+
+fn last_log_line(path: &PathBuf) -> String {
+    let mut text = String::new();
+    if let Ok(mut f) = std::fs::File::open(path) {
+        let _ = f.read_to_string(&mut text);
+    }
+    text.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("no output")
+        .to_string()
+}

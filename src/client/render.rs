@@ -1,0 +1,261 @@
+//! How replies read in a terminal: the streamed turn, the end-of-turn summary, and the tables of
+//! `ls`, `show`, `log` and `instructions`. Pure: values in, text out.
+
+use serde_json::Value;
+
+use crate::engine::ROTATE_FRACTION;
+use crate::protocol::{SendEvent, TurnSummary};
+use crate::providers::{ContextUsage, TurnEvent, TurnStatus};
+
+/// Where a piece of a streamed turn goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Out {
+    /// The answer and tool lines: stdout.
+    Main(String),
+    /// Progress and notes: stderr.
+    Side(String),
+}
+
+pub fn event(name: &str, ev: &SendEvent) -> Option<Out> {
+    match ev {
+        SendEvent::Queued { ahead } => Some(Out::Side(format!(
+            "… {name} is busy: waiting for {ahead} turn{} to finish",
+            if *ahead == 1 { "" } else { "s" }
+        ))),
+        SendEvent::Started { number, provider, conversation, opened, session, .. } => {
+            let conv = match opened.as_deref() {
+                Some("first") => format!("conversation {conversation} (new)"),
+                Some("size") => format!("conversation {conversation} (new: the last one passed 45% of the window)"),
+                Some("moved") => format!("conversation {conversation} (new: the directory moved)"),
+                Some(other) => format!("conversation {conversation} (new: {other})"),
+                None => format!("conversation {conversation}"),
+            };
+            let sess = match session.as_str() {
+                "resume" => "resuming its session",
+                "switch" => "new session (provider switched)",
+                "lost" => "new session (the old one is gone)",
+                _ => "new session",
+            };
+            Some(Out::Side(format!("▸ {name} · turn {number} · {provider} · {conv} · {sess}")))
+        }
+        SendEvent::Turn { event } => match event {
+            TurnEvent::Text { text } => Some(Out::Main(text.clone())),
+            TurnEvent::ToolUse { summary, .. } => Some(Out::Main(format!("  ⚙ {summary}"))),
+            TurnEvent::Warning { message } => Some(Out::Side(format!("  ! {message}"))),
+            TurnEvent::Session { .. } | TurnEvent::Usage { .. } | TurnEvent::End { .. } => None,
+        },
+        SendEvent::Note { message } => Some(Out::Side(format!("  note: {message}"))),
+    }
+}
+
+/// `6,002 of 200,000 tokens (3.0%)`.
+pub fn context(c: &ContextUsage) -> String {
+    format!(
+        "context {} of {} tokens ({:.1}%)",
+        thousands(c.tokens),
+        thousands(c.window),
+        c.fraction() * 100.0
+    )
+}
+
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// The one line that ends every `baton send`.
+pub fn summary_line(s: &TurnSummary) -> String {
+    let mut parts = vec![s.status.as_str().to_string(), s.provider.to_string()];
+    if let Some(m) = &s.model {
+        parts.push(m.clone());
+    }
+    if let Some(id) = &s.session_id {
+        parts.push(format!("session {id}"));
+    }
+    match &s.context {
+        Some(c) => parts.push(context(c)),
+        None => parts.push("context not reported".to_string()),
+    }
+    let mut conv = format!("conversation {}", s.conversation);
+    if let Some(o) = &s.opened {
+        conv.push_str(&format!(" (opened: {o})"));
+    }
+    parts.push(conv);
+    if s.rotates_next {
+        parts.push(format!(
+            "passed {:.0}%: the next prompt opens a fresh conversation",
+            ROTATE_FRACTION * 100.0
+        ));
+    }
+    let mut line = format!("── {}", parts.join(" · "));
+    if s.status != TurnStatus::Completed {
+        if let Some(e) = &s.error {
+            line.push_str(&format!("\n   {e}"));
+        }
+    }
+    line
+}
+
+fn s<'a>(v: &'a Value, k: &str) -> &'a str {
+    v.get(k).and_then(Value::as_str).unwrap_or("")
+}
+
+fn ctx_cell(v: &Value) -> String {
+    match (v["context"]["tokens"].as_u64(), v["context"]["window"].as_u64()) {
+        (Some(t), Some(w)) if w > 0 => {
+            let pct = t as f64 / w as f64 * 100.0;
+            format!("{pct:.1}%{}", if pct > ROTATE_FRACTION * 100.0 { " (rotates)" } else { "" })
+        }
+        _ => "-".to_string(),
+    }
+}
+
+fn provider_cell(v: &Value) -> String {
+    match v.get("model").and_then(Value::as_str) {
+        Some(m) => format!("{}/{m}", s(v, "provider")),
+        None => s(v, "provider").to_string(),
+    }
+}
+
+pub fn ls(list: &Value) -> String {
+    let rows = list.as_array().cloned().unwrap_or_default();
+    if rows.is_empty() {
+        return "no terminals yet (create one with `baton new NAME --dir DIR`)\n".to_string();
+    }
+    let mut out = format!("{:<16} {:<24} {:<8} {:<14} {}\n", "NAME", "PROVIDER", "STATE", "CONTEXT", "DIR");
+    for v in &rows {
+        out.push_str(&format!(
+            "{:<16} {:<24} {:<8} {:<14} {}\n",
+            s(v, "name"),
+            provider_cell(v),
+            s(v, "state"),
+            ctx_cell(v),
+            s(v, "dir")
+        ));
+    }
+    out
+}
+
+pub fn show(v: &Value) -> String {
+    let mut out = format!("{}  ({})\n", s(v, "name"), s(v, "state"));
+    out.push_str(&format!("  dir:          {}\n", s(v, "dir")));
+    out.push_str(&format!("  provider:     {}\n", provider_cell(v)));
+    if let Some(b) = v["brief"].as_str() {
+        out.push_str(&format!("  brief:        {b}\n"));
+    }
+    match v["conversation"]["number"].as_u64() {
+        Some(n) => out.push_str(&format!(
+            "  conversation: {n} (opened: {}) {}\n",
+            s(&v["conversation"], "opened_reason"),
+            s(&v["conversation"], "id")
+        )),
+        None => out.push_str("  conversation: none yet (opens at the first prompt)\n"),
+    }
+    for sess in v["sessions"].as_array().into_iter().flatten() {
+        out.push_str(&format!("  session:      {} {}\n", s(sess, "provider"), s(sess, "session_id")));
+    }
+    out.push_str(&format!("  context:      {}\n", ctx_cell(v)));
+    let instr = v["instructions"].as_array().cloned().unwrap_or_default();
+    out.push_str(&format!("  instructions: {}\n", instr.len()));
+    for (i, line) in instr.iter().enumerate() {
+        out.push_str(&format!("    {}. {}\n", i + 1, line.as_str().unwrap_or("")));
+    }
+    out
+}
+
+pub fn log(v: &Value) -> String {
+    let mut out = String::new();
+    let convs = v["conversations"].as_array().cloned().unwrap_or_default();
+    let mut current = None;
+    for t in v["turns"].as_array().into_iter().flatten() {
+        let conv = t["conversation"].as_u64();
+        if conv != current {
+            current = conv;
+            let reason = convs
+                .iter()
+                .find(|c| c["number"].as_u64() == conv)
+                .map(|c| s(c, "opened_reason").to_string())
+                .unwrap_or_default();
+            out.push_str(&format!("──── conversation {} (opened: {reason})\n", conv.unwrap_or(0)));
+        }
+        let status = t["status"].as_str().unwrap_or("running");
+        out.push_str(&format!("#{} [{}] {} · {}\n", t["number"], status, s(t, "provider"), s(t, "started_at")));
+        for line in s(t, "prompt").lines() {
+            out.push_str(&format!("  > {line}\n"));
+        }
+        for tool in t["tools"].as_array().into_iter().flatten() {
+            out.push_str(&format!("  ⚙ {}\n", tool.as_str().unwrap_or("")));
+        }
+        for line in s(t, "answer").lines() {
+            out.push_str(&format!("  {line}\n"));
+        }
+        if let Some(e) = t["error"].as_str() {
+            out.push_str(&format!("  error: {e}\n"));
+        }
+    }
+    if out.is_empty() {
+        out.push_str("no turns yet\n");
+    }
+    out
+}
+
+pub fn instructions(list: &Value) -> String {
+    let rows = list.as_array().cloned().unwrap_or_default();
+    if rows.is_empty() {
+        return "no standing instructions\n".to_string();
+    }
+    let mut out = String::new();
+    for v in &rows {
+        let from = match v["turn"].as_u64() {
+            Some(n) => format!("turn {n}"),
+            None => "added by hand".to_string(),
+        };
+        out.push_str(&format!("{:>3}. {}   ({from}, {})\n", v["number"], s(v, "text"), s(v, "added_at")));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::ProviderKind;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn summary_names_provider_session_context_and_rotation() {
+        let s = TurnSummary {
+            turn_id: "t".into(),
+            number: 2,
+            status: TurnStatus::Completed,
+            error: None,
+            provider: ProviderKind::Claude,
+            session_id: Some("abc".into()),
+            model: None,
+            conversation: 1,
+            conversation_id: "c".into(),
+            opened: None,
+            context: Some(ContextUsage { tokens: 90_200, window: 200_000 }),
+            rotates_next: true,
+            unusable_cli: false,
+        };
+        assert_eq!(
+            summary_line(&s),
+            "── completed · claude · session abc · context 90,200 of 200,000 tokens (45.1%) · conversation 1 · passed 45%: the next prompt opens a fresh conversation"
+        );
+    }
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+    }
+}

@@ -1,0 +1,114 @@
+//! `baton demo`: a guided run of the engine on the simulated CLIs built into the binary (the
+//! shims from `shims/`), in a throw-away data directory, so nothing of the user's is touched.
+//! Needs `python3` (the shims are Python scripts).
+
+use std::ffi::OsString;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::client::{commands, render, Client};
+use crate::error::BatonError;
+use crate::paths::DataDir;
+use crate::protocol::{InstructionsAction, Request};
+
+const SHIMS: [(&str, &str); 3] = [
+    ("claude", include_str!("../shims/claude")),
+    ("codex", include_str!("../shims/codex")),
+    ("_shimlib.py", include_str!("../shims/_shimlib.py")),
+];
+
+fn io(what: &Path) -> impl Fn(std::io::Error) -> BatonError + '_ {
+    move |e| BatonError::failed(format!("demo: cannot write {}: {e}", what.display()))
+}
+
+/// Lays out the demo's world in `root`: shims on a private PATH, a HOME, a project.
+fn prepare(root: &Path) -> Result<(Client, PathBuf), BatonError> {
+    let bin = root.join("bin");
+    let home = root.join("home");
+    let project = root.join("project");
+    for d in [&bin, &home, &project] {
+        std::fs::create_dir_all(d).map_err(io(d))?;
+    }
+    for (name, text) in SHIMS {
+        let p = bin.join(name);
+        std::fs::write(&p, text).map_err(io(&p))?;
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).map_err(io(&p))?;
+    }
+    let readme = project.join("README.md");
+    std::fs::write(&readme, "# demo service\n").map_err(io(&readme))?;
+    let mut path = OsString::from(bin.as_os_str());
+    if let Some(p) = std::env::var_os("PATH") {
+        path.push(":");
+        path.push(p);
+    }
+    let client = Client {
+        data: DataDir::new(root.join("data")),
+        server_env: vec![
+            ("PATH".into(), path),
+            ("HOME".into(), home.clone().into_os_string()),
+            ("CODEX_HOME".into(), home.join(".codex").into_os_string()),
+            ("CLAUDE_CONFIG_DIR".into(), home.join(".claude").into_os_string()),
+        ],
+    };
+    Ok((client, project))
+}
+
+fn step(title: &str, command: &str) {
+    println!("\n\x1b[1m## {title}\x1b[0m\n$ {command}");
+}
+
+fn send(client: &Client, prompt: &str, provider: Option<&str>) -> Result<i32, BatonError> {
+    let req = Request::Send {
+        name: "api".into(),
+        prompt: prompt.into(),
+        provider: provider.map(Into::into),
+        model: None,
+        dir: None,
+        detach: false,
+    };
+    commands::send(client, req, "api", false)
+}
+
+pub fn run() -> Result<i32, BatonError> {
+    if crate::providers::process::find_bin("python3", std::env::var_os("PATH").as_deref()).is_none() {
+        return Err(BatonError::bad_input("the demo's simulated CLIs need python3 on PATH (apt-get install python3)"));
+    }
+    let root = std::env::temp_dir().join(format!("baton-demo-{}", std::process::id()));
+    let (client, project) = prepare(&root)?;
+    println!("baton demo: simulated claude and codex CLIs, data in {}", root.display());
+    println!("(the [[…]] markers in the prompts script the simulated CLIs: context size, window)");
+    let result = script(&client, &project);
+    let _ = commands::server_stop(&client);
+    let _ = std::fs::remove_dir_all(&root);
+    result.map(|_| 0)
+}
+
+fn script(client: &Client, project: &Path) -> Result<(), BatonError> {
+    step("A terminal for a project", "baton new api --dir project --brief \"Backend of the billing service\"");
+    let req = Request::New {
+        name: Some("api".into()),
+        dir: project.to_string_lossy().into_owned(),
+        provider: Some("claude".into()),
+        model: None,
+        brief: Some("Backend of the billing service".into()),
+    };
+    commands::simple(client, &req, false, render::show)?;
+    step("A standing instruction", "baton instructions api add \"Always run cargo fmt before committing.\"");
+    let add = InstructionsAction::Add {
+        text: "Always run cargo fmt before committing.".into(),
+    };
+    commands::instructions(client, "api".into(), add, false)?;
+    step("First prompt: a conversation opens", "baton send api \"Add a /health endpoint.\"");
+    send(client, "Add a /health endpoint. [[ctx:40000]] [[window:200000]]", None)?;
+    step("The same conversation resumes", "baton send api \"Document it.\"");
+    send(client, "Document it in the README. [[ctx:91000]] [[window:200000]]", None)?;
+    step("Past 45% of the window: a fresh conversation, instructions carried", "baton send api \"Add a test.\"");
+    send(client, "Add a test for it. [[ctx:12000]] [[window:200000]]", None)?;
+    step("Switch provider: same conversation, new session", "baton send api --provider codex \"Review the change.\"");
+    send(client, "Review the change.", Some("codex"))?;
+    step("The terminal now", "baton show api");
+    commands::simple(client, &Request::Show { name: "api".into() }, false, render::show)?;
+    step("Its history", "baton log api");
+    commands::simple(client, &Request::Log { name: "api".into() }, false, render::log)?;
+    Ok(())
+}

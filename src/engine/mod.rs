@@ -1,0 +1,8 @@
+//! The send path as pure decisions (rotation, provider switch, resume, directory move) and the
+//! system text a conversation carries. No IO here: the server gathers facts and carries out the
+//! decision.
+
+pub mod decide;
+pub mod system_text;
+
+pub use decide::{decide, ConversationFacts, Decision, OpenReason, SendFacts, SessionFact, SessionReason, ROTATE_FRACTION};

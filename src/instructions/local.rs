@@ -1,0 +1,338 @@
+//! The default extractor: rules and regexes, no network, no tokens. It reads only the user's own
+//! lines, cuts them into sentences, and keeps a sentence when its phrasing scores as a lasting
+//! rule ("from now on", "never", "must", "I prefer", "tests go next to the code", "以后", "不要")
+//! rather than a one-off task or a question.
+
+use super::cues::TABLES;
+use super::quoted::{self, Line};
+use super::sentences::{self, Piece};
+use super::Extractor;
+
+/// A sentence is kept when its score reaches this.
+const THRESHOLD: i32 = 3;
+
+/// The rules-and-regex extractor. Cheap to construct; the compiled patterns are shared.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LocalExtractor;
+
+impl LocalExtractor {
+    /// Also compiles the shared patterns, so the first prompt does not pay for it.
+    pub fn new() -> Self {
+        std::sync::LazyLock::force(&TABLES);
+        LocalExtractor
+    }
+}
+
+impl Extractor for LocalExtractor {
+    fn extract(&self, prompt: &str) -> Vec<String> {
+        let lines = quoted::classify(prompt);
+        let contexts = list_contexts(&lines);
+        sentences::pieces(&lines)
+            .into_iter()
+            .filter(|piece| {
+                let text = &prompt[piece.start..piece.end];
+                !text.ends_with([':', '：']) && score(text, contexts[piece.line], piece) >= THRESHOLD
+            })
+            .map(|piece| prompt[piece.start..piece.end].to_string())
+            .collect()
+    }
+}
+
+/// What kind of list a line's list item belongs to, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ListContext {
+    /// Under "Conventions:", "House rules", "Please keep these in mind from now on:"…
+    Rules,
+    /// Under "Steps to reproduce:", "TODO:", "Acceptance criteria:"…
+    Tasks,
+    None,
+}
+
+/// The list context of every line: a header line sets it for the list items that follow, and
+/// any other line of prose (or quoted material) ends it.
+fn list_contexts(lines: &[Line<'_>]) -> Vec<ListContext> {
+    let mut out = Vec::with_capacity(lines.len());
+    let mut current = ListContext::None;
+    for (i, line) in lines.iter().enumerate() {
+        let trimmed = line.text.trim();
+        if trimmed.is_empty() {
+            out.push(current);
+            continue;
+        }
+        let is_item = sentences::list_marker_len(trimmed) > 0 && !trimmed.starts_with('#');
+        if line.quoted {
+            current = ListContext::None;
+        } else if !is_item {
+            current = header_kind(trimmed, lines.get(i + 1));
+        }
+        out.push(current);
+    }
+    out
+}
+
+/// A header ends with a colon, or stands right above a list without closing punctuation.
+fn header_kind(trimmed: &str, next: Option<&Line<'_>>) -> ListContext {
+    let before_list = next.is_some_and(|n| {
+        !n.quoted && sentences::list_marker_len(n.text.trim()) > 0 && !trimmed.ends_with(['.', '!', '?', '。', '？'])
+    });
+    let heading = trimmed.starts_with('#');
+    if !(trimmed.ends_with([':', '：']) || before_list || heading) {
+        return ListContext::None;
+    }
+    let lower = trimmed.to_lowercase();
+    if TABLES.rule_header.is_match(&lower) {
+        ListContext::Rules
+    } else if TABLES.task_header.is_match(&lower) {
+        ListContext::Tasks
+    } else {
+        ListContext::None
+    }
+}
+
+/// How strongly a sentence reads as a lasting rule; see [`THRESHOLD`].
+fn score(text: &str, context: ListContext, piece: &Piece) -> i32 {
+    let cue = cue_text(text);
+    let tables = &*TABLES;
+    let mut score: i32 = tables
+        .weighted
+        .matches(&cue)
+        .iter()
+        .map(|i| tables.weights.get(i).copied().unwrap_or(0))
+        .sum();
+    let words = words(&cue);
+    score += always_never(&words) + generic_subject(&words);
+    let question = cue.trim_end_matches(CLOSERS).ends_with(['?', '？']) || tables.question_start.is_match(&cue);
+    if question {
+        score -= if tables.persistent.is_match(&cue) { 2 } else { 6 };
+    }
+    if piece.list_item {
+        score += match context {
+            ListContext::Rules => 3,
+            ListContext::Tasks => -3,
+            ListContext::None => 0,
+        };
+    }
+    score
+}
+
+const CLOSERS: &[char] = &[')', '"', '\'', '”', '’', ']', '*', '_', '）', ' '];
+
+/// The sentence lowercased, curly apostrophes made straight, and quoted or backticked spans
+/// replaced by `x`: "Use `tracing`, never `println!`" reads "use x, never x", and an error
+/// message the user quotes ("the log says "must not be null"") adds no cue.
+fn cue_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        let close = match c {
+            '"' => Some('"'),
+            '`' => Some('`'),
+            '“' => Some('”'),
+            '「' => Some('」'),
+            '『' => Some('』'),
+            _ => None,
+        };
+        let after = &rest[c.len_utf8()..];
+        if let Some(end) = close.and_then(|cl| after.find(cl).map(|p| p + cl.len_utf8())) {
+            out.push('x');
+            rest = &after[end..];
+            continue;
+        }
+        match c {
+            '’' | '‘' => out.push('\''),
+            _ => out.extend(c.to_lowercase()),
+        }
+        rest = after;
+    }
+    out
+}
+
+/// Words of the cue text, each with whether a clause starts at it (start of the sentence, or
+/// after `,` `;` `:` `(` or a dash).
+fn words(cue: &str) -> Vec<(&str, bool)> {
+    let mut out = Vec::new();
+    let mut clause = true;
+    let mut start: Option<usize> = None;
+    for (i, c) in cue.char_indices() {
+        if c.is_alphanumeric() || c == '\'' {
+            start.get_or_insert(i);
+            continue;
+        }
+        if let Some(s) = start.take() {
+            out.push((cue[s..i].trim_matches('\''), clause));
+            clause = false;
+        }
+        if ",;:()[]!?.—–".contains(c) || (c == '-' && cue[i + 1..].starts_with(' ')) {
+            clause = true;
+        }
+    }
+    if let Some(s) = start {
+        out.push((cue[s..].trim_matches('\''), clause));
+    }
+    out
+}
+
+/// Words that may come before an imperative "always"/"never" without making it a description.
+const SOFT: &[&str] = &[
+    "please", "and", "but", "so", "also", "then", "just", "to", "pls", "plz", "btw", "remember",
+    "ok", "okay", "oh", "i'd", "you'd", "really", "but", "or", "thus", "hence", "therefore",
+];
+const MODALS: &[&str] = &[
+    "should", "must", "shall", "will", "would", "need", "needs", "can", "could", "gotta", "do",
+    "does", "'ll", "may", "might",
+];
+const DESCRIBING: &[&str] = &[
+    "was", "were", "it's", "that's", "there's", "he's", "she's", "it", "this", "that", "which",
+    "there", "they", "he", "she", "who", "something", "everything", "nothing", "everyone",
+    "nobody", "people", "users", "customers", "i've", "it'd", "it'll", "that'll", "you",
+    "almost", "nearly", "basically", "hardly",
+];
+const PREFERRING: &[&str] = &[
+    "want", "prefer", "like", "use", "write", "keep", "put", "run", "do", "need", "ask", "format",
+    "follow", "target", "add", "deploy", "avoid", "test", "name", "commit", "push", "merge",
+    "review", "squash", "pin", "include", "document", "validate", "start", "end", "go", "check",
+];
+const PAST: &[&str] = &[
+    "got", "had", "did", "saw", "went", "came", "knew", "understood", "broke", "ran", "took",
+    "made", "found", "thought", "said", "gave", "left", "felt", "became", "began", "kept",
+    "heard", "meant", "built", "sent", "spent", "lost", "held", "brought", "wrote", "worked",
+];
+
+/// How strongly "always" or "never" in the sentence prescribes (best occurrence): an imperative
+/// ("Always run clippy", "you should never…", "we always squash") scores, a description ("the
+/// build always fails", "it never finishes", "I never got…", "you always forget") does not.
+fn always_never(words: &[(&str, bool)]) -> i32 {
+    let mut best = 0;
+    for (i, &(word, clause)) in words.iter().enumerate() {
+        if word != "always" && word != "never" {
+            continue;
+        }
+        let next = words[i + 1..]
+            .iter()
+            .map(|w| w.0)
+            .find(|w| !matches!(*w, "ever" | "really" | "just" | "ever," | "again"))
+            .unwrap_or("");
+        if next.is_empty() || next == "mind" {
+            continue;
+        }
+        let prev = (!clause && i > 0).then(|| words[i - 1].0);
+        let prev2 = (i > 1 && !words[i - 1].1).then(|| words[i - 2].0);
+        let points = match prev {
+            None => 4,
+            Some(p) if SOFT.contains(&p) => 4,
+            Some(p) if MODALS.contains(&p) => {
+                let describing = prev2.is_some_and(|w| DESCRIBING.contains(&w) && w != "you");
+                if describing && !matches!(p, "should" | "must" | "shall") {
+                    0
+                } else {
+                    4
+                }
+            }
+            Some("is" | "are" | "be" | "been" | "'re" | "we're" | "they're") => 3,
+            Some(p) if DESCRIBING.contains(&p) => 0,
+            Some("we" | "i") => {
+                if PREFERRING.contains(&next) {
+                    3
+                } else {
+                    0
+                }
+            }
+            Some(_) => {
+                if is_inflected(next) {
+                    0
+                } else {
+                    3
+                }
+            }
+        };
+        best = best.max(points);
+    }
+    best
+}
+
+/// "fails", "crashed", "got": a verb that describes rather than instructs.
+fn is_inflected(word: &str) -> bool {
+    PAST.contains(&word)
+        || word.ends_with("ed")
+        || (word.len() > 3
+            && word.ends_with('s')
+            && !word.ends_with("ss")
+            && !word.ends_with("us")
+            && !word.ends_with("is"))
+}
+
+/// Lead-in words skipped before the subject of a sentence.
+const LEAD_WORDS: &[&str] = &[
+    "please", "and", "also", "oh", "but", "so", "ok", "okay", "btw", "again", "important",
+    "note", "remember", "reminder", "fyi", "ps", "just", "then", "plus", "additionally",
+    "finally", "generally", "honestly", "rule",
+];
+const QUANTIFIERS: &[&str] = &["all", "every", "each", "any"];
+const DETERMINERS: &[&str] = &[
+    "the", "this", "that", "these", "those", "a", "an", "my", "your", "his", "her", "their",
+    "its", "it", "i", "you", "he", "she", "we", "they", "there", "here", "what", "why", "how",
+    "which", "who", "when", "where", "if", "let's", "can", "could", "would", "will", "do",
+    "does", "did", "to", "some", "one", "only", "both", "most", "many", "few", "several",
+];
+/// Nouns that name a whole category without a plural ending.
+const MASS_NOUNS: &[&str] = &[
+    "code", "output", "money", "state", "config", "configuration", "logging", "documentation",
+    "sql", "css", "html", "json", "yaml", "data", "accessibility", "everything", "indentation",
+    "formatting", "naming", "input", "ui", "copy", "text", "stdout", "stderr", "security",
+    "performance", "handling", "management", "i18n", "styling", "validation", "auth",
+    "infrastructure", "caching", "anything", "nothing",
+];
+
+/// A general statement about a category ("Tests go next to the code", "Commit messages must
+/// follow…", "All timestamps are stored in UTC", "Config files are TOML") rather than about one
+/// thing ("the button should be blue").
+fn generic_subject(words: &[(&str, bool)]) -> i32 {
+    let body: Vec<&str> = words
+        .iter()
+        .map(|w| w.0)
+        .skip_while(|w| LEAD_WORDS.contains(w))
+        .take(6)
+        .collect();
+    let Some(first) = body.first() else {
+        return 0;
+    };
+    let quantified = QUANTIFIERS.contains(first);
+    let limit = if quantified { 6 } else { 4 };
+    let Some(k) = body.iter().take(limit).position(|w| verb_weight(w).is_some()) else {
+        return 0;
+    };
+    if k == 0 {
+        return 0;
+    }
+    let subject = &body[..k];
+    let head = subject[k - 1];
+    let bare = !subject.iter().any(|w| DETERMINERS.contains(w));
+    let plural = head.len() > 3
+        && head.ends_with('s')
+        && !head.ends_with("ss")
+        && !head.ends_with("us")
+        && !head.ends_with("is");
+    let weight = verb_weight(body[k]).unwrap_or(0);
+    if quantified {
+        weight.max(2) + 1
+    } else if bare && (plural || MASS_NOUNS.contains(&head)) {
+        weight
+    } else {
+        0
+    }
+}
+
+/// How normative a verb is after a general subject.
+fn verb_weight(word: &str) -> Option<i32> {
+    match word {
+        "must" | "should" | "shall" | "need" | "needs" | "mustn't" | "shouldn't" | "can't"
+        | "cannot" => Some(3),
+        "go" | "goes" | "belong" | "belongs" | "live" | "lives" | "stay" | "stays" | "sit"
+        | "sits" | "flow" | "flows" => Some(3),
+        "use" | "uses" | "follow" | "follows" | "require" | "requires" | "get" | "gets" | "have"
+        | "has" | "return" | "returns" | "start" | "starts" | "come" | "comes" | "run" | "runs"
+        | "don't" => Some(2),
+        "is" | "are" => Some(1),
+        _ => None,
+    }
+}

@@ -1,0 +1,15 @@
+//! baton: a terminal multiplexer for AI coding CLIs. The binary (`main.rs`) only parses
+//! arguments; everything else lives in these layers.
+
+pub mod client;
+pub mod config;
+pub mod demo;
+pub mod engine;
+pub mod error;
+pub mod instructions;
+pub mod paths;
+pub mod protocol;
+pub mod providers;
+pub mod server;
+pub mod store;
+pub mod validate;

@@ -1,0 +1,205 @@
+//! The `baton` command: parses arguments, runs the subcommand, maps errors to exit codes.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use baton::client::{commands, render, Client};
+use baton::error::BatonError;
+use baton::paths::{DataDir, EnvDirs};
+use baton::protocol::{InstructionsAction, Request};
+
+#[derive(Parser)]
+#[command(name = "baton", version, about = "A terminal multiplexer for AI coding CLIs (Claude Code, Codex)")]
+#[command(arg_required_else_help = true)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Create a terminal working in a directory
+    New {
+        /// Terminal name (default: the directory's name)
+        name: Option<String>,
+        /// The directory its runs work in (default: the current directory)
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// claude or codex (default: claude)
+        #[arg(long)]
+        provider: Option<String>,
+        /// Model to use (default: the provider's configured or own default)
+        #[arg(long)]
+        model: Option<String>,
+        /// What this terminal is for; rides into every conversation's system instructions
+        #[arg(long)]
+        brief: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a prompt in a terminal and stream the turn (`-` reads the prompt from stdin)
+    Send {
+        name: String,
+        prompt: Option<String>,
+        /// Switch the terminal's provider from this turn on
+        #[arg(long)]
+        provider: Option<String>,
+        /// Switch the terminal's model from this turn on
+        #[arg(long)]
+        model: Option<String>,
+        /// Move the terminal's runs to this directory from this turn on (a fresh conversation opens)
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Return once the turn is accepted
+        #[arg(long)]
+        detach: bool,
+        /// Print the stream as JSON lines
+        #[arg(long)]
+        json: bool,
+    },
+    /// List terminals
+    Ls {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one terminal: conversation, sessions, context, instructions
+    Show {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Every turn of a terminal, across conversations
+    Log {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List or edit a terminal's standing instructions
+    Instructions {
+        name: String,
+        #[command(subcommand)]
+        action: Option<InstrCmd>,
+        #[arg(long, global = true)]
+        json: bool,
+    },
+    /// Interrupt the running turn (SIGINT to the CLI's process group)
+    Interrupt { name: String },
+    /// Start, stop or inspect the server
+    Server {
+        #[command(subcommand)]
+        action: ServerCmd,
+    },
+    /// Rebuild the index from the journals
+    Reindex {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run baton on the built-in simulated CLIs, in a throw-away data directory
+    Demo,
+}
+
+#[derive(Subcommand)]
+enum InstrCmd {
+    /// Add a line by hand
+    Add { text: String },
+    /// Remove line N (as numbered by the list)
+    Rm { number: u32 },
+    /// Remove every line
+    Clear,
+}
+
+#[derive(Subcommand)]
+enum ServerCmd {
+    Start,
+    Stop,
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run the server in the foreground (what `start` launches)
+    #[command(hide = true)]
+    Run,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.cmd) {
+        Ok(code) => ExitCode::from(code as u8),
+        Err(e) => {
+            eprintln!("baton: {e}");
+            ExitCode::from(e.exit_code() as u8)
+        }
+    }
+}
+
+fn run(cmd: Cmd) -> Result<i32, BatonError> {
+    let client = Client::from_env()?;
+    match cmd {
+        Cmd::New { name, dir, provider, model, brief, json } => {
+            let dir = match dir {
+                Some(d) => d,
+                None => std::env::current_dir().map_err(|e| BatonError::bad_input(format!("no current directory: {e}")))?,
+            };
+            let dir = std::path::absolute(&dir).unwrap_or(dir);
+            let req = Request::New {
+                name,
+                dir: dir.to_string_lossy().into_owned(),
+                provider,
+                model,
+                brief,
+            };
+            commands::simple(&client, &req, json, render::show)
+        }
+        Cmd::Send { name, prompt, provider, model, dir, detach, json } => {
+            let prompt = commands::read_prompt(prompt)?;
+            let dir = dir.map(|d| std::path::absolute(&d).unwrap_or(d).to_string_lossy().into_owned());
+            let req = Request::Send {
+                name: name.clone(),
+                prompt,
+                provider,
+                model,
+                dir,
+                detach,
+            };
+            commands::send(&client, req, &name, json)
+        }
+        Cmd::Ls { json } => commands::simple(&client, &Request::Ls, json, render::ls),
+        Cmd::Show { name, json } => commands::simple(&client, &Request::Show { name }, json, render::show),
+        Cmd::Log { name, json } => commands::simple(&client, &Request::Log { name }, json, render::log),
+        Cmd::Instructions { name, action, json } => {
+            let action = match action {
+                None => InstructionsAction::List,
+                Some(InstrCmd::Add { text }) => InstructionsAction::Add { text },
+                Some(InstrCmd::Rm { number }) => InstructionsAction::Rm { number },
+                Some(InstrCmd::Clear) => InstructionsAction::Clear,
+            };
+            commands::instructions(&client, name, action, json)
+        }
+        Cmd::Interrupt { name } => {
+            let data = client.call(&Request::Interrupt { name: name.clone() })?;
+            println!("interrupted turn {} of {name}", data["turn_id"].as_str().unwrap_or("?"));
+            Ok(0)
+        }
+        Cmd::Server { action } => match action {
+            ServerCmd::Start => commands::server_start(&client),
+            ServerCmd::Stop => commands::server_stop(&client),
+            ServerCmd::Status { json } => commands::server_status(&client, json),
+            ServerCmd::Run => {
+                let env = EnvDirs::from_env();
+                let config = baton::config::Config::load(env.config_file().as_deref())?;
+                baton::server::run(DataDir::new(client.data.root.clone()), config)?;
+                Ok(0)
+            }
+        },
+        Cmd::Reindex { json } => commands::simple(&client, &Request::Reindex, json, |v| {
+            let mut out = format!("reindexed {} terminal(s), {} journal entries\n", v["terminals"], v["entries"]);
+            for s in v["skipped"].as_array().into_iter().flatten() {
+                out.push_str(&format!("skipped {}\n", s.as_str().unwrap_or("")));
+            }
+            out
+        }),
+        Cmd::Demo => baton::demo::run(),
+    }
+}

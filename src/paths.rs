@@ -1,0 +1,181 @@
+//! Where baton keeps its data and config, and creating them with private permissions
+//! (directories 0700, files 0600).
+
+use std::ffi::OsString;
+use std::fs::{self, DirBuilder, OpenOptions};
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// The environment variables that decide where baton's files live, read once.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EnvDirs {
+    pub baton_home: Option<OsString>,
+    pub xdg_data_home: Option<OsString>,
+    pub xdg_config_home: Option<OsString>,
+    pub home: Option<OsString>,
+}
+
+impl EnvDirs {
+    pub fn from_env() -> Self {
+        let get = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+        EnvDirs {
+            baton_home: get("BATON_HOME"),
+            xdg_data_home: get("XDG_DATA_HOME"),
+            xdg_config_home: get("XDG_CONFIG_HOME"),
+            home: get("HOME"),
+        }
+    }
+
+    /// `$BATON_HOME`, else `$XDG_DATA_HOME/baton`, else `~/.local/share/baton`.
+    pub fn data_dir(&self) -> Option<PathBuf> {
+        if let Some(h) = &self.baton_home {
+            return Some(PathBuf::from(h));
+        }
+        if let Some(x) = &self.xdg_data_home {
+            return Some(Path::new(x).join("baton"));
+        }
+        self.home
+            .as_ref()
+            .map(|h| Path::new(h).join(".local/share/baton"))
+    }
+
+    /// `$BATON_HOME/config.toml`, else `$XDG_CONFIG_HOME/baton/config.toml`, else
+    /// `~/.config/baton/config.toml`.
+    pub fn config_file(&self) -> Option<PathBuf> {
+        if let Some(h) = &self.baton_home {
+            return Some(Path::new(h).join("config.toml"));
+        }
+        if let Some(x) = &self.xdg_config_home {
+            return Some(Path::new(x).join("baton/config.toml"));
+        }
+        self.home
+            .as_ref()
+            .map(|h| Path::new(h).join(".config/baton/config.toml"))
+    }
+}
+
+/// The layout of one data directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataDir {
+    pub root: PathBuf,
+}
+
+impl DataDir {
+    pub fn new(root: PathBuf) -> Self {
+        DataDir { root }
+    }
+    pub fn index_db(&self) -> PathBuf {
+        self.root.join("index.db")
+    }
+    pub fn lock_file(&self) -> PathBuf {
+        self.root.join("server.lock")
+    }
+    pub fn socket(&self) -> PathBuf {
+        self.root.join("server.sock")
+    }
+    pub fn log_file(&self) -> PathBuf {
+        self.root.join("server.log")
+    }
+    pub fn terminals(&self) -> PathBuf {
+        self.root.join("terminals")
+    }
+    pub fn terminal(&self, id: &str) -> PathBuf {
+        self.terminals().join(id)
+    }
+    pub fn journal(&self, id: &str) -> PathBuf {
+        self.terminal(id).join("journal.jsonl")
+    }
+    pub fn turn_file(&self, id: &str, turn: &str) -> PathBuf {
+        self.terminal(id).join("turns").join(format!("{turn}.jsonl"))
+    }
+    pub fn screenshots(&self, id: &str) -> PathBuf {
+        self.terminal(id).join("screenshots")
+    }
+
+    /// Creates the root (0700) and tightens it if it already existed with looser bits.
+    pub fn ensure(&self) -> io::Result<()> {
+        ensure_private_dir(&self.root)?;
+        ensure_private_dir(&self.terminals())
+    }
+}
+
+/// Creates `dir` and its missing parents; the leaf gets mode 0700 (tightened if it existed).
+pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
+    if let Some(parent) = dir.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    match DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            let meta = fs::metadata(dir)?;
+            if meta.permissions().mode() & 0o077 != 0 {
+                fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
+            }
+            Ok(())
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Opens `path` for appending, creating it with mode 0600.
+pub fn open_private_append(path: &Path) -> io::Result<fs::File> {
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)
+}
+
+/// Creates `path` (mode 0600) if missing, without truncating it.
+pub fn touch_private(path: &Path) -> io::Result<()> {
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)
+        .map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn env(b: Option<&str>, xd: Option<&str>, xc: Option<&str>, h: Option<&str>) -> EnvDirs {
+        EnvDirs {
+            baton_home: b.map(Into::into),
+            xdg_data_home: xd.map(Into::into),
+            xdg_config_home: xc.map(Into::into),
+            home: h.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn data_and_config_locations_follow_the_documented_order() {
+        let cases = [
+            (env(Some("/b"), Some("/xd"), Some("/xc"), Some("/h")), "/b", "/b/config.toml"),
+            (env(None, Some("/xd"), Some("/xc"), Some("/h")), "/xd/baton", "/xc/baton/config.toml"),
+            (env(None, None, None, Some("/h")), "/h/.local/share/baton", "/h/.config/baton/config.toml"),
+        ];
+        for (e, data, config) in cases {
+            assert_eq!(e.data_dir(), Some(PathBuf::from(data)));
+            assert_eq!(e.config_file(), Some(PathBuf::from(config)));
+        }
+        assert_eq!(env(None, None, None, None).data_dir(), None);
+    }
+
+    #[test]
+    fn private_dir_is_created_0700_and_loose_dir_is_tightened() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("a/b");
+        ensure_private_dir(&d).unwrap();
+        assert_eq!(fs::metadata(&d).unwrap().permissions().mode() & 0o777, 0o700);
+        fs::set_permissions(&d, fs::Permissions::from_mode(0o755)).unwrap();
+        ensure_private_dir(&d).unwrap();
+        assert_eq!(fs::metadata(&d).unwrap().permissions().mode() & 0o777, 0o700);
+        let f = d.join("f");
+        touch_private(&f).unwrap();
+        assert_eq!(fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+}

@@ -1,0 +1,111 @@
+//! The socket protocol between clients and the server: one JSON request line per connection,
+//! answered by JSON lines (events for a streaming `send`, then exactly one final reply).
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::BatonError;
+use crate::providers::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "cmd", rename_all = "snake_case")]
+pub enum Request {
+    Ping,
+    New {
+        name: Option<String>,
+        dir: String,
+        provider: Option<String>,
+        model: Option<String>,
+        brief: Option<String>,
+    },
+    Send {
+        name: String,
+        prompt: String,
+        provider: Option<String>,
+        model: Option<String>,
+        /// Move the terminal's runs to this directory from this turn on.
+        dir: Option<String>,
+        detach: bool,
+    },
+    Ls,
+    Show {
+        name: String,
+    },
+    Log {
+        name: String,
+    },
+    Instructions {
+        name: String,
+        action: InstructionsAction,
+    },
+    Interrupt {
+        name: String,
+    },
+    Status,
+    Stop,
+    Reindex,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum InstructionsAction {
+    List,
+    Add { text: String },
+    Rm { number: u32 },
+    Clear,
+}
+
+/// One line from the server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "reply", rename_all = "snake_case")]
+pub enum Reply {
+    /// A step of a streaming `send`.
+    Event { event: SendEvent },
+    /// The request succeeded; `data` is the command's `--json` value.
+    Ok { data: serde_json::Value },
+    /// The request failed.
+    Error { error: BatonError },
+}
+
+/// What a client watching a send sees, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum SendEvent {
+    /// Another turn runs on this terminal; this one waits.
+    Queued { ahead: usize },
+    /// The turn started, with what the send path decided.
+    Started {
+        turn_id: String,
+        number: u32,
+        provider: ProviderKind,
+        conversation: u32,
+        /// `first`, `moved` or `size` when a conversation opened for this turn.
+        opened: Option<String>,
+        /// `resume`, `fresh`, `switch` or `lost`.
+        session: String,
+    },
+    /// A normalized provider event.
+    Turn { event: TurnEvent },
+    /// Something baton did that the user should know (a lost session restarted…).
+    Note { message: String },
+}
+
+/// The end of a turn: the `data` of a send's final reply, and the line `baton send` ends with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TurnSummary {
+    pub turn_id: String,
+    pub number: u32,
+    pub status: TurnStatus,
+    pub error: Option<String>,
+    pub provider: ProviderKind,
+    pub session_id: Option<String>,
+    pub model: Option<String>,
+    pub conversation: u32,
+    pub conversation_id: String,
+    pub opened: Option<String>,
+    pub context: Option<ContextUsage>,
+    /// The context passed the rotation line: the next prompt opens a fresh conversation.
+    pub rotates_next: bool,
+    /// The CLI failed without ever ending the turn (garbage on stdout, died without a result):
+    /// most likely not a working CLI at all. `baton send` exits 2 for it.
+    pub unusable_cli: bool,
+}

@@ -1,0 +1,453 @@
+//! Provider child processes: finding the binary, spawning it in its own process group with the
+//! prompt on stdin, reading its stdout line by line, keeping its stderr tail, and signalling it.
+
+use std::ffi::{OsStr, OsString};
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{ChildStderr, ChildStdin, ChildStdout};
+use tokio::task::JoinHandle;
+
+/// How much of a child's stderr is kept (the end of it).
+const STDERR_TAIL_BYTES: usize = 8 * 1024;
+/// After the child exited, how long to wait for a stderr pipe that a grandchild keeps open.
+const STDERR_GRACE: Duration = Duration::from_secs(2);
+/// After the child exited, how long to keep reading what it left on stdout.
+const STDOUT_GRACE: Duration = Duration::from_secs(5);
+
+/// How a provider process ended.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExitInfo {
+    /// Exit code, when it exited normally.
+    pub code: Option<i32>,
+    /// The signal that killed it, if any.
+    pub signal: Option<i32>,
+    /// The last ~8 KiB of its stderr.
+    pub stderr_tail: String,
+    /// The caller interrupted the run (it set the flag before sending SIGINT).
+    pub interrupted: bool,
+}
+
+impl ExitInfo {
+    /// Builds the exit info from a process status.
+    pub fn from_status(status: ExitStatus, stderr_tail: String, interrupted: bool) -> ExitInfo {
+        ExitInfo {
+            code: status.code(),
+            signal: status.signal(),
+            stderr_tail,
+            interrupted,
+        }
+    }
+
+    /// The run ended because of an interrupt: the caller said so, the process died of SIGINT,
+    /// or it exited with the shell convention for it (130).
+    pub fn was_interrupted(&self) -> bool {
+        self.interrupted || self.signal == Some(Signal::SIGINT as i32) || self.code == Some(130)
+    }
+
+    /// `rc 1`, `signal 9 (SIGKILL)`, or `an unknown status`.
+    pub fn describe(&self) -> String {
+        match (self.code, self.signal) {
+            (Some(code), _) => format!("rc {code}"),
+            (None, Some(sig)) => match Signal::try_from(sig) {
+                Ok(s) => format!("signal {sig} ({})", s.as_str()),
+                Err(_) => format!("signal {sig}"),
+            },
+            (None, None) => "an unknown status".to_string(),
+        }
+    }
+
+    /// The stderr line that best says what went wrong: the last one mentioning an error, else
+    /// the last non-blank one (a backtrace after the error line would otherwise hide it).
+    pub fn last_stderr_line(&self) -> Option<&str> {
+        let lines = || {
+            self.stderr_tail
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+        };
+        lines()
+            .rfind(|l| l.to_ascii_lowercase().contains("error"))
+            .or_else(|| lines().next_back())
+    }
+
+    /// `rc 1: Error: something` (or just `rc 1` when stderr was empty).
+    pub fn describe_with_stderr(&self) -> String {
+        match self.last_stderr_line() {
+            Some(line) => format!("{}: {line}", self.describe()),
+            None => format!("{} (stderr was empty)", self.describe()),
+        }
+    }
+}
+
+/// Resolves a provider binary. A name containing `/` is used as is (made absolute) when it is an
+/// executable file; a bare name is looked up in `path_var` (the process's own `PATH` if None).
+pub fn find_bin(bin: impl AsRef<OsStr>, path_var: Option<&OsStr>) -> Option<PathBuf> {
+    let bin = bin.as_ref();
+    if bin.is_empty() {
+        return None;
+    }
+    if bin.as_bytes().contains(&b'/') {
+        let path = Path::new(bin);
+        // The child runs in another directory: a relative path must not be re-resolved there.
+        return is_executable(path).then(|| std::path::absolute(path).unwrap_or(path.into()));
+    }
+    let own_path;
+    let path_var = match path_var {
+        Some(p) => p,
+        None => {
+            own_path = std::env::var_os("PATH")?;
+            own_path.as_os_str()
+        }
+    };
+    std::env::split_paths(path_var)
+        // An empty PATH entry means "the current directory": never trust that for a provider.
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .map(|dir| dir.join(bin))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    std::fs::metadata(path)
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
+}
+
+/// Sends SIGINT to the process group `pid` leads (every provider child leads its own).
+pub fn interrupt(pid: i32) -> std::io::Result<()> {
+    signal_group(pid, Signal::SIGINT)
+}
+
+/// Sends SIGTERM to the process group `pid` leads (server shutdown).
+pub fn terminate(pid: i32) -> std::io::Result<()> {
+    signal_group(pid, Signal::SIGTERM)
+}
+
+fn signal_group(pid: i32, signal: Signal) -> std::io::Result<()> {
+    // killpg(0) would signal baton's own group, and a negative id is not a group.
+    if pid <= 1 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "refusing to send {} to process group {pid}",
+                signal.as_str()
+            ),
+        ));
+    }
+    killpg(Pid::from_raw(pid), signal).map_err(std::io::Error::from)
+}
+
+/// A running provider child: its pid (= process group id), its stdout lines, and the tasks that
+/// feed its stdin, drain its stderr and wait for its exit.
+pub struct Spawned {
+    pub pid: i32,
+    stdout: BufReader<ChildStdout>,
+    /// Bytes of a line being read; kept across calls so a cancelled read loses nothing.
+    line: Vec<u8>,
+    exit_task: JoinHandle<std::io::Result<ExitStatus>>,
+    status: Option<ExitStatus>,
+    /// When the child exited, stdout is read only until this deadline (a grandchild may hold it).
+    drain_deadline: Option<tokio::time::Instant>,
+    stderr_tail: Arc<Mutex<Vec<u8>>>,
+    stderr_task: JoinHandle<()>,
+    stdin_task: JoinHandle<std::io::Result<()>>,
+}
+
+/// Starts `bin` with `args` (a list, never a shell) in `cwd`, in its own process group, and
+/// writes `prompt` to its stdin then closes it. `path_var`, when given, becomes the child's PATH.
+pub fn spawn(
+    bin: &Path,
+    args: &[OsString],
+    cwd: &Path,
+    path_var: Option<&OsStr>,
+    prompt: Vec<u8>,
+) -> std::io::Result<Spawned> {
+    let mut cmd = tokio::process::Command::new(bin);
+    cmd.args(args)
+        .current_dir(cwd)
+        .process_group(0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // A turn outlives a dropped future: the caller interrupts or terminates it by pid.
+        .kill_on_drop(false);
+    if let Some(path) = path_var {
+        cmd.env("PATH", path);
+    }
+    // SAFETY: the closure runs between fork and exec and only calls sigaction, which is
+    // async-signal-safe. A server started with SIGINT ignored (`nohup`, `cmd &` in a script)
+    // would otherwise pass that on, and interrupting the CLI would silently do nothing.
+    unsafe {
+        cmd.pre_exec(|| {
+            for sig in [Signal::SIGINT, Signal::SIGTERM] {
+                nix::sys::signal::signal(sig, nix::sys::signal::SigHandler::SigDfl)
+                    .map_err(std::io::Error::from)?;
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn()?;
+    let pid = child
+        .id()
+        .and_then(|id| i32::try_from(id).ok())
+        .ok_or_else(|| std::io::Error::other("the child exited before its pid was read"))?;
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err(std::io::Error::other("the child's pipes were not set up"));
+    };
+    // Its own task: a child that prints a lot before reading a large prompt must not deadlock.
+    let stdin_task = tokio::spawn(write_prompt(stdin, prompt));
+    let stderr_tail = Arc::new(Mutex::new(Vec::new()));
+    let stderr_task = tokio::spawn(drain_stderr(stderr, Arc::clone(&stderr_tail)));
+    let exit_task = tokio::spawn(async move { child.wait().await });
+    Ok(Spawned {
+        pid,
+        stdout: BufReader::new(stdout),
+        line: Vec::new(),
+        exit_task,
+        status: None,
+        drain_deadline: None,
+        stderr_tail,
+        stderr_task,
+        stdin_task,
+    })
+}
+
+async fn write_prompt(mut stdin: ChildStdin, prompt: Vec<u8>) -> std::io::Result<()> {
+    let written = stdin.write_all(&prompt).await;
+    let closed = stdin.shutdown().await;
+    // Dropping the handle closes the pipe: the CLI reads the prompt until EOF.
+    drop(stdin);
+    match written.and(closed) {
+        // The child exited without reading it all; its exit status tells the story.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+async fn drain_stderr(mut stderr: ChildStderr, tail: Arc<Mutex<Vec<u8>>>) {
+    let mut buf = vec![0u8; 8192];
+    loop {
+        match stderr.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let Ok(mut kept) = tail.lock() else { break };
+                kept.extend_from_slice(&buf[..n]);
+                if kept.len() > 2 * STDERR_TAIL_BYTES {
+                    let cut = kept.len() - STDERR_TAIL_BYTES;
+                    kept.drain(..cut);
+                }
+            }
+        }
+    }
+}
+
+impl Spawned {
+    /// The next stdout line without its line ending (lossy UTF-8), or None at end of stream.
+    /// Once the child has exited, what is left in the pipe is read for a short grace period
+    /// only, so a grandchild holding stdout open cannot hang the turn.
+    pub async fn next_line(&mut self) -> std::io::Result<Option<String>> {
+        loop {
+            if let Some(deadline) = self.drain_deadline {
+                let read = self.stdout.read_until(b'\n', &mut self.line);
+                return match tokio::time::timeout_at(deadline, read).await {
+                    Ok(read) => self.take_line(read?),
+                    Err(_) => Ok(None),
+                };
+            }
+            tokio::select! {
+                read = self.stdout.read_until(b'\n', &mut self.line) => return self.take_line(read?),
+                status = &mut self.exit_task => {
+                    self.status = Some(status.map_err(std::io::Error::other)??);
+                    self.drain_deadline = Some(tokio::time::Instant::now() + STDOUT_GRACE);
+                }
+            }
+        }
+    }
+
+    fn take_line(&mut self, read: usize) -> std::io::Result<Option<String>> {
+        if read == 0 && self.line.is_empty() {
+            return Ok(None);
+        }
+        let mut line = std::mem::take(&mut self.line);
+        if line.last() == Some(&b'\n') {
+            line.pop();
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+        }
+        Ok(Some(String::from_utf8_lossy(&line).into_owned()))
+    }
+
+    /// Waits for the child to exit and collects its stderr tail, giving a grandchild that still
+    /// holds the pipe a short grace period. `interrupted` is whether the caller interrupted it.
+    pub async fn wait(self, interrupted: impl FnOnce() -> bool) -> std::io::Result<ExitInfo> {
+        let Spawned {
+            status,
+            exit_task,
+            stderr_tail,
+            mut stderr_task,
+            stdin_task,
+            ..
+        } = self;
+        let status = match status {
+            Some(status) => status,
+            None => exit_task.await.map_err(std::io::Error::other)??,
+        };
+        if tokio::time::timeout(STDERR_GRACE, &mut stderr_task)
+            .await
+            .is_err()
+        {
+            stderr_task.abort();
+        }
+        stdin_task.abort();
+        let tail = match stderr_tail.lock() {
+            Ok(kept) => tail_string(&kept),
+            Err(_) => String::new(),
+        };
+        Ok(ExitInfo::from_status(status, tail, interrupted()))
+    }
+}
+
+fn tail_string(bytes: &[u8]) -> String {
+    let start = bytes.len().saturating_sub(STDERR_TAIL_BYTES);
+    String::from_utf8_lossy(&bytes[start..]).into_owned()
+}
+
+/// The last `max` bytes of a file as text, starting at a line boundary (the whole file when it
+/// is smaller). Session files grow to many megabytes; what adapters need sits at the end.
+pub fn read_file_tail(path: &Path, max: u64) -> std::io::Result<(String, bool)> {
+    let mut file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    let start = len.saturating_sub(max);
+    file.seek(SeekFrom::Start(start))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    if start > 0 {
+        let first_newline = bytes
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(bytes.len(), |p| p + 1);
+        bytes.drain(..first_newline);
+    }
+    Ok((String::from_utf8_lossy(&bytes).into_owned(), start == 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write_exec(path: &Path, body: &str) {
+        std::fs::write(path, body).unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    #[test]
+    fn find_bin_searches_path_entries_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        std::fs::write(a.join("tool"), "not executable").unwrap();
+        write_exec(&b.join("tool"), "#!/bin/sh\n");
+        write_exec(&a.join("other"), "#!/bin/sh\n");
+        let path = std::env::join_paths([&a, &b]).unwrap();
+        assert_eq!(find_bin("tool", Some(&path)), Some(b.join("tool")));
+        assert_eq!(find_bin("other", Some(&path)), Some(a.join("other")));
+        assert_eq!(find_bin("missing", Some(&path)), None);
+        assert_eq!(find_bin("", Some(&path)), None);
+        // A directory of that name is not a binary.
+        std::fs::create_dir_all(a.join("adir")).unwrap();
+        assert_eq!(find_bin("adir", Some(&path)), None);
+    }
+
+    #[test]
+    fn find_bin_uses_a_path_with_a_slash_as_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let tool = dir.path().join("tool");
+        write_exec(&tool, "#!/bin/sh\n");
+        let empty = OsString::new();
+        assert_eq!(find_bin(&tool, Some(&empty)), Some(tool.clone()));
+        assert_eq!(find_bin(dir.path().join("nope"), Some(&empty)), None);
+        std::fs::write(dir.path().join("plain"), "x").unwrap();
+        assert_eq!(find_bin(dir.path().join("plain"), None), None);
+    }
+
+    #[test]
+    fn exit_info_describes_what_happened() {
+        let info = ExitInfo {
+            code: Some(1),
+            signal: None,
+            stderr_tail: "WARNING: x\nError: thread/resume failed: no rollout\n\nStack backtrace:\n   0: <unknown>\n".into(),
+            interrupted: false,
+        };
+        assert_eq!(
+            info.describe_with_stderr(),
+            "rc 1: Error: thread/resume failed: no rollout"
+        );
+        assert!(!info.was_interrupted());
+        let killed = ExitInfo {
+            code: None,
+            signal: Some(9),
+            ..ExitInfo::default()
+        };
+        assert_eq!(
+            killed.describe_with_stderr(),
+            "signal 9 (SIGKILL) (stderr was empty)"
+        );
+        let plain = ExitInfo {
+            code: Some(3),
+            stderr_tail: "boom\nlast words\n".into(),
+            ..ExitInfo::default()
+        };
+        assert_eq!(plain.last_stderr_line(), Some("last words"));
+        assert!(ExitInfo {
+            signal: Some(2),
+            ..ExitInfo::default()
+        }
+        .was_interrupted());
+        assert!(ExitInfo {
+            code: Some(130),
+            ..ExitInfo::default()
+        }
+        .was_interrupted());
+        assert!(ExitInfo {
+            code: Some(1),
+            interrupted: true,
+            ..ExitInfo::default()
+        }
+        .was_interrupted());
+    }
+
+    #[test]
+    fn signalling_refuses_our_own_group() {
+        assert!(interrupt(0).is_err());
+        assert!(terminate(-5).is_err());
+        assert!(interrupt(1).is_err());
+    }
+
+    #[test]
+    fn read_file_tail_starts_at_a_line_boundary() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("f");
+        std::fs::write(&file, "first line\nsecond\nthird\n").unwrap();
+        assert_eq!(
+            read_file_tail(&file, 1000).unwrap(),
+            ("first line\nsecond\nthird\n".into(), true)
+        );
+        assert_eq!(
+            read_file_tail(&file, 10).unwrap(),
+            ("third\n".into(), false)
+        );
+    }
+}

@@ -1,0 +1,63 @@
+//! The replies of one `send`, kept in order so any number of clients can follow the turn from
+//! its start without losing a line, however slow they read.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use tokio::sync::watch;
+
+use crate::protocol::Reply;
+
+pub struct Feed {
+    items: Mutex<Vec<Reply>>,
+    done: AtomicBool,
+    version: watch::Sender<usize>,
+}
+
+impl Default for Feed {
+    fn default() -> Self {
+        Feed {
+            items: Mutex::new(Vec::new()),
+            done: AtomicBool::new(false),
+            version: watch::channel(0).0,
+        }
+    }
+}
+
+impl Feed {
+    fn items(&self) -> std::sync::MutexGuard<'_, Vec<Reply>> {
+        self.items.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Adds an intermediate reply (an event).
+    pub fn push(&self, r: Reply) {
+        let n = {
+            let mut items = self.items();
+            items.push(r);
+            items.len()
+        };
+        self.version.send_replace(n);
+    }
+
+    /// Adds the final reply; followers stop after it.
+    pub fn finish(&self, r: Reply) {
+        let n = {
+            let mut items = self.items();
+            items.push(r);
+            self.done.store(true, Ordering::SeqCst);
+            items.len()
+        };
+        self.version.send_replace(n);
+    }
+
+    pub fn subscribe(&self) -> watch::Receiver<usize> {
+        self.version.subscribe()
+    }
+
+    /// The replies after the first `seen`, and whether the final one is among all replies so far.
+    pub fn since(&self, seen: usize) -> (Vec<Reply>, bool) {
+        let items = self.items();
+        let batch = items.get(seen..).map(<[Reply]>::to_vec).unwrap_or_default();
+        (batch, self.done.load(Ordering::SeqCst))
+    }
+}

@@ -1,0 +1,274 @@
+//! The server's answers to every request but `send`: creating, listing and inspecting
+//! terminals, instructions, interrupting, status.
+
+use std::path::Path;
+use std::sync::atomic::Ordering;
+
+use serde_json::{json, Value};
+
+use super::state::Server;
+use crate::error::BatonError;
+use crate::protocol::InstructionsAction;
+use crate::providers::{process, ProviderKind, TurnStatus};
+use crate::store::{Record, TerminalRow, TurnView};
+use crate::validate;
+
+/// `baton new`.
+pub fn new_terminal(
+    srv: &Server,
+    name: Option<String>,
+    dir: &str,
+    provider: Option<String>,
+    model: Option<String>,
+    brief: Option<String>,
+) -> Result<Value, BatonError> {
+    let canonical = existing_dir(dir)?;
+    let provider = parse_provider(provider.as_deref())?.unwrap_or(ProviderKind::Claude);
+    let name = match name {
+        Some(n) => n,
+        None => free_name(srv, &validate::name_from_dir(Path::new(&canonical)))?,
+    };
+    validate::terminal_name(&name)?;
+    if let Some(m) = &model {
+        validate_model(m)?;
+    }
+    if srv.store.terminal_id(&name)?.is_some() {
+        return Err(BatonError::bad_input(format!(
+            "a terminal named {name:?} already exists (pick another name, or use it: `baton send {name} …`)"
+        )));
+    }
+    let brief = brief.filter(|b| !b.trim().is_empty());
+    let tid = uuid::Uuid::now_v7().to_string();
+    srv.store.append(
+        &tid,
+        Record::TerminalCreated {
+            terminal_id: tid.clone(),
+            name: name.clone(),
+            dir: canonical,
+            provider,
+            model,
+            brief,
+        },
+    )?;
+    show(srv, &name)
+}
+
+/// The physical path of an existing directory given with `--dir`.
+pub fn existing_dir(dir: &str) -> Result<String, BatonError> {
+    let canonical = Path::new(dir).canonicalize().map_err(|e| {
+        BatonError::bad_input(format!("--dir {dir}: {e} (create the directory first or fix the path)"))
+    })?;
+    if !canonical.is_dir() {
+        return Err(BatonError::bad_input(format!("--dir {dir} is not a directory")));
+    }
+    Ok(canonical.to_string_lossy().into_owned())
+}
+
+fn free_name(srv: &Server, base: &str) -> Result<String, BatonError> {
+    if srv.store.terminal_id(base)?.is_none() {
+        return Ok(base.to_string());
+    }
+    for i in 2..1000 {
+        let n = format!("{base}-{i}");
+        if srv.store.terminal_id(&n)?.is_none() {
+            return Ok(n);
+        }
+    }
+    Err(BatonError::bad_input("could not find a free terminal name: pass one"))
+}
+
+pub fn parse_provider(p: Option<&str>) -> Result<Option<ProviderKind>, BatonError> {
+    match p {
+        None => Ok(None),
+        Some(s) => match ProviderKind::parse(s) {
+            Some(k) => Ok(Some(k)),
+            None if s == "local" || s.starts_with("local:") => Err(BatonError::bad_input(
+                "the local provider is not available in this version of baton (use claude or codex)",
+            )),
+            None => Err(BatonError::bad_input(format!(
+                "unknown provider {s:?} (use claude or codex)"
+            ))),
+        },
+    }
+}
+
+pub fn validate_model(m: &str) -> Result<(), BatonError> {
+    if m.trim().is_empty() || m.chars().any(char::is_control) || m.starts_with('-') {
+        return Err(BatonError::bad_input(format!(
+            "invalid model name {m:?} (e.g. sonnet, opus, gpt-5.5)"
+        )));
+    }
+    Ok(())
+}
+
+/// The terminal's state as the list shows it.
+fn state(srv: &Server, t: &TerminalRow, last: Option<&TurnView>) -> &'static str {
+    let rt = srv.runtime(&t.id);
+    let running = rt.running.lock().map(|r| r.is_some()).unwrap_or(false);
+    if running {
+        "running"
+    } else if rt.waiting.load(Ordering::SeqCst) > 0 {
+        "queued"
+    } else if last.and_then(|l| l.status) == Some(TurnStatus::Failed) {
+        "failed"
+    } else {
+        "idle"
+    }
+}
+
+/// The object `show --json` prints (and `ls --json` lists).
+pub fn terminal_json(srv: &Server, t: &TerminalRow) -> Result<Value, BatonError> {
+    let turns = srv.store.turns(&t.id)?;
+    let conv = srv.store.live_conversation(&t.id)?;
+    let (conversation, sessions, context) = match &conv {
+        None => (Value::Null, vec![], Value::Null),
+        Some(c) => {
+            let sessions = srv.store.sessions(&c.id)?;
+            let ctx = turns
+                .iter()
+                .rev()
+                .filter(|x| x.conversation_id == c.id)
+                .find_map(|x| x.context);
+            (
+                json!({"id": c.id, "number": c.number, "opened_reason": c.opened_reason, "opened_at": c.opened_at, "dir": c.dir}),
+                sessions,
+                ctx.map(|c| json!({"tokens": c.tokens, "window": c.window, "fraction": c.fraction()}))
+                    .unwrap_or(Value::Null),
+            )
+        }
+    };
+    let instructions: Vec<String> = srv.store.instructions(&t.id)?.into_iter().map(|i| i.text).collect();
+    let last = turns.last();
+    Ok(json!({
+        "name": t.name,
+        "id": t.id,
+        "dir": t.dir,
+        "provider": t.provider,
+        "model": t.model,
+        "brief": t.brief,
+        "state": state(srv, t, last),
+        "queued": srv.runtime(&t.id).waiting.load(Ordering::SeqCst),
+        "created_at": t.created_at,
+        "conversation": conversation,
+        "sessions": sessions,
+        "context": context,
+        "instructions": instructions,
+        "turns": turns.len(),
+        "last_turn": last.map(|l| json!({"number": l.number, "status": l.status, "error": l.error})),
+    }))
+}
+
+pub fn show(srv: &Server, name: &str) -> Result<Value, BatonError> {
+    let t = srv.terminal(name)?;
+    terminal_json(srv, &t)
+}
+
+pub fn ls(srv: &Server) -> Result<Value, BatonError> {
+    let mut out = Vec::new();
+    for t in srv.store.terminals()? {
+        out.push(terminal_json(srv, &t)?);
+    }
+    Ok(Value::Array(out))
+}
+
+pub fn log(srv: &Server, name: &str) -> Result<Value, BatonError> {
+    let t = srv.terminal(name)?;
+    let conversations = srv.store.conversations(&t.id)?;
+    let mut convs = Vec::new();
+    for c in &conversations {
+        let sessions = srv.store.sessions(&c.id)?;
+        let mut v = serde_json::to_value(c).map_err(|e| BatonError::failed(e.to_string()))?;
+        v["sessions"] = serde_json::to_value(sessions).map_err(|e| BatonError::failed(e.to_string()))?;
+        convs.push(v);
+    }
+    let turns = srv.store.turns(&t.id)?;
+    let turns: Vec<Value> = turns
+        .into_iter()
+        .map(|x| {
+            let number = conversations.iter().find(|c| c.id == x.conversation_id).map(|c| c.number);
+            let mut v = serde_json::to_value(&x).unwrap_or(Value::Null);
+            v["conversation"] = json!(number);
+            v
+        })
+        .collect();
+    Ok(json!({"name": t.name, "conversations": convs, "turns": turns}))
+}
+
+pub fn instructions(srv: &Server, name: &str, action: InstructionsAction) -> Result<Value, BatonError> {
+    let t = srv.terminal(name)?;
+    let current = srv.store.instructions(&t.id)?;
+    match action {
+        InstructionsAction::List => {}
+        InstructionsAction::Add { text } => {
+            let text = text.trim().to_string();
+            if text.is_empty() || text.chars().any(|c| c.is_control() && c != '\t') {
+                return Err(BatonError::bad_input(
+                    "an instruction is one non-empty line of text (no newlines or control characters)",
+                ));
+            }
+            if current.iter().any(|i| i.text == text) {
+                return Err(BatonError::bad_input(format!("{name} already has that instruction")));
+            }
+            srv.store.append(&t.id, Record::InstructionAdded { text, turn_id: None })?;
+            drop_oldest(srv, &t.id)?;
+        }
+        InstructionsAction::Rm { number } => {
+            let Some(i) = current.iter().find(|i| i.number == number) else {
+                return Err(BatonError::bad_input(format!(
+                    "{name} has no instruction {number} (it has {}; see `baton instructions {name}`)",
+                    current.len()
+                )));
+            };
+            srv.store.append(&t.id, Record::InstructionRemoved { text: i.text.clone() })?;
+        }
+        InstructionsAction::Clear => {
+            if !current.is_empty() {
+                srv.store.append(&t.id, Record::InstructionsCleared)?;
+            }
+        }
+    }
+    let list = srv.store.instructions(&t.id)?;
+    serde_json::to_value(list).map_err(|e| BatonError::failed(e.to_string()))
+}
+
+/// Keeps a terminal's forty newest instructions.
+pub fn drop_oldest(srv: &Server, tid: &str) -> Result<(), BatonError> {
+    let list = srv.store.instructions(tid)?;
+    let excess = list.len().saturating_sub(crate::instructions::MAX_LINES_PER_TERMINAL);
+    for i in list.iter().take(excess) {
+        srv.store.append(tid, Record::InstructionRemoved { text: i.text.clone() })?;
+    }
+    Ok(())
+}
+
+pub fn interrupt(srv: &Server, name: &str) -> Result<Value, BatonError> {
+    let t = srv.terminal(name)?;
+    let rt = srv.runtime(&t.id);
+    let running = rt.running.lock().map(|r| r.clone()).unwrap_or(None);
+    let Some(run) = running else {
+        return Err(BatonError::failed(format!("{name} has no running turn to interrupt")));
+    };
+    run.interrupted.store(true, Ordering::SeqCst);
+    if let Some(pid) = run.pid {
+        process::interrupt(pid).map_err(|e| BatonError::failed(format!("cannot interrupt {name}: {e}")))?;
+    }
+    Ok(json!({"name": name, "turn_id": run.turn_id, "interrupted": true}))
+}
+
+pub fn status(srv: &Server) -> Result<Value, BatonError> {
+    let terminals = srv.store.terminals()?.len();
+    let running = srv
+        .all_runtimes()
+        .iter()
+        .filter(|(_, rt)| rt.running.lock().map(|r| r.is_some()).unwrap_or(false))
+        .count();
+    Ok(json!({
+        "running": true,
+        "pid": std::process::id(),
+        "data_dir": srv.data_root(),
+        "uptime_secs": srv.started.elapsed().as_secs(),
+        "terminals": terminals,
+        "running_turns": running,
+        "version": env!("CARGO_PKG_VERSION"),
+    }))
+}

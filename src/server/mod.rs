@@ -1,0 +1,293 @@
+//! The runtime server: one per data directory (held by `server.lock`), listening on
+//! `server.sock` (0600), owning every running turn. Clients come and go; turns keep running.
+
+mod feed;
+mod handlers;
+mod state;
+mod turn;
+
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use nix::fcntl::{Flock, FlockArg};
+use serde_json::json;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{UnixListener, UnixStream};
+
+use crate::config::Config;
+use crate::error::BatonError;
+use crate::paths::{open_private_append, DataDir};
+use crate::protocol::{Reply, Request};
+use crate::providers::{process, TurnStatus};
+use crate::store::{Record, Store};
+use crate::validate;
+use feed::Feed;
+use state::Server;
+
+/// The longest request line accepted (a prompt is at most 1 MiB, JSON-escaped).
+const MAX_REQUEST_BYTES: usize = 8 * 1024 * 1024;
+/// How long `server stop` waits for interrupted turns to record their end.
+const STOP_GRACE: Duration = Duration::from_secs(10);
+
+/// Runs the server in the foreground until `server stop` or SIGTERM/SIGINT. Prints `ready` on
+/// stdout once the socket accepts connections (the client that started it waits for that line).
+pub fn run(data: DataDir, config: Config) -> Result<(), BatonError> {
+    data.ensure()
+        .map_err(|e| BatonError::failed(format!("cannot create {}: {e}", data.root.display())))?;
+    let lock_file = open_private_append(&data.lock_file())
+        .map_err(|e| BatonError::failed(format!("cannot open {}: {e}", data.lock_file().display())))?;
+    let mut lock = match Flock::lock(lock_file, FlockArg::LockExclusiveNonblock) {
+        Ok(l) => l,
+        Err((_, _)) => {
+            return Err(BatonError::failed(format!(
+                "a baton server is already running for {} (see `baton server status`)",
+                data.root.display()
+            )))
+        }
+    };
+    let _ = lock.set_len(0);
+    let _ = writeln!(lock, "{}", std::process::id());
+    let store = Store::open(data.clone())?;
+    // The journals are the truth: a crash between a journal append and its index update, or a
+    // lost index, is repaired here before anyone reads the index.
+    let report = store.reindex()?;
+    for s in &report.skipped {
+        eprintln!("baton server: skipped unreadable journal line {s}");
+    }
+    let srv = Arc::new(Server::new(store, config));
+    recover_unfinished(&srv)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| BatonError::failed(format!("cannot start the async runtime: {e}")))?;
+    let result = runtime.block_on(serve(srv, data));
+    drop(lock);
+    result
+}
+
+/// Turns the journal says started but never finished died with a previous server: record them
+/// as failed so nothing stays "running" forever.
+fn recover_unfinished(srv: &Server) -> Result<(), BatonError> {
+    for (tid, turn_id) in srv.store.unfinished_turns()? {
+        srv.store.append(
+            &tid,
+            Record::TurnFinished {
+                turn_id,
+                status: TurnStatus::Failed,
+                error: Some("the baton server stopped while this turn ran".to_string()),
+                session_id: None,
+                model: None,
+                context: None,
+                answer: String::new(),
+                tools: vec![],
+                notes: vec![],
+            },
+        )?;
+    }
+    Ok(())
+}
+
+async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
+    let sock = data.socket();
+    let _ = std::fs::remove_file(&sock);
+    let listener = UnixListener::bind(&sock)
+        .map_err(|e| BatonError::failed(format!("cannot listen on {}: {e}", sock.display())))?;
+    std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| BatonError::failed(format!("cannot protect {}: {e}", sock.display())))?;
+    println!("ready {}", std::process::id());
+    let _ = std::io::stdout().flush();
+    let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(|e| BatonError::failed(e.to_string()))?;
+    let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .map_err(|e| BatonError::failed(e.to_string()))?;
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                if let Ok((stream, _)) = accepted {
+                    let srv = srv.clone();
+                    let stop_tx = stop_tx.clone();
+                    tokio::spawn(async move { connection(srv, stream, stop_tx).await });
+                }
+            }
+            _ = stop_rx.changed() => break,
+            _ = term.recv() => break,
+            _ = int.recv() => break,
+        }
+    }
+    shutdown(&srv).await;
+    let _ = std::fs::remove_file(&sock);
+    Ok(())
+}
+
+/// Interrupts running turns and waits (bounded) until each has journalled its end.
+async fn shutdown(srv: &Arc<Server>) {
+    srv.shutting_down.store(true, Ordering::SeqCst);
+    let runtimes = srv.all_runtimes();
+    for (_, rt) in &runtimes {
+        let running = rt.running.lock().map(|r| r.clone()).unwrap_or(None);
+        if let Some(run) = running {
+            run.interrupted.store(true, Ordering::SeqCst);
+            if let Some(pid) = run.pid {
+                let _ = process::interrupt(pid);
+            }
+        }
+    }
+    let wait_all = async {
+        for (_, rt) in &runtimes {
+            let _ = rt.turn_lock.lock().await;
+        }
+    };
+    let _ = tokio::time::timeout(STOP_GRACE, wait_all).await;
+}
+
+async fn write_reply(w: &mut tokio::net::unix::OwnedWriteHalf, r: &Reply) -> bool {
+    let mut line = match serde_json::to_vec(r) {
+        Ok(l) => l,
+        Err(_) => return false,
+    };
+    line.push(b'\n');
+    w.write_all(&line).await.is_ok()
+}
+
+async fn connection(srv: Arc<Server>, stream: UnixStream, stop: tokio::sync::watch::Sender<bool>) {
+    let (read, mut write) = stream.into_split();
+    let mut reader = BufReader::new(read.take(MAX_REQUEST_BYTES as u64));
+    let mut line = String::new();
+    let reply = match reader.read_line(&mut line).await {
+        Ok(0) => return,
+        Ok(_) => match serde_json::from_str::<Request>(&line) {
+            Ok(req) => handle(&srv, req, &mut write, &stop).await,
+            Err(e) => Some(Reply::Error {
+                error: BatonError::bad_input(format!("malformed request: {e}")),
+            }),
+        },
+        Err(e) => Some(Reply::Error {
+            error: BatonError::bad_input(format!("unreadable request: {e}")),
+        }),
+    };
+    if let Some(r) = reply {
+        write_reply(&mut write, &r).await;
+    }
+}
+
+/// Writes every reply of `feed` to the client until the final one, waiting for new ones. A
+/// client that goes away stops only the writing: the turn goes on.
+async fn follow(feed: &Feed, write: &mut tokio::net::unix::OwnedWriteHalf) {
+    let mut rx = feed.subscribe();
+    let mut seen = 0;
+    loop {
+        rx.borrow_and_update();
+        let (batch, done) = feed.since(seen);
+        seen += batch.len();
+        for r in &batch {
+            if !write_reply(write, r).await {
+                return;
+            }
+        }
+        if done {
+            return;
+        }
+        if rx.changed().await.is_err() {
+            return;
+        }
+    }
+}
+
+fn done(r: Result<serde_json::Value, BatonError>) -> Option<Reply> {
+    Some(match r {
+        Ok(data) => Reply::Ok { data },
+        Err(error) => Reply::Error { error },
+    })
+}
+
+async fn handle(
+    srv: &Arc<Server>,
+    req: Request,
+    write: &mut tokio::net::unix::OwnedWriteHalf,
+    stop: &tokio::sync::watch::Sender<bool>,
+) -> Option<Reply> {
+    match req {
+        Request::Ping => done(Ok(json!({"pong": true}))),
+        Request::New { name, dir, provider, model, brief } => {
+            done(handlers::new_terminal(srv, name, &dir, provider, model, brief))
+        }
+        Request::Send { name, prompt, provider, model, dir, detach } => {
+            let feed = match accept_send(srv, &name, prompt, provider, model, dir) {
+                Ok(f) => f,
+                Err(error) => return Some(Reply::Error { error }),
+            };
+            if detach {
+                return done(Ok(json!({"accepted": true, "name": name})));
+            }
+            follow(&feed, write).await;
+            None
+        }
+        Request::Ls => done(handlers::ls(srv)),
+        Request::Show { name } => done(handlers::show(srv, &name)),
+        Request::Log { name } => done(handlers::log(srv, &name)),
+        Request::Instructions { name, action } => done(handlers::instructions(srv, &name, action)),
+        Request::Interrupt { name } => done(handlers::interrupt(srv, &name)),
+        Request::Status => done(handlers::status(srv)),
+        Request::Reindex => done(
+            srv.store
+                .reindex()
+                .map_err(BatonError::from)
+                .and_then(|r| serde_json::to_value(r).map_err(|e| BatonError::failed(e.to_string()))),
+        ),
+        Request::Stop => {
+            let _ = stop.send(true);
+            done(Ok(json!({"stopping": true, "pid": std::process::id()})))
+        }
+    }
+}
+
+/// Validates a send (nothing changes when it is refused) and starts its turn task.
+fn accept_send(
+    srv: &Arc<Server>,
+    name: &str,
+    prompt: String,
+    provider: Option<String>,
+    model: Option<String>,
+    dir: Option<String>,
+) -> Result<Arc<Feed>, BatonError> {
+    if srv.shutting_down.load(Ordering::SeqCst) {
+        return Err(BatonError::failed("the baton server is shutting down; try again"));
+    }
+    let terminal = srv.terminal(name)?;
+    validate::prompt(&prompt)?;
+    let provider = handlers::parse_provider(provider.as_deref())?;
+    if let Some(m) = &model {
+        handlers::validate_model(m)?;
+    }
+    let dir = dir.map(|d| handlers::existing_dir(&d)).transpose()?;
+    srv.resolve_bin(provider.unwrap_or(terminal.provider))?;
+    let feed = Arc::new(Feed::default());
+    let job = turn::SendJob {
+        terminal,
+        prompt,
+        provider,
+        model,
+        dir,
+    };
+    tokio::spawn(turn::run(srv.clone(), job, feed.clone()));
+    Ok(feed)
+}
+
+/// Reads the pid a running server wrote into its lock file.
+pub fn lock_pid(data: &DataDir) -> Option<i32> {
+    let text = std::fs::read_to_string(data.lock_file()).ok()?;
+    text.trim().parse().ok()
+}
+
+/// True while some process holds the server lock.
+pub fn is_locked(data: &DataDir) -> bool {
+    let Ok(f) = File::open(data.lock_file()) else {
+        return false;
+    };
+    Flock::lock(f, FlockArg::LockSharedNonblock).is_err()
+}

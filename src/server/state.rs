@@ -1,0 +1,112 @@
+//! What the server holds while it runs: the store, the config, the environment CLIs run in, and
+//! per terminal the turn queue and the running child.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use crate::config::Config;
+use crate::error::BatonError;
+use crate::providers::{process, ProviderHomes, ProviderKind};
+use crate::store::{Store, TerminalRow};
+
+/// The turn running on a terminal.
+#[derive(Debug, Clone)]
+pub struct Running {
+    pub turn_id: String,
+    /// Process group of the CLI, once started.
+    pub pid: Option<i32>,
+    pub interrupted: Arc<AtomicBool>,
+}
+
+/// Live state of one terminal.
+#[derive(Debug, Default)]
+pub struct TermRuntime {
+    /// Held for the whole of a turn: sends to one terminal run one at a time, in order.
+    pub turn_lock: Arc<tokio::sync::Mutex<()>>,
+    /// Sends waiting for the lock.
+    pub waiting: AtomicUsize,
+    pub running: Mutex<Option<Running>>,
+}
+
+pub struct Server {
+    pub store: Store,
+    pub config: Config,
+    pub homes: ProviderHomes,
+    /// PATH the CLIs are looked up on (the server's own).
+    pub path_var: Option<OsString>,
+    pub started: Instant,
+    pub shutting_down: AtomicBool,
+    runtimes: Mutex<HashMap<String, Arc<TermRuntime>>>,
+}
+
+impl Server {
+    pub fn new(store: Store, config: Config) -> Server {
+        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+        let env_dir = |k: &str, fallback: &str| {
+            std::env::var_os(k)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+                .unwrap_or_else(|| home.join(fallback))
+        };
+        Server {
+            store,
+            config,
+            homes: ProviderHomes {
+                claude: env_dir("CLAUDE_CONFIG_DIR", ".claude"),
+                codex: env_dir("CODEX_HOME", ".codex"),
+            },
+            path_var: std::env::var_os("PATH"),
+            started: Instant::now(),
+            shutting_down: AtomicBool::new(false),
+            runtimes: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn runtime(&self, tid: &str) -> Arc<TermRuntime> {
+        let mut map = self.runtimes.lock().unwrap_or_else(|p| p.into_inner());
+        map.entry(tid.to_string()).or_default().clone()
+    }
+
+    pub fn all_runtimes(&self) -> Vec<(String, Arc<TermRuntime>)> {
+        let map = self.runtimes.lock().unwrap_or_else(|p| p.into_inner());
+        map.iter().map(|(k, v)| (k.clone(), v.clone())).collect()
+    }
+
+    /// The terminal called `name`, or the error that says how to find one.
+    pub fn terminal(&self, name: &str) -> Result<TerminalRow, BatonError> {
+        let tid = self
+            .store
+            .terminal_id(name)?
+            .ok_or_else(|| BatonError::unknown_terminal(name))?;
+        self.store
+            .terminal(&tid)?
+            .ok_or_else(|| BatonError::unknown_terminal(name))
+    }
+
+    /// The CLI binary for `kind`, or the error naming how to install or configure it.
+    pub fn resolve_bin(&self, kind: ProviderKind) -> Result<PathBuf, BatonError> {
+        let bin = self.config.bin(kind);
+        process::find_bin(&bin, self.path_var.as_deref()).ok_or_else(|| {
+            BatonError::bad_input(format!(
+                "{kind} was not found ({bin} is not on the server's PATH): install it with `{}`, or set providers.{kind}.bin in baton's config.toml",
+                kind.install_hint()
+            ))
+        })
+    }
+
+    pub fn screenshots(&self, tid: &str) -> PathBuf {
+        self.store.data_dir().screenshots(tid)
+    }
+
+    pub fn turn_file(&self, tid: &str, turn: &str) -> PathBuf {
+        self.store.data_dir().turn_file(tid, turn)
+    }
+
+    pub fn data_root(&self) -> &Path {
+        &self.store.data_dir().root
+    }
+}

@@ -1,0 +1,93 @@
+//! The append-only journal of one terminal: a JSON line per entry, flushed and synced before the
+//! index changes. Reading tolerates a torn last line (a crash mid-write) and reports it.
+
+use std::fs::{self, File};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use super::records::Entry;
+use crate::paths::open_private_append;
+
+/// Appends `entry` as one line and syncs it to disk. A torn last line left by a crash is closed
+/// off first so the new entry starts on a line of its own.
+pub fn append(path: &Path, entry: &Entry) -> io::Result<()> {
+    let mut line = serde_json::to_vec(entry).map_err(io::Error::other)?;
+    line.push(b'\n');
+    let mut f = open_private_append(path)?;
+    if ends_without_newline(path)? {
+        line.insert(0, b'\n');
+    }
+    f.write_all(&line)?;
+    f.flush()?;
+    f.sync_data()
+}
+
+fn ends_without_newline(path: &Path) -> io::Result<bool> {
+    let mut f = File::open(path)?;
+    let len = f.metadata()?.len();
+    if len == 0 {
+        return Ok(false);
+    }
+    f.seek(SeekFrom::Start(len - 1))?;
+    let mut last = [0u8; 1];
+    f.read_exact(&mut last)?;
+    Ok(last[0] != b'\n')
+}
+
+/// What reading a journal found.
+#[derive(Debug, Default, PartialEq)]
+pub struct ReadJournal {
+    pub entries: Vec<Entry>,
+    /// Lines that could not be read (1-based line number and why), e.g. a torn last line.
+    pub skipped: Vec<(usize, String)>,
+}
+
+pub fn read(path: &Path) -> io::Result<ReadJournal> {
+    let bytes = fs::read(path)?;
+    let mut out = ReadJournal::default();
+    for (i, raw) in bytes.split(|b| *b == b'\n').enumerate() {
+        if raw.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Entry>(raw) {
+            Ok(e) => out.entries.push(e),
+            Err(e) => out.skipped.push((i + 1, e.to_string())),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::records::Record;
+    use pretty_assertions::assert_eq;
+
+    fn entry(text: &str) -> Entry {
+        Entry {
+            at: "t".into(),
+            record: Record::InstructionAdded {
+                text: text.into(),
+                turn_id: None,
+            },
+        }
+    }
+
+    #[test]
+    fn torn_last_line_is_reported_and_the_next_append_starts_clean() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("journal.jsonl");
+        append(&p, &entry("one")).unwrap();
+        // A crash mid-write leaves half a line.
+        let mut f = open_private_append(&p).unwrap();
+        f.write_all(br#"{"at":"t","type":"instr"#).unwrap();
+        let r = read(&p).unwrap();
+        assert_eq!(r.entries, vec![entry("one")]);
+        assert_eq!(r.skipped.len(), 1);
+        assert_eq!(r.skipped[0].0, 2);
+        append(&p, &entry("two")).unwrap();
+        let r = read(&p).unwrap();
+        assert_eq!(r.entries, vec![entry("one"), entry("two")]);
+        assert_eq!(r.skipped.len(), 1);
+    }
+}

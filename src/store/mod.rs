@@ -1,0 +1,204 @@
+//! Storage: a journal per terminal (the truth) and a SQLite index (for speed), kept in that
+//! order: every change is appended and synced to the journal before the index is updated.
+
+pub mod index;
+pub mod journal;
+pub mod records;
+mod views;
+
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard};
+
+use rusqlite::Connection;
+
+pub use records::{now_stamp, Entry, Record};
+pub use views::{ConversationView, InstructionView, SessionView, TerminalRow, TurnView};
+
+use crate::paths::{ensure_private_dir, touch_private, DataDir};
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot write the journal {path}: {source} (is the disk full or read-only?)")]
+    Journal {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the index {path} failed: {source} (run `baton reindex` to rebuild it from the journals)")]
+    Index {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("cannot open baton's data directory {path}: {source}")]
+    DataDir {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+pub type Result<T> = std::result::Result<T, StoreError>;
+
+/// What `reindex` did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ReindexReport {
+    pub terminals: usize,
+    pub entries: usize,
+    /// Lines that could not be read, as `journal:line: why` (a torn last line after a crash).
+    pub skipped: Vec<String>,
+}
+
+pub struct Store {
+    dir: DataDir,
+    conn: Mutex<Connection>,
+}
+
+impl Store {
+    pub fn open(dir: DataDir) -> Result<Store> {
+        dir.ensure().map_err(|source| StoreError::DataDir {
+            path: dir.root.clone(),
+            source,
+        })?;
+        let path = dir.index_db();
+        // Created 0600 before SQLite opens it; SQLite gives its WAL files the same mode.
+        touch_private(&path).map_err(|source| StoreError::DataDir {
+            path: path.clone(),
+            source,
+        })?;
+        let ix = |source| StoreError::Index {
+            path: path.clone(),
+            source,
+        };
+        let conn = Connection::open(&path).map_err(ix)?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(ix)?;
+        conn.pragma_update(None, "synchronous", "NORMAL").map_err(ix)?;
+        index::create_schema(&conn).map_err(ix)?;
+        Ok(Store {
+            dir,
+            conn: Mutex::new(conn),
+        })
+    }
+
+    pub fn data_dir(&self) -> &DataDir {
+        &self.dir
+    }
+
+    fn conn(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave SQLite half-written (transactions roll
+        // back), so a poisoned lock is still safe to use.
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn index_err(&self, source: rusqlite::Error) -> StoreError {
+        StoreError::Index {
+            path: self.dir.index_db(),
+            source,
+        }
+    }
+
+    /// Journals `record` for terminal `tid` (synced), then applies it to the index.
+    pub fn append(&self, tid: &str, record: Record) -> Result<Entry> {
+        let entry = Entry {
+            at: now_stamp(),
+            record,
+        };
+        let tdir = self.dir.terminal(tid);
+        for d in [tdir.clone(), tdir.join("turns"), tdir.join("screenshots")] {
+            ensure_private_dir(&d).map_err(|source| StoreError::Journal {
+                path: d.clone(),
+                source,
+            })?;
+        }
+        let jpath = self.dir.journal(tid);
+        journal::append(&jpath, &entry).map_err(|source| StoreError::Journal {
+            path: jpath.clone(),
+            source,
+        })?;
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(|e| self.index_err(e))?;
+        index::apply(&tx, tid, &entry).map_err(|e| self.index_err(e))?;
+        tx.commit().map_err(|e| self.index_err(e))?;
+        Ok(entry)
+    }
+
+    /// Rebuilds the whole index from the journals.
+    pub fn reindex(&self) -> Result<ReindexReport> {
+        let mut report = ReindexReport::default();
+        let mut journals = Vec::new();
+        let tdir = self.dir.terminals();
+        let read_dir = std::fs::read_dir(&tdir).map_err(|source| StoreError::DataDir {
+            path: tdir.clone(),
+            source,
+        })?;
+        for ent in read_dir.flatten() {
+            let path = ent.path().join("journal.jsonl");
+            let tid = ent.file_name().to_string_lossy().into_owned();
+            if path.is_file() {
+                let read = journal::read(&path).map_err(|source| StoreError::Journal {
+                    path: path.clone(),
+                    source,
+                })?;
+                for (line, why) in &read.skipped {
+                    report.skipped.push(format!("{}:{line}: {why}", path.display()));
+                }
+                journals.push((tid, read.entries));
+            }
+        }
+        journals.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut conn = self.conn();
+        let tx = conn.transaction().map_err(|e| self.index_err(e))?;
+        index::clear(&tx).map_err(|e| self.index_err(e))?;
+        for (tid, entries) in &journals {
+            report.terminals += 1;
+            for e in entries {
+                index::apply(&tx, tid, e).map_err(|e| self.index_err(e))?;
+                report.entries += 1;
+            }
+        }
+        tx.commit().map_err(|e| self.index_err(e))?;
+        Ok(report)
+    }
+
+    /// The whole index as text in a stable order (tests compare it across `reindex`).
+    pub fn dump(&self) -> Result<String> {
+        index::dump(&self.conn()).map_err(|e| self.index_err(e))
+    }
+
+    pub fn terminal_id(&self, name: &str) -> Result<Option<String>> {
+        index::terminal_id(&self.conn(), name).map_err(|e| self.index_err(e))
+    }
+
+    pub fn terminals(&self) -> Result<Vec<TerminalRow>> {
+        views::terminals(&self.conn()).map_err(|e| self.index_err(e))
+    }
+
+    pub fn terminal(&self, tid: &str) -> Result<Option<TerminalRow>> {
+        views::terminal(&self.conn(), tid).map_err(|e| self.index_err(e))
+    }
+
+    pub fn live_conversation(&self, tid: &str) -> Result<Option<ConversationView>> {
+        views::live_conversation(&self.conn(), tid).map_err(|e| self.index_err(e))
+    }
+
+    pub fn conversations(&self, tid: &str) -> Result<Vec<ConversationView>> {
+        views::conversations(&self.conn(), tid).map_err(|e| self.index_err(e))
+    }
+
+    pub fn sessions(&self, conversation_id: &str) -> Result<Vec<SessionView>> {
+        views::sessions(&self.conn(), conversation_id).map_err(|e| self.index_err(e))
+    }
+
+    pub fn turns(&self, tid: &str) -> Result<Vec<TurnView>> {
+        views::turns(&self.conn(), tid).map_err(|e| self.index_err(e))
+    }
+
+    /// Turns that started but never finished (the server died under them).
+    pub fn unfinished_turns(&self) -> Result<Vec<(String, String)>> {
+        views::unfinished_turns(&self.conn()).map_err(|e| self.index_err(e))
+    }
+
+    pub fn instructions(&self, tid: &str) -> Result<Vec<InstructionView>> {
+        views::instructions(&self.conn(), tid).map_err(|e| self.index_err(e))
+    }
+}

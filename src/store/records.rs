@@ -1,0 +1,124 @@
+//! What a terminal's journal holds: one [`Entry`] per line, each a timestamped [`Record`].
+//! Records carry every fact the index needs, so the index can be rebuilt from them alone.
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::{OpenReason, SessionReason};
+use crate::providers::{ContextUsage, ProviderKind, TurnStatus};
+
+/// One journal line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    /// RFC 3339 UTC time with milliseconds.
+    pub at: String,
+    #[serde(flatten)]
+    pub record: Record,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Record {
+    TerminalCreated {
+        terminal_id: String,
+        name: String,
+        dir: String,
+        provider: ProviderKind,
+        model: Option<String>,
+        brief: Option<String>,
+    },
+    /// `send --provider/--model` changed the terminal's choice from this turn on.
+    SettingsChanged {
+        provider: ProviderKind,
+        model: Option<String>,
+    },
+    /// `send --dir` moved the terminal's runs to another directory from this turn on.
+    DirChanged {
+        dir: String,
+    },
+    ConversationOpened {
+        conversation_id: String,
+        number: u32,
+        reason: OpenReason,
+        dir: String,
+        /// The system text, frozen for the conversation's life.
+        system_text: String,
+    },
+    TurnStarted {
+        turn_id: String,
+        number: u32,
+        conversation_id: String,
+        provider: ProviderKind,
+        prompt: String,
+    },
+    SessionStarted {
+        conversation_id: String,
+        turn_id: String,
+        provider: ProviderKind,
+        session_id: String,
+        model: Option<String>,
+        reason: SessionReason,
+    },
+    TurnFinished {
+        turn_id: String,
+        status: TurnStatus,
+        error: Option<String>,
+        session_id: Option<String>,
+        model: Option<String>,
+        context: Option<ContextUsage>,
+        answer: String,
+        tools: Vec<String>,
+        notes: Vec<String>,
+    },
+    InstructionAdded {
+        text: String,
+        turn_id: Option<String>,
+    },
+    InstructionRemoved {
+        text: String,
+    },
+    InstructionsCleared,
+}
+
+impl Record {
+    /// The record that creates a terminal names it; every journal starts with one.
+    pub fn terminal_id(&self) -> Option<&str> {
+        match self {
+            Record::TerminalCreated { terminal_id, .. } => Some(terminal_id),
+            _ => None,
+        }
+    }
+}
+
+/// Current time as the journal writes it.
+pub fn now_stamp() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn entries_round_trip_as_one_flat_json_object() {
+        let e = Entry {
+            at: "2026-11-29T10:00:00.000Z".into(),
+            record: Record::InstructionAdded {
+                text: "never use unwrap".into(),
+                turn_id: None,
+            },
+        };
+        let line = serde_json::to_string(&e).unwrap();
+        assert_eq!(
+            line,
+            r#"{"at":"2026-11-29T10:00:00.000Z","type":"instruction_added","text":"never use unwrap","turn_id":null}"#
+        );
+        assert_eq!(serde_json::from_str::<Entry>(&line).unwrap(), e);
+        let cleared = Entry {
+            at: "x".into(),
+            record: Record::InstructionsCleared,
+        };
+        let line = serde_json::to_string(&cleared).unwrap();
+        assert_eq!(serde_json::from_str::<Entry>(&line).unwrap(), cleared);
+    }
+}

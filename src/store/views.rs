@@ -1,0 +1,222 @@
+//! Read-only queries on the index, returned as plain rows that serialize to the `--json` shapes.
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use serde::Serialize;
+
+use crate::providers::{ContextUsage, ProviderKind, TurnStatus};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TerminalRow {
+    pub id: String,
+    pub name: String,
+    pub dir: String,
+    pub provider: ProviderKind,
+    pub model: Option<String>,
+    pub brief: Option<String>,
+    pub created_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConversationView {
+    pub id: String,
+    pub number: u32,
+    pub opened_reason: String,
+    pub dir: String,
+    #[serde(skip)]
+    pub system_text: String,
+    pub opened_at: String,
+    pub retired_at: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionView {
+    pub provider: ProviderKind,
+    pub session_id: String,
+    pub model: Option<String>,
+    pub reason: String,
+    pub started_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TurnView {
+    pub id: String,
+    pub number: u32,
+    pub conversation_id: String,
+    pub provider: ProviderKind,
+    pub session_id: Option<String>,
+    pub model: Option<String>,
+    pub prompt: String,
+    /// `null` while the turn runs.
+    pub status: Option<TurnStatus>,
+    pub error: Option<String>,
+    pub answer: Option<String>,
+    pub tools: Vec<String>,
+    pub notes: Vec<String>,
+    pub context: Option<ContextUsage>,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InstructionView {
+    pub number: u32,
+    pub text: String,
+    pub turn_id: Option<String>,
+    /// The terminal's turn number the line came from (`null`: added by hand).
+    pub turn: Option<u32>,
+    pub added_at: String,
+}
+
+fn provider(s: String) -> rusqlite::Result<ProviderKind> {
+    ProviderKind::parse(&s).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, format!("unknown provider {s}").into())
+    })
+}
+
+fn status(s: Option<String>) -> Option<TurnStatus> {
+    match s.as_deref() {
+        Some("completed") => Some(TurnStatus::Completed),
+        Some("failed") => Some(TurnStatus::Failed),
+        Some("interrupted") => Some(TurnStatus::Interrupted),
+        _ => None,
+    }
+}
+
+fn list(s: Option<String>) -> Vec<String> {
+    s.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default()
+}
+
+const TERMINAL_COLS: &str = "id, name, dir, provider, model, brief, created_at";
+
+fn terminal_row(r: &Row<'_>) -> rusqlite::Result<TerminalRow> {
+    Ok(TerminalRow {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        dir: r.get(2)?,
+        provider: provider(r.get(3)?)?,
+        model: r.get(4)?,
+        brief: r.get(5)?,
+        created_at: r.get(6)?,
+    })
+}
+
+pub fn terminals(c: &Connection) -> rusqlite::Result<Vec<TerminalRow>> {
+    let mut s = c.prepare(&format!("SELECT {TERMINAL_COLS} FROM terminals ORDER BY created_at, name"))?;
+    let rows = s.query_map([], terminal_row)?;
+    rows.collect()
+}
+
+pub fn terminal(c: &Connection, tid: &str) -> rusqlite::Result<Option<TerminalRow>> {
+    c.query_row(&format!("SELECT {TERMINAL_COLS} FROM terminals WHERE id=?1"), [tid], terminal_row)
+        .optional()
+}
+
+const CONV_COLS: &str = "id, number, opened_reason, dir, system_text, opened_at, retired_at";
+
+fn conversation_row(r: &Row<'_>) -> rusqlite::Result<ConversationView> {
+    Ok(ConversationView {
+        id: r.get(0)?,
+        number: r.get(1)?,
+        opened_reason: r.get(2)?,
+        dir: r.get(3)?,
+        system_text: r.get(4)?,
+        opened_at: r.get(5)?,
+        retired_at: r.get(6)?,
+    })
+}
+
+pub fn live_conversation(c: &Connection, tid: &str) -> rusqlite::Result<Option<ConversationView>> {
+    c.query_row(
+        &format!("SELECT {CONV_COLS} FROM conversations WHERE terminal_id=?1 AND retired_at IS NULL ORDER BY number DESC LIMIT 1"),
+        [tid],
+        conversation_row,
+    )
+    .optional()
+}
+
+pub fn conversations(c: &Connection, tid: &str) -> rusqlite::Result<Vec<ConversationView>> {
+    let mut s = c.prepare(&format!("SELECT {CONV_COLS} FROM conversations WHERE terminal_id=?1 ORDER BY number"))?;
+    let rows = s.query_map([tid], conversation_row)?;
+    rows.collect()
+}
+
+pub fn sessions(c: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<SessionView>> {
+    let mut s = c.prepare(
+        "SELECT provider, session_id, model, reason, started_at FROM sessions
+         WHERE conversation_id=?1 ORDER BY started_at, rowid",
+    )?;
+    let rows = s.query_map([conversation_id], |r| {
+        Ok(SessionView {
+            provider: provider(r.get(0)?)?,
+            session_id: r.get(1)?,
+            model: r.get(2)?,
+            reason: r.get(3)?,
+            started_at: r.get(4)?,
+        })
+    })?;
+    rows.collect()
+}
+
+pub fn turns(c: &Connection, tid: &str) -> rusqlite::Result<Vec<TurnView>> {
+    let mut s = c.prepare(
+        "SELECT id, number, conversation_id, provider, session_id, model, prompt, status, error,
+                answer, tools, notes, context_tokens, context_window, started_at, finished_at
+         FROM turns WHERE terminal_id=?1 ORDER BY number",
+    )?;
+    let rows = s.query_map([tid], |r| {
+        let tokens: Option<i64> = r.get(12)?;
+        let window: Option<i64> = r.get(13)?;
+        Ok(TurnView {
+            id: r.get(0)?,
+            number: r.get(1)?,
+            conversation_id: r.get(2)?,
+            provider: provider(r.get(3)?)?,
+            session_id: r.get(4)?,
+            model: r.get(5)?,
+            prompt: r.get(6)?,
+            status: status(r.get(7)?),
+            error: r.get(8)?,
+            answer: r.get(9)?,
+            tools: list(r.get(10)?),
+            notes: list(r.get(11)?),
+            context: match (tokens, window) {
+                (Some(t), Some(w)) => Some(ContextUsage {
+                    tokens: t.max(0) as u64,
+                    window: w.max(0) as u64,
+                }),
+                _ => None,
+            },
+            started_at: r.get(14)?,
+            finished_at: r.get(15)?,
+        })
+    })?;
+    rows.collect()
+}
+
+pub fn unfinished_turns(c: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
+    let mut s = c.prepare("SELECT terminal_id, id FROM turns WHERE status IS NULL ORDER BY started_at")?;
+    let rows = s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    rows.collect()
+}
+
+pub fn instructions(c: &Connection, tid: &str) -> rusqlite::Result<Vec<InstructionView>> {
+    let mut s = c.prepare(
+        "SELECT i.seq, i.text, i.turn_id, t.number, i.added_at FROM instructions i
+         LEFT JOIN turns t ON t.id = i.turn_id WHERE i.terminal_id=?1 ORDER BY i.seq",
+    )?;
+    let rows = s.query_map(params![tid], |r| {
+        Ok((r.get::<_, u32>(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+    })?;
+    let mut out = Vec::new();
+    for (i, row) in rows.enumerate() {
+        let (_seq, text, turn_id, turn, added_at) = row?;
+        out.push(InstructionView {
+            number: i as u32 + 1,
+            text,
+            turn_id,
+            turn,
+            added_at,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,3 @@
+//! One integration-test binary: the real `baton` against the shims, end to end.
+
+mod suite;

@@ -1,0 +1,920 @@
+#!/usr/bin/env python3
+"""Checks shims/claude and shims/codex against the captures of the real CLIs.
+
+Run: python3 tests/shims_check.py [-v] [-k SUBSTRING]
+
+Every check runs the shims as executables in a temporary HOME / CODEX_HOME and
+compares the shape (keys, their order, nesting; event order) of what they print
+and write with fixtures/captures/{claude-code,codex}/; error texts and exit codes
+are compared exactly. Prints `N passed, M failed` and exits non-zero on any failure.
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHIMS = os.path.join(ROOT, "shims")
+CLAUDE = os.path.join(SHIMS, "claude")
+CODEX = os.path.join(SHIMS, "codex")
+CAP = os.path.join(ROOT, "fixtures", "captures")
+CC = os.path.join(CAP, "claude-code")
+CX = os.path.join(CAP, "codex")
+STREAM = ["-p", "--output-format", "stream-json", "--verbose"]
+EXEC = ["exec", "--json", "--skip-git-repo-check"]
+MISSING = "11111111-2222-4333-8444-555555555555"
+
+VERBOSE = False
+
+
+class CheckFailed(AssertionError):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise CheckFailed(msg)
+
+
+def eq(a, b, what):
+    if a != b:
+        raise CheckFailed("%s: expected %r, got %r" % (what, b, a))
+
+
+# --------------------------------------------------------------------------
+# reading captures
+
+def cap_text(*parts):
+    with open(os.path.join(*parts), encoding="utf-8") as f:
+        return f.read()
+
+
+def cap_jsonl(*parts):
+    return [json.loads(l) for l in cap_text(*parts).splitlines() if l.strip()]
+
+
+def cap_rc(name):
+    p = os.path.join(CC, name + ".rc")
+    return int(cap_text(p).strip()) if os.path.exists(p) else 0
+
+
+# --------------------------------------------------------------------------
+# shape comparison
+
+MAP_KEYS = {"modelUsage", "model_usage_since_last_result"}  # dicts keyed by model name
+
+
+def shape_diff(got, want, path="$"):
+    """First difference in shape (keys, key order, nesting) between got and want, or None."""
+    if isinstance(want, dict):
+        if not isinstance(got, dict):
+            return "%s: expected an object, got %s" % (path, type(got).__name__)
+        if path.rsplit(".", 1)[-1] in MAP_KEYS:
+            if want and got:
+                w = next(iter(want.values()))
+                for k, g in got.items():
+                    d = shape_diff(g, w, "%s[%s]" % (path, k))
+                    if d:
+                        return d
+            return None
+        if list(got.keys()) != list(want.keys()):
+            return "%s: keys differ:\n    got  %s\n    want %s" % (path, list(got.keys()), list(want.keys()))
+        for k in want:
+            d = shape_diff(got[k], want[k], path + "." + k)
+            if d:
+                return d
+        return None
+    if isinstance(want, list):
+        if not isinstance(got, list) and got is not None:
+            return "%s: expected an array, got %s" % (path, type(got).__name__)
+        if got and want and isinstance(want[0], dict):
+            return shape_diff(got[0], want[0], path + "[0]")
+        return None
+    if want is None or got is None:
+        return None
+    if isinstance(want, bool) != isinstance(got, bool):
+        return "%s: expected %s, got %r" % (path, type(want).__name__, got)
+    if isinstance(want, (int, float)) and not isinstance(want, bool):
+        if not isinstance(got, (int, float)) or isinstance(got, bool):
+            return "%s: expected a number, got %r" % (path, got)
+        return None
+    if isinstance(want, str) and not isinstance(got, str):
+        return "%s: expected a string, got %r" % (path, got)
+    return None
+
+
+def same_shape(got, want, what):
+    d = shape_diff(got, want)
+    if d:
+        raise CheckFailed("%s: %s" % (what, d))
+
+
+def kinds(events):
+    out = []
+    for e in events:
+        t = e.get("type")
+        if t == "system":
+            t += "/" + str(e.get("subtype"))
+        elif t in ("item.started", "item.completed"):
+            t += "/" + str((e.get("item") or {}).get("type"))
+        out.append(t)
+    return out
+
+
+def same_events(got, want, what):
+    eq(kinds(got), kinds(want), what + " event sequence")
+    for i, (g, w) in enumerate(zip(got, want)):
+        same_shape(g, w, "%s event %d (%s)" % (what, i, kinds([w])[0]))
+
+
+# --------------------------------------------------------------------------
+# running the shims
+
+class Env:
+    """A temporary HOME (with .claude and .codex inside) and a project dir."""
+
+    def __init__(self):
+        self.base = os.path.realpath(tempfile.mkdtemp(prefix="baton-shims-check-"))
+        self.home = os.path.join(self.base, "home")
+        self.codex_home = os.path.join(self.home, ".codex")
+        self.proj = os.path.join(self.base, "proj1")
+        self.proj2 = os.path.join(self.base, "proj2")
+        for d in (self.home, self.codex_home, self.proj, self.proj2):
+            os.makedirs(d)
+        self.log = os.path.join(self.base, "shim.log")
+
+    def env(self, **extra):
+        e = {k: v for k, v in os.environ.items()
+             if not k.startswith("BATON_SHIM_") and k not in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "IS_SANDBOX")}
+        e["HOME"] = self.home
+        e["CODEX_HOME"] = self.codex_home
+        e["BATON_SHIM_LOG"] = self.log
+        for k, v in extra.items():
+            if v is None:
+                e.pop(k, None)
+            else:
+                e[k] = v
+        return e
+
+    def projects(self):
+        return os.path.join(self.home, ".claude", "projects")
+
+    def cleanup(self):
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+class Run:
+    def __init__(self, argv, rc, out, err, elapsed):
+        self.argv, self.rc, self.out, self.err, self.elapsed = argv, rc, out, err, elapsed
+
+    def events(self):
+        evs = []
+        for l in self.out.splitlines():
+            if l.strip():
+                try:
+                    evs.append(json.loads(l))
+                except ValueError:
+                    raise CheckFailed("non-JSON stdout line from %s: %r" % (self.argv, l))
+        return evs
+
+    def __repr__(self):
+        return "<rc=%s out=%r err=%r>" % (self.rc, self.out[-600:], self.err[-600:])
+
+
+def run(E, prog, args, stdin="", cwd=None, timeout=30, **envx):
+    t0 = time.monotonic()
+    p = subprocess.run([prog] + list(args), input=stdin.encode("utf-8"), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, cwd=cwd or E.proj, env=E.env(**envx), timeout=timeout)
+    return Run([os.path.basename(prog)] + list(args), p.returncode, p.stdout.decode("utf-8"),
+               p.stderr.decode("utf-8"), time.monotonic() - t0)
+
+
+def claude(E, prompt, *extra, cwd=None, **envx):
+    return run(E, CLAUDE, STREAM + list(extra), stdin=prompt, cwd=cwd, **envx)
+
+
+def codex(E, prompt, *extra, resume=None, cwd=None, **envx):
+    args = EXEC + list(extra)
+    if resume is not None:
+        args += ["resume", resume]
+    return run(E, CODEX, args, stdin=prompt, cwd=cwd, **envx)
+
+
+def ok(r, what):
+    check(r.rc == 0, "%s: rc %s, stderr %r" % (what, r.rc, r.err[-800:]))
+    return r.events()
+
+
+def rollouts(E):
+    out = []
+    for dp, dn, fns in os.walk(os.path.join(E.codex_home, "sessions")):
+        out += [os.path.join(dp, f) for f in fns]
+    return sorted(out)
+
+
+def read_jsonl(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+def session_file(E, sid, cwd):
+    return os.path.join(E.projects(), sanitize_ref(cwd), sid + ".jsonl")
+
+
+def ref_djb2(s):
+    # Independent re-statement of claude-code's djb2Hash (JS: ((h << 5) - h + c) | 0 over UTF-16 units).
+    h = 0
+    units = s.encode("utf-16-le", "surrogatepass")
+    for i in range(0, len(units), 2):
+        c = int.from_bytes(units[i:i + 2], "little")
+        h = (h * 31 + c) % (1 << 32)
+    return h - (1 << 32) if h >= (1 << 31) else h
+
+
+def ref_base36(n):
+    s = ""
+    while True:
+        n, r = divmod(n, 36)
+        s = "0123456789abcdefghijklmnopqrstuvwxyz"[r] + s
+        if not n:
+            return s
+
+
+def sanitize_ref(p):
+    units = p.encode("utf-16-le", "surrogatepass")
+    s = "".join(chr(c) if chr(c).isascii() and chr(c).isalnum() else "-"
+                for c in (int.from_bytes(units[i:i + 2], "little") for i in range(0, len(units), 2)))
+    return s if len(s) <= 200 else s[:200] + "-" + ref_base36(abs(ref_djb2(p)))
+
+
+def usage_ctx(u):
+    return u["input_tokens"] + u["cache_creation_input_tokens"] + u["cache_read_input_tokens"]
+
+
+# --------------------------------------------------------------------------
+# the checks
+
+TESTS = []
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+@test
+def claude_hello_shapes(E):
+    r = claude(E, "hello")
+    evs = ok(r, "hello")
+    want = cap_jsonl(CC, "run1-hello.stdout")
+    same_events(evs, want, "run1-hello")
+    init, asst, res = evs
+    sid = init["session_id"]
+    eq(init["cwd"], E.proj, "init.cwd")
+    eq(init["model"], "claude-opus-5-5", "init.model")
+    eq(init["permissionMode"], "default", "init.permissionMode")
+    eq(init["claude_code_version"], "2.1.332", "init.claude_code_version")
+    eq(asst["session_id"], sid, "assistant.session_id")
+    eq(res["session_id"], sid, "result.session_id")
+    eq(asst["message"]["content"][0]["text"], "MOCK-REPLY #1 model=claude-opus-5-5 last_user=hello", "reply")
+    eq(res["result"], asst["message"]["content"][0]["text"], "result.result")
+    eq(asst["message"]["usage"]["output_tokens"], 1, "streamed output_tokens")
+    eq(res["modelUsage"]["claude-opus-5-5"]["contextWindow"], 1000000, "contextWindow")
+    eq(res["is_error"], False, "is_error")
+    path = session_file(E, sid, E.proj)
+    check(os.path.isfile(path), "session file not at %s" % path)
+
+
+@test
+def claude_session_file_shapes(E):
+    r = claude(E, "please [[calls:2]]", "--append-system-prompt", "APPENDED-INSTRUCTIONS", "--model",
+               "claude-opus-5-5")
+    evs = ok(r, "calls:2")
+    sid = evs[0]["session_id"]
+    rows = read_jsonl(session_file(E, sid, E.proj))
+    real = cap_jsonl(CC, "sessions", "tooluse-b868a233-cb59-492d-a502-8da5d8381056.jsonl")
+
+    def pick(rows_, pred):
+        return [x for x in rows_ if pred(x)]
+
+    for name, pred in [
+        ("enqueue", lambda x: x.get("type") == "queue-operation" and x.get("operation") == "enqueue"),
+        ("dequeue", lambda x: x.get("type") == "queue-operation" and x.get("operation") == "dequeue"),
+        ("user prompt", lambda x: x.get("type") == "user" and isinstance(x["message"]["content"], str)),
+        ("tool_use assistant", lambda x: x.get("type") == "assistant" and
+         x["message"]["content"][0]["type"] == "tool_use"),
+        ("tool_result user", lambda x: x.get("type") == "user" and isinstance(x["message"]["content"], list)),
+        ("text assistant", lambda x: x.get("type") == "assistant" and x["message"]["content"][0]["type"] == "text"),
+        ("environment attachment", lambda x: x.get("type") == "attachment" and
+         x["attachment"]["type"] == "environment"),
+        ("last-prompt", lambda x: x.get("type") == "last-prompt"),
+        ("cost-state", lambda x: x.get("type") == "cost-state"),
+    ]:
+        g, w = pick(rows, pred), pick(real, pred)
+        check(g, "session file has no %s entry" % name)
+        g0, w0 = dict(g[0]), dict(w[0])
+        if name == "environment attachment":  # its `rendered` text is a stand-in
+            g0.pop("rendered", None)
+            w0.pop("rendered", None)
+        same_shape(g0, w0, "session %s entry" % name)
+    snaps = pick(rows, lambda x: x.get("type") == "attachment" and x["attachment"]["type"] == "prompt_snapshot")
+    check(snaps and "APPENDED-INSTRUCTIONS" in snaps[0]["attachment"]["systemPrompt"],
+          "the appended system prompt is not recorded in a prompt_snapshot attachment")
+    models = pick(rows, lambda x: x.get("type") == "attachment" and x["attachment"]["type"] == "model")
+    check(models and models[-1]["attachment"]["identity"]["modelId"] == "claude-opus-5-5", "model not recorded")
+    assistants = pick(rows, lambda x: x.get("type") == "assistant")
+    eq([a["message"]["usage"]["output_tokens"] for a in assistants], [41, 42], "final output tokens in the file")
+    eq([a["requestedModel"] for a in assistants], ["claude-opus-5-5"] * 2, "requestedModel")
+    chain = [x for x in rows if "parentUuid" in x]
+    for prev, cur in zip(chain, chain[1:]):
+        eq(cur["parentUuid"], prev["uuid"], "parentUuid chain")
+
+
+@test
+def claude_tooluse_calls2(E):
+    r = claude(E, "please [[calls:2]]")
+    evs = ok(r, "calls:2")
+    same_events(evs, cap_jsonl(CC, "tooluse.stdout"), "tooluse")
+    a1, a2, res = evs[1], evs[3], evs[4]
+    u = res["usage"]
+    for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"):
+        eq(u[k], a1["message"]["usage"][k] + a2["message"]["usage"][k], "result.usage.%s is the sum" % k)
+    eq(u["output_tokens"], 41 + 42, "result.usage.output_tokens sums the final outputs")
+    eq(evs[2]["message"]["content"][0]["tool_use_id"], a1["message"]["content"][0]["id"], "tool_use_id")
+    eq(res["num_turns"], 2, "num_turns")
+    check(a2["message"]["content"][0]["text"].startswith("MOCK-REPLY #2 "), "second call is reply #2")
+
+
+@test
+def claude_ctx_window_exact(E):
+    r = claude(E, "big [[ctx:150000]] [[window:200000]] [[calls:3]]")
+    evs = ok(r, "ctx")
+    sid = evs[0]["session_id"]
+    res = evs[-1]
+    eq(res["modelUsage"]["claude-opus-5-5"]["contextWindow"], 200000, "[[window]] contextWindow")
+    rows = [x for x in read_jsonl(session_file(E, sid, E.proj)) if x.get("type") == "assistant"]
+    eq(len(rows), 3, "assistant entries")
+    for a in rows:  # every call reports the same context N
+        u = a["message"]["usage"]
+        eq(usage_ctx(u) + u["output_tokens"], 150000, "in+cache_creation+cache_read+output of a call")
+    streamed = [e for e in evs if e["type"] == "assistant"]
+    eq(usage_ctx(streamed[-1]["message"]["usage"]) + rows[-1]["message"]["usage"]["output_tokens"], 150000,
+       "last streamed call + its final output")
+    eq(usage_ctx(res["usage"]) + res["usage"]["output_tokens"], 3 * 150000, "summed usage is K x N")
+    r = claude(E, "tiny [[ctx:7]]")
+    evs = ok(r, "ctx:7")
+    rows = [x for x in read_jsonl(session_file(E, evs[0]["session_id"], E.proj)) if x.get("type") == "assistant"]
+    u = rows[-1]["message"]["usage"]
+    eq(usage_ctx(u) + u["output_tokens"], 7, "[[ctx:7]]")
+    check(min(u["input_tokens"], u["cache_creation_input_tokens"], u["cache_read_input_tokens"],
+              u["output_tokens"]) >= 0, "no negative token part")
+
+
+@test
+def claude_resume_continues(E):
+    evs = ok(claude(E, "hello"), "first")
+    sid = evs[0]["session_id"]
+    r = claude(E, "follow-up after resume", "--resume", sid)
+    evs2 = ok(r, "resume")
+    same_events(evs2, cap_jsonl(CC, "resume1.stdout"), "resume1")
+    eq(evs2[0]["session_id"], sid, "resumed session_id")
+    eq(evs2[1]["message"]["content"][0]["text"],
+       "MOCK-REPLY #2 model=claude-opus-5-5 last_user=follow-up after resume", "reply counter continues")
+    mu = evs2[-1]["modelUsage"]["claude-opus-5-5"]
+    eq(mu["inputTokens"], 1001 + 1002, "modelUsage is cumulative over the session")
+    eq(mu["outputTokens"], 41 + 42, "modelUsage.outputTokens cumulative")
+    eq(evs2[-1]["model_usage_since_last_result"]["claude-opus-5-5"]["inputTokens"], 1002, "since last result")
+    eq(evs2[-1]["usage"]["input_tokens"], 1002, "result.usage is this turn only")
+    # 2.1.332 finds the session from another cwd too, and appends to the same file.
+    r = claude(E, "resume from other cwd", "--resume", sid, cwd=E.proj2)
+    evs3 = ok(r, "resume other cwd")
+    check(evs3[1]["message"]["content"][0]["text"].startswith("MOCK-REPLY #3 "), "#3 from the other cwd")
+    check(not os.path.exists(session_file(E, sid, E.proj2)), "resume from another cwd must not start a new file")
+    rows = read_jsonl(session_file(E, sid, E.proj))
+    eq(sum(1 for x in rows if x.get("type") == "assistant"), 3, "assistant entries after 3 turns")
+
+
+@test
+def claude_resume_missing(E):
+    r = claude(E, "x", "--resume", MISSING)
+    eq(r.rc, cap_rc("resume-missing"), "rc")
+    eq(r.err, cap_text(CC, "resume-missing.stderr"), "stderr")
+    evs = r.events()
+    same_events(evs, cap_jsonl(CC, "resume-missing.stdout"), "resume-missing")
+    eq(evs[0]["errors"], cap_jsonl(CC, "resume-missing.stdout")[0]["errors"], "errors")
+    eq(evs[0]["session_id"], MISSING, "session_id")
+
+
+@test
+def claude_resume_notuuid(E):
+    r = claude(E, "x", "--resume", "not-a-uuid-name")
+    eq(r.rc, cap_rc("resume-notuuid"), "rc")
+    eq(r.err, cap_text(CC, "resume-notuuid.stderr"), "stderr")
+    want = cap_jsonl(CC, "resume-notuuid.stdout")
+    same_events(r.events(), want, "resume-notuuid")
+    eq(r.events()[0]["errors"], want[0]["errors"], "errors")
+
+
+@test
+def claude_resume_with_id_nofork(E):
+    sid = ok(claude(E, "hello"), "first")[0]["session_id"]
+    r = claude(E, "x", "--resume", sid, "--session-id", "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee")
+    eq(r.rc, cap_rc("resume-with-id-nofork"), "rc")
+    eq(r.err, cap_text(CC, "resume-with-id-nofork.stderr"), "stderr")
+    eq(r.out, cap_text(CC, "resume-with-id-nofork.stdout"), "stdout")
+    # with --fork-session: a new session that continues the old one
+    new = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee"
+    r = claude(E, "forked", "--resume", sid, "--session-id", new, "--fork-session")
+    evs = ok(r, "fork")
+    eq(evs[0]["session_id"], new, "forked session id")
+    check(evs[1]["message"]["content"][0]["text"].startswith("MOCK-REPLY #2 "), "fork continues the counter")
+    check(os.path.isfile(session_file(E, new, E.proj)), "forked session file")
+
+
+@test
+def claude_sessid_reuse(E):
+    sid = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee"
+    evs = ok(claude(E, "hello", "--session-id", sid), "new with --session-id")
+    eq(evs[0]["session_id"], sid, "--session-id is used")
+    r = claude(E, "again", "--session-id", sid)
+    eq(r.rc, cap_rc("sessid-reuse"), "rc")
+    eq(r.err, cap_text(CC, "sessid-reuse.stderr"), "stderr")
+    eq(r.out, "", "stdout")
+
+
+@test
+def claude_fail_api(E):
+    r = claude(E, "boom [[fail:api]]")
+    want = cap_jsonl(CC, "err-529.stdout")
+    eq(r.rc, cap_rc("err-529"), "rc")
+    eq(r.err, cap_text(CC, "err-529.stderr"), "stderr")
+    evs = r.events()
+    same_events(evs, want, "err-529")
+    for k in ("is_error", "api_error_status", "api_error_type", "terminal_reason", "result", "subtype"):
+        eq(evs[-1][k], want[-1][k], "result." + k)
+    eq(evs[-2]["message"]["content"], want[-2]["message"]["content"], "synthetic message text")
+
+
+@test
+def claude_max_turns(E):
+    r = claude(E, "loop [[calls:3]]", "--max-turns", "1")
+    eq(r.rc, cap_rc("maxturns1"), "rc")
+    same_events(r.events(), cap_jsonl(CC, "maxturns1.stdout"), "maxturns1")
+    eq(r.events()[-1]["errors"], cap_jsonl(CC, "maxturns1.stdout")[-1]["errors"], "errors")
+
+
+@test
+def claude_output_json(E):
+    r = run(E, CLAUDE, ["-p", "--output-format", "json"], stdin="json output")
+    evs = ok(r, "json")
+    same_events(evs, cap_jsonl(CC, "out-json.stdout"), "out-json")
+    r = run(E, CLAUDE, ["-p", "--output-format", "stream-json"], stdin="x")
+    eq(r.rc, 1, "stream-json without --verbose")
+    check("requires --verbose" in r.err, "stream-json without --verbose: %r" % r.err)
+
+
+@test
+def claude_v197(E):
+    v = {"BATON_SHIM_CLAUDE_VERSION": "2.1.197"}
+    r = claude(E, "hello from 197", **v)
+    evs = ok(r, "v197")
+    same_events(evs, cap_jsonl(CC, "v197-hello.stdout"), "v197-hello")
+    sid = evs[0]["session_id"]
+    eq(evs[0]["model"], "claude-opus-4-8[1m]", "197 new-session model")
+    eq(evs[0]["claude_code_version"], "2.1.197", "version")
+    eq(evs[1]["message"]["model"], "claude-opus-4-8", "API model")
+    eq(evs[-1]["modelUsage"]["claude-opus-4-8[1m]"]["contextWindow"], 1000000, "197 new-session window")
+    real = cap_jsonl(CC, "sessions", "v2.1.197-hello-49557436-d9e3-4bce-8089-ed1f5437ce4e.jsonl")
+    rows = read_jsonl(session_file(E, sid, E.proj))
+    for t in ("user", "assistant", "last-prompt"):
+        same_shape([x for x in rows if x.get("type") == t][0], [x for x in real if x.get("type") == t][0],
+                   "197 session %s entry" % t)
+    # a resume without --model runs on claude-opus-4-8 with a 200,000 window
+    evs2 = ok(claude(E, "again", "--resume", sid, **v), "v197 resume")
+    eq(evs2[0]["model"], "claude-opus-4-8", "197 resume model")
+    eq(evs2[-1]["modelUsage"]["claude-opus-4-8"]["contextWindow"], 200000, "197 resume window")
+    # pinned with --model it keeps the 1M window
+    evs3 = ok(claude(E, "pinned", "--resume", sid, "--model", "claude-opus-4-8[1m]", **v), "v197 pinned")
+    eq(evs3[-1]["modelUsage"]["claude-opus-4-8[1m]"]["contextWindow"], 1000000, "pinned window")
+    # 2.1.197 finds a session only from its own cwd
+    r = claude(E, "elsewhere", "--resume", sid, cwd=E.proj2, **v)
+    eq(r.rc, cap_rc("v197-resume-missing"), "197 resume from other cwd rc")
+    eq(r.err, "No conversation found with session ID: %s\n" % sid, "197 resume from other cwd stderr")
+    r = claude(E, "x", "--resume", MISSING, **v)
+    eq(r.err, cap_text(CC, "v197-resume-missing.stderr"), "197 missing stderr")
+    same_events(r.events(), cap_jsonl(CC, "v197-resume-missing.stdout"), "v197-resume-missing")
+
+
+@test
+def claude_long_path_encoding(E):
+    # Vectors computed with claude-code's sanitizePath (Node, simpleHash = djb2 base 36).
+    vectors = {
+        "/tmp/baton-long/" + "deeply_nested.dir-" * 14 + "end":
+            "-tmp-baton-long" + "-deeply-nested-dir" * 10 + "-deep-9tiafa",
+        "/tmp/\u00fcn\u00ef/\U0001F600 x": "-tmp--n-----x",
+        "/home/dev/proj1": "-home-dev-proj1",
+    }
+    for p, want in vectors.items():
+        eq(sanitize_ref(p), want, "reference sanitizePath(%r)" % p)
+    long_dir = os.path.join(E.base, *(["a-very-long-directory-name_%d" % i for i in range(8)]))
+    os.makedirs(long_dir)
+    evs = ok(claude(E, "deep", cwd=long_dir), "long cwd")
+    enc = sanitize_ref(long_dir)
+    check(len(enc) > 200 and enc[200] == "-", "test dir not long enough")
+    p = os.path.join(E.projects(), enc, evs[0]["session_id"] + ".jsonl")
+    check(os.path.isfile(p), "long-path session not at %s (have %s)" % (p, os.listdir(E.projects())))
+    eq(evs[0]["memory_paths"]["auto"], os.path.join(E.projects(), enc, "memory") + "/", "memory_paths.auto")
+    link = os.path.join(E.base, "link")
+    os.symlink(E.proj, link)
+    evs = ok(claude(E, "via symlink", cwd=link), "symlinked cwd")
+    eq(evs[0]["cwd"], E.proj, "the physical cwd")
+    check(os.path.isfile(session_file(E, evs[0]["session_id"], E.proj)), "symlinked cwd: physical project dir")
+    cfg = os.path.join(E.base, "cfgdir")
+    evs = ok(claude(E, "cfg", CLAUDE_CONFIG_DIR=cfg), "CLAUDE_CONFIG_DIR")
+    check(os.path.isfile(os.path.join(cfg, "projects", sanitize_ref(E.proj), evs[0]["session_id"] + ".jsonl")),
+          "CLAUDE_CONFIG_DIR session path")
+
+
+@test
+def claude_no_persistence_and_flags(E):
+    evs = ok(claude(E, "ephemeral", "--no-session-persistence"), "no persistence")
+    check(not os.path.exists(session_file(E, evs[0]["session_id"], E.proj)), "--no-session-persistence wrote a file")
+    r = claude(E, "x", "--bogus-flag")
+    eq((r.rc, r.err), (1, "error: unknown option '--bogus-flag'\n"), "unknown flag")
+    # --add-dir is variadic (eats a positional prompt); --add-dir=D takes one
+    extra = os.path.join(E.base, "shots")
+    evs = ok(run(E, CLAUDE, STREAM + ["--add-dir", extra, os.path.join(E.base, "b"), "--permission-mode",
+                                      "acceptEdits", "--settings", '{"sandbox":{"enabled":true}}',
+                                      "--include-partial-messages", "--max-turns", "5", "--model", "opus-x"],
+                 stdin="from stdin"), "flags")
+    eq(evs[0]["additional_directories"], [extra, os.path.join(E.base, "b")], "variadic --add-dir")
+    eq(evs[0]["permissionMode"], "acceptEdits", "permissionMode")
+    eq(evs[0]["sandbox_enabled"], True, "sandbox_enabled from --settings")
+    eq(evs[-1]["modelUsage"]["opus-x"]["contextWindow"], 200000, "other model: 200,000 window")
+    evs = ok(run(E, CLAUDE, STREAM + ["--add-dir=" + extra, "positional prompt"], stdin=""), "--add-dir=")
+    eq(evs[0]["additional_directories"], [extra], "--add-dir=D")
+    check(evs[1]["message"]["content"][0]["text"].endswith("last_user=positional prompt"), "positional prompt")
+    r = claude(E, "x", "--session-id", "nope")
+    eq((r.rc, r.err), (1, "Error: Invalid session ID. Must be a valid UUID.\n"), "invalid --session-id")
+
+
+@test
+def claude_markers(E):
+    evs = ok(claude(E, "x [[reply:Custom answer here]] [[write:out/made.txt]]"), "reply/write")
+    eq(evs[-1]["result"], "Custom answer here", "[[reply]]")
+    with open(os.path.join(E.proj, "out", "made.txt")) as f:
+        eq(f.read(), "written by shim\n", "[[write]] content")
+    r = claude(E, "[[garbage]]")
+    eq(r.rc, 0, "garbage rc")
+    check(r.out.strip() and not any(l.startswith('{"type":"result"') for l in r.out.splitlines()), "garbage")
+    for l in r.out.splitlines():
+        try:
+            json.loads(l)
+            raise CheckFailed("garbage printed a JSON line: %r" % l)
+        except ValueError:
+            pass
+    r = claude(E, "[[die]]")
+    eq(r.rc, 3, "die rc")
+    eq(kinds(r.events()), ["system/init"], "die prints the first events only")
+
+
+@test
+def claude_sigint_hang(E):
+    p = subprocess.Popen([CLAUDE] + STREAM, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         cwd=E.proj, env=E.env())
+    p.stdin.write(b"wait [[hang]]")
+    p.stdin.close()
+    first = p.stdout.readline()
+    check(json.loads(first)["subtype"] == "init", "hang: init first")
+    time.sleep(0.2)
+    check(p.poll() is None, "hang: exited before a signal")
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    try:
+        rc = p.wait(timeout=3)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise CheckFailed("SIGINT during [[hang]]: still running after 3 s")
+    rest = p.stdout.read().decode()
+    p.stderr.close()
+    p.stdout.close()
+    eq(rc, 130, "claude rc on SIGINT")
+    check(time.monotonic() - t0 < 1.5, "SIGINT: slow exit")
+    check('"type":"result"' not in rest, "no result line after SIGINT")
+    # SIGTERM just ends it
+    p = subprocess.Popen([CLAUDE] + STREAM, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         cwd=E.proj, env=E.env())
+    p.stdin.write(b"wait [[hang]]")
+    p.stdin.close()
+    p.stdout.readline()
+    p.send_signal(signal.SIGTERM)
+    eq(p.wait(timeout=3), -signal.SIGTERM, "SIGTERM")
+    p.stdout.close()
+
+
+@test
+def claude_delay_streaming(E):
+    p = subprocess.Popen([CLAUDE] + STREAM, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                         cwd=E.proj, env=E.env(BATON_SHIM_DELAY_MS="250"))
+    p.stdin.write(b"slow [[calls:2]]")
+    p.stdin.close()
+    stamps = []
+    for line in p.stdout:
+        stamps.append(time.monotonic())
+    p.wait(timeout=10)
+    p.stdout.close()
+    eq(len(stamps), 5, "events")
+    gaps = [b - a for a, b in zip(stamps, stamps[1:])]
+    check(min(gaps) >= 0.2, "BATON_SHIM_DELAY_MS: events not spaced (%s)" % gaps)
+
+
+@test
+def shim_log(E):
+    ok(claude(E, "logged prompt\nline two"), "claude")
+    ok(codex(E, "codex prompt"), "codex")
+    with open(E.log) as f:
+        recs = [json.loads(l) for l in f]
+    eq(len(recs), 2, "log lines")
+    c, x = recs
+    eq(sorted(c.keys()), sorted(["cli", "argv", "stdin", "cwd", "pid", "env"]), "log keys")
+    eq((c["cli"], c["argv"], c["stdin"], c["cwd"]), ("claude", STREAM, "logged prompt\nline two", E.proj), "claude log")
+    eq((x["cli"], x["argv"], x["stdin"], x["cwd"]), ("codex", EXEC, "codex prompt", E.proj), "codex log")
+    eq(c["env"], {"HOME": E.home, "CODEX_HOME": E.codex_home, "CLAUDE_CONFIG_DIR": None}, "log env")
+    check(isinstance(c["pid"], int), "pid")
+
+
+# ---- codex
+
+def codex_warning(E):
+    return ('WARNING: proceeding, even though we could not create PATH aliases: Refusing to create helper '
+            'binaries under temporary dir "/tmp" (codex_home: AbsolutePathBuf("%s"))\n' % E.codex_home)
+
+
+@test
+def codex_success_shapes(E):
+    r = codex(E, "Say hello to the research harness")
+    evs = ok(r, "codex")
+    want = cap_jsonl(CX, "exec-json-success.stdout.jsonl")
+    same_events(evs, want, "exec-json-success")
+    eq(evs[1], {"type": "item.completed", "item": {"id": "item_0", "type": "error", "message": want[1]["item"][
+        "message"].replace("mock-model", "gpt-5.5")}}, "model-metadata warning item")
+    tid = evs[0]["thread_id"]
+    check(re.match(r"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$", tid), "UUIDv7 %s" % tid)
+    eq(evs[3]["item"]["text"], "MOCK-REPLY #1 model=gpt-5.5 last_user=Say hello to the research harness", "reply")
+    files = rollouts(E)
+    eq(len(files), 1, "one rollout")
+    name = os.path.basename(files[0])
+    check(re.match(r"^rollout-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-%s\.jsonl$" % tid, name), "rollout name %s" % name)
+    ymd = name[8:18].split("-")
+    eq(os.path.dirname(files[0]), os.path.join(E.codex_home, "sessions", *ymd), "rollout dir")
+    rows = read_jsonl(files[0])
+    real = cap_jsonl(CX, "rollout-turn1.jsonl")
+    eq(rows[0]["type"], "session_meta", "first rollout entry")
+    meta = rows[0]["payload"]
+    same_shape(meta, real[0]["payload"], "session_meta")
+    eq((meta["id"], meta["cwd"], meta["cli_version"]), (tid, E.proj, "0.171.0"), "session_meta values")
+
+    def key(x):
+        p = x["payload"]
+        kinds_ = (p.get("internal_chat_message_metadata_passthrough") or {}).get("content_item_kinds") or [""]
+        return "/".join([x["type"], str(p.get("type")), str(p.get("role")), kinds_[-1]])
+
+    real_by = {}
+    for x in real:
+        real_by.setdefault(key(x), x)
+    for x in rows:
+        k = key(x)
+        check(k in real_by, "rollout entry %s not in the capture" % k)
+        g, w = json.loads(json.dumps(x)), json.loads(json.dumps(real_by[k]))
+        if k.startswith("event_msg/item_completed/"):
+            continue  # several item kinds share this key; checked below
+        same_shape(g, w, "rollout %s" % k)
+    eq(r.err, codex_warning(E) + "Reading prompt from stdin...\n", "stderr")
+    tc = [x for x in rows if x["type"] == "event_msg" and x["payload"]["type"] == "token_count"]
+    eq(tc[-1]["payload"]["info"]["model_context_window"], 258400, "default window")
+    eq(rows[-1]["payload"]["type"], "task_complete", "last entry")
+
+
+@test
+def codex_tool_call_calls2(E):
+    evs = ok(codex(E, "Please run it [[calls:2]] [[ctx:30000]] [[window:100000]]"), "calls:2")
+    same_events(evs, cap_jsonl(CX, "exec-json-tool-call.stdout.jsonl"), "exec-json-tool-call")
+    rows = read_jsonl(rollouts(E)[0])
+    real = cap_jsonl(CX, "rollout-tool-call.jsonl")
+    for t in ("function_call", "function_call_output"):
+        same_shape([x for x in rows if x["payload"].get("type") == t][0],
+                   [x for x in real if x["payload"].get("type") == t][0], "rollout " + t)
+    for kind in ("CommandExecution", "AgentMessage", "UserMessage"):
+        g = [x for x in rows if x["payload"].get("type") == "item_completed"
+             and x["payload"]["item"]["type"] == kind]
+        w = [x for x in real if x["payload"].get("type") == "item_completed"
+             and x["payload"]["item"]["type"] == kind]
+        same_shape(g[0], w[0], "rollout item_completed " + kind)
+    tc = [x["payload"]["info"] for x in rows if x["payload"].get("type") == "token_count"]
+    eq(len(tc), 2, "token_count per model call")
+    eq([t["last_token_usage"]["total_tokens"] for t in tc], [30000, 30000], "last_token_usage per call")
+    eq(tc[-1]["total_token_usage"]["total_tokens"], 60000, "total_token_usage cumulative")
+    eq([t["model_context_window"] for t in tc], [100000, 100000], "[[window]]")
+    done = evs[-1]["usage"]
+    eq(done["input_tokens"] + done["output_tokens"], 60000, "turn.completed usage sums the calls")
+
+
+@test
+def codex_resume_cumulative(E):
+    evs = ok(codex(E, "turn one", "-c", "developer_instructions=DEVONE first"), "turn 1")
+    tid = evs[0]["thread_id"]
+    evs2 = ok(codex(E, "turn two [[ctx:12345]]", "-c", "developer_instructions=\"dev2\"", resume=tid), "turn 2")
+    eq(evs2[0]["thread_id"], tid, "same thread")
+    check(evs2[3]["item"]["text"].startswith("MOCK-REPLY #2 "), "reply counter continues")
+    files = rollouts(E)
+    eq(len(files), 1, "resume appends to the same rollout")
+    rows = read_jsonl(files[0])
+    tc = [x["payload"]["info"] for x in rows if x["payload"].get("type") == "token_count"]
+    eq(tc[-1]["last_token_usage"]["total_tokens"], 12345, "[[ctx]] after resume")
+    eq(tc[-1]["total_token_usage"]["total_tokens"], tc[0]["total_token_usage"]["total_tokens"] + 12345,
+       "total is cumulative")
+    u = evs2[-1]["usage"]
+    eq(u["input_tokens"], tc[-1]["total_token_usage"]["input_tokens"], "turn.completed usage is thread-cumulative")
+    real = cap_jsonl(CX, "rollout-3-turns-resumed.jsonl")
+
+    def second_turn(rs):
+        first_done = [i for i, x in enumerate(rs) if x["payload"].get("type") == "task_complete"][0]
+        return [x["type"] + "/" + str(x["payload"].get("type")) for x in rs[first_done + 1:first_done + 6]]
+
+    eq(second_turn(rows), second_turn(real), "resumed-turn entry order")
+    devs = [x for x in rows if x["payload"].get("role") == "developer"]
+    eq(len(devs), 1, "one developer message")
+    eq(devs[0]["payload"]["content"][0]["text"], "DEVONE first", "developer_instructions stored at creation")
+    check("dev2" not in json.dumps([x for x in rows if x["payload"].get("role") != "user"]), "ignored on resume")
+    ords = [x["ordinal"] for x in rows]
+    eq(ords, list(range(len(rows))), "ordinals")
+
+
+@test
+def codex_resume_errors(E):
+    r = codex(E, "x", resume=MISSING)
+    eq(r.rc, 1, "rc")
+    eq(r.out, "", "stdout")
+    want = cap_text(CX, "resume-nonexistent-uuid.stderr.txt").replace(
+        'AbsolutePathBuf("/home/dev/.codex")', 'AbsolutePathBuf("%s")' % E.codex_home)
+    eq(r.err, want, "stderr")
+    r = codex(E, "named", resume="not-a-uuid")
+    evs = ok(r, "non-UUID resume")
+    check(evs[0]["thread_id"] != "not-a-uuid", "new thread")
+    eq(len(rollouts(E)), 1, "non-UUID resume starts a new thread")
+    r = run(E, CODEX, EXEC + ["resume", "--sandbox", "workspace-write", MISSING], stdin="x")
+    eq(r.rc, 2, "--sandbox after resume rc")
+    check("error: unexpected argument '--sandbox' found" in r.err and "Usage: codex exec resume" in r.err,
+          "--sandbox after resume: %r" % r.err)
+    eq(r.out, "", "stdout")
+    r = run(E, CODEX, EXEC + ["resume", MISSING, "-C", E.proj2], stdin="x")
+    eq(r.rc, 2, "-C after resume rc")
+    check("unexpected argument '-C' found" in r.err, "-C after resume: %r" % r.err)
+
+
+@test
+def codex_fail_api(E):
+    r = codex(E, "boom [[fail:api]]")
+    eq(r.rc, 1, "rc")
+    want = cap_jsonl(CX, "exec-json-FAIL400.stdout.jsonl")
+    evs = r.events()
+    same_events(evs, want, "exec-json-FAIL400")
+    eq(evs[3:], want[3:], "error / turn.failed events")
+
+
+@test
+def codex_sigint_hang(E):
+    p = subprocess.Popen([CODEX] + EXEC, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         cwd=E.proj, env=E.env())
+    p.stdin.write(b"SLOW please INT [[hang]]")
+    p.stdin.close()
+    got = []
+    for _ in range(3):
+        got.append(json.loads(p.stdout.readline()))
+    time.sleep(0.2)
+    check(p.poll() is None, "hang: exited before a signal")
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    try:
+        rc = p.wait(timeout=3)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        raise CheckFailed("SIGINT during [[hang]]: still running after 3 s")
+    got += [json.loads(l) for l in p.stdout.read().decode().splitlines() if l.strip()]
+    p.stdout.close()
+    p.stderr.close()
+    eq(rc, 1, "codex rc on SIGINT")
+    check(time.monotonic() - t0 < 1.5, "SIGINT: slow exit")
+    same_events(got, cap_jsonl(CX, "exec-json-sigint.stdout.jsonl"), "exec-json-sigint")
+    rows = read_jsonl(rollouts(E)[0])
+    real = cap_jsonl(CX, "rollout-sigint-aborted.jsonl")
+    eq(rows[-1]["payload"]["type"], "turn_aborted", "rollout ends with turn_aborted")
+    same_shape(rows[-1], real[-1], "turn_aborted entry")
+    same_shape(rows[-2], real[-2], "turn_aborted user message")
+    eq(rows[-2]["payload"]["content"], real[-2]["payload"]["content"], "turn_aborted text")
+
+
+@test
+def codex_misc(E):
+    ok(codex(E, "no file", "--ephemeral"), "ephemeral")
+    eq(rollouts(E), [], "--ephemeral writes no rollout")
+    extra = os.path.join(E.base, "shots")
+    evs = ok(run(E, CODEX, ["exec", "--json", "--skip-git-repo-check", "-m", "gpt-test", "--sandbox",
+                            "workspace-write", "--add-dir", extra, "-c",
+                            "sandbox_workspace_write.exclude_slash_tmp=true", "-c",
+                            "sandbox_workspace_write.exclude_tmpdir_env_var=true", "-"],
+                 stdin="fenced [[write:made-by-codex.txt]] [[reply:done.]]"), "options")
+    eq(evs[-2]["item"]["text"], "done.", "[[reply]]")
+    with open(os.path.join(E.proj, "made-by-codex.txt")) as f:
+        eq(f.read(), "written by shim\n", "[[write]]")
+    rows = read_jsonl(rollouts(E)[0])
+    tcx = [x["payload"] for x in rows if x["type"] == "turn_context"][0]
+    eq(tcx["model"], "gpt-test", "turn_context.model")
+    eq(tcx["sandbox_policy"], {"type": "workspace-write", "writable_roots": [extra], "network_access": False,
+                               "exclude_tmpdir_env_var": True, "exclude_slash_tmp": True}, "sandbox_policy")
+    r = codex(E, "[[garbage]]")
+    eq(r.rc, 0, "garbage rc")
+    check(r.out and all(not l.startswith('{"type":"turn') for l in r.out.splitlines()), "garbage")
+    r = codex(E, "[[die]]")
+    eq(r.rc, 3, "die rc")
+    eq(kinds(r.events()), ["thread.started", "item.completed/error", "turn.started"], "die events")
+    r = run(E, CODEX, ["exec", "--json", "positional prompt"], stdin="")
+    eq(r.rc, 1, "outside a git repo without --skip-git-repo-check")
+    r = run(E, CODEX, EXEC + ["positional prompt"], stdin="piped")
+    evs = ok(r, "positional + stdin")
+    check("<stdin>\npiped\n</stdin>" in rows_text(E, evs[0]["thread_id"]), "stdin appended as a <stdin> block")
+    check("Reading additional input from stdin...\n" in r.err, "additional input note")
+    r = run(E, CODEX, ["exec", "--json", "--skip-git-repo-check", "--sandbox", "bogus"], stdin="x")
+    eq(r.rc, 2, "invalid --sandbox value")
+
+
+def rows_text(E, tid):
+    """The texts of a thread's response_items, joined."""
+    for f in rollouts(E):
+        if tid in f:
+            return "\n".join(c.get("text", "") for x in read_jsonl(f) if x["type"] == "response_item"
+                             for c in x["payload"].get("content") or [])
+    return ""
+
+
+# --------------------------------------------------------------------------
+
+def timing(n=10):
+    E = Env()
+    try:
+        out = []
+        for prog, args, stdin in ((CLAUDE, STREAM, "timing"), (CODEX, EXEC, "timing")):
+            t = []
+            for _ in range(n):
+                r = run(E, prog, args, stdin=stdin)
+                t.append(r.elapsed)
+            t.sort()
+            out.append("%s median %.0f ms" % (os.path.basename(prog), 1000 * t[len(t) // 2]))
+        return ", ".join(out)
+    finally:
+        E.cleanup()
+
+
+def main(argv):
+    global VERBOSE
+    VERBOSE = "-v" in argv
+    only = argv[argv.index("-k") + 1] if "-k" in argv else None
+    for p in (CLAUDE, CODEX):
+        if not os.access(p, os.X_OK):
+            print("FAIL: %s is not executable" % p)
+            print("0 passed, 1 failed")
+            return 1
+    passed = failed = 0
+    for fn in TESTS:
+        if only and only not in fn.__name__:
+            continue
+        E = Env()
+        t0 = time.monotonic()
+        try:
+            fn(E)
+        except CheckFailed as e:
+            failed += 1
+            print("FAIL %s: %s" % (fn.__name__, e))
+        except Exception:
+            failed += 1
+            print("FAIL %s: crashed\n%s" % (fn.__name__, traceback.format_exc()))
+        else:
+            passed += 1
+            if VERBOSE:
+                print("ok   %s (%.2fs)" % (fn.__name__, time.monotonic() - t0))
+        finally:
+            E.cleanup()
+    if "--timing" in argv:
+        print("timing: " + timing())
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

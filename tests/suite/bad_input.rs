@@ -1,0 +1,113 @@
+//! Bad input gets a one-line error naming the fix, exit code 2, and changes nothing.
+
+use pretty_assertions::assert_eq;
+
+use super::common::*;
+
+fn refused(w: &World, args: &[&str], needle: &str) {
+    let before = w.json(&["ls"]);
+    let out = w.run(args);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+    assert!(err.contains(needle), "{args:?}: expected {needle:?} in {err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    assert_eq!(w.json(&["ls"]), before, "{args:?} changed something");
+}
+
+#[test]
+fn unknown_terminal() {
+    let w = World::new();
+    for args in [
+        vec!["send", "nope", "hello"],
+        vec!["show", "nope"],
+        vec!["log", "nope"],
+        vec!["interrupt", "nope"],
+        vec!["instructions", "nope"],
+    ] {
+        refused(&w, &args, "no terminal named \"nope\"");
+    }
+}
+
+#[test]
+fn invalid_and_duplicate_names() {
+    let w = World::new();
+    let dir = w.project("p");
+    let d = dir.to_str().unwrap();
+    for (name, why) in [("a/b", "slash"), ("..", "`..`"), ("   ", "empty"), ("a\u{7}b", "control"), ("x\ny", "control")] {
+        refused(&w, &["new", name, "--dir", d], why);
+    }
+    w.ok(&["new", "api", "--dir", d]);
+    refused(&w, &["new", "api", "--dir", d], "already exists");
+}
+
+#[test]
+fn unknown_provider_and_missing_dir() {
+    let w = World::new();
+    let dir = w.project("p");
+    let d = dir.to_str().unwrap();
+    refused(&w, &["new", "a", "--dir", d, "--provider", "gemini"], "unknown provider");
+    refused(&w, &["new", "a", "--dir", "/does/not/exist"], "--dir");
+    w.ok(&["new", "a", "--dir", d]);
+    refused(&w, &["send", "a", "--provider", "gemini", "hello"], "unknown provider");
+}
+
+#[test]
+fn empty_huge_and_non_utf8_prompts() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    refused(&w, &["send", "t", ""], "empty");
+    refused(&w, &["send", "t", "  \n "], "empty");
+    refused(&w, &["send", "t"], "no prompt");
+    for (stdin, needle) in [(b"".to_vec(), "empty"), (vec![b'h', 0xff, b'i'], "UTF-8"), (vec![b'x'; 1024 * 1024 + 1], "limit")] {
+        let out = w.run_stdin(&["send", "t", "-"], &stdin);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(String::from_utf8_lossy(&out.stderr).contains(needle), "{}", text(&out));
+    }
+    assert!(w.invocations().is_empty(), "no CLI may run");
+    assert_eq!(w.show("t")["turns"], 0);
+}
+
+#[test]
+fn missing_cli_binary_names_the_install_command() {
+    let w = World::without_clis();
+    let dir = w.project("p");
+    w.ok(&["new", "t", "--dir", dir.to_str().unwrap()]);
+    refused(&w, &["send", "t", "hello"], "npm install -g @anthropic-ai/claude-code");
+    refused(&w, &["send", "t", "--provider", "codex", "hello"], "npm install -g @openai/codex");
+    assert_eq!(w.show("t")["turns"], 0);
+    assert_eq!(w.show("t")["provider"], "claude");
+}
+
+#[test]
+fn a_cli_that_prints_garbage_or_dies_without_a_result_is_reported() {
+    for provider in ["claude", "codex"] {
+        let w = World::new();
+        w.new_terminal("t", provider);
+        for marker in ["[[garbage]]", "[[die]]"] {
+            let out = w.run(&["send", "t", &format!("do it {marker}")]);
+            assert_eq!(out.status.code(), Some(2), "{provider} {marker}: {}", text(&out));
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(err.contains("failed"), "{err}");
+        }
+        let log = w.json(&["log", "t"]);
+        for t in log["turns"].as_array().unwrap() {
+            assert_eq!(t["status"], "failed");
+            assert!(t["error"].as_str().is_some_and(|e| !e.is_empty()));
+        }
+        // The terminal still works afterwards.
+        w.send("t", "hello again");
+    }
+}
+
+#[test]
+fn an_api_failure_fails_the_turn_with_exit_1() {
+    for provider in ["claude", "codex"] {
+        let w = World::new();
+        w.new_terminal("t", provider);
+        let out = w.run(&["send", "t", "please [[fail:api]]"]);
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+        let show = w.show("t");
+        assert_eq!(show["state"], "failed");
+        assert_eq!(show["last_turn"]["status"], "failed");
+    }
+}

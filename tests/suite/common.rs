@@ -1,0 +1,193 @@
+//! A private world per test: HOME, BATON_HOME, CODEX_HOME in a temp dir, the shims first on
+//! PATH, and helpers to run the real `baton` binary and read what the shims recorded.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+pub const BATON: &str = env!("CARGO_BIN_EXE_baton");
+pub const SHIMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/shims");
+
+pub struct World {
+    pub tmp: tempfile::TempDir,
+    pub path: String,
+    /// Extra environment for baton (and so for the server it starts and the shims).
+    pub env: Vec<(String, String)>,
+}
+
+impl World {
+    pub fn new() -> World {
+        let tmp = tempfile::tempdir().unwrap();
+        for d in ["home", "data", "work"] {
+            std::fs::create_dir_all(tmp.path().join(d)).unwrap();
+        }
+        let path = format!("{SHIMS}:{}", std::env::var("PATH").unwrap_or_default());
+        World { tmp, path, env: vec![] }
+    }
+
+    /// A world whose PATH has no `claude` or `codex` (only the system's).
+    pub fn without_clis() -> World {
+        let mut w = World::new();
+        w.path = "/usr/local/bin:/usr/bin:/bin".to_string();
+        w
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.tmp.path().join("home")
+    }
+    pub fn data(&self) -> PathBuf {
+        self.tmp.path().join("data")
+    }
+    pub fn codex_home(&self) -> PathBuf {
+        self.home().join(".codex")
+    }
+    pub fn shim_log(&self) -> PathBuf {
+        self.tmp.path().join("shim.log")
+    }
+
+    /// A fresh project directory (physical path).
+    pub fn project(&self, name: &str) -> PathBuf {
+        let p = self.tmp.path().join("work").join(name);
+        std::fs::create_dir_all(&p).unwrap();
+        p.canonicalize().unwrap()
+    }
+
+    pub fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(BATON);
+        c.args(args)
+            .env_clear()
+            .env("PATH", &self.path)
+            .env("HOME", self.home())
+            .env("BATON_HOME", self.data())
+            .env("CODEX_HOME", self.codex_home())
+            .env("BATON_SHIM_LOG", self.shim_log())
+            .env("LANG", "C.UTF-8")
+            .stdin(Stdio::null());
+        for (k, v) in &self.env {
+            c.env(k, v);
+        }
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd(args).output().unwrap()
+    }
+
+    pub fn run_stdin(&self, args: &[&str], stdin: &[u8]) -> Output {
+        use std::io::Write;
+        let mut child = self.cmd(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        child.wait_with_output().unwrap()
+    }
+
+    pub fn spawn(&self, args: &[&str]) -> Child {
+        self.cmd(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
+    }
+
+    /// Runs and asserts exit 0; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(out.status.success(), "baton {args:?} failed: {}", text(&out));
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    pub fn json(&self, args: &[&str]) -> Value {
+        let mut a = args.to_vec();
+        a.push("--json");
+        let out = self.ok(&a);
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"))
+    }
+
+    pub fn show(&self, name: &str) -> Value {
+        self.json(&["show", name])
+    }
+
+    /// `baton new NAME --dir DIR --provider P` with a fresh project dir.
+    pub fn new_terminal(&self, name: &str, provider: &str) -> PathBuf {
+        let dir = self.project(name);
+        self.ok(&["new", name, "--dir", dir.to_str().unwrap(), "--provider", provider]);
+        dir
+    }
+
+    /// `baton send`, asserting the turn completed; returns (stdout, stderr).
+    pub fn send(&self, name: &str, prompt: &str) -> (String, String) {
+        let out = self.run(&["send", name, prompt]);
+        assert!(out.status.success(), "send {prompt:?} failed: {}", text(&out));
+        (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    }
+
+    /// Every shim invocation so far.
+    pub fn invocations(&self) -> Vec<Value> {
+        let Ok(text) = std::fs::read_to_string(self.shim_log()) else {
+            return vec![];
+        };
+        text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    }
+
+    pub fn last_invocation(&self) -> Value {
+        self.invocations().pop().expect("no shim was run")
+    }
+
+    /// Waits until `cond` holds, failing after a deadline.
+    pub fn wait_for(&self, what: &str, mut cond: impl FnMut() -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut pause = Duration::from_millis(10);
+        while !cond() {
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(200));
+        }
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["server", "stop"]).output();
+    }
+}
+
+pub fn text(out: &Output) -> String {
+    format!(
+        "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// The value of `flag` in an argv list.
+pub fn flag<'a>(argv: &'a Value, flag: &str) -> Option<&'a str> {
+    let a = argv.as_array()?;
+    let i = a.iter().position(|x| x.as_str() == Some(flag))?;
+    a.get(i + 1)?.as_str()
+}
+
+/// The value of a `-c key=value` pair in a codex argv.
+pub fn codex_config<'a>(argv: &'a Value, key: &str) -> Option<&'a str> {
+    let a = argv.as_array()?;
+    a.windows(2).find_map(|w| {
+        let v = w[1].as_str()?;
+        (w[0].as_str() == Some("-c") && v.starts_with(&format!("{key}="))).then(|| &v[key.len() + 1..])
+    })
+}
+
+pub fn has_arg(argv: &Value, arg: &str) -> bool {
+    argv.as_array().is_some_and(|a| a.iter().any(|x| x.as_str() == Some(arg)))
+}
+
+pub fn read_dir_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = vec![];
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(read_dir_files(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}

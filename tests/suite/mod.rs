@@ -1,0 +1,8 @@
+mod common;
+
+mod bad_input;
+mod send_path;
+mod server;
+mod shims;
+mod storage;
+mod system_text;

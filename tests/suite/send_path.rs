@@ -1,0 +1,251 @@
+//! The send path end to end: resume, rotation at 45%, the cumulative-usage traps, provider
+//! switches, lost sessions, directory moves, server restarts, model pinning.
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+use super::common::*;
+
+fn session_flag(inv: &Value) -> (Option<String>, Option<String>) {
+    let argv = &inv["argv"];
+    (flag(argv, "--session-id").map(String::from), flag(argv, "--resume").map(String::from))
+}
+
+/// The thread a codex invocation resumed (`… resume <id>`), if any.
+fn codex_resumed(inv: &Value) -> Option<String> {
+    flag(&inv["argv"], "resume").map(String::from)
+}
+
+#[test]
+fn first_send_runs_claude_headless_with_the_prompt_on_stdin_only() {
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    let prompt = "Add a /health endpoint.\n  Keep ünïcödé ✓ and \"quotes\" and $HOME intact.\n";
+    let (out, err) = w.send("api", prompt);
+    let inv = w.last_invocation();
+    assert_eq!(inv["cli"], "claude");
+    assert_eq!(inv["stdin"], prompt);
+    assert_eq!(inv["cwd"], dir.to_str().unwrap());
+    let argv = &inv["argv"];
+    assert!(!argv.as_array().unwrap().iter().any(|a| a.as_str().unwrap().contains("health")), "prompt leaked into argv: {argv}");
+    for f in ["-p", "--verbose"] {
+        assert!(has_arg(argv, f), "{f} missing in {argv}");
+    }
+    assert_eq!(flag(argv, "--output-format"), Some("stream-json"));
+    let (new_id, resumed) = session_flag(&inv);
+    assert!(resumed.is_none());
+    let show = w.show("api");
+    assert_eq!(show["conversation"]["number"], 1);
+    assert_eq!(show["conversation"]["opened_reason"], "first");
+    assert_eq!(show["sessions"][0]["provider"], "claude");
+    assert_eq!(show["sessions"][0]["session_id"].as_str(), new_id.as_deref());
+    assert_eq!(show["state"], "idle");
+    assert!(show["context"]["tokens"].as_u64().unwrap() > 0);
+    assert!(out.contains("MOCK-REPLY"), "{out}");
+    assert!(err.contains("── completed · claude"), "{err}");
+    assert!(err.contains("conversation 1"), "{err}");
+}
+
+#[test]
+fn claude_resumes_at_44_9_percent_and_rotates_at_45_1_percent() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    w.send("t", "first [[ctx:449]] [[window:1000]]");
+    let (first_id, _) = session_flag(&w.last_invocation());
+    w.send("t", "second [[ctx:451]] [[window:1000]]");
+    assert_eq!(session_flag(&w.last_invocation()).1, first_id, "44.9% must resume");
+    let show = w.show("t");
+    assert_eq!(show["context"]["tokens"], 451);
+    assert_eq!(show["context"]["window"], 1000);
+    let (_, err) = w.send("t", "third");
+    let (new_id, resumed) = session_flag(&w.last_invocation());
+    assert_eq!(resumed, None, "45.1% must rotate");
+    assert_ne!(new_id, first_id);
+    let show = w.show("t");
+    assert_eq!(show["conversation"]["number"], 2);
+    assert_eq!(show["conversation"]["opened_reason"], "size");
+    assert!(err.contains("opened: size"), "{err}");
+}
+
+#[test]
+fn codex_resumes_at_44_9_percent_and_rotates_at_45_1_percent() {
+    let w = World::new();
+    w.new_terminal("t", "codex");
+    w.send("t", "first [[ctx:449]] [[window:1000]]");
+    assert_eq!(codex_resumed(&w.last_invocation()), None);
+    let thread = w.show("t")["sessions"][0]["session_id"].as_str().unwrap().to_string();
+    w.send("t", "second [[ctx:451]] [[window:1000]]");
+    assert_eq!(codex_resumed(&w.last_invocation()).as_deref(), Some(thread.as_str()));
+    w.send("t", "third");
+    assert_eq!(codex_resumed(&w.last_invocation()), None, "45.1% must rotate");
+    let show = w.show("t");
+    assert_eq!(show["conversation"]["number"], 2);
+    assert_eq!(show["conversation"]["opened_reason"], "size");
+}
+
+#[test]
+fn two_call_claude_turn_is_judged_by_its_last_call_not_the_summed_usage() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    // Each call holds 300 of 1000 tokens: result.usage sums to 60%, the context is 30%.
+    w.send("t", "read two files [[calls:2]] [[ctx:300]] [[window:1000]]");
+    let first = session_flag(&w.last_invocation()).0;
+    assert_eq!(w.show("t")["context"]["tokens"], 300);
+    w.send("t", "go on");
+    assert_eq!(session_flag(&w.last_invocation()).1, first, "must resume, not rotate");
+    assert_eq!(w.show("t")["conversation"]["number"], 1);
+}
+
+#[test]
+fn codex_cumulative_turn_completed_usage_does_not_rotate() {
+    let w = World::new();
+    w.new_terminal("t", "codex");
+    for i in 0..3 {
+        w.send("t", &format!("step {i} [[ctx:300]] [[window:1000]]"));
+    }
+    // turn.completed.usage is now ~900 of 1000 (cumulative); the context is 300.
+    w.send("t", "step 4");
+    assert!(codex_resumed(&w.last_invocation()).is_some());
+    let show = w.show("t");
+    assert_eq!(show["conversation"]["number"], 1);
+    assert_eq!(show["sessions"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn provider_switch_keeps_the_conversation_and_starts_a_new_session() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    w.send("t", "on claude");
+    let conv = w.show("t")["conversation"]["id"].clone();
+    let out = w.run(&["send", "t", "--provider", "codex", "now on codex"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("provider switched"));
+    let inv = w.last_invocation();
+    assert_eq!(inv["cli"], "codex");
+    assert_eq!(codex_resumed(&inv), None);
+    let show = w.show("t");
+    assert_eq!(show["conversation"]["id"], conv);
+    assert_eq!(show["provider"], "codex");
+    let sessions = show["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 2);
+    assert_eq!(sessions[1]["provider"], "codex");
+    // Staying on codex resumes its thread.
+    w.send("t", "more on codex");
+    assert_eq!(codex_resumed(&w.last_invocation()).as_deref(), sessions[1]["session_id"].as_str());
+    // Switching back starts yet another claude session: the first one missed the codex turns.
+    let out = w.run(&["send", "t", "--provider", "claude", "back on claude"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let (new_id, resumed) = session_flag(&w.last_invocation());
+    assert_eq!(resumed, None);
+    assert_ne!(new_id.as_deref(), sessions[0]["session_id"].as_str());
+    let show = w.show("t");
+    assert_eq!(show["conversation"]["id"], conv);
+    assert_eq!(show["sessions"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn resume_falls_back_when_session_file_deleted() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    w.send("t", "hello there");
+    let id = w.show("t")["sessions"][0]["session_id"].as_str().unwrap().to_string();
+    let files: Vec<_> = read_dir_files(&w.home().join(".claude/projects"))
+        .into_iter()
+        .filter(|p| p.file_name().unwrap().to_str().unwrap() == format!("{id}.jsonl"))
+        .collect();
+    assert_eq!(files.len(), 1, "session file not where Claude keeps it");
+    std::fs::remove_file(&files[0]).unwrap();
+    let (_, err) = w.send("t", "are you there?");
+    assert!(err.contains("new session"), "{err}");
+    let show = w.show("t");
+    assert_eq!(show["conversation"]["number"], 1, "same conversation");
+    let sessions = show["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 2);
+    assert_eq!(sessions[1]["reason"], "lost");
+    assert_ne!(sessions[1]["session_id"].as_str(), Some(id.as_str()));
+}
+
+#[test]
+fn codex_resume_falls_back_when_rollout_deleted() {
+    let w = World::new();
+    w.new_terminal("t", "codex");
+    w.send("t", "hello there");
+    let id = w.show("t")["sessions"][0]["session_id"].as_str().unwrap().to_string();
+    let rollouts: Vec<_> = read_dir_files(&w.codex_home().join("sessions"))
+        .into_iter()
+        .filter(|p| p.to_str().unwrap().ends_with(&format!("-{id}.jsonl")))
+        .collect();
+    assert_eq!(rollouts.len(), 1);
+    std::fs::remove_file(&rollouts[0]).unwrap();
+    w.send("t", "are you there?");
+    let show = w.show("t");
+    assert_eq!(show["conversation"]["number"], 1);
+    assert_eq!(show["sessions"].as_array().unwrap().len(), 2);
+    assert_eq!(codex_resumed(&w.last_invocation()), None);
+}
+
+#[test]
+fn dir_pointing_elsewhere_opens_a_fresh_conversation() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    w.send("t", "hello there");
+    let other = w.project("elsewhere");
+    let out = w.run(&["send", "t", "--dir", other.to_str().unwrap(), "continue here"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let inv = w.last_invocation();
+    assert_eq!(inv["cwd"], other.to_str().unwrap());
+    assert_eq!(session_flag(&inv).1, None);
+    let show = w.show("t");
+    assert_eq!(show["dir"], other.to_str().unwrap());
+    assert_eq!(show["conversation"]["number"], 2);
+    assert_eq!(show["conversation"]["opened_reason"], "moved");
+}
+
+#[test]
+fn server_restarted_between_two_turns_still_resumes() {
+    for provider in ["claude", "codex"] {
+        let w = World::new();
+        w.new_terminal("t", provider);
+        w.send("t", "before the restart");
+        let id = w.show("t")["sessions"][0]["session_id"].as_str().unwrap().to_string();
+        w.ok(&["server", "stop"]);
+        assert!(!w.data().join("server.sock").exists());
+        w.send("t", "after the restart");
+        let inv = w.last_invocation();
+        let resumed = match provider {
+            "claude" => session_flag(&inv).1,
+            _ => codex_resumed(&inv),
+        };
+        assert_eq!(resumed.as_deref(), Some(id.as_str()), "{provider}");
+        assert_eq!(w.show("t")["conversation"]["number"], 1);
+    }
+}
+
+#[test]
+fn claude_2_1_197_resumes_on_the_model_the_session_started_on() {
+    let mut w = World::new();
+    w.env.push(("BATON_SHIM_CLAUDE_VERSION".into(), "2.1.197".into()));
+    w.new_terminal("t", "claude");
+    w.send("t", "hello from 197");
+    assert_eq!(flag(&w.last_invocation()["argv"], "--model"), None);
+    assert_eq!(w.show("t")["context"]["window"], 1_000_000);
+    w.send("t", "again");
+    let inv = w.last_invocation();
+    assert_eq!(flag(&inv["argv"], "--model"), Some("claude-opus-4-8[1m]"));
+    assert_eq!(w.show("t")["context"]["window"], 1_000_000);
+}
+
+#[test]
+fn codex_runs_with_json_and_skip_git_repo_check_and_options_before_resume() {
+    let w = World::new();
+    w.new_terminal("t", "codex");
+    w.send("t", "one");
+    w.send("t", "two");
+    let argv = w.last_invocation()["argv"].clone();
+    let a: Vec<&str> = argv.as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+    assert_eq!(a[0], "exec");
+    assert!(a.contains(&"--json") && a.contains(&"--skip-git-repo-check"));
+    let resume_at = a.iter().position(|x| *x == "resume").unwrap();
+    assert_eq!(resume_at, a.len() - 2, "resume <id> must come last: {a:?}");
+    assert_eq!(flag(&argv, "--sandbox"), Some("workspace-write"));
+}

@@ -1,0 +1,114 @@
+//! The server: started on demand, private socket and files, turns that outlive their client,
+//! one turn at a time per terminal, interrupt.
+
+use std::os::unix::fs::PermissionsExt;
+
+use pretty_assertions::assert_eq;
+
+use super::common::*;
+
+fn mode(p: &std::path::Path) -> u32 {
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn started_on_demand_with_private_dir_socket_and_files() {
+    let w = World::new();
+    let out = w.run(&["server", "status"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("not running"));
+    w.new_terminal("t", "claude");
+    w.send("t", "hello there");
+    let status = w.json(&["server", "status"]);
+    assert_eq!(status["running"], true);
+    assert_eq!(status["terminals"], 1);
+    assert_eq!(mode(&w.data()), 0o700);
+    assert_eq!(mode(&w.data().join("server.sock")), 0o600);
+    for f in read_dir_files(&w.data()) {
+        if f.file_name().unwrap() == "server.sock" {
+            continue;
+        }
+        assert_eq!(mode(&f), 0o600, "{}", f.display());
+    }
+    w.ok(&["server", "stop"]);
+    assert_eq!(w.run(&["server", "status"]).status.code(), Some(1));
+    w.ok(&["server", "start"]);
+    assert_eq!(w.json(&["server", "status"])["running"], true);
+}
+
+fn wait_running(w: &World, name: &str) {
+    w.wait_for("the turn to run", || w.show(name)["state"] == "running" && !w.invocations().is_empty());
+}
+
+#[test]
+fn interrupt_stops_the_turn_and_keeps_its_partial_output() {
+    for provider in ["claude", "codex"] {
+        let w = World::new();
+        w.new_terminal("t", provider);
+        let child = w.spawn(&["send", "t", "long job [[hang]]"]);
+        wait_running(&w, "t");
+        let out = w.ok(&["interrupt", "t"]);
+        assert!(out.contains("interrupted"), "{out}");
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{provider}: {}", text(&out));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"), "{}", text(&out));
+        let log = w.json(&["log", "t"]);
+        let turn = &log["turns"][0];
+        assert_eq!(turn["status"], "interrupted", "{provider}");
+        assert_eq!(w.show("t")["state"], "idle");
+        // The terminal carries on afterwards.
+        w.send("t", "next");
+    }
+}
+
+#[test]
+fn two_sends_to_one_terminal_never_run_at_once() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    let first = w.spawn(&["send", "t", "first [[hang]]"]);
+    wait_running(&w, "t");
+    let second = w.spawn(&["send", "t", "second"]);
+    w.wait_for("the second send to queue", || w.show("t")["queued"] == 1);
+    assert_eq!(w.invocations().len(), 1, "the second prompt must wait");
+    w.ok(&["interrupt", "t"]);
+    let out1 = first.wait_with_output().unwrap();
+    assert_eq!(out1.status.code(), Some(1));
+    let out2 = second.wait_with_output().unwrap();
+    assert!(out2.status.success(), "{}", text(&out2));
+    assert!(String::from_utf8_lossy(&out2.stderr).contains("waiting for 1 turn"), "{}", text(&out2));
+    let prompts: Vec<_> = w.invocations().iter().map(|i| i["stdin"].as_str().unwrap().to_string()).collect();
+    assert_eq!(prompts, vec!["first [[hang]]", "second"]);
+}
+
+#[test]
+fn a_turn_outlives_the_client_that_sent_it() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    let mut client = w.spawn(&["send", "t", "keep going [[hang]]"]);
+    wait_running(&w, "t");
+    client.kill().unwrap();
+    client.wait().unwrap();
+    assert_eq!(w.show("t")["state"], "running");
+    w.ok(&["interrupt", "t"]);
+    w.wait_for("the turn to end", || w.show("t")["state"] == "idle");
+    assert_eq!(w.json(&["log", "t"])["turns"][0]["status"], "interrupted");
+}
+
+#[test]
+fn detach_returns_once_accepted_and_the_turn_completes() {
+    let w = World::new();
+    w.new_terminal("t", "codex");
+    let out = w.run(&["send", "t", "--detach", "in the background"]);
+    assert!(out.status.success(), "{}", text(&out));
+    w.wait_for("the detached turn to complete", || w.show("t")["last_turn"]["status"] == "completed");
+    assert_eq!(w.invocations().len(), 1);
+}
+
+#[test]
+fn interrupt_with_nothing_running_says_so() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    let out = w.run(&["interrupt", "t"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no running turn"));
+}

@@ -1,0 +1,83 @@
+//! Storage: journal first, index rebuilt identically from it, torn lines tolerated, raw streams
+//! kept verbatim.
+
+use std::io::Write;
+
+use pretty_assertions::assert_eq;
+
+use super::common::*;
+
+fn snapshot(w: &World) -> Vec<serde_json::Value> {
+    let mut out = vec![w.json(&["ls"])];
+    for name in ["a", "b"] {
+        out.push(w.json(&["show", name]));
+        out.push(w.json(&["log", name]));
+        out.push(w.json(&["instructions", name]));
+    }
+    out
+}
+
+fn busy_world() -> World {
+    let w = World::new();
+    w.new_terminal("a", "claude");
+    w.new_terminal("b", "codex");
+    w.ok(&["instructions", "a", "add", "Tests go next to the code."]);
+    w.send("a", "one [[ctx:460]] [[window:1000]]");
+    w.send("a", "two");
+    w.ok(&["send", "a", "--provider", "codex", "three"]);
+    w.send("b", "four");
+    let _ = w.run(&["send", "b", "five [[fail:api]]"]);
+    w
+}
+
+#[test]
+fn reindex_rebuilds_an_identical_index_from_the_journals() {
+    let w = busy_world();
+    let before = snapshot(&w);
+    let report = w.json(&["reindex"]);
+    assert_eq!(report["terminals"], 2);
+    assert_eq!(report["skipped"], serde_json::json!([]));
+    assert_eq!(snapshot(&w), before);
+    // Losing the index altogether loses nothing: the server rebuilds it when it starts.
+    w.ok(&["server", "stop"]);
+    for f in ["index.db", "index.db-wal", "index.db-shm"] {
+        let _ = std::fs::remove_file(w.data().join(f));
+    }
+    assert_eq!(snapshot(&w), before);
+}
+
+#[test]
+fn a_torn_last_journal_line_is_tolerated_and_reported() {
+    let w = busy_world();
+    let before = snapshot(&w);
+    w.ok(&["server", "stop"]);
+    let id = before[1]["id"].as_str().unwrap();
+    let journal = w.data().join("terminals").join(id).join("journal.jsonl");
+    let mut f = std::fs::OpenOptions::new().append(true).open(&journal).unwrap();
+    f.write_all(br#"{"at":"2026-11-29T10:00:00.000Z","type":"instruction_ad"#).unwrap();
+    drop(f);
+    assert_eq!(snapshot(&w), before);
+    let report = w.json(&["reindex"]);
+    assert_eq!(report["skipped"].as_array().unwrap().len(), 1);
+    // New entries still land on lines of their own.
+    w.ok(&["instructions", "a", "add", "Answer in German."]);
+    w.json(&["reindex"]);
+    assert_eq!(w.show("a")["instructions"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn each_turns_raw_stream_is_kept_verbatim() {
+    let w = World::new();
+    w.new_terminal("a", "claude");
+    w.send("a", "read it [[calls:2]]");
+    let show = w.show("a");
+    let log = w.json(&["log", "a"]);
+    let turn_id = log["turns"][0]["id"].as_str().unwrap();
+    let path = w.data().join("terminals").join(show["id"].as_str().unwrap()).join("turns").join(format!("{turn_id}.jsonl"));
+    let text = std::fs::read_to_string(path).unwrap();
+    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, vec!["system", "assistant", "user", "assistant", "result"]);
+    assert_eq!(lines[0]["session_id"], show["sessions"][0]["session_id"]);
+    assert_eq!(log["turns"][0]["tools"].as_array().unwrap().len(), 1);
+}

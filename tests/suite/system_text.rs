@@ -1,0 +1,92 @@
+//! What rides in the system instructions: house rules, brief, standing instructions; frozen and
+//! byte-identical for a conversation's life, on both CLIs.
+
+use pretty_assertions::assert_eq;
+
+use super::common::*;
+
+const HEADING: &str = "## Instructions the user gave earlier in this terminal";
+
+#[test]
+fn claude_system_text_is_byte_identical_on_every_turn_of_a_conversation() {
+    let w = World::new();
+    let dir = w.project("api");
+    w.ok(&["new", "api", "--dir", dir.to_str().unwrap(), "--brief", "Backend of the billing service"]);
+    w.ok(&["instructions", "api", "add", "Always run cargo fmt before committing."]);
+    w.send("api", "one");
+    w.send("api", "two");
+    // Added while the conversation runs: must NOT change this conversation's text.
+    w.ok(&["instructions", "api", "add", "Never use unwrap in library code."]);
+    w.send("api", "three [[ctx:900]] [[window:1000]]");
+    let texts: Vec<String> = w
+        .invocations()
+        .iter()
+        .map(|i| flag(&i["argv"], "--append-system-prompt").expect("no system text").to_string())
+        .collect();
+    assert_eq!(texts.len(), 3);
+    assert_eq!(texts[0], texts[1]);
+    assert_eq!(texts[1], texts[2]);
+    let t = &texts[0];
+    assert!(t.contains(dir.to_str().unwrap()), "names the checkout: {t}");
+    assert!(t.contains("screenshots"), "{t}");
+    assert!(t.contains("Backend of the billing service"), "{t}");
+    let heading_at = t.find(HEADING).expect("heading");
+    assert!(t.find("Backend").unwrap() < heading_at, "brief comes first");
+    assert!(t[heading_at..].contains("Always run cargo fmt before committing."));
+    assert!(!t.contains("Never use unwrap"));
+    // The rotation opens a conversation whose text carries both lines, word for word.
+    w.send("api", "four");
+    let t4 = flag(&w.last_invocation()["argv"], "--append-system-prompt").unwrap().to_string();
+    assert!(t4.contains("- Always run cargo fmt before committing.\n- Never use unwrap in library code."), "{t4}");
+    assert_eq!(w.show("api")["conversation"]["number"], 2);
+}
+
+#[test]
+fn codex_gets_the_same_text_as_developer_instructions_every_turn() {
+    let w = World::new();
+    let dir = w.project("api");
+    w.ok(&["new", "api", "--dir", dir.to_str().unwrap(), "--provider", "codex", "--brief", "Say \"hi\" \\ and\nmore"]);
+    w.ok(&["instructions", "api", "add", "答案用中文。"]);
+    w.send("api", "one");
+    w.send("api", "two");
+    let values: Vec<String> = w
+        .invocations()
+        .iter()
+        .map(|i| codex_config(&i["argv"], "developer_instructions").expect("no developer_instructions").to_string())
+        .collect();
+    assert_eq!(values[0], values[1]);
+    // The value is a TOML string whose content is the exact text.
+    let parsed: toml::Table = toml::from_str(&format!("v = {}", values[0])).unwrap();
+    let text = parsed["v"].as_str().unwrap();
+    assert!(text.contains("Say \"hi\" \\ and\nmore"), "{text}");
+    assert!(text.contains("- 答案用中文。"), "{text}");
+}
+
+#[test]
+fn the_prompt_is_never_edited() {
+    let w = World::new();
+    w.new_terminal("t", "codex");
+    w.ok(&["instructions", "t", "add", "Keep it short."]);
+    let prompt = "  leading spaces, trailing newline\n\n";
+    let out = w.run_stdin(&["send", "t", "-"], prompt.as_bytes());
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(w.last_invocation()["stdin"], prompt);
+}
+
+#[test]
+fn instructions_can_be_listed_added_and_removed() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    w.ok(&["instructions", "t", "add", "one rule"]);
+    w.ok(&["instructions", "t", "add", "two rule"]);
+    let list = w.json(&["instructions", "t"]);
+    assert_eq!(list.as_array().unwrap().len(), 2);
+    assert_eq!(list[0]["text"], "one rule");
+    assert_eq!(list[0]["turn"], serde_json::Value::Null);
+    w.ok(&["instructions", "t", "rm", "1"]);
+    assert_eq!(w.show("t")["instructions"], serde_json::json!(["two rule"]));
+    let out = w.run(&["instructions", "t", "rm", "7"]);
+    assert_eq!(out.status.code(), Some(2));
+    w.ok(&["instructions", "t", "clear"]);
+    assert_eq!(w.show("t")["instructions"], serde_json::json!([]));
+}
