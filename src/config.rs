@@ -80,8 +80,18 @@ impl Config {
         }
     }
 
+    /// Parses config text; the error is one line: `line N: what is wrong`.
     pub fn parse(text: &str) -> Result<Config, String> {
-        toml::from_str(text).map_err(|e| e.to_string())
+        toml::from_str(text).map_err(|e: toml::de::Error| {
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            let msg = e.message().replace('\n', " ");
+            match line {
+                Some(l) => format!("line {l}: {msg}"),
+                None => msg,
+            }
+        })
     }
 
     pub fn provider(&self, kind: ProviderKind) -> &ProviderConfig {
@@ -100,11 +110,17 @@ impl Config {
     }
 
     pub fn permission_mode(&self) -> Option<String> {
-        non_empty(self.providers.claude.permission_mode.as_deref(), DEFAULT_CLAUDE_PERMISSION_MODE)
+        non_empty(
+            self.providers.claude.permission_mode.as_deref(),
+            DEFAULT_CLAUDE_PERMISSION_MODE,
+        )
     }
 
     pub fn sandbox(&self) -> Option<String> {
-        non_empty(self.providers.codex.sandbox.as_deref(), DEFAULT_CODEX_SANDBOX)
+        non_empty(
+            self.providers.codex.sandbox.as_deref(),
+            DEFAULT_CODEX_SANDBOX,
+        )
     }
 }
 
@@ -147,7 +163,10 @@ extractor = "local"
         )
         .unwrap();
         assert_eq!(c.bin(ProviderKind::Claude), "/opt/claude");
-        assert_eq!(c.provider(ProviderKind::Claude).args, vec!["--max-turns", "40"]);
+        assert_eq!(
+            c.provider(ProviderKind::Claude).args,
+            vec!["--max-turns", "40"]
+        );
         assert_eq!(c.permission_mode(), Some("acceptEdits".to_string()));
         assert_eq!(c.sandbox(), None);
         assert_eq!(c.bin(ProviderKind::Codex), "codex");

@@ -44,10 +44,14 @@ fn prepare(root: &Path) -> Result<(Client, PathBuf), BatonError> {
     let client = Client {
         data: DataDir::new(root.join("data")),
         server_env: vec![
+            ("BATON_HOME".into(), root.join("data").into_os_string()),
             ("PATH".into(), path),
             ("HOME".into(), home.clone().into_os_string()),
             ("CODEX_HOME".into(), home.join(".codex").into_os_string()),
-            ("CLAUDE_CONFIG_DIR".into(), home.join(".claude").into_os_string()),
+            (
+                "CLAUDE_CONFIG_DIR".into(),
+                home.join(".claude").into_os_string(),
+            ),
         ],
     };
     Ok((client, project))
@@ -57,7 +61,16 @@ fn step(title: &str, command: &str) {
     println!("\n\x1b[1m## {title}\x1b[0m\n$ {command}");
 }
 
-fn send(client: &Client, prompt: &str, provider: Option<&str>) -> Result<i32, BatonError> {
+fn send(
+    client: &Client,
+    title: &str,
+    prompt: &str,
+    provider: Option<&str>,
+) -> Result<i32, BatonError> {
+    let flag = provider
+        .map(|p| format!("--provider {p} "))
+        .unwrap_or_default();
+    step(title, &format!("baton send api {flag}{prompt:?}"));
     let req = Request::Send {
         name: "api".into(),
         prompt: prompt.into(),
@@ -70,12 +83,18 @@ fn send(client: &Client, prompt: &str, provider: Option<&str>) -> Result<i32, Ba
 }
 
 pub fn run() -> Result<i32, BatonError> {
-    if crate::providers::process::find_bin("python3", std::env::var_os("PATH").as_deref()).is_none() {
-        return Err(BatonError::bad_input("the demo's simulated CLIs need python3 on PATH (apt-get install python3)"));
+    if crate::providers::process::find_bin("python3", std::env::var_os("PATH").as_deref()).is_none()
+    {
+        return Err(BatonError::bad_input(
+            "the demo's simulated CLIs need python3 on PATH (apt-get install python3)",
+        ));
     }
     let root = std::env::temp_dir().join(format!("baton-demo-{}", std::process::id()));
     let (client, project) = prepare(&root)?;
-    println!("baton demo: simulated claude and codex CLIs, data in {}", root.display());
+    println!(
+        "baton demo: simulated claude and codex CLIs, data in {}",
+        root.display()
+    );
     println!("(the [[…]] markers in the prompts script the simulated CLIs: context size, window)");
     let result = script(&client, &project);
     let _ = commands::server_stop(&client);
@@ -84,7 +103,10 @@ pub fn run() -> Result<i32, BatonError> {
 }
 
 fn script(client: &Client, project: &Path) -> Result<(), BatonError> {
-    step("A terminal for a project", "baton new api --dir project --brief \"Backend of the billing service\"");
+    step(
+        "A terminal for a project",
+        "baton new api --dir project --brief \"Backend of the billing service\"",
+    );
     let req = Request::New {
         name: Some("api".into()),
         dir: project.to_string_lossy().into_owned(),
@@ -93,22 +115,51 @@ fn script(client: &Client, project: &Path) -> Result<(), BatonError> {
         brief: Some("Backend of the billing service".into()),
     };
     commands::simple(client, &req, false, render::show)?;
-    step("A standing instruction", "baton instructions api add \"Always run cargo fmt before committing.\"");
+    step(
+        "A standing instruction",
+        "baton instructions api add \"Always run cargo fmt before committing.\"",
+    );
     let add = InstructionsAction::Add {
         text: "Always run cargo fmt before committing.".into(),
     };
     commands::instructions(client, "api".into(), add, false)?;
-    step("First prompt: a conversation opens", "baton send api \"Add a /health endpoint.\"");
-    send(client, "Add a /health endpoint. [[ctx:40000]] [[window:200000]]", None)?;
-    step("The same conversation resumes", "baton send api \"Document it.\"");
-    send(client, "Document it in the README. [[ctx:91000]] [[window:200000]]", None)?;
-    step("Past 45% of the window: a fresh conversation, instructions carried", "baton send api \"Add a test.\"");
-    send(client, "Add a test for it. [[ctx:12000]] [[window:200000]]", None)?;
-    step("Switch provider: same conversation, new session", "baton send api --provider codex \"Review the change.\"");
-    send(client, "Review the change.", Some("codex"))?;
+    send(
+        client,
+        "First prompt: a conversation opens",
+        "Add a /health endpoint. [[ctx:40000]] [[window:200000]]",
+        None,
+    )?;
+    send(
+        client,
+        "The same conversation resumes",
+        "Document it in the README. [[ctx:91000]] [[window:200000]]",
+        None,
+    )?;
+    send(
+        client,
+        "Past 45% of the window: a fresh conversation, the instruction carried over",
+        "Add a test for it. [[ctx:12000]] [[window:200000]]",
+        None,
+    )?;
+    send(
+        client,
+        "Switch provider: same conversation, new session",
+        "Review the change.",
+        Some("codex"),
+    )?;
     step("The terminal now", "baton show api");
-    commands::simple(client, &Request::Show { name: "api".into() }, false, render::show)?;
+    commands::simple(
+        client,
+        &Request::Show { name: "api".into() },
+        false,
+        render::show,
+    )?;
     step("Its history", "baton log api");
-    commands::simple(client, &Request::Log { name: "api".into() }, false, render::log)?;
+    commands::simple(
+        client,
+        &Request::Log { name: "api".into() },
+        false,
+        render::log,
+    )?;
     Ok(())
 }

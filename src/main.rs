@@ -11,7 +11,11 @@ use baton::paths::{DataDir, EnvDirs};
 use baton::protocol::{InstructionsAction, Request};
 
 #[derive(Parser)]
-#[command(name = "baton", version, about = "A terminal multiplexer for AI coding CLIs (Claude Code, Codex)")]
+#[command(
+    name = "baton",
+    version,
+    about = "A terminal multiplexer for AI coding CLIs (Claude Code, Codex)"
+)]
 #[command(arg_required_else_help = true)]
 struct Cli {
     #[command(subcommand)]
@@ -137,10 +141,18 @@ fn main() -> ExitCode {
 fn run(cmd: Cmd) -> Result<i32, BatonError> {
     let client = Client::from_env()?;
     match cmd {
-        Cmd::New { name, dir, provider, model, brief, json } => {
+        Cmd::New {
+            name,
+            dir,
+            provider,
+            model,
+            brief,
+            json,
+        } => {
             let dir = match dir {
                 Some(d) => d,
-                None => std::env::current_dir().map_err(|e| BatonError::bad_input(format!("no current directory: {e}")))?,
+                None => std::env::current_dir()
+                    .map_err(|e| BatonError::bad_input(format!("no current directory: {e}")))?,
             };
             let dir = std::path::absolute(&dir).unwrap_or(dir);
             let req = Request::New {
@@ -152,9 +164,22 @@ fn run(cmd: Cmd) -> Result<i32, BatonError> {
             };
             commands::simple(&client, &req, json, render::show)
         }
-        Cmd::Send { name, prompt, provider, model, dir, detach, json } => {
+        Cmd::Send {
+            name,
+            prompt,
+            provider,
+            model,
+            dir,
+            detach,
+            json,
+        } => {
             let prompt = commands::read_prompt(prompt)?;
-            let dir = dir.map(|d| std::path::absolute(&d).unwrap_or(d).to_string_lossy().into_owned());
+            let dir = dir.map(|d| {
+                std::path::absolute(&d)
+                    .unwrap_or(d)
+                    .to_string_lossy()
+                    .into_owned()
+            });
             let req = Request::Send {
                 name: name.clone(),
                 prompt,
@@ -166,8 +191,12 @@ fn run(cmd: Cmd) -> Result<i32, BatonError> {
             commands::send(&client, req, &name, json)
         }
         Cmd::Ls { json } => commands::simple(&client, &Request::Ls, json, render::ls),
-        Cmd::Show { name, json } => commands::simple(&client, &Request::Show { name }, json, render::show),
-        Cmd::Log { name, json } => commands::simple(&client, &Request::Log { name }, json, render::log),
+        Cmd::Show { name, json } => {
+            commands::simple(&client, &Request::Show { name }, json, render::show)
+        }
+        Cmd::Log { name, json } => {
+            commands::simple(&client, &Request::Log { name }, json, render::log)
+        }
         Cmd::Instructions { name, action, json } => {
             let action = match action {
                 None => InstructionsAction::List,
@@ -179,7 +208,10 @@ fn run(cmd: Cmd) -> Result<i32, BatonError> {
         }
         Cmd::Interrupt { name } => {
             let data = client.call(&Request::Interrupt { name: name.clone() })?;
-            println!("interrupted turn {} of {name}", data["turn_id"].as_str().unwrap_or("?"));
+            println!(
+                "interrupted turn {} of {name}",
+                data["turn_id"].as_str().unwrap_or("?")
+            );
             Ok(0)
         }
         Cmd::Server { action } => match action {
@@ -194,7 +226,10 @@ fn run(cmd: Cmd) -> Result<i32, BatonError> {
             }
         },
         Cmd::Reindex { json } => commands::simple(&client, &Request::Reindex, json, |v| {
-            let mut out = format!("reindexed {} terminal(s), {} journal entries\n", v["terminals"], v["entries"]);
+            let mut out = format!(
+                "reindexed {} terminal(s), {} journal entries\n",
+                v["terminals"], v["entries"]
+            );
             for s in v["skipped"].as_array().into_iter().flatten() {
                 out.push_str(&format!("skipped {}\n", s.as_str().unwrap_or("")));
             }

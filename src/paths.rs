@@ -87,7 +87,9 @@ impl DataDir {
         self.terminal(id).join("journal.jsonl")
     }
     pub fn turn_file(&self, id: &str, turn: &str) -> PathBuf {
-        self.terminal(id).join("turns").join(format!("{turn}.jsonl"))
+        self.terminal(id)
+            .join("turns")
+            .join(format!("{turn}.jsonl"))
     }
     pub fn screenshots(&self, id: &str) -> PathBuf {
         self.terminal(id).join("screenshots")
@@ -154,9 +156,21 @@ mod tests {
     #[test]
     fn data_and_config_locations_follow_the_documented_order() {
         let cases = [
-            (env(Some("/b"), Some("/xd"), Some("/xc"), Some("/h")), "/b", "/b/config.toml"),
-            (env(None, Some("/xd"), Some("/xc"), Some("/h")), "/xd/baton", "/xc/baton/config.toml"),
-            (env(None, None, None, Some("/h")), "/h/.local/share/baton", "/h/.config/baton/config.toml"),
+            (
+                env(Some("/b"), Some("/xd"), Some("/xc"), Some("/h")),
+                "/b",
+                "/b/config.toml",
+            ),
+            (
+                env(None, Some("/xd"), Some("/xc"), Some("/h")),
+                "/xd/baton",
+                "/xc/baton/config.toml",
+            ),
+            (
+                env(None, None, None, Some("/h")),
+                "/h/.local/share/baton",
+                "/h/.config/baton/config.toml",
+            ),
         ];
         for (e, data, config) in cases {
             assert_eq!(e.data_dir(), Some(PathBuf::from(data)));
@@ -170,12 +184,21 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let d = t.path().join("a/b");
         ensure_private_dir(&d).unwrap();
-        assert_eq!(fs::metadata(&d).unwrap().permissions().mode() & 0o777, 0o700);
+        assert_eq!(
+            fs::metadata(&d).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
         fs::set_permissions(&d, fs::Permissions::from_mode(0o755)).unwrap();
         ensure_private_dir(&d).unwrap();
-        assert_eq!(fs::metadata(&d).unwrap().permissions().mode() & 0o777, 0o700);
+        assert_eq!(
+            fs::metadata(&d).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
         let f = d.join("f");
         touch_private(&f).unwrap();
-        assert_eq!(fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            fs::metadata(&f).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
     }
 }

@@ -13,7 +13,12 @@ use crate::providers::TurnStatus;
 use crate::validate;
 
 /// Prints a one-reply command's result.
-pub fn simple(client: &Client, req: &Request, json: bool, text: fn(&Value) -> String) -> Result<i32, BatonError> {
+pub fn simple(
+    client: &Client,
+    req: &Request,
+    json: bool,
+    text: fn(&Value) -> String,
+) -> Result<i32, BatonError> {
     let data = client.call(req)?;
     if json {
         print_json(&data);
@@ -36,7 +41,9 @@ pub fn read_prompt(arg: Option<String>) -> Result<String, BatonError> {
             std::io::stdin()
                 .take(validate::MAX_PROMPT_BYTES as u64 + 1)
                 .read_to_end(&mut bytes)
-                .map_err(|e| BatonError::bad_input(format!("cannot read the prompt from stdin: {e}")))?;
+                .map_err(|e| {
+                    BatonError::bad_input(format!("cannot read the prompt from stdin: {e}"))
+                })?;
             let text = validate::prompt_bytes(bytes)?;
             validate::prompt(&text)?;
             Ok(text)
@@ -79,7 +86,10 @@ pub fn send(client: &Client, req: Request, name: &str, json: bool) -> Result<i32
     match final_reply {
         Reply::Ok { data } => {
             if json {
-                println!("{}", serde_json::to_string(&Reply::Ok { data: data.clone() }).unwrap_or_default());
+                println!(
+                    "{}",
+                    serde_json::to_string(&Reply::Ok { data: data.clone() }).unwrap_or_default()
+                );
             }
             match serde_json::from_value::<TurnSummary>(data.clone()) {
                 Ok(summary) => {
@@ -102,12 +112,24 @@ pub fn send(client: &Client, req: Request, name: &str, json: bool) -> Result<i32
             }
         }
         Reply::Error { error } => Err(error),
-        Reply::Event { .. } => Err(BatonError::failed("the server ended the send with an event")),
+        Reply::Event { .. } => Err(BatonError::failed(
+            "the server ended the send with an event",
+        )),
     }
 }
 
-pub fn instructions(client: &Client, name: String, action: InstructionsAction, json: bool) -> Result<i32, BatonError> {
-    simple(client, &Request::Instructions { name, action }, json, render::instructions)
+pub fn instructions(
+    client: &Client,
+    name: String,
+    action: InstructionsAction,
+    json: bool,
+) -> Result<i32, BatonError> {
+    simple(
+        client,
+        &Request::Instructions { name, action },
+        json,
+        render::instructions,
+    )
 }
 
 /// `baton server status`: says whether a server runs, without starting one.
@@ -125,7 +147,10 @@ pub fn server_status(client: &Client, json: bool) -> Result<i32, BatonError> {
             } else {
                 println!(
                     "running: pid {} · {} terminal(s) · {} turn(s) running · up {}s · {}",
-                    data["pid"], data["terminals"], data["running_turns"], data["uptime_secs"],
+                    data["pid"],
+                    data["terminals"],
+                    data["running_turns"],
+                    data["uptime_secs"],
                     data["data_dir"].as_str().unwrap_or("")
                 );
             }

@@ -59,16 +59,28 @@ impl Client {
 
     /// Starts `baton server run` in the background and waits for its `ready` line.
     pub fn start_server(&self) -> Result<(), BatonError> {
-        self.data
-            .ensure()
-            .map_err(|e| BatonError::failed(format!("cannot create {}: {e}", self.data.root.display())))?;
-        let exe = std::env::current_exe()
-            .map_err(|e| BatonError::failed(format!("cannot find the baton binary to start the server: {e}")))?;
-        let log = open_private_append(&self.data.log_file())
-            .map_err(|e| BatonError::failed(format!("cannot open {}: {e}", self.data.log_file().display())))?;
+        self.data.ensure().map_err(|e| {
+            BatonError::failed(format!("cannot create {}: {e}", self.data.root.display()))
+        })?;
+        // A broken config would stop the server from starting: say so here, plainly.
+        let mut env = EnvDirs::from_env();
+        if let Some((_, v)) = self.server_env.iter().find(|(k, _)| k == "BATON_HOME") {
+            env.baton_home = Some(v.clone());
+        }
+        crate::config::Config::load(env.config_file().as_deref())?;
+        let exe = std::env::current_exe().map_err(|e| {
+            BatonError::failed(format!(
+                "cannot find the baton binary to start the server: {e}"
+            ))
+        })?;
+        let log = open_private_append(&self.data.log_file()).map_err(|e| {
+            BatonError::failed(format!(
+                "cannot open {}: {e}",
+                self.data.log_file().display()
+            ))
+        })?;
         let mut cmd = Command::new(exe);
         cmd.args(["server", "run"])
-            .env("BATON_HOME", &self.data.root)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(log);
@@ -115,7 +127,11 @@ impl Client {
     }
 
     /// Sends `req` and calls `on_reply` for every reply until the final one, which is returned.
-    pub fn request(&self, req: &Request, mut on_event: impl FnMut(&Reply)) -> Result<Reply, BatonError> {
+    pub fn request(
+        &self,
+        req: &Request,
+        mut on_event: impl FnMut(&Reply),
+    ) -> Result<Reply, BatonError> {
         let stream = self.connect()?;
         send_request(stream, req, &mut on_event)
     }
@@ -125,7 +141,9 @@ impl Client {
         match self.request(req, |_| {})? {
             Reply::Ok { data } => Ok(data),
             Reply::Error { error } => Err(error),
-            Reply::Event { .. } => Err(BatonError::failed("the server answered with an event instead of a result")),
+            Reply::Event { .. } => Err(BatonError::failed(
+                "the server answered with an event instead of a result",
+            )),
         }
     }
 }
@@ -135,7 +153,9 @@ pub fn send_request(
     req: &Request,
     on_event: &mut dyn FnMut(&Reply),
 ) -> Result<Reply, BatonError> {
-    let gone = |e: std::io::Error| BatonError::failed(format!("lost the connection to the baton server: {e}"));
+    let gone = |e: std::io::Error| {
+        BatonError::failed(format!("lost the connection to the baton server: {e}"))
+    };
     let mut line = serde_json::to_vec(req).map_err(|e| BatonError::failed(e.to_string()))?;
     line.push(b'\n');
     stream.write_all(&line).map_err(gone)?;

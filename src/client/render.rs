@@ -22,10 +22,19 @@ pub fn event(name: &str, ev: &SendEvent) -> Option<Out> {
             "… {name} is busy: waiting for {ahead} turn{} to finish",
             if *ahead == 1 { "" } else { "s" }
         ))),
-        SendEvent::Started { number, provider, conversation, opened, session, .. } => {
+        SendEvent::Started {
+            number,
+            provider,
+            conversation,
+            opened,
+            session,
+            ..
+        } => {
             let conv = match opened.as_deref() {
                 Some("first") => format!("conversation {conversation} (new)"),
-                Some("size") => format!("conversation {conversation} (new: the last one passed 45% of the window)"),
+                Some("size") => format!(
+                    "conversation {conversation} (new: the last one passed 45% of the window)"
+                ),
                 Some("moved") => format!("conversation {conversation} (new: the directory moved)"),
                 Some(other) => format!("conversation {conversation} (new: {other})"),
                 None => format!("conversation {conversation}"),
@@ -36,7 +45,9 @@ pub fn event(name: &str, ev: &SendEvent) -> Option<Out> {
                 "lost" => "new session (the old one is gone)",
                 _ => "new session",
             };
-            Some(Out::Side(format!("▸ {name} · turn {number} · {provider} · {conv} · {sess}")))
+            Some(Out::Side(format!(
+                "▸ {name} · turn {number} · {provider} · {conv} · {sess}"
+            )))
         }
         SendEvent::Turn { event } => match event {
             TurnEvent::Text { text } => Some(Out::Main(text.clone())),
@@ -108,10 +119,20 @@ fn s<'a>(v: &'a Value, k: &str) -> &'a str {
 }
 
 fn ctx_cell(v: &Value) -> String {
-    match (v["context"]["tokens"].as_u64(), v["context"]["window"].as_u64()) {
+    match (
+        v["context"]["tokens"].as_u64(),
+        v["context"]["window"].as_u64(),
+    ) {
         (Some(t), Some(w)) if w > 0 => {
             let pct = t as f64 / w as f64 * 100.0;
-            format!("{pct:.1}%{}", if pct > ROTATE_FRACTION * 100.0 { " (rotates)" } else { "" })
+            format!(
+                "{pct:.1}%{}",
+                if pct > ROTATE_FRACTION * 100.0 {
+                    " (rotates)"
+                } else {
+                    ""
+                }
+            )
         }
         _ => "-".to_string(),
     }
@@ -129,7 +150,10 @@ pub fn ls(list: &Value) -> String {
     if rows.is_empty() {
         return "no terminals yet (create one with `baton new NAME --dir DIR`)\n".to_string();
     }
-    let mut out = format!("{:<16} {:<24} {:<8} {:<14} {}\n", "NAME", "PROVIDER", "STATE", "CONTEXT", "DIR");
+    let mut out = format!(
+        "{:<16} {:<24} {:<8} {:<14} {}\n",
+        "NAME", "PROVIDER", "STATE", "CONTEXT", "DIR"
+    );
     for v in &rows {
         out.push_str(&format!(
             "{:<16} {:<24} {:<8} {:<14} {}\n",
@@ -159,7 +183,11 @@ pub fn show(v: &Value) -> String {
         None => out.push_str("  conversation: none yet (opens at the first prompt)\n"),
     }
     for sess in v["sessions"].as_array().into_iter().flatten() {
-        out.push_str(&format!("  session:      {} {}\n", s(sess, "provider"), s(sess, "session_id")));
+        out.push_str(&format!(
+            "  session:      {} {}\n",
+            s(sess, "provider"),
+            s(sess, "session_id")
+        ));
     }
     out.push_str(&format!("  context:      {}\n", ctx_cell(v)));
     let instr = v["instructions"].as_array().cloned().unwrap_or_default();
@@ -183,10 +211,19 @@ pub fn log(v: &Value) -> String {
                 .find(|c| c["number"].as_u64() == conv)
                 .map(|c| s(c, "opened_reason").to_string())
                 .unwrap_or_default();
-            out.push_str(&format!("──── conversation {} (opened: {reason})\n", conv.unwrap_or(0)));
+            out.push_str(&format!(
+                "──── conversation {} (opened: {reason})\n",
+                conv.unwrap_or(0)
+            ));
         }
         let status = t["status"].as_str().unwrap_or("running");
-        out.push_str(&format!("#{} [{}] {} · {}\n", t["number"], status, s(t, "provider"), s(t, "started_at")));
+        out.push_str(&format!(
+            "#{} [{}] {} · {}\n",
+            t["number"],
+            status,
+            s(t, "provider"),
+            s(t, "started_at")
+        ));
         for line in s(t, "prompt").lines() {
             out.push_str(&format!("  > {line}\n"));
         }
@@ -217,7 +254,12 @@ pub fn instructions(list: &Value) -> String {
             Some(n) => format!("turn {n}"),
             None => "added by hand".to_string(),
         };
-        out.push_str(&format!("{:>3}. {}   ({from}, {})\n", v["number"], s(v, "text"), s(v, "added_at")));
+        out.push_str(&format!(
+            "{:>3}. {}   ({from}, {})\n",
+            v["number"],
+            s(v, "text"),
+            s(v, "added_at")
+        ));
     }
     out
 }
@@ -241,7 +283,10 @@ mod tests {
             conversation: 1,
             conversation_id: "c".into(),
             opened: None,
-            context: Some(ContextUsage { tokens: 90_200, window: 200_000 }),
+            context: Some(ContextUsage {
+                tokens: 90_200,
+                window: 200_000,
+            }),
             rotates_next: true,
             unusable_cli: false,
         };

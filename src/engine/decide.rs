@@ -137,7 +137,11 @@ mod tests {
     use pretty_assertions::assert_eq;
     use ProviderKind::{Claude, Codex};
 
-    fn conv(dir: &str, ctx: Option<(u64, u64)>, session: Option<(ProviderKind, &str)>) -> ConversationFacts {
+    fn conv(
+        dir: &str,
+        ctx: Option<(u64, u64)>,
+        session: Option<(ProviderKind, &str)>,
+    ) -> ConversationFacts {
         ConversationFacts {
             dir: PathBuf::from(dir),
             context: ctx.map(|(tokens, window)| ContextUsage { tokens, window }),
@@ -164,21 +168,119 @@ mod tests {
     fn every_row_of_the_send_path() {
         let s = Some((Claude, "s1"));
         // (what, live conversation, run dir, provider, session file on disk, decision)
-        type Case = (&'static str, Option<ConversationFacts>, &'static str, ProviderKind, bool, Decision);
+        type Case = (
+            &'static str,
+            Option<ConversationFacts>,
+            &'static str,
+            ProviderKind,
+            bool,
+            Decision,
+        );
         let cases: Vec<Case> = vec![
-            ("no conversation yet", None, "/a", Claude, false, open(OpenReason::First)),
-            ("directory moved", Some(conv("/a", None, s)), "/b", Claude, true, open(OpenReason::Moved)),
-            ("moved wins over size", Some(conv("/a", Some((900, 1000)), s)), "/b", Claude, true, open(OpenReason::Moved)),
-            ("44.9% resumes", Some(conv("/a", Some((449, 1000)), s)), "/a", Claude, true, resume("s1")),
-            ("exactly 45% resumes", Some(conv("/a", Some((450, 1000)), s)), "/a", Claude, true, resume("s1")),
-            ("45.1% rotates", Some(conv("/a", Some((451, 1000)), s)), "/a", Claude, true, open(OpenReason::Size)),
-            ("size wins over switch", Some(conv("/a", Some((451, 1000)), s)), "/a", Codex, true, open(OpenReason::Size)),
-            ("unknown window never rotates", Some(conv("/a", Some((451, 0)), s)), "/a", Claude, true, resume("s1")),
-            ("provider switch", Some(conv("/a", Some((10, 1000)), s)), "/a", Codex, true, new(SessionReason::Switch)),
-            ("switch ignores the other CLI's files", Some(conv("/a", None, s)), "/a", Codex, false, new(SessionReason::Switch)),
-            ("session file deleted", Some(conv("/a", Some((10, 1000)), s)), "/a", Claude, false, new(SessionReason::Lost)),
-            ("no session yet in conversation", Some(conv("/a", None, None)), "/a", Codex, false, new(SessionReason::Fresh)),
-            ("codex resumes codex", Some(conv("/a", Some((100, 258400)), Some((Codex, "t1")))), "/a", Codex, true, resume("t1")),
+            (
+                "no conversation yet",
+                None,
+                "/a",
+                Claude,
+                false,
+                open(OpenReason::First),
+            ),
+            (
+                "directory moved",
+                Some(conv("/a", None, s)),
+                "/b",
+                Claude,
+                true,
+                open(OpenReason::Moved),
+            ),
+            (
+                "moved wins over size",
+                Some(conv("/a", Some((900, 1000)), s)),
+                "/b",
+                Claude,
+                true,
+                open(OpenReason::Moved),
+            ),
+            (
+                "44.9% resumes",
+                Some(conv("/a", Some((449, 1000)), s)),
+                "/a",
+                Claude,
+                true,
+                resume("s1"),
+            ),
+            (
+                "exactly 45% resumes",
+                Some(conv("/a", Some((450, 1000)), s)),
+                "/a",
+                Claude,
+                true,
+                resume("s1"),
+            ),
+            (
+                "45.1% rotates",
+                Some(conv("/a", Some((451, 1000)), s)),
+                "/a",
+                Claude,
+                true,
+                open(OpenReason::Size),
+            ),
+            (
+                "size wins over switch",
+                Some(conv("/a", Some((451, 1000)), s)),
+                "/a",
+                Codex,
+                true,
+                open(OpenReason::Size),
+            ),
+            (
+                "unknown window never rotates",
+                Some(conv("/a", Some((451, 0)), s)),
+                "/a",
+                Claude,
+                true,
+                resume("s1"),
+            ),
+            (
+                "provider switch",
+                Some(conv("/a", Some((10, 1000)), s)),
+                "/a",
+                Codex,
+                true,
+                new(SessionReason::Switch),
+            ),
+            (
+                "switch ignores the other CLI's files",
+                Some(conv("/a", None, s)),
+                "/a",
+                Codex,
+                false,
+                new(SessionReason::Switch),
+            ),
+            (
+                "session file deleted",
+                Some(conv("/a", Some((10, 1000)), s)),
+                "/a",
+                Claude,
+                false,
+                new(SessionReason::Lost),
+            ),
+            (
+                "no session yet in conversation",
+                Some(conv("/a", None, None)),
+                "/a",
+                Codex,
+                false,
+                new(SessionReason::Fresh),
+            ),
+            (
+                "codex resumes codex",
+                Some(conv("/a", Some((100, 258400)), Some((Codex, "t1")))),
+                "/a",
+                Codex,
+                true,
+                resume("t1"),
+            ),
         ];
         for (what, conversation, run_dir, provider, on_disk, want) in cases {
             let facts = SendFacts {

@@ -21,7 +21,12 @@ automatic commits or about how the conversation is handled.",
 }
 
 /// House rules + brief + standing instructions, exactly as the CLI receives it.
-pub fn build(checkout: &Path, screenshots: &Path, brief: Option<&str>, instructions: &[String]) -> String {
+pub fn build(
+    checkout: &Path,
+    screenshots: &Path,
+    brief: Option<&str>,
+    instructions: &[String],
+) -> String {
     let mut out = house_rules(checkout, screenshots);
     if let Some(brief) = brief.map(str::trim).filter(|b| !b.is_empty()) {
         out.push_str("\n\n## What this terminal is for\n");
@@ -50,7 +55,10 @@ mod tests {
             Path::new("/w/api"),
             Path::new("/d/shots"),
             Some("Backend of the billing service"),
-            &["Always run cargo fmt before committing.".to_string(), "答案用中文".to_string()],
+            &[
+                "Always run cargo fmt before committing.".to_string(),
+                "答案用中文".to_string(),
+            ],
         );
         let want = format!(
             "{}\n\n## What this terminal is for\nBackend of the billing service\n\n{}\n- Always run cargo fmt before committing.\n- 答案用中文",

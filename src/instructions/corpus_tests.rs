@@ -65,8 +65,7 @@ fn load(path: &Path) -> Vec<Case> {
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
         .map(|(n, l)| {
-            serde_json::from_str(l)
-                .unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), n + 1))
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("{}:{}: {e}", path.display(), n + 1))
         })
         .collect()
 }
@@ -129,6 +128,14 @@ fn local_extractor_precision_and_recall_on_the_corpus() {
         total.recall()
     );
     assert!(total.prompts >= 200 || std::env::var("BATON_INSTRUCTIONS_CORPUS").is_ok());
-    assert!(total.precision() >= 0.95, "precision {:.3} < 0.95", total.precision());
-    assert!(total.recall() >= 0.85, "recall {:.3} < 0.85", total.recall());
+    assert!(
+        total.precision() >= 0.95,
+        "precision {:.3} < 0.95",
+        total.precision()
+    );
+    assert!(
+        total.recall() >= 0.85,
+        "recall {:.3} < 0.85",
+        total.recall()
+    );
 }

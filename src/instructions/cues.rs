@@ -3,9 +3,9 @@
 //! (questions, "for now", "this function", task verbs), in English, Chinese and a few other
 //! languages. All patterns run on lowercased text with quoted spans blanked out.
 
-use regex::RegexSet;
 #[cfg(test)]
 use regex::Regex;
+use regex::RegexSet;
 use std::sync::LazyLock;
 
 /// Optional lead-in words before a sentence's real start: "please", "also", "btw", "and"…
@@ -26,11 +26,16 @@ const WEIGHTED: &[(i32, &str)] = &[
     (3, r"\b(?:my preference|i'm a fan of|i am a fan of)\b"),
     // Imperatives that state a rule.
     (3, "LEAD(?:don't|do not|dont|never ever|don't ever|do not ever|avoid|refrain from|stop \\w+ing)\\b"),
-    (3, r"(?:,|;|:|\band|\bbut|\bso|\bthen|\bplease|—| -)\s+(?:please\s+)?(?:don't|do not|dont)\s+\w"),
+    (4, r"(?:,|;|:|\band|\bbut|\bso|\bthen|\bplease|—| -)\s+(?:please\s+)?(?:don't|do not|dont)\s+\w"),
     (-5, r"\b(?:don't|do not|dont) (?:worry|bother|forget|hesitate|know|think|care|mind|panic|get me wrong|understand|remember|see|apologi[sz]e for)\b"),
-    (4, "LEAD(?:prefer|stick to|stick with|favou?r|default to|make it a habit|get in the habit)\\b"),
+    (4, "LEAD(?:prefer|stick to|stick with|favou?r|make it a habit|get in the habit)\\b"),
+    (3, r"[,;:]\s+(?:please\s+)?(?:prefer|avoid|stick to|stick with)\b"),
+    (3, r"(?:[,;:]|\bso|\band)\s+(?:please\s+)?keep (?:\w+ )?(?:\w+ )?(?:short|concise|brief|small|narrow|simple|minimal|under|below|out|separate|consistent|in sync|up to date|to the point|focused|readable|stable|backwards)"),
+    (2, "LEAD[\\w`'-]+(?: [\\w`'-]+)? only\\b"),
+    (4, r"^[\W_]*(?:\w+ ){0,2}(?:rules?|conventions?|style|polic(?:y|ies)|guidelines?|standards?|constraints?|reminder)(?: (?:for|in) (?:this|the|our) \w+)?\s*[:：]\s*\S"),
+    (2, r"\ball (?:of )?(?:our|my) \w+"),
     (3, "LEADkeep\\b"),
-    (-5, "LEADkeep (?:going|trying|looking|digging|at it|the fix|this|that|these|those|it as is|the change|the rest)\\b"),
+    (-5, "LEADkeep (?:going|trying|looking|digging|at it|the fix|this|that|these|those|it|the change|the rest)\\b"),
     (4, "LEADbe (?:concise|brief|terse|blunt|direct|honest|explicit|specific|precise|careful|thorough|consistent|short|succinct|critical|skeptical|sceptical|pragmatic|strict|conservative|proactive|clear)\\b"),
     (3, "LEADonly (?:use|touch|edit|change|modify|answer|reply|respond|commit|run|import|write|work|create|add|ever)\\b"),
     (3, "LEADno \\S"),
@@ -42,15 +47,17 @@ const WEIGHTED: &[(i32, &str)] = &[
     // Habits and scope.
     (2, r"\bbefore (?:you |i |we )?(?:commit|push|merg|say|tell|claim|report|finish|hand|open|submit|mark|declar|start|chang|add|delet|touch|mak|doing|implement|writ|cod|releas|deploy|ship|any|every|each|you're done|you are done)"),
     (3, r"\bafter (?:every|each|any) \w+"),
-    (2, r"\b(?:every|each|all|any) (?:new )?(?:commit|commits|pr|prs|pull request|change|changes|bug ?fix|fix|feature|test run|release|file|files|function|functions|module|modules|script|scripts|migration|migrations|endpoint|endpoints|handler|handlers|public|model|models|table|tables|component|components|class|classes|answer|answers|reply|replies|response|responses|message|messages|date|dates|error|errors|time you|interactive)\b"),
+    (2, r"\b(?:every|each|all|any) (?:new )?(?:commit|commits|pr|prs|pull request|change|changes|bug ?fix|fix|feature|test run|release|file|files|function|functions|module|modules|script|scripts|migration|migrations|endpoint|endpoints|handler|handlers|public|model|models|table|tables|component|components|class|classes|answer|answers|reply|replies|response|responses|message|messages|date|dates|error|errors|time you|interactive|dependency|dependencies|package|packages|crate|crates|library|libraries|test|tests|service|services|query|queries|container|containers|page|pages|route|routes|command|commands|tool|tools)\b"),
     (2, r"\b(?:everywhere|throughout|wherever|whenever)\b"),
     (3, r"\b(?:anything|everything|any code|all code|all the code|any scripts?|any files?) (?:you|we) (?:write|do|add|touch|change|create|generate|produce|ship)\b"),
     (2, r"\bin (?:this|the|our|my|every) (?:repo|repository|project|codebase|code base|monorepo|team|company|org)\b"),
     (3, r"\bin (?:the )?(?:whole|entire) (?:repo|repository|project|codebase)\b"),
     (3, r"\bwithout (?:asking|approval|permission|my (?:ok|okay|approval|permission)|checking with me|a good reason|discussing)\b"),
-    (2, r"\b(?:is|are|isn't|aren't) (?:not |never )?(?:allowed|forbidden|prohibited|banned|mandatory|required|off-limits|off limits|optional|preferred|discouraged|encouraged|deprecated|a must|a no-go|non-negotiable)\b"),
+    (2, r"\b(?:is|are|isn't|aren't|that's|it's) (?:not |never )?(?:allowed|forbidden|prohibited|banned|mandatory|required|off-limits|off limits|optional|preferred|discouraged|encouraged|deprecated|a must|a no-go|non-negotiable)\b"),
     (3, r"\byou (?:don't|do not) (?:need|have) to\b"),
     (2, r"\b(?:when|if|whenever|once) you(?:'re| are)? (?:done|finish|finished|report|write|change|add|create|make|touch|commit|see|review|answer|reply|explain|refactor|fix|get stuck|are unsure|unsure|introduce|rename|delete|remove|hit|run into)\b"),
+    (3, r"\bone \w+ per \w+"),
+    (3, r"\bin (?:your|all|every|each) (?:replies|answers|responses|messages|explanations|summaries|reviews|commit messages|prs)\b"),
     // Contrast: "TOML, not YAML", "X instead of Y".
     (2, r"[,;]\s+(?:not|never)\s"),
     (1, r"[,;]\s+no\s"),
@@ -86,7 +93,7 @@ const WEIGHTED: &[(i32, &str)] = &[
     (-2, r"\b(?:i'm|i am|we're|we are) (?:getting|seeing|trying|working on|stuck|not sure|confused)\b"),
     (-2, r"\b(?:it|this|that) (?:fails|failed|breaks|broke|crashes|crashed|hangs|returns|returned|throws|threw|shows|showed|doesn't|does not|didn't|isn't|is not|won't|keeps)\b"),
     (-2, r"\bbe able to\b"),
-    (-1, "LEAD(?:the|this|that|it|its|my) [^,;]{0,40}\\bshould\\b"),
+    (-1, "LEAD(?:the|this|that|it|its|my) [^,;]{0,40}\\b(?:should|must)\\b"),
 ];
 
 /// Questions that do not end with a question mark ("what do you think", "为什么…").

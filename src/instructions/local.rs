@@ -31,7 +31,9 @@ impl Extractor for LocalExtractor {
             .into_iter()
             .filter(|piece| {
                 let text = &prompt[piece.start..piece.end];
-                !text.ends_with([':', '：']) && score(text, contexts[piece.line], piece) >= THRESHOLD
+                !piece.heading
+                    && !text.ends_with([':', '：'])
+                    && score(text, contexts[piece.line], piece) >= THRESHOLD
             })
             .map(|piece| prompt[piece.start..piece.end].to_string())
             .collect()
@@ -73,7 +75,9 @@ fn list_contexts(lines: &[Line<'_>]) -> Vec<ListContext> {
 /// A header ends with a colon, or stands right above a list without closing punctuation.
 fn header_kind(trimmed: &str, next: Option<&Line<'_>>) -> ListContext {
     let before_list = next.is_some_and(|n| {
-        !n.quoted && sentences::list_marker_len(n.text.trim()) > 0 && !trimmed.ends_with(['.', '!', '?', '。', '？'])
+        !n.quoted
+            && sentences::list_marker_len(n.text.trim()) > 0
+            && !trimmed.ends_with(['.', '!', '?', '。', '？'])
     });
     let heading = trimmed.starts_with('#');
     if !(trimmed.ends_with([':', '：']) || before_list || heading) {
@@ -100,14 +104,19 @@ fn score(text: &str, context: ListContext, piece: &Piece) -> i32 {
         .map(|i| tables.weights.get(i).copied().unwrap_or(0))
         .sum();
     let words = words(&cue);
-    score += always_never(&words) + generic_subject(&words);
-    let question = cue.trim_end_matches(CLOSERS).ends_with(['?', '？']) || tables.question_start.is_match(&cue);
+    score += always_never(&words) + generic_subject(&words) + use_for_category(&words);
+    let question = cue.trim_end_matches(CLOSERS).ends_with(['?', '？'])
+        || tables.question_start.is_match(&cue);
     if question {
-        score -= if tables.persistent.is_match(&cue) { 2 } else { 6 };
+        score -= if tables.persistent.is_match(&cue) {
+            2
+        } else {
+            6
+        };
     }
     if piece.list_item {
         score += match context {
-            ListContext::Rules => 3,
+            ListContext::Rules => 4,
             ListContext::Tasks => -3,
             ListContext::None => 0,
         };
@@ -174,18 +183,68 @@ fn words(cue: &str) -> Vec<(&str, bool)> {
 
 /// Words that may come before an imperative "always"/"never" without making it a description.
 const SOFT: &[&str] = &[
-    "please", "and", "but", "so", "also", "then", "just", "to", "pls", "plz", "btw", "remember",
-    "ok", "okay", "oh", "i'd", "you'd", "really", "but", "or", "thus", "hence", "therefore",
+    "please",
+    "and",
+    "but",
+    "so",
+    "also",
+    "then",
+    "just",
+    "to",
+    "pls",
+    "plz",
+    "btw",
+    "remember",
+    "ok",
+    "okay",
+    "oh",
+    "i'd",
+    "you'd",
+    "really",
+    "but",
+    "or",
+    "thus",
+    "hence",
+    "therefore",
 ];
 const MODALS: &[&str] = &[
     "should", "must", "shall", "will", "would", "need", "needs", "can", "could", "gotta", "do",
     "does", "'ll", "may", "might",
 ];
 const DESCRIBING: &[&str] = &[
-    "was", "were", "it's", "that's", "there's", "he's", "she's", "it", "this", "that", "which",
-    "there", "they", "he", "she", "who", "something", "everything", "nothing", "everyone",
-    "nobody", "people", "users", "customers", "i've", "it'd", "it'll", "that'll", "you",
-    "almost", "nearly", "basically", "hardly",
+    "was",
+    "were",
+    "it's",
+    "that's",
+    "there's",
+    "he's",
+    "she's",
+    "it",
+    "this",
+    "that",
+    "which",
+    "there",
+    "they",
+    "he",
+    "she",
+    "who",
+    "something",
+    "everything",
+    "nothing",
+    "everyone",
+    "nobody",
+    "people",
+    "users",
+    "customers",
+    "i've",
+    "it'd",
+    "it'll",
+    "that'll",
+    "you",
+    "almost",
+    "nearly",
+    "basically",
+    "hardly",
 ];
 const PREFERRING: &[&str] = &[
     "want", "prefer", "like", "use", "write", "keep", "put", "run", "do", "need", "ask", "format",
@@ -193,9 +252,37 @@ const PREFERRING: &[&str] = &[
     "review", "squash", "pin", "include", "document", "validate", "start", "end", "go", "check",
 ];
 const PAST: &[&str] = &[
-    "got", "had", "did", "saw", "went", "came", "knew", "understood", "broke", "ran", "took",
-    "made", "found", "thought", "said", "gave", "left", "felt", "became", "began", "kept",
-    "heard", "meant", "built", "sent", "spent", "lost", "held", "brought", "wrote", "worked",
+    "got",
+    "had",
+    "did",
+    "saw",
+    "went",
+    "came",
+    "knew",
+    "understood",
+    "broke",
+    "ran",
+    "took",
+    "made",
+    "found",
+    "thought",
+    "said",
+    "gave",
+    "left",
+    "felt",
+    "became",
+    "began",
+    "kept",
+    "heard",
+    "meant",
+    "built",
+    "sent",
+    "spent",
+    "lost",
+    "held",
+    "brought",
+    "wrote",
+    "worked",
 ];
 
 /// How strongly "always" or "never" in the sentence prescribes (best occurrence): an imperative
@@ -238,7 +325,7 @@ fn always_never(words: &[(&str, bool)]) -> i32 {
                 }
             }
             Some(_) => {
-                if is_inflected(next) {
+                if is_inflected(next) || describes_some(&words[..i]) {
                     0
                 } else {
                     3
@@ -250,37 +337,114 @@ fn always_never(words: &[(&str, bool)]) -> i32 {
     best
 }
 
+/// "some clients never respect…", "these tests always…": a subject that picks out particular
+/// things makes the sentence a description, not a rule about a category.
+fn describes_some(before: &[(&str, bool)]) -> bool {
+    const PARTICULAR: &[&str] = &[
+        "some",
+        "many",
+        "most",
+        "few",
+        "several",
+        "certain",
+        "these",
+        "those",
+        "older",
+        "sometimes",
+        "often",
+        "usually",
+        "the",
+        "my",
+        "his",
+        "her",
+        "their",
+    ];
+    before
+        .iter()
+        .rev()
+        .take_while(|w| !w.1)
+        .chain(before.iter().rev().find(|w| w.1))
+        .any(|w| PARTICULAR.contains(&w.0))
+}
+
 /// "fails", "crashed", "got": a verb that describes rather than instructs.
 fn is_inflected(word: &str) -> bool {
-    PAST.contains(&word)
-        || word.ends_with("ed")
-        || (word.len() > 3
-            && word.ends_with('s')
-            && !word.ends_with("ss")
-            && !word.ends_with("us")
-            && !word.ends_with("is"))
+    PAST.contains(&word) || word.ends_with("ed") || is_plural(word)
 }
 
 /// Lead-in words skipped before the subject of a sentence.
 const LEAD_WORDS: &[&str] = &[
-    "please", "and", "also", "oh", "but", "so", "ok", "okay", "btw", "again", "important",
-    "note", "remember", "reminder", "fyi", "ps", "just", "then", "plus", "additionally",
-    "finally", "generally", "honestly", "rule",
+    "please",
+    "and",
+    "also",
+    "oh",
+    "but",
+    "so",
+    "ok",
+    "okay",
+    "btw",
+    "again",
+    "important",
+    "note",
+    "remember",
+    "reminder",
+    "fyi",
+    "ps",
+    "just",
+    "then",
+    "plus",
+    "additionally",
+    "finally",
+    "generally",
+    "honestly",
+    "rule",
 ];
 const QUANTIFIERS: &[&str] = &["all", "every", "each", "any"];
 const DETERMINERS: &[&str] = &[
-    "the", "this", "that", "these", "those", "a", "an", "my", "your", "his", "her", "their",
-    "its", "it", "i", "you", "he", "she", "we", "they", "there", "here", "what", "why", "how",
-    "which", "who", "when", "where", "if", "let's", "can", "could", "would", "will", "do",
-    "does", "did", "to", "some", "one", "only", "both", "most", "many", "few", "several",
+    "the", "this", "that", "these", "those", "a", "an", "my", "your", "his", "her", "their", "its",
+    "it", "i", "you", "he", "she", "we", "they", "there", "here", "what", "why", "how", "which",
+    "who", "when", "where", "if", "let's", "can", "could", "would", "will", "do", "does", "did",
+    "to", "some", "one", "only", "both", "most", "many", "few", "several",
 ];
 /// Nouns that name a whole category without a plural ending.
 const MASS_NOUNS: &[&str] = &[
-    "code", "output", "money", "state", "config", "configuration", "logging", "documentation",
-    "sql", "css", "html", "json", "yaml", "data", "accessibility", "everything", "indentation",
-    "formatting", "naming", "input", "ui", "copy", "text", "stdout", "stderr", "security",
-    "performance", "handling", "management", "i18n", "styling", "validation", "auth",
-    "infrastructure", "caching", "anything", "nothing",
+    "code",
+    "output",
+    "money",
+    "state",
+    "config",
+    "configuration",
+    "logging",
+    "documentation",
+    "sql",
+    "css",
+    "html",
+    "json",
+    "yaml",
+    "data",
+    "accessibility",
+    "everything",
+    "indentation",
+    "formatting",
+    "naming",
+    "input",
+    "ui",
+    "copy",
+    "text",
+    "stdout",
+    "stderr",
+    "security",
+    "performance",
+    "handling",
+    "management",
+    "i18n",
+    "styling",
+    "validation",
+    "auth",
+    "infrastructure",
+    "caching",
+    "anything",
+    "nothing",
 ];
 
 /// A general statement about a category ("Tests go next to the code", "Commit messages must
@@ -298,7 +462,11 @@ fn generic_subject(words: &[(&str, bool)]) -> i32 {
     };
     let quantified = QUANTIFIERS.contains(first);
     let limit = if quantified { 6 } else { 4 };
-    let Some(k) = body.iter().take(limit).position(|w| verb_weight(w).is_some()) else {
+    let Some(k) = body
+        .iter()
+        .take(limit)
+        .position(|w| verb_weight(w).is_some())
+    else {
         return 0;
     };
     if k == 0 {
@@ -307,11 +475,7 @@ fn generic_subject(words: &[(&str, bool)]) -> i32 {
     let subject = &body[..k];
     let head = subject[k - 1];
     let bare = !subject.iter().any(|w| DETERMINERS.contains(w));
-    let plural = head.len() > 3
-        && head.ends_with('s')
-        && !head.ends_with("ss")
-        && !head.ends_with("us")
-        && !head.ends_with("is");
+    let plural = is_plural(head);
     let weight = verb_weight(body[k]).unwrap_or(0);
     if quantified {
         weight.max(2) + 1
@@ -322,6 +486,42 @@ fn generic_subject(words: &[(&str, bool)]) -> i32 {
     }
 }
 
+/// "Use thiserror for errors", "Use `async fn` in traits": an imperative "use" aimed at a
+/// whole category (a bare plural or mass noun) is a convention, unlike "use a Vec here".
+fn use_for_category(words: &[(&str, bool)]) -> i32 {
+    let mut body = words
+        .iter()
+        .map(|w| w.0)
+        .skip_while(|w| LEAD_WORDS.contains(w));
+    if body.next() != Some("use") {
+        return 0;
+    }
+    let rest: Vec<&str> = body.take(8).collect();
+    let Some(at) = rest.iter().position(|w| matches!(*w, "for" | "in")) else {
+        return 0;
+    };
+    let target = rest[at + 1..]
+        .iter()
+        .find(|w| !matches!(**w, "all" | "any" | "every" | "new"))
+        .copied()
+        .unwrap_or("");
+    let categorical =
+        !DETERMINERS.contains(&target) && (is_plural(target) || MASS_NOUNS.contains(&target));
+    if at > 0 && categorical {
+        2
+    } else {
+        0
+    }
+}
+
+fn is_plural(word: &str) -> bool {
+    word.len() > 3
+        && word.ends_with('s')
+        && !word.ends_with("ss")
+        && !word.ends_with("us")
+        && !word.ends_with("is")
+}
+
 /// How normative a verb is after a general subject.
 fn verb_weight(word: &str) -> Option<i32> {
     match word {
@@ -329,9 +529,9 @@ fn verb_weight(word: &str) -> Option<i32> {
         | "cannot" => Some(3),
         "go" | "goes" | "belong" | "belongs" | "live" | "lives" | "stay" | "stays" | "sit"
         | "sits" | "flow" | "flows" => Some(3),
-        "use" | "uses" | "follow" | "follows" | "require" | "requires" | "get" | "gets" | "have"
-        | "has" | "return" | "returns" | "start" | "starts" | "come" | "comes" | "run" | "runs"
-        | "don't" => Some(2),
+        "use" | "uses" | "follow" | "follows" | "require" | "requires" => Some(3),
+        "get" | "gets" | "have" | "has" | "return" | "returns" | "start" | "starts" | "come"
+        | "comes" | "run" | "runs" | "don't" => Some(2),
         "is" | "are" => Some(1),
         _ => None,
     }

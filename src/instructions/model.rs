@@ -104,7 +104,13 @@ fn strip_marker(text: &str) -> &str {
 
 /// `"x"`, `“x”`, `'x'`, `` `x` ``, `「x」`: quotes around the whole line.
 fn strip_wrapping(text: &str) -> &str {
-    for (open, close) in [('"', '"'), ('“', '”'), ('\'', '\''), ('`', '`'), ('「', '」')] {
+    for (open, close) in [
+        ('"', '"'),
+        ('“', '”'),
+        ('\'', '\''),
+        ('`', '`'),
+        ('「', '」'),
+    ] {
         if let Some(inner) = text.strip_prefix(open).and_then(|t| t.strip_suffix(close)) {
             if !inner.contains(close) && !inner.trim().is_empty() {
                 return inner;

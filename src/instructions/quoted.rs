@@ -235,7 +235,10 @@ fn is_diff_header(trimmed: &str) -> bool {
         || (trimmed.starts_with("@@ -") && trimmed[4..].contains(" @@"))
         || (trimmed.starts_with("index ")
             && trimmed[6..].split("..").count() == 2
-            && trimmed[6..].chars().next().is_some_and(|c| c.is_ascii_hexdigit()))
+            && trimmed[6..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_hexdigit()))
 }
 
 /// `+    let x` or `-fn old()`: a changed line of a pasted diff. A markdown bullet is `- text`
@@ -277,12 +280,52 @@ fn next_is_diff_line(rest: &[(usize, &str)]) -> bool {
 /// between: a question, a request, a rule.
 fn is_user_voice(trimmed: &str) -> bool {
     const OPENERS: &[&str] = &[
-        "please", "can ", "could ", "would ", "also", "from now on", "and ", "btw", "i ", "i'm",
-        "i’m", "i've", "we ", "why", "what", "how ", "fix ", "so ", "ok", "anyway", "note",
-        "remember", "always", "never", "don't", "don’t", "do not", "thanks", "any idea",
-        "is there", "here's", "here is", "this ", "that ", "it ", "the error", "going forward",
-        "help", "pls", "hmm", "now ",
+        "please",
+        "can ",
+        "could ",
+        "would ",
+        "also",
+        "from now on",
+        "and ",
+        "btw",
+        "i ",
+        "i'm",
+        "i’m",
+        "i've",
+        "we ",
+        "why",
+        "what",
+        "how ",
+        "fix ",
+        "so ",
+        "ok",
+        "anyway",
+        "note",
+        "remember",
+        "always",
+        "never",
+        "don't",
+        "don’t",
+        "do not",
+        "thanks",
+        "any idea",
+        "is there",
+        "here's",
+        "here is",
+        "this ",
+        "that ",
+        "it ",
+        "the error",
+        "going forward",
+        "help",
+        "pls",
+        "hmm",
+        "now ",
     ];
-    let lower: String = trimmed.chars().take(16).flat_map(char::to_lowercase).collect();
+    let lower: String = trimmed
+        .chars()
+        .take(16)
+        .flat_map(char::to_lowercase)
+        .collect();
     OPENERS.iter().any(|o| lower.starts_with(o))
 }

@@ -14,14 +14,20 @@ pub(crate) struct Piece {
     pub line: usize,
     /// The line starts with a list marker (`-`, `*`, `1.`, `1)`, `1、`…).
     pub list_item: bool,
+    /// The line is a markdown heading (`## House rules`): a title, not a rule.
+    pub heading: bool,
 }
 
 const ASCII_ENDS: &[char] = &['.', '!', '?'];
 const WIDE_ENDS: &[char] = &['。', '！', '？', '｡'];
 /// What may follow a sentence's final mark and still belong to it.
-const CLOSERS: &[char] = &[')', '"', '\'', '”', '’', ']', '»', '*', '_', '」', '』', '）', '`'];
+const CLOSERS: &[char] = &[
+    ')', '"', '\'', '”', '’', ']', '»', '*', '_', '」', '』', '）', '`',
+];
 /// Abbreviations after which a period never ends a sentence.
-const NEVER_ENDS: &[&str] = &["e.g", "i.e", "eg", "ie", "vs", "cf", "viz", "mr", "mrs", "ms", "dr", "st"];
+const NEVER_ENDS: &[&str] = &[
+    "e.g", "i.e", "eg", "ie", "vs", "cf", "viz", "mr", "mrs", "dr",
+];
 /// Abbreviations after which a period ends a sentence only before a capital letter.
 const MAYBE_ENDS: &[&str] = &[
     "etc", "approx", "incl", "resp", "esp", "no", "nr", "fig", "al", "ca", "min", "max", "ref",
@@ -116,6 +122,7 @@ pub(crate) fn pieces(lines: &[Line<'_>]) -> Vec<Piece> {
                 end: line.start + content_start + e,
                 line: index,
                 list_item: marker > 0 && !line.text[lead..].starts_with('#'),
+                heading: marker > 0 && line.text[lead..].starts_with('#'),
             });
         }
     }
@@ -128,6 +135,15 @@ pub(crate) fn split_sentences(text: &str) -> Vec<(usize, usize)> {
     let mut seg = 0;
     let mut iter = text.char_indices().peekable();
     while let Some((i, c)) = iter.next() {
+        if c == '`' {
+            // Inline code never ends a sentence: "no `println!` left behind".
+            if let Some(close) = text[i + 1..].find('`') {
+                while iter.peek().is_some_and(|&(j, _)| j <= i + 1 + close) {
+                    iter.next();
+                }
+            }
+            continue;
+        }
         let wide = WIDE_ENDS.contains(&c);
         if !wide && !ASCII_ENDS.contains(&c) {
             continue;
@@ -182,8 +198,10 @@ fn ends_sentence(text: &str, i: usize, c: char, run: usize, after: &str) -> bool
     }
     let before = &text[..i];
     let word_start = before
-        .rfind(|ch: char| !(ch.is_ascii_alphabetic() || ch == '.'))
-        .map_or(0, |p| p + 1);
+        .char_indices()
+        .rev()
+        .find(|&(_, ch)| !(ch.is_ascii_alphabetic() || ch == '.'))
+        .map_or(0, |(p, ch)| p + ch.len_utf8());
     let word = before[word_start..].to_ascii_lowercase();
     if NEVER_ENDS.contains(&word.as_str()) {
         return false;
@@ -191,7 +209,10 @@ fn ends_sentence(text: &str, i: usize, c: char, run: usize, after: &str) -> bool
     if MAYBE_ENDS.contains(&word.as_str()) {
         return next_upper;
     }
-    let initial = word.len() == 1 && before[word_start..].chars().all(|ch| ch.is_ascii_uppercase());
+    let initial = word.len() == 1
+        && before[word_start..]
+            .chars()
+            .all(|ch| ch.is_ascii_uppercase());
     !initial
 }
 
@@ -230,7 +251,11 @@ fn starts_whole(before: &str) -> bool {
         return true;
     }
     let spaced = before.ends_with(char::is_whitespace);
-    let mark = before.trim_end().trim_end_matches(CLOSERS).chars().next_back();
+    let mark = before
+        .trim_end()
+        .trim_end_matches(CLOSERS)
+        .chars()
+        .next_back();
     match mark {
         Some(m) if WIDE_ENDS.contains(&m) || "；：…".contains(m) => true,
         Some(m) if ASCII_ENDS.contains(&m) || m == ';' || m == ':' => spaced,

@@ -56,10 +56,14 @@ pub fn new_terminal(
 /// The physical path of an existing directory given with `--dir`.
 pub fn existing_dir(dir: &str) -> Result<String, BatonError> {
     let canonical = Path::new(dir).canonicalize().map_err(|e| {
-        BatonError::bad_input(format!("--dir {dir}: {e} (create the directory first or fix the path)"))
+        BatonError::bad_input(format!(
+            "--dir {dir}: {e} (create the directory first or fix the path)"
+        ))
     })?;
     if !canonical.is_dir() {
-        return Err(BatonError::bad_input(format!("--dir {dir} is not a directory")));
+        return Err(BatonError::bad_input(format!(
+            "--dir {dir} is not a directory"
+        )));
     }
     Ok(canonical.to_string_lossy().into_owned())
 }
@@ -74,7 +78,9 @@ fn free_name(srv: &Server, base: &str) -> Result<String, BatonError> {
             return Ok(n);
         }
     }
-    Err(BatonError::bad_input("could not find a free terminal name: pass one"))
+    Err(BatonError::bad_input(
+        "could not find a free terminal name: pass one",
+    ))
 }
 
 pub fn parse_provider(p: Option<&str>) -> Result<Option<ProviderKind>, BatonError> {
@@ -132,12 +138,19 @@ pub fn terminal_json(srv: &Server, t: &TerminalRow) -> Result<Value, BatonError>
             (
                 json!({"id": c.id, "number": c.number, "opened_reason": c.opened_reason, "opened_at": c.opened_at, "dir": c.dir}),
                 sessions,
-                ctx.map(|c| json!({"tokens": c.tokens, "window": c.window, "fraction": c.fraction()}))
-                    .unwrap_or(Value::Null),
+                ctx.map(
+                    |c| json!({"tokens": c.tokens, "window": c.window, "fraction": c.fraction()}),
+                )
+                .unwrap_or(Value::Null),
             )
         }
     };
-    let instructions: Vec<String> = srv.store.instructions(&t.id)?.into_iter().map(|i| i.text).collect();
+    let instructions: Vec<String> = srv
+        .store
+        .instructions(&t.id)?
+        .into_iter()
+        .map(|i| i.text)
+        .collect();
     let last = turns.last();
     Ok(json!({
         "name": t.name,
@@ -178,14 +191,18 @@ pub fn log(srv: &Server, name: &str) -> Result<Value, BatonError> {
     for c in &conversations {
         let sessions = srv.store.sessions(&c.id)?;
         let mut v = serde_json::to_value(c).map_err(|e| BatonError::failed(e.to_string()))?;
-        v["sessions"] = serde_json::to_value(sessions).map_err(|e| BatonError::failed(e.to_string()))?;
+        v["sessions"] =
+            serde_json::to_value(sessions).map_err(|e| BatonError::failed(e.to_string()))?;
         convs.push(v);
     }
     let turns = srv.store.turns(&t.id)?;
     let turns: Vec<Value> = turns
         .into_iter()
         .map(|x| {
-            let number = conversations.iter().find(|c| c.id == x.conversation_id).map(|c| c.number);
+            let number = conversations
+                .iter()
+                .find(|c| c.id == x.conversation_id)
+                .map(|c| c.number);
             let mut v = serde_json::to_value(&x).unwrap_or(Value::Null);
             v["conversation"] = json!(number);
             v
@@ -194,7 +211,11 @@ pub fn log(srv: &Server, name: &str) -> Result<Value, BatonError> {
     Ok(json!({"name": t.name, "conversations": convs, "turns": turns}))
 }
 
-pub fn instructions(srv: &Server, name: &str, action: InstructionsAction) -> Result<Value, BatonError> {
+pub fn instructions(
+    srv: &Server,
+    name: &str,
+    action: InstructionsAction,
+) -> Result<Value, BatonError> {
     let t = srv.terminal(name)?;
     let current = srv.store.instructions(&t.id)?;
     match action {
@@ -207,9 +228,17 @@ pub fn instructions(srv: &Server, name: &str, action: InstructionsAction) -> Res
                 ));
             }
             if current.iter().any(|i| i.text == text) {
-                return Err(BatonError::bad_input(format!("{name} already has that instruction")));
+                return Err(BatonError::bad_input(format!(
+                    "{name} already has that instruction"
+                )));
             }
-            srv.store.append(&t.id, Record::InstructionAdded { text, turn_id: None })?;
+            srv.store.append(
+                &t.id,
+                Record::InstructionAdded {
+                    text,
+                    turn_id: None,
+                },
+            )?;
             drop_oldest(srv, &t.id)?;
         }
         InstructionsAction::Rm { number } => {
@@ -219,7 +248,12 @@ pub fn instructions(srv: &Server, name: &str, action: InstructionsAction) -> Res
                     current.len()
                 )));
             };
-            srv.store.append(&t.id, Record::InstructionRemoved { text: i.text.clone() })?;
+            srv.store.append(
+                &t.id,
+                Record::InstructionRemoved {
+                    text: i.text.clone(),
+                },
+            )?;
         }
         InstructionsAction::Clear => {
             if !current.is_empty() {
@@ -234,9 +268,16 @@ pub fn instructions(srv: &Server, name: &str, action: InstructionsAction) -> Res
 /// Keeps a terminal's forty newest instructions.
 pub fn drop_oldest(srv: &Server, tid: &str) -> Result<(), BatonError> {
     let list = srv.store.instructions(tid)?;
-    let excess = list.len().saturating_sub(crate::instructions::MAX_LINES_PER_TERMINAL);
+    let excess = list
+        .len()
+        .saturating_sub(crate::instructions::MAX_LINES_PER_TERMINAL);
     for i in list.iter().take(excess) {
-        srv.store.append(tid, Record::InstructionRemoved { text: i.text.clone() })?;
+        srv.store.append(
+            tid,
+            Record::InstructionRemoved {
+                text: i.text.clone(),
+            },
+        )?;
     }
     Ok(())
 }
@@ -246,11 +287,14 @@ pub fn interrupt(srv: &Server, name: &str) -> Result<Value, BatonError> {
     let rt = srv.runtime(&t.id);
     let running = rt.running.lock().map(|r| r.clone()).unwrap_or(None);
     let Some(run) = running else {
-        return Err(BatonError::failed(format!("{name} has no running turn to interrupt")));
+        return Err(BatonError::failed(format!(
+            "{name} has no running turn to interrupt"
+        )));
     };
     run.interrupted.store(true, Ordering::SeqCst);
     if let Some(pid) = run.pid {
-        process::interrupt(pid).map_err(|e| BatonError::failed(format!("cannot interrupt {name}: {e}")))?;
+        process::interrupt(pid)
+            .map_err(|e| BatonError::failed(format!("cannot interrupt {name}: {e}")))?;
     }
     Ok(json!({"name": name, "turn_id": run.turn_id, "interrupted": true}))
 }

@@ -38,8 +38,9 @@ const STOP_GRACE: Duration = Duration::from_secs(10);
 pub fn run(data: DataDir, config: Config) -> Result<(), BatonError> {
     data.ensure()
         .map_err(|e| BatonError::failed(format!("cannot create {}: {e}", data.root.display())))?;
-    let lock_file = open_private_append(&data.lock_file())
-        .map_err(|e| BatonError::failed(format!("cannot open {}: {e}", data.lock_file().display())))?;
+    let lock_file = open_private_append(&data.lock_file()).map_err(|e| {
+        BatonError::failed(format!("cannot open {}: {e}", data.lock_file().display()))
+    })?;
     let mut lock = match Flock::lock(lock_file, FlockArg::LockExclusiveNonblock) {
         Ok(l) => l,
         Err((_, _)) => {
@@ -213,10 +214,23 @@ async fn handle(
 ) -> Option<Reply> {
     match req {
         Request::Ping => done(Ok(json!({"pong": true}))),
-        Request::New { name, dir, provider, model, brief } => {
-            done(handlers::new_terminal(srv, name, &dir, provider, model, brief))
-        }
-        Request::Send { name, prompt, provider, model, dir, detach } => {
+        Request::New {
+            name,
+            dir,
+            provider,
+            model,
+            brief,
+        } => done(handlers::new_terminal(
+            srv, name, &dir, provider, model, brief,
+        )),
+        Request::Send {
+            name,
+            prompt,
+            provider,
+            model,
+            dir,
+            detach,
+        } => {
             let feed = match accept_send(srv, &name, prompt, provider, model, dir) {
                 Ok(f) => f,
                 Err(error) => return Some(Reply::Error { error }),
@@ -233,12 +247,11 @@ async fn handle(
         Request::Instructions { name, action } => done(handlers::instructions(srv, &name, action)),
         Request::Interrupt { name } => done(handlers::interrupt(srv, &name)),
         Request::Status => done(handlers::status(srv)),
-        Request::Reindex => done(
-            srv.store
-                .reindex()
-                .map_err(BatonError::from)
-                .and_then(|r| serde_json::to_value(r).map_err(|e| BatonError::failed(e.to_string()))),
-        ),
+        Request::Reindex => {
+            done(srv.store.reindex().map_err(BatonError::from).and_then(|r| {
+                serde_json::to_value(r).map_err(|e| BatonError::failed(e.to_string()))
+            }))
+        }
         Request::Stop => {
             let _ = stop.send(true);
             done(Ok(json!({"stopping": true, "pid": std::process::id()})))
@@ -256,7 +269,9 @@ fn accept_send(
     dir: Option<String>,
 ) -> Result<Arc<Feed>, BatonError> {
     if srv.shutting_down.load(Ordering::SeqCst) {
-        return Err(BatonError::failed("the baton server is shutting down; try again"));
+        return Err(BatonError::failed(
+            "the baton server is shutting down; try again",
+        ));
     }
     let terminal = srv.terminal(name)?;
     validate::prompt(&prompt)?;

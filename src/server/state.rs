@@ -45,7 +45,9 @@ pub struct Server {
 
 impl Server {
     pub fn new(store: Store, config: Config) -> Server {
-        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .unwrap_or_default();
         let env_dir = |k: &str, fallback: &str| {
             std::env::var_os(k)
                 .filter(|v| !v.is_empty())

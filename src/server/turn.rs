@@ -9,10 +9,14 @@ use std::sync::Arc;
 
 use super::feed::Feed;
 use super::state::{Running, Server, TermRuntime};
-use crate::engine::{self, ConversationFacts, Decision, OpenReason, SendFacts, SessionFact, SessionReason};
+use crate::engine::{
+    self, ConversationFacts, Decision, OpenReason, SendFacts, SessionFact, SessionReason,
+};
 use crate::error::BatonError;
 use crate::protocol::{Reply, SendEvent, TurnSummary};
-use crate::providers::{self, ProviderKind, RunMsg, RunSpec, SessionMode, TurnEvent, TurnOutcome, TurnStatus};
+use crate::providers::{
+    self, ProviderKind, RunMsg, RunSpec, SessionMode, TurnEvent, TurnOutcome, TurnStatus,
+};
 use crate::store::{ConversationView, Record, TerminalRow, TurnView};
 
 /// A validated send, ready to queue.
@@ -38,7 +42,9 @@ pub async fn run(srv: Arc<Server>, job: SendJob, feed: Arc<Feed>) {
     let guard = rt.turn_lock.clone().lock_owned().await;
     rt.waiting.fetch_sub(1, Ordering::SeqCst);
     let result = if srv.shutting_down.load(Ordering::SeqCst) {
-        Err(BatonError::failed("the baton server is shutting down; the prompt was not run"))
+        Err(BatonError::failed(
+            "the baton server is shutting down; the prompt was not run",
+        ))
     } else {
         run_locked(&srv, &rt, job, &feed).await
     };
@@ -70,19 +76,37 @@ struct Plan {
     pinned_model: Option<String>,
 }
 
-async fn run_locked(srv: &Arc<Server>, rt: &Arc<TermRuntime>, job: SendJob, feed: &Feed) -> Result<TurnSummary, BatonError> {
+async fn run_locked(
+    srv: &Arc<Server>,
+    rt: &Arc<TermRuntime>,
+    job: SendJob,
+    feed: &Feed,
+) -> Result<TurnSummary, BatonError> {
     let tid = job.terminal.id.clone();
     let mut term = job.terminal;
     // A switch of provider or model applies from this turn on.
     let provider = job.provider.unwrap_or(term.provider);
-    let model = job.model.clone().or_else(|| if provider == term.provider { term.model.clone() } else { None });
+    let model = job.model.clone().or_else(|| {
+        if provider == term.provider {
+            term.model.clone()
+        } else {
+            None
+        }
+    });
     if provider != term.provider || model != term.model {
-        srv.store.append(&tid, Record::SettingsChanged { provider, model: model.clone() })?;
+        srv.store.append(
+            &tid,
+            Record::SettingsChanged {
+                provider,
+                model: model.clone(),
+            },
+        )?;
         term.provider = provider;
         term.model = model;
     }
     if let Some(dir) = job.dir.filter(|d| *d != term.dir) {
-        srv.store.append(&tid, Record::DirChanged { dir: dir.clone() })?;
+        srv.store
+            .append(&tid, Record::DirChanged { dir: dir.clone() })?;
         term.dir = dir;
     }
     let turns = srv.store.turns(&tid)?;
@@ -114,7 +138,10 @@ async fn run_locked(srv: &Arc<Server>, rt: &Arc<TermRuntime>, job: SendJob, feed
             provider,
             conversation: plan.conversation.number,
             opened: plan.opened.map(|o| o.as_str().to_string()),
-            session: plan.session_reason.map_or("resume", |r| r.as_str()).to_string(),
+            session: plan
+                .session_reason
+                .map_or("resume", |r| r.as_str())
+                .to_string(),
         },
     });
     let mut ctx = TurnCtx {
@@ -158,7 +185,8 @@ async fn run_locked(srv: &Arc<Server>, rt: &Arc<TermRuntime>, job: SendJob, feed
             notes: ctx.notes.clone(),
         },
     )?;
-    let unusable_cli = status == TurnStatus::Failed && !ctx.saw_end && !ctx.interrupted.load(Ordering::SeqCst);
+    let unusable_cli =
+        status == TurnStatus::Failed && !ctx.saw_end && !ctx.interrupted.load(Ordering::SeqCst);
     Ok(TurnSummary {
         turn_id,
         number,
@@ -171,7 +199,10 @@ async fn run_locked(srv: &Arc<Server>, rt: &Arc<TermRuntime>, job: SendJob, feed
         conversation_id: plan.conversation.id,
         opened: plan.opened.map(|o| o.as_str().to_string()),
         context: outcome.context,
-        rotates_next: outcome.context.as_ref().is_some_and(engine::decide::over_limit),
+        rotates_next: outcome
+            .context
+            .as_ref()
+            .is_some_and(engine::decide::over_limit),
         unusable_cli,
     })
 }
@@ -195,10 +226,17 @@ fn plan(srv: &Server, term: &TerminalRow, turns: &[TurnView]) -> Result<Plan, Ba
     let (conversation, opened) = match (&decision, live) {
         (Decision::OpenConversation { reason }, prev) => {
             let number = prev.map_or(0, |p| p.number) + 1;
-            (open_conversation(srv, term, &run_dir, number, *reason)?, Some(*reason))
+            (
+                open_conversation(srv, term, &run_dir, number, *reason)?,
+                Some(*reason),
+            )
         }
         (_, Some(c)) => (c, None),
-        (_, None) => return Err(BatonError::failed("internal: no live conversation to continue")),
+        (_, None) => {
+            return Err(BatonError::failed(
+                "internal: no live conversation to continue",
+            ))
+        }
     };
     let (mode, session_reason, pinned_model) = match decision {
         Decision::Resume { session_id } => {
@@ -212,7 +250,9 @@ fn plan(srv: &Server, term: &TerminalRow, turns: &[TurnView]) -> Result<Plan, Ba
             (SessionMode::Resume { session_id }, None, pinned)
         }
         Decision::NewSession { reason } => (new_mode(term.provider), Some(reason), None),
-        Decision::OpenConversation { .. } => (new_mode(term.provider), Some(SessionReason::Fresh), None),
+        Decision::OpenConversation { .. } => {
+            (new_mode(term.provider), Some(SessionReason::Fresh), None)
+        }
     };
     Ok(Plan {
         conversation,
@@ -250,7 +290,9 @@ fn conversation_facts(c: &ConversationView, turns: &[TurnView]) -> ConversationF
 fn session_on_disk(srv: &Server, s: &SessionFact, cwd: &Path) -> bool {
     match s.provider {
         ProviderKind::Claude => providers::claude::session_exists(&srv.homes, cwd, &s.session_id),
-        ProviderKind::Codex => providers::codex::find_rollout(&srv.homes.codex, &s.session_id).is_some(),
+        ProviderKind::Codex => {
+            providers::codex::find_rollout(&srv.homes.codex, &s.session_id).is_some()
+        }
     }
 }
 
@@ -261,8 +303,18 @@ fn open_conversation(
     number: u32,
     reason: OpenReason,
 ) -> Result<ConversationView, BatonError> {
-    let instructions: Vec<String> = srv.store.instructions(&term.id)?.into_iter().map(|i| i.text).collect();
-    let system_text = engine::system_text::build(run_dir, &srv.screenshots(&term.id), term.brief.as_deref(), &instructions);
+    let instructions: Vec<String> = srv
+        .store
+        .instructions(&term.id)?
+        .into_iter()
+        .map(|i| i.text)
+        .collect();
+    let system_text = engine::system_text::build(
+        run_dir,
+        &srv.screenshots(&term.id),
+        term.brief.as_deref(),
+        &instructions,
+    );
     let id = uuid::Uuid::now_v7().to_string();
     let entry = srv.store.append(
         &term.id,
@@ -303,7 +355,9 @@ struct TurnCtx<'a> {
 impl TurnCtx<'_> {
     fn note(&mut self, message: String) {
         self.feed.push(Reply::Event {
-            event: SendEvent::Note { message: message.clone() },
+            event: SendEvent::Note {
+                message: message.clone(),
+            },
         });
         self.notes.push(message);
     }
@@ -326,10 +380,22 @@ impl TurnCtx<'_> {
             bin,
             cwd: PathBuf::from(&plan.conversation.dir),
             session: plan.mode.clone(),
-            model: term.model.clone().or(plan.pinned_model.clone()).or(pcfg.model.clone()),
+            model: term
+                .model
+                .clone()
+                .or(plan.pinned_model.clone())
+                .or(pcfg.model.clone()),
             system_text: plan.conversation.system_text.clone(),
-            permission_mode: if provider == ProviderKind::Claude { srv.config.permission_mode() } else { None },
-            sandbox: if provider == ProviderKind::Codex { srv.config.sandbox() } else { None },
+            permission_mode: if provider == ProviderKind::Claude {
+                srv.config.permission_mode()
+            } else {
+                None
+            },
+            sandbox: if provider == ProviderKind::Codex {
+                srv.config.sandbox()
+            } else {
+                None
+            },
             add_dirs: vec![srv.screenshots(self.tid)],
             extra_args: pcfg.args.clone(),
         };
@@ -367,11 +433,12 @@ impl TurnCtx<'_> {
                 )?;
             }
         }
-        let session_id = if outcome.session_id.is_some() || matches!(spec.session, SessionMode::Resume { .. }) {
-            session_id
-        } else {
-            None
-        };
+        let session_id =
+            if outcome.session_id.is_some() || matches!(spec.session, SessionMode::Resume { .. }) {
+                session_id
+            } else {
+                None
+            };
         Ok((outcome, session_id, pinned))
     }
 
@@ -387,7 +454,15 @@ impl TurnCtx<'_> {
         let prompt = prompt.as_bytes().to_vec();
         let interrupted = self.interrupted.clone();
         let task = tokio::spawn(async move {
-            providers::run::run_turn(&spec2, &prompt, &srv.homes, srv.path_var.as_deref(), tx, interrupted).await
+            providers::run::run_turn(
+                &spec2,
+                &prompt,
+                &srv.homes,
+                srv.path_var.as_deref(),
+                tx,
+                interrupted,
+            )
+            .await
         });
         let mut write_err = None;
         while let Some(msg) = rx.recv().await {
@@ -403,7 +478,10 @@ impl TurnCtx<'_> {
                     }
                 }
                 RunMsg::Raw(line) => {
-                    if let Err(e) = raw.write_all(line.as_bytes()).and_then(|_| raw.write_all(b"\n")) {
+                    if let Err(e) = raw
+                        .write_all(line.as_bytes())
+                        .and_then(|_| raw.write_all(b"\n"))
+                    {
                         write_err.get_or_insert(e);
                     }
                 }
@@ -414,7 +492,10 @@ impl TurnCtx<'_> {
             write_err.get_or_insert(e);
         }
         if let Some(e) = write_err {
-            self.note(format!("could not keep the raw stream in {}: {e}", path.display()));
+            self.note(format!(
+                "could not keep the raw stream in {}: {e}",
+                path.display()
+            ));
         }
         let outcome = task
             .await

@@ -31,7 +31,13 @@ CREATE INDEX IF NOT EXISTS turns_by_terminal ON turns (terminal_id, number);
 CREATE INDEX IF NOT EXISTS conversations_by_terminal ON conversations (terminal_id, number);
 ";
 
-const TABLES: [&str; 5] = ["terminals", "conversations", "sessions", "turns", "instructions"];
+const TABLES: [&str; 5] = [
+    "terminals",
+    "conversations",
+    "sessions",
+    "turns",
+    "instructions",
+];
 
 pub fn create_schema(conn: &Connection) -> rusqlite::Result<()> {
     conn.execute_batch(SCHEMA)
@@ -52,7 +58,14 @@ fn json<T: serde::Serialize>(v: &T) -> String {
 pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()> {
     let at = &e.at;
     match &e.record {
-        Record::TerminalCreated { terminal_id, name, dir, provider, model, brief } => {
+        Record::TerminalCreated {
+            terminal_id,
+            name,
+            dir,
+            provider,
+            model,
+            brief,
+        } => {
             tx.execute(
                 "INSERT OR REPLACE INTO terminals VALUES (?1,?2,?3,?4,?5,?6,?7)",
                 params![terminal_id, name, dir, provider.as_str(), model, brief, at],
@@ -67,31 +80,80 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()>
         Record::DirChanged { dir } => {
             tx.execute("UPDATE terminals SET dir=?2 WHERE id=?1", params![tid, dir])?;
         }
-        Record::ConversationOpened { conversation_id, number, reason, dir, system_text } => {
+        Record::ConversationOpened {
+            conversation_id,
+            number,
+            reason,
+            dir,
+            system_text,
+        } => {
             tx.execute(
                 "UPDATE conversations SET retired_at=?2 WHERE terminal_id=?1 AND retired_at IS NULL",
                 params![tid, at],
             )?;
             tx.execute(
                 "INSERT OR REPLACE INTO conversations VALUES (?1,?2,?3,?4,?5,?6,?7,NULL)",
-                params![conversation_id, tid, number, reason.as_str(), dir, system_text, at],
+                params![
+                    conversation_id,
+                    tid,
+                    number,
+                    reason.as_str(),
+                    dir,
+                    system_text,
+                    at
+                ],
             )?;
         }
-        Record::TurnStarted { turn_id, number, conversation_id, provider, prompt } => {
+        Record::TurnStarted {
+            turn_id,
+            number,
+            conversation_id,
+            provider,
+            prompt,
+        } => {
             tx.execute(
                 "INSERT OR REPLACE INTO turns (id, terminal_id, number, conversation_id, provider, prompt, started_at)
                  VALUES (?1,?2,?3,?4,?5,?6,?7)",
                 params![turn_id, tid, number, conversation_id, provider.as_str(), prompt, at],
             )?;
         }
-        Record::SessionStarted { conversation_id, turn_id, provider, session_id, model, reason } => {
+        Record::SessionStarted {
+            conversation_id,
+            turn_id,
+            provider,
+            session_id,
+            model,
+            reason,
+        } => {
             tx.execute(
                 "INSERT OR REPLACE INTO sessions VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
-                params![provider.as_str(), session_id, conversation_id, tid, turn_id, model, reason.as_str(), at],
+                params![
+                    provider.as_str(),
+                    session_id,
+                    conversation_id,
+                    tid,
+                    turn_id,
+                    model,
+                    reason.as_str(),
+                    at
+                ],
             )?;
-            tx.execute("UPDATE turns SET session_id=?2 WHERE id=?1", params![turn_id, session_id])?;
+            tx.execute(
+                "UPDATE turns SET session_id=?2 WHERE id=?1",
+                params![turn_id, session_id],
+            )?;
         }
-        Record::TurnFinished { turn_id, status, error, session_id, model, context, answer, tools, notes } => {
+        Record::TurnFinished {
+            turn_id,
+            status,
+            error,
+            session_id,
+            model,
+            context,
+            answer,
+            tools,
+            notes,
+        } => {
             tx.execute(
                 "UPDATE turns SET status=?2, error=?3, session_id=COALESCE(?4, session_id), model=?5,
                  context_tokens=?6, context_window=?7, answer=?8, tools=?9, notes=?10, finished_at=?11
@@ -125,7 +187,10 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()>
             )?;
         }
         Record::InstructionsCleared => {
-            tx.execute("DELETE FROM instructions WHERE terminal_id=?1", params![tid])?;
+            tx.execute(
+                "DELETE FROM instructions WHERE terminal_id=?1",
+                params![tid],
+            )?;
         }
     }
     Ok(())
@@ -162,6 +227,8 @@ pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
 
 /// The id of the terminal called `name`.
 pub fn terminal_id(conn: &Connection, name: &str) -> rusqlite::Result<Option<String>> {
-    conn.query_row("SELECT id FROM terminals WHERE name=?1", [name], |r| r.get(0))
-        .optional()
+    conn.query_row("SELECT id FROM terminals WHERE name=?1", [name], |r| {
+        r.get(0)
+    })
+    .optional()
 }

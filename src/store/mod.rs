@@ -24,7 +24,9 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
-    #[error("the index {path} failed: {source} (run `baton reindex` to rebuild it from the journals)")]
+    #[error(
+        "the index {path} failed: {source} (run `baton reindex` to rebuild it from the journals)"
+    )]
     Index {
         path: PathBuf,
         #[source]
@@ -71,8 +73,10 @@ impl Store {
             source,
         };
         let conn = Connection::open(&path).map_err(ix)?;
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(ix)?;
-        conn.pragma_update(None, "synchronous", "NORMAL").map_err(ix)?;
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(ix)?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(ix)?;
         index::create_schema(&conn).map_err(ix)?;
         Ok(Store {
             dir,
@@ -140,7 +144,9 @@ impl Store {
                     source,
                 })?;
                 for (line, why) in &read.skipped {
-                    report.skipped.push(format!("{}:{line}: {why}", path.display()));
+                    report
+                        .skipped
+                        .push(format!("{}:{line}: {why}", path.display()));
                 }
                 journals.push((tid, read.entries));
             }

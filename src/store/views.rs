@@ -69,7 +69,11 @@ pub struct InstructionView {
 
 fn provider(s: String) -> rusqlite::Result<ProviderKind> {
     ProviderKind::parse(&s).ok_or_else(|| {
-        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, format!("unknown provider {s}").into())
+        rusqlite::Error::FromSqlConversionFailure(
+            0,
+            rusqlite::types::Type::Text,
+            format!("unknown provider {s}").into(),
+        )
     })
 }
 
@@ -83,7 +87,8 @@ fn status(s: Option<String>) -> Option<TurnStatus> {
 }
 
 fn list(s: Option<String>) -> Vec<String> {
-    s.and_then(|s| serde_json::from_str(&s).ok()).unwrap_or_default()
+    s.and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or_default()
 }
 
 const TERMINAL_COLS: &str = "id, name, dir, provider, model, brief, created_at";
@@ -101,14 +106,20 @@ fn terminal_row(r: &Row<'_>) -> rusqlite::Result<TerminalRow> {
 }
 
 pub fn terminals(c: &Connection) -> rusqlite::Result<Vec<TerminalRow>> {
-    let mut s = c.prepare(&format!("SELECT {TERMINAL_COLS} FROM terminals ORDER BY created_at, name"))?;
+    let mut s = c.prepare(&format!(
+        "SELECT {TERMINAL_COLS} FROM terminals ORDER BY created_at, name"
+    ))?;
     let rows = s.query_map([], terminal_row)?;
     rows.collect()
 }
 
 pub fn terminal(c: &Connection, tid: &str) -> rusqlite::Result<Option<TerminalRow>> {
-    c.query_row(&format!("SELECT {TERMINAL_COLS} FROM terminals WHERE id=?1"), [tid], terminal_row)
-        .optional()
+    c.query_row(
+        &format!("SELECT {TERMINAL_COLS} FROM terminals WHERE id=?1"),
+        [tid],
+        terminal_row,
+    )
+    .optional()
 }
 
 const CONV_COLS: &str = "id, number, opened_reason, dir, system_text, opened_at, retired_at";
@@ -135,7 +146,9 @@ pub fn live_conversation(c: &Connection, tid: &str) -> rusqlite::Result<Option<C
 }
 
 pub fn conversations(c: &Connection, tid: &str) -> rusqlite::Result<Vec<ConversationView>> {
-    let mut s = c.prepare(&format!("SELECT {CONV_COLS} FROM conversations WHERE terminal_id=?1 ORDER BY number"))?;
+    let mut s = c.prepare(&format!(
+        "SELECT {CONV_COLS} FROM conversations WHERE terminal_id=?1 ORDER BY number"
+    ))?;
     let rows = s.query_map([tid], conversation_row)?;
     rows.collect()
 }
@@ -194,7 +207,8 @@ pub fn turns(c: &Connection, tid: &str) -> rusqlite::Result<Vec<TurnView>> {
 }
 
 pub fn unfinished_turns(c: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
-    let mut s = c.prepare("SELECT terminal_id, id FROM turns WHERE status IS NULL ORDER BY started_at")?;
+    let mut s =
+        c.prepare("SELECT terminal_id, id FROM turns WHERE status IS NULL ORDER BY started_at")?;
     let rows = s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
     rows.collect()
 }
@@ -205,7 +219,13 @@ pub fn instructions(c: &Connection, tid: &str) -> rusqlite::Result<Vec<Instructi
          LEFT JOIN turns t ON t.id = i.turn_id WHERE i.terminal_id=?1 ORDER BY i.seq",
     )?;
     let rows = s.query_map(params![tid], |r| {
-        Ok((r.get::<_, u32>(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        Ok((
+            r.get::<_, u32>(0)?,
+            r.get(1)?,
+            r.get(2)?,
+            r.get(3)?,
+            r.get(4)?,
+        ))
     })?;
     let mut out = Vec::new();
     for (i, row) in rows.enumerate() {

@@ -9,7 +9,10 @@ fn refused(w: &World, args: &[&str], needle: &str) {
     let out = w.run(args);
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
-    assert!(err.contains(needle), "{args:?}: expected {needle:?} in {err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: expected {needle:?} in {err}"
+    );
     assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
     assert_eq!(w.json(&["ls"]), before, "{args:?} changed something");
 }
@@ -33,7 +36,13 @@ fn invalid_and_duplicate_names() {
     let w = World::new();
     let dir = w.project("p");
     let d = dir.to_str().unwrap();
-    for (name, why) in [("a/b", "slash"), ("..", "`..`"), ("   ", "empty"), ("a\u{7}b", "control"), ("x\ny", "control")] {
+    for (name, why) in [
+        ("a/b", "slash"),
+        ("..", "`..`"),
+        ("   ", "empty"),
+        ("a\u{7}b", "control"),
+        ("x\ny", "control"),
+    ] {
         refused(&w, &["new", name, "--dir", d], why);
     }
     w.ok(&["new", "api", "--dir", d]);
@@ -45,10 +54,18 @@ fn unknown_provider_and_missing_dir() {
     let w = World::new();
     let dir = w.project("p");
     let d = dir.to_str().unwrap();
-    refused(&w, &["new", "a", "--dir", d, "--provider", "gemini"], "unknown provider");
+    refused(
+        &w,
+        &["new", "a", "--dir", d, "--provider", "gemini"],
+        "unknown provider",
+    );
     refused(&w, &["new", "a", "--dir", "/does/not/exist"], "--dir");
     w.ok(&["new", "a", "--dir", d]);
-    refused(&w, &["send", "a", "--provider", "gemini", "hello"], "unknown provider");
+    refused(
+        &w,
+        &["send", "a", "--provider", "gemini", "hello"],
+        "unknown provider",
+    );
 }
 
 #[test]
@@ -58,10 +75,18 @@ fn empty_huge_and_non_utf8_prompts() {
     refused(&w, &["send", "t", ""], "empty");
     refused(&w, &["send", "t", "  \n "], "empty");
     refused(&w, &["send", "t"], "no prompt");
-    for (stdin, needle) in [(b"".to_vec(), "empty"), (vec![b'h', 0xff, b'i'], "UTF-8"), (vec![b'x'; 1024 * 1024 + 1], "limit")] {
+    for (stdin, needle) in [
+        (b"".to_vec(), "empty"),
+        (vec![b'h', 0xff, b'i'], "UTF-8"),
+        (vec![b'x'; 1024 * 1024 + 1], "limit"),
+    ] {
         let out = w.run_stdin(&["send", "t", "-"], &stdin);
         assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-        assert!(String::from_utf8_lossy(&out.stderr).contains(needle), "{}", text(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(needle),
+            "{}",
+            text(&out)
+        );
     }
     assert!(w.invocations().is_empty(), "no CLI may run");
     assert_eq!(w.show("t")["turns"], 0);
@@ -72,8 +97,16 @@ fn missing_cli_binary_names_the_install_command() {
     let w = World::without_clis();
     let dir = w.project("p");
     w.ok(&["new", "t", "--dir", dir.to_str().unwrap()]);
-    refused(&w, &["send", "t", "hello"], "npm install -g @anthropic-ai/claude-code");
-    refused(&w, &["send", "t", "--provider", "codex", "hello"], "npm install -g @openai/codex");
+    refused(
+        &w,
+        &["send", "t", "hello"],
+        "npm install -g @anthropic-ai/claude-code",
+    );
+    refused(
+        &w,
+        &["send", "t", "--provider", "codex", "hello"],
+        "npm install -g @openai/codex",
+    );
     assert_eq!(w.show("t")["turns"], 0);
     assert_eq!(w.show("t")["provider"], "claude");
 }
@@ -85,7 +118,12 @@ fn a_cli_that_prints_garbage_or_dies_without_a_result_is_reported() {
         w.new_terminal("t", provider);
         for marker in ["[[garbage]]", "[[die]]"] {
             let out = w.run(&["send", "t", &format!("do it {marker}")]);
-            assert_eq!(out.status.code(), Some(2), "{provider} {marker}: {}", text(&out));
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{provider} {marker}: {}",
+                text(&out)
+            );
             let err = String::from_utf8_lossy(&out.stderr);
             assert!(err.contains("failed"), "{err}");
         }

@@ -24,7 +24,11 @@ impl World {
             std::fs::create_dir_all(tmp.path().join(d)).unwrap();
         }
         let path = format!("{SHIMS}:{}", std::env::var("PATH").unwrap_or_default());
-        World { tmp, path, env: vec![] }
+        World {
+            tmp,
+            path,
+            env: vec![],
+        }
     }
 
     /// A world whose PATH has no `claude` or `codex` (only the system's).
@@ -77,19 +81,33 @@ impl World {
 
     pub fn run_stdin(&self, args: &[&str], stdin: &[u8]) -> Output {
         use std::io::Write;
-        let mut child = self.cmd(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut child = self
+            .cmd(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
         child.stdin.take().unwrap().write_all(stdin).unwrap();
         child.wait_with_output().unwrap()
     }
 
     pub fn spawn(&self, args: &[&str]) -> Child {
-        self.cmd(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap()
+        self.cmd(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
     }
 
     /// Runs and asserts exit 0; returns stdout.
     pub fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
-        assert!(out.status.success(), "baton {args:?} failed: {}", text(&out));
+        assert!(
+            out.status.success(),
+            "baton {args:?} failed: {}",
+            text(&out)
+        );
         String::from_utf8(out.stdout).unwrap()
     }
 
@@ -107,15 +125,29 @@ impl World {
     /// `baton new NAME --dir DIR --provider P` with a fresh project dir.
     pub fn new_terminal(&self, name: &str, provider: &str) -> PathBuf {
         let dir = self.project(name);
-        self.ok(&["new", name, "--dir", dir.to_str().unwrap(), "--provider", provider]);
+        self.ok(&[
+            "new",
+            name,
+            "--dir",
+            dir.to_str().unwrap(),
+            "--provider",
+            provider,
+        ]);
         dir
     }
 
     /// `baton send`, asserting the turn completed; returns (stdout, stderr).
     pub fn send(&self, name: &str, prompt: &str) -> (String, String) {
         let out = self.run(&["send", name, prompt]);
-        assert!(out.status.success(), "send {prompt:?} failed: {}", text(&out));
-        (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+        assert!(
+            out.status.success(),
+            "send {prompt:?} failed: {}",
+            text(&out)
+        );
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
     }
 
     /// Every shim invocation so far.
@@ -123,7 +155,9 @@ impl World {
         let Ok(text) = std::fs::read_to_string(self.shim_log()) else {
             return vec![];
         };
-        text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+        text.lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
     }
 
     pub fn last_invocation(&self) -> Value {
@@ -169,12 +203,14 @@ pub fn codex_config<'a>(argv: &'a Value, key: &str) -> Option<&'a str> {
     let a = argv.as_array()?;
     a.windows(2).find_map(|w| {
         let v = w[1].as_str()?;
-        (w[0].as_str() == Some("-c") && v.starts_with(&format!("{key}="))).then(|| &v[key.len() + 1..])
+        (w[0].as_str() == Some("-c") && v.starts_with(&format!("{key}=")))
+            .then(|| &v[key.len() + 1..])
     })
 }
 
 pub fn has_arg(argv: &Value, arg: &str) -> bool {
-    argv.as_array().is_some_and(|a| a.iter().any(|x| x.as_str() == Some(arg)))
+    argv.as_array()
+        .is_some_and(|a| a.iter().any(|x| x.as_str() == Some(arg)))
 }
 
 pub fn read_dir_files(dir: &Path) -> Vec<PathBuf> {

@@ -1,6 +1,7 @@
 mod common;
 
 mod bad_input;
+mod config;
 mod send_path;
 mod server;
 mod shims;

@@ -8,7 +8,10 @@ use super::common::*;
 
 fn session_flag(inv: &Value) -> (Option<String>, Option<String>) {
     let argv = &inv["argv"];
-    (flag(argv, "--session-id").map(String::from), flag(argv, "--resume").map(String::from))
+    (
+        flag(argv, "--session-id").map(String::from),
+        flag(argv, "--resume").map(String::from),
+    )
 }
 
 /// The thread a codex invocation resumed (`… resume <id>`), if any.
@@ -27,7 +30,14 @@ fn first_send_runs_claude_headless_with_the_prompt_on_stdin_only() {
     assert_eq!(inv["stdin"], prompt);
     assert_eq!(inv["cwd"], dir.to_str().unwrap());
     let argv = &inv["argv"];
-    assert!(!argv.as_array().unwrap().iter().any(|a| a.as_str().unwrap().contains("health")), "prompt leaked into argv: {argv}");
+    assert!(
+        !argv
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a.as_str().unwrap().contains("health")),
+        "prompt leaked into argv: {argv}"
+    );
     for f in ["-p", "--verbose"] {
         assert!(has_arg(argv, f), "{f} missing in {argv}");
     }
@@ -38,7 +48,10 @@ fn first_send_runs_claude_headless_with_the_prompt_on_stdin_only() {
     assert_eq!(show["conversation"]["number"], 1);
     assert_eq!(show["conversation"]["opened_reason"], "first");
     assert_eq!(show["sessions"][0]["provider"], "claude");
-    assert_eq!(show["sessions"][0]["session_id"].as_str(), new_id.as_deref());
+    assert_eq!(
+        show["sessions"][0]["session_id"].as_str(),
+        new_id.as_deref()
+    );
     assert_eq!(show["state"], "idle");
     assert!(show["context"]["tokens"].as_u64().unwrap() > 0);
     assert!(out.contains("MOCK-REPLY"), "{out}");
@@ -53,7 +66,11 @@ fn claude_resumes_at_44_9_percent_and_rotates_at_45_1_percent() {
     w.send("t", "first [[ctx:449]] [[window:1000]]");
     let (first_id, _) = session_flag(&w.last_invocation());
     w.send("t", "second [[ctx:451]] [[window:1000]]");
-    assert_eq!(session_flag(&w.last_invocation()).1, first_id, "44.9% must resume");
+    assert_eq!(
+        session_flag(&w.last_invocation()).1,
+        first_id,
+        "44.9% must resume"
+    );
     let show = w.show("t");
     assert_eq!(show["context"]["tokens"], 451);
     assert_eq!(show["context"]["window"], 1000);
@@ -73,11 +90,21 @@ fn codex_resumes_at_44_9_percent_and_rotates_at_45_1_percent() {
     w.new_terminal("t", "codex");
     w.send("t", "first [[ctx:449]] [[window:1000]]");
     assert_eq!(codex_resumed(&w.last_invocation()), None);
-    let thread = w.show("t")["sessions"][0]["session_id"].as_str().unwrap().to_string();
+    let thread = w.show("t")["sessions"][0]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     w.send("t", "second [[ctx:451]] [[window:1000]]");
-    assert_eq!(codex_resumed(&w.last_invocation()).as_deref(), Some(thread.as_str()));
+    assert_eq!(
+        codex_resumed(&w.last_invocation()).as_deref(),
+        Some(thread.as_str())
+    );
     w.send("t", "third");
-    assert_eq!(codex_resumed(&w.last_invocation()), None, "45.1% must rotate");
+    assert_eq!(
+        codex_resumed(&w.last_invocation()),
+        None,
+        "45.1% must rotate"
+    );
     let show = w.show("t");
     assert_eq!(show["conversation"]["number"], 2);
     assert_eq!(show["conversation"]["opened_reason"], "size");
@@ -88,11 +115,18 @@ fn two_call_claude_turn_is_judged_by_its_last_call_not_the_summed_usage() {
     let w = World::new();
     w.new_terminal("t", "claude");
     // Each call holds 300 of 1000 tokens: result.usage sums to 60%, the context is 30%.
-    w.send("t", "read two files [[calls:2]] [[ctx:300]] [[window:1000]]");
+    w.send(
+        "t",
+        "read two files [[calls:2]] [[ctx:300]] [[window:1000]]",
+    );
     let first = session_flag(&w.last_invocation()).0;
     assert_eq!(w.show("t")["context"]["tokens"], 300);
     w.send("t", "go on");
-    assert_eq!(session_flag(&w.last_invocation()).1, first, "must resume, not rotate");
+    assert_eq!(
+        session_flag(&w.last_invocation()).1,
+        first,
+        "must resume, not rotate"
+    );
     assert_eq!(w.show("t")["conversation"]["number"], 1);
 }
 
@@ -131,7 +165,10 @@ fn provider_switch_keeps_the_conversation_and_starts_a_new_session() {
     assert_eq!(sessions[1]["provider"], "codex");
     // Staying on codex resumes its thread.
     w.send("t", "more on codex");
-    assert_eq!(codex_resumed(&w.last_invocation()).as_deref(), sessions[1]["session_id"].as_str());
+    assert_eq!(
+        codex_resumed(&w.last_invocation()).as_deref(),
+        sessions[1]["session_id"].as_str()
+    );
     // Switching back starts yet another claude session: the first one missed the codex turns.
     let out = w.run(&["send", "t", "--provider", "claude", "back on claude"]);
     assert!(out.status.success(), "{}", text(&out));
@@ -148,7 +185,10 @@ fn resume_falls_back_when_session_file_deleted() {
     let w = World::new();
     w.new_terminal("t", "claude");
     w.send("t", "hello there");
-    let id = w.show("t")["sessions"][0]["session_id"].as_str().unwrap().to_string();
+    let id = w.show("t")["sessions"][0]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let files: Vec<_> = read_dir_files(&w.home().join(".claude/projects"))
         .into_iter()
         .filter(|p| p.file_name().unwrap().to_str().unwrap() == format!("{id}.jsonl"))
@@ -170,7 +210,10 @@ fn codex_resume_falls_back_when_rollout_deleted() {
     let w = World::new();
     w.new_terminal("t", "codex");
     w.send("t", "hello there");
-    let id = w.show("t")["sessions"][0]["session_id"].as_str().unwrap().to_string();
+    let id = w.show("t")["sessions"][0]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let rollouts: Vec<_> = read_dir_files(&w.codex_home().join("sessions"))
         .into_iter()
         .filter(|p| p.to_str().unwrap().ends_with(&format!("-{id}.jsonl")))
@@ -190,7 +233,13 @@ fn dir_pointing_elsewhere_opens_a_fresh_conversation() {
     w.new_terminal("t", "claude");
     w.send("t", "hello there");
     let other = w.project("elsewhere");
-    let out = w.run(&["send", "t", "--dir", other.to_str().unwrap(), "continue here"]);
+    let out = w.run(&[
+        "send",
+        "t",
+        "--dir",
+        other.to_str().unwrap(),
+        "continue here",
+    ]);
     assert!(out.status.success(), "{}", text(&out));
     let inv = w.last_invocation();
     assert_eq!(inv["cwd"], other.to_str().unwrap());
@@ -207,7 +256,10 @@ fn server_restarted_between_two_turns_still_resumes() {
         let w = World::new();
         w.new_terminal("t", provider);
         w.send("t", "before the restart");
-        let id = w.show("t")["sessions"][0]["session_id"].as_str().unwrap().to_string();
+        let id = w.show("t")["sessions"][0]["session_id"]
+            .as_str()
+            .unwrap()
+            .to_string();
         w.ok(&["server", "stop"]);
         assert!(!w.data().join("server.sock").exists());
         w.send("t", "after the restart");
@@ -224,7 +276,8 @@ fn server_restarted_between_two_turns_still_resumes() {
 #[test]
 fn claude_2_1_197_resumes_on_the_model_the_session_started_on() {
     let mut w = World::new();
-    w.env.push(("BATON_SHIM_CLAUDE_VERSION".into(), "2.1.197".into()));
+    w.env
+        .push(("BATON_SHIM_CLAUDE_VERSION".into(), "2.1.197".into()));
     w.new_terminal("t", "claude");
     w.send("t", "hello from 197");
     assert_eq!(flag(&w.last_invocation()["argv"], "--model"), None);
@@ -242,7 +295,12 @@ fn codex_runs_with_json_and_skip_git_repo_check_and_options_before_resume() {
     w.send("t", "one");
     w.send("t", "two");
     let argv = w.last_invocation()["argv"].clone();
-    let a: Vec<&str> = argv.as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect();
+    let a: Vec<&str> = argv
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect();
     assert_eq!(a[0], "exec");
     assert!(a.contains(&"--json") && a.contains(&"--skip-git-repo-check"));
     let resume_at = a.iter().position(|x| *x == "resume").unwrap();

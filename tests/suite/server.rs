@@ -37,7 +37,9 @@ fn started_on_demand_with_private_dir_socket_and_files() {
 }
 
 fn wait_running(w: &World, name: &str) {
-    w.wait_for("the turn to run", || w.show(name)["state"] == "running" && !w.invocations().is_empty());
+    w.wait_for("the turn to run", || {
+        w.show(name)["state"] == "running" && !w.invocations().is_empty()
+    });
 }
 
 #[test]
@@ -51,10 +53,23 @@ fn interrupt_stops_the_turn_and_keeps_its_partial_output() {
         assert!(out.contains("interrupted"), "{out}");
         let out = child.wait_with_output().unwrap();
         assert_eq!(out.status.code(), Some(1), "{provider}: {}", text(&out));
-        assert!(String::from_utf8_lossy(&out.stderr).contains("interrupted"), "{}", text(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("interrupted"),
+            "{}",
+            text(&out)
+        );
         let log = w.json(&["log", "t"]);
         let turn = &log["turns"][0];
         assert_eq!(turn["status"], "interrupted", "{provider}");
+        assert_eq!(
+            turn["answer"], "MOCK-PARTIAL before hang",
+            "{provider}: the partial output is kept"
+        );
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("MOCK-PARTIAL"),
+            "{}",
+            text(&out)
+        );
         assert_eq!(w.show("t")["state"], "idle");
         // The terminal carries on afterwards.
         w.send("t", "next");
@@ -75,8 +90,16 @@ fn two_sends_to_one_terminal_never_run_at_once() {
     assert_eq!(out1.status.code(), Some(1));
     let out2 = second.wait_with_output().unwrap();
     assert!(out2.status.success(), "{}", text(&out2));
-    assert!(String::from_utf8_lossy(&out2.stderr).contains("waiting for 1 turn"), "{}", text(&out2));
-    let prompts: Vec<_> = w.invocations().iter().map(|i| i["stdin"].as_str().unwrap().to_string()).collect();
+    assert!(
+        String::from_utf8_lossy(&out2.stderr).contains("waiting for 1 turn"),
+        "{}",
+        text(&out2)
+    );
+    let prompts: Vec<_> = w
+        .invocations()
+        .iter()
+        .map(|i| i["stdin"].as_str().unwrap().to_string())
+        .collect();
     assert_eq!(prompts, vec!["first [[hang]]", "second"]);
 }
 
@@ -100,7 +123,9 @@ fn detach_returns_once_accepted_and_the_turn_completes() {
     w.new_terminal("t", "codex");
     let out = w.run(&["send", "t", "--detach", "in the background"]);
     assert!(out.status.success(), "{}", text(&out));
-    w.wait_for("the detached turn to complete", || w.show("t")["last_turn"]["status"] == "completed");
+    w.wait_for("the detached turn to complete", || {
+        w.show("t")["last_turn"]["status"] == "completed"
+    });
     assert_eq!(w.invocations().len(), 1);
 }
 

@@ -53,8 +53,12 @@ fn a_torn_last_journal_line_is_tolerated_and_reported() {
     w.ok(&["server", "stop"]);
     let id = before[1]["id"].as_str().unwrap();
     let journal = w.data().join("terminals").join(id).join("journal.jsonl");
-    let mut f = std::fs::OpenOptions::new().append(true).open(&journal).unwrap();
-    f.write_all(br#"{"at":"2026-11-29T10:00:00.000Z","type":"instruction_ad"#).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&journal)
+        .unwrap();
+    f.write_all(br#"{"at":"2026-11-29T10:00:00.000Z","type":"instruction_ad"#)
+        .unwrap();
     drop(f);
     assert_eq!(snapshot(&w), before);
     let report = w.json(&["reindex"]);
@@ -73,11 +77,22 @@ fn each_turns_raw_stream_is_kept_verbatim() {
     let show = w.show("a");
     let log = w.json(&["log", "a"]);
     let turn_id = log["turns"][0]["id"].as_str().unwrap();
-    let path = w.data().join("terminals").join(show["id"].as_str().unwrap()).join("turns").join(format!("{turn_id}.jsonl"));
+    let path = w
+        .data()
+        .join("terminals")
+        .join(show["id"].as_str().unwrap())
+        .join("turns")
+        .join(format!("{turn_id}.jsonl"));
     let text = std::fs::read_to_string(path).unwrap();
-    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
-    assert_eq!(kinds, vec!["system", "assistant", "user", "assistant", "result"]);
+    assert_eq!(
+        kinds,
+        vec!["system", "assistant", "user", "assistant", "result"]
+    );
     assert_eq!(lines[0]["session_id"], show["sessions"][0]["session_id"]);
     assert_eq!(log["turns"][0]["tools"].as_array().unwrap().len(), 1);
 }

@@ -11,17 +11,38 @@ const HEADING: &str = "## Instructions the user gave earlier in this terminal";
 fn claude_system_text_is_byte_identical_on_every_turn_of_a_conversation() {
     let w = World::new();
     let dir = w.project("api");
-    w.ok(&["new", "api", "--dir", dir.to_str().unwrap(), "--brief", "Backend of the billing service"]);
-    w.ok(&["instructions", "api", "add", "Always run cargo fmt before committing."]);
+    w.ok(&[
+        "new",
+        "api",
+        "--dir",
+        dir.to_str().unwrap(),
+        "--brief",
+        "Backend of the billing service",
+    ]);
+    w.ok(&[
+        "instructions",
+        "api",
+        "add",
+        "Always run cargo fmt before committing.",
+    ]);
     w.send("api", "one");
     w.send("api", "two");
     // Added while the conversation runs: must NOT change this conversation's text.
-    w.ok(&["instructions", "api", "add", "Never use unwrap in library code."]);
+    w.ok(&[
+        "instructions",
+        "api",
+        "add",
+        "Never use unwrap in library code.",
+    ]);
     w.send("api", "three [[ctx:900]] [[window:1000]]");
     let texts: Vec<String> = w
         .invocations()
         .iter()
-        .map(|i| flag(&i["argv"], "--append-system-prompt").expect("no system text").to_string())
+        .map(|i| {
+            flag(&i["argv"], "--append-system-prompt")
+                .expect("no system text")
+                .to_string()
+        })
         .collect();
     assert_eq!(texts.len(), 3);
     assert_eq!(texts[0], texts[1]);
@@ -36,8 +57,15 @@ fn claude_system_text_is_byte_identical_on_every_turn_of_a_conversation() {
     assert!(!t.contains("Never use unwrap"));
     // The rotation opens a conversation whose text carries both lines, word for word.
     w.send("api", "four");
-    let t4 = flag(&w.last_invocation()["argv"], "--append-system-prompt").unwrap().to_string();
-    assert!(t4.contains("- Always run cargo fmt before committing.\n- Never use unwrap in library code."), "{t4}");
+    let t4 = flag(&w.last_invocation()["argv"], "--append-system-prompt")
+        .unwrap()
+        .to_string();
+    assert!(
+        t4.contains(
+            "- Always run cargo fmt before committing.\n- Never use unwrap in library code."
+        ),
+        "{t4}"
+    );
     assert_eq!(w.show("api")["conversation"]["number"], 2);
 }
 
@@ -45,14 +73,27 @@ fn claude_system_text_is_byte_identical_on_every_turn_of_a_conversation() {
 fn codex_gets_the_same_text_as_developer_instructions_every_turn() {
     let w = World::new();
     let dir = w.project("api");
-    w.ok(&["new", "api", "--dir", dir.to_str().unwrap(), "--provider", "codex", "--brief", "Say \"hi\" \\ and\nmore"]);
+    w.ok(&[
+        "new",
+        "api",
+        "--dir",
+        dir.to_str().unwrap(),
+        "--provider",
+        "codex",
+        "--brief",
+        "Say \"hi\" \\ and\nmore",
+    ]);
     w.ok(&["instructions", "api", "add", "答案用中文。"]);
     w.send("api", "one");
     w.send("api", "two");
     let values: Vec<String> = w
         .invocations()
         .iter()
-        .map(|i| codex_config(&i["argv"], "developer_instructions").expect("no developer_instructions").to_string())
+        .map(|i| {
+            codex_config(&i["argv"], "developer_instructions")
+                .expect("no developer_instructions")
+                .to_string()
+        })
         .collect();
     assert_eq!(values[0], values[1]);
     // The value is a TOML string whose content is the exact text.

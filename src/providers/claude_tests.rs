@@ -1,0 +1,652 @@
+//! Tests of the claude adapter against the captured CLI output.
+use super::*;
+use pretty_assertions::assert_eq;
+
+fn capture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/captures/claude-code")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn exit_of(name: &str) -> ExitInfo {
+    let rc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("fixtures/captures/claude-code/{name}.rc")),
+    )
+    .map_or(0, |rc| rc.trim().parse().unwrap());
+    let stderr = capture_opt(&format!("{name}.stderr"));
+    ExitInfo {
+        code: Some(rc),
+        signal: None,
+        stderr_tail: stderr,
+        interrupted: false,
+    }
+}
+
+fn capture_opt(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/captures/claude-code")
+            .join(name),
+    )
+    .unwrap_or_default()
+}
+
+struct Home {
+    _dir: tempfile::TempDir,
+    homes: ProviderHomes,
+    cwd: PathBuf,
+}
+
+fn home() -> Home {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path().join("proj1");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let homes = ProviderHomes {
+        claude: dir.path().join("claude"),
+        codex: dir.path().join("codex"),
+    };
+    Home {
+        cwd: std::fs::canonicalize(&cwd).unwrap(),
+        homes,
+        _dir: dir,
+    }
+}
+
+fn parse(name: &str) -> (ClaudeParser, Vec<TurnEvent>) {
+    let mut parser = ClaudeParser::new();
+    let events = capture(&format!("{name}.stdout"))
+        .lines()
+        .flat_map(|l| parser.feed(l))
+        .collect();
+    (parser, events)
+}
+
+fn run(name: &str, home: &Home) -> (Vec<TurnEvent>, TurnOutcome) {
+    let (parser, events) = parse(name);
+    (
+        events,
+        parser.finish(&exit_of(name), &home.homes, &home.cwd),
+    )
+}
+
+fn spec(session: SessionMode) -> RunSpec {
+    RunSpec {
+        provider: super::super::ProviderKind::Claude,
+        bin: "claude".into(),
+        cwd: "/w".into(),
+        session,
+        model: None,
+        system_text: String::new(),
+        permission_mode: None,
+        sandbox: None,
+        add_dirs: Vec::new(),
+        extra_args: Vec::new(),
+    }
+}
+
+fn strings(args: Vec<OsString>) -> Vec<String> {
+    args.into_iter().map(|a| a.into_string().unwrap()).collect()
+}
+
+#[test]
+fn args_table() {
+    let base = "-p --output-format stream-json --verbose";
+    let new_id = SessionMode::New {
+        session_id: Some("id-1".into()),
+    };
+    let resume = SessionMode::Resume {
+        session_id: "id-2".into(),
+    };
+    let full = RunSpec {
+        model: Some("claude-opus-4-8[1m]".into()),
+        system_text: "- house rules\nline two".into(),
+        permission_mode: Some("acceptEdits".into()),
+        add_dirs: vec!["/shots".into(), "/tmp dir".into()],
+        extra_args: vec!["--max-turns".into(), "3".into()],
+        ..spec(resume.clone())
+    };
+    let rows: Vec<(RunSpec, Vec<String>)> = vec![
+        (spec(SessionMode::New { session_id: None }), vec![]),
+        (
+            spec(new_id.clone()),
+            vec!["--session-id", "id-1"]
+                .into_iter()
+                .map(String::from)
+                .collect(),
+        ),
+        (spec(resume.clone()), vec!["--resume".into(), "id-2".into()]),
+        (
+            RunSpec {
+                model: Some("sonnet".into()),
+                system_text: "rules".into(),
+                ..spec(new_id)
+            },
+            [
+                "--session-id",
+                "id-1",
+                "--model",
+                "sonnet",
+                "--append-system-prompt",
+                "rules",
+            ]
+            .map(String::from)
+            .to_vec(),
+        ),
+        (
+            full,
+            [
+                "--resume",
+                "id-2",
+                "--model",
+                "claude-opus-4-8[1m]",
+                "--append-system-prompt",
+                "- house rules\nline two",
+                "--permission-mode",
+                "acceptEdits",
+                "--add-dir=/shots",
+                "--add-dir=/tmp dir",
+                "--max-turns",
+                "3",
+            ]
+            .map(String::from)
+            .to_vec(),
+        ),
+    ];
+    for (spec, tail) in rows {
+        let mut want: Vec<String> = base.split(' ').map(String::from).collect();
+        want.extend(tail);
+        assert_eq!(strings(args(&spec)), want);
+    }
+}
+
+#[test]
+fn run1_hello_reports_session_text_usage_and_window() {
+    let home = home();
+    let (events, outcome) = run("run1-hello", &home);
+    let id = "8dffe31f-5134-40ee-9e54-ebb94b51af0b";
+    let text = "MOCK-REPLY #1 model=claude-opus-5-5 last_user=hello";
+    assert_eq!(
+        events,
+        vec![
+            TurnEvent::Session {
+                session_id: id.into(),
+                model: Some("claude-opus-5-5".into())
+            },
+            TurnEvent::Text { text: text.into() },
+            TurnEvent::Usage {
+                tokens: 1001 + 2001 + 3001 + 1
+            },
+            TurnEvent::End {
+                status: TurnStatus::Completed,
+                error: None
+            },
+        ]
+    );
+    assert_eq!(
+        outcome,
+        TurnOutcome {
+            status: Some(TurnStatus::Completed),
+            error: None,
+            session_id: Some(id.into()),
+            model: Some("claude-opus-5-5".into()),
+            // No session file here: the stream's own output count is all there is.
+            context: Some(ContextUsage {
+                tokens: 1001 + 2001 + 3001 + 1,
+                window: 1_000_000
+            }),
+            session_not_found: false,
+            answer: text.into(),
+        }
+    );
+}
+
+#[test]
+fn tooluse_context_is_the_last_call_with_its_final_output_from_the_session_file() {
+    let home = home();
+    let id = "b868a233-cb59-492d-a502-8da5d8381056";
+    let (events, outcome) = run("tooluse", &home);
+    assert_eq!(
+        events[1],
+        TurnEvent::ToolUse {
+            name: "Read".into(),
+            summary: "/home/dev/proj1/note.txt".into()
+        }
+    );
+    // Without the session file: the stream's partial output count of the last call.
+    assert_eq!(
+        outcome.context,
+        Some(ContextUsage {
+            tokens: 1002 + 2002 + 3002 + 1,
+            window: 1_000_000
+        })
+    );
+    let file = session_file(&home.homes, &home.cwd, id);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, capture(&format!("sessions/tooluse-{id}.jsonl"))).unwrap();
+    let (_, outcome) = run("tooluse", &home);
+    // Not result.usage (2003+4003+6003+83), which sums both calls.
+    assert_eq!(
+        outcome.context,
+        Some(ContextUsage {
+            tokens: 1002 + 2002 + 3002 + 42,
+            window: 1_000_000
+        })
+    );
+    assert_eq!(outcome.status, Some(TurnStatus::Completed));
+}
+
+#[test]
+fn session_file_of_another_request_is_not_used() {
+    let home = home();
+    let id = "b868a233-cb59-492d-a502-8da5d8381056";
+    // A session file whose last call is the FIRST one: its counts do not match the stream's.
+    let lines: Vec<String> = capture(&format!("sessions/tooluse-{id}.jsonl"))
+        .lines()
+        .map(String::from)
+        .collect();
+    let cut = lines
+        .iter()
+        .rposition(|l| l.contains("\"output_tokens\":42"))
+        .unwrap();
+    let file = session_file(&home.homes, &home.cwd, id);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, lines[..cut].join("\n")).unwrap();
+    let (_, outcome) = run("tooluse", &home);
+    assert_eq!(
+        outcome.context.map(|c| c.tokens),
+        Some(1002 + 2002 + 3002 + 1)
+    );
+}
+
+#[test]
+fn resume_missing_is_session_not_found() {
+    let home = home();
+    for name in ["resume-missing", "v197-resume-missing"] {
+        let (events, outcome) = run(name, &home);
+        let error = "No conversation found with session ID: 11111111-2222-4333-8444-555555555555";
+        assert_eq!(
+            events,
+            vec![TurnEvent::End {
+                status: TurnStatus::Failed,
+                error: Some(error.into())
+            }]
+        );
+        assert!(outcome.session_not_found, "{name}");
+        assert_eq!(outcome.status, Some(TurnStatus::Failed));
+        assert_eq!(outcome.context, None);
+    }
+    // Only stderr says so (a CLI that printed no result line).
+    let exit = ExitInfo {
+        code: Some(1),
+        stderr_tail: capture("resume-missing.stderr"),
+        ..ExitInfo::default()
+    };
+    let outcome = ClaudeParser::new().finish(&exit, &home.homes, &home.cwd);
+    assert!(outcome.session_not_found);
+    assert_eq!(outcome.status, Some(TurnStatus::Failed));
+}
+
+#[test]
+fn resume_notuuid_fails_with_the_cli_message() {
+    let home = home();
+    let (_, outcome) = run("resume-notuuid", &home);
+    assert_eq!(outcome.status, Some(TurnStatus::Failed));
+    assert!(!outcome.session_not_found);
+    assert!(outcome
+        .error
+        .unwrap()
+        .starts_with("Error: --resume requires a valid session ID"));
+}
+
+#[test]
+fn api_errors_fail_with_the_result_text_and_no_usage() {
+    let home = home();
+    let rows = [
+        ("err-529", "API Error: 529 mock forced failure.", true),
+        (
+            "err-401",
+            "Failed to authenticate. API Error: 401 mock forced failure",
+            true,
+        ),
+        ("err-400-prompt_too_long", "Prompt is too long", false),
+    ];
+    for (name, error_start, retried) in rows {
+        let (events, outcome) = run(name, &home);
+        assert_eq!(outcome.status, Some(TurnStatus::Failed), "{name}");
+        assert!(
+            outcome.error.as_deref().unwrap().starts_with(error_start),
+            "{name}: {:?}",
+            outcome.error
+        );
+        assert_eq!(
+            outcome.context, None,
+            "{name}: the synthetic message has no real usage"
+        );
+        assert_eq!(outcome.answer, "", "{name}");
+        assert!(!events
+            .iter()
+            .any(|e| matches!(e, TurnEvent::Usage { .. } | TurnEvent::Text { .. })));
+        let warned = events
+            .iter()
+            .any(|e| matches!(e, TurnEvent::Warning { .. }));
+        assert_eq!(warned, retried, "{name}");
+    }
+    let (events, _) = run("err-529", &home);
+    assert_eq!(
+        events[1],
+        TurnEvent::Warning {
+            message: "claude API error 529 (overloaded), retry 1/1".into()
+        }
+    );
+}
+
+#[test]
+fn maxturns_fails_with_the_errors_list() {
+    let home = home();
+    let (_, outcome) = run("maxturns1", &home);
+    assert_eq!(outcome.status, Some(TurnStatus::Failed));
+    assert_eq!(
+        outcome.error.as_deref(),
+        Some("Reached maximum number of turns (1)")
+    );
+    assert_eq!(
+        outcome.context,
+        Some(ContextUsage {
+            tokens: 1004 + 2004 + 3004 + 1,
+            window: 1_000_000
+        })
+    );
+}
+
+#[test]
+fn result_error_falls_back_to_status_and_reason() {
+    let value: Value = serde_json::json!({"api_error_status": 500, "terminal_reason": "api_error"});
+    assert_eq!(
+        result_error(&value, &[]),
+        "claude failed: API error 500, terminal_reason api_error"
+    );
+    assert_eq!(
+        result_error(&serde_json::json!({}), &[]),
+        "claude reported an error without details"
+    );
+}
+
+#[test]
+fn v197_window_comes_from_the_1m_key() {
+    let home = home();
+    let id = "49557436-d9e3-4bce-8089-ed1f5437ce4e";
+    let file = session_file(&home.homes, &home.cwd, id);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(
+        &file,
+        capture(&format!("sessions/v2.1.197-hello-{id}.jsonl")),
+    )
+    .unwrap();
+    let (_, outcome) = run("v197-hello", &home);
+    assert_eq!(outcome.model.as_deref(), Some("claude-opus-4-8[1m]"));
+    assert_eq!(
+        outcome.context,
+        Some(ContextUsage {
+            tokens: 1004 + 2004 + 3004 + 44,
+            window: 1_000_000
+        })
+    );
+}
+
+#[test]
+fn window_choice_table() {
+    let windows = |pairs: &[(&str, u64)]| pairs.iter().map(|(k, w)| (k.to_string(), *w)).collect();
+    let usage = CallUsage {
+        input: 1,
+        cache_creation: 0,
+        cache_read: 0,
+        output: 0,
+    };
+    type Row<'a> = (
+        Option<&'a str>,
+        Option<&'a str>,
+        Vec<(String, u64)>,
+        Option<u64>,
+    );
+    let rows: Vec<Row> = vec![
+        (
+            Some("a"),
+            Some("b"),
+            windows(&[("b", 2), ("a", 1)]),
+            Some(1),
+        ),
+        (None, Some("b"), windows(&[("b", 2), ("a", 1)]), Some(2)),
+        (
+            Some("x"),
+            Some("m"),
+            windows(&[("m[1m]", 7), ("z", 9)]),
+            Some(7),
+        ),
+        (Some("x"), Some("y"), windows(&[("only", 5)]), Some(5)),
+        (
+            Some("x"),
+            Some("y"),
+            windows(&[("p", 5), ("q", 8)]),
+            Some(8),
+        ),
+        (Some("x"), None, Vec::new(), None),
+    ];
+    for (init, last, windows, want) in rows {
+        let parser = ClaudeParser {
+            init_model: init.map(String::from),
+            last_call: Some((usage, None, last.map(String::from))),
+            result: Some(ResultLine {
+                status: TurnStatus::Completed,
+                error: None,
+                session_id: None,
+                windows,
+            }),
+            ..ClaudeParser::default()
+        };
+        assert_eq!(parser.window(), want, "{init:?} {last:?}");
+    }
+}
+
+#[test]
+fn out_partial_uses_the_message_delta_output() {
+    let home = home();
+    let (events, outcome) = run("out-partial", &home);
+    assert_eq!(events.len(), 4, "{events:?}");
+    assert_eq!(outcome.status, Some(TurnStatus::Completed));
+    assert_eq!(
+        outcome.context,
+        Some(ContextUsage {
+            tokens: 1018 + 2018 + 3018 + 58,
+            window: 1_000_000
+        })
+    );
+}
+
+#[test]
+fn garbage_and_early_exits_give_clear_errors() {
+    let home = home();
+    let mut parser = ClaudeParser::new();
+    assert!(parser.feed("hello, I am not claude").is_empty());
+    assert!(parser.feed("[1,2]").is_empty());
+    let exit = ExitInfo {
+        code: Some(0),
+        stderr_tail: "usage: fake\n".into(),
+        ..ExitInfo::default()
+    };
+    let outcome = parser.finish(&exit, &home.homes, &home.cwd);
+    assert_eq!(outcome.status, Some(TurnStatus::Failed));
+    assert_eq!(
+        outcome.error.as_deref(),
+        Some("claude printed no stream-json events (is it a real Claude Code CLI?): 2 other stdout lines, then it exited with rc 0: usage: fake")
+    );
+    // Dies mid-turn: init seen, no result.
+    let (mut parser, _) = parse("run1-hello");
+    parser.result = None;
+    let exit = ExitInfo {
+        code: None,
+        signal: Some(9),
+        ..ExitInfo::default()
+    };
+    let outcome = parser.finish(&exit, &home.homes, &home.cwd);
+    assert_eq!(outcome.status, Some(TurnStatus::Failed));
+    assert_eq!(
+        outcome.error.as_deref(),
+        Some("claude exited with signal 9 (SIGKILL) (stderr was empty) before reporting the turn's result")
+    );
+}
+
+#[test]
+fn interrupts_are_interrupted_unless_the_turn_completed() {
+    let home = home();
+    let rows = [
+        (
+            ExitInfo {
+                signal: Some(2),
+                ..ExitInfo::default()
+            },
+            TurnStatus::Interrupted,
+        ),
+        (
+            ExitInfo {
+                code: Some(130),
+                ..ExitInfo::default()
+            },
+            TurnStatus::Interrupted,
+        ),
+        (
+            ExitInfo {
+                code: Some(1),
+                interrupted: true,
+                ..ExitInfo::default()
+            },
+            TurnStatus::Interrupted,
+        ),
+        (
+            ExitInfo {
+                code: Some(1),
+                ..ExitInfo::default()
+            },
+            TurnStatus::Failed,
+        ),
+    ];
+    for (exit, want) in rows {
+        let (mut parser, _) = parse("run1-hello");
+        parser.result = None;
+        assert_eq!(
+            parser.finish(&exit, &home.homes, &home.cwd).status,
+            Some(want),
+            "{exit:?}"
+        );
+    }
+    let (parser, _) = parse("run1-hello");
+    let exit = ExitInfo {
+        code: Some(0),
+        interrupted: true,
+        ..ExitInfo::default()
+    };
+    assert_eq!(
+        parser.finish(&exit, &home.homes, &home.cwd).status,
+        Some(TurnStatus::Completed)
+    );
+}
+
+#[test]
+fn tool_summaries() {
+    let rows = [
+        (
+            "Read",
+            serde_json::json!({"file_path": "/a/b.rs"}),
+            "/a/b.rs".to_string(),
+        ),
+        (
+            "Edit",
+            serde_json::json!({"file_path": "/a/c.rs", "old_string": "x"}),
+            "/a/c.rs".into(),
+        ),
+        (
+            "Bash",
+            serde_json::json!({"command": "cargo test\necho done"}),
+            "$ cargo test…".into(),
+        ),
+        (
+            "Bash",
+            serde_json::json!({"command": "x".repeat(100)}),
+            format!("$ {}…", "x".repeat(80)),
+        ),
+        (
+            "Grep",
+            serde_json::json!({"pattern": "fn main"}),
+            "fn main".into(),
+        ),
+        (
+            "Glob",
+            serde_json::json!({"pattern": "**/*.rs"}),
+            "**/*.rs".into(),
+        ),
+        (
+            "WebFetch",
+            serde_json::json!({"url": "https://x"}),
+            "WebFetch {\"url\":\"https://x\"}".into(),
+        ),
+        ("Read", serde_json::json!({}), "Read {}".into()),
+    ];
+    for (name, input, want) in rows {
+        assert_eq!(tool_summary(name, &input), want);
+    }
+}
+
+#[test]
+fn encode_cwd_matches_claude_code() {
+    assert_eq!(encode_cwd(Path::new("/home/dev/proj1")), "-home-dev-proj1");
+    assert_eq!(encode_cwd(Path::new("/a/my_proj.v2/é")), "-a-my-proj-v2--");
+    // Outside the BMP: two UTF-16 units, two dashes (JavaScript's regex without /u).
+    assert_eq!(encode_cwd(Path::new("/x/😀")), "-x---");
+    // Expected values computed by Claude Code's own sanitizePath under Node.
+    let long = format!("/{}", "a".repeat(250));
+    assert_eq!(
+        encode_cwd(Path::new(&long)),
+        format!("-{}-feo44x", "a".repeat(199))
+    );
+    let wide = format!("/home/dev/{}/x😀{}", "é".repeat(120), "b".repeat(90));
+    let want = format!("-home-dev-{}x--{}-qvna8p", "-".repeat(121), "b".repeat(66));
+    assert_eq!(encode_cwd(Path::new(&wide)), want);
+    assert_eq!(to_base36(0), "0");
+    assert_eq!(to_base36(2_147_483_648), "zik0zk");
+}
+
+#[test]
+fn session_lookup_finds_the_cwd_dir_then_any_project() {
+    let home = home();
+    let id = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee";
+    assert!(!session_exists(&home.homes, &home.cwd, id));
+    let other = home.homes.claude.join("projects/-elsewhere");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join(format!("{id}.jsonl")), "").unwrap();
+    assert!(
+        !session_exists(&home.homes, &home.cwd, id),
+        "an empty file is no session"
+    );
+    std::fs::write(other.join(format!("{id}.jsonl")), "{}\n").unwrap();
+    assert!(session_exists(&home.homes, &home.cwd, id));
+    assert!(!session_exists(&home.homes, &home.cwd, "../-elsewhere/x"));
+    let direct = session_file(&home.homes, &home.cwd, id);
+    assert_eq!(
+        direct
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap(),
+        encode_cwd(&home.cwd)
+    );
+}
+
+#[test]
+fn one_line_cuts_on_char_boundaries() {
+    assert_eq!(one_line("ééé", 2), "éé…");
+    assert_eq!(one_line("  short  ", 10), "short");
+    assert_eq!(one_line("", 10), "");
+}

@@ -1,0 +1,451 @@
+//! Tests of the codex adapter against the captured CLI output.
+use super::*;
+use pretty_assertions::assert_eq;
+
+fn capture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/captures/codex")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+struct Home {
+    dir: tempfile::TempDir,
+    homes: ProviderHomes,
+}
+
+fn home() -> Home {
+    let dir = tempfile::tempdir().unwrap();
+    let homes = ProviderHomes {
+        claude: dir.path().join("claude"),
+        codex: dir.path().join("codex"),
+    };
+    Home { dir, homes }
+}
+
+impl Home {
+    /// Places a rollout capture where Codex would have written it for `thread`.
+    fn rollout(&self, day: &str, capture_name: &str, thread: &str) -> PathBuf {
+        let dir = self.homes.codex.join("sessions").join(day);
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join(format!("rollout-2026-11-29T11-46-55-{thread}.jsonl"));
+        std::fs::write(&file, capture(capture_name)).unwrap();
+        file
+    }
+}
+
+fn parse(name: &str) -> (CodexParser, Vec<TurnEvent>) {
+    let mut parser = CodexParser::new();
+    let events = capture(name).lines().flat_map(|l| parser.feed(l)).collect();
+    (parser, events)
+}
+
+fn ok_exit() -> ExitInfo {
+    ExitInfo {
+        code: Some(0),
+        ..ExitInfo::default()
+    }
+}
+
+const MODEL_WARNING: &str = "Model metadata for `mock-model` not found. Defaulting to fallback metadata; this can degrade performance and cause issues.";
+
+fn spec(session: SessionMode) -> RunSpec {
+    RunSpec {
+        provider: super::super::ProviderKind::Codex,
+        bin: "codex".into(),
+        cwd: "/w".into(),
+        session,
+        model: None,
+        system_text: String::new(),
+        permission_mode: None,
+        sandbox: None,
+        add_dirs: Vec::new(),
+        extra_args: Vec::new(),
+    }
+}
+
+#[test]
+fn args_table() {
+    let new = SessionMode::New { session_id: None };
+    let resume = SessionMode::Resume {
+        session_id: "01a2-uuid".into(),
+    };
+    let full = |session| RunSpec {
+        model: Some("gpt-5.5".into()),
+        system_text: "rules \"quoted\"\nline".into(),
+        sandbox: Some("workspace-write".into()),
+        add_dirs: vec!["/shots".into()],
+        extra_args: vec![
+            "-c".into(),
+            "sandbox_workspace_write.exclude_slash_tmp=true".into(),
+        ],
+        ..spec(session)
+    };
+    let head = ["exec", "--json", "--skip-git-repo-check"];
+    let full_opts = [
+        "-m",
+        "gpt-5.5",
+        "-c",
+        r#"developer_instructions="rules \"quoted\"\nline""#,
+        "--sandbox",
+        "workspace-write",
+        "--add-dir",
+        "/shots",
+        "-c",
+        "sandbox_workspace_write.exclude_slash_tmp=true",
+    ];
+    let rows: Vec<(RunSpec, Vec<&str>)> = vec![
+        (
+            spec(new.clone()),
+            vec!["-c", r#"developer_instructions="""#],
+        ),
+        (
+            spec(resume.clone()),
+            vec!["-c", r#"developer_instructions="""#, "resume", "01a2-uuid"],
+        ),
+        (full(new), full_opts.to_vec()),
+        (
+            full(resume),
+            [&full_opts[..], &["resume", "01a2-uuid"]].concat(),
+        ),
+    ];
+    for (spec, tail) in rows {
+        let got: Vec<String> = args(&spec)
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect();
+        let want: Vec<String> = head
+            .iter()
+            .chain(tail.iter())
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn developer_instructions_survive_a_toml_parse() {
+    let samples = [
+        "",
+        "plain",
+        "quotes \" and ' and ''' and \"\"\" here",
+        "back\\slash \\n not a newline, C:\\path",
+        "multi\nline\r\n\ttabbed",
+        "control \u{1}\u{8}\u{c}\u{1b}\u{7f} chars",
+        "unicode: é 😀 \u{2028}",
+        "  leading and trailing spaces  ",
+        "key = \"value\"\n[table]\n",
+    ];
+    for text in samples {
+        let arg = format!("developer_instructions={}", toml_basic_string(text));
+        // Codex splits at the first `=`, trims, and parses `_x_ = <value>` as TOML.
+        let value = arg.split_once('=').unwrap().1.trim();
+        let table: toml::Table = toml::from_str(&format!("_x_ = {value}")).unwrap();
+        assert_eq!(table["_x_"].as_str(), Some(text));
+    }
+}
+
+#[test]
+fn success_reads_context_and_model_from_the_rollout() {
+    let home = home();
+    let thread = "01a22721-2de9-7bb3-bb7a-acb98d244678";
+    let (parser, events) = parse("exec-json-success.stdout.jsonl");
+    let text = "MOCK REPLY #1 to: Say hello to the research harness";
+    assert_eq!(
+        events,
+        vec![
+            TurnEvent::Session {
+                session_id: thread.into(),
+                model: None
+            },
+            TurnEvent::Warning {
+                message: MODEL_WARNING.into()
+            },
+            TurnEvent::Text { text: text.into() },
+            TurnEvent::End {
+                status: TurnStatus::Completed,
+                error: None
+            },
+        ]
+    );
+    home.rollout("2026/11/29", "rollout-turn1.jsonl", thread);
+    assert_eq!(
+        parser.finish(&ok_exit(), &home.homes, None),
+        TurnOutcome {
+            status: Some(TurnStatus::Completed),
+            error: None,
+            session_id: Some(thread.into()),
+            model: Some("mock-model".into()),
+            // The rollout's last token_count, not turn.completed.usage.
+            context: Some(ContextUsage {
+                tokens: 10145,
+                window: 258400
+            }),
+            session_not_found: false,
+            answer: text.into(),
+        }
+    );
+}
+
+#[test]
+fn tool_call_context_is_the_last_call_not_the_thread_total() {
+    let home = home();
+    let thread = "01a22721-c5b9-7223-a62f-33c0fbffe0e7";
+    let (parser, events) = parse("exec-json-tool-call.stdout.jsonl");
+    let shell = TurnEvent::ToolUse {
+        name: "shell".into(),
+        summary: "$ echo hello-from-tool && pwd".into(),
+    };
+    assert_eq!(
+        events.iter().filter(|e| **e == shell).count(),
+        1,
+        "{events:?}"
+    );
+    home.rollout("2026/11/29", "rollout-tool-call.jsonl", thread);
+    let outcome = parser.finish(&ok_exit(), &home.homes, None);
+    assert_eq!(
+        outcome.context,
+        Some(ContextUsage {
+            tokens: 10261,
+            window: 258400
+        })
+    );
+    assert_eq!(outcome.answer, "MOCK REPLY #12: command finished.");
+}
+
+#[test]
+fn resumed_thread_uses_the_latest_turn_and_checks_the_echo() {
+    let home = home();
+    let thread = "01a22722-f4ac-7162-8cd9-27bc304639c1";
+    home.rollout("2026/11/29", "rollout-3-turns-resumed.jsonl", thread);
+    let mut parser = CodexParser::new();
+    parser.feed(&format!(
+        r#"{{"type":"thread.started","thread_id":"{thread}"}}"#
+    ));
+    parser.feed(r#"{"type":"turn.completed","usage":{"input_tokens":30651}}"#);
+    let outcome = parser.finish(&ok_exit(), &home.homes, Some(thread));
+    assert_eq!(outcome.status, Some(TurnStatus::Completed));
+    assert_eq!(
+        outcome.context,
+        Some(ContextUsage {
+            tokens: 10301,
+            window: 258400
+        })
+    );
+
+    // Codex started a new thread instead (a non-UUID or unknown name).
+    let (parser, _) = parse("exec-json-success.stdout.jsonl");
+    let outcome = parser.finish(&ok_exit(), &home.homes, Some(thread));
+    assert_eq!(outcome.status, Some(TurnStatus::Failed));
+    assert_eq!(
+        outcome.session_id.as_deref(),
+        Some("01a22721-2de9-7bb3-bb7a-acb98d244678")
+    );
+    assert_eq!(
+        outcome.error.as_deref(),
+        Some("codex started a different thread (01a22721-2de9-7bb3-bb7a-acb98d244678) instead of resuming 01a22722-f4ac-7162-8cd9-27bc304639c1")
+    );
+}
+
+#[test]
+fn resume_of_an_unknown_thread_is_session_not_found() {
+    let home = home();
+    let exit = ExitInfo {
+        code: Some(1),
+        stderr_tail: capture("resume-nonexistent-uuid.stderr.txt"),
+        ..ExitInfo::default()
+    };
+    let id = "11111111-2222-4333-8444-555555555555";
+    let outcome = CodexParser::new().finish(&exit, &home.homes, Some(id));
+    assert!(outcome.session_not_found);
+    assert_eq!(outcome.status, Some(TurnStatus::Failed));
+    assert_eq!(
+        outcome.error.as_deref(),
+        Some("codex has no thread 11111111-2222-4333-8444-555555555555 to resume (rc 1: Error: thread/resume: thread/resume failed: no rollout found for thread id 11111111-2222-4333-8444-555555555555 (code -32600))")
+    );
+}
+
+#[test]
+fn failed_turns_carry_the_message_and_reconnects_are_warnings() {
+    let home = home();
+    let rows = [
+        (
+            "exec-json-FAIL400.stdout.jsonl",
+            1,
+            "{\"error\": {\"message\": \"mock bad request\"",
+        ),
+        (
+            "exec-json-FAIL401.stdout.jsonl",
+            6,
+            "unexpected status 401 Unauthorized",
+        ),
+        ("exec-json-FAILCTX.stdout.jsonl", 1, "Codex ran out of room"),
+        (
+            "exec-json-http500.stdout.jsonl",
+            6,
+            "We’re currently experiencing high demand",
+        ),
+        (
+            "exec-json-response-failed.stdout.jsonl",
+            6,
+            "stream disconnected before completion",
+        ),
+        (
+            "exec-json-transport-error.stdout.jsonl",
+            6,
+            "stream disconnected before completion",
+        ),
+    ];
+    for (name, warnings, error) in rows {
+        let (parser, events) = parse(name);
+        let count = events
+            .iter()
+            .filter(|e| matches!(e, TurnEvent::Warning { .. }))
+            .count();
+        assert_eq!(
+            count,
+            warnings + 1,
+            "{name}: plus the model metadata warning"
+        );
+        let exit = ExitInfo {
+            code: Some(1),
+            ..ExitInfo::default()
+        };
+        let outcome = parser.finish(&exit, &home.homes, None);
+        assert_eq!(outcome.status, Some(TurnStatus::Failed), "{name}");
+        assert!(
+            outcome.error.as_deref().unwrap().starts_with(error),
+            "{name}: {:?}",
+            outcome.error
+        );
+        assert!(!outcome.session_not_found);
+    }
+}
+
+#[test]
+fn sigint_is_interrupted() {
+    let home = home();
+    let thread = "01a22724-0434-7f53-b400-9c37c50c0ebe";
+    home.rollout("2026/11/29", "rollout-sigint-aborted.jsonl", thread);
+    let (parser, _) = parse("exec-json-sigint.stdout.jsonl");
+    let exit = ExitInfo {
+        code: Some(1),
+        interrupted: true,
+        ..ExitInfo::default()
+    };
+    let outcome = parser.finish(&exit, &home.homes, None);
+    assert_eq!(outcome.status, Some(TurnStatus::Interrupted));
+    assert_eq!(
+        outcome.context, None,
+        "the aborted turn recorded no token count"
+    );
+    assert_eq!(outcome.model.as_deref(), Some("mock-model"));
+    // Not interrupted by us: a dying CLI.
+    let (parser, _) = parse("exec-json-sigint.stdout.jsonl");
+    let exit = ExitInfo {
+        code: Some(1),
+        stderr_tail: "panicked at x\n".into(),
+        ..ExitInfo::default()
+    };
+    let outcome = parser.finish(&exit, &home.homes, None);
+    assert_eq!(outcome.status, Some(TurnStatus::Failed));
+    assert_eq!(
+        outcome.error.as_deref(),
+        Some("codex exited with rc 1: panicked at x before the turn ended")
+    );
+}
+
+#[test]
+fn garbage_gives_a_clear_error() {
+    let home = home();
+    let mut parser = CodexParser::new();
+    assert!(parser.feed("Usage: codex [OPTIONS]").is_empty());
+    assert!(parser.feed("{\"no_type\": 1}").is_empty());
+    let exit = ExitInfo {
+        code: Some(2),
+        stderr_tail: "error: unexpected argument\n".into(),
+        ..ExitInfo::default()
+    };
+    let outcome = parser.finish(&exit, &home.homes, None);
+    assert_eq!(outcome.status, Some(TurnStatus::Failed));
+    assert_eq!(
+        outcome.error.as_deref(),
+        Some("codex printed no JSON events (is it a real Codex CLI?): 2 other stdout lines, then it exited with rc 2: error: unexpected argument")
+    );
+}
+
+#[test]
+fn find_rollout_prefers_the_newest_day() {
+    let home = home();
+    let thread = "01a22721-2de9-7bb3-bb7a-acb98d244678";
+    home.rollout("2025/12/31", "rollout-turn1.jsonl", thread);
+    let newest = home.rollout("2026/01/02", "rollout-turn1.jsonl", thread);
+    home.rollout("2026/01/01", "rollout-turn1.jsonl", "other-thread");
+    assert_eq!(find_rollout(&home.homes.codex, thread), Some(newest));
+    assert_eq!(find_rollout(&home.homes.codex, "missing"), None);
+    assert_eq!(find_rollout(&home.dir.path().join("nowhere"), thread), None);
+}
+
+#[test]
+fn item_summaries() {
+    let rows = [
+        (
+            r#"{"id":"1","type":"command_execution","command":"/bin/bash -lc 'echo '\"'\"'hi'\"'\"''"}"#,
+            "shell",
+            "$ echo 'hi'",
+        ),
+        (
+            r#"{"id":"2","type":"command_execution","command":"ls -la"}"#,
+            "shell",
+            "$ ls -la",
+        ),
+        (
+            r#"{"id":"3","type":"command_execution","command":"/bin/zsh -lc \"cargo test\""}"#,
+            "shell",
+            "$ cargo test",
+        ),
+        (
+            r#"{"id":"4","type":"file_change","changes":[{"path":"a.rs","kind":"update"},{"path":"b.rs","kind":"add"}]}"#,
+            "patch",
+            "update a.rs, add b.rs",
+        ),
+        (
+            r#"{"id":"5","type":"mcp_tool_call","server":"docs","tool":"search"}"#,
+            "mcp",
+            "docs.search",
+        ),
+        (
+            r#"{"id":"6","type":"web_search","query":"rust tokio"}"#,
+            "web_search",
+            "rust tokio",
+        ),
+        (
+            r#"{"id":"7","type":"new_kind","x":1}"#,
+            "new_kind",
+            "{\"x\":1}",
+        ),
+    ];
+    let mut parser = CodexParser::new();
+    for (item, name, summary) in rows {
+        let line = format!(r#"{{"type":"item.started","item":{item}}}"#);
+        let want = vec![TurnEvent::ToolUse {
+            name: name.into(),
+            summary: summary.into(),
+        }];
+        assert_eq!(parser.feed(&line), want);
+        // The completion of the same item is not reported again.
+        assert_eq!(
+            parser.feed(&line.replace("item.started", "item.completed")),
+            vec![]
+        );
+    }
+    assert_eq!(
+        unwrap_shell("/bin/bash -lc 'a' 'b'"),
+        "/bin/bash -lc 'a' 'b'"
+    );
+    assert_eq!(unwrap_shell("/bin/bash -lc 'open"), "/bin/bash -lc 'open");
+    assert_eq!(
+        shell_words(r#"a\ b "c\"d" 'e\f'"#),
+        Some(vec!["a b".into(), "c\"d".into(), "e\\f".into()])
+    );
+}

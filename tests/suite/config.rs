@@ -1,0 +1,80 @@
+//! The config file: where the CLIs are, and the flags every run gets.
+
+use pretty_assertions::assert_eq;
+
+use super::common::*;
+
+#[test]
+fn binaries_models_and_extra_args_come_from_the_config_file() {
+    // No claude or codex on PATH: only the config says where they are.
+    let w = World::without_clis();
+    std::fs::write(
+        w.data().join("config.toml"),
+        format!(
+            r#"
+[providers.claude]
+bin = "{SHIMS}/claude"
+model = "claude-sonnet-4-5"
+args = ["--max-turns", "40"]
+permission_mode = "plan"
+
+[providers.codex]
+bin = "{SHIMS}/codex"
+sandbox = "read-only"
+args = ["-c", "model_reasoning_effort=\"low\""]
+"#
+        ),
+    )
+    .unwrap();
+    w.new_terminal("t", "claude");
+    w.send("t", "hello there");
+    let argv = w.last_invocation()["argv"].clone();
+    assert_eq!(flag(&argv, "--max-turns"), Some("40"));
+    assert_eq!(flag(&argv, "--model"), Some("claude-sonnet-4-5"));
+    assert_eq!(flag(&argv, "--permission-mode"), Some("plan"));
+    assert_eq!(w.show("t")["context"]["window"], 200_000);
+    let out = w.run(&["send", "t", "--provider", "codex", "and now codex"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let argv = w.last_invocation()["argv"].clone();
+    assert_eq!(flag(&argv, "--sandbox"), Some("read-only"));
+    assert_eq!(
+        codex_config(&argv, "model_reasoning_effort"),
+        Some("\"low\"")
+    );
+}
+
+#[test]
+fn default_flags_confine_edits_for_headless_runs() {
+    let w = World::new();
+    let dir = w.new_terminal("t", "claude");
+    w.send("t", "hello there");
+    let argv = w.last_invocation()["argv"].clone();
+    assert_eq!(flag(&argv, "--permission-mode"), Some("acceptEdits"));
+    let shots = argv
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a.as_str())
+        .find(|a| a.starts_with("--add-dir="))
+        .unwrap()
+        .to_string();
+    assert!(shots.ends_with("/screenshots"), "{shots}");
+    assert!(
+        !shots.contains(dir.to_str().unwrap()),
+        "the checkout is the cwd, not an added dir"
+    );
+}
+
+#[test]
+fn an_invalid_config_file_is_reported_with_its_path() {
+    let w = World::new();
+    std::fs::write(
+        w.data().join("config.toml"),
+        "[providers.claude]\nbinn = 1\n",
+    )
+    .unwrap();
+    let out = w.run(&["ls"]);
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("config.toml") && err.contains("binn"), "{err}");
+}
