@@ -34,6 +34,9 @@ const WEIGHTED: &[(i32, &str)] = &[
     (2, "LEAD[\\w`'-]+(?: [\\w`'-]+)? only\\b"),
     (4, r"^[\W_]*(?:\w+ ){0,2}(?:rules?|conventions?|style|polic(?:y|ies)|guidelines?|standards?|constraints?|reminder)(?: (?:for|in) (?:this|the|our) \w+)?\s*[:：]\s*\S"),
     (2, r"\ball (?:of )?(?:our|my) \w+"),
+    (2, r"\bin general\b|\bjust so you know\b|\bfor your information\b"),
+    (3, r"\b(?:prefer|favou?r)s? [^,;.]{1,40} (?:over|to) "),
+    (3, "LEAD(?:follow|stick to|adhere to|respect|comply with) (?:the )?(?:pep ?\\d+|semver|conventional commits|\\w+ (?:style|conventions?|guidelines?|standards?|rules)|(?:our|the|existing) (?:style|conventions?|guidelines?|standards?|rules|patterns?))"),
     (3, "LEADkeep\\b"),
     (-5, "LEADkeep (?:going|trying|looking|digging|at it|the fix|this|that|these|those|it|the change|the rest)\\b"),
     (4, "LEADbe (?:concise|brief|terse|blunt|direct|honest|explicit|specific|precise|careful|thorough|consistent|short|succinct|critical|skeptical|sceptical|pragmatic|strict|conservative|proactive|clear)\\b"),
@@ -47,7 +50,7 @@ const WEIGHTED: &[(i32, &str)] = &[
     // Habits and scope.
     (2, r"\bbefore (?:you |i |we )?(?:commit|push|merg|say|tell|claim|report|finish|hand|open|submit|mark|declar|start|chang|add|delet|touch|mak|doing|implement|writ|cod|releas|deploy|ship|any|every|each|you're done|you are done)"),
     (3, r"\bafter (?:every|each|any) \w+"),
-    (2, r"\b(?:every|each|all|any) (?:new )?(?:commit|commits|pr|prs|pull request|change|changes|bug ?fix|fix|feature|test run|release|file|files|function|functions|module|modules|script|scripts|migration|migrations|endpoint|endpoints|handler|handlers|public|model|models|table|tables|component|components|class|classes|answer|answers|reply|replies|response|responses|message|messages|date|dates|error|errors|time you|interactive|dependency|dependencies|package|packages|crate|crates|library|libraries|test|tests|service|services|query|queries|container|containers|page|pages|route|routes|command|commands|tool|tools)\b"),
+    (2, r"\b(?:every|each|all|any) (?:new )?(?:commit|commits|pr|prs|pull request|change|changes|bug ?fix|fix|feature|test run|release|file|files|function|functions|module|modules|script|scripts|migration|migrations|endpoint|endpoints|handler|handlers|public|model|models|table|tables|component|components|class|classes|answer|answers|reply|replies|response|responses|message|messages|date|dates|error|errors|time you|interactive|dependency|dependencies|package|packages|crate|crates|library|libraries|test|tests|service|services|query|queries|container|containers|page|pages|route|routes|command|commands|tool|tools|comment|comments|doc|docs|name|names|variable|variables|type|types|string|strings|log|logs|line|lines)\b"),
     (2, r"\b(?:everywhere|throughout|wherever|whenever)\b"),
     (3, r"\b(?:anything|everything|any code|all code|all the code|any scripts?|any files?) (?:you|we) (?:write|do|add|touch|change|create|generate|produce|ship)\b"),
     (2, r"\bin (?:this|the|our|my|every) (?:repo|repository|project|codebase|code base|monorepo|team|company|org)\b"),
@@ -55,7 +58,7 @@ const WEIGHTED: &[(i32, &str)] = &[
     (3, r"\bwithout (?:asking|approval|permission|my (?:ok|okay|approval|permission)|checking with me|a good reason|discussing)\b"),
     (2, r"\b(?:is|are|isn't|aren't|that's|it's) (?:not |never )?(?:allowed|forbidden|prohibited|banned|mandatory|required|off-limits|off limits|optional|preferred|discouraged|encouraged|deprecated|a must|a no-go|non-negotiable)\b"),
     (3, r"\byou (?:don't|do not) (?:need|have) to\b"),
-    (2, r"\b(?:when|if|whenever|once) you(?:'re| are)? (?:done|finish|finished|report|write|change|add|create|make|touch|commit|see|review|answer|reply|explain|refactor|fix|get stuck|are unsure|unsure|introduce|rename|delete|remove|hit|run into)\b"),
+    (2, r"\b(?:when|if|whenever|once) you(?:'re| are)? (?:done|finish|finished|report|write|change|add|create|make|touch|commit|see|review|answer|reply|explain|refactor|fix|get stuck|are unsure|unsure|introduce|rename|delete|remove|hit|run into|suggest|give|show|recommend|propose|provide|generate|open|start|need|want)\b"),
     (3, r"\bone \w+ per \w+"),
     (3, r"\bin (?:your|all|every|each) (?:replies|answers|responses|messages|explanations|summaries|reviews|commit messages|prs)\b"),
     // Contrast: "TOML, not YAML", "X instead of Y".

@@ -297,14 +297,27 @@ fn always_never(words: &[(&str, bool)]) -> i32 {
         let next = words[i + 1..]
             .iter()
             .map(|w| w.0)
-            .find(|w| !matches!(*w, "ever" | "really" | "just" | "ever," | "again"))
+            .find(|w| !matches!(*w, "ever" | "really" | "just" | "again"))
             .unwrap_or("");
-        if next.is_empty() || next == "mind" {
+        if next == "mind" {
+            continue;
+        }
+        if next.is_empty() {
+            // "Tabs for indentation, always." An emphatic tail, not a lone word.
+            if clause && i > 0 {
+                best = best.max(3);
+            }
             continue;
         }
         let prev = (!clause && i > 0).then(|| words[i - 1].0);
         let prev2 = (i > 1 && !words[i - 1].1).then(|| words[i - 2].0);
+        if ELIDED.contains(&next) {
+            // "retry on 503 but never on 4xx": a contrast inside a task, not an order.
+            best = best.max(1);
+            continue;
+        }
         let points = match prev {
+            Some("you") if prev2.is_some_and(|w| matches!(w, "can" | "could" | "would" | "will")) => 4,
             None => 4,
             Some(p) if SOFT.contains(&p) => 4,
             Some(p) if MODALS.contains(&p) => {
@@ -366,6 +379,13 @@ fn describes_some(before: &[(&str, bool)]) -> bool {
         .chain(before.iter().rev().find(|w| w.1))
         .any(|w| PARTICULAR.contains(&w.0))
 }
+
+/// Words after "always"/"never" that show its verb was left out ("never on 4xx", "never the
+/// real AWS").
+const ELIDED: &[&str] = &[
+    "on", "in", "for", "with", "at", "to", "from", "by", "as", "when", "if", "during", "after",
+    "before", "under", "over", "inside", "outside", "without", "the", "a", "an", "more", "less",
+];
 
 /// "fails", "crashed", "got": a verb that describes rather than instructs.
 fn is_inflected(word: &str) -> bool {
@@ -460,6 +480,10 @@ fn generic_subject(words: &[(&str, bool)]) -> i32 {
     let Some(first) = body.first() else {
         return 0;
     };
+    if matches!(body.get(1), Some(&"time")) && !matches!(body.get(2), Some(&"you")) {
+        // "Every time I run the dev server it…": a circumstance, not a category.
+        return 0;
+    }
     let quantified = QUANTIFIERS.contains(first);
     let limit = if quantified { 6 } else { 4 };
     let Some(k) = body
@@ -476,7 +500,10 @@ fn generic_subject(words: &[(&str, bool)]) -> i32 {
     let head = subject[k - 1];
     let bare = !subject.iter().any(|w| DETERMINERS.contains(w));
     let plural = is_plural(head);
-    let weight = verb_weight(body[k]).unwrap_or(0);
+    let mut weight = verb_weight(body[k]).unwrap_or(0);
+    if weight == 1 && body.get(k + 1).is_some_and(|w| CONVENTION_COMPLEMENTS.contains(w)) {
+        weight = 3;
+    }
     if quantified {
         weight.max(2) + 1
     } else if bare && (plural || MASS_NOUNS.contains(&head)) {
@@ -521,6 +548,17 @@ fn is_plural(word: &str) -> bool {
         && !word.ends_with("us")
         && !word.ends_with("is")
 }
+
+/// What a general subject "is" or "are" when the sentence states a convention: "Test files are
+/// named…", "Branch names are lowercase…".
+const CONVENTION_COMPLEMENTS: &[&str] = &[
+    "named", "called", "prefixed", "suffixed", "written", "formatted", "stored", "kept",
+    "placed", "located", "indented", "sorted", "grouped", "lowercase", "uppercase",
+    "capitalized", "capitalised", "snake_case", "camelcase", "kebab", "pascalcase", "immutable",
+    "private", "typed", "documented", "tested", "versioned", "pinned", "required", "optional",
+    "forbidden", "singular", "plural", "utc", "validated", "logged", "reviewed", "squashed",
+    "signed", "encrypted", "hashed", "generated", "declared", "defined", "imported", "exported",
+];
 
 /// How normative a verb is after a general subject.
 fn verb_weight(word: &str) -> Option<i32> {

@@ -135,14 +135,17 @@ pub(crate) fn split_sentences(text: &str) -> Vec<(usize, usize)> {
     let mut seg = 0;
     let mut iter = text.char_indices().peekable();
     while let Some((i, c)) = iter.next() {
-        if c == '`' {
-            // Inline code never ends a sentence: "no `println!` left behind".
-            if let Some(close) = text[i + 1..].find('`') {
-                while iter.peek().is_some_and(|&(j, _)| j <= i + 1 + close) {
+        if let Some(close) = quote_close(c) {
+            // Inline code and quotations never end a sentence: "no `println!` left behind",
+            // `he wrote "Never do X. Always do Y." and I disagree`.
+            let from = i + c.len_utf8();
+            if let Some(at) = text[from..].find(close) {
+                while iter.peek().is_some_and(|&(j, _)| j < from + at) {
                     iter.next();
                 }
+                iter.next();
+                continue;
             }
-            continue;
         }
         let wide = WIDE_ENDS.contains(&c);
         if !wide && !ASCII_ENDS.contains(&c) {
@@ -179,6 +182,17 @@ pub(crate) fn split_sentences(text: &str) -> Vec<(usize, usize)> {
         .into_iter()
         .filter_map(|(s, e)| trim_range(text, s, e))
         .collect()
+}
+
+/// The closing mark of a span that is never cut: inline code and double quotes.
+fn quote_close(c: char) -> Option<char> {
+    match c {
+        '`' => Some('`'),
+        '"' => Some('"'),
+        '“' => Some('”'),
+        '「' => Some('」'),
+        _ => None,
+    }
 }
 
 /// Whether the mark `c` at byte `i` (the first of `run` marks) ends a sentence, given the text

@@ -129,17 +129,11 @@ impl ClaudeParser {
         if line.is_empty() {
             return Vec::new();
         }
-        let value: Value = match serde_json::from_str(line) {
-            Ok(v @ Value::Object(_)) => v,
-            _ => {
-                self.other_lines += 1;
-                return Vec::new();
-            }
-        };
-        let Some(kind) = value.get("type").and_then(Value::as_str) else {
+        let Some((value, kind)) = super::json_event(line) else {
             self.other_lines += 1;
             return Vec::new();
         };
+        let kind = kind.as_str();
         self.json_events += 1;
         match kind {
             "system" => self.on_system(&value),

@@ -210,3 +210,15 @@ pub enum RunMsg {
     /// A normalized event parsed from that line.
     Event(TurnEvent),
 }
+
+/// A stdout line as a JSON object with a string `type` (and that type), or None for anything
+/// else: blank lines, garbage, JSON that is not an event.
+pub(crate) fn json_event(line: &str) -> Option<(serde_json::Value, String)> {
+    match serde_json::from_str(line) {
+        Ok(v @ serde_json::Value::Object(_)) => {
+            let kind = v.get("type")?.as_str()?.to_string();
+            Some((v, kind))
+        }
+        _ => None,
+    }
+}

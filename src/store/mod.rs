@@ -114,12 +114,14 @@ impl Store {
                 source,
             })?;
         }
+        // One writer at a time for journal and index together, so both see changes in the
+        // same order and a rebuilt index matches the live one.
+        let mut conn = self.conn();
         let jpath = self.dir.journal(tid);
         journal::append(&jpath, &entry).map_err(|source| StoreError::Journal {
             path: jpath.clone(),
             source,
         })?;
-        let mut conn = self.conn();
         let tx = conn.transaction().map_err(|e| self.index_err(e))?;
         index::apply(&tx, tid, &entry).map_err(|e| self.index_err(e))?;
         tx.commit().map_err(|e| self.index_err(e))?;
