@@ -220,6 +220,22 @@ def parse_markers(prompt):
     return m
 
 
+def ephemeral_markers(prompt):
+    """Markers for a run that keeps no session (claude --no-session-persistence, codex
+    --ephemeral: baton's model-backed instruction extractor). BATON_SHIM_EPHEMERAL_REPLY, when
+    set, is the whole answer (FAIL: an API failure) and the prompt's own markers are ignored, so
+    a user's prompt quoted inside the request cannot script the run."""
+    reply = os.environ.get("BATON_SHIM_EPHEMERAL_REPLY")
+    if reply is None:
+        return parse_markers(prompt)
+    m = parse_markers("")
+    if reply == "FAIL":
+        m["fail"] = "api"
+    else:
+        m["reply"] = reply.replace("\\n", "\n")
+    return m
+
+
 def write_marker_files(paths, cwd):
     for p in paths:
         full = os.path.join(cwd, p)

@@ -80,11 +80,16 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// List or edit a terminal's standing instructions
+    /// List or edit a terminal's standing instructions; `baton instructions extract` prints
+    /// what the configured extractor keeps of a prompt read on stdin
     Instructions {
+        /// A terminal, or `extract`
         name: String,
         #[command(subcommand)]
         action: Option<InstrCmd>,
+        /// With `extract`: the provider a model-backed extractor asks (default: claude)
+        #[arg(long)]
+        provider: Option<String>,
         #[arg(long, global = true)]
         json: bool,
     },
@@ -197,7 +202,18 @@ fn run(cmd: Cmd) -> Result<i32, BatonError> {
         Cmd::Log { name, json } => {
             commands::simple(&client, &Request::Log { name }, json, render::log)
         }
-        Cmd::Instructions { name, action, json } => {
+        Cmd::Instructions {
+            name,
+            action: None,
+            provider,
+            json,
+        } if name == "extract" => {
+            let prompt = commands::read_prompt(Some("-".to_string()))?;
+            commands::extract(&client, prompt, provider, json)
+        }
+        Cmd::Instructions {
+            name, action, json, ..
+        } => {
             let action = match action {
                 None => InstructionsAction::List,
                 Some(InstrCmd::Add { text }) => InstructionsAction::Add { text },

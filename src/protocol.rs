@@ -40,6 +40,11 @@ pub enum Request {
     Interrupt {
         name: String,
     },
+    /// What the configured extractor keeps of `prompt` (no terminal is touched).
+    Extract {
+        prompt: String,
+        provider: Option<String>,
+    },
     Status,
     Stop,
     Reindex,

@@ -25,6 +25,8 @@ pub fn terminal_name(name: &str) -> Result<(), BatonError> {
         Some("it starts or ends with whitespace")
     } else if name.starts_with('-') {
         Some("it starts with `-`")
+    } else if name == "extract" {
+        Some("`extract` is reserved for `baton instructions extract`")
     } else {
         None
     };

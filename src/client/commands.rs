@@ -118,6 +118,26 @@ pub fn send(client: &Client, req: Request, name: &str, json: bool) -> Result<i32
     }
 }
 
+/// `baton instructions extract`: the kept lines on stdout, one per line (`--json`: the list and
+/// the extractor that decided).
+pub fn extract(
+    client: &Client,
+    prompt: String,
+    provider: Option<String>,
+    json: bool,
+) -> Result<i32, BatonError> {
+    let data = client.call(&Request::Extract { prompt, provider })?;
+    if json {
+        print_json(&data);
+    } else {
+        for line in data["lines"].as_array().into_iter().flatten() {
+            println!("{}", line.as_str().unwrap_or(""));
+        }
+        eprintln!("(extractor: {})", data["extractor"].as_str().unwrap_or("?"));
+    }
+    Ok(0)
+}
+
 pub fn instructions(
     client: &Client,
     name: String,

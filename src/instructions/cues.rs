@@ -1,15 +1,15 @@
 //! The phrase tables the local extractor scores sentences with: weighted regexes for rule
 //! phrasing (persistence, prohibitions, preferences, conventions) and for one-off phrasing
 //! (questions, "for now", "this function", task verbs), in English, Chinese and a few other
-//! languages. All patterns run on lowercased text with quoted spans blanked out.
+//! languages. All patterns run on lowercased text with quoted spans blanked out, as bytes.
 
 #[cfg(test)]
-use regex::Regex;
-use regex::RegexSet;
+use regex::bytes::Regex;
+use regex::bytes::{RegexSet, RegexSetBuilder};
 use std::sync::LazyLock;
 
 /// Optional lead-in words before a sentence's real start: "please", "also", "btw", "and"…
-const LEAD: &str = r"^[\W_]*(?:(?:please|pls|plz|and|also|oh|but|so|ok|okay|btw|again|important|note|remember|reminder|rule|fyi|one more thing|side note|ps|p\.s\.|in general|generally|just|kindly|then|plus|additionally|finally|lastly|honestly|seriously|general rule|as a rule|last thing|one last thing|and also|oh and|also please|and please)\b[\W_]*)*";
+const LEAD: &str = r"^[\W_]*(?:(?:please|pls|plz|and|also|oh|but|so|ok|okay|btw|again|important|note|remember|reminder|rule|fyi|one more thing|side note|ps|p\.s\.|in general|generally|just|kindly|then|plus|additionally|finally|lastly|honestly|seriously|general rule|as a rule|last thing|one last thing|and also|oh and|also please|and please|absolutely|definitely|strictly|really|always remember)\b[\W_]*)*";
 
 /// Weighted patterns; a sentence's score is the sum of the weights of those that match.
 const WEIGHTED: &[(i32, &str)] = &[
@@ -32,19 +32,27 @@ const WEIGHTED: &[(i32, &str)] = &[
     (3, r"[,;:]\s+(?:please\s+)?(?:prefer|avoid|stick to|stick with)\b"),
     (3, r"(?:[,;:]|\bso|\band)\s+(?:please\s+)?keep (?:\w+ )?(?:\w+ )?(?:short|concise|brief|small|narrow|simple|minimal|under|below|out|separate|consistent|in sync|up to date|to the point|focused|readable|stable|backwards)"),
     (2, "LEAD[\\w`'-]+(?: [\\w`'-]+)? only\\b"),
-    (4, r"^[\W_]*(?:\w+ ){0,2}(?:rules?|conventions?|style|polic(?:y|ies)|guidelines?|standards?|constraints?|reminder)(?: (?:for|in) (?:this|the|our) \w+)?\s*[:：]\s*\S"),
+    (4, r"^[\W_]*(?:\w+ ){0,2}(?:rules?|conventions?|style|polic(?:y|ies)|guidelines?|standards?|constraints?|reminder)(?: (?:for|in) (?:this|the|our) \w+)?\s*(?::|：)\s*\S"),
     (2, r"\ball (?:of )?(?:our|my) \w+"),
     (2, r"\bin general\b|\bjust so you know\b|\bfor your information\b"),
     (3, r"\b(?:prefer|favou?r)s? [^,;.]{1,40} (?:over|to) "),
     (3, "LEAD(?:follow|stick to|adhere to|respect|comply with) (?:the )?(?:pep ?\\d+|semver|conventional commits|\\w+ (?:style|conventions?|guidelines?|standards?|rules)|(?:our|the|existing) (?:style|conventions?|guidelines?|standards?|rules|patterns?))"),
     (3, "LEADkeep\\b"),
-    (-5, "LEADkeep (?:going|trying|looking|digging|at it|the fix|this|that|these|those|it|the change|the rest)\\b"),
+    (-5, "LEADkeep (?:going|trying|looking|digging|at it|the fix|this|that|these|those|it|the change|the rest|the (?:existing|current|old|same|original|previous))\\b"),
     (4, "LEADbe (?:concise|brief|terse|blunt|direct|honest|explicit|specific|precise|careful|thorough|consistent|short|succinct|critical|skeptical|sceptical|pragmatic|strict|conservative|proactive|clear)\\b"),
     (3, "LEADonly (?:use|touch|edit|change|modify|answer|reply|respond|commit|run|import|write|work|create|add|ever)\\b"),
     (3, "LEADno \\S"),
-    (-6, "LEADno(?:\\b[,.!:]| (?:need|idea|luck|worries|worry|problem|problems|way|matter|longer|one|clue|rush|change|changes|difference|response|output|errors?|tests?|results?|issues?|doubt|thanks|more|big deal|pressure|hurry|offense|wonder|i|it|this|that|the|you|we|because|but|not|sorry|as|such|further|other|success|dice|go|joy|kidding|really|wait|then|matches?|match)\\b)"),
+    (-6, "LEADno(?:\\b[,.!:]| (?:need|idea|luck|worries|worry|problem|problems|way|matter|longer|one|clue|rush|change|changes|difference|response|output|errors?|tests?|results?|issues?|doubt|thanks|big deal|pressure|hurry|offense|wonder|i|it|this|that|the|you|we|because|but|not|sorry|as|such|further|other|success|dice|go|joy|kidding|really|wait|then|matches?|match|longer)\\b)"),
     (1, "LEADuse\\b"),
-    (2, "LEAD(?:treat|consider) \\S+ (?:\\S+ )?as\\b"),
+    (3, "LEAD(?:treat|consider) (?:\\S+ ){1,4}as\\b"),
+    (3, "LEADfor (?:all|every|each|any) \\w+"),
+    (3, r"^[\W_]*remember\b"),
+    (2, r"\bwhen (?:writing|adding|creating|changing|touching|editing|reviewing|naming|committing|testing|deploying|designing|refactoring|fixing|working on|working with|using|generating|suggesting)\b"),
+    (1, r"\b(?:every|each|all|any) (?:new )?\w+"),
+    (1, r"\bi (?:always |only |mostly )?(?:use|work (?:on|with|in)|am on|'m on|run)\b"),
+    (-2, r"[,;]\s+(?:not|never)\s+(?:sure|working|really|yet|quite|exactly|so|much|even)\b"),
+    (2, r"\bi (?:don't|do not) want (?:any|to see|you to)\b"),
+    (4, r"(?:规范|约定|规则|原则|习惯)(?:是|如下)?(?::|：)"),
     (3, r"\bremember (?:to|that|we)\b|\bkeep in mind\b|\bbear in mind\b"),
     (3, r"\b(?:ask|check with) (?:me )?(?:first |for approval |for permission )?before\b"),
     // Habits and scope.
@@ -53,7 +61,11 @@ const WEIGHTED: &[(i32, &str)] = &[
     (2, r"\b(?:every|each|all|any) (?:new )?(?:commit|commits|pr|prs|pull request|change|changes|bug ?fix|fix|feature|test run|release|file|files|function|functions|module|modules|script|scripts|migration|migrations|endpoint|endpoints|handler|handlers|public|model|models|table|tables|component|components|class|classes|answer|answers|reply|replies|response|responses|message|messages|date|dates|error|errors|time you|interactive|dependency|dependencies|package|packages|crate|crates|library|libraries|test|tests|service|services|query|queries|container|containers|page|pages|route|routes|command|commands|tool|tools|comment|comments|doc|docs|name|names|variable|variables|type|types|string|strings|log|logs|line|lines)\b"),
     (2, r"\b(?:everywhere|throughout|wherever|whenever)\b"),
     (3, r"\b(?:anything|everything|any code|all code|all the code|any scripts?|any files?) (?:you|we) (?:write|do|add|touch|change|create|generate|produce|ship)\b"),
-    (2, r"\bin (?:this|the|our|my|every) (?:repo|repository|project|codebase|code base|monorepo|team|company|org)\b"),
+    (2, r"\bin (?:this|the|our|my|every) (?:repo|repository|project|codebase|code base|monorepo|team|company|org|app|apps|application|design system|product|stack|services)\b"),
+    (5, r"\b(?:you to|please|pls|just|can you|could you) stop \w+ing\b"),
+    (4, "LEAD(?:answer|reply|respond|write|explain)(?: \\w+)? (?:briefly|concisely|tersely|succinctly|in one sentence|in (?:a few|short|bullet)|in plain)"),
+    (-5, r"\bby (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|eod|end of (?:day|the day|the week)|next week|the deadline)\b"),
+    (-2, "LEAD(?:don't|do not|dont) (?:change|modify|alter|rename|reorder|rewrite) (?:the|its|their) \\w+[.!]?$"),
     (3, r"\bin (?:the )?(?:whole|entire) (?:repo|repository|project|codebase)\b"),
     (3, r"\bwithout (?:asking|approval|permission|my (?:ok|okay|approval|permission)|checking with me|a good reason|discussing)\b"),
     (2, r"\b(?:is|are|isn't|aren't|that's|it's) (?:not |never )?(?:allowed|forbidden|prohibited|banned|mandatory|required|off-limits|off limits|optional|preferred|discouraged|encouraged|deprecated|a must|a no-go|non-negotiable)\b"),
@@ -81,7 +93,7 @@ const WEIGHTED: &[(i32, &str)] = &[
     (1, r"不用|应该|所有|每个"),
     (-5, r"这次|这一次|这回|先不|先别|暂时|暂且|现在先|今天|目前|帮我|帮忙|麻烦你?|修一下|改一下|看看|看一下|试试|试一下|这个(?:函数|文件|bug|接口|页面|按钮|问题|方法|类|模块|测试|脚本)"),
     // Other languages: the persistence words alone.
-    (4, r"\b(?:ab jetzt|von nun an|ab sofort|in zukunft|künftig|immer|niemals|nie|stets|grundsätzlich|à partir de maintenant|désormais|dorénavant|toujours|jamais|de ahora en adelante|a partir de ahora|desde ahora|siempre|nunca|jamás|a partir de agora|de agora em diante|sempre|d'ora in poi|da ora in poi|d'ora in avanti|mai più|всегда|никогда|впредь|с этого момента|отныне)\b"),
+    (4, r"\b(?:ab jetzt|von nun an|ab sofort|in zukunft|künftig|immer|niemals|nie|stets|grundsätzlich|désormais|dorénavant|toujours|jamais|de ahora en adelante|a partir de ahora|desde ahora|siempre|nunca|a partir de agora|de agora em diante|sempre|d'ora in poi|da ora in poi|d'ora in avanti)\b|à partir de maintenant|jamás|mai più|всегда|никогда|впредь|с этого момента|отныне"),
     (4, r"今後|これから|常に|必ず|絶対に|決して|しないで|ないでください"),
     // One-off phrasing.
     (-6, r"\b(?:for now|right now|for the time being|this time|just this once|this once|for this (?:one|task|pr|change|commit|fix|function|file|test|ticket|bug|issue|feature|branch|run)|for the moment|at the moment|temporarily|yet|today|tonight|tomorrow|this week|this afternoon|this morning|until (?:i|we) |in this (?:function|file|test|method|class|module|component|pr|commit|branch|case|step|snippet|script|loop)|only for this)\b"),
@@ -95,12 +107,14 @@ const WEIGHTED: &[(i32, &str)] = &[
     (-2, "LEAD(?:i|we)\\s+(?:tried|think|thought|guess|noticed|saw|see|get|got|found|had|was|were|just|can't|cannot|couldn't|don't know|did|am|keep getting)\\b"),
     (-2, r"\b(?:i'm|i am|we're|we are) (?:getting|seeing|trying|working on|stuck|not sure|confused)\b"),
     (-2, r"\b(?:it|this|that) (?:fails|failed|breaks|broke|crashes|crashed|hangs|returns|returned|throws|threw|shows|showed|doesn't|does not|didn't|isn't|is not|won't|keeps)\b"),
+    (-2, "LEAD(?:it|this|that) (?:runs|ran|takes|took|uses|used|gives|gave|does|did|has|had|seems|looks|works|worked|starts|started|stops|stopped|prints|printed|logs|logged|sends|sent|calls|called|goes|went)\\b"),
+    (-2, "LEAD(?:looks like|seems like|apparently|it seems|it looks|turns out)\\b"),
     (-2, r"\bbe able to\b"),
-    (-1, "LEAD(?:the|this|that|it|its|my) [^,;]{0,40}\\b(?:should|must)\\b"),
+    (-2, "LEAD(?:the|this|that|it|its|my) [^,;]{0,40}\\b(?:should|must)\\b"),
 ];
 
 /// Questions that do not end with a question mark ("what do you think", "为什么…").
-const QUESTION_START: &str = "LEAD(?:what|why|how|where|which|who|whose|is there|are there|is it|is this|was|were|does|did|can (?:you|we|i)|could (?:you|we|i)|would (?:you|it)|will (?:you|it|this)|should (?:we|i)|do you|have you|has)\\b|^(?:为什么|为啥|怎么|如何|是否|能不能|可不可以|有没有)|(?:吗|呢|么)[。]?$|^¿";
+const QUESTION_START: &str = "LEAD(?:what|why|how|where|which|who|whose|is there|are there|is it|is this|was|were|does|did|can (?:you|we|i)|could (?:you|we|i)|would (?:you|it)|will (?:you|it|this)|should (?:we|i)|do you|have you|has)\\b|^(?:为什么|为啥|怎么|如何|是否|能不能|可不可以|有没有)|(?:吗|呢|么)。?$|^¿";
 
 /// Phrases that mark a persistent instruction strongly enough to keep a question-shaped request.
 const PERSISTENT: &str = r"\b(?:from now on|going forward|moving forward|in (?:the )?future|for the rest of|every time you|whenever you|(?:can|could|would|will) you (?:please )?(?:always|never))\b|以后|今后|从现在开始";
@@ -112,22 +126,52 @@ const RULE_HEADER: &str = r"\b(?:rules?|conventions?|guidelines?|standards|const
 const TASK_HEADER: &str = r"\b(?:todo|to-do|to do|plan|steps?|requirements? for|acceptance|criteria|bugs?|issues|questions?|changes|tasks?|key points|checklist|repro|reproduce|agenda|options|ideas|findings|results|summary|things to fix|fix list|open questions)\b|步骤|待办|任务|问题";
 
 pub(crate) struct Tables {
-    pub weighted: RegexSet,
-    pub weights: Vec<i32>,
+    /// The weighted patterns in small sets: one set of a hundred patterns needs a lazy DFA so
+    /// large that varied text keeps flushing its cache (slow); small sets stay warm.
+    weighted: Vec<(RegexSet, &'static [(i32, &'static str)])>,
     pub question_start: RegexSet,
     pub persistent: RegexSet,
     pub rule_header: RegexSet,
     pub task_header: RegexSet,
 }
 
+impl Tables {
+    /// The summed weight of the patterns that match `cue`.
+    pub fn weight(&self, cue: &str) -> i32 {
+        self.weighted
+            .iter()
+            .flat_map(|(set, chunk)| set.matches(cue.as_bytes()).into_iter().map(|i| chunk[i].0))
+            .sum()
+    }
+
+    /// The patterns that match `cue`, for debugging a score.
+    #[cfg(test)]
+    pub fn matching(&self, cue: &str) -> Vec<&'static str> {
+        self.weighted
+            .iter()
+            .flat_map(|(set, chunk)| set.matches(cue.as_bytes()).into_iter().map(|i| chunk[i].1))
+            .collect()
+    }
+}
+
+const GROUP: usize = 200;
+const DFA_LIMIT: usize = 64 << 20;
+
 /// Compiled once per process. A pattern that failed to compile (never: a test compiles them
-/// all) would leave an empty table, so the extractor keeps less instead of panicking.
+/// all) would leave an empty set, so the extractor keeps less instead of panicking.
 pub(crate) static TABLES: LazyLock<Tables> = LazyLock::new(|| {
     let set = |p: &str| RegexSet::new([expand(p)]).unwrap_or_else(|_| RegexSet::empty());
     Tables {
-        weighted: RegexSet::new(WEIGHTED.iter().map(|(_, p)| expand(p)))
-            .unwrap_or_else(|_| RegexSet::empty()),
-        weights: WEIGHTED.iter().map(|(w, _)| *w).collect(),
+        weighted: WEIGHTED
+            .chunks(GROUP)
+            .map(|chunk| {
+                let set = RegexSetBuilder::new(chunk.iter().map(|(_, p)| expand(p)))
+                    .dfa_size_limit(DFA_LIMIT)
+                    .build()
+                    .unwrap_or_else(|_| RegexSet::empty());
+                (set, chunk)
+            })
+            .collect(),
         question_start: set(QUESTION_START),
         persistent: set(PERSISTENT),
         rule_header: set(RULE_HEADER),
@@ -135,8 +179,11 @@ pub(crate) static TABLES: LazyLock<Tables> = LazyLock::new(|| {
     }
 });
 
+/// Patterns run on bytes with Unicode classes off: `\b`, `\w`, `\s` are ASCII, which keeps
+/// the whole set inside the fast DFA (a Unicode `\b` falls back to a slow engine on any
+/// non-ASCII text). CJK and Cyrillic phrases are plain literals and need no classes.
 fn expand(pattern: &str) -> String {
-    pattern.replace("LEAD", LEAD)
+    format!("(?-u){}", pattern.replace("LEAD", LEAD))
 }
 
 #[cfg(test)]

@@ -84,9 +84,9 @@ fn header_kind(trimmed: &str, next: Option<&Line<'_>>) -> ListContext {
         return ListContext::None;
     }
     let lower = trimmed.to_lowercase();
-    if TABLES.rule_header.is_match(&lower) {
+    if TABLES.rule_header.is_match(lower.as_bytes()) {
         ListContext::Rules
-    } else if TABLES.task_header.is_match(&lower) {
+    } else if TABLES.task_header.is_match(lower.as_bytes()) {
         ListContext::Tasks
     } else {
         ListContext::None
@@ -97,18 +97,13 @@ fn header_kind(trimmed: &str, next: Option<&Line<'_>>) -> ListContext {
 fn score(text: &str, context: ListContext, piece: &Piece) -> i32 {
     let cue = cue_text(text);
     let tables = &*TABLES;
-    let mut score: i32 = tables
-        .weighted
-        .matches(&cue)
-        .iter()
-        .map(|i| tables.weights.get(i).copied().unwrap_or(0))
-        .sum();
+    let mut score = tables.weight(&cue);
     let words = words(&cue);
     score += always_never(&words) + generic_subject(&words) + use_for_category(&words);
     let question = cue.trim_end_matches(CLOSERS).ends_with(['?', '？'])
-        || tables.question_start.is_match(&cue);
+        || tables.question_start.is_match(cue.as_bytes());
     if question {
-        score -= if tables.persistent.is_match(&cue) {
+        score -= if tables.persistent.is_match(cue.as_bytes()) {
             2
         } else {
             6
@@ -311,18 +306,28 @@ fn always_never(words: &[(&str, bool)]) -> i32 {
         }
         let prev = (!clause && i > 0).then(|| words[i - 1].0);
         let prev2 = (i > 1 && !words[i - 1].1).then(|| words[i - 2].0);
-        if ELIDED.contains(&next) {
+        let copula = matches!(
+            prev,
+            Some("is" | "are" | "be" | "been" | "'re" | "we're" | "they're")
+        );
+        if ELIDED.contains(&next) && !copula {
             // "retry on 503 but never on 4xx": a contrast inside a task, not an order.
             best = best.max(1);
             continue;
         }
         let points = match prev {
-            Some("you") if prev2.is_some_and(|w| matches!(w, "can" | "could" | "would" | "will")) => 4,
+            Some("you")
+                if prev2.is_some_and(|w| matches!(w, "can" | "could" | "would" | "will")) =>
+            {
+                4
+            }
             None => 4,
             Some(p) if SOFT.contains(&p) => 4,
             Some(p) if MODALS.contains(&p) => {
+                // "it should never wait…": a rule about one thing the prompt talks about, which
+                // means nothing once stored on its own.
                 let describing = prev2.is_some_and(|w| DESCRIBING.contains(&w) && w != "you");
-                if describing && !matches!(p, "should" | "must" | "shall") {
+                if describing {
                     0
                 } else {
                     4
@@ -387,9 +392,30 @@ const ELIDED: &[&str] = &[
     "before", "under", "over", "inside", "outside", "without", "the", "a", "an", "more", "less",
 ];
 
+/// Verbs of a bug report: "all tests fail", "all the buttons break".
+const BUG_VERBS: &[&str] = &[
+    "fail",
+    "break",
+    "crash",
+    "hang",
+    "error",
+    "timeout",
+    "disappear",
+    "flicker",
+    "leak",
+    "freeze",
+    "explode",
+    "stopped",
+    "broke",
+];
+
+fn is_inflected_past(word: &str) -> bool {
+    PAST.contains(&word) || word.ends_with("ed")
+}
+
 /// "fails", "crashed", "got": a verb that describes rather than instructs.
 fn is_inflected(word: &str) -> bool {
-    PAST.contains(&word) || word.ends_with("ed") || is_plural(word)
+    is_inflected_past(word) || is_plural(word)
 }
 
 /// Lead-in words skipped before the subject of a sentence.
@@ -475,7 +501,7 @@ fn generic_subject(words: &[(&str, bool)]) -> i32 {
         .iter()
         .map(|w| w.0)
         .skip_while(|w| LEAD_WORDS.contains(w))
-        .take(6)
+        .take(8)
         .collect();
     let Some(first) = body.first() else {
         return 0;
@@ -485,23 +511,36 @@ fn generic_subject(words: &[(&str, bool)]) -> i32 {
         return 0;
     }
     let quantified = QUANTIFIERS.contains(first);
-    let limit = if quantified { 6 } else { 4 };
-    let Some(k) = body
-        .iter()
-        .take(limit)
-        .position(|w| verb_weight(w).is_some())
-    else {
-        return 0;
+    let Some(k) = body.iter().position(|w| verb_weight(w).is_some()) else {
+        // "All external links open in a new tab": a quantified subject with any present verb.
+        let described = body
+            .get(2)
+            .is_some_and(|w| is_inflected_past(w) || BUG_VERBS.contains(w));
+        return i32::from(quantified && body.len() > 3 && !described);
     };
     if k == 0 {
         return 0;
     }
     let subject = &body[..k];
-    let head = subject[k - 1];
+    // The head noun comes before any prepositional phrase: "code" in "vendored code in x/".
+    let head = subject
+        .iter()
+        .position(|w| {
+            matches!(
+                *w,
+                "in" | "of" | "for" | "under" | "from" | "on" | "with" | "to"
+            )
+        })
+        .filter(|&p| p > 0)
+        .map_or(subject[k - 1], |p| subject[p - 1]);
     let bare = !subject.iter().any(|w| DETERMINERS.contains(w));
     let plural = is_plural(head);
     let mut weight = verb_weight(body[k]).unwrap_or(0);
-    if weight == 1 && body.get(k + 1).is_some_and(|w| CONVENTION_COMPLEMENTS.contains(w)) {
+    if weight == 1
+        && body
+            .get(k + 1)
+            .is_some_and(|w| CONVENTION_COMPLEMENTS.contains(w))
+    {
         weight = 3;
     }
     if quantified {
@@ -552,12 +591,52 @@ fn is_plural(word: &str) -> bool {
 /// What a general subject "is" or "are" when the sentence states a convention: "Test files are
 /// named…", "Branch names are lowercase…".
 const CONVENTION_COMPLEMENTS: &[&str] = &[
-    "named", "called", "prefixed", "suffixed", "written", "formatted", "stored", "kept",
-    "placed", "located", "indented", "sorted", "grouped", "lowercase", "uppercase",
-    "capitalized", "capitalised", "snake_case", "camelcase", "kebab", "pascalcase", "immutable",
-    "private", "typed", "documented", "tested", "versioned", "pinned", "required", "optional",
-    "forbidden", "singular", "plural", "utc", "validated", "logged", "reviewed", "squashed",
-    "signed", "encrypted", "hashed", "generated", "declared", "defined", "imported", "exported",
+    "named",
+    "called",
+    "prefixed",
+    "suffixed",
+    "written",
+    "formatted",
+    "stored",
+    "kept",
+    "placed",
+    "located",
+    "indented",
+    "sorted",
+    "grouped",
+    "lowercase",
+    "uppercase",
+    "capitalized",
+    "capitalised",
+    "snake_case",
+    "camelcase",
+    "kebab",
+    "pascalcase",
+    "immutable",
+    "private",
+    "typed",
+    "documented",
+    "tested",
+    "versioned",
+    "pinned",
+    "required",
+    "optional",
+    "forbidden",
+    "singular",
+    "plural",
+    "utc",
+    "validated",
+    "logged",
+    "reviewed",
+    "squashed",
+    "signed",
+    "encrypted",
+    "hashed",
+    "generated",
+    "declared",
+    "defined",
+    "imported",
+    "exported",
 ];
 
 /// How normative a verb is after a general subject.
@@ -573,4 +652,23 @@ fn verb_weight(word: &str) -> Option<i32> {
         "is" | "are" => Some(1),
         _ => None,
     }
+}
+
+#[cfg(test)]
+pub(crate) fn debug_score(text: &str) -> (i32, Vec<&'static str>, i32, i32) {
+    let cue = cue_text(text);
+    let words = words(&cue);
+    let piece = Piece {
+        start: 0,
+        end: 0,
+        line: 0,
+        list_item: false,
+        heading: false,
+    };
+    (
+        score(text, ListContext::None, &piece),
+        TABLES.matching(&cue),
+        always_never(&words),
+        generic_subject(&words),
+    )
 }

@@ -2,7 +2,7 @@
 //! indented code, `>` quotes, pasted logs, stack traces, compiler output, diffs and unfenced
 //! code. Whatever is quoted is never a standing instruction, even when it says "must" or "never".
 
-use regex::RegexSet;
+use regex::bytes::RegexSet;
 use std::sync::LazyLock;
 
 /// One line of a prompt: its byte offset, its text without the line break, and whether it is
@@ -27,7 +27,7 @@ enum Sticky {
 /// Lines that are output of a program, not prose: timestamps, log levels, compiler and test
 /// runner output, stack-trace frames, exceptions, shell prompts. Matched on the trimmed line.
 static LOG_LINE: LazyLock<RegexSet> = LazyLock::new(|| {
-    RegexSet::new([
+    RegexSet::new(ascii([
         r"^\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}",
         r"^\[?\d{1,2}:\d{2}:\d{2}\b",
         r"^\[?(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|ERR|FATAL|CRITICAL|SEVERE|NOTICE|PANIC)\b",
@@ -68,15 +68,15 @@ static LOG_LINE: LazyLock<RegexSet> = LazyLock::new(|| {
         r#"^\{"[\w.-]+": ?"#,
         r"^(?:FAIL|PASS|FAILED|PASSED)\b",
         r"^ok\s{2,}\S",
-        r"^[│├└╰┌─]",
+        r"^(?:│|├|└|╰|┌|─)",
         r"^(?:Compiling|Finished|Running|Downloaded|Blocking) \S",
-    ])
+    ]))
     .unwrap_or_else(|_| RegexSet::empty())
 });
 
 /// Lines of source code pasted without a fence.
 static CODE_LINE: LazyLock<RegexSet> = LazyLock::new(|| {
-    RegexSet::new([
+    RegexSet::new(ascii([
         r"^(?://|/\*|\*/|#!|<\?|</)",
         r"^<[a-zA-Z][\w-]*(?:\s[^>]*)?/?>",
         r"[{;]$",
@@ -96,9 +96,14 @@ static CODE_LINE: LazyLock<RegexSet> = LazyLock::new(|| {
         r"^\[[\w.-]+\]$",
         r#"^[\w.-]+ = (?:"|\d|true|false|\[)"#,
         r"^@\w+(?:\(.*\))?$",
-    ])
+    ]))
     .unwrap_or_else(|_| RegexSet::empty())
 });
+
+/// Patterns with Unicode classes off (`\d`, `\w`, `\b` are ASCII), so they stay in the DFA.
+fn ascii<const N: usize>(patterns: [&str; N]) -> impl Iterator<Item = String> + '_ {
+    patterns.into_iter().map(|p| format!("(?-u){p}"))
+}
 
 /// Splits `prompt` into lines and marks each as the user's own words or quoted material.
 pub(crate) fn classify(prompt: &str) -> Vec<Line<'_>> {
@@ -175,10 +180,10 @@ fn line_kind(text: &str, trimmed: &str, sticky: Sticky, prev_code: bool) -> Kind
     if indent_width(text) >= 4 && (prev_code || !starts_with_list_marker(trimmed)) {
         return Kind::Indented;
     }
-    if LOG_LINE.is_match(trimmed) {
+    if LOG_LINE.is_match(trimmed.as_bytes()) {
         return Kind::Sticky(Sticky::Log);
     }
-    if CODE_LINE.is_match(trimmed) {
+    if CODE_LINE.is_match(trimmed.as_bytes()) {
         return Kind::Sticky(Sticky::Code);
     }
     Kind::Own

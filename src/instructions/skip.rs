@@ -203,6 +203,10 @@ const CJK: &[&str] = &[
 
 /// True when the whole (trimmed) prompt is a greeting, thanks or sign-off.
 pub(crate) fn is_greeting(text: &str) -> bool {
+    // A greeting is a handful of words; don't lowercase a pasted log to find that out.
+    if text.len() > 160 {
+        return false;
+    }
     let lower = text.to_lowercase();
     let mut has_core = false;
     let mut any = false;

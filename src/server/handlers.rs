@@ -217,7 +217,7 @@ pub fn instructions(
     action: InstructionsAction,
 ) -> Result<Value, BatonError> {
     let t = srv.terminal(name)?;
-    let current = srv.store.instructions(&t.id)?;
+    let rt = srv.runtime(&t.id);
     match action {
         InstructionsAction::List => {}
         InstructionsAction::Add { text } => {
@@ -227,21 +227,19 @@ pub fn instructions(
                     "an instruction is one non-empty line of text (no newlines or control characters)",
                 ));
             }
-            if current.iter().any(|i| i.text == text) {
+            if super::extract::keep(srv, &rt, &t.id, None, std::slice::from_ref(&text))?.is_empty()
+            {
                 return Err(BatonError::bad_input(format!(
                     "{name} already has that instruction"
                 )));
             }
-            srv.store.append(
-                &t.id,
-                Record::InstructionAdded {
-                    text,
-                    turn_id: None,
-                },
-            )?;
-            drop_oldest(srv, &t.id)?;
         }
         InstructionsAction::Rm { number } => {
+            let _guard = rt
+                .instructions_lock
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            let current = srv.store.instructions(&t.id)?;
             let Some(i) = current.iter().find(|i| i.number == number) else {
                 return Err(BatonError::bad_input(format!(
                     "{name} has no instruction {number} (it has {}; see `baton instructions {name}`)",
@@ -256,30 +254,17 @@ pub fn instructions(
             )?;
         }
         InstructionsAction::Clear => {
-            if !current.is_empty() {
+            let _guard = rt
+                .instructions_lock
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            if !srv.store.instructions(&t.id)?.is_empty() {
                 srv.store.append(&t.id, Record::InstructionsCleared)?;
             }
         }
     }
     let list = srv.store.instructions(&t.id)?;
     serde_json::to_value(list).map_err(|e| BatonError::failed(e.to_string()))
-}
-
-/// Keeps a terminal's forty newest instructions.
-pub fn drop_oldest(srv: &Server, tid: &str) -> Result<(), BatonError> {
-    let list = srv.store.instructions(tid)?;
-    let excess = list
-        .len()
-        .saturating_sub(crate::instructions::MAX_LINES_PER_TERMINAL);
-    for i in list.iter().take(excess) {
-        srv.store.append(
-            tid,
-            Record::InstructionRemoved {
-                text: i.text.clone(),
-            },
-        )?;
-    }
-    Ok(())
 }
 
 pub fn interrupt(srv: &Server, name: &str) -> Result<Value, BatonError> {

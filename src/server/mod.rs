@@ -1,6 +1,7 @@
 //! The runtime server: one per data directory (held by `server.lock`), listening on
 //! `server.sock` (0600), owning every running turn. Clients come and go; turns keep running.
 
+mod extract;
 mod feed;
 mod handlers;
 mod state;
@@ -246,6 +247,14 @@ async fn handle(
         Request::Log { name } => done(handlers::log(srv, &name)),
         Request::Instructions { name, action } => done(handlers::instructions(srv, &name, action)),
         Request::Interrupt { name } => done(handlers::interrupt(srv, &name)),
+        Request::Extract { prompt, provider } => {
+            let provider = match handlers::parse_provider(provider.as_deref()) {
+                Ok(p) => p.unwrap_or(crate::providers::ProviderKind::Claude),
+                Err(error) => return Some(Reply::Error { error }),
+            };
+            let found = extract::extract(srv, &prompt, provider).await;
+            done(serde_json::to_value(found).map_err(|e| BatonError::failed(e.to_string())))
+        }
         Request::Status => done(handlers::status(srv)),
         Request::Reindex => {
             done(srv.store.reindex().map_err(BatonError::from).and_then(|r| {

@@ -30,6 +30,14 @@ pub struct TermRuntime {
     /// Sends waiting for the lock.
     pub waiting: AtomicUsize,
     pub running: Mutex<Option<Running>>,
+    /// Background extractions started and not yet stored.
+    pub extracting: AtomicUsize,
+    /// Signalled each time an extraction finished.
+    pub extracted: tokio::sync::Notify,
+    /// Extractions of one terminal run one at a time, in prompt order.
+    pub extract_lock: tokio::sync::Mutex<()>,
+    /// Held while the instruction list is read and changed.
+    pub instructions_lock: Mutex<()>,
 }
 
 pub struct Server {

@@ -110,7 +110,7 @@ async fn run_locked(
         term.dir = dir;
     }
     let turns = srv.store.turns(&tid)?;
-    let plan = plan(srv, &term, &turns)?;
+    let plan = plan(srv, rt, &term, &turns).await?;
     let turn_id = uuid::Uuid::now_v7().to_string();
     let number = turns.len() as u32 + 1;
     let interrupted = Arc::new(AtomicBool::new(false));
@@ -131,6 +131,14 @@ async fn run_locked(
             prompt: job.prompt.clone(),
         },
     )?;
+    super::extract::spawn(
+        srv.clone(),
+        rt.clone(),
+        tid.clone(),
+        turn_id.clone(),
+        job.prompt.clone(),
+        provider,
+    );
     feed.push(Reply::Event {
         event: SendEvent::Started {
             turn_id: turn_id.clone(),
@@ -208,7 +216,12 @@ async fn run_locked(
 }
 
 /// Gathers the facts, asks the send path, and opens a conversation when it says so.
-fn plan(srv: &Server, term: &TerminalRow, turns: &[TurnView]) -> Result<Plan, BatonError> {
+async fn plan(
+    srv: &Server,
+    rt: &TermRuntime,
+    term: &TerminalRow,
+    turns: &[TurnView],
+) -> Result<Plan, BatonError> {
     let run_dir = PathBuf::from(&term.dir);
     let live = srv.store.live_conversation(&term.id)?;
     let facts_conv = live.as_ref().map(|c| conversation_facts(c, turns));
@@ -225,6 +238,8 @@ fn plan(srv: &Server, term: &TerminalRow, turns: &[TurnView]) -> Result<Plan, Ba
     let decision = engine::decide(&facts);
     let (conversation, opened) = match (&decision, live) {
         (Decision::OpenConversation { reason }, prev) => {
+            // The fresh conversation opens with every line of the prompts before it.
+            super::extract::settle(rt).await;
             let number = prev.map_or(0, |p| p.number) + 1;
             (
                 open_conversation(srv, term, &run_dir, number, *reason)?,

@@ -2,6 +2,7 @@ mod common;
 
 mod bad_input;
 mod config;
+mod instructions;
 mod send_path;
 mod server;
 mod shims;

@@ -66,7 +66,7 @@ class Driver:
         self.standin_log = a.standin_log
 
     # -- helpers --
-    def run(self, name, args, stdin=None, background=False):
+    def run(self, name, args, stdin=None, background=False, show=True):
         self.step_no += 1
         base = os.path.join(self.out, "%02d-%s" % (self.step_no, name))
         cmd = [self.a.baton] + args
@@ -81,13 +81,15 @@ class Driver:
             p.stdin.close()
         if background:
             return (p, base)
-        return self.finish((p, base))
+        return self.finish((p, base), show)
 
-    def finish(self, handle):
+    def finish(self, handle, show=True):
         p, base = handle
         rc = p.wait(timeout=300)
         with open(base + ".rc", "w") as f:
             f.write("%d\n" % rc)
+        if not show:  # `baton show` would start the server again
+            return rc, None, None, None
         show = self.show()
         with open(base + ".show.json", "w") as f:
             json.dump(show, f, indent=1)
@@ -149,6 +151,8 @@ class Driver:
         self.check(s.get("context", {}) and s["context"].get("tokens") == 20000,
                    "send1 context 20000", json.dumps(s.get("context")))
         reqs = self.standin_requests(t0)
+        self.models1 = [(r["body"].get("model"), r["headers"].get("anthropic-beta", "")
+                         .count("context-1m")) for r in reqs]
         if reqs:
             sysprompt = json.dumps(reqs[-1]["body"].get("system"))
             self.check("Backend of the billing service" in sysprompt and
@@ -166,8 +170,10 @@ class Driver:
             self.check(any("hello" in json.dumps(r["body"].get("messages")) for r in reqs),
                        "send2 request carried the earlier messages",
                        "n_messages=%s" % [r.get("n_messages") for r in reqs])
-            self.check(all(r["body"].get("model") == reqs[0]["body"].get("model") for r in reqs),
-                       "send2 model", str([r["body"].get("model") for r in reqs]))
+            models2 = [(r["body"].get("model"), r["headers"].get("anthropic-beta", "")
+                        .count("context-1m")) for r in reqs]
+            self.check(models2[-1:] == self.models1[-1:], "send2 same model (+1m beta) as send1",
+                       "send1 %s send2 %s" % (self.models1, models2))
 
         window = (s.get("context") or {}).get("window") or 1000000
         big = int(window * 0.5)
@@ -262,7 +268,7 @@ class Driver:
         self.check(rc == 0, "send13 resume of the replacement session", "rc=%d" % rc)
 
         self.run("log", ["log", "api", "--json"])
-        self.run("server-stop", ["server", "stop"])
+        self.run("server-stop", ["server", "stop"], show=False)
         with open(self.out + "/checks.txt", "w") as f:
             f.write("\n".join(self.checks) + "\n")
 

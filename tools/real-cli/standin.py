@@ -60,6 +60,16 @@ def text_of(content):
     return "\n".join(out)
 
 
+def last_text(content):
+    """The last text block of a message: Claude folds a failed turn's prompt into the next user
+    message, so only the newest block carries this request's markers."""
+    if isinstance(content, list):
+        texts = [b for b in content if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        if texts:
+            return texts[-1]["text"]
+    return text_of(content)
+
+
 def markers(text):
     m = {}
     for key in ("ctx", "slow", "status"):
@@ -108,6 +118,7 @@ class Handler(BaseHTTPRequestHandler):
     def _json(self, code, obj):
         data = json.dumps(obj).encode()
         self.send_response(code)
+        self.send_header("request-id", "req_standin_" + uuid.uuid4().hex[:12])
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(data)))
         self.end_headers()
@@ -115,6 +126,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def _sse_start(self):
         self.send_response(200)
+        self.send_header("request-id", "req_standin_" + uuid.uuid4().hex[:12])
         self.send_header("content-type", "text/event-stream")
         self.send_header("cache-control", "no-cache")
         self.end_headers()
@@ -156,7 +168,7 @@ class Handler(BaseHTTPRequestHandler):
         n = next_n()
         msgs = body.get("messages", []) if isinstance(body, dict) else []
         last_user = next((m for m in reversed(msgs) if m.get("role") == "user"), {})
-        utext = text_of(last_user.get("content"))
+        utext = last_text(last_user.get("content"))
         mk = markers(utext)
         model = body.get("model", "unknown")
         self._log(body, {"n": n, "n_messages": len(msgs), "markers": mk})
@@ -209,7 +221,7 @@ class Handler(BaseHTTPRequestHandler):
         n = next_n()
         items = body.get("input", []) if isinstance(body, dict) else []
         users = [i for i in items if isinstance(i, dict) and i.get("role") == "user"]
-        utext = text_of(users[-1].get("content")) if users else ""
+        utext = last_text(users[-1].get("content")) if users else ""
         mk = markers(utext)
         model = body.get("model", "unknown")
         self._log(body, {"n": n, "n_input_items": len(items), "n_user_items": len(users),
