@@ -48,6 +48,9 @@ pub enum Request {
     Status,
     Stop,
     Reindex,
+    /// Stream every change of every terminal (the multiplexer UI): [`Reply::Watch`] lines until
+    /// the client goes away.
+    Watch,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -69,6 +72,23 @@ pub enum Reply {
     Ok { data: serde_json::Value },
     /// The request failed.
     Error { error: BatonError },
+    /// A change, for a client that sent [`Request::Watch`].
+    Watch { event: WatchEvent },
+}
+
+/// What a watching client (the multiplexer UI) is told, as it happens.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "what", rename_all = "snake_case")]
+pub enum WatchEvent {
+    /// Every terminal, as `show --json` has it: sent first, and again whenever the client fell
+    /// behind (it should then re-read what it shows).
+    Terminals { terminals: Vec<serde_json::Value> },
+    /// One terminal changed (state, provider, conversation, context, instructions…).
+    Terminal { terminal: serde_json::Value },
+    /// A step of a turn running on terminal `name`.
+    Turn { name: String, event: SendEvent },
+    /// A turn on terminal `name` ended.
+    Finished { name: String, summary: TurnSummary },
 }
 
 /// What a client watching a send sees, in order.

@@ -8,6 +8,7 @@
 //! quotes), and cap at [`MAX_LINES_PER_PROMPT`]. [`merge`] then folds them into a terminal's list.
 
 mod cues;
+mod grammar;
 mod local;
 pub mod model;
 mod quoted;

@@ -112,6 +112,7 @@ pub(crate) fn classify(prompt: &str) -> Vec<Line<'_>> {
     let mut fence: Option<(char, usize)> = None;
     let mut sticky = Sticky::None;
     let mut prev_code = false;
+    let mut quote_until: Option<usize> = None;
     for (i, &(start, text)) in raw.iter().enumerate() {
         let trimmed = text.trim();
         let mut line = Line {
@@ -129,6 +130,15 @@ pub(crate) fn classify(prompt: &str) -> Vec<Line<'_>> {
         if let Some(open) = opens_fence(trimmed) {
             fence = Some(open);
             sticky = Sticky::None;
+            out.push(line);
+            continue;
+        }
+        if quote_until.is_some_and(|last| i <= last) {
+            out.push(line);
+            continue;
+        }
+        if let Some(last) = quotation_end(&raw, i) {
+            quote_until = Some(last);
             out.push(line);
             continue;
         }
@@ -158,6 +168,35 @@ pub(crate) fn classify(prompt: &str) -> Vec<Line<'_>> {
         out.push(line);
     }
     out
+}
+
+/// A pasted quotation: a line that opens with `"` or `“` and whose closing mark ends that line
+/// or a later one (an email, a ticket, a spec). Returns the index of the quotation's last line.
+/// `"Done" means tests pass.` is not one: text goes on after the closing mark.
+fn quotation_end(raw: &[(usize, &str)], first: usize) -> Option<usize> {
+    let trimmed = raw.get(first)?.1.trim();
+    let (open, close) = match trimmed.chars().next()? {
+        '"' => ('"', '"'),
+        '“' => ('“', '”'),
+        '«' => ('«', '»'),
+        _ => return None,
+    };
+    let mut body = &trimmed[open.len_utf8()..];
+    for (offset, (_, line)) in raw[first..].iter().enumerate().take(40) {
+        if offset > 0 {
+            body = line.trim();
+            if body.is_empty() {
+                return None;
+            }
+        }
+        if let Some(at) = body.find(close) {
+            let after = body[at + close.len_utf8()..].trim_matches(|c: char| {
+                c.is_whitespace() || c.is_ascii_punctuation() || "。，！？".contains(c)
+            });
+            return after.is_empty().then_some(first + offset);
+        }
+    }
+    None
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -228,7 +267,7 @@ fn indent_width(text: &str) -> usize {
 
 /// `- x`, `* x`, `+ x`, `• x`, `1. x`, `1) x`, `1、x`.
 pub(crate) fn starts_with_list_marker(trimmed: &str) -> bool {
-    crate::instructions::sentences::list_marker_len(trimmed) > 0
+    super::sentences::list_marker_len(trimmed) > 0
 }
 
 fn is_diff_header(trimmed: &str) -> bool {

@@ -56,17 +56,16 @@ pub(crate) fn list_marker_len(trimmed: &str) -> usize {
 
 /// The marker itself, without the spaces after it.
 fn marker_len(s: &str) -> usize {
-    let mut chars = s.char_indices();
-    let Some((_, first)) = chars.next() else {
+    let Some(first) = s.chars().next() else {
         return 0;
     };
+    // A marker counts only when a space follows it: "-x" and "1.5" are not list items.
     let spaced = |n: usize| {
-        s[n..]
-            .chars()
-            .next()
-            .is_some_and(char::is_whitespace)
-            .then_some(n)
-            .unwrap_or(0)
+        if s[n..].starts_with(char::is_whitespace) {
+            n
+        } else {
+            0
+        }
     };
     match first {
         '-' | '*' | '+' | '•' | '·' | '–' | '▪' | '◦' => spaced(first.len_utf8()),

@@ -219,6 +219,14 @@ fn quoted_material_never_yields_rules() {
             &[],
         ),
         (
+            "Client email:\n\"Hi, the export never includes archived items.\nWe always need those for the audit.\nThanks, Dana\"\n\nDraft a reply. Never promise dates in replies.",
+            &["Never promise dates in replies."],
+        ),
+        (
+            "\"Done\" must always mean the tests pass.",
+            &["\"Done\" must always mean the tests pass."],
+        ),
+        (
             "Uncaught TypeError: x is undefined\n    at List (List.jsx:23:18)\n\nFix it. Never use optional chaining to hide bugs.",
             &["Never use optional chaining to hide bugs."],
         ),

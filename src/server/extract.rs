@@ -132,6 +132,9 @@ pub fn keep(
         srv.store
             .append(tid, Record::InstructionRemoved { text: text.clone() })?;
     }
+    if !merged.added.is_empty() {
+        srv.announce(tid);
+    }
     Ok(merged.added)
 }
 

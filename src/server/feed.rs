@@ -6,31 +6,60 @@ use std::sync::Mutex;
 
 use tokio::sync::watch;
 
-use crate::protocol::Reply;
+use tokio::sync::broadcast;
+
+use crate::protocol::{Reply, TurnSummary, WatchEvent};
 
 pub struct Feed {
     items: Mutex<Vec<Reply>>,
     done: AtomicBool,
     version: watch::Sender<usize>,
+    /// The terminal's name and the server's watch channel: every step is also told to
+    /// watching clients.
+    watchers: Option<(String, broadcast::Sender<WatchEvent>)>,
 }
 
-impl Default for Feed {
-    fn default() -> Self {
+impl Feed {
+    pub fn new(name: String, watchers: broadcast::Sender<WatchEvent>) -> Feed {
         Feed {
             items: Mutex::new(Vec::new()),
             done: AtomicBool::new(false),
             version: watch::channel(0).0,
+            watchers: Some((name, watchers)),
         }
     }
-}
 
-impl Feed {
+    fn tell_watchers(&self, r: &Reply) {
+        let Some((name, tx)) = &self.watchers else {
+            return;
+        };
+        if tx.receiver_count() == 0 {
+            return;
+        }
+        let event = match r {
+            Reply::Event { event } => WatchEvent::Turn {
+                name: name.clone(),
+                event: event.clone(),
+            },
+            Reply::Ok { data } => match serde_json::from_value::<TurnSummary>(data.clone()) {
+                Ok(summary) => WatchEvent::Finished {
+                    name: name.clone(),
+                    summary,
+                },
+                Err(_) => return,
+            },
+            Reply::Error { .. } | Reply::Watch { .. } => return,
+        };
+        let _ = tx.send(event);
+    }
+
     fn items(&self) -> std::sync::MutexGuard<'_, Vec<Reply>> {
         self.items.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Adds an intermediate reply (an event).
     pub fn push(&self, r: Reply) {
+        self.tell_watchers(&r);
         let n = {
             let mut items = self.items();
             items.push(r);
@@ -41,6 +70,7 @@ impl Feed {
 
     /// Adds the final reply; followers stop after it.
     pub fn finish(&self, r: Reply) {
+        self.tell_watchers(&r);
         let n = {
             let mut items = self.items();
             items.push(r);

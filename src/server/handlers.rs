@@ -50,6 +50,7 @@ pub fn new_terminal(
             brief,
         },
     )?;
+    srv.announce(&tid);
     show(srv, &name)
 }
 
@@ -263,6 +264,7 @@ pub fn instructions(
             }
         }
     }
+    srv.announce(&t.id);
     let list = srv.store.instructions(&t.id)?;
     serde_json::to_value(list).map_err(|e| BatonError::failed(e.to_string()))
 }

@@ -22,7 +22,7 @@ use tokio::net::{UnixListener, UnixStream};
 use crate::config::Config;
 use crate::error::BatonError;
 use crate::paths::{open_private_append, DataDir};
-use crate::protocol::{Reply, Request};
+use crate::protocol::{Reply, Request, WatchEvent};
 use crate::providers::{process, TurnStatus};
 use crate::store::{Record, Store};
 use crate::validate;
@@ -177,6 +177,34 @@ async fn connection(srv: Arc<Server>, stream: UnixStream, stop: tokio::sync::wat
     }
 }
 
+/// Streams every change to a watching client until it goes away.
+async fn watch(srv: &Server, write: &mut tokio::net::unix::OwnedWriteHalf) {
+    use tokio::sync::broadcast::error::RecvError;
+    let mut rx = srv.watch.subscribe();
+    let snapshot = |srv: &Server| match handlers::ls(srv) {
+        Ok(serde_json::Value::Array(terminals)) => Reply::Watch {
+            event: WatchEvent::Terminals { terminals },
+        },
+        Ok(_) => Reply::Error {
+            error: BatonError::failed("internal: terminal list is not a list"),
+        },
+        Err(error) => Reply::Error { error },
+    };
+    if !write_reply(write, &snapshot(srv)).await {
+        return;
+    }
+    loop {
+        let reply = match rx.recv().await {
+            Ok(event) => Reply::Watch { event },
+            Err(RecvError::Lagged(_)) => snapshot(srv),
+            Err(RecvError::Closed) => return,
+        };
+        if !write_reply(write, &reply).await {
+            return;
+        }
+    }
+}
+
 /// Writes every reply of `feed` to the client until the final one, waiting for new ones. A
 /// client that goes away stops only the writing: the turn goes on.
 async fn follow(feed: &Feed, write: &mut tokio::net::unix::OwnedWriteHalf) {
@@ -256,6 +284,10 @@ async fn handle(
             done(serde_json::to_value(found).map_err(|e| BatonError::failed(e.to_string())))
         }
         Request::Status => done(handlers::status(srv)),
+        Request::Watch => {
+            watch(srv, write).await;
+            None
+        }
         Request::Reindex => {
             done(srv.store.reindex().map_err(BatonError::from).and_then(|r| {
                 serde_json::to_value(r).map_err(|e| BatonError::failed(e.to_string()))
@@ -290,7 +322,7 @@ fn accept_send(
     }
     let dir = dir.map(|d| handlers::existing_dir(&d)).transpose()?;
     srv.resolve_bin(provider.unwrap_or(terminal.provider))?;
-    let feed = Arc::new(Feed::default());
+    let feed = Arc::new(Feed::new(terminal.name.clone(), srv.watch.clone()));
     let job = turn::SendJob {
         terminal,
         prompt,

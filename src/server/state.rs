@@ -9,6 +9,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crate::config::Config;
+use crate::protocol::WatchEvent;
+
+/// Events a watching client may fall behind by before it is resynced.
+const WATCH_BUFFER: usize = 4096;
 use crate::error::BatonError;
 use crate::providers::{process, ProviderHomes, ProviderKind};
 use crate::store::{Store, TerminalRow};
@@ -48,6 +52,9 @@ pub struct Server {
     pub path_var: Option<OsString>,
     pub started: Instant,
     pub shutting_down: AtomicBool,
+    /// Every change, for watching clients (the UI). A client that falls behind is resynced with
+    /// a fresh snapshot, so a lagging UI never blocks a turn.
+    pub watch: tokio::sync::broadcast::Sender<WatchEvent>,
     runtimes: Mutex<HashMap<String, Arc<TermRuntime>>>,
 }
 
@@ -72,6 +79,7 @@ impl Server {
             path_var: std::env::var_os("PATH"),
             started: Instant::now(),
             shutting_down: AtomicBool::new(false),
+            watch: tokio::sync::broadcast::channel(WATCH_BUFFER).0,
             runtimes: Mutex::new(HashMap::new()),
         }
     }
@@ -106,6 +114,18 @@ impl Server {
                 kind.install_hint()
             ))
         })
+    }
+
+    /// Tells watching clients that terminal `tid` changed.
+    pub fn announce(&self, tid: &str) {
+        if self.watch.receiver_count() == 0 {
+            return;
+        }
+        if let Ok(Some(t)) = self.store.terminal(tid) {
+            if let Ok(terminal) = super::handlers::terminal_json(self, &t) {
+                let _ = self.watch.send(WatchEvent::Terminal { terminal });
+            }
+        }
     }
 
     pub fn screenshots(&self, tid: &str) -> PathBuf {

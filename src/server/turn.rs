@@ -39,6 +39,8 @@ pub async fn run(srv: Arc<Server>, job: SendJob, feed: Arc<Feed>) {
             event: SendEvent::Queued { ahead },
         });
     }
+    let tid = job.terminal.id.clone();
+    srv.announce(&tid);
     let guard = rt.turn_lock.clone().lock_owned().await;
     rt.waiting.fetch_sub(1, Ordering::SeqCst);
     let result = if srv.shutting_down.load(Ordering::SeqCst) {
@@ -61,6 +63,8 @@ pub async fn run(srv: Arc<Server>, job: SendJob, feed: Arc<Feed>) {
         },
         Err(error) => feed.finish(Reply::Error { error }),
     }
+    // After the end of the turn, so watchers see its state change last.
+    srv.announce(&tid);
 }
 
 fn is_busy(rt: &TermRuntime) -> bool {
@@ -131,6 +135,7 @@ async fn run_locked(
             prompt: job.prompt.clone(),
         },
     )?;
+    srv.announce(&tid);
     super::extract::spawn(
         srv.clone(),
         rt.clone(),

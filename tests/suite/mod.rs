@@ -8,3 +8,4 @@ mod server;
 mod shims;
 mod storage;
 mod system_text;
+mod watch;

@@ -1,0 +1,60 @@
+//! A watching client (the UI) sees every terminal change and every step of every turn.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+use super::common::*;
+
+#[test]
+fn a_watcher_sees_the_snapshot_then_each_turn_as_it_happens() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    let mut sock = UnixStream::connect(w.data().join("server.sock")).unwrap();
+    sock.write_all(b"{\"cmd\":\"watch\"}\n").unwrap();
+    // A missing event must fail the test, not hang it.
+    sock.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    let mut lines = BufReader::new(sock).lines();
+    let mut next = || -> Value { serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap() };
+    let first = next();
+    assert_eq!(first["reply"], "watch");
+    assert_eq!(first["event"]["what"], "terminals");
+    assert_eq!(first["event"]["terminals"][0]["name"], "t");
+    w.send("t", "hello there");
+    let mut seen = vec![];
+    loop {
+        let v = next();
+        let what = v["event"]["what"].as_str().unwrap().to_string();
+        if what == "turn" {
+            seen.push(format!(
+                "turn:{}",
+                v["event"]["event"]["step"].as_str().unwrap()
+            ));
+        } else {
+            seen.push(what.clone());
+        }
+        if what == "finished" {
+            assert_eq!(v["event"]["name"], "t");
+            assert_eq!(v["event"]["summary"]["status"], "completed");
+            break;
+        }
+    }
+    assert!(seen.contains(&"turn:started".to_string()), "{seen:?}");
+    assert!(seen.contains(&"terminal".to_string()), "{seen:?}");
+    assert!(
+        seen.iter().filter(|s| *s == "turn:turn").count() >= 3,
+        "{seen:?}"
+    );
+    // The terminal's new state follows the end of the turn.
+    let after = loop {
+        let v = next();
+        if v["event"]["what"] == "terminal" {
+            break v;
+        }
+    };
+    assert_eq!(after["event"]["terminal"]["state"], "idle");
+    assert_eq!(after["event"]["terminal"]["turns"], 1);
+}
