@@ -21,6 +21,15 @@ pub struct Config {
     pub providers: Providers,
     #[serde(default)]
     pub instructions: InstructionsConfig,
+    #[serde(default)]
+    pub git: GitConfig,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GitConfig {
+    /// Where terminals' worktrees go (default: `<data dir>/worktrees`).
+    pub worktrees: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

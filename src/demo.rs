@@ -113,6 +113,7 @@ fn script(client: &Client, project: &Path) -> Result<(), BatonError> {
         provider: Some("claude".into()),
         model: None,
         brief: Some("Backend of the billing service".into()),
+        in_place: false,
     };
     commands::simple(client, &req, false, render::show)?;
     step(

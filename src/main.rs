@@ -16,10 +16,10 @@ use baton::protocol::{InstructionsAction, Request};
     version,
     about = "A terminal multiplexer for AI coding CLIs (Claude Code, Codex)"
 )]
-#[command(arg_required_else_help = true)]
 struct Cli {
+    /// With no command: open the multiplexer (like `baton attach`)
     #[command(subcommand)]
-    cmd: Cmd,
+    cmd: Option<Cmd>,
 }
 
 #[derive(Subcommand)]
@@ -40,6 +40,44 @@ enum Cmd {
         /// What this terminal is for; rides into every conversation's system instructions
         #[arg(long)]
         brief: Option<String>,
+        /// Run in the directory itself instead of a git worktree of its own
+        #[arg(long)]
+        in_place: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The terminal's branch against the commit it started from
+    Diff {
+        name: String,
+        /// The full diff instead of a summary
+        #[arg(long)]
+        patch: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Squash-merge the terminal's branch into the branch it was created from
+    Merge {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revert one turn's automatic commit on the terminal's branch
+    Revert {
+        name: String,
+        /// The turn's number (as `baton log` shows it)
+        turn: u32,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a terminal: its work is committed and its branch kept
+    Rm {
+        name: String,
+        /// Delete its branch too (refused when unmerged, unless --force)
+        #[arg(long)]
+        delete_branch: bool,
+        /// With --delete-branch: delete it even when unmerged
+        #[arg(long)]
+        force: bool,
         #[arg(long)]
         json: bool,
     },
@@ -107,6 +145,8 @@ enum Cmd {
     },
     /// Run baton on the built-in simulated CLIs, in a throw-away data directory
     Demo,
+    /// Open the multiplexer attached to the server (what `baton` alone does)
+    Attach,
 }
 
 #[derive(Subcommand)]
@@ -143,15 +183,20 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cmd: Cmd) -> Result<i32, BatonError> {
+fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
     let client = Client::from_env()?;
+    let Some(cmd) = cmd else {
+        return baton::tui::run(&client);
+    };
     match cmd {
+        Cmd::Attach => baton::tui::run(&client),
         Cmd::New {
             name,
             dir,
             provider,
             model,
             brief,
+            in_place,
             json,
         } => {
             let dir = match dir {
@@ -166,6 +211,7 @@ fn run(cmd: Cmd) -> Result<i32, BatonError> {
                 provider,
                 model,
                 brief,
+                in_place,
             };
             commands::simple(&client, &req, json, render::show)
         }
@@ -194,6 +240,66 @@ fn run(cmd: Cmd) -> Result<i32, BatonError> {
                 detach,
             };
             commands::send(&client, req, &name, json)
+        }
+        Cmd::Diff { name, patch, json } => {
+            commands::simple(&client, &Request::Diff { name, patch }, json, |v| {
+                let d = v["diff"].as_str().unwrap_or("");
+                if d.is_empty() {
+                    format!(
+                        "no changes on {} yet\n",
+                        v["branch"].as_str().unwrap_or("its branch")
+                    )
+                } else if d.ends_with('\n') {
+                    d.to_string()
+                } else {
+                    format!("{d}\n")
+                }
+            })
+        }
+        Cmd::Merge { name, json } => {
+            commands::simple(&client, &Request::Merge { name }, json, |v| {
+                format!(
+                    "squash-merged {} into {} as {}\n",
+                    v["branch"].as_str().unwrap_or("?"),
+                    v["into"].as_str().unwrap_or("?"),
+                    v["commit"].as_str().unwrap_or("?")
+                )
+            })
+        }
+        Cmd::Revert { name, turn, json } => {
+            commands::simple(&client, &Request::Revert { name, turn }, json, |v| {
+                format!(
+                    "reverted turn {} ({}) with {}\n",
+                    v["turn"],
+                    v["reverted"].as_str().unwrap_or("?"),
+                    v["commit"].as_str().unwrap_or("?")
+                )
+            })
+        }
+        Cmd::Rm {
+            name,
+            delete_branch,
+            force,
+            json,
+        } => {
+            let req = Request::Rm {
+                name,
+                delete_branch,
+                force,
+            };
+            commands::simple(&client, &req, json, |v| {
+                let mut out = format!("removed {}", v["name"].as_str().unwrap_or("?"));
+                if let Some(b) = v["branch"].as_str() {
+                    let kept = if v["branch_deleted"] == true {
+                        "deleted"
+                    } else {
+                        "kept"
+                    };
+                    out.push_str(&format!(" (branch {b} {kept})"));
+                }
+                out.push('\n');
+                out
+            })
         }
         Cmd::Ls { json } => commands::simple(&client, &Request::Ls, json, render::ls),
         Cmd::Show { name, json } => {

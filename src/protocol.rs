@@ -16,6 +16,8 @@ pub enum Request {
         provider: Option<String>,
         model: Option<String>,
         brief: Option<String>,
+        /// Run in `dir` itself rather than in a worktree of its own.
+        in_place: bool,
     },
     Send {
         name: String,
@@ -39,6 +41,26 @@ pub enum Request {
     },
     Interrupt {
         name: String,
+    },
+    /// The terminal's branch against where it started.
+    Diff {
+        name: String,
+        patch: bool,
+    },
+    /// Squash-merge the terminal's branch into the branch it was created from.
+    Merge {
+        name: String,
+    },
+    /// Revert one turn's automatic commit.
+    Revert {
+        name: String,
+        turn: u32,
+    },
+    /// Remove the terminal (its work is committed and its branch kept first).
+    Rm {
+        name: String,
+        delete_branch: bool,
+        force: bool,
     },
     /// What the configured extractor keeps of `prompt` (no terminal is touched).
     Extract {
@@ -130,6 +152,8 @@ pub struct TurnSummary {
     pub context: Option<ContextUsage>,
     /// The context passed the rotation line: the next prompt opens a fresh conversation.
     pub rotates_next: bool,
+    /// The automatic commit of the turn's changes (null: nothing changed, or no worktree).
+    pub commit: Option<String>,
     /// The CLI failed without ever ending the turn (garbage on stdout, died without a result):
     /// most likely not a working CLI at all. `baton send` exits 2 for it.
     pub unusable_cli: bool,

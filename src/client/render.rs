@@ -289,6 +289,7 @@ mod tests {
             }),
             rotates_next: true,
             unusable_cli: false,
+            commit: None,
         };
         assert_eq!(
             summary_line(&s),

@@ -61,6 +61,7 @@ fn spec(session: SessionMode) -> RunSpec {
         sandbox: None,
         add_dirs: Vec::new(),
         extra_args: Vec::new(),
+        env: Vec::new(),
     }
 }
 

@@ -150,6 +150,8 @@ pub struct RunSpec {
     pub add_dirs: Vec<PathBuf>,
     /// Extra flags from the config, passed on every run.
     pub extra_args: Vec<String>,
+    /// Extra environment for the child (e.g. a TMPDIR inside the fence).
+    pub env: Vec<(String, String)>,
 }
 
 /// What the provider told us when a run ended, folded from its stream (and session files).

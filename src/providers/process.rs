@@ -169,6 +169,7 @@ pub fn spawn(
     args: &[OsString],
     cwd: &Path,
     path_var: Option<&OsStr>,
+    env: &[(String, String)],
     prompt: Vec<u8>,
 ) -> std::io::Result<Spawned> {
     let mut cmd = tokio::process::Command::new(bin);
@@ -183,6 +184,7 @@ pub fn spawn(
     if let Some(path) = path_var {
         cmd.env("PATH", path);
     }
+    cmd.envs(env.iter().map(|(k, v)| (k, v)));
     // SAFETY: the closure runs between fork and exec and only calls sigaction, which is
     // async-signal-safe. A server started with SIGINT ignored (`nohup`, `cmd &` in a script)
     // would otherwise pass that on, and interrupting the CLI would silently do nothing.

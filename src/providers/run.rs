@@ -107,7 +107,7 @@ fn spawn(
     path_var: Option<&OsStr>,
     prompt: &[u8],
 ) -> Result<process::Spawned, ProviderError> {
-    process::spawn(bin, args, &spec.cwd, path_var, prompt.to_vec()).map_err(|source| {
+    process::spawn(bin, args, &spec.cwd, path_var, &spec.env, prompt.to_vec()).map_err(|source| {
         let detail = if spec.cwd.is_dir() {
             source
         } else {
@@ -175,6 +175,7 @@ mod tests {
             sandbox: None,
             add_dirs: Vec::new(),
             extra_args: Vec::new(),
+            env: Vec::new(),
         };
         let homes = ProviderHomes {
             claude: dir.path().join("claude"),

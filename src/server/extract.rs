@@ -198,7 +198,7 @@ async fn model_candidates(
     }
     let cwd = srv.data_root().to_path_buf();
     let request = instructions::model::request(prompt).into_bytes();
-    let mut child = process::spawn(&bin, &args, &cwd, srv.path_var.as_deref(), request)
+    let mut child = process::spawn(&bin, &args, &cwd, srv.path_var.as_deref(), &[], request)
         .map_err(|e| format!("cannot start {provider}: {e}"))?;
     let pid = child.pid;
     let run = async move {

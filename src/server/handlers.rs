@@ -21,6 +21,7 @@ pub fn new_terminal(
     provider: Option<String>,
     model: Option<String>,
     brief: Option<String>,
+    in_place: bool,
 ) -> Result<Value, BatonError> {
     let canonical = existing_dir(dir)?;
     let provider = parse_provider(provider.as_deref())?.unwrap_or(ProviderKind::Claude);
@@ -39,12 +40,17 @@ pub fn new_terminal(
     }
     let brief = brief.filter(|b| !b.trim().is_empty());
     let tid = uuid::Uuid::now_v7().to_string();
+    let (mode, run_dir, worktree) =
+        super::checkout::open(srv, &name, &tid, Path::new(&canonical), in_place)?;
     srv.store.append(
         &tid,
         Record::TerminalCreated {
             terminal_id: tid.clone(),
             name: name.clone(),
-            dir: canonical,
+            dir: run_dir.to_string_lossy().into_owned(),
+            source: canonical,
+            mode,
+            worktree,
             provider,
             model,
             brief,
@@ -108,6 +114,12 @@ pub fn validate_model(m: &str) -> Result<(), BatonError> {
     Ok(())
 }
 
+/// True while a turn runs on the terminal or sends wait for it.
+pub fn busy(srv: &Server, tid: &str) -> bool {
+    let rt = srv.runtime(tid);
+    rt.running.lock().map(|r| r.is_some()).unwrap_or(false) || rt.waiting.load(Ordering::SeqCst) > 0
+}
+
 /// The terminal's state as the list shows it.
 fn state(srv: &Server, t: &TerminalRow, last: Option<&TurnView>) -> &'static str {
     let rt = srv.runtime(&t.id);
@@ -157,6 +169,7 @@ pub fn terminal_json(srv: &Server, t: &TerminalRow) -> Result<Value, BatonError>
         "name": t.name,
         "id": t.id,
         "dir": t.dir,
+        "checkout": super::checkout::json(t),
         "provider": t.provider,
         "model": t.model,
         "brief": t.brief,

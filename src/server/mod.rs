@@ -1,6 +1,7 @@
 //! The runtime server: one per data directory (held by `server.lock`), listening on
 //! `server.sock` (0600), owning every running turn. Clients come and go; turns keep running.
 
+mod checkout;
 mod extract;
 mod feed;
 mod handlers;
@@ -249,9 +250,21 @@ async fn handle(
             provider,
             model,
             brief,
+            in_place,
         } => done(handlers::new_terminal(
-            srv, name, &dir, provider, model, brief,
+            srv, name, &dir, provider, model, brief, in_place,
         )),
+        Request::Diff { name, patch } => done(checkout::diff(srv, &name, patch)),
+        Request::Merge { name } => done(checkout::merge(srv, &name)),
+        Request::Revert { name, turn } => {
+            let running = srv.terminal(&name).map(|t| handlers::busy(srv, &t.id)).unwrap_or(false);
+            done(checkout::revert(srv, &name, turn, running))
+        }
+        Request::Rm {
+            name,
+            delete_branch,
+            force,
+        } => done(remove_terminal(srv, &name, delete_branch, force)),
         Request::Send {
             name,
             prompt,
@@ -300,6 +313,22 @@ async fn handle(
     }
 }
 
+/// `baton rm`: refused while the terminal runs or has sends waiting.
+fn remove_terminal(srv: &Server, name: &str, delete_branch: bool, force: bool) -> Result<serde_json::Value, BatonError> {
+    let t = srv.terminal(name)?;
+    let rt = srv.runtime(&t.id);
+    // Holding the turn lock keeps a send from starting while the terminal is removed.
+    let Ok(_turn) = rt.turn_lock.try_lock() else {
+        return Err(BatonError::bad_input(format!(
+            "{name} is running a turn: remove it once the turn ended (or `baton interrupt {name}` first)"
+        )));
+    };
+    if rt.waiting.load(Ordering::SeqCst) > 0 {
+        return Err(BatonError::bad_input(format!("{name} has prompts waiting: remove it once they ran")));
+    }
+    checkout::remove(srv, name, delete_branch, force)
+}
+
 /// Validates a send (nothing changes when it is refused) and starts its turn task.
 fn accept_send(
     srv: &Arc<Server>,
@@ -321,6 +350,11 @@ fn accept_send(
         handlers::validate_model(m)?;
     }
     let dir = dir.map(|d| handlers::existing_dir(&d)).transpose()?;
+    if dir.is_some() && terminal.mode == crate::store::CheckoutMode::Worktree {
+        return Err(BatonError::bad_input(format!(
+            "{name} works in its own git worktree: --dir cannot move it (open another terminal with `baton new NAME --dir DIR`)"
+        )));
+    }
     srv.resolve_bin(provider.unwrap_or(terminal.provider))?;
     let feed = Arc::new(Feed::new(terminal.name.clone(), srv.watch.clone()));
     let job = turn::SendJob {

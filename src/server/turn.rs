@@ -111,7 +111,17 @@ async fn run_locked(
     if let Some(dir) = job.dir.filter(|d| *d != term.dir) {
         srv.store
             .append(&tid, Record::DirChanged { dir: dir.clone() })?;
+        term.source = dir.clone();
         term.dir = dir;
+    }
+    // The checkout may have moved since the last turn (rule 1 of the send path sees it).
+    let checkout_notes = super::checkout::follow(srv, &mut term)?;
+    for message in &checkout_notes {
+        feed.push(Reply::Event {
+            event: SendEvent::Note {
+                message: message.clone(),
+            },
+        });
     }
     let turns = srv.store.turns(&tid)?;
     let plan = plan(srv, rt, &term, &turns).await?;
@@ -182,8 +192,33 @@ async fn run_locked(
             None,
         ),
     };
+    ctx.notes.splice(0..0, checkout_notes);
     let status = outcome.status.unwrap_or(TurnStatus::Failed);
     let model = outcome.model.clone().or(session_model);
+    // Every turn that changed files is committed, whatever its status.
+    let facts = super::checkout::TurnFacts {
+        prompt: &job.prompt,
+        conversation: &plan.conversation.id,
+        provider: provider.as_str(),
+        session: session_id.as_deref().unwrap_or("none"),
+        number,
+    };
+    let commit = match super::checkout::commit_turn(&term, facts).await {
+        Ok(c) => c,
+        Err(e) => {
+            ctx.note(format!("the automatic commit failed: {e} (the files are still in {})", term.dir));
+            None
+        }
+    };
+    if let Some(commit) = &commit {
+        srv.store.append(
+            &tid,
+            Record::TurnCommitted {
+                turn_id: turn_id.clone(),
+                commit: commit.clone(),
+            },
+        )?;
+    }
     srv.store.append(
         &tid,
         Record::TurnFinished {
@@ -201,6 +236,7 @@ async fn run_locked(
     let unusable_cli =
         status == TurnStatus::Failed && !ctx.saw_end && !ctx.interrupted.load(Ordering::SeqCst);
     Ok(TurnSummary {
+        commit,
         turn_id,
         number,
         status,
@@ -357,6 +393,31 @@ fn open_conversation(
     })
 }
 
+/// Codex's `workspace-write` sandbox also leaves `/tmp` and `$TMPDIR` writable unless told
+/// otherwise: exclude both and give commands a temporary folder inside the fence instead
+/// (`<terminal>/tmp`, added as a writable root and set as TMPDIR).
+fn fence(srv: &Server, tid: &str, spec: &mut RunSpec) {
+    if spec.provider != ProviderKind::Codex || spec.sandbox.as_deref() != Some("workspace-write") {
+        return;
+    }
+    let tmp = srv.store.data_dir().terminal(tid).join("tmp");
+    if crate::paths::ensure_private_dir(&tmp).is_err() {
+        return;
+    }
+    let mut args: Vec<String> = [
+        "-c",
+        "sandbox_workspace_write.exclude_slash_tmp=true",
+        "-c",
+        "sandbox_workspace_write.exclude_tmpdir_env_var=true",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.append(&mut spec.extra_args);
+    spec.extra_args = args;
+    spec.add_dirs.push(tmp.clone());
+    spec.env.push(("TMPDIR".to_string(), tmp.to_string_lossy().into_owned()));
+}
+
 /// The running turn's context: where its output goes.
 struct TurnCtx<'a> {
     srv: &'a Arc<Server>,
@@ -418,7 +479,9 @@ impl TurnCtx<'_> {
             },
             add_dirs: vec![srv.screenshots(self.tid)],
             extra_args: pcfg.args.clone(),
+            env: Vec::new(),
         };
+        fence(&srv, self.tid, &mut spec);
         let mut reason = plan.session_reason;
         let mut outcome = self.run_cli(&spec, prompt).await?;
         if let SessionMode::Resume { session_id } = &spec.session {

@@ -9,7 +9,8 @@ use super::records::{Entry, Record};
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS terminals (
   id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, dir TEXT NOT NULL, provider TEXT NOT NULL,
-  model TEXT, brief TEXT, created_at TEXT NOT NULL);
+  model TEXT, brief TEXT, created_at TEXT NOT NULL, source TEXT NOT NULL, mode TEXT NOT NULL,
+  worktree TEXT);
 CREATE TABLE IF NOT EXISTS conversations (
   id TEXT PRIMARY KEY, terminal_id TEXT NOT NULL, number INTEGER NOT NULL,
   opened_reason TEXT NOT NULL, dir TEXT NOT NULL, system_text TEXT NOT NULL,
@@ -23,7 +24,7 @@ CREATE TABLE IF NOT EXISTS turns (
   conversation_id TEXT NOT NULL, provider TEXT NOT NULL, prompt TEXT NOT NULL,
   started_at TEXT NOT NULL, status TEXT, error TEXT, session_id TEXT, model TEXT,
   context_tokens INTEGER, context_window INTEGER, answer TEXT, tools TEXT, notes TEXT,
-  finished_at TEXT);
+  finished_at TEXT, commit_id TEXT);
 CREATE TABLE IF NOT EXISTS instructions (
   terminal_id TEXT NOT NULL, seq INTEGER NOT NULL, text TEXT NOT NULL, turn_id TEXT,
   added_at TEXT NOT NULL, PRIMARY KEY (terminal_id, seq));
@@ -62,14 +63,43 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()>
             terminal_id,
             name,
             dir,
+            source,
+            mode,
+            worktree,
             provider,
             model,
             brief,
         } => {
             tx.execute(
-                "INSERT OR REPLACE INTO terminals VALUES (?1,?2,?3,?4,?5,?6,?7)",
-                params![terminal_id, name, dir, provider.as_str(), model, brief, at],
+                "INSERT OR REPLACE INTO terminals VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
+                params![
+                    terminal_id,
+                    name,
+                    dir,
+                    provider.as_str(),
+                    model,
+                    brief,
+                    at,
+                    source,
+                    mode.as_str(),
+                    worktree.as_ref().map(json)
+                ],
             )?;
+        }
+        Record::CheckoutMoved { dir, mode, worktree, reason: _ } => {
+            tx.execute(
+                "UPDATE terminals SET dir=?2, mode=?3, worktree=?4 WHERE id=?1",
+                params![tid, dir, mode.as_str(), worktree.as_ref().map(json)],
+            )?;
+        }
+        Record::TurnCommitted { turn_id, commit } => {
+            tx.execute("UPDATE turns SET commit_id=?2 WHERE id=?1", params![turn_id, commit])?;
+        }
+        Record::TerminalRemoved => {
+            for t in ["conversations", "sessions", "turns", "instructions"] {
+                tx.execute(&format!("DELETE FROM {t} WHERE terminal_id=?1"), params![tid])?;
+            }
+            tx.execute("DELETE FROM terminals WHERE id=?1", params![tid])?;
         }
         Record::SettingsChanged { provider, model } => {
             tx.execute(
@@ -78,7 +108,7 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()>
             )?;
         }
         Record::DirChanged { dir } => {
-            tx.execute("UPDATE terminals SET dir=?2 WHERE id=?1", params![tid, dir])?;
+            tx.execute("UPDATE terminals SET dir=?2, source=?2 WHERE id=?1", params![tid, dir])?;
         }
         Record::ConversationOpened {
             conversation_id,

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::{OpenReason, SessionReason};
+use crate::git::Worktree;
 use crate::providers::{ContextUsage, ProviderKind, TurnStatus};
 
 /// One journal line.
@@ -15,17 +16,68 @@ pub struct Entry {
     pub record: Record,
 }
 
+/// Where a terminal's runs happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckoutMode {
+    /// Its own git worktree on its own branch.
+    Worktree,
+    /// A plain folder (not a repository yet): watched, moves into a worktree once it is one.
+    Folder,
+    /// The directory it was opened on, as it is (`--in-place`).
+    InPlace,
+}
+
+impl CheckoutMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckoutMode::Worktree => "worktree",
+            CheckoutMode::Folder => "folder",
+            CheckoutMode::InPlace => "in_place",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<CheckoutMode> {
+        match s {
+            "worktree" => Some(CheckoutMode::Worktree),
+            "folder" => Some(CheckoutMode::Folder),
+            "in_place" => Some(CheckoutMode::InPlace),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Record {
     TerminalCreated {
         terminal_id: String,
         name: String,
+        /// Where runs happen (inside the worktree when there is one).
         dir: String,
+        /// The directory the user opened the terminal on.
+        source: String,
+        mode: CheckoutMode,
+        worktree: Option<Worktree>,
         provider: ProviderKind,
         model: Option<String>,
         brief: Option<String>,
     },
+    /// The runs moved: the folder became a repository (adopted into a worktree), the worktree
+    /// was moved, or it was recreated after being deleted.
+    CheckoutMoved {
+        dir: String,
+        mode: CheckoutMode,
+        worktree: Option<Worktree>,
+        reason: String,
+    },
+    /// A turn's changes were committed on the terminal's branch.
+    TurnCommitted {
+        turn_id: String,
+        commit: String,
+    },
+    /// `baton rm`: the terminal is gone from the index; its journal stays on disk.
+    TerminalRemoved,
     /// `send --provider/--model` changed the terminal's choice from this turn on.
     SettingsChanged {
         provider: ProviderKind,

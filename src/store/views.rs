@@ -3,6 +3,8 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use serde::Serialize;
 
+use super::records::CheckoutMode;
+use crate::git::Worktree;
 use crate::providers::{ContextUsage, ProviderKind, TurnStatus};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -14,6 +16,9 @@ pub struct TerminalRow {
     pub model: Option<String>,
     pub brief: Option<String>,
     pub created_at: String,
+    pub source: String,
+    pub mode: CheckoutMode,
+    pub worktree: Option<Worktree>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -55,6 +60,8 @@ pub struct TurnView {
     pub context: Option<ContextUsage>,
     pub started_at: String,
     pub finished_at: Option<String>,
+    /// The automatic commit of the turn's changes, if it changed files.
+    pub commit: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -91,7 +98,7 @@ fn list(s: Option<String>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-const TERMINAL_COLS: &str = "id, name, dir, provider, model, brief, created_at";
+const TERMINAL_COLS: &str = "id, name, dir, provider, model, brief, created_at, source, mode, worktree";
 
 fn terminal_row(r: &Row<'_>) -> rusqlite::Result<TerminalRow> {
     Ok(TerminalRow {
@@ -102,6 +109,14 @@ fn terminal_row(r: &Row<'_>) -> rusqlite::Result<TerminalRow> {
         model: r.get(4)?,
         brief: r.get(5)?,
         created_at: r.get(6)?,
+        source: r.get(7)?,
+        mode: {
+            let m: String = r.get(8)?;
+            CheckoutMode::parse(&m).unwrap_or(CheckoutMode::InPlace)
+        },
+        worktree: r
+            .get::<_, Option<String>>(9)?
+            .and_then(|w| serde_json::from_str(&w).ok()),
     })
 }
 
@@ -173,7 +188,7 @@ pub fn sessions(c: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<S
 pub fn turns(c: &Connection, tid: &str) -> rusqlite::Result<Vec<TurnView>> {
     let mut s = c.prepare(
         "SELECT id, number, conversation_id, provider, session_id, model, prompt, status, error,
-                answer, tools, notes, context_tokens, context_window, started_at, finished_at
+                answer, tools, notes, context_tokens, context_window, started_at, finished_at, commit_id
          FROM turns WHERE terminal_id=?1 ORDER BY number",
     )?;
     let rows = s.query_map([tid], |r| {
@@ -201,6 +216,7 @@ pub fn turns(c: &Connection, tid: &str) -> rusqlite::Result<Vec<TurnView>> {
             },
             started_at: r.get(14)?,
             finished_at: r.get(15)?,
+            commit: r.get(16)?,
         })
     })?;
     rows.collect()

@@ -176,6 +176,44 @@ impl World {
     }
 }
 
+/// A connection watching the server's stream of changes (what the UI sees).
+pub struct Watcher {
+    lines: std::io::Lines<std::io::BufReader<std::os::unix::net::UnixStream>>,
+}
+
+impl Watcher {
+    /// Reads events until one satisfies `pred` (and returns it); fails after a deadline.
+    pub fn until(&mut self, mut pred: impl FnMut(&Value) -> bool) -> Value {
+        loop {
+            let line = self
+                .lines
+                .next()
+                .expect("the watch stream ended")
+                .expect("the watch stream timed out");
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if pred(&v) {
+                return v;
+            }
+        }
+    }
+}
+
+impl World {
+    /// Starts the server if needed and watches it.
+    pub fn watch(&self) -> Watcher {
+        use std::io::{BufRead, Write};
+        self.ok(&["server", "start"]);
+        let mut sock =
+            std::os::unix::net::UnixStream::connect(self.data().join("server.sock")).unwrap();
+        sock.write_all(b"{\"cmd\":\"watch\"}\n").unwrap();
+        sock.set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        Watcher {
+            lines: std::io::BufReader::new(sock).lines(),
+        }
+    }
+}
+
 impl Drop for World {
     fn drop(&mut self) {
         let _ = self.cmd(&["server", "stop"]).output();

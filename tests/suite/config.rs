@@ -63,6 +63,31 @@ fn default_flags_confine_edits_for_headless_runs() {
         !shots.contains(dir.to_str().unwrap()),
         "the checkout is the cwd, not an added dir"
     );
+    // Codex: the checkout, the screenshots and a private tmp are writable; /tmp and $TMPDIR not.
+    let out = w.run(&["send", "t", "--provider", "codex", "and codex"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let argv = w.last_invocation()["argv"].clone();
+    assert_eq!(flag(&argv, "--sandbox"), Some("workspace-write"));
+    assert_eq!(
+        codex_config(&argv, "sandbox_workspace_write.exclude_slash_tmp"),
+        Some("true")
+    );
+    assert_eq!(
+        codex_config(&argv, "sandbox_workspace_write.exclude_tmpdir_env_var"),
+        Some("true")
+    );
+    let dirs: Vec<&str> = argv
+        .as_array()
+        .unwrap()
+        .windows(2)
+        .filter(|w| w[0] == "--add-dir")
+        .map(|w| w[1].as_str().unwrap())
+        .collect();
+    assert_eq!(dirs.len(), 2, "{argv}");
+    assert!(
+        dirs[0].ends_with("/screenshots") && dirs[1].ends_with("/tmp"),
+        "{dirs:?}"
+    );
 }
 
 #[test]

@@ -2,10 +2,12 @@ mod common;
 
 mod bad_input;
 mod config;
+mod git;
 mod instructions;
 mod send_path;
 mod server;
 mod shims;
 mod storage;
 mod system_text;
+mod tui;
 mod watch;

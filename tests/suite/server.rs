@@ -47,8 +47,10 @@ fn interrupt_stops_the_turn_and_keeps_its_partial_output() {
     for provider in ["claude", "codex"] {
         let w = World::new();
         w.new_terminal("t", provider);
+        let mut watch = w.watch();
         let child = w.spawn(&["send", "t", "long job [[hang]]"]);
-        wait_running(&w, "t");
+        // Interrupt once the partial answer has streamed.
+        watch.until(|e| e["event"]["event"]["event"]["kind"] == "text");
         let out = w.ok(&["interrupt", "t"]);
         assert!(out.contains("interrupted"), "{out}");
         let out = child.wait_with_output().unwrap();

@@ -1,0 +1,179 @@
+//! Automatic commits after each turn, and reading them back (subjects, a turn's commit).
+
+use std::path::{Path, PathBuf};
+
+use git2::{BranchType, ErrorCode, IndexAddOption, Oid, Repository, Sort};
+
+use super::error::GitContext;
+use super::message::trailer_value;
+use super::{clean_path, ensure_idle, ensure_writable, signature, GitError, Worktree};
+
+/// Stages every change in `checkout` (new, modified and deleted files; `.gitignore` honoured;
+/// nothing under `exclude`) and commits it on the checkout's current branch with `message`.
+/// Author and committer: the repository's user.name/user.email, else `baton <baton@localhost>`.
+/// Returns the new commit's id, or None when nothing changed (and then writes nothing).
+///
+/// `checkout` may be a subdirectory of a checkout; only changes under it are committed.
+/// Exclusions are absolute or relative to `checkout`.
+pub fn auto_commit(
+    checkout: &Path,
+    message: &str,
+    exclude: &[&Path],
+) -> Result<Option<String>, GitError> {
+    let repo = Repository::discover(checkout)
+        .ctx(|| format!("cannot open the repository at {}", checkout.display()))?;
+    let root = super::checkout_root(&repo)?;
+    let head = head_commit(&repo, &root)?;
+    ensure_idle(&repo)?;
+    let scope = relative_to(&root, checkout).unwrap_or_default();
+    let excluded: Vec<PathBuf> = exclude
+        .iter()
+        .filter_map(|p| {
+            let abs = if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                checkout.join(p)
+            };
+            relative_to(&root, &abs)
+        })
+        .collect();
+    let skipped =
+        |path: &Path| !path.starts_with(&scope) || excluded.iter().any(|e| path.starts_with(e));
+    let changed = super::changed_paths(&repo, true)?;
+    if changed.iter().all(|p| skipped(Path::new(p))) {
+        return Ok(None);
+    }
+    // Staging writes objects: check first so a read-only disk changes nothing.
+    ensure_writable(repo.path())?;
+    ensure_writable(&repo.commondir().join("objects"))?;
+    let mut index = repo
+        .index()
+        .ctx(|| format!("cannot read the index of {}", root.display()))?;
+    let mut skip = |path: &Path, _: &[u8]| -> i32 { i32::from(skipped(path)) };
+    let spec = ["*"];
+    index
+        .add_all(spec, IndexAddOption::DEFAULT, Some(&mut skip))
+        .ctx(|| format!("cannot stage the changes in {}", root.display()))?;
+    index
+        .update_all(spec, Some(&mut skip))
+        .ctx(|| format!("cannot stage the deletions in {}", root.display()))?;
+    let tree_id = index
+        .write_tree_to(&repo)
+        .ctx(|| format!("cannot build the tree of {}", root.display()))?;
+    if head.as_ref().map(|c| c.tree_id()) == Some(tree_id) {
+        return Ok(None);
+    }
+    let tree = repo
+        .find_tree(tree_id)
+        .ctx(|| "cannot read the new tree".to_string())?;
+    let sig = signature(&repo)?;
+    let parents: Vec<&git2::Commit<'_>> = head.iter().collect();
+    let id = repo
+        .commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
+        .ctx(|| format!("cannot commit in {}", root.display()))?;
+    index
+        .write()
+        .ctx(|| format!("cannot write the index of {}", root.display()))?;
+    Ok(Some(id.to_string()))
+}
+
+/// HEAD's commit; None on an unborn branch (the first commit); an error when detached.
+fn head_commit<'r>(
+    repo: &'r Repository,
+    root: &Path,
+) -> Result<Option<git2::Commit<'r>>, GitError> {
+    if repo.head_detached().unwrap_or(false) {
+        return Err(GitError::Detached {
+            root: root.to_path_buf(),
+        });
+    }
+    match repo.head() {
+        Ok(h) => h
+            .peel_to_commit()
+            .map(Some)
+            .ctx(|| format!("cannot read HEAD in {}", root.display())),
+        Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => Ok(None),
+        Err(e) => Err(e).ctx(|| format!("cannot read HEAD in {}", root.display())),
+    }
+}
+
+/// `path` relative to `root`, when it is inside it (through symlinks too).
+fn relative_to(root: &Path, path: &Path) -> Option<PathBuf> {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| clean_path(p));
+    if let Ok(rel) = clean_path(path).strip_prefix(clean_path(root)) {
+        return Some(rel.to_path_buf());
+    }
+    // A path that does not exist yet cannot be canonicalized: resolve its parent instead.
+    let resolved = match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) if !path.exists() => canon(parent).join(name),
+        _ => canon(path),
+    };
+    resolved
+        .strip_prefix(canon(root))
+        .ok()
+        .map(Path::to_path_buf)
+}
+
+/// The subjects of the commits on the terminal's branch since it started, oldest first.
+pub fn subjects_since(wt: &Worktree) -> Result<Vec<String>, GitError> {
+    let repo = super::open(&wt.repo)?;
+    branch_commits(&repo, wt, |c| {
+        Some(String::from_utf8_lossy(c.summary_bytes().unwrap_or_default()).into_owned())
+    })
+}
+
+/// The commit on the terminal's branch (since it started) whose trailer `key` is `value`,
+/// newest first (e.g. `Baton-Turn`, the turn's id, for `baton revert`).
+pub fn commit_for_trailer(
+    wt: &Worktree,
+    key: &str,
+    value: &str,
+) -> Result<Option<String>, GitError> {
+    let repo = super::open(&wt.repo)?;
+    let mut found = branch_commits(&repo, wt, |c| {
+        let msg = String::from_utf8_lossy(c.message_bytes());
+        (trailer_value(&msg, key) == Some(value)).then(|| c.id().to_string())
+    })?;
+    Ok(found.pop())
+}
+
+/// Maps every commit on the branch and not in `base_commit`, oldest first.
+fn branch_commits<T>(
+    repo: &Repository,
+    wt: &Worktree,
+    mut f: impl FnMut(&git2::Commit<'_>) -> Option<T>,
+) -> Result<Vec<T>, GitError> {
+    let tip = branch_tip(repo, &wt.branch)?;
+    let base =
+        Oid::from_str(&wt.base_commit).ctx(|| format!("bad base commit {}", wt.base_commit))?;
+    let mut walk = repo.revwalk().ctx(|| "cannot walk history".to_string())?;
+    walk.set_sorting(Sort::TOPOLOGICAL | Sort::REVERSE)
+        .ctx(|| "cannot walk history".to_string())?;
+    walk.push(tip)
+        .ctx(|| format!("cannot walk {}", wt.branch))?;
+    // A base commit that vanished (history rewritten by hand) just means: the whole branch.
+    let _ = walk.hide(base);
+    let mut out = Vec::new();
+    for oid in walk {
+        let oid = oid.ctx(|| format!("cannot walk {}", wt.branch))?;
+        let commit = repo
+            .find_commit(oid)
+            .ctx(|| format!("cannot read commit {oid}"))?;
+        out.extend(f(&commit));
+    }
+    Ok(out)
+}
+
+/// The commit id at the tip of local branch `branch`.
+pub(crate) fn branch_tip(repo: &Repository, branch: &str) -> Result<Oid, GitError> {
+    repo.find_branch(branch, BranchType::Local)
+        .ok()
+        .and_then(|b| b.get().target())
+        .ok_or_else(|| GitError::BranchMissing {
+            branch: branch.to_string(),
+        })
+}
+
+#[cfg(test)]
+#[path = "commit_tests.rs"]
+mod tests;

@@ -1,0 +1,290 @@
+//! A terminal's checkout, as the server carries it out: a worktree made at `baton new`, a plain
+//! folder adopted into a worktree once it became a repository, a moved worktree followed, a
+//! deleted one recreated, each changing turn committed, and review, landing and removal.
+//!
+//! Decisions made here (not in DESIGN.md):
+//! - Worktrees live in `<data dir>/worktrees/<name>-<8 hex of the terminal id>` unless
+//!   `[git] worktrees` in config.toml names another folder.
+//! - `--in-place` terminals get no automatic commits: baton never commits on the user's own
+//!   checked-out branch behind their back; their files simply stay where they are.
+//! - The folder → worktree move and worktree moves happen at the next send (the watcher only
+//!   keeps `show` current); the turn that follows opens a fresh conversation (reason `moved`).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use super::state::Server;
+use crate::error::BatonError;
+use crate::git::{self, CommitInfo, Located, RepoState, Worktree};
+use crate::store::{CheckoutMode, Record, TerminalRow};
+
+fn git_err(e: git::GitError) -> BatonError {
+    BatonError::bad_input(e.to_string())
+}
+
+/// Where a terminal's worktree goes.
+pub fn worktree_home(srv: &Server, name: &str, tid: &str) -> PathBuf {
+    let base = srv
+        .config
+        .git
+        .worktrees
+        .as_ref()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| srv.data_root().join("worktrees"));
+    // The end of a v7 id is its random part.
+    let hex: String = tid.chars().filter(char::is_ascii_hexdigit).collect();
+    base.join(format!("{name}-{}", &hex[hex.len().saturating_sub(8)..]))
+}
+
+/// `base/rel`, without the trailing slash `join("")` would add.
+fn under(base: &Path, rel: &Path) -> PathBuf {
+    if rel.as_os_str().is_empty() {
+        base.to_path_buf()
+    } else {
+        base.join(rel)
+    }
+}
+
+/// The checkout a new terminal gets: (mode, run dir, worktree).
+pub fn open(
+    srv: &Server,
+    name: &str,
+    tid: &str,
+    source: &Path,
+    in_place: bool,
+) -> Result<(CheckoutMode, PathBuf, Option<Worktree>), BatonError> {
+    if in_place {
+        return Ok((CheckoutMode::InPlace, source.to_path_buf(), None));
+    }
+    match git::inspect(source).map_err(git_err)? {
+        RepoState::NotRepo => Ok((CheckoutMode::Folder, source.to_path_buf(), None)),
+        RepoState::Branch { root, .. } => {
+            let into = worktree_home(srv, name, tid);
+            if let Some(parent) = into.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| {
+                    BatonError::failed(format!("cannot create {}: {e}", parent.display()))
+                })?;
+            }
+            let wt = git::create_worktree(&root, name, &into).map_err(git_err)?;
+            let rel = source.strip_prefix(&root).unwrap_or(Path::new(""));
+            Ok((CheckoutMode::Worktree, under(&wt.path, rel), Some(wt)))
+        }
+        RepoState::NoCommit { root } => Err(BatonError::bad_input(format!(
+            "{} is a git repository with no commit yet: commit something first (git commit --allow-empty -m init), or pass --in-place",
+            root.display()
+        ))),
+        RepoState::Detached { root } => Err(BatonError::bad_input(format!(
+            "{} has a detached HEAD: check out a branch first (git switch -c work), or pass --in-place",
+            root.display()
+        ))),
+    }
+}
+
+/// Brings the terminal's checkout up to date before a turn: adopts a folder that became a
+/// repository, follows a moved worktree, recreates a deleted one. Returns what it did, for the
+/// user; `term` is updated in place.
+pub fn follow(srv: &Server, term: &mut TerminalRow) -> Result<Vec<String>, BatonError> {
+    let mut notes = Vec::new();
+    match term.mode {
+        CheckoutMode::InPlace => {}
+        CheckoutMode::Folder => adopt_if_repo(srv, term, &mut notes)?,
+        CheckoutMode::Worktree => {
+            let Some(wt) = term.worktree.clone() else {
+                return Ok(notes);
+            };
+            let rel = Path::new(&term.dir).strip_prefix(&wt.path).map(Path::to_path_buf).unwrap_or_default();
+            let moved = match git::locate(&wt) {
+                Located::Here => None,
+                Located::Moved(path) => Some((Worktree { path, ..wt.clone() }, "the worktree was moved")),
+                Located::Gone => {
+                    let again = git::recreate(&wt, &wt.path).map_err(git_err)?;
+                    notes.push(format!(
+                        "the worktree {} was deleted: recreated it from branch {} (no work lost: every turn was committed)",
+                        wt.path.display(),
+                        wt.branch
+                    ));
+                    Some((again, "the worktree was recreated"))
+                }
+            };
+            if let Some((wt, reason)) = moved {
+                let dir = under(&wt.path, &rel);
+                if dir.to_string_lossy() != term.dir {
+                    notes.push(format!("{reason}: the terminal follows it to {}", dir.display()));
+                }
+                record_move(srv, term, CheckoutMode::Worktree, dir, Some(wt), reason)?;
+            }
+        }
+    }
+    Ok(notes)
+}
+
+fn adopt_if_repo(srv: &Server, term: &mut TerminalRow, notes: &mut Vec<String>) -> Result<(), BatonError> {
+    let source = PathBuf::from(&term.source);
+    let Ok(RepoState::Branch { .. }) = git::inspect(&source) else {
+        return Ok(());
+    };
+    let into = worktree_home(srv, &term.name, &term.id);
+    if let Some(parent) = into.parent() {
+        let _ = std::fs::create_dir_all(parent);
+    }
+    match git::adopt_folder(&source, &term.name, &into) {
+        Ok(adopted) => {
+            notes.push(format!(
+                "{} became a git repository: the terminal now works in its own worktree {} on branch {}{}",
+                source.display(),
+                adopted.dir.display(),
+                adopted.worktree.branch,
+                match adopted.carried.len() {
+                    0 => String::new(),
+                    n => format!(" ({n} uncommitted file(s) came along; the originals stay in place)"),
+                }
+            ));
+            record_move(srv, term, CheckoutMode::Worktree, adopted.dir, Some(adopted.worktree), "the folder became a git repository")
+        }
+        Err(e) => {
+            notes.push(format!(
+                "{} became a git repository, but the move into a worktree waits: {e}",
+                source.display()
+            ));
+            Ok(())
+        }
+    }
+}
+
+fn record_move(
+    srv: &Server,
+    term: &mut TerminalRow,
+    mode: CheckoutMode,
+    dir: PathBuf,
+    worktree: Option<Worktree>,
+    reason: &str,
+) -> Result<(), BatonError> {
+    // Collecting the components drops a trailing slash, so equal dirs compare equal.
+    let dir: PathBuf = dir.components().collect();
+    let dir = dir.to_string_lossy().into_owned();
+    srv.store.append(
+        &term.id,
+        Record::CheckoutMoved {
+            dir: dir.clone(),
+            mode,
+            worktree: worktree.clone(),
+            reason: reason.to_string(),
+        },
+    )?;
+    term.dir = dir;
+    term.mode = mode;
+    term.worktree = worktree;
+    Ok(())
+}
+
+/// What `commit_turn` needs to know about the turn.
+pub struct TurnFacts<'a> {
+    pub prompt: &'a str,
+    pub conversation: &'a str,
+    pub provider: &'a str,
+    pub session: &'a str,
+    pub number: u32,
+}
+
+/// Commits the turn's changes on the terminal's branch. `Ok(None)`: nothing changed, or the
+/// terminal has no worktree.
+pub async fn commit_turn(term: &TerminalRow, facts: TurnFacts<'_>) -> Result<Option<String>, String> {
+    let Some(wt) = term.worktree.clone().filter(|_| term.mode == CheckoutMode::Worktree) else {
+        return Ok(None);
+    };
+    let message = CommitInfo::for_turn(
+        facts.prompt,
+        &term.name,
+        facts.conversation,
+        facts.provider,
+        facts.session,
+        &facts.number.to_string(),
+    )
+    .message();
+    tokio::task::spawn_blocking(move || git::auto_commit(&wt.path, &message, &[]))
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())
+}
+
+fn worktree_of(term: &TerminalRow) -> Result<Worktree, BatonError> {
+    match (&term.mode, &term.worktree) {
+        (CheckoutMode::Worktree, Some(wt)) => Ok(wt.clone()),
+        _ => Err(BatonError::bad_input(format!(
+            "{} has no worktree of its own (it runs {} in {}): there is no branch to review or land",
+            term.name,
+            if term.mode == CheckoutMode::InPlace { "in place" } else { "in a plain folder" },
+            term.dir
+        ))),
+    }
+}
+
+/// `baton diff`.
+pub fn diff(srv: &Server, name: &str, patch: bool) -> Result<Value, BatonError> {
+    let term = srv.terminal(name)?;
+    let wt = worktree_of(&term)?;
+    let text = git::diff(&wt, patch).map_err(git_err)?;
+    Ok(json!({"name": name, "branch": wt.branch, "base_commit": wt.base_commit, "diff": text}))
+}
+
+/// `baton merge`: squash the terminal's branch into the branch it was created from.
+pub fn merge(srv: &Server, name: &str) -> Result<Value, BatonError> {
+    let term = srv.terminal(name)?;
+    let wt = worktree_of(&term)?;
+    let subjects = git::subjects_since(&wt).map_err(git_err)?;
+    let message = git::squash_message(&wt.branch, &subjects);
+    let commit = git::merge_squash(&wt, &message).map_err(git_err)?;
+    Ok(json!({"name": name, "branch": wt.branch, "into": wt.base_branch, "commit": commit}))
+}
+
+/// `baton revert NAME TURN`: revert one turn's automatic commit on the terminal's branch.
+pub fn revert(srv: &Server, name: &str, turn: u32, running: bool) -> Result<Value, BatonError> {
+    let term = srv.terminal(name)?;
+    let wt = worktree_of(&term)?;
+    if running {
+        return Err(BatonError::bad_input(format!(
+            "{name} is running a turn: revert once it ended (or `baton interrupt {name}`)"
+        )));
+    }
+    let Some(commit) = git::commit_for_trailer(&wt, "Baton-Turn", &turn.to_string()).map_err(git_err)? else {
+        return Err(BatonError::bad_input(format!(
+            "turn {turn} of {name} has no automatic commit (it changed no file; see `baton log {name}`)"
+        )));
+    };
+    let revert = git::revert(&wt, &commit).map_err(git_err)?;
+    Ok(json!({"name": name, "turn": turn, "reverted": commit, "commit": revert}))
+}
+
+/// `baton rm`: commit leftovers, remove the worktree (the branch stays unless asked), forget the
+/// terminal. Its journal stays on disk.
+pub fn remove(srv: &Server, name: &str, delete_branch: bool, force: bool) -> Result<Value, BatonError> {
+    let term = srv.terminal(name)?;
+    let mut out = json!({"name": name, "removed": true});
+    if let (CheckoutMode::Worktree, Some(wt)) = (term.mode, &term.worktree) {
+        let message = format!("baton: uncommitted work left in {name} when it was removed");
+        let removed = git::remove(wt, &message, &[], delete_branch, force).map_err(git_err)?;
+        out["branch"] = json!(wt.branch);
+        out["committed"] = json!(removed.committed);
+        out["worktree_removed"] = json!(removed.path);
+        out["branch_deleted"] = json!(removed.branch_deleted);
+    } else if delete_branch {
+        return Err(BatonError::bad_input(format!(
+            "{name} has no branch of its own: drop --delete-branch"
+        )));
+    }
+    srv.store.append(&term.id, Record::TerminalRemoved)?;
+    Ok(out)
+}
+
+/// The checkout part of `show --json`.
+pub fn json(term: &TerminalRow) -> Value {
+    json!({
+        "mode": term.mode.as_str(),
+        "source": term.source,
+        "branch": term.worktree.as_ref().map(|w| &w.branch),
+        "base_branch": term.worktree.as_ref().map(|w| &w.base_branch),
+        "base_commit": term.worktree.as_ref().map(|w| &w.base_commit),
+        "worktree": term.worktree.as_ref().map(|w| &w.path),
+    })
+}
