@@ -1,8 +1,10 @@
-//! `baton demo`: a guided run of the engine on the simulated CLIs built into the binary (the
-//! shims from `shims/`), in a throw-away data directory, so nothing of the user's is touched.
+//! `baton demo`: baton on the simulated CLIs built into the binary (the shims from `shims/`),
+//! in a throw-away data directory, so nothing of the user's is touched: the multiplexer on a
+//! terminal, a scripted walk-through otherwise.
 //! Needs `python3` (the shims are Python scripts).
 
 use std::ffi::OsString;
+use std::io::IsTerminal;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -82,24 +84,86 @@ fn send(
     commands::send(client, req, "api", false)
 }
 
-pub fn run() -> Result<i32, BatonError> {
+/// `baton demo`: the multiplexer on simulated CLIs when stdout is a terminal, else (or with
+/// `--script`) the scripted walk-through.
+pub fn run(script_only: bool) -> Result<i32, BatonError> {
     if crate::providers::process::find_bin("python3", std::env::var_os("PATH").as_deref()).is_none()
     {
         return Err(BatonError::bad_input(
             "the demo's simulated CLIs need python3 on PATH (apt-get install python3)",
         ));
     }
+    let interactive =
+        !script_only && std::io::stdout().is_terminal() && std::io::stdin().is_terminal();
     let root = std::env::temp_dir().join(format!("baton-demo-{}", std::process::id()));
-    let (client, project) = prepare(&root)?;
-    println!(
-        "baton demo: simulated claude and codex CLIs, data in {}",
-        root.display()
-    );
-    println!("(the [[…]] markers in the prompts script the simulated CLIs: context size, window)");
-    let result = script(&client, &project);
+    let (mut client, project) = prepare(&root)?;
+    let result = if interactive {
+        // Slow the simulated answers a little so streaming is visible.
+        client
+            .server_env
+            .push(("BATON_SHIM_DELAY_MS".into(), "120".into()));
+        multiplexer(&client, &project)
+    } else {
+        println!(
+            "baton demo: simulated claude and codex CLIs, data in {}",
+            root.display()
+        );
+        println!(
+            "(the [[…]] markers in the prompts script the simulated CLIs: context size, window)"
+        );
+        script(&client, &project).map(|_| 0)
+    };
     let _ = commands::server_stop(&client);
     let _ = std::fs::remove_dir_all(&root);
-    result.map(|_| 0)
+    if interactive && result.is_ok() {
+        println!("baton demo: the simulated server was stopped and its scratch data removed");
+    }
+    result
+}
+
+/// Two terminals on the scratch project (one per simulated CLI), a first prompt running in
+/// each, then the multiplexer.
+fn multiplexer(client: &Client, project: &Path) -> Result<i32, BatonError> {
+    let terminals = [
+        ("api", "claude", "Backend of the billing service"),
+        ("review", "codex", "Reviews the api terminal's changes"),
+    ];
+    for (name, provider, brief) in terminals {
+        client.call(&Request::New {
+            name: Some(name.into()),
+            dir: project.to_string_lossy().into_owned(),
+            provider: Some(provider.into()),
+            model: None,
+            brief: Some(brief.into()),
+            in_place: true,
+        })?;
+    }
+    let first = [
+        (
+            "api",
+            "Add a /health endpoint. [[calls:3]] [[ctx:40000]] [[window:200000]]",
+        ),
+        ("review", "Look at the project layout and suggest tests."),
+    ];
+    for (name, prompt) in first {
+        client.call(&Request::Send {
+            name: name.into(),
+            prompt: prompt.into(),
+            provider: None,
+            model: None,
+            dir: None,
+            detach: true,
+        })?;
+    }
+    let here = project
+        .canonicalize()
+        .unwrap_or_else(|_| project.to_path_buf());
+    let opts = crate::tui::Options {
+        title: Some("baton demo · SIMULATED claude & codex".into()),
+        cwd: Some(here.to_string_lossy().into_owned()),
+        quiet_detach: true,
+    };
+    crate::tui::run_with(client, opts)
 }
 
 fn script(client: &Client, project: &Path) -> Result<(), BatonError> {

@@ -143,8 +143,13 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Run baton on the built-in simulated CLIs, in a throw-away data directory
-    Demo,
+    /// Run baton on the built-in simulated CLIs, in a throw-away data directory: the
+    /// multiplexer on a TTY, else (or with --script) a scripted walk-through
+    Demo {
+        /// Print the scripted walk-through instead of opening the multiplexer
+        #[arg(long)]
+        script: bool,
+    },
     /// Open the multiplexer attached to the server (what `baton` alone does)
     Attach,
 }
@@ -357,6 +362,6 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
             }
             out
         }),
-        Cmd::Demo => baton::demo::run(),
+        Cmd::Demo { script } => baton::demo::run(script),
     }
 }

@@ -111,6 +111,8 @@ pub enum WatchEvent {
     Turn { name: String, event: SendEvent },
     /// A turn on terminal `name` ended.
     Finished { name: String, summary: TurnSummary },
+    /// A send to terminal `name` was refused or failed before its turn could end.
+    Refused { name: String, error: BatonError },
 }
 
 /// What a client watching a send sees, in order.
@@ -129,6 +131,8 @@ pub enum SendEvent {
         opened: Option<String>,
         /// `resume`, `fresh`, `switch` or `lost`.
         session: String,
+        /// The prompt, as the user sent it (watchers that did not send it learn it here).
+        prompt: String,
     },
     /// A normalized provider event.
     Turn { event: TurnEvent },

@@ -651,3 +651,32 @@ fn one_line_cuts_on_char_boundaries() {
     assert_eq!(one_line("  short  ", 10), "short");
     assert_eq!(one_line("", 10), "");
 }
+
+#[test]
+fn a_real_interrupted_run_is_interrupted_and_keeps_its_partial_answer() {
+    // Real Claude Code exits 0 after SIGINT, ending with an error result (`aborted_streaming`).
+    for version in ["2.1.332", "2.1.197"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+            "fixtures/captures/real-sigint/claude-{version}-sigint.stdout.jsonl"
+        ));
+        let mut parser = ClaudeParser::new();
+        for line in std::fs::read_to_string(path).unwrap().lines() {
+            parser.feed(line);
+        }
+        let exit = ExitInfo {
+            code: Some(0),
+            signal: None,
+            stderr_tail: String::new(),
+            interrupted: true,
+        };
+        let h = home();
+        let outcome = parser.finish(&exit, &h.homes, &h.cwd);
+        assert_eq!(outcome.status, Some(TurnStatus::Interrupted), "{version}");
+        assert_eq!(outcome.error, None, "{version}");
+        assert!(
+            outcome.answer.starts_with("STANDIN-REPLY"),
+            "{version}: {}",
+            outcome.answer
+        );
+    }
+}

@@ -93,10 +93,15 @@ pub fn follow(srv: &Server, term: &mut TerminalRow) -> Result<Vec<String>, Baton
             let Some(wt) = term.worktree.clone() else {
                 return Ok(notes);
             };
-            let rel = Path::new(&term.dir).strip_prefix(&wt.path).map(Path::to_path_buf).unwrap_or_default();
+            let rel = Path::new(&term.dir)
+                .strip_prefix(&wt.path)
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
             let moved = match git::locate(&wt) {
                 Located::Here => None,
-                Located::Moved(path) => Some((Worktree { path, ..wt.clone() }, "the worktree was moved")),
+                Located::Moved(path) => {
+                    Some((Worktree { path, ..wt.clone() }, "the worktree was moved"))
+                }
                 Located::Gone => {
                     let again = git::recreate(&wt, &wt.path).map_err(git_err)?;
                     notes.push(format!(
@@ -110,7 +115,10 @@ pub fn follow(srv: &Server, term: &mut TerminalRow) -> Result<Vec<String>, Baton
             if let Some((wt, reason)) = moved {
                 let dir = under(&wt.path, &rel);
                 if dir.to_string_lossy() != term.dir {
-                    notes.push(format!("{reason}: the terminal follows it to {}", dir.display()));
+                    notes.push(format!(
+                        "{reason}: the terminal follows it to {}",
+                        dir.display()
+                    ));
                 }
                 record_move(srv, term, CheckoutMode::Worktree, dir, Some(wt), reason)?;
             }
@@ -119,7 +127,11 @@ pub fn follow(srv: &Server, term: &mut TerminalRow) -> Result<Vec<String>, Baton
     Ok(notes)
 }
 
-fn adopt_if_repo(srv: &Server, term: &mut TerminalRow, notes: &mut Vec<String>) -> Result<(), BatonError> {
+fn adopt_if_repo(
+    srv: &Server,
+    term: &mut TerminalRow,
+    notes: &mut Vec<String>,
+) -> Result<(), BatonError> {
     let source = PathBuf::from(&term.source);
     let Ok(RepoState::Branch { .. }) = git::inspect(&source) else {
         return Ok(());
@@ -140,7 +152,14 @@ fn adopt_if_repo(srv: &Server, term: &mut TerminalRow, notes: &mut Vec<String>) 
                     n => format!(" ({n} uncommitted file(s) came along; the originals stay in place)"),
                 }
             ));
-            record_move(srv, term, CheckoutMode::Worktree, adopted.dir, Some(adopted.worktree), "the folder became a git repository")
+            record_move(
+                srv,
+                term,
+                CheckoutMode::Worktree,
+                adopted.dir,
+                Some(adopted.worktree),
+                "the folder became a git repository",
+            )
         }
         Err(e) => {
             notes.push(format!(
@@ -175,6 +194,33 @@ fn record_move(
     term.dir = dir;
     term.mode = mode;
     term.worktree = worktree;
+    srv.watch_files(term);
+    srv.announce(&term.id);
+    Ok(())
+}
+
+/// Between turns, when the watcher saw something: follow a moved worktree right away so
+/// `show` and the UI name the new place. Adoption and recreation wait for the next send.
+pub fn refresh(srv: &Server, term: &mut TerminalRow) -> Result<(), BatonError> {
+    let (CheckoutMode::Worktree, Some(wt)) = (term.mode, term.worktree.clone()) else {
+        srv.announce(&term.id);
+        return Ok(());
+    };
+    if let Located::Moved(path) = git::locate(&wt) {
+        let rel = Path::new(&term.dir)
+            .strip_prefix(&wt.path)
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let dir = under(&path, &rel);
+        record_move(
+            srv,
+            term,
+            CheckoutMode::Worktree,
+            dir,
+            Some(Worktree { path, ..wt }),
+            "the worktree was moved",
+        )?;
+    }
     Ok(())
 }
 
@@ -189,8 +235,15 @@ pub struct TurnFacts<'a> {
 
 /// Commits the turn's changes on the terminal's branch. `Ok(None)`: nothing changed, or the
 /// terminal has no worktree.
-pub async fn commit_turn(term: &TerminalRow, facts: TurnFacts<'_>) -> Result<Option<String>, String> {
-    let Some(wt) = term.worktree.clone().filter(|_| term.mode == CheckoutMode::Worktree) else {
+pub async fn commit_turn(
+    term: &TerminalRow,
+    facts: TurnFacts<'_>,
+) -> Result<Option<String>, String> {
+    let Some(wt) = term
+        .worktree
+        .clone()
+        .filter(|_| term.mode == CheckoutMode::Worktree)
+    else {
         return Ok(None);
     };
     let message = CommitInfo::for_turn(
@@ -247,7 +300,9 @@ pub fn revert(srv: &Server, name: &str, turn: u32, running: bool) -> Result<Valu
             "{name} is running a turn: revert once it ended (or `baton interrupt {name}`)"
         )));
     }
-    let Some(commit) = git::commit_for_trailer(&wt, "Baton-Turn", &turn.to_string()).map_err(git_err)? else {
+    let Some(commit) =
+        git::commit_for_trailer(&wt, "Baton-Turn", &turn.to_string()).map_err(git_err)?
+    else {
         return Err(BatonError::bad_input(format!(
             "turn {turn} of {name} has no automatic commit (it changed no file; see `baton log {name}`)"
         )));
@@ -258,7 +313,12 @@ pub fn revert(srv: &Server, name: &str, turn: u32, running: bool) -> Result<Valu
 
 /// `baton rm`: commit leftovers, remove the worktree (the branch stays unless asked), forget the
 /// terminal. Its journal stays on disk.
-pub fn remove(srv: &Server, name: &str, delete_branch: bool, force: bool) -> Result<Value, BatonError> {
+pub fn remove(
+    srv: &Server,
+    name: &str,
+    delete_branch: bool,
+    force: bool,
+) -> Result<Value, BatonError> {
     let term = srv.terminal(name)?;
     let mut out = json!({"name": name, "removed": true});
     if let (CheckoutMode::Worktree, Some(wt)) = (term.mode, &term.worktree) {

@@ -48,7 +48,11 @@ impl Feed {
                 },
                 Err(_) => return,
             },
-            Reply::Error { .. } | Reply::Watch { .. } => return,
+            Reply::Error { error } => WatchEvent::Refused {
+                name: name.clone(),
+                error: error.clone(),
+            },
+            Reply::Watch { .. } => return,
         };
         let _ = tx.send(event);
     }

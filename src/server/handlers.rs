@@ -57,6 +57,9 @@ pub fn new_terminal(
         },
     )?;
     srv.announce(&tid);
+    if let Some(t) = srv.store.terminal(&tid)? {
+        srv.watch_files(&t);
+    }
     show(srv, &name)
 }
 

@@ -103,6 +103,7 @@ async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
         .map_err(|e| BatonError::failed(format!("cannot protect {}: {e}", sock.display())))?;
     println!("ready {}", std::process::id());
     let _ = std::io::stdout().flush();
+    start_file_watch(&srv);
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| BatonError::failed(e.to_string()))?;
@@ -125,6 +126,49 @@ async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
     shutdown(&srv).await;
     let _ = std::fs::remove_file(&sock);
     Ok(())
+}
+
+/// How long the file watcher waits for a burst of changes to settle.
+const WATCH_QUIET: Duration = Duration::from_millis(200);
+
+/// Watches every terminal's folder or worktree; a change is looked at between turns (a
+/// terminal running a turn is left alone: its next send checks anyway).
+fn start_file_watch(srv: &Arc<Server>) {
+    let (tx, rx) = std::sync::mpsc::channel::<std::path::PathBuf>();
+    match crate::git::Watch::new(tx, WATCH_QUIET) {
+        Ok(w) => *srv.files.lock().unwrap_or_else(|p| p.into_inner()) = Some(w),
+        Err(e) => {
+            eprintln!("baton server: no file watcher ({e}); moves are noticed at the next send");
+            return;
+        }
+    }
+    if let Ok(terminals) = srv.store.terminals() {
+        for t in &terminals {
+            srv.watch_files(t);
+        }
+    }
+    let (async_tx, mut async_rx) = tokio::sync::mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        while let Ok(path) = rx.recv() {
+            if async_tx.send(path).is_err() {
+                return;
+            }
+        }
+    });
+    let srv = srv.clone();
+    tokio::spawn(async move {
+        while async_rx.recv().await.is_some() {
+            for mut t in srv.store.terminals().unwrap_or_default() {
+                let rt = srv.runtime(&t.id);
+                let Ok(_idle) = rt.turn_lock.try_lock() else {
+                    continue;
+                };
+                if let Err(e) = checkout::refresh(&srv, &mut t) {
+                    eprintln!("baton server: cannot follow {}: {}", t.name, e);
+                }
+            }
+        }
+    });
 }
 
 /// Interrupts running turns and waits (bounded) until each has journalled its end.
@@ -257,7 +301,10 @@ async fn handle(
         Request::Diff { name, patch } => done(checkout::diff(srv, &name, patch)),
         Request::Merge { name } => done(checkout::merge(srv, &name)),
         Request::Revert { name, turn } => {
-            let running = srv.terminal(&name).map(|t| handlers::busy(srv, &t.id)).unwrap_or(false);
+            let running = srv
+                .terminal(&name)
+                .map(|t| handlers::busy(srv, &t.id))
+                .unwrap_or(false);
             done(checkout::revert(srv, &name, turn, running))
         }
         Request::Rm {
@@ -314,7 +361,12 @@ async fn handle(
 }
 
 /// `baton rm`: refused while the terminal runs or has sends waiting.
-fn remove_terminal(srv: &Server, name: &str, delete_branch: bool, force: bool) -> Result<serde_json::Value, BatonError> {
+fn remove_terminal(
+    srv: &Server,
+    name: &str,
+    delete_branch: bool,
+    force: bool,
+) -> Result<serde_json::Value, BatonError> {
     let t = srv.terminal(name)?;
     let rt = srv.runtime(&t.id);
     // Holding the turn lock keeps a send from starting while the terminal is removed.
@@ -324,7 +376,9 @@ fn remove_terminal(srv: &Server, name: &str, delete_branch: bool, force: bool) -
         )));
     };
     if rt.waiting.load(Ordering::SeqCst) > 0 {
-        return Err(BatonError::bad_input(format!("{name} has prompts waiting: remove it once they ran")));
+        return Err(BatonError::bad_input(format!(
+            "{name} has prompts waiting: remove it once they ran"
+        )));
     }
     checkout::remove(srv, name, delete_branch, force)
 }

@@ -55,6 +55,8 @@ pub struct Server {
     /// Every change, for watching clients (the UI). A client that falls behind is resynced with
     /// a fresh snapshot, so a lagging UI never blocks a turn.
     pub watch: tokio::sync::broadcast::Sender<WatchEvent>,
+    /// Watches plain folders and worktrees so moves show up before the next send.
+    pub files: Mutex<Option<crate::git::Watch>>,
     runtimes: Mutex<HashMap<String, Arc<TermRuntime>>>,
 }
 
@@ -80,6 +82,7 @@ impl Server {
             started: Instant::now(),
             shutting_down: AtomicBool::new(false),
             watch: tokio::sync::broadcast::channel(WATCH_BUFFER).0,
+            files: Mutex::new(None),
             runtimes: Mutex::new(HashMap::new()),
         }
     }
@@ -114,6 +117,22 @@ impl Server {
                 kind.install_hint()
             ))
         })
+    }
+
+    /// Starts watching a terminal's folder or worktree (best effort: every send checks anyway).
+    pub fn watch_files(&self, t: &TerminalRow) {
+        let files = self.files.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(w) = files.as_ref() else {
+            return;
+        };
+        let added = match (&t.mode, &t.worktree) {
+            (crate::store::CheckoutMode::Folder, _) => w.add_folder(Path::new(&t.source)),
+            (crate::store::CheckoutMode::Worktree, Some(wt)) => w.add_worktree(wt),
+            _ => Ok(()),
+        };
+        if let Err(e) = added {
+            eprintln!("baton server: not watching {}: {e}", t.dir);
+        }
     }
 
     /// Tells watching clients that terminal `tid` changed.

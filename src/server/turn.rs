@@ -165,6 +165,7 @@ async fn run_locked(
                 .session_reason
                 .map_or("resume", |r| r.as_str())
                 .to_string(),
+            prompt: job.prompt.clone(),
         },
     });
     let mut ctx = TurnCtx {
@@ -206,7 +207,10 @@ async fn run_locked(
     let commit = match super::checkout::commit_turn(&term, facts).await {
         Ok(c) => c,
         Err(e) => {
-            ctx.note(format!("the automatic commit failed: {e} (the files are still in {})", term.dir));
+            ctx.note(format!(
+                "the automatic commit failed: {e} (the files are still in {})",
+                term.dir
+            ));
             None
         }
     };
@@ -415,7 +419,8 @@ fn fence(srv: &Server, tid: &str, spec: &mut RunSpec) {
     args.append(&mut spec.extra_args);
     spec.extra_args = args;
     spec.add_dirs.push(tmp.clone());
-    spec.env.push(("TMPDIR".to_string(), tmp.to_string_lossy().into_owned()));
+    spec.env
+        .push(("TMPDIR".to_string(), tmp.to_string_lossy().into_owned()));
 }
 
 /// The running turn's context: where its output goes.
@@ -588,6 +593,18 @@ impl TurnCtx<'_> {
     }
 
     fn on_event(&mut self, ev: TurnEvent) {
+        // An interrupted Claude run ends with an error result (`aborted_streaming`): to the
+        // user that is an interruption, not a failure.
+        let ev = match ev {
+            TurnEvent::End {
+                status: TurnStatus::Failed,
+                ..
+            } if self.interrupted.load(Ordering::SeqCst) => TurnEvent::End {
+                status: TurnStatus::Interrupted,
+                error: None,
+            },
+            other => other,
+        };
         match &ev {
             TurnEvent::Text { text } => {
                 if !self.answer.is_empty() {

@@ -86,18 +86,29 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()>
                 ],
             )?;
         }
-        Record::CheckoutMoved { dir, mode, worktree, reason: _ } => {
+        Record::CheckoutMoved {
+            dir,
+            mode,
+            worktree,
+            reason: _,
+        } => {
             tx.execute(
                 "UPDATE terminals SET dir=?2, mode=?3, worktree=?4 WHERE id=?1",
                 params![tid, dir, mode.as_str(), worktree.as_ref().map(json)],
             )?;
         }
         Record::TurnCommitted { turn_id, commit } => {
-            tx.execute("UPDATE turns SET commit_id=?2 WHERE id=?1", params![turn_id, commit])?;
+            tx.execute(
+                "UPDATE turns SET commit_id=?2 WHERE id=?1",
+                params![turn_id, commit],
+            )?;
         }
         Record::TerminalRemoved => {
             for t in ["conversations", "sessions", "turns", "instructions"] {
-                tx.execute(&format!("DELETE FROM {t} WHERE terminal_id=?1"), params![tid])?;
+                tx.execute(
+                    &format!("DELETE FROM {t} WHERE terminal_id=?1"),
+                    params![tid],
+                )?;
             }
             tx.execute("DELETE FROM terminals WHERE id=?1", params![tid])?;
         }
@@ -108,7 +119,10 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()>
             )?;
         }
         Record::DirChanged { dir } => {
-            tx.execute("UPDATE terminals SET dir=?2, source=?2 WHERE id=?1", params![tid, dir])?;
+            tx.execute(
+                "UPDATE terminals SET dir=?2, source=?2 WHERE id=?1",
+                params![tid, dir],
+            )?;
         }
         Record::ConversationOpened {
             conversation_id,

@@ -98,7 +98,8 @@ fn list(s: Option<String>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-const TERMINAL_COLS: &str = "id, name, dir, provider, model, brief, created_at, source, mode, worktree";
+const TERMINAL_COLS: &str =
+    "id, name, dir, provider, model, brief, created_at, source, mode, worktree";
 
 fn terminal_row(r: &Row<'_>) -> rusqlite::Result<TerminalRow> {
     Ok(TerminalRow {

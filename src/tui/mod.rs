@@ -1,9 +1,194 @@
-//! The multiplexer UI (being built).
+//! The multiplexer UI: a client of the server that watches every terminal and draws them
+//! (ratatui on crossterm). State and its changes live in `app`/`input` (pure), drawing in
+//! `draw`, threads in `io`; this file owns the screen and the loop.
+
+pub mod app;
+pub mod composer;
+pub mod draw;
+pub mod form;
+pub mod input;
+pub mod io;
+pub mod keys;
+pub mod lines;
+pub mod transcript;
+
+#[cfg(test)]
+mod draw_tests;
+
+use std::io::{IsTerminal, Write};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::Once;
+
+use crossterm::event::{
+    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
+};
+use crossterm::terminal::{
+    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
+};
+use ratatui::backend::CrosstermBackend;
+use ratatui::Terminal;
 
 use crate::client::Client;
 use crate::error::BatonError;
+use app::{App, Effect, Exit, Msg};
+use keys::Prefix;
 
-/// Opens the multiplexer attached to the server.
-pub fn run(_client: &Client) -> Result<i32, BatonError> {
-    Err(BatonError::failed("the multiplexer UI is not built yet"))
+/// How the UI is opened.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// The label at the left of the status line (default `baton`).
+    pub title: Option<String>,
+    /// The directory the UI offers a terminal for (default: the current directory).
+    pub cwd: Option<String>,
+    /// Say nothing on detach (the demo stops its server right after, so "attach again" would
+    /// be wrong).
+    pub quiet_detach: bool,
+}
+
+/// Opens the multiplexer attached to the server (started when needed).
+pub fn run(client: &Client) -> Result<i32, BatonError> {
+    run_with(client, Options::default())
+}
+
+pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return Err(BatonError::bad_input(
+            "the multiplexer needs a terminal (a TTY); in scripts use `baton ls`, `baton send`, `baton log`",
+        ));
+    }
+    let cwd = match opts.cwd {
+        Some(c) => c,
+        None => std::env::current_dir()
+            .and_then(|d| d.canonicalize())
+            .map(|d| d.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    };
+    let prefix = Prefix::for_env(std::env::var_os("TMUX").is_some_and(|v| !v.is_empty()));
+    let (tx, rx) = mpsc::channel();
+    // Connect before taking over the screen, so a server that cannot start says so plainly.
+    io::spawn_watch(client, tx.clone())?;
+    let title = opts.title.unwrap_or_else(|| "baton".to_string());
+    let mut app = App::new(&title, &cwd, prefix);
+    let exit = {
+        let mut screen = Screen::enter()?;
+        io::spawn_input(tx.clone());
+        event_loop(&mut screen.terminal, &mut app, &rx, client, &tx)?
+    };
+    match exit {
+        Exit::Detach => {
+            if !opts.quiet_detach {
+                println!("[detached from baton: running turns go on; `baton` attaches again]");
+            }
+            Ok(0)
+        }
+        Exit::ServerGone(why) => {
+            eprintln!("baton: the server went away ({why}); start it again with `baton`");
+            Ok(1)
+        }
+    }
+}
+
+type Term = Terminal<CrosstermBackend<std::io::Stdout>>;
+
+fn draw_error(e: std::io::Error) -> BatonError {
+    BatonError::failed(format!("cannot draw on the terminal: {e}"))
+}
+
+/// Draws, then sleeps until the next message; several messages that arrived together are
+/// applied before the next drawing.
+fn event_loop(
+    terminal: &mut Term,
+    app: &mut App,
+    rx: &Receiver<Msg>,
+    client: &Client,
+    tx: &Sender<Msg>,
+) -> Result<Exit, BatonError> {
+    loop {
+        terminal.draw(|f| draw::draw(f, app)).map_err(draw_error)?;
+        let Ok(first) = rx.recv() else {
+            return Ok(Exit::ServerGone("every input closed".into()));
+        };
+        apply(app, first, client, tx);
+        while let Ok(more) = rx.try_recv() {
+            apply(app, more, client, tx);
+        }
+        if let Some(exit) = app.quit.take() {
+            return Ok(exit);
+        }
+    }
+}
+
+fn apply(app: &mut App, msg: Msg, client: &Client, tx: &Sender<Msg>) {
+    for effect in app.update(msg) {
+        match effect {
+            Effect::Call(tag, req) => io::spawn_call(client, tag, req, tx.clone()),
+            Effect::Bell => {
+                let mut out = std::io::stdout();
+                let _ = out.write_all(b"\x07");
+                let _ = out.flush();
+            }
+        }
+    }
+}
+
+/// The terminal in raw mode on the alternate screen; dropping it (or a panic) gives the user's
+/// terminal back as it was.
+struct Screen {
+    terminal: Term,
+}
+
+impl Screen {
+    fn enter() -> Result<Screen, BatonError> {
+        install_panic_hook();
+        let setup = || -> std::io::Result<Term> {
+            enable_raw_mode()?;
+            crossterm::execute!(
+                std::io::stdout(),
+                EnterAlternateScreen,
+                EnableMouseCapture,
+                EnableBracketedPaste
+            )?;
+            Terminal::new(CrosstermBackend::new(std::io::stdout()))
+        };
+        match setup() {
+            Ok(terminal) => Ok(Screen { terminal }),
+            Err(e) => {
+                restore();
+                Err(BatonError::failed(format!(
+                    "cannot set up the terminal: {e}"
+                )))
+            }
+        }
+    }
+}
+
+impl Drop for Screen {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+/// Leaves raw mode and the alternate screen; safe to call more than once.
+fn restore() {
+    let _ = crossterm::execute!(
+        std::io::stdout(),
+        DisableBracketedPaste,
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+    let _ = disable_raw_mode();
+}
+
+/// A panic restores the terminal before the message is printed, so the user can read it and
+/// their shell still works.
+fn install_panic_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore();
+            previous(info);
+        }));
+    });
 }

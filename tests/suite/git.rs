@@ -312,3 +312,27 @@ fn bad_repositories_are_refused_and_change_nothing() {
     }
     assert_eq!(git(&w, &taken, &["worktree", "list"]).lines().count(), 1);
 }
+
+#[test]
+fn the_watcher_follows_a_moved_worktree_before_the_next_send() {
+    let w = World::new();
+    let repo = repo(&w, "repo");
+    new_in(&w, "t", &repo);
+    let old = dir_of(&w, "t");
+    let new = w.tmp.path().join("work/elsewhere");
+    git(
+        &w,
+        &repo,
+        &[
+            "worktree",
+            "move",
+            old.to_str().unwrap(),
+            new.to_str().unwrap(),
+        ],
+    );
+    let new = new.canonicalize().unwrap();
+    w.wait_for("the terminal to follow its worktree", || {
+        dir_of(&w, "t") == new
+    });
+    assert_eq!(w.invocations().len(), 0);
+}

@@ -1,0 +1,217 @@
+//! The multiplexer driven like a user drives it: the real binary inside a private tmux server,
+//! keys sent with `send-keys`, the screen read with `capture-pane`. Skipped (with a message)
+//! where tmux is not installed.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use super::common::*;
+
+static SESSIONS: AtomicUsize = AtomicUsize::new(0);
+
+fn tmux_missing() -> bool {
+    let ok = Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipping: tmux is not installed (apt-get install tmux) — the UI tests need it");
+    }
+    !ok
+}
+
+/// One baton client running in its own tmux server (a private socket, no user config).
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    /// Runs `baton ARGS` in `dir` with the world's environment. After baton exits, the pane
+    /// prints its exit code and whether the terminal is back in canonical (cooked) mode.
+    fn start(w: &World, dir: &Path, args: &str) -> Tmux {
+        let socket = format!(
+            "baton-test-{}-{}",
+            std::process::id(),
+            SESSIONS.fetch_add(1, Ordering::SeqCst)
+        );
+        let mut env = vec![
+            ("PATH".to_string(), w.path.clone()),
+            ("HOME".into(), w.home().display().to_string()),
+            ("BATON_HOME".into(), w.data().display().to_string()),
+            ("CODEX_HOME".into(), w.codex_home().display().to_string()),
+            ("BATON_SHIM_LOG".into(), w.shim_log().display().to_string()),
+            ("LANG".into(), "C.UTF-8".into()),
+            ("TERM".into(), "xterm-256color".into()),
+        ];
+        env.extend(w.env.iter().cloned());
+        let env: Vec<String> = env.iter().map(|(k, v)| format!("{k}='{v}'")).collect();
+        let script = format!(
+            "env -i {} {BATON} {args}; echo BATON-EXITED $?; stty -a | grep -o -- '-*icanon' | head -1; sleep 600",
+            env.join(" ")
+        );
+        let out = Command::new("tmux")
+            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
+            .args(["-x", "120", "-y", "40", "-c"])
+            .arg(dir)
+            .arg(script)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "tmux: {}", text(&out));
+        Tmux { socket }
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Keys by tmux name (`Enter`, `Escape`, `C-b`).
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys"];
+        args.extend(keys);
+        self.tmux(&args);
+    }
+
+    /// Text typed as is.
+    fn type_text(&self, text: &str) {
+        self.tmux(&["send-keys", "-l", text]);
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p"])
+    }
+
+    /// Waits until the screen shows `what`; returns the screen.
+    fn wait_for(&self, what: &str) -> String {
+        self.wait_until(what, |s| s.contains(what))
+    }
+
+    fn wait_until(&self, what: &str, cond: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut pause = Duration::from_millis(20);
+        loop {
+            let s = self.screen();
+            if cond(&s) {
+                return s;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what:?}; the screen:\n{s}"
+            );
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(200));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
+    }
+}
+
+#[test]
+fn create_send_queue_interrupt_detach_and_reattach() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.project("proj");
+    let ui = Tmux::start(&w, &dir, "");
+    // No terminal works here yet: the UI offers one.
+    ui.wait_for("Create one here?");
+    ui.keys(&["y"]);
+    ui.wait_for("No turns yet");
+    assert_eq!(w.show("proj")["dir"], dir.to_str().unwrap());
+
+    ui.type_text("hello there");
+    ui.keys(&["Enter"]);
+    ui.wait_for("last_user=hello there");
+    ui.wait_for("── completed · claude");
+
+    // A turn that hangs; a second prompt waits for it in this client; Esc interrupts.
+    ui.type_text("slow one [[hang]]");
+    ui.keys(&["Enter"]);
+    ui.wait_for("MOCK-PARTIAL before hang");
+    ui.type_text("after the hang");
+    ui.keys(&["Enter"]);
+    ui.wait_for("⏸ waiting 1: after the hang");
+    ui.keys(&["Escape"]);
+    ui.wait_for("── interrupted");
+    // The partial answer stays, and the waiting prompt runs once the terminal is free.
+    let s = ui.wait_for("last_user=after the hang");
+    assert!(s.contains("MOCK-PARTIAL before hang"), "{s}");
+    assert!(!s.contains("⏸ waiting"), "{s}");
+
+    // Detach: the client exits 0 and gives the terminal back in cooked mode.
+    ui.keys(&["C-b", "d"]);
+    let s = ui.wait_for("BATON-EXITED 0");
+    assert!(s.contains("[detached from baton"), "{s}");
+    ui.wait_until("the terminal back in canonical mode", |s| {
+        s.lines().any(|l| l.trim() == "icanon")
+    });
+    let turns = w.json(&["log", "proj"])["turns"].as_array().unwrap().len();
+    assert_eq!(turns, 3);
+
+    // Attach again: the whole history comes back.
+    let again = Tmux::start(&w, &dir, "attach");
+    let s = again.wait_for("last_user=after the hang");
+    for part in ["› hello there", "› slow one [[hang]]", "── interrupted"] {
+        assert!(s.contains(part), "missing {part:?}:\n{s}");
+    }
+}
+
+#[test]
+fn two_clients_see_the_same_turn_and_a_new_terminal_from_the_form() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    let a = Tmux::start(&w, &dir, "");
+    let b = Tmux::start(&w, &dir, "attach");
+    a.wait_for("No turns yet");
+    b.wait_for("No turns yet");
+    a.type_text("shared prompt");
+    a.keys(&["Enter"]);
+    b.wait_for("last_user=shared prompt");
+    b.wait_for("── completed · claude");
+
+    // A terminal made with the form (prefix c) shows up in both lists.
+    let other = w.project("web");
+    a.keys(&["C-b", "c"]);
+    a.wait_for(" new terminal ");
+    a.type_text("web");
+    // The directory field starts on the current directory: clear it (C-u), type another.
+    a.keys(&["Tab", "C-u"]);
+    a.type_text(other.to_str().unwrap());
+    a.keys(&["Tab", "Space", "Enter"]);
+    a.wait_for("1 web · codex");
+    b.wait_for("1 web");
+    assert_eq!(w.show("web")["provider"], "codex");
+}
+
+#[test]
+fn a_server_that_dies_while_attached_ends_the_client_cleanly() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    let ui = Tmux::start(&w, &dir, "");
+    ui.wait_for("No turns yet");
+    w.ok(&["server", "stop"]);
+    let s = ui.wait_for("BATON-EXITED 1");
+    assert!(s.contains("the server went away"), "{s}");
+    ui.wait_until("the terminal back in canonical mode", |s| {
+        s.lines().any(|l| l.trim() == "icanon")
+    });
+}

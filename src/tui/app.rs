@@ -1,0 +1,540 @@
+//! The multiplexer's state and how it changes: messages in (keys, watch events, replies),
+//! effects out (requests to the server, the bell). Pure: no IO here, so it is table-tested.
+
+use serde_json::Value;
+
+use super::composer::Composer;
+use super::form::NewForm;
+use super::keys::Prefix;
+use super::transcript::Transcript;
+use crate::error::BatonError;
+use crate::protocol::{Request, WatchEvent};
+use crate::providers::{ContextUsage, ProviderKind, TurnStatus};
+
+/// A terminal as the list shows it, read from its `show --json` object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TermInfo {
+    pub name: String,
+    pub dir: String,
+    /// The directory the terminal was opened on (its runs may work in a worktree of it).
+    pub source: String,
+    pub provider: String,
+    pub model: Option<String>,
+    /// `idle`, `running`, `queued` or `failed`.
+    pub state: String,
+    pub conversation: Option<u64>,
+    pub context: Option<ContextUsage>,
+}
+
+impl TermInfo {
+    pub fn from_json(v: &Value) -> Option<TermInfo> {
+        Some(TermInfo {
+            name: v["name"].as_str()?.to_string(),
+            dir: v["dir"].as_str().unwrap_or("").to_string(),
+            source: v["checkout"]["source"]
+                .as_str()
+                .or(v["dir"].as_str())
+                .unwrap_or("")
+                .to_string(),
+            provider: v["provider"].as_str().unwrap_or("").to_string(),
+            model: v["model"].as_str().map(str::to_string),
+            state: v["state"].as_str().unwrap_or("idle").to_string(),
+            conversation: v["conversation"]["number"].as_u64(),
+            context: serde_json::from_value(v["context"].clone()).ok(),
+        })
+    }
+
+    pub fn busy(&self) -> bool {
+        matches!(self.state.as_str(), "running" | "queued")
+    }
+}
+
+/// A prompt typed while the terminal was busy: sent when it goes idle.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Waiting {
+    pub prompt: String,
+    pub provider: Option<ProviderKind>,
+}
+
+/// One terminal and what this client keeps for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TermView {
+    pub info: TermInfo,
+    pub transcript: Transcript,
+    /// Prompts queued in this client, oldest first.
+    pub waiting: Vec<Waiting>,
+    /// A prompt this client sent whose turn has not started yet (it names the turn when it does).
+    pub awaiting: Option<String>,
+    /// The server reported the terminal busy since `awaiting` was sent.
+    pub saw_busy: bool,
+    /// A turn ended while the terminal was out of view.
+    pub unseen: Option<TurnStatus>,
+    pub log_requested: bool,
+}
+
+impl TermView {
+    pub fn new(info: TermInfo) -> TermView {
+        TermView {
+            info,
+            transcript: Transcript::default(),
+            waiting: Vec::new(),
+            awaiting: None,
+            saw_busy: false,
+            unseen: None,
+            log_requested: false,
+        }
+    }
+
+    /// A prompt sent now would have to wait.
+    pub fn busy(&self) -> bool {
+        self.info.busy() || self.awaiting.is_some()
+    }
+
+    /// After a state change: a sent prompt whose terminal went busy and idle again without its
+    /// turn ever starting failed before it began (the watch stream carries no event for that).
+    /// Returns that prompt.
+    fn settle(&mut self) -> Option<String> {
+        self.awaiting.as_ref()?;
+        if self.info.busy() {
+            self.saw_busy = true;
+            return None;
+        }
+        if !self.saw_busy {
+            return None;
+        }
+        self.saw_busy = false;
+        self.awaiting.take()
+    }
+}
+
+/// Screen lines a pane keeps from its last drawing, so unchanged transcripts are not re-wrapped.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LineCache {
+    pub key: Option<(String, u64, u16, bool)>,
+    pub lines: Vec<ratatui::text::Line<'static>>,
+}
+
+/// A pane shows one terminal's transcript.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Pane {
+    pub term: Option<String>,
+    /// Rows scrolled up from the end; 0 follows the tail.
+    pub scroll: usize,
+    /// Where the last drawing put it, and how many transcript rows it had.
+    pub area: ratatui::layout::Rect,
+    pub rows: usize,
+    pub cache: LineCache,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Split {
+    Beside,
+    Below,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Mode {
+    Normal,
+    Help,
+    NewTerminal(NewForm),
+    /// Offering to create a terminal for the current directory.
+    Offer,
+}
+
+/// Why the UI ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exit {
+    Detach,
+    ServerGone(String),
+}
+
+/// What a request was for, so its reply lands in the right place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Tag {
+    Log(String),
+    Send(String),
+    Interrupt(String),
+    New,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    Call(Tag, Request),
+    Bell,
+}
+
+/// Everything the UI reacts to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Msg {
+    Key(crossterm::event::KeyEvent),
+    Paste(String),
+    Mouse(crossterm::event::MouseEvent),
+    Resize,
+    Watch(WatchEvent),
+    ServerGone(String),
+    Reply(Tag, Result<Value, BatonError>),
+}
+
+/// The whole UI state.
+#[derive(Debug, Clone, PartialEq)]
+pub struct App {
+    pub terms: Vec<TermView>,
+    pub panes: Vec<Pane>,
+    pub active: usize,
+    pub split: Split,
+    pub composer: Composer,
+    /// The provider the next prompt switches to (None: the terminal's own).
+    pub next_provider: Option<ProviderKind>,
+    pub mode: Mode,
+    pub prefix: Prefix,
+    pub prefix_armed: bool,
+    /// A message for the status line, and whether it is an error.
+    pub status: Option<(String, bool)>,
+    /// Shown at the left of the status line (`baton`, or the demo's label).
+    pub title: String,
+    /// The directory baton was started in (the offer to create a terminal is for it).
+    pub cwd: String,
+    pub expand_tools: bool,
+    pub connected: bool,
+    pub list_area: ratatui::layout::Rect,
+    pub quit: Option<Exit>,
+}
+
+impl App {
+    pub fn new(title: &str, cwd: &str, prefix: Prefix) -> App {
+        App {
+            terms: Vec::new(),
+            panes: vec![Pane::default()],
+            active: 0,
+            split: Split::Beside,
+            composer: Composer::default(),
+            next_provider: None,
+            mode: Mode::Normal,
+            prefix,
+            prefix_armed: false,
+            status: None,
+            title: title.to_string(),
+            cwd: cwd.to_string(),
+            expand_tools: false,
+            connected: false,
+            list_area: ratatui::layout::Rect::default(),
+            quit: None,
+        }
+    }
+
+    pub fn term(&self, name: &str) -> Option<&TermView> {
+        self.terms.iter().find(|t| t.info.name == name)
+    }
+
+    pub fn term_mut(&mut self, name: &str) -> Option<&mut TermView> {
+        self.terms.iter_mut().find(|t| t.info.name == name)
+    }
+
+    /// The terminal of the active pane.
+    pub fn focused(&self) -> Option<&TermView> {
+        let name = self.panes.get(self.active)?.term.as_deref()?;
+        self.term(name)
+    }
+
+    pub fn focused_name(&self) -> Option<String> {
+        self.focused().map(|t| t.info.name.clone())
+    }
+
+    pub fn visible(&self, name: &str) -> bool {
+        self.panes.iter().any(|p| p.term.as_deref() == Some(name))
+    }
+
+    /// The provider the next prompt runs on.
+    pub fn prompt_provider(&self) -> Option<String> {
+        match self.next_provider {
+            Some(p) => Some(p.to_string()),
+            None => self.focused().map(|t| t.info.provider.clone()),
+        }
+    }
+
+    pub fn say(&mut self, text: impl Into<String>) {
+        self.status = Some((text.into(), false));
+    }
+
+    pub fn error(&mut self, text: impl Into<String>) {
+        self.status = Some((text.into(), true));
+    }
+
+    pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
+        match msg {
+            Msg::Key(k) => self.on_key(k),
+            Msg::Paste(s) => self.on_paste(&s),
+            Msg::Mouse(m) => self.on_mouse(m),
+            Msg::Resize => Vec::new(),
+            Msg::Watch(ev) => self.on_watch(ev),
+            Msg::ServerGone(why) => {
+                self.quit = Some(Exit::ServerGone(why));
+                Vec::new()
+            }
+            Msg::Reply(tag, result) => self.on_reply(tag, result),
+        }
+    }
+
+    /// Shows terminal `name` in the active pane.
+    pub fn focus(&mut self, name: &str) -> Vec<Effect> {
+        if let Some(p) = self.panes.get_mut(self.active) {
+            if p.term.as_deref() != Some(name) {
+                p.term = Some(name.to_string());
+                p.scroll = 0;
+            }
+        }
+        self.next_provider = None;
+        self.show_effects(name)
+    }
+
+    /// A terminal came into view: clear its notice, read its history if not done yet.
+    pub(super) fn show_effects(&mut self, name: &str) -> Vec<Effect> {
+        let Some(t) = self.term_mut(name) else {
+            return Vec::new();
+        };
+        t.unseen = None;
+        if t.log_requested {
+            return Vec::new();
+        }
+        t.log_requested = true;
+        vec![log_call(name)]
+    }
+
+    fn on_watch(&mut self, ev: WatchEvent) -> Vec<Effect> {
+        match ev {
+            WatchEvent::Terminals { terminals } => self.on_snapshot(&terminals),
+            WatchEvent::Terminal { terminal } => {
+                let Some(info) = TermInfo::from_json(&terminal) else {
+                    return Vec::new();
+                };
+                let name = info.name.clone();
+                match self.term_mut(&name) {
+                    Some(t) => t.info = info,
+                    None => self.terms.push(TermView::new(info)),
+                }
+                let mut fx = Vec::new();
+                if let Some(lost) = self.term_mut(&name).and_then(TermView::settle) {
+                    self.error(format!(
+                        "{name}: the prompt did not start ({lost:.40}…); see `baton log {name}`"
+                    ));
+                }
+                if self.panes.iter().all(|p| p.term.is_none()) {
+                    fx.extend(self.focus(&name));
+                }
+                fx.extend(self.pump(&name));
+                fx
+            }
+            WatchEvent::Turn { name, event } => {
+                let Some(t) = self.term_mut(&name) else {
+                    return Vec::new();
+                };
+                let started = matches!(event, crate::protocol::SendEvent::Started { .. });
+                let prompt = if started { t.awaiting.take() } else { None };
+                if t.transcript.step(&event, prompt) && started {
+                    return vec![log_call(&name)];
+                }
+                Vec::new()
+            }
+            WatchEvent::Refused { name, error } => {
+                if let Some(t) = self.term_mut(&name) {
+                    t.awaiting = None;
+                }
+                self.error(format!("{name}: {}", error.message));
+                Vec::new()
+            }
+            WatchEvent::Finished { name, summary } => {
+                let visible = self.visible(&name);
+                let Some(t) = self.term_mut(&name) else {
+                    return Vec::new();
+                };
+                t.transcript.finished(&summary);
+                if visible {
+                    // "interrupting…" and the like are stale once the turn ended.
+                    if self.status.as_ref().is_some_and(|(_, err)| !err) {
+                        self.status = None;
+                    }
+                    return Vec::new();
+                }
+                t.unseen = Some(summary.status);
+                vec![Effect::Bell]
+            }
+        }
+    }
+
+    /// The full list: at start, and again after this client fell behind (re-read what it shows).
+    fn on_snapshot(&mut self, terminals: &[Value]) -> Vec<Effect> {
+        let first = !self.connected;
+        self.connected = true;
+        let mut terms = Vec::new();
+        for v in terminals {
+            let Some(info) = TermInfo::from_json(v) else {
+                continue;
+            };
+            let mut t = match self.terms.iter().position(|t| t.info.name == info.name) {
+                Some(i) => self.terms.remove(i),
+                None => TermView::new(info.clone()),
+            };
+            t.info = info;
+            // Steps may have been lost: the history is read again when shown.
+            t.log_requested = false;
+            terms.push(t);
+        }
+        self.terms = terms;
+        let mut fx = Vec::new();
+        if first {
+            let here = self
+                .terms
+                .iter()
+                .find(|t| t.info.dir == self.cwd || t.info.source == self.cwd)
+                .map(|t| t.info.name.clone());
+            let pick = here
+                .clone()
+                .or(self.terms.first().map(|t| t.info.name.clone()));
+            if let Some(name) = pick {
+                fx.extend(self.focus(&name));
+            }
+            if here.is_none() && self.mode == Mode::Normal {
+                self.mode = Mode::Offer;
+            }
+        }
+        let shown: Vec<String> = self.panes.iter().filter_map(|p| p.term.clone()).collect();
+        for name in shown {
+            fx.extend(self.show_effects(&name));
+        }
+        let names: Vec<String> = self.terms.iter().map(|t| t.info.name.clone()).collect();
+        for name in names {
+            fx.extend(self.pump(&name));
+        }
+        fx
+    }
+
+    /// Sends the oldest waiting prompt of `name` if the terminal is free for it.
+    pub fn pump(&mut self, name: &str) -> Vec<Effect> {
+        let Some(t) = self.term_mut(name) else {
+            return Vec::new();
+        };
+        if t.busy() || t.waiting.is_empty() {
+            return Vec::new();
+        }
+        let w = t.waiting.remove(0);
+        vec![send_now(t, w)]
+    }
+
+    fn on_reply(&mut self, tag: Tag, result: Result<Value, BatonError>) -> Vec<Effect> {
+        match (tag, result) {
+            (Tag::Log(name), Ok(log)) => {
+                if let Some(t) = self.term_mut(&name) {
+                    t.transcript.merge_log(Transcript::from_log(&log));
+                }
+                Vec::new()
+            }
+            (Tag::Log(name), Err(e)) => {
+                self.error(format!("cannot read the history of {name}: {e}"));
+                Vec::new()
+            }
+            (Tag::Send(_), Ok(_)) | (Tag::Interrupt(_), Ok(_)) => Vec::new(),
+            (Tag::Send(name), Err(e)) => {
+                let back = self.term_mut(&name).and_then(|t| t.awaiting.take());
+                if let Some(p) = back.filter(|_| self.composer.is_empty()) {
+                    self.composer.set_text(&p);
+                }
+                self.error(format!("{name}: {e}"));
+                self.pump(&name)
+            }
+            (Tag::Interrupt(name), Err(e)) => {
+                self.error(format!("{name}: {e}"));
+                Vec::new()
+            }
+            (Tag::New, Ok(data)) => {
+                self.mode = Mode::Normal;
+                let Some(info) = TermInfo::from_json(&data) else {
+                    return Vec::new();
+                };
+                let name = info.name.clone();
+                if self.term(&name).is_none() {
+                    self.terms.push(TermView::new(info));
+                }
+                self.say(format!("created terminal {name}"));
+                self.focus(&name)
+            }
+            (Tag::New, Err(e)) => {
+                match &mut self.mode {
+                    Mode::NewTerminal(f) => {
+                        f.busy = false;
+                        f.error = Some(e.to_string());
+                    }
+                    _ => self.error(e.to_string()),
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    /// Enter in the composer: send now, or queue behind the running turn.
+    pub fn submit(&mut self) -> Vec<Effect> {
+        if self.composer.text().trim().is_empty() {
+            return Vec::new();
+        }
+        let Some(name) = self.focused_name() else {
+            self.error(format!(
+                "no terminal yet: create one with {} c",
+                self.prefix.label()
+            ));
+            return Vec::new();
+        };
+        let prompt = self.composer.take();
+        let provider = self.next_provider.take();
+        let Some(t) = self.term_mut(&name) else {
+            return Vec::new();
+        };
+        let w = Waiting { prompt, provider };
+        if t.busy() || !t.waiting.is_empty() {
+            t.waiting.push(w);
+            return Vec::new();
+        }
+        vec![send_now(t, w)]
+    }
+
+    /// Esc / Ctrl-C: interrupt the focused terminal's running turn.
+    pub fn interrupt(&mut self) -> Vec<Effect> {
+        let Some(t) = self.focused() else {
+            return Vec::new();
+        };
+        let name = t.info.name.clone();
+        if t.info.state != "running" {
+            self.say(format!("{name} has no running turn"));
+            return Vec::new();
+        }
+        self.say(format!("interrupting {name}…"));
+        vec![Effect::Call(
+            Tag::Interrupt(name.clone()),
+            Request::Interrupt { name },
+        )]
+    }
+}
+
+fn log_call(name: &str) -> Effect {
+    Effect::Call(
+        Tag::Log(name.to_string()),
+        Request::Log {
+            name: name.to_string(),
+        },
+    )
+}
+
+fn send_now(t: &mut TermView, w: Waiting) -> Effect {
+    let name = t.info.name.clone();
+    t.awaiting = Some(w.prompt.clone());
+    t.saw_busy = false;
+    Effect::Call(
+        Tag::Send(name.clone()),
+        Request::Send {
+            name,
+            prompt: w.prompt,
+            provider: w.provider.map(|p| p.to_string()),
+            model: None,
+            dir: None,
+            detach: true,
+        },
+    )
+}

@@ -1,0 +1,330 @@
+//! The composer: a multi-line prompt editor with a history of earlier prompts. Pure state;
+//! keys are mapped to these operations in `app.rs`.
+
+use unicode_width::UnicodeWidthChar;
+
+/// The text being written and the cursor (a byte index into it, always on a char boundary).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Composer {
+    text: String,
+    cursor: usize,
+    /// Earlier prompts, oldest first.
+    history: Vec<String>,
+    /// While browsing history: the entry shown and the draft it replaced.
+    browsing: Option<(usize, String)>,
+}
+
+impl Composer {
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    pub fn set_text(&mut self, text: &str) {
+        self.text = text.to_string();
+        self.cursor = self.text.len();
+        self.browsing = None;
+    }
+
+    /// Takes the text out (to send it), remembering it in the history.
+    pub fn take(&mut self) -> String {
+        let text = std::mem::take(&mut self.text);
+        self.cursor = 0;
+        self.browsing = None;
+        self.remember(&text);
+        text
+    }
+
+    pub fn is_browsing(&self) -> bool {
+        self.browsing.is_some()
+    }
+
+    /// Replaces the history (the focused terminal's earlier prompts, oldest first).
+    pub fn set_history(&mut self, prompts: Vec<String>) {
+        self.history = prompts;
+        self.browsing = None;
+    }
+
+    pub fn remember(&mut self, prompt: &str) {
+        if !prompt.trim().is_empty() && self.history.last().map(String::as_str) != Some(prompt) {
+            self.history.push(prompt.to_string());
+        }
+    }
+
+    pub fn insert_char(&mut self, c: char) {
+        self.text.insert(self.cursor, c);
+        self.cursor += c.len_utf8();
+    }
+
+    /// Inserts pasted text in one step (a large paste costs one copy, not one per character).
+    pub fn insert_str(&mut self, s: &str) {
+        let s = s.replace("\r\n", "\n").replace('\r', "\n");
+        self.text.insert_str(self.cursor, &s);
+        self.cursor += s.len();
+    }
+
+    fn prev_boundary(&self) -> Option<usize> {
+        self.text[..self.cursor]
+            .char_indices()
+            .last()
+            .map(|(i, _)| i)
+    }
+
+    fn next_boundary(&self) -> Option<usize> {
+        self.text[self.cursor..]
+            .chars()
+            .next()
+            .map(|c| self.cursor + c.len_utf8())
+    }
+
+    pub fn backspace(&mut self) {
+        if let Some(i) = self.prev_boundary() {
+            self.text.replace_range(i..self.cursor, "");
+            self.cursor = i;
+        }
+    }
+
+    pub fn delete(&mut self) {
+        if let Some(j) = self.next_boundary() {
+            self.text.replace_range(self.cursor..j, "");
+        }
+    }
+
+    pub fn left(&mut self) {
+        if let Some(i) = self.prev_boundary() {
+            self.cursor = i;
+        }
+    }
+
+    pub fn right(&mut self) {
+        if let Some(j) = self.next_boundary() {
+            self.cursor = j;
+        }
+    }
+
+    fn line_start(&self) -> usize {
+        self.text[..self.cursor].rfind('\n').map_or(0, |i| i + 1)
+    }
+
+    fn line_end(&self) -> usize {
+        self.text[self.cursor..]
+            .find('\n')
+            .map_or(self.text.len(), |i| self.cursor + i)
+    }
+
+    pub fn home(&mut self) {
+        self.cursor = self.line_start();
+    }
+
+    pub fn end(&mut self) {
+        self.cursor = self.line_end();
+    }
+
+    /// Deletes from the start of the line to the cursor (Ctrl-U, as in a shell).
+    pub fn kill_to_start(&mut self) {
+        let s = self.line_start();
+        self.text.replace_range(s..self.cursor, "");
+        self.cursor = s;
+    }
+
+    /// Deletes the word before the cursor (Ctrl-W).
+    pub fn kill_word(&mut self) {
+        let before = &self.text[..self.cursor];
+        let trimmed = before.trim_end_matches(' ');
+        let start = trimmed.rfind([' ', '\n']).map_or(0, |i| i + 1);
+        self.text.replace_range(start..self.cursor, "");
+        self.cursor = start;
+    }
+
+    pub fn on_first_line(&self) -> bool {
+        !self.text[..self.cursor].contains('\n')
+    }
+
+    pub fn on_last_line(&self) -> bool {
+        !self.text[self.cursor..].contains('\n')
+    }
+
+    /// Moves the cursor one line up, keeping its column as far as it can.
+    pub fn up(&mut self) {
+        let start = self.line_start();
+        if start == 0 {
+            return;
+        }
+        let col = self.text[start..self.cursor].chars().count();
+        let prev_start = self.text[..start - 1].rfind('\n').map_or(0, |i| i + 1);
+        self.cursor = column_in(&self.text, prev_start, start - 1, col);
+    }
+
+    pub fn down(&mut self) {
+        let end = self.line_end();
+        if end == self.text.len() {
+            return;
+        }
+        let col = self.text[self.line_start()..self.cursor].chars().count();
+        let next_start = end + 1;
+        let next_end = self.text[next_start..]
+            .find('\n')
+            .map_or(self.text.len(), |i| next_start + i);
+        self.cursor = column_in(&self.text, next_start, next_end, col);
+    }
+
+    /// Shows the previous history entry (keeping the draft to come back to).
+    pub fn history_prev(&mut self) {
+        let idx = match &self.browsing {
+            None if self.history.is_empty() => return,
+            None => {
+                let draft = std::mem::take(&mut self.text);
+                self.browsing = Some((self.history.len(), draft));
+                self.history.len() - 1
+            }
+            Some((0, _)) => return,
+            Some((i, _)) => i - 1,
+        };
+        if let Some((i, _)) = &mut self.browsing {
+            *i = idx;
+        }
+        self.text = self.history[idx].clone();
+        self.cursor = self.text.len();
+    }
+
+    pub fn history_next(&mut self) {
+        let Some((i, draft)) = self.browsing.take() else {
+            return;
+        };
+        if i + 1 >= self.history.len() {
+            self.text = draft;
+        } else {
+            self.text = self.history[i + 1].clone();
+            self.browsing = Some((i + 1, draft));
+        }
+        self.cursor = self.text.len();
+    }
+
+    /// The text laid out in rows of `width` columns, and the cursor's (row, column).
+    pub fn layout(&self, width: usize) -> (Vec<String>, (usize, usize)) {
+        let width = width.max(1);
+        let mut rows = vec![String::new()];
+        let mut col = 0;
+        let mut cursor = (0, 0);
+        for (i, c) in self.text.char_indices() {
+            if i == self.cursor {
+                cursor = (rows.len() - 1, col);
+            }
+            if c == '\n' {
+                rows.push(String::new());
+                col = 0;
+                continue;
+            }
+            let c = if c == '\t' || c.is_control() { ' ' } else { c };
+            let cw = c.width().unwrap_or(0);
+            if col + cw > width {
+                rows.push(String::new());
+                col = 0;
+            }
+            if let Some(r) = rows.last_mut() {
+                r.push(c);
+            }
+            col += cw;
+        }
+        if self.cursor >= self.text.len() {
+            if col >= width {
+                rows.push(String::new());
+                col = 0;
+            }
+            cursor = (rows.len() - 1, col);
+        }
+        (rows, cursor)
+    }
+}
+
+/// The byte index of column `col` (in chars) of the line `start..end`, or its end.
+fn column_in(text: &str, start: usize, end: usize, col: usize) -> usize {
+    text[start..end]
+        .char_indices()
+        .nth(col)
+        .map_or(end, |(i, _)| start + i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn typed(s: &str) -> Composer {
+        let mut c = Composer::default();
+        c.insert_str(s);
+        c
+    }
+
+    #[test]
+    fn editing_moves_by_characters() {
+        let mut c = typed("héllo");
+        c.left();
+        c.left();
+        c.backspace();
+        c.insert_char('L');
+        c.end();
+        c.insert_char('!');
+        assert_eq!(c.text(), "héLlo!");
+    }
+
+    #[test]
+    fn up_and_down_keep_the_column() {
+        let mut c = typed("abcdef\nxy\nlonger line");
+        c.up();
+        assert_eq!((c.on_first_line(), c.on_last_line()), (false, false));
+        c.up();
+        c.insert_char('_');
+        assert_eq!(c.text(), "ab_cdef\nxy\nlonger line");
+        c.down();
+        c.down();
+        c.insert_char('^');
+        assert_eq!(c.text(), "ab_cdef\nxy\nlo^nger line");
+    }
+
+    #[test]
+    fn history_browses_and_returns_to_the_draft() {
+        let mut c = Composer::default();
+        for p in ["one", "two"] {
+            c.insert_str(p);
+            c.take();
+        }
+        c.insert_str("draft");
+        c.history_prev();
+        assert_eq!(c.text(), "two");
+        c.history_prev();
+        c.history_prev();
+        assert_eq!(c.text(), "one");
+        c.history_next();
+        assert_eq!(c.text(), "two");
+        c.history_next();
+        assert_eq!(c.text(), "draft");
+    }
+
+    #[test]
+    fn layout_wraps_and_places_the_cursor() {
+        let c = typed("abcdef\nx");
+        let (rows, cursor) = c.layout(4);
+        assert_eq!(rows, vec!["abcd", "ef", "x"]);
+        assert_eq!(cursor, (2, 1));
+        let c = typed("abcd");
+        assert_eq!(c.layout(4), (vec!["abcd".into(), String::new()], (1, 0)));
+    }
+
+    #[test]
+    fn pasted_line_endings_become_newlines() {
+        assert_eq!(typed("a\r\nb\rc").text(), "a\nb\nc");
+    }
+
+    #[test]
+    fn kill_word_and_line() {
+        let mut c = typed("one two  ");
+        c.kill_word();
+        assert_eq!(c.text(), "one ");
+        c.kill_to_start();
+        assert_eq!(c.text(), "");
+    }
+}

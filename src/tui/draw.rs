@@ -1,0 +1,459 @@
+//! Drawing the screen from the state: the terminal list, the panes, the composer, the status
+//! line, and the overlays (help, new-terminal form). Nothing here changes what the UI knows;
+//! it only records where things landed (for the mouse) and caches wrapped lines.
+
+use ratatui::layout::{Constraint, Direction, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::Frame;
+
+use super::app::{App, Mode, Pane, Split, TermView};
+use super::form::{Field, NewForm};
+use super::keys;
+use super::lines::{self, str_width, truncate};
+use crate::providers::TurnStatus;
+
+/// The list is shown from this width on; narrower windows give all room to the transcript.
+const LIST_MIN_WIDTH: u16 = 60;
+const LIST_WIDTH: u16 = 28;
+/// Cells of the context meter in the list.
+const METER_CELLS: usize = 10;
+/// Waiting prompts shown under a transcript before `+N more`.
+const WAITING_SHOWN: usize = 3;
+
+fn dim() -> Style {
+    Style::default().fg(Color::DarkGray)
+}
+
+pub fn draw(f: &mut Frame, app: &mut App) {
+    let area = f.area();
+    if area.width == 0 || area.height == 0 {
+        return;
+    }
+    let [main, status] = split_v(area, [Constraint::Min(1), Constraint::Length(1)]);
+    let (list, right) = if main.width >= LIST_MIN_WIDTH {
+        let [l, r] = split_h(main, [Constraint::Length(LIST_WIDTH), Constraint::Min(1)]);
+        (Some(l), r)
+    } else {
+        (None, main)
+    };
+    let composer_h = composer_height(app, right);
+    let [panes, composer] = split_v(right, [Constraint::Min(1), Constraint::Length(composer_h)]);
+    app.list_area = list.unwrap_or_default();
+    if let Some(l) = list {
+        draw_list(f, app, l);
+    }
+    draw_panes(f, app, panes);
+    draw_composer(f, app, composer);
+    draw_status(f, app, status);
+    match &app.mode {
+        Mode::Help => draw_help(f, app),
+        Mode::NewTerminal(form) => draw_form(f, form),
+        Mode::Normal | Mode::Offer => {}
+    }
+}
+
+fn split_v<const N: usize>(area: Rect, c: [Constraint; N]) -> [Rect; N] {
+    Layout::default()
+        .direction(Direction::Vertical)
+        .constraints(c)
+        .areas(area)
+}
+
+fn split_h<const N: usize>(area: Rect, c: [Constraint; N]) -> [Rect; N] {
+    Layout::default()
+        .direction(Direction::Horizontal)
+        .constraints(c)
+        .areas(area)
+}
+
+fn composer_height(app: &App, right: Rect) -> u16 {
+    let (rows, _) = app
+        .composer
+        .layout(usize::from(right.width.saturating_sub(2)));
+    let max = (right.height / 2).max(3);
+    (rows.len() as u16 + 2).clamp(3, max)
+}
+
+fn state_span(t: &TermView) -> Span<'static> {
+    let (text, style) = match t.unseen {
+        Some(TurnStatus::Completed) => ("✓ done", Color::Green),
+        Some(TurnStatus::Failed) => ("✗ failed", Color::Red),
+        Some(TurnStatus::Interrupted) => ("■ stopped", Color::Yellow),
+        None => match t.info.state.as_str() {
+            "running" => ("● running", Color::Green),
+            "queued" => ("◌ queued", Color::Yellow),
+            "failed" => ("✗ failed", Color::Red),
+            _ => ("idle", Color::DarkGray),
+        },
+    };
+    let mut s = Style::default().fg(style);
+    if t.unseen.is_some() {
+        s = s.add_modifier(Modifier::BOLD);
+    }
+    Span::styled(text, s)
+}
+
+fn provider_label(t: &TermView) -> String {
+    match &t.info.model {
+        Some(m) => format!("{}/{m}", t.info.provider),
+        None => t.info.provider.clone(),
+    }
+}
+
+fn list_entry(i: usize, t: &TermView, width: usize, focused: bool) -> [Line<'static>; 2] {
+    let state = state_span(t);
+    let head = format!("{i} ");
+    let name_w = width.saturating_sub(str_width(&head) + str_width(&state.content) + 1);
+    let name = truncate(&t.info.name, name_w);
+    let pad = width.saturating_sub(str_width(&head) + str_width(&name) + str_width(&state.content));
+    let mut name_style = Style::default();
+    if focused {
+        name_style = name_style.add_modifier(Modifier::BOLD | Modifier::REVERSED);
+    }
+    let first = Line::from(vec![
+        Span::raw(head),
+        Span::styled(name, name_style),
+        Span::raw(" ".repeat(pad)),
+        state,
+    ]);
+    let meter_w = METER_CELLS + 5;
+    let fraction = t.info.context.map(|c| c.fraction());
+    let mut second = vec![Span::raw("  ")];
+    if width >= meter_w + 8 {
+        let prov = truncate(&provider_label(t), width - meter_w - 3);
+        let pad = width - meter_w - 2 - str_width(&prov);
+        second.push(Span::styled(prov, dim()));
+        second.push(Span::raw(" ".repeat(pad)));
+        second.extend(lines::meter(fraction, METER_CELLS));
+    } else {
+        second.push(Span::styled(
+            truncate(&provider_label(t), width.saturating_sub(2)),
+            dim(),
+        ));
+    }
+    [first, Line::from(second)]
+}
+
+fn draw_list(f: &mut Frame, app: &App, area: Rect) {
+    let block = Block::default().borders(Borders::ALL).title(" terminals ");
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    let focused = app.focused_name();
+    let mut out = Vec::new();
+    for (i, t) in app.terms.iter().enumerate() {
+        let is_focused = focused.as_deref() == Some(t.info.name.as_str());
+        out.extend(list_entry(i, t, usize::from(inner.width), is_focused));
+    }
+    if app.terms.is_empty() && app.connected {
+        out.push(Line::styled("(none yet)", dim()));
+    }
+    f.render_widget(Paragraph::new(out), inner);
+}
+
+fn draw_panes(f: &mut Frame, app: &mut App, area: Rect) {
+    let n = app.panes.len().max(1) as u32;
+    let dir = match app.split {
+        Split::Beside => Direction::Horizontal,
+        Split::Below => Direction::Vertical,
+    };
+    let areas = Layout::default()
+        .direction(dir)
+        .constraints((0..n).map(|_| Constraint::Ratio(1, n)))
+        .split(area);
+    for i in 0..app.panes.len() {
+        let a = areas.get(i).copied().unwrap_or_default();
+        draw_pane(f, app, i, a);
+    }
+}
+
+fn pane_title(t: &TermView, index: Option<usize>, scroll: usize) -> String {
+    let mut parts = vec![format!(
+        "{}{}",
+        index.map(|i| format!("{i} ")).unwrap_or_default(),
+        t.info.name
+    )];
+    parts.push(provider_label(t));
+    if let Some(c) = t.info.conversation {
+        parts.push(format!("conversation {c}"));
+    }
+    parts.push(t.info.state.clone());
+    if scroll > 0 {
+        parts.push(format!("↑{scroll} (C-End: follow)"));
+    }
+    format!(" {} ", parts.join(" · "))
+}
+
+/// A placeholder line centered in the pane when there is nothing to show.
+fn placeholder(app: &App, pane: &Pane) -> Option<String> {
+    if !app.connected {
+        return Some("connecting to the baton server…".into());
+    }
+    let Some(t) = pane.term.as_deref().and_then(|n| app.term(n)) else {
+        return Some(format!(
+            "No terminals yet: press {} c to create one.",
+            app.prefix.label()
+        ));
+    };
+    if !t.transcript.turns.is_empty() {
+        return None;
+    }
+    Some(if t.transcript.loaded {
+        "No turns yet: type a prompt below and press Enter.".into()
+    } else {
+        "reading the history…".into()
+    })
+}
+
+fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
+    let active = i == app.active;
+    let (title, waiting) = {
+        let pane = &app.panes[i];
+        match pane.term.as_deref().and_then(|n| app.term(n)) {
+            Some(t) => {
+                let idx = app.terms.iter().position(|x| x.info.name == t.info.name);
+                (pane_title(t, idx, pane.scroll), waiting_lines(t))
+            }
+            None => (" baton ".to_string(), Vec::new()),
+        }
+    };
+    let border = if active && app.panes.len() > 1 {
+        Style::default().fg(Color::Cyan)
+    } else {
+        Style::default()
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(border)
+        .title(truncate(&title, usize::from(area.width.saturating_sub(2))));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    app.panes[i].area = area;
+    if let Some(text) = placeholder(app, &app.panes[i]) {
+        f.render_widget(Paragraph::new(Line::styled(text, dim())), inner);
+        return;
+    }
+    let wait_h = (waiting.len() as u16).min(inner.height.saturating_sub(1));
+    let [body, wait] = split_v(inner, [Constraint::Min(0), Constraint::Length(wait_h)]);
+    f.render_widget(Paragraph::new(waiting), wait);
+    let lines = pane_lines(app, i, body.width);
+    let pane = &mut app.panes[i];
+    let rows = usize::from(body.height);
+    pane.rows = rows;
+    let max_scroll = lines.len().saturating_sub(rows);
+    pane.scroll = pane.scroll.min(max_scroll);
+    let end = lines.len() - pane.scroll;
+    let start = end.saturating_sub(rows);
+    let visible: Vec<Line<'static>> = lines[start..end].to_vec();
+    f.render_widget(Paragraph::new(visible), body);
+}
+
+/// The pane's transcript lines at `width`, wrapped again only when something changed.
+fn pane_lines(app: &mut App, i: usize, width: u16) -> Vec<Line<'static>> {
+    let expand = app.expand_tools;
+    let Some(name) = app.panes[i].term.clone() else {
+        return Vec::new();
+    };
+    let Some(t) = app.terms.iter().find(|t| t.info.name == name) else {
+        return Vec::new();
+    };
+    let key = (name, t.transcript.version, width, expand);
+    let cache = &app.panes[i].cache;
+    if cache.key.as_ref() == Some(&key) {
+        return cache.lines.clone();
+    }
+    let lines = lines::transcript_lines(&t.transcript, width, expand);
+    let cache = &mut app.panes[i].cache;
+    cache.key = Some(key);
+    cache.lines = lines.clone();
+    lines
+}
+
+fn waiting_lines(t: &TermView) -> Vec<Line<'static>> {
+    let style = Style::default().fg(Color::Yellow);
+    let mut out: Vec<Line<'static>> = t
+        .waiting
+        .iter()
+        .take(WAITING_SHOWN)
+        .enumerate()
+        .map(|(i, w)| {
+            let first = w.prompt.lines().next().unwrap_or("");
+            let via = w.provider.map(|p| format!(" ({p})")).unwrap_or_default();
+            Line::styled(format!("⏸ waiting {}{via}: {first}", i + 1), style)
+        })
+        .collect();
+    if t.waiting.len() > WAITING_SHOWN {
+        out.push(Line::styled(
+            format!("  +{} more", t.waiting.len() - WAITING_SHOWN),
+            style,
+        ));
+    }
+    out
+}
+
+fn composer_title(app: &App) -> String {
+    let Some(t) = app.focused() else {
+        return " prompt ".into();
+    };
+    let provider = app.prompt_provider().unwrap_or_default();
+    let switch = if app.next_provider.is_some() {
+        " (switch)"
+    } else {
+        ""
+    };
+    let mut title = format!(
+        " prompt → {} · {provider}{switch} · Tab: provider",
+        t.info.name
+    );
+    if t.busy() {
+        title.push_str(" · Enter queues");
+    }
+    title.push(' ');
+    title
+}
+
+fn draw_composer(f: &mut Frame, app: &App, area: Rect) {
+    let block = Block::default().borders(Borders::ALL).title(truncate(
+        &composer_title(app),
+        usize::from(area.width.saturating_sub(2)),
+    ));
+    let inner = block.inner(area);
+    f.render_widget(block, area);
+    if inner.width == 0 || inner.height == 0 {
+        return;
+    }
+    let (rows, (crow, ccol)) = app.composer.layout(usize::from(inner.width));
+    let height = usize::from(inner.height);
+    let start = (crow + 1).saturating_sub(height);
+    let shown: Vec<Line<'static>> = rows
+        .into_iter()
+        .skip(start)
+        .take(height)
+        .map(Line::from)
+        .collect();
+    f.render_widget(Paragraph::new(shown), inner);
+    if app.mode == Mode::Normal {
+        let x = inner.x + (ccol as u16).min(inner.width.saturating_sub(1));
+        let y = inner.y + (crow - start) as u16;
+        f.set_cursor_position((x, y));
+    }
+}
+
+fn hints(app: &App) -> String {
+    let p = app.prefix.label();
+    if app.prefix_armed {
+        return format!(
+            "{p} … c new · n/p next/prev · 0-9 jump · % \" split · o pane · d detach · ? help"
+        );
+    }
+    match &app.mode {
+        Mode::Offer => format!(
+            "No terminal works in {}. Create one here? y yes · e edit first · n no",
+            app.cwd
+        ),
+        Mode::NewTerminal(_) => {
+            "Enter create · Tab next field · ←/→ provider · Esc cancel".into()
+        }
+        Mode::Help => "any key closes the help".into(),
+        Mode::Normal if app.focused().is_some_and(|t| t.info.state == "running") => format!(
+            "Enter queue · Esc interrupt · PgUp/PgDn scroll · {p} c new · {p} ? help · {p} d detach"
+        ),
+        Mode::Normal => format!(
+            "Enter send · Alt-Enter newline · Tab provider · {p} c new · {p} n/p · {p} ? help · {p} d detach"
+        ),
+    }
+}
+
+fn draw_status(f: &mut Frame, app: &App, area: Rect) {
+    let label = Span::styled(
+        format!(" {} ", app.title),
+        Style::default().add_modifier(Modifier::REVERSED),
+    );
+    let (text, style) = match (&app.status, &app.mode) {
+        (_, Mode::Offer) => (hints(app), Style::default().fg(Color::Yellow)),
+        (Some((msg, true)), _) => (msg.clone(), Style::default().fg(Color::Red)),
+        (Some((msg, false)), _) => (msg.clone(), Style::default()),
+        (None, _) => (hints(app), dim()),
+    };
+    let room = usize::from(area.width).saturating_sub(str_width(&label.content) + 1);
+    let line = Line::from(vec![
+        label,
+        Span::raw(" "),
+        Span::styled(truncate(&text.replace('\n', " "), room), style),
+    ]);
+    f.render_widget(Paragraph::new(line), area);
+}
+
+fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let w = width.min(area.width);
+    let h = height.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+fn draw_help(f: &mut Frame, app: &App) {
+    let rows = keys::help(app.prefix);
+    let key_w = rows.iter().map(|(k, _)| str_width(k)).max().unwrap_or(0);
+    let area = centered(f.area(), 80, rows.len() as u16 + 2);
+    let lines: Vec<Line<'static>> = rows
+        .into_iter()
+        .map(|(k, what)| {
+            Line::from(vec![
+                Span::styled(format!(" {k:<key_w$}  "), Style::default().fg(Color::Cyan)),
+                Span::raw(what),
+            ])
+        })
+        .collect();
+    f.render_widget(Clear, area);
+    let block = Block::default().borders(Borders::ALL).title(" keys ");
+    f.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+fn draw_form(f: &mut Frame, form: &NewForm) {
+    let area = centered(f.area(), 70, 8);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" new terminal ");
+    let inner = block.inner(area);
+    f.render_widget(Clear, area);
+    f.render_widget(block, area);
+    let mut out = Vec::new();
+    let mut cursor = None;
+    for (row, field) in Field::ALL.iter().enumerate() {
+        let label = format!(" {:>8}: ", field.label());
+        let value = form.value(*field);
+        let focused = *field == form.focus;
+        let style = if focused {
+            Style::default().add_modifier(Modifier::BOLD)
+        } else {
+            Style::default()
+        };
+        if focused && *field != Field::Provider {
+            let x = str_width(&label) + str_width(&value);
+            cursor = Some((x, row));
+        }
+        let room = usize::from(inner.width).saturating_sub(str_width(&label));
+        out.push(Line::from(vec![
+            Span::styled(label, Style::default().fg(Color::Cyan)),
+            Span::styled(truncate(&value, room), style),
+        ]));
+    }
+    let note = match (&form.error, form.busy) {
+        (Some(e), _) => Line::styled(format!(" {e}"), Style::default().fg(Color::Red)),
+        (None, true) => Line::styled(" creating…", dim()),
+        (None, false) => Line::styled(" empty name: the directory's name", dim()),
+    };
+    out.push(note);
+    f.render_widget(Paragraph::new(out), inner);
+    if let Some((x, y)) = cursor {
+        let x = inner.x + (x as u16).min(inner.width.saturating_sub(1));
+        if (y as u16) < inner.height {
+            f.set_cursor_position((x, inner.y + y as u16));
+        }
+    }
+}

@@ -1,0 +1,392 @@
+//! Snapshot tests of whole screens: the state is built through the same messages the server
+//! and keyboard send, drawn on ratatui's test backend, and compared as text.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use pretty_assertions::assert_eq;
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+use serde_json::{json, Value};
+
+use super::app::{App, Effect, Msg, Tag};
+use super::draw::draw;
+use super::keys::Prefix;
+use crate::protocol::{SendEvent, TurnSummary, WatchEvent};
+use crate::providers::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};
+
+fn terminal(name: &str, provider: &str, state: &str, ctx: Option<(u64, u64)>) -> Value {
+    let context = ctx.map_or(
+        Value::Null,
+        |(t, w)| json!({"tokens": t, "window": w, "fraction": t as f64 / w as f64}),
+    );
+    json!({"name": name, "dir": format!("/w/{name}"), "provider": provider, "model": null,
+           "state": state, "conversation": {"number": 2}, "context": context})
+}
+
+fn app_with(terms: Vec<Value>) -> App {
+    let mut app = App::new("baton", "/w/api", Prefix('b'));
+    app.update(Msg::Watch(WatchEvent::Terminals { terminals: terms }));
+    app
+}
+
+fn log() -> Value {
+    json!({
+        "name": "api",
+        "conversations": [
+            {"number": 1, "opened_reason": "first"},
+            {"number": 2, "opened_reason": "size"},
+        ],
+        "turns": [
+            {"number": 1, "conversation": 1, "provider": "claude", "prompt": "Add a /health endpoint",
+             "status": "completed", "answer": "Done: GET /health returns 200.", "tools": ["Read src/main.rs"],
+             "notes": [], "context": {"tokens": 100000, "window": 200000}},
+            {"number": 2, "conversation": 2, "provider": "claude", "prompt": "Add a test",
+             "status": "completed", "answer": "Added tests/health.rs.", "tools": [], "notes": [],
+             "context": {"tokens": 12000, "window": 200000}},
+            {"number": 3, "conversation": 2, "provider": "codex", "prompt": "Review it",
+             "status": "failed", "error": "API error 400", "answer": null, "tools": [], "notes": [],
+             "context": null},
+        ]
+    })
+}
+
+fn screen(app: &mut App, w: u16, h: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| draw(f, app)).unwrap();
+    let buf = t.backend().buffer().clone();
+    let mut out = String::new();
+    for y in 0..h {
+        let mut row = String::new();
+        for x in 0..w {
+            row.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(row.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn key(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+fn ctrl(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+fn typed(app: &mut App, s: &str) -> Vec<Effect> {
+    let mut fx = Vec::new();
+    for c in s.chars() {
+        fx.extend(app.update(key(KeyCode::Char(c))));
+    }
+    fx
+}
+
+#[test]
+fn list_transcript_and_dividers() {
+    let mut app = app_with(vec![
+        terminal("api", "claude", "idle", Some((12000, 200000))),
+        terminal("web", "codex", "running", Some((120000, 258400))),
+    ]);
+    app.update(Msg::Reply(Tag::Log("api".into()), Ok(log())));
+    let want = "\
+┌ terminals ───────────────┐┌ 0 api · claude · conversation 2 · idle ────────────────────┐
+│0 api                 idle││── conversation 1 ──────────────────────────────────────────│
+│  claude   █····┃····   6%││› Add a /health endpoint                                    │
+│1 web            ● running││  ⚙ Read src/main.rs                                        │
+│  codex    █████┃····  46%││Done: GET /health returns 200.                              │
+│                          ││── completed · claude · context 50.0% of 200,000 · the next │
+│                          ││   prompt opens a fresh conversation                        │
+│                          ││                                                            │
+│                          ││── conversation 2 · rotated: the last one passed 45% of the…│
+│                          ││› Add a test                                                │
+│                          ││Added tests/health.rs.                                      │
+│                          ││── completed · claude · context 6.0% of 200,000             │
+│                          ││                                                            │
+│                          ││── provider switched to codex · same conversation ──────────│
+│                          ││› Review it                                                 │
+│                          ││── failed · codex · context not reported                    │
+│                          ││   API error 400                                            │
+│                          ││                                                            │
+│                          │└────────────────────────────────────────────────────────────┘
+│                          │┌ prompt → api · claude · Tab: provider ─────────────────────┐
+│                          ││                                                            │
+└──────────────────────────┘└────────────────────────────────────────────────────────────┘
+ baton  Enter send · Alt-Enter newline · Tab provider · C-b c new · C-b n/p · C-b ? help …
+";
+    assert_eq!(screen(&mut app, 90, 23), want);
+}
+
+fn started(number: u32, prompt: &str) -> WatchEvent {
+    WatchEvent::Turn {
+        name: "api".into(),
+        event: SendEvent::Started {
+            turn_id: format!("t{number}"),
+            number,
+            provider: ProviderKind::Claude,
+            conversation: 1,
+            opened: (number == 1).then(|| "first".to_string()),
+            session: "fresh".into(),
+            prompt: prompt.to_string(),
+        },
+    }
+}
+
+fn text(s: &str) -> WatchEvent {
+    WatchEvent::Turn {
+        name: "api".into(),
+        event: SendEvent::Turn {
+            event: TurnEvent::Text { text: s.into() },
+        },
+    }
+}
+
+#[test]
+fn a_prompt_streams_and_a_second_waits_below_the_transcript() {
+    let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
+    app.update(Msg::Reply(
+        Tag::Log("api".into()),
+        Ok(json!({"conversations": [], "turns": []})),
+    ));
+    let fx = typed(&mut app, "hello");
+    assert!(fx.is_empty());
+    let fx = app.update(key(KeyCode::Enter));
+    assert!(matches!(&fx[..], [Effect::Call(Tag::Send(n), _)] if n == "api"));
+    app.update(Msg::Watch(WatchEvent::Terminal {
+        terminal: terminal("api", "claude", "running", None),
+    }));
+    app.update(Msg::Watch(started(1, "hello")));
+    app.update(Msg::Watch(text("MOCK-PARTIAL before hang")));
+    typed(&mut app, "second one");
+    assert!(
+        app.update(key(KeyCode::Enter)).is_empty(),
+        "queued, not sent"
+    );
+    let want = "\
+┌ 0 api · claude · conversation 2 · running ───┐
+│── conversation 1 ────────────────────────────│
+│› hello                                       │
+│MOCK-PARTIAL before hang                      │
+│  … working                                   │
+│                                              │
+│                                              │
+│⏸ waiting 1: second one                       │
+└──────────────────────────────────────────────┘
+┌ prompt → api · claude · Tab: provider · Ente…┐
+│                                              │
+└──────────────────────────────────────────────┘
+ baton  Enter queue · Esc interrupt · PgUp/PgDn…
+";
+    assert_eq!(screen(&mut app, 48, 13), want);
+    // The turn ends: the waiting prompt is sent once the server says the terminal is idle.
+    let summary = TurnSummary {
+        turn_id: "t1".into(),
+        number: 1,
+        status: TurnStatus::Interrupted,
+        error: Some("interrupted".into()),
+        provider: ProviderKind::Claude,
+        session_id: None,
+        model: None,
+        conversation: 1,
+        conversation_id: "c".into(),
+        opened: None,
+        context: Some(ContextUsage {
+            tokens: 10,
+            window: 100,
+        }),
+        rotates_next: false,
+        commit: None,
+        unusable_cli: false,
+    };
+    let fx = app.update(Msg::Watch(WatchEvent::Finished {
+        name: "api".into(),
+        summary,
+    }));
+    assert!(fx.is_empty(), "in view: no bell, nothing sent yet");
+    let fx = app.update(Msg::Watch(WatchEvent::Terminal {
+        terminal: terminal("api", "claude", "idle", None),
+    }));
+    match &fx[..] {
+        [Effect::Call(Tag::Send(_), crate::protocol::Request::Send { prompt, .. })] => {
+            assert_eq!(prompt, "second one")
+        }
+        other => panic!("expected the waiting prompt to be sent: {other:?}"),
+    }
+}
+
+#[test]
+fn a_turn_ending_out_of_view_marks_the_list_and_rings() {
+    let mut app = app_with(vec![
+        terminal("api", "claude", "idle", None),
+        terminal("web", "codex", "running", None),
+    ]);
+    let summary = TurnSummary {
+        turn_id: "x".into(),
+        number: 1,
+        status: TurnStatus::Failed,
+        error: None,
+        provider: ProviderKind::Codex,
+        session_id: None,
+        model: None,
+        conversation: 1,
+        conversation_id: "c".into(),
+        opened: None,
+        context: None,
+        rotates_next: false,
+        commit: None,
+        unusable_cli: false,
+    };
+    let fx = app.update(Msg::Watch(WatchEvent::Finished {
+        name: "web".into(),
+        summary,
+    }));
+    assert_eq!(fx, vec![Effect::Bell]);
+    let s = screen(&mut app, 70, 8);
+    assert!(s.contains("1 web             ✗ failed"), "{s}");
+}
+
+#[test]
+fn composer_grows_with_lines_and_shows_the_provider_switch() {
+    let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
+    typed(&mut app, "first line");
+    app.update(Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT)));
+    typed(&mut app, "second");
+    app.update(key(KeyCode::Tab));
+    let s = screen(&mut app, 50, 10);
+    let want = "\
+┌ 0 api · claude · conversation 2 · idle ────────┐
+│reading the history…                            │
+│                                                │
+│                                                │
+└────────────────────────────────────────────────┘
+┌ prompt → api · codex (switch) · Tab: provider ─┐
+│first line                                      │
+│second                                          │
+└────────────────────────────────────────────────┘
+ baton  Enter send · Alt-Enter newline · Tab prov…
+";
+    assert_eq!(s, want);
+}
+
+#[test]
+fn help_overlay_lists_the_keys() {
+    let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
+    app.update(ctrl('b'));
+    app.update(key(KeyCode::Char('?')));
+    let s = screen(&mut app, 90, 26);
+    for k in [
+        "C-b c",
+        "C-b d",
+        "Alt-Enter",
+        "Esc, C-c",
+        "C-e",
+        "PageUp / PageDown",
+    ] {
+        assert!(s.contains(k), "help misses {k}:\n{s}");
+    }
+    app.update(key(KeyCode::Char('q')));
+    assert!(!screen(&mut app, 90, 26).contains("PageUp / PageDown"));
+}
+
+#[test]
+fn the_offer_and_the_new_terminal_form() {
+    let mut app = App::new("baton", "/w/elsewhere", Prefix('b'));
+    app.update(Msg::Watch(WatchEvent::Terminals {
+        terminals: vec![terminal("api", "claude", "idle", None)],
+    }));
+    let s = screen(&mut app, 100, 8);
+    assert!(
+        s.contains("No terminal works in /w/elsewhere. Create one here? y yes · e edit first"),
+        "{s}"
+    );
+    app.update(key(KeyCode::Char('e')));
+    typed(&mut app, "docs");
+    let s = screen(&mut app, 100, 12);
+    let want_rows = [
+        "│     name: docs",
+        "│      dir: /w/elsewhere",
+        "│ provider: ‹ claude ›",
+    ];
+    for r in want_rows {
+        assert!(s.contains(r), "missing {r:?}:\n{s}");
+    }
+    let fx = app.update(key(KeyCode::Enter));
+    assert!(matches!(&fx[..], [Effect::Call(Tag::New, _)]), "{fx:?}");
+}
+
+#[test]
+fn tiny_and_huge_windows_draw_without_panicking() {
+    let mut app = app_with(vec![
+        terminal(
+            "a-very-long-terminal-name-indeed",
+            "claude",
+            "running",
+            Some((1, 2)),
+        ),
+        terminal("web", "codex", "idle", None),
+    ]);
+    app.update(Msg::Reply(
+        Tag::Log("a-very-long-terminal-name-indeed".into()),
+        Ok(log()),
+    ));
+    // No terminal works in the current directory: the offer comes first; decline it.
+    typed(&mut app, "n");
+    typed(&mut app, &"x".repeat(500));
+    for (w, h) in [(20, 5), (1, 1), (5, 2), (400, 120), (60, 3)] {
+        screen(&mut app, w, h);
+    }
+    app.update(ctrl('b'));
+    app.update(key(KeyCode::Char('?')));
+    screen(&mut app, 20, 5);
+    app.update(key(KeyCode::Esc));
+    let want = "\
+┌ 0 a-very-long-te…┐
+┌ prompt → a-very-…┐
+│xxxxxxxxxxxxxx    │
+└──────────────────┘
+ baton  Enter queue…
+";
+    assert_eq!(screen(&mut app, 20, 5), want);
+}
+
+#[test]
+fn scrolling_up_stops_following_and_ctrl_end_follows_again() {
+    let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
+    app.update(Msg::Reply(Tag::Log("api".into()), Ok(log())));
+    screen(&mut app, 100, 10);
+    app.update(key(KeyCode::PageUp));
+    let s = screen(&mut app, 100, 10);
+    assert!(s.contains("(C-End: follow)"), "{s}");
+    app.update(Msg::Key(KeyEvent::new(KeyCode::End, KeyModifiers::CONTROL)));
+    let s = screen(&mut app, 100, 10);
+    assert!(!s.contains("(C-End: follow)"), "{s}");
+    assert!(s.contains("API error 400"), "{s}");
+}
+
+#[test]
+fn split_panes_show_their_own_terminals() {
+    let mut app = app_with(vec![
+        terminal("api", "claude", "idle", None),
+        terminal("web", "codex", "idle", None),
+    ]);
+    app.update(ctrl('b'));
+    let fx = app.update(key(KeyCode::Char('%')));
+    assert!(
+        matches!(&fx[..], [Effect::Call(Tag::Log(n), _)] if n == "web"),
+        "{fx:?}"
+    );
+    let s = screen(&mut app, 100, 8);
+    let top = s.lines().next().unwrap_or("");
+    assert!(
+        top.contains("0 api · claude") && top.contains("1 web · codex"),
+        "{s}"
+    );
+    assert_eq!(app.focused_name().as_deref(), Some("web"));
+    app.update(ctrl('b'));
+    app.update(key(KeyCode::Char('"')));
+    let s = screen(&mut app, 100, 12);
+    // Every terminal is already shown: the new pane shows the focused one too.
+    assert_eq!(s.matches("1 web · codex").count(), 2, "{s}");
+    app.update(ctrl('b'));
+    app.update(key(KeyCode::Char('x')));
+    assert_eq!(app.panes.len(), 2);
+}

@@ -1,0 +1,340 @@
+//! What keys, pastes and the mouse do, mode by mode: the prefix, the composer's editing keys,
+//! the new-terminal form, the help overlay and the start-up offer.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
+use ratatui::layout::{Position, Rect};
+
+use super::app::{App, Effect, Exit, Mode, Pane, Split, Tag, Waiting};
+use super::form::{Field, NewForm};
+use super::keys::{prefix_action, PrefixAction};
+use crate::protocol::Request;
+use crate::providers::ProviderKind;
+
+/// Rows the mouse wheel scrolls per notch.
+const WHEEL_ROWS: usize = 3;
+
+fn ctrl(k: &KeyEvent) -> bool {
+    k.modifiers.contains(KeyModifiers::CONTROL)
+}
+
+impl App {
+    pub fn on_key(&mut self, k: KeyEvent) -> Vec<Effect> {
+        // Key releases and repeats come only with the kitty protocol; act on presses.
+        if k.kind == KeyEventKind::Release {
+            return Vec::new();
+        }
+        if self.status.as_ref().is_some_and(|(_, err)| !err) {
+            self.status = None;
+        }
+        match &self.mode {
+            Mode::Help => {
+                self.mode = Mode::Normal;
+                return Vec::new();
+            }
+            Mode::NewTerminal(_) => return self.form_key(k),
+            Mode::Offer => return self.offer_key(k),
+            Mode::Normal => {}
+        }
+        if self.prefix_armed {
+            self.prefix_armed = false;
+            return match prefix_action(&k) {
+                Some(a) => self.prefix(a),
+                None if self.prefix.matches(&k) => Vec::new(),
+                None => {
+                    self.say(format!("{} {:?}: not bound", self.prefix.label(), k.code));
+                    Vec::new()
+                }
+            };
+        }
+        if self.prefix.matches(&k) {
+            self.prefix_armed = true;
+            return Vec::new();
+        }
+        self.status = None;
+        self.plain_key(k)
+    }
+
+    fn prefix(&mut self, a: PrefixAction) -> Vec<Effect> {
+        match a {
+            PrefixAction::NewTerminal => {
+                self.mode = Mode::NewTerminal(NewForm::new(&self.cwd));
+                Vec::new()
+            }
+            PrefixAction::Next => self.step_focus(1),
+            PrefixAction::Prev => self.step_focus(-1),
+            PrefixAction::Jump(n) => match self.terms.get(n).map(|t| t.info.name.clone()) {
+                Some(name) => self.focus(&name),
+                None => {
+                    self.say(format!("no terminal {n}"));
+                    Vec::new()
+                }
+            },
+            PrefixAction::Detach => {
+                self.quit = Some(Exit::Detach);
+                Vec::new()
+            }
+            PrefixAction::Help => {
+                self.mode = Mode::Help;
+                Vec::new()
+            }
+            PrefixAction::SplitBeside => self.split_pane(Split::Beside),
+            PrefixAction::SplitBelow => self.split_pane(Split::Below),
+            PrefixAction::NextPane => {
+                self.active = (self.active + 1) % self.panes.len().max(1);
+                self.next_provider = None;
+                match self.focused_name() {
+                    Some(n) => self.show_effects(&n),
+                    None => Vec::new(),
+                }
+            }
+            PrefixAction::ClosePane => {
+                if self.panes.len() > 1 {
+                    self.panes.remove(self.active);
+                    self.active = self.active.min(self.panes.len() - 1);
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    fn step_focus(&mut self, by: isize) -> Vec<Effect> {
+        let n = self.terms.len() as isize;
+        if n == 0 {
+            return Vec::new();
+        }
+        let cur = self
+            .focused_name()
+            .and_then(|f| self.terms.iter().position(|t| t.info.name == f))
+            .map_or(0, |i| i as isize);
+        let next = (cur + by).rem_euclid(n) as usize;
+        let name = self.terms[next].info.name.clone();
+        self.focus(&name)
+    }
+
+    /// A new pane showing the next terminal; the whole layout takes the split's direction.
+    fn split_pane(&mut self, dir: Split) -> Vec<Effect> {
+        if self.panes.len() >= 6 {
+            self.say("at most 6 panes");
+            return Vec::new();
+        }
+        self.split = dir;
+        let shown = self.focused_name();
+        let next = self
+            .terms
+            .iter()
+            .map(|t| t.info.name.clone())
+            .find(|n| !self.visible(n))
+            .or(shown);
+        self.panes.insert(self.active + 1, Pane::default());
+        self.active += 1;
+        match next {
+            Some(name) => self.focus(&name),
+            None => Vec::new(),
+        }
+    }
+
+    fn plain_key(&mut self, k: KeyEvent) -> Vec<Effect> {
+        let alt = k.modifiers.contains(KeyModifiers::ALT);
+        let shift = k.modifiers.contains(KeyModifiers::SHIFT);
+        match k.code {
+            KeyCode::Enter if alt || shift => self.composer.insert_char('\n'),
+            KeyCode::Char('j') if ctrl(&k) => self.composer.insert_char('\n'),
+            KeyCode::Enter => return self.submit(),
+            KeyCode::Esc => return self.interrupt(),
+            KeyCode::Char('c') if ctrl(&k) => return self.interrupt(),
+            KeyCode::Char('t') if ctrl(&k) => self.expand_tools = !self.expand_tools,
+            KeyCode::Char('e') if ctrl(&k) => self.edit_waiting(),
+            KeyCode::Char('x') if ctrl(&k) => self.remove_waiting(),
+            KeyCode::Char('u') if ctrl(&k) => self.composer.kill_to_start(),
+            KeyCode::Char('w') if ctrl(&k) => self.composer.kill_word(),
+            KeyCode::Char('a') if ctrl(&k) => self.composer.home(),
+            KeyCode::Tab => self.cycle_provider(),
+            KeyCode::PageUp => self.scroll_active(true, None),
+            KeyCode::PageDown => self.scroll_active(false, None),
+            KeyCode::End if ctrl(&k) => {
+                if let Some(p) = self.panes.get_mut(self.active) {
+                    p.scroll = 0;
+                }
+            }
+            KeyCode::Up if self.composer.on_first_line() => self.history_prev(),
+            KeyCode::Down if self.composer.on_last_line() => self.composer.history_next(),
+            KeyCode::Up => self.composer.up(),
+            KeyCode::Down => self.composer.down(),
+            KeyCode::Left => self.composer.left(),
+            KeyCode::Right => self.composer.right(),
+            KeyCode::Home => self.composer.home(),
+            KeyCode::End => self.composer.end(),
+            KeyCode::Backspace => self.composer.backspace(),
+            KeyCode::Delete => self.composer.delete(),
+            KeyCode::Char(c) if !ctrl(&k) => self.composer.insert_char(c),
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn history_prev(&mut self) {
+        if !self.composer.is_browsing() {
+            let prompts: Vec<String> = self
+                .focused()
+                .map(|t| {
+                    let waiting = t.waiting.iter().map(|w| w.prompt.as_str());
+                    t.transcript
+                        .prompts()
+                        .chain(waiting)
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default();
+            self.composer.set_history(prompts);
+        }
+        self.composer.history_prev();
+    }
+
+    fn cycle_provider(&mut self) {
+        let own = self
+            .focused()
+            .and_then(|t| ProviderKind::parse(&t.info.provider));
+        let current = self.next_provider.or(own).unwrap_or(ProviderKind::Claude);
+        let next = match current {
+            ProviderKind::Claude => ProviderKind::Codex,
+            ProviderKind::Codex => ProviderKind::Claude,
+        };
+        self.next_provider = (Some(next) != own).then_some(next);
+    }
+
+    /// Ctrl-E: the last waiting prompt goes back into the composer to be edited (Enter queues
+    /// it again).
+    fn edit_waiting(&mut self) {
+        if !self.composer.is_empty() {
+            self.say("send or clear the composer first (C-u), then C-e edits the waiting prompt");
+            return;
+        }
+        let name = self.focused_name().unwrap_or_default();
+        let Some(w) = self.term_mut(&name).and_then(|t| t.waiting.pop()) else {
+            self.say("no waiting prompt");
+            return;
+        };
+        self.composer.set_text(&w.prompt);
+        self.next_provider = w.provider;
+    }
+
+    fn remove_waiting(&mut self) {
+        let name = self.focused_name().unwrap_or_default();
+        match self.term_mut(&name).and_then(|t| t.waiting.pop()) {
+            Some(Waiting { .. }) => self.say("removed the last waiting prompt"),
+            None => self.say("no waiting prompt"),
+        }
+    }
+
+    /// Scrolls the active pane (or `pane`) a page, or `rows` for the wheel.
+    fn scroll_active(&mut self, up: bool, rows: Option<(usize, usize)>) {
+        let (idx, by) = match rows {
+            Some((i, r)) => (i, r),
+            None => {
+                let rows = self.panes.get(self.active).map_or(1, |p| p.rows.max(2));
+                (self.active, rows - 1)
+            }
+        };
+        if let Some(p) = self.panes.get_mut(idx) {
+            p.scroll = if up {
+                p.scroll.saturating_add(by)
+            } else {
+                p.scroll.saturating_sub(by)
+            };
+        }
+    }
+
+    pub fn on_paste(&mut self, s: &str) -> Vec<Effect> {
+        match &mut self.mode {
+            Mode::NewTerminal(f) => f.paste(s),
+            Mode::Normal => self.composer.insert_str(s),
+            Mode::Help | Mode::Offer => {}
+        }
+        Vec::new()
+    }
+
+    pub fn on_mouse(&mut self, m: MouseEvent) -> Vec<Effect> {
+        let at = Position::new(m.column, m.row);
+        let pane = self.panes.iter().position(|p| p.area.contains(at));
+        match m.kind {
+            MouseEventKind::ScrollUp => {
+                self.scroll_active(true, Some((pane.unwrap_or(self.active), WHEEL_ROWS)))
+            }
+            MouseEventKind::ScrollDown => {
+                self.scroll_active(false, Some((pane.unwrap_or(self.active), WHEEL_ROWS)))
+            }
+            MouseEventKind::Down(_) => {
+                if let Some(i) = pane {
+                    self.active = i;
+                } else if let Some(n) = list_row(self.list_area, at) {
+                    if let Some(name) = self.terms.get(n).map(|t| t.info.name.clone()) {
+                        return self.focus(&name);
+                    }
+                }
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn form_key(&mut self, k: KeyEvent) -> Vec<Effect> {
+        let Mode::NewTerminal(f) = &mut self.mode else {
+            return Vec::new();
+        };
+        match k.code {
+            KeyCode::Esc => self.mode = Mode::Normal,
+            KeyCode::Char('c') if ctrl(&k) => self.mode = Mode::Normal,
+            KeyCode::Enter if !f.busy => {
+                f.busy = true;
+                f.error = None;
+                return vec![Effect::Call(Tag::New, f.request())];
+            }
+            KeyCode::Tab | KeyCode::Down => f.next_field(true),
+            KeyCode::BackTab | KeyCode::Up => f.next_field(false),
+            KeyCode::Left | KeyCode::Right if f.focus == Field::Provider => f.cycle_provider(),
+            KeyCode::Backspace => f.backspace(),
+            KeyCode::Char('u') if ctrl(&k) => f.clear(),
+            KeyCode::Char(c) if !ctrl(&k) => f.type_char(c),
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn offer_key(&mut self, k: KeyEvent) -> Vec<Effect> {
+        match k.code {
+            KeyCode::Char('y') | KeyCode::Enter => {
+                self.mode = Mode::Normal;
+                self.say("creating a terminal here…");
+                let req = Request::New {
+                    name: None,
+                    dir: self.cwd.clone(),
+                    provider: None,
+                    model: None,
+                    brief: None,
+                    in_place: false,
+                };
+                return vec![Effect::Call(Tag::New, req)];
+            }
+            KeyCode::Char('e') => self.mode = Mode::NewTerminal(NewForm::new(&self.cwd)),
+            KeyCode::Char('n') | KeyCode::Esc => self.mode = Mode::Normal,
+            KeyCode::Char('c') if ctrl(&k) => self.mode = Mode::Normal,
+            _ if self.prefix.matches(&k) => {
+                self.mode = Mode::Normal;
+                self.prefix_armed = true;
+            }
+            _ => {}
+        }
+        Vec::new()
+    }
+}
+
+/// Which list entry (two rows each, inside a border) a click at `at` hits.
+fn list_row(area: Rect, at: Position) -> Option<usize> {
+    let inner = Rect::new(
+        area.x + 1,
+        area.y + 1,
+        area.width.saturating_sub(2),
+        area.height.saturating_sub(2),
+    );
+    inner.contains(at).then(|| usize::from(at.y - inner.y) / 2)
+}

@@ -1,0 +1,281 @@
+//! Turning a transcript into screen lines at a given width: word wrapping by display width,
+//! the dividers, tool lines, summaries. Pure: the same transcript and width give the same lines.
+
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use unicode_width::UnicodeWidthChar;
+
+use super::transcript::{Part, Transcript, TurnEnd, TurnEntry};
+use crate::client::render::thousands;
+use crate::engine::ROTATE_FRACTION;
+use crate::providers::TurnStatus;
+
+/// Replaces what would corrupt the screen (control characters, escape sequences) and expands
+/// tabs: a CLI's output is not trusted to be clean text.
+pub fn clean(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\t' => out.push_str("    "),
+            '\n' => out.push('\n'),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn width_of(c: char) -> usize {
+    c.width().unwrap_or(0)
+}
+
+pub fn str_width(s: &str) -> usize {
+    s.chars().map(width_of).sum()
+}
+
+/// Cuts `s` to at most `max` columns, ending in `…` when something was cut.
+pub fn truncate(s: &str, max: usize) -> String {
+    if str_width(s) <= max {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    let mut w = 0;
+    for c in s.chars() {
+        let cw = width_of(c);
+        if w + cw + 1 > max {
+            break;
+        }
+        out.push(c);
+        w += cw;
+    }
+    if max > 0 {
+        out.push('…');
+    }
+    out
+}
+
+/// Wraps one logical line (no newlines) to `width` columns, breaking at spaces when it can and
+/// inside words when it must.
+pub fn wrap_line(line: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut rows = Vec::new();
+    let mut row = String::new();
+    let mut row_w = 0;
+    for word in line.split_inclusive(' ') {
+        let ww = str_width(word);
+        let trimmed_w = str_width(word.trim_end_matches(' '));
+        if trimmed_w == 0 {
+            // Spaces never start a new row; at a wrap point they vanish, while the leading
+            // spaces of the line itself (indentation) stay.
+            if row_w > 0 || rows.is_empty() {
+                row.push_str(word);
+                row_w += ww;
+            }
+            continue;
+        }
+        if row_w + trimmed_w > width && row_w > 0 {
+            rows.push(std::mem::take(&mut row).trim_end().to_string());
+            row_w = 0;
+        }
+        if trimmed_w > width {
+            // A word longer than the row: break it by characters.
+            for c in word.chars() {
+                let cw = width_of(c);
+                if row_w + cw > width && row_w > 0 {
+                    rows.push(std::mem::take(&mut row));
+                    row_w = 0;
+                }
+                row.push(c);
+                row_w += cw;
+            }
+            continue;
+        }
+        row.push_str(word);
+        row_w += ww;
+    }
+    rows.push(row.trim_end().to_string());
+    rows
+}
+
+/// Wraps multi-line text: the first row starts with `indent`, the others with as many spaces.
+fn wrapped(text: &str, width: usize, indent: &str, style: Style, out: &mut Vec<Line<'static>>) {
+    let indent_w = str_width(indent);
+    let inner = width.saturating_sub(indent_w).max(1);
+    let mut lead = indent.to_string();
+    for logical in clean(text).split('\n') {
+        for row in wrap_line(logical, inner) {
+            out.push(Line::from(vec![
+                Span::styled(std::mem::replace(&mut lead, " ".repeat(indent_w)), style),
+                Span::styled(row, style),
+            ]));
+        }
+    }
+}
+
+/// `── text ─────` across the width.
+fn rule(text: &str, width: usize, style: Style) -> Line<'static> {
+    let head = truncate(&format!("── {text} "), width);
+    let fill = width.saturating_sub(str_width(&head));
+    Line::from(Span::styled(format!("{head}{}", "─".repeat(fill)), style))
+}
+
+fn opened_text(conversation: u32, reason: &str) -> String {
+    match reason {
+        "first" => format!("conversation {conversation}"),
+        "size" => format!(
+            "conversation {conversation} · rotated: the last one passed {:.0}% of the window",
+            ROTATE_FRACTION * 100.0
+        ),
+        "moved" => format!("conversation {conversation} · the directory moved"),
+        other => format!("conversation {conversation} · opened: {other}"),
+    }
+}
+
+/// The one line that ends a turn.
+pub fn summary_text(t: &TurnEntry, end: &TurnEnd) -> String {
+    let mut parts = vec![end.status.as_str().to_string()];
+    parts.push(match &end.model {
+        Some(m) => format!("{}/{m}", t.provider),
+        None => t.provider.clone(),
+    });
+    match &end.context {
+        Some(c) => {
+            parts.push(format!(
+                "context {:.1}% of {}",
+                c.fraction() * 100.0,
+                thousands(c.window)
+            ));
+            if c.fraction() > ROTATE_FRACTION {
+                parts.push("the next prompt opens a fresh conversation".into());
+            }
+        }
+        None => parts.push("context not reported".into()),
+    }
+    parts.join(" · ")
+}
+
+fn turn_lines(t: &TurnEntry, width: usize, expand: bool, out: &mut Vec<Line<'static>>) {
+    let divider = Style::default().fg(Color::Yellow);
+    if let Some(reason) = &t.opened {
+        out.push(rule(&opened_text(t.conversation, reason), width, divider));
+    } else if t.switched {
+        let text = format!("provider switched to {} · same conversation", t.provider);
+        out.push(rule(&text, width, divider));
+    }
+    let prompt_style = Style::default()
+        .fg(Color::Cyan)
+        .add_modifier(Modifier::BOLD);
+    let prompt = t.prompt.as_deref().unwrap_or("…");
+    let mut first = true;
+    for logical in clean(prompt).split('\n') {
+        for row in wrap_line(logical, width.saturating_sub(2).max(1)) {
+            let lead = if first { "› " } else { "  " };
+            first = false;
+            out.push(Line::from(vec![
+                Span::styled(lead.to_string(), prompt_style),
+                Span::styled(row, prompt_style),
+            ]));
+        }
+    }
+    let dim = Style::default().fg(Color::DarkGray);
+    for part in &t.parts {
+        match part {
+            Part::Text(text) => wrapped(text, width, "", Style::default(), out),
+            Part::Tool(s) if expand => wrapped(s, width, "  ⚙ ", dim, out),
+            Part::Tool(s) => out.push(Line::from(Span::styled(
+                truncate(&format!("  ⚙ {}", clean(s).replace('\n', " ")), width),
+                dim,
+            ))),
+            Part::Note(s) => wrapped(&format!("note: {s}"), width, "  ", dim, out),
+            Part::Warning(s) => wrapped(s, width, "  ! ", Style::default().fg(Color::Yellow), out),
+        }
+    }
+    match &t.end {
+        None => out.push(Line::from(Span::styled("  … working", dim))),
+        Some(end) => {
+            let style = match end.status {
+                TurnStatus::Completed => dim,
+                TurnStatus::Failed => Style::default().fg(Color::Red),
+                TurnStatus::Interrupted => Style::default().fg(Color::Yellow),
+            };
+            wrapped(&summary_text(t, end), width, "── ", style, out);
+            if end.status != TurnStatus::Completed {
+                if let Some(e) = &end.error {
+                    wrapped(e, width, "   ", style, out);
+                }
+            }
+        }
+    }
+    out.push(Line::default());
+}
+
+/// Every line of the transcript at `width` columns.
+pub fn transcript_lines(t: &Transcript, width: u16, expand_tools: bool) -> Vec<Line<'static>> {
+    let width = usize::from(width).max(1);
+    let mut out = Vec::new();
+    for turn in &t.turns {
+        turn_lines(turn, width, expand_tools, &mut out);
+    }
+    out
+}
+
+/// A context meter `cells` wide: filled up to the share used, with the rotation line marked.
+pub fn meter(fraction: Option<f64>, cells: usize) -> Vec<Span<'static>> {
+    let Some(f) = fraction else {
+        return vec![Span::styled(
+            format!("{:cells$}", "ctx –"),
+            Style::default().fg(Color::DarkGray),
+        )];
+    };
+    let f = f.clamp(0.0, 1.0);
+    let filled = (f * cells as f64).round() as usize;
+    let line = ((ROTATE_FRACTION * cells as f64).round() as usize).min(cells.saturating_sub(1));
+    let over = f > ROTATE_FRACTION;
+    let bar_style = Style::default().fg(if over { Color::Red } else { Color::Green });
+    let mut spans = Vec::new();
+    for i in 0..cells {
+        let (sym, style) = if i == line {
+            ("┃", Style::default().fg(Color::Yellow))
+        } else if i < filled {
+            ("█", bar_style)
+        } else {
+            ("·", Style::default().fg(Color::DarkGray))
+        };
+        spans.push(Span::styled(sym, style));
+    }
+    spans.push(Span::raw(format!("{:>4.0}%", f * 100.0)));
+    spans
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn wraps_at_spaces_and_breaks_long_words() {
+        let table: &[(&str, usize, &[&str])] = &[
+            ("hello world", 20, &["hello world"]),
+            ("hello world", 5, &["hello", "world"]),
+            ("abcdefghij", 4, &["abcd", "efgh", "ij"]),
+            ("", 4, &[""]),
+            ("a  b", 1, &["a", "b"]),
+            ("日本語のテキスト", 6, &["日本語", "のテキ", "スト"]),
+        ];
+        for (text, width, want) in table {
+            assert_eq!(&wrap_line(text, *width), want, "{text:?} at {width}");
+        }
+    }
+
+    #[test]
+    fn truncates_by_display_width() {
+        assert_eq!(truncate("hello", 10), "hello");
+        assert_eq!(truncate("hello world", 6), "hello…");
+        assert_eq!(truncate("x", 0), "");
+    }
+
+    #[test]
+    fn control_characters_never_reach_the_screen() {
+        assert_eq!(clean("a\x1b[31mb\tc\r\n"), "a[31mb    c\n");
+    }
+}

@@ -1,0 +1,304 @@
+//! A terminal's transcript as the UI keeps it: every turn (from `log`), updated live from the
+//! watch stream. Pure data; `lines.rs` turns it into screen lines.
+
+use serde_json::Value;
+
+use crate::protocol::{SendEvent, TurnSummary};
+use crate::providers::{ContextUsage, TurnEvent, TurnStatus};
+
+/// One piece of a turn, in the order it arrived.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Part {
+    /// A piece of the answer.
+    Text(String),
+    /// A tool call, one line.
+    Tool(String),
+    /// Something baton did (a lost session restarted…).
+    Note(String),
+    /// Something the provider warned about.
+    Warning(String),
+}
+
+/// How a turn ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnEnd {
+    pub status: TurnStatus,
+    pub error: Option<String>,
+    pub context: Option<ContextUsage>,
+    pub model: Option<String>,
+}
+
+/// One turn as the transcript shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnEntry {
+    pub number: u32,
+    pub conversation: u32,
+    /// Why a conversation opened for this turn (`first`, `size`, `moved`), if one did.
+    pub opened: Option<String>,
+    /// The provider changed at this turn (a new provider session in the same conversation).
+    pub switched: bool,
+    pub provider: String,
+    /// None while the UI does not know it yet (a turn started by another client).
+    pub prompt: Option<String>,
+    pub parts: Vec<Part>,
+    /// None while the turn runs.
+    pub end: Option<TurnEnd>,
+}
+
+/// Every turn of one terminal, oldest first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Transcript {
+    pub turns: Vec<TurnEntry>,
+    /// Bumped on every change, so drawing can cache wrapped lines.
+    pub version: u64,
+    /// The terminal's whole history (`log`) has been read at least once.
+    pub loaded: bool,
+}
+
+fn status_of(v: &Value) -> Option<TurnStatus> {
+    serde_json::from_value(v.clone()).ok()
+}
+
+fn context_of(v: &Value) -> Option<ContextUsage> {
+    serde_json::from_value(v.clone()).ok()
+}
+
+fn strings(v: &Value) -> impl Iterator<Item = String> + '_ {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.as_str().map(str::to_string))
+}
+
+/// One turn of `log --json`; `prev` is the turn before it, for the dividers.
+fn entry_from_log(t: &Value, convs: &[Value], prev: Option<&TurnEntry>) -> TurnEntry {
+    let conversation = t["conversation"].as_u64().unwrap_or(0) as u32;
+    let provider = t["provider"].as_str().unwrap_or("").to_string();
+    let new_conv = prev.is_none_or(|p| p.conversation != conversation);
+    let opened = new_conv.then(|| {
+        convs
+            .iter()
+            .find(|c| c["number"].as_u64() == Some(u64::from(conversation)))
+            .and_then(|c| c["opened_reason"].as_str())
+            .unwrap_or("first")
+            .to_string()
+    });
+    let switched = !new_conv && prev.is_some_and(|p| p.provider != provider);
+    let mut parts: Vec<Part> = strings(&t["tools"]).map(Part::Tool).collect();
+    if let Some(a) = t["answer"].as_str().filter(|a| !a.is_empty()) {
+        parts.push(Part::Text(a.to_string()));
+    }
+    parts.extend(strings(&t["notes"]).map(Part::Note));
+    let end = status_of(&t["status"]).map(|status| TurnEnd {
+        status,
+        error: t["error"].as_str().map(str::to_string),
+        context: context_of(&t["context"]),
+        model: t["model"].as_str().map(str::to_string),
+    });
+    TurnEntry {
+        number: t["number"].as_u64().unwrap_or(0) as u32,
+        conversation,
+        opened,
+        switched,
+        provider,
+        prompt: t["prompt"].as_str().map(str::to_string),
+        parts,
+        end,
+    }
+}
+
+impl Transcript {
+    /// The transcript `log --json` describes.
+    pub fn from_log(log: &Value) -> Transcript {
+        let convs = log["conversations"].as_array().cloned().unwrap_or_default();
+        let mut turns: Vec<TurnEntry> = Vec::new();
+        for t in log["turns"].as_array().into_iter().flatten() {
+            let e = entry_from_log(t, &convs, turns.last());
+            turns.push(e);
+        }
+        Transcript {
+            turns,
+            version: 0,
+            loaded: true,
+        }
+    }
+
+    /// Takes the history `log` returned, keeping what arrived live meanwhile: the steps of a
+    /// turn that was still running when the log was read, and turns that started after it.
+    pub fn merge_log(&mut self, mut log: Transcript) {
+        let newest = log.turns.last().map_or(0, |t| t.number);
+        for live in self.turns.drain(..) {
+            match log.turns.iter_mut().find(|t| t.number == live.number) {
+                Some(t) if t.end.is_none() => {
+                    if t.parts.is_empty() {
+                        t.parts = live.parts;
+                    }
+                    t.end = live.end;
+                }
+                Some(_) => {}
+                None if live.number > newest => log.turns.push(live),
+                None => {}
+            }
+        }
+        self.turns = log.turns;
+        self.loaded = true;
+        self.version += 1;
+    }
+
+    pub fn running(&self) -> Option<&TurnEntry> {
+        self.turns.last().filter(|t| t.end.is_none())
+    }
+
+    fn current(&mut self) -> Option<&mut TurnEntry> {
+        self.turns.last_mut().filter(|t| t.end.is_none())
+    }
+
+    /// Applies one step of a running turn. Returns true when the UI should fetch the log (a
+    /// turn started whose prompt it does not know).
+    pub fn step(&mut self, ev: &SendEvent, prompt: Option<String>) -> bool {
+        self.version += 1;
+        match ev {
+            SendEvent::Queued { .. } => false,
+            SendEvent::Started {
+                number,
+                provider,
+                conversation,
+                opened,
+                session,
+                prompt: sent,
+                ..
+            } => {
+                // The event names its prompt; `prompt` (what this client sent) is a fallback.
+                let prompt = Some(sent.clone()).or(prompt);
+                let unknown = false;
+                self.turns.retain(|t| t.number != *number);
+                self.turns.push(TurnEntry {
+                    number: *number,
+                    conversation: *conversation,
+                    opened: opened.clone(),
+                    switched: session == "switch",
+                    provider: provider.to_string(),
+                    prompt,
+                    parts: Vec::new(),
+                    end: None,
+                });
+                unknown
+            }
+            SendEvent::Turn { event } => {
+                let part = match event {
+                    TurnEvent::Text { text } => Part::Text(text.clone()),
+                    TurnEvent::ToolUse { summary, .. } => Part::Tool(summary.clone()),
+                    TurnEvent::Warning { message } => Part::Warning(message.clone()),
+                    TurnEvent::Session { .. } | TurnEvent::Usage { .. } | TurnEvent::End { .. } => {
+                        return false
+                    }
+                };
+                if let Some(t) = self.current() {
+                    t.parts.push(part);
+                }
+                false
+            }
+            SendEvent::Note { message } => {
+                if let Some(t) = self.current() {
+                    t.parts.push(Part::Note(message.clone()));
+                }
+                false
+            }
+        }
+    }
+
+    /// The end of a turn.
+    pub fn finished(&mut self, s: &TurnSummary) {
+        self.version += 1;
+        if let Some(t) = self.turns.iter_mut().rev().find(|t| t.number == s.number) {
+            t.end = Some(TurnEnd {
+                status: s.status,
+                error: s.error.clone(),
+                context: s.context,
+                model: s.model.clone(),
+            });
+        }
+    }
+
+    /// The prompts of every turn, oldest first (the composer's history).
+    pub fn prompts(&self) -> impl Iterator<Item = &str> {
+        self.turns.iter().filter_map(|t| t.prompt.as_deref())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::ProviderKind;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    fn log() -> Value {
+        json!({
+            "name": "api",
+            "conversations": [
+                {"number": 1, "opened_reason": "first"},
+                {"number": 2, "opened_reason": "size"},
+            ],
+            "turns": [
+                {"number": 1, "conversation": 1, "provider": "claude", "prompt": "one",
+                 "status": "completed", "answer": "A1", "tools": ["Read x"], "notes": [],
+                 "context": {"tokens": 100000, "window": 200000}},
+                {"number": 2, "conversation": 2, "provider": "claude", "prompt": "two",
+                 "status": "completed", "answer": "A2", "tools": [], "notes": []},
+                {"number": 3, "conversation": 2, "provider": "codex", "prompt": "three",
+                 "status": null, "answer": null, "tools": [], "notes": []},
+            ]
+        })
+    }
+
+    #[test]
+    fn log_turns_carry_their_dividers() {
+        let t = Transcript::from_log(&log());
+        let marks: Vec<(u32, Option<&str>, bool)> = t
+            .turns
+            .iter()
+            .map(|e| (e.number, e.opened.as_deref(), e.switched))
+            .collect();
+        assert_eq!(
+            marks,
+            vec![
+                (1, Some("first"), false),
+                (2, Some("size"), false),
+                (3, None, true)
+            ]
+        );
+        assert_eq!(
+            t.turns[0].parts,
+            vec![Part::Tool("Read x".into()), Part::Text("A1".into())]
+        );
+        assert!(t.running().is_some());
+    }
+
+    #[test]
+    fn merging_the_log_keeps_live_steps_of_the_running_turn() {
+        let mut t = Transcript::default();
+        let started = SendEvent::Started {
+            turn_id: "x".into(),
+            number: 3,
+            provider: ProviderKind::Codex,
+            conversation: 2,
+            opened: None,
+            session: "switch".into(),
+            prompt: "three".into(),
+        };
+        assert!(!t.step(&started, None), "the event names its prompt");
+        t.step(
+            &SendEvent::Turn {
+                event: TurnEvent::Text {
+                    text: "partial".into(),
+                },
+            },
+            None,
+        );
+        t.merge_log(Transcript::from_log(&log()));
+        assert_eq!(t.turns.len(), 3);
+        assert_eq!(t.turns[2].prompt.as_deref(), Some("three"));
+        assert_eq!(t.turns[2].parts, vec![Part::Text("partial".into())]);
+    }
+}
