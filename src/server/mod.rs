@@ -3,6 +3,7 @@
 
 mod checkout;
 mod extract;
+mod fence;
 mod feed;
 mod handlers;
 mod state;

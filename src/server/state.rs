@@ -55,6 +55,8 @@ pub struct Server {
     /// Every change, for watching clients (the UI). A client that falls behind is resynced with
     /// a fresh snapshot, so a lagging UI never blocks a turn.
     pub watch: tokio::sync::broadcast::Sender<WatchEvent>,
+    /// Whether Codex's sandbox works here (probed once per binary).
+    pub fence_checks: super::fence::FenceChecks,
     /// Watches plain folders and worktrees so moves show up before the next send.
     pub files: Mutex<Option<crate::git::Watch>>,
     runtimes: Mutex<HashMap<String, Arc<TermRuntime>>>,
@@ -83,6 +85,7 @@ impl Server {
             shutting_down: AtomicBool::new(false),
             watch: tokio::sync::broadcast::channel(WATCH_BUFFER).0,
             files: Mutex::new(None),
+            fence_checks: Default::default(),
             runtimes: Mutex::new(HashMap::new()),
         }
     }

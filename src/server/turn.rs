@@ -487,6 +487,9 @@ impl TurnCtx<'_> {
             env: Vec::new(),
         };
         fence(&srv, self.tid, &mut spec);
+        if let Some(warning) = srv.fence_checks.warning(&spec, srv.path_var.as_deref()).await {
+            self.note(warning);
+        }
         let mut reason = plan.session_reason;
         let mut outcome = self.run_cli(&spec, prompt).await?;
         if let SessionMode::Resume { session_id } = &spec.session {

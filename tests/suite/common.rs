@@ -150,8 +150,16 @@ impl World {
         )
     }
 
-    /// Every shim invocation so far.
+    /// Every shim invocation so far that ran a turn (not the sandbox probes).
     pub fn invocations(&self) -> Vec<Value> {
+        self.all_invocations()
+            .into_iter()
+            .filter(|i| i["argv"][0] != "sandbox")
+            .collect()
+    }
+
+    /// Every shim invocation so far, sandbox probes included.
+    pub fn all_invocations(&self) -> Vec<Value> {
         let Ok(text) = std::fs::read_to_string(self.shim_log()) else {
             return vec![];
         };

@@ -103,3 +103,29 @@ fn an_invalid_config_file_is_reported_with_its_path() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("config.toml") && err.contains("binn"), "{err}");
 }
+
+#[test]
+fn a_codex_sandbox_that_cannot_start_is_said_plainly_and_never_bypassed() {
+    let mut w = World::new();
+    w.env.push(("BATON_SHIM_SANDBOX_BROKEN".into(), "1".into()));
+    w.new_terminal("t", "codex");
+    for _ in 0..2 {
+        let out = w.run(&["send", "t", "run the tests"]);
+        assert!(out.status.success(), "{}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("sandbox cannot start") && err.contains("bwrap"), "{err}");
+        assert_eq!(flag(&w.last_invocation()["argv"], "--sandbox"), Some("workspace-write"));
+    }
+    let probes = w.all_invocations().len() - w.invocations().len();
+    assert_eq!(probes, 1, "probed once per binary");
+    let notes = &w.json(&["log", "t"])["turns"][0]["notes"];
+    assert!(notes.to_string().contains("sandbox cannot start"), "{notes}");
+}
+
+#[test]
+fn a_working_codex_sandbox_says_nothing() {
+    let w = World::new();
+    w.new_terminal("t", "codex");
+    let (_, err) = w.send("t", "run the tests");
+    assert!(!err.contains("sandbox"), "{err}");
+}
