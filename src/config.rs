@@ -1,9 +1,11 @@
-//! `config.toml`: which CLI binaries to run, with which model and flags. Every key is optional.
+//! `config.toml`: which CLI binaries to run, with which model and flags, and which
+//! OpenAI-compatible endpoints the `local` provider talks to. Every key is optional.
 //!
 //! Defaults for headless runs: Claude gets `--permission-mode acceptEdits` (edits confined to the
 //! working directory and the added screenshots folder, no unattended prompts), Codex gets
 //! `--sandbox workspace-write` (the checkout writable, the rest read-only).
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Deserialize;
@@ -39,9 +41,37 @@ pub struct Providers {
     pub claude: ProviderConfig,
     #[serde(default)]
     pub codex: ProviderConfig,
-    /// OpenAI-compatible endpoints (driven by baton itself; not wired up yet).
+    /// OpenAI-compatible endpoints, driven by baton's own conversation loop.
     #[serde(default)]
-    pub local: toml::Table,
+    pub local: LocalConfig,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LocalConfig {
+    /// `[providers.local.endpoints.NAME]`, chosen with `--provider local:NAME`.
+    #[serde(default)]
+    pub endpoints: BTreeMap<String, EndpointConfig>,
+}
+
+/// One OpenAI-compatible Chat Completions endpoint.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EndpointConfig {
+    /// Up to and including the API version, e.g. `http://127.0.0.1:8080/v1`.
+    pub base_url: String,
+    /// The model to ask for (unset: the first one the server's `/models` lists).
+    pub model: Option<String>,
+    /// The environment variable holding the API key (the key itself is never stored).
+    pub api_key_env: Option<String>,
+    /// The model's context window in tokens (unset: asked from the server, else a default).
+    pub context_window: Option<u64>,
+    /// Seconds without a byte from the server before a request counts as stalled (default 120).
+    pub stall_timeout_secs: Option<u64>,
+    /// How often a temporary failure is retried (default 3).
+    pub retries: Option<u32>,
+    /// Seconds a `run_command` tool call may take (default 120).
+    pub command_timeout_secs: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -103,10 +133,49 @@ impl Config {
         })
     }
 
+    /// The CLI settings of `kind` (`local` runs no CLI: all defaults).
     pub fn provider(&self, kind: ProviderKind) -> &ProviderConfig {
+        static NO_CLI: ProviderConfig = ProviderConfig {
+            bin: None,
+            model: None,
+            args: Vec::new(),
+            permission_mode: None,
+            sandbox: None,
+        };
         match kind {
             ProviderKind::Claude => &self.providers.claude,
             ProviderKind::Codex => &self.providers.codex,
+            ProviderKind::Local => &NO_CLI,
+        }
+    }
+
+    /// The endpoint a `local` terminal uses: the one named, else the only one configured.
+    pub fn endpoint(&self, name: Option<&str>) -> Result<(String, &EndpointConfig), String> {
+        let endpoints = &self.providers.local.endpoints;
+        let names = || endpoints.keys().cloned().collect::<Vec<_>>().join(", ");
+        match name {
+            Some(n) => endpoints
+                .get_key_value(n)
+                .map(|(k, v)| (k.clone(), v))
+                .ok_or_else(|| {
+                    if endpoints.is_empty() {
+                        format!("no local endpoint {n:?} is configured: add [providers.local.endpoints.{n}] with base_url and model to baton's config.toml")
+                    } else {
+                        format!("no local endpoint {n:?} is configured (configured: {}); add [providers.local.endpoints.{n}] to baton's config.toml", names())
+                    }
+                }),
+            None => match endpoints.len() {
+                0 => Err("no local endpoint is configured: add [providers.local.endpoints.NAME] with base_url and model to baton's config.toml".to_string()),
+                1 => endpoints
+                    .iter()
+                    .next()
+                    .map(|(k, v)| (k.clone(), v))
+                    .ok_or_else(String::new),
+                _ => Err(format!(
+                    "several local endpoints are configured ({}): name one with --provider local:NAME",
+                    names()
+                )),
+            },
         }
     }
 
@@ -165,12 +234,26 @@ sandbox = ""
 [providers.local.endpoints.gemma]
 base_url = "http://127.0.0.1:8080/v1"
 model = "gemma-3-270m"
+api_key_env = "LOCAL_API_KEY"
+context_window = 4096
 
 [instructions]
 extractor = "local"
 "#,
         )
         .unwrap();
+        let (name, gemma) = c.endpoint(None).unwrap();
+        assert_eq!(name, "gemma");
+        assert_eq!(
+            gemma,
+            &EndpointConfig {
+                base_url: "http://127.0.0.1:8080/v1".into(),
+                model: Some("gemma-3-270m".into()),
+                api_key_env: Some("LOCAL_API_KEY".into()),
+                context_window: Some(4096),
+                ..EndpointConfig::default()
+            }
+        );
         assert_eq!(c.bin(ProviderKind::Claude), "/opt/claude");
         assert_eq!(
             c.provider(ProviderKind::Claude).args,
@@ -187,6 +270,23 @@ extractor = "local"
         assert_eq!(c.bin(ProviderKind::Codex), "codex");
         assert_eq!(c.permission_mode(), Some("acceptEdits".to_string()));
         assert_eq!(c.sandbox(), Some("workspace-write".to_string()));
+    }
+
+    #[test]
+    fn endpoints_are_chosen_by_name_or_when_alone() {
+        let two = Config::parse(
+            "[providers.local.endpoints.a]\nbase_url = \"http://127.0.0.1:1/v1\"\n[providers.local.endpoints.b]\nbase_url = \"http://127.0.0.1:2/v1\"\n",
+        )
+        .unwrap();
+        assert_eq!(two.endpoint(Some("b")).unwrap().0, "b");
+        let e = two.endpoint(None).unwrap_err();
+        assert!(e.contains("local:NAME") && e.contains("a, b"), "{e}");
+        let e = two.endpoint(Some("c")).unwrap_err();
+        assert!(e.contains("[providers.local.endpoints.c]"), "{e}");
+        let e = Config::default().endpoint(None).unwrap_err();
+        assert!(e.contains("no local endpoint is configured"), "{e}");
+        let e = Config::parse("[providers.local.endpoints.a]\nmodel = \"m\"\n").unwrap_err();
+        assert!(e.contains("base_url"), "{e}");
     }
 
     #[test]

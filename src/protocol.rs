@@ -73,6 +73,15 @@ pub enum Request {
     /// Stream every change of every terminal (the multiplexer UI): [`Reply::Watch`] lines until
     /// the client goes away.
     Watch,
+    /// Attach to terminal `name`'s shell (started in its checkout when it has none), sized
+    /// `rows`×`cols`. The connection stays open both ways: the server answers with
+    /// [`Reply::Shell`] lines (the current screen first, then output as it comes, then the
+    /// exit); the client writes [`ShellInput`] lines (keys, resizes) on the same connection.
+    Shell {
+        name: String,
+        rows: u16,
+        cols: u16,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -96,6 +105,38 @@ pub enum Reply {
     Error { error: BatonError },
     /// A change, for a client that sent [`Request::Watch`].
     Watch { event: WatchEvent },
+    /// What a shell shows, for a client that sent [`Request::Shell`].
+    Shell { event: ShellEvent },
+}
+
+/// A shell's screen and output; byte payloads are base64 (standard alphabet, padded).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "what", rename_all = "snake_case")]
+pub enum ShellEvent {
+    /// The whole screen as the server's emulator has it, `rows`×`cols`: escape sequences that
+    /// draw it on a blank terminal of that size (alternate screen, colors, modes, cursor).
+    /// Sent first, and again in place of output a slow client fell behind on (it then starts
+    /// a fresh screen from this).
+    Screen {
+        rows: u16,
+        cols: u16,
+        /// Where the cursor is, `[row, col]` from 0.
+        cursor: [u16; 2],
+        data: String,
+    },
+    /// Bytes the shell wrote, in order.
+    Output { data: String },
+    /// The shell ended; the next [`Request::Shell`] starts a new one.
+    Exited { code: Option<i32> },
+}
+
+/// A line a client writes on a [`Request::Shell`] connection: `{"input": "<base64>"}` or
+/// `{"resize": [rows, cols]}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShellInput {
+    Input(String),
+    Resize([u16; 2]),
 }
 
 /// What a watching client (the multiplexer UI) is told, as it happens.

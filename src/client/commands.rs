@@ -112,7 +112,7 @@ pub fn send(client: &Client, req: Request, name: &str, json: bool) -> Result<i32
             }
         }
         Reply::Error { error } => Err(error),
-        Reply::Event { .. } | Reply::Watch { .. } => Err(BatonError::failed(
+        Reply::Event { .. } | Reply::Watch { .. } | Reply::Shell { .. } => Err(BatonError::failed(
             "the server ended the send with an event",
         )),
     }
@@ -160,7 +160,7 @@ pub fn server_status(client: &Client, json: bool) -> Result<i32, BatonError> {
             let data = match reply {
                 Reply::Ok { data } => data,
                 Reply::Error { error } => return Err(error),
-                Reply::Event { .. } | Reply::Watch { .. } => {
+                Reply::Event { .. } | Reply::Watch { .. } | Reply::Shell { .. } => {
                     return Err(BatonError::failed("unexpected event"))
                 }
             };

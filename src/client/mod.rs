@@ -141,9 +141,9 @@ impl Client {
         match self.request(req, |_| {})? {
             Reply::Ok { data } => Ok(data),
             Reply::Error { error } => Err(error),
-            Reply::Event { .. } | Reply::Watch { .. } => Err(BatonError::failed(
-                "the server answered with an event instead of a result",
-            )),
+            Reply::Event { .. } | Reply::Watch { .. } | Reply::Shell { .. } => Err(
+                BatonError::failed("the server answered with an event instead of a result"),
+            ),
         }
     }
 }
@@ -171,7 +171,7 @@ pub fn send_request(
         let reply: Reply = serde_json::from_str(&buf)
             .map_err(|e| BatonError::failed(format!("unreadable reply from the server: {e}")))?;
         match reply {
-            Reply::Event { .. } | Reply::Watch { .. } => on_event(&reply),
+            Reply::Event { .. } | Reply::Watch { .. } | Reply::Shell { .. } => on_event(&reply),
             final_reply => return Ok(final_reply),
         }
     }

@@ -1,4 +1,6 @@
 //! Rules 1–4 of the send path (DESIGN.md): directory moved → size → provider switch → resume.
+//! A `local` endpoint keeps baton's own loop and is never rotated (rule 2 does not apply when
+//! this turn or the last session is local: its history is trimmed per request instead).
 
 use std::path::PathBuf;
 
@@ -110,7 +112,12 @@ pub fn decide(facts: &SendFacts) -> Decision {
             reason: OpenReason::Moved,
         };
     }
-    if conv.context.as_ref().is_some_and(over_limit) {
+    let local = facts.provider == ProviderKind::Local
+        || conv
+            .session
+            .as_ref()
+            .is_some_and(|s| s.provider == ProviderKind::Local);
+    if !local && conv.context.as_ref().is_some_and(over_limit) {
         return Decision::OpenConversation {
             reason: OpenReason::Size,
         };
@@ -135,7 +142,7 @@ pub fn decide(facts: &SendFacts) -> Decision {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
-    use ProviderKind::{Claude, Codex};
+    use ProviderKind::{Claude, Codex, Local};
 
     fn conv(
         dir: &str,
@@ -280,6 +287,38 @@ mod tests {
                 Codex,
                 true,
                 resume("t1"),
+            ),
+            (
+                "local never rotates on size",
+                Some(conv("/a", Some((900, 1000)), Some((Local, "l1")))),
+                "/a",
+                Local,
+                true,
+                resume("l1"),
+            ),
+            (
+                "a switch to local keeps the conversation past 45%",
+                Some(conv("/a", Some((900, 1000)), s)),
+                "/a",
+                Local,
+                true,
+                new(SessionReason::Switch),
+            ),
+            (
+                "a switch away from a full local loop keeps the conversation",
+                Some(conv("/a", Some((900, 1000)), Some((Local, "l1")))),
+                "/a",
+                Claude,
+                false,
+                new(SessionReason::Switch),
+            ),
+            (
+                "local still follows a moved directory",
+                Some(conv("/a", Some((10, 1000)), Some((Local, "l1")))),
+                "/b",
+                Local,
+                true,
+                open(OpenReason::Moved),
             ),
         ];
         for (what, conversation, run_dir, provider, on_disk, want) in cases {

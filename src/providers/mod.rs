@@ -2,10 +2,11 @@
 //! [`TurnEvent`] stream, and where its sessions live on disk.
 //!
 //! The engine and server only ever see the types in this file; the per-provider modules
-//! (`claude`, `codex`) hold everything that knows a CLI's raw JSON.
+//! (`claude`, `codex`, `local`) hold everything that knows a provider's raw JSON.
 
 pub mod claude;
 pub mod codex;
+pub mod local;
 pub mod process;
 pub mod run;
 
@@ -14,30 +15,48 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-/// Which CLI runs a turn.
+/// Which provider runs a turn. `Local` is an OpenAI-compatible endpoint baton drives itself;
+/// which endpoint is a separate setting of the terminal (`TerminalRow::endpoint`), so the kind
+/// stays a plain `Copy` value everywhere else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProviderKind {
     Claude,
     Codex,
+    Local,
 }
 
 impl ProviderKind {
-    pub const ALL: [ProviderKind; 2] = [ProviderKind::Claude, ProviderKind::Codex];
+    pub const ALL: [ProviderKind; 3] = [
+        ProviderKind::Claude,
+        ProviderKind::Codex,
+        ProviderKind::Local,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             ProviderKind::Claude => "claude",
             ProviderKind::Codex => "codex",
+            ProviderKind::Local => "local",
         }
     }
 
-    /// Parses a provider name as typed by the user (`claude`, `codex`).
+    /// Parses a provider name as typed by the user (`claude`, `codex`, `local`); the endpoint of
+    /// `local:NAME` is split off by the caller.
     pub fn parse(name: &str) -> Option<ProviderKind> {
         match name {
             "claude" => Some(ProviderKind::Claude),
             "codex" => Some(ProviderKind::Codex),
+            "local" => Some(ProviderKind::Local),
             _ => None,
+        }
+    }
+
+    /// True for the providers baton runs as a child process (a CLI with a binary).
+    pub fn is_cli(self) -> bool {
+        match self {
+            ProviderKind::Claude | ProviderKind::Codex => true,
+            ProviderKind::Local => false,
         }
     }
 
@@ -46,6 +65,7 @@ impl ProviderKind {
         match self {
             ProviderKind::Claude => "npm install -g @anthropic-ai/claude-code",
             ProviderKind::Codex => "npm install -g @openai/codex",
+            ProviderKind::Local => "add [providers.local.endpoints.NAME] to baton's config.toml",
         }
     }
 }
@@ -211,6 +231,9 @@ pub enum RunMsg {
     Raw(String),
     /// A normalized event parsed from that line.
     Event(TurnEvent),
+    /// Something baton itself did during the run that the turn's notes keep (a local run's
+    /// trimmed history, an estimated usage).
+    Note(String),
 }
 
 /// A stdout line as a JSON object with a string `type` (and that type), or None for anything

@@ -68,6 +68,14 @@ pub async fn run_turn(
     let (args, mut parser) = match provider {
         ProviderKind::Claude => (claude::args(spec), Parser::Claude(ClaudeParser::new())),
         ProviderKind::Codex => (codex::args(spec), Parser::Codex(CodexParser::new())),
+        ProviderKind::Local => {
+            return Err(ProviderError::Io {
+                provider,
+                source: std::io::Error::other(
+                    "a local endpoint runs no CLI (see providers::local)",
+                ),
+            })
+        }
     };
     let mut child = spawn(provider, &bin, &args, spec, path_var, prompt)?;
     // Send errors only mean the receiver is gone; the turn carries on.

@@ -160,8 +160,6 @@ async fn model_candidates(
     prompt: &str,
     provider: ProviderKind,
 ) -> Result<Vec<String>, String> {
-    let bin = srv.resolve_bin(provider).map_err(|e| e.message)?;
-    let model = srv.config.provider(provider).model.clone();
     let mut args: Vec<OsString> = match provider {
         ProviderKind::Claude => [
             "-p",
@@ -184,8 +182,12 @@ async fn model_candidates(
         ]
         .map(OsString::from)
         .to_vec(),
+        ProviderKind::Local => {
+            return Err("a local endpoint has no extraction run".to_string());
+        }
     };
-    if let Some(m) = model {
+    let bin = srv.resolve_bin(provider).map_err(|e| e.message)?;
+    if let Some(m) = srv.config.provider(provider).model.clone() {
         args.push(
             if provider == ProviderKind::Claude {
                 "--model"
@@ -208,12 +210,14 @@ async fn model_candidates(
             match provider {
                 ProviderKind::Claude => drop(claude.feed(&line)),
                 ProviderKind::Codex => drop(codex.feed(&line)),
+                ProviderKind::Local => {}
             }
         }
         let exit = child.wait(|| false).await.map_err(|e| e.to_string())?;
         Ok::<_, String>(match provider {
             ProviderKind::Claude => claude.finish(&exit, &srv.homes, &cwd),
             ProviderKind::Codex => codex.finish(&exit, &srv.homes, None),
+            ProviderKind::Local => crate::providers::TurnOutcome::default(),
         })
     };
     let outcome = match tokio::time::timeout(MODEL_TIMEOUT, run).await {

@@ -52,7 +52,7 @@ impl Feed {
                 name: name.clone(),
                 error: error.clone(),
             },
-            Reply::Watch { .. } => return,
+            Reply::Watch { .. } | Reply::Shell { .. } => return,
         };
         let _ = tx.send(event);
     }

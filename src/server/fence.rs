@@ -22,8 +22,14 @@ pub struct FenceChecks {
 
 impl FenceChecks {
     /// A warning for the user when `spec` runs Codex in a sandbox that cannot start here.
-    pub async fn warning(&self, spec: &RunSpec, path_var: Option<&std::ffi::OsStr>) -> Option<String> {
-        if spec.provider != ProviderKind::Codex || spec.sandbox.as_deref() != Some("workspace-write") {
+    pub async fn warning(
+        &self,
+        spec: &RunSpec,
+        path_var: Option<&std::ffi::OsStr>,
+    ) -> Option<String> {
+        if spec.provider != ProviderKind::Codex
+            || spec.sandbox.as_deref() != Some("workspace-write")
+        {
             return None;
         }
         let known = self.results.lock().ok()?.get(&spec.bin).cloned();
@@ -68,8 +74,7 @@ async fn probe(bin: &Path, path_var: Option<&std::ffi::OsStr>) -> Option<String>
     let line = stderr
         .lines()
         .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with("WARNING"))
-        .last()
+        .rfind(|l| !l.is_empty() && !l.starts_with("WARNING"))
         .unwrap_or("no message");
     Some(format!("`codex sandbox -- true` failed: {line}"))
 }

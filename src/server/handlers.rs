@@ -24,7 +24,11 @@ pub fn new_terminal(
     in_place: bool,
 ) -> Result<Value, BatonError> {
     let canonical = existing_dir(dir)?;
-    let provider = parse_provider(provider.as_deref())?.unwrap_or(ProviderKind::Claude);
+    let ProviderChoice { kind, endpoint } = choose_provider(srv, provider.as_deref(), None)?
+        .unwrap_or(ProviderChoice {
+            kind: ProviderKind::Claude,
+            endpoint: None,
+        });
     let name = match name {
         Some(n) => n,
         None => free_name(srv, &validate::name_from_dir(Path::new(&canonical)))?,
@@ -51,9 +55,10 @@ pub fn new_terminal(
             source: canonical,
             mode,
             worktree,
-            provider,
+            provider: kind,
             model,
             brief,
+            endpoint,
         },
     )?;
     srv.announce(&tid);
@@ -93,19 +98,59 @@ fn free_name(srv: &Server, base: &str) -> Result<String, BatonError> {
     ))
 }
 
+/// A provider name as typed (`claude`, `codex`, `local`, `local:ENDPOINT`); the endpoint is
+/// left to [`choose_provider`].
 pub fn parse_provider(p: Option<&str>) -> Result<Option<ProviderKind>, BatonError> {
     match p {
         None => Ok(None),
-        Some(s) => match ProviderKind::parse(s) {
-            Some(k) => Ok(Some(k)),
-            None if s == "local" || s.starts_with("local:") => Err(BatonError::bad_input(
-                "the local provider is not available in this version of baton (use claude or codex)",
-            )),
-            None => Err(BatonError::bad_input(format!(
-                "unknown provider {s:?} (use claude or codex)"
-            ))),
-        },
+        Some(s) => {
+            let kind = s.strip_prefix("local:").map_or(s, |_| "local");
+            match ProviderKind::parse(kind) {
+                Some(k) => Ok(Some(k)),
+                None => Err(BatonError::bad_input(format!(
+                    "unknown provider {s:?} (use claude, codex or local[:ENDPOINT])"
+                ))),
+            }
+        }
     }
+}
+
+/// A provider with, for `local`, the configured endpoint it runs on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderChoice {
+    pub kind: ProviderKind,
+    pub endpoint: Option<String>,
+}
+
+/// What `--provider` asks for: `local` takes the endpoint named, else the terminal's own, else
+/// the only one configured, and it must be configured. With no `--provider`, a local
+/// terminal's endpoint is checked the same way (None is returned: nothing changes).
+pub fn choose_provider(
+    srv: &Server,
+    requested: Option<&str>,
+    terminal: Option<&TerminalRow>,
+) -> Result<Option<ProviderChoice>, BatonError> {
+    let kind = parse_provider(requested)?;
+    let named = requested.and_then(|s| s.strip_prefix("local:"));
+    let (kind, named) = match (kind, terminal) {
+        (Some(k), _) => (k, named),
+        (None, Some(t)) => (t.provider, t.endpoint.as_deref()),
+        (None, None) => return Ok(None),
+    };
+    let endpoint = match kind {
+        ProviderKind::Local => {
+            let own = terminal
+                .filter(|t| t.provider == ProviderKind::Local)
+                .and_then(|t| t.endpoint.as_deref());
+            let (name, _) = srv
+                .config
+                .endpoint(named.or(own))
+                .map_err(BatonError::bad_input)?;
+            Some(name)
+        }
+        ProviderKind::Claude | ProviderKind::Codex => None,
+    };
+    Ok(requested.map(|_| ProviderChoice { kind, endpoint }))
 }
 
 pub fn validate_model(m: &str) -> Result<(), BatonError> {
@@ -174,6 +219,7 @@ pub fn terminal_json(srv: &Server, t: &TerminalRow) -> Result<Value, BatonError>
         "dir": t.dir,
         "checkout": super::checkout::json(t),
         "provider": t.provider,
+        "endpoint": t.endpoint,
         "model": t.model,
         "brief": t.brief,
         "state": state(srv, t, last),

@@ -3,9 +3,10 @@
 
 mod checkout;
 mod extract;
-mod fence;
 mod feed;
+mod fence;
 mod handlers;
+mod shell;
 mod state;
 mod turn;
 
@@ -175,6 +176,7 @@ fn start_file_watch(srv: &Arc<Server>) {
 /// Interrupts running turns and waits (bounded) until each has journalled its end.
 async fn shutdown(srv: &Arc<Server>) {
     srv.shutting_down.store(true, Ordering::SeqCst);
+    srv.shells.hang_up_all();
     let runtimes = srv.all_runtimes();
     for (_, rt) in &runtimes {
         let running = rt.running.lock().map(|r| r.clone()).unwrap_or(None);
@@ -209,6 +211,10 @@ async fn connection(srv: Arc<Server>, stream: UnixStream, stop: tokio::sync::wat
     let reply = match reader.read_line(&mut line).await {
         Ok(0) => return,
         Ok(_) => match serde_json::from_str::<Request>(&line) {
+            // Both ways: the client's input lines follow on the same connection.
+            Ok(Request::Shell { name, rows, cols }) => {
+                shell::attach(&srv, &name, (rows, cols), reader, &mut write).await
+            }
             Ok(req) => handle(&srv, req, &mut write, &stop).await,
             Err(e) => Some(Reply::Error {
                 error: BatonError::bad_input(format!("malformed request: {e}")),
@@ -349,6 +355,8 @@ async fn handle(
             watch(srv, write).await;
             None
         }
+        // Served by `connection`, which hands it the reading half too.
+        Request::Shell { .. } => done(Err(BatonError::failed("internal: shell request"))),
         Request::Reindex => {
             done(srv.store.reindex().map_err(BatonError::from).and_then(|r| {
                 serde_json::to_value(r).map_err(|e| BatonError::failed(e.to_string()))
@@ -381,7 +389,9 @@ fn remove_terminal(
             "{name} has prompts waiting: remove it once they ran"
         )));
     }
-    checkout::remove(srv, name, delete_branch, force)
+    let removed = checkout::remove(srv, name, delete_branch, force)?;
+    srv.shells.hang_up(&t.id);
+    Ok(removed)
 }
 
 /// Validates a send (nothing changes when it is refused) and starts its turn task.
@@ -400,7 +410,7 @@ fn accept_send(
     }
     let terminal = srv.terminal(name)?;
     validate::prompt(&prompt)?;
-    let provider = handlers::parse_provider(provider.as_deref())?;
+    let provider = handlers::choose_provider(srv, provider.as_deref(), Some(&terminal))?;
     if let Some(m) = &model {
         handlers::validate_model(m)?;
     }
@@ -410,7 +420,10 @@ fn accept_send(
             "{name} works in its own git worktree: --dir cannot move it (open another terminal with `baton new NAME --dir DIR`)"
         )));
     }
-    srv.resolve_bin(provider.unwrap_or(terminal.provider))?;
+    let kind = provider.as_ref().map_or(terminal.provider, |p| p.kind);
+    if kind.is_cli() {
+        srv.resolve_bin(kind)?;
+    }
     let feed = Arc::new(Feed::new(terminal.name.clone(), srv.watch.clone()));
     let job = turn::SendJob {
         terminal,

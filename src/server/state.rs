@@ -60,6 +60,8 @@ pub struct Server {
     /// Watches plain folders and worktrees so moves show up before the next send.
     pub files: Mutex<Option<crate::git::Watch>>,
     runtimes: Mutex<HashMap<String, Arc<TermRuntime>>>,
+    /// Each terminal's shell (the shell face), started on first use.
+    pub shells: super::shell::Shells,
 }
 
 impl Server {
@@ -87,6 +89,7 @@ impl Server {
             files: Mutex::new(None),
             fence_checks: Default::default(),
             runtimes: Mutex::new(HashMap::new()),
+            shells: super::shell::Shells::default(),
         }
     }
 

@@ -1,6 +1,8 @@
 //! One turn, from accepted prompt to journalled result: queueing, gathering the facts, carrying
 //! out the send path's decision, running the CLI, keeping its raw stream, and the fallback when
-//! the session to resume is gone.
+//! the session to resume is gone. A `local` endpoint's turn runs baton's own loop (`local.rs`).
+
+mod local;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -8,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::feed::Feed;
+use super::handlers::ProviderChoice;
 use super::state::{Running, Server, TermRuntime};
 use crate::engine::{
     self, ConversationFacts, Decision, OpenReason, SendFacts, SessionFact, SessionReason,
@@ -23,7 +26,8 @@ use crate::store::{ConversationView, Record, TerminalRow, TurnView};
 pub struct SendJob {
     pub terminal: TerminalRow,
     pub prompt: String,
-    pub provider: Option<ProviderKind>,
+    /// A switch of provider (and, for `local`, endpoint) from this turn on.
+    pub provider: Option<ProviderChoice>,
     pub model: Option<String>,
     /// A checked, physical directory to move the terminal's runs to.
     pub dir: Option<String>,
@@ -88,24 +92,29 @@ async fn run_locked(
 ) -> Result<TurnSummary, BatonError> {
     let tid = job.terminal.id.clone();
     let mut term = job.terminal;
-    // A switch of provider or model applies from this turn on.
-    let provider = job.provider.unwrap_or(term.provider);
+    // A switch of provider, endpoint or model applies from this turn on.
+    let (provider, endpoint) = job.provider.map_or_else(
+        || (term.provider, term.endpoint.clone()),
+        |c| (c.kind, c.endpoint),
+    );
     let model = job.model.clone().or_else(|| {
-        if provider == term.provider {
+        if provider == term.provider && endpoint == term.endpoint {
             term.model.clone()
         } else {
             None
         }
     });
-    if provider != term.provider || model != term.model {
+    if provider != term.provider || endpoint != term.endpoint || model != term.model {
         srv.store.append(
             &tid,
             Record::SettingsChanged {
                 provider,
                 model: model.clone(),
+                endpoint: endpoint.clone(),
             },
         )?;
         term.provider = provider;
+        term.endpoint = endpoint;
         term.model = model;
     }
     if let Some(dir) = job.dir.filter(|d| *d != term.dir) {
@@ -252,10 +261,12 @@ async fn run_locked(
         conversation_id: plan.conversation.id,
         opened: plan.opened.map(|o| o.as_str().to_string()),
         context: outcome.context,
-        rotates_next: outcome
-            .context
-            .as_ref()
-            .is_some_and(engine::decide::over_limit),
+        // A local conversation is never rotated: its history is trimmed per request instead.
+        rotates_next: provider != ProviderKind::Local
+            && outcome
+                .context
+                .as_ref()
+                .is_some_and(engine::decide::over_limit),
         unusable_cli,
     })
 }
@@ -325,8 +336,9 @@ async fn plan(
 
 fn new_mode(provider: ProviderKind) -> SessionMode {
     match provider {
-        // Claude lets the caller choose the id, so it is known before the CLI says anything.
-        ProviderKind::Claude => SessionMode::New {
+        // Claude lets the caller choose the id, so it is known before the CLI says anything;
+        // a local loop's id is baton's own.
+        ProviderKind::Claude | ProviderKind::Local => SessionMode::New {
             session_id: Some(uuid::Uuid::new_v4().to_string()),
         },
         ProviderKind::Codex => SessionMode::New { session_id: None },
@@ -353,6 +365,8 @@ fn session_on_disk(srv: &Server, s: &SessionFact, cwd: &Path) -> bool {
         ProviderKind::Codex => {
             providers::codex::find_rollout(&srv.homes.codex, &s.session_id).is_some()
         }
+        // A local loop lives in baton's own journal.
+        ProviderKind::Local => true,
     }
 }
 
@@ -459,6 +473,9 @@ impl TurnCtx<'_> {
     ) -> Result<(TurnOutcome, Option<String>, Option<String>), BatonError> {
         let srv = self.srv.clone();
         let provider = term.provider;
+        if provider == ProviderKind::Local {
+            return self.execute_local(term, plan, prompt).await;
+        }
         let bin = srv.resolve_bin(provider)?;
         let pcfg = srv.config.provider(provider);
         let mut spec = RunSpec {
@@ -487,7 +504,11 @@ impl TurnCtx<'_> {
             env: Vec::new(),
         };
         fence(&srv, self.tid, &mut spec);
-        if let Some(warning) = srv.fence_checks.warning(&spec, srv.path_var.as_deref()).await {
+        if let Some(warning) = srv
+            .fence_checks
+            .warning(&spec, srv.path_var.as_deref())
+            .await
+        {
             self.note(warning);
         }
         let mut reason = plan.session_reason;
@@ -537,10 +558,10 @@ impl TurnCtx<'_> {
     async fn run_cli(&mut self, spec: &RunSpec, prompt: &str) -> Result<TurnOutcome, BatonError> {
         let srv = self.srv.clone();
         let path = srv.turn_file(self.tid, self.turn_id);
-        let mut raw = crate::paths::open_private_append(&path)
-            .map(std::io::BufWriter::new)
+        // Checked before the CLI starts: a turn whose raw stream cannot be kept does not run.
+        crate::paths::open_private_append(&path)
             .map_err(|e| BatonError::failed(format!("cannot write {}: {e}", path.display())))?;
-        let (tx, mut rx) = tokio::sync::mpsc::channel::<RunMsg>(1024);
+        let (tx, rx) = tokio::sync::mpsc::channel::<RunMsg>(1024);
         let spec2 = spec.clone();
         let prompt = prompt.as_bytes().to_vec();
         let interrupted = self.interrupted.clone();
@@ -555,32 +576,31 @@ impl TurnCtx<'_> {
             )
             .await
         });
-        let mut write_err = None;
+        self.pump(rx).await;
+        let outcome = task
+            .await
+            .map_err(|e| BatonError::failed(format!("the {} run crashed: {e}", spec.provider)))?
+            .map_err(|e| BatonError::failed(e.to_string()))?;
+        Ok(outcome)
+    }
+
+    /// Feeds a run's messages to the turn until the run ends: raw lines to the turn file,
+    /// events to the feed.
+    async fn pump(&mut self, mut rx: tokio::sync::mpsc::Receiver<RunMsg>) {
+        let path = self.srv.turn_file(self.tid, self.turn_id);
+        let (mut raw, mut write_err) = match crate::paths::open_private_append(&path) {
+            Ok(f) => (Some(std::io::BufWriter::new(f)), None),
+            Err(e) => (None, Some(e)),
+        };
         while let Some(msg) = rx.recv().await {
-            match msg {
-                RunMsg::Started { pid } => {
-                    if let Ok(mut r) = self.rt.running.lock() {
-                        if let Some(run) = r.as_mut() {
-                            run.pid = Some(pid);
-                        }
-                    }
-                    if self.interrupted.load(Ordering::SeqCst) {
-                        let _ = providers::process::interrupt(pid);
-                    }
-                }
-                RunMsg::Raw(line) => {
-                    if let Err(e) = raw
-                        .write_all(line.as_bytes())
-                        .and_then(|_| raw.write_all(b"\n"))
-                    {
-                        write_err.get_or_insert(e);
-                    }
-                }
-                RunMsg::Event(ev) => self.on_event(ev),
+            if let Some(e) = self.on_msg(msg, raw.as_mut()) {
+                write_err.get_or_insert(e);
             }
         }
-        if let Err(e) = raw.flush().and_then(|_| raw.get_ref().sync_data()) {
-            write_err.get_or_insert(e);
+        if let Some(raw) = raw.as_mut() {
+            if let Err(e) = raw.flush().and_then(|_| raw.get_ref().sync_data()) {
+                write_err.get_or_insert(e);
+            }
         }
         if let Some(e) = write_err {
             self.note(format!(
@@ -588,11 +608,37 @@ impl TurnCtx<'_> {
                 path.display()
             ));
         }
-        let outcome = task
-            .await
-            .map_err(|e| BatonError::failed(format!("the {} run crashed: {e}", spec.provider)))?
-            .map_err(|e| BatonError::failed(e.to_string()))?;
-        Ok(outcome)
+    }
+
+    /// One message of a run; returns a failure to write the raw stream.
+    fn on_msg(
+        &mut self,
+        msg: RunMsg,
+        raw: Option<&mut std::io::BufWriter<std::fs::File>>,
+    ) -> Option<std::io::Error> {
+        match msg {
+            RunMsg::Started { pid } => {
+                if let Ok(mut r) = self.rt.running.lock() {
+                    if let Some(run) = r.as_mut() {
+                        run.pid = Some(pid);
+                    }
+                }
+                if self.interrupted.load(Ordering::SeqCst) {
+                    let _ = providers::process::interrupt(pid);
+                }
+            }
+            RunMsg::Raw(line) => {
+                if let Some(raw) = raw {
+                    return raw
+                        .write_all(line.as_bytes())
+                        .and_then(|_| raw.write_all(b"\n"))
+                        .err();
+                }
+            }
+            RunMsg::Event(ev) => self.on_event(ev),
+            RunMsg::Note(message) => self.note(message),
+        }
+        None
     }
 
     fn on_event(&mut self, ev: TurnEvent) {

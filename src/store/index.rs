@@ -5,6 +5,7 @@
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use super::records::{Entry, Record};
+use crate::providers::ProviderKind;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS terminals (
@@ -55,6 +56,14 @@ fn json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
 
+/// A terminal's provider column: `local:NAME` carries the endpoint, so the schema stays as it is.
+fn provider_cell(provider: ProviderKind, endpoint: Option<&str>) -> String {
+    match (provider, endpoint) {
+        (ProviderKind::Local, Some(e)) => format!("local:{e}"),
+        (p, _) => p.as_str().to_string(),
+    }
+}
+
 /// Applies one journal entry of terminal `tid` to the index.
 pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()> {
     let at = &e.at;
@@ -69,6 +78,7 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()>
             provider,
             model,
             brief,
+            endpoint,
         } => {
             tx.execute(
                 "INSERT OR REPLACE INTO terminals VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
@@ -76,7 +86,7 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()>
                     terminal_id,
                     name,
                     dir,
-                    provider.as_str(),
+                    provider_cell(*provider, endpoint.as_deref()),
                     model,
                     brief,
                     at,
@@ -112,12 +122,18 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()>
             }
             tx.execute("DELETE FROM terminals WHERE id=?1", params![tid])?;
         }
-        Record::SettingsChanged { provider, model } => {
+        Record::SettingsChanged {
+            provider,
+            model,
+            endpoint,
+        } => {
             tx.execute(
                 "UPDATE terminals SET provider=?2, model=?3 WHERE id=?1",
-                params![tid, provider.as_str(), model],
+                params![tid, provider_cell(*provider, endpoint.as_deref()), model],
             )?;
         }
+        // The local loop's messages are read from the journal when a local run needs them.
+        Record::LocalMessages { .. } => {}
         Record::DirChanged { dir } => {
             tx.execute(
                 "UPDATE terminals SET dir=?2, source=?2 WHERE id=?1",

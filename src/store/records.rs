@@ -62,6 +62,9 @@ pub enum Record {
         provider: ProviderKind,
         model: Option<String>,
         brief: Option<String>,
+        /// The `local` provider's endpoint name (absent for the CLIs).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        endpoint: Option<String>,
     },
     /// The runs moved: the folder became a repository (adopted into a worktree), the worktree
     /// was moved, or it was recreated after being deleted.
@@ -82,6 +85,9 @@ pub enum Record {
     SettingsChanged {
         provider: ProviderKind,
         model: Option<String>,
+        /// The `local` provider's endpoint name (absent for the CLIs).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        endpoint: Option<String>,
     },
     /// `send --dir` moved the terminal's runs to another directory from this turn on.
     DirChanged {
@@ -120,6 +126,13 @@ pub enum Record {
         answer: String,
         tools: Vec<String>,
         notes: Vec<String>,
+    },
+    /// The messages a `local` turn added to baton's own conversation loop (the user prompt, the
+    /// assistant's answers and tool calls, the tool results), in Chat Completions form. Sent
+    /// back on every later local run of the conversation; written before `TurnFinished`.
+    LocalMessages {
+        turn_id: String,
+        messages: Vec<serde_json::Value>,
     },
     InstructionAdded {
         text: String,

@@ -13,6 +13,8 @@ pub struct TerminalRow {
     pub name: String,
     pub dir: String,
     pub provider: ProviderKind,
+    /// The endpoint of a `local` terminal (`[providers.local.endpoints.NAME]`).
+    pub endpoint: Option<String>,
     pub model: Option<String>,
     pub brief: Option<String>,
     pub created_at: String,
@@ -102,11 +104,18 @@ const TERMINAL_COLS: &str =
     "id, name, dir, provider, model, brief, created_at, source, mode, worktree";
 
 fn terminal_row(r: &Row<'_>) -> rusqlite::Result<TerminalRow> {
+    // `local:NAME` (see index.rs): the provider and its endpoint.
+    let cell: String = r.get(3)?;
+    let (kind, endpoint) = match cell.split_once(':') {
+        Some((k, e)) => (k.to_string(), Some(e.to_string())),
+        None => (cell, None),
+    };
     Ok(TerminalRow {
         id: r.get(0)?,
         name: r.get(1)?,
         dir: r.get(2)?,
-        provider: provider(r.get(3)?)?,
+        provider: provider(kind)?,
+        endpoint,
         model: r.get(4)?,
         brief: r.get(5)?,
         created_at: r.get(6)?,

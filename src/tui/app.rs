@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::composer::Composer;
 use super::form::NewForm;
 use super::keys::Prefix;
+use super::shell::{ShellUpdate, ShellView};
 use super::transcript::Transcript;
 use crate::error::BatonError;
 use crate::protocol::{Request, WatchEvent};
@@ -70,6 +71,8 @@ pub struct TermView {
     /// A turn ended while the terminal was out of view.
     pub unseen: Option<TurnStatus>,
     pub log_requested: bool,
+    /// Its shell, once a pane showed the shell face.
+    pub shell: Option<ShellView>,
 }
 
 impl TermView {
@@ -82,6 +85,7 @@ impl TermView {
             saw_busy: false,
             unseen: None,
             log_requested: false,
+            shell: None,
         }
     }
 
@@ -114,10 +118,12 @@ pub struct LineCache {
     pub lines: Vec<ratatui::text::Line<'static>>,
 }
 
-/// A pane shows one terminal's transcript.
+/// A pane shows one terminal's transcript, or its shell.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Pane {
     pub term: Option<String>,
+    /// The shell face (keys go to the shell) rather than the transcript.
+    pub shell: bool,
     /// Rows scrolled up from the end; 0 follows the tail.
     pub scroll: usize,
     /// Where the last drawing put it, and how many transcript rows it had.
@@ -161,6 +167,23 @@ pub enum Tag {
 pub enum Effect {
     Call(Tag, Request),
     Bell,
+    /// Attach to terminal `name`'s shell; its messages come back tagged `id`.
+    ShellOpen {
+        name: String,
+        id: u64,
+        rows: u16,
+        cols: u16,
+    },
+    /// Bytes for the shell, as its terminal would send them.
+    ShellInput {
+        name: String,
+        bytes: Vec<u8>,
+    },
+    ShellResize {
+        name: String,
+        rows: u16,
+        cols: u16,
+    },
 }
 
 /// Everything the UI reacts to.
@@ -173,6 +196,8 @@ pub enum Msg {
     Watch(WatchEvent),
     ServerGone(String),
     Reply(Tag, Result<Value, BatonError>),
+    /// From the shell connection `id` of terminal `name`.
+    Shell(String, u64, ShellUpdate),
 }
 
 /// The whole UI state.
@@ -198,6 +223,8 @@ pub struct App {
     pub connected: bool,
     pub list_area: ratatui::layout::Rect,
     pub quit: Option<Exit>,
+    /// The last shell connection id handed out.
+    pub shell_ids: u64,
 }
 
 impl App {
@@ -219,6 +246,7 @@ impl App {
             connected: false,
             list_area: ratatui::layout::Rect::default(),
             quit: None,
+            shell_ids: 0,
         }
     }
 
@@ -272,6 +300,7 @@ impl App {
                 Vec::new()
             }
             Msg::Reply(tag, result) => self.on_reply(tag, result),
+            Msg::Shell(name, id, update) => self.on_shell(&name, id, update),
         }
     }
 

@@ -12,6 +12,7 @@ use super::app::{App, Mode, Pane, Split, TermView};
 use super::form::{Field, NewForm};
 use super::keys;
 use super::lines::{self, str_width, truncate};
+use super::shell;
 use crate::providers::TurnStatus;
 
 /// The list is shown from this width on; narrower windows give all room to the transcript.
@@ -38,14 +39,22 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     } else {
         (None, main)
     };
-    let composer_h = composer_height(app, right);
+    // The shell face takes the keys, so the composer makes room for it.
+    let shell = app.shell_focused();
+    let composer_h = if shell {
+        0
+    } else {
+        composer_height(app, right)
+    };
     let [panes, composer] = split_v(right, [Constraint::Min(1), Constraint::Length(composer_h)]);
     app.list_area = list.unwrap_or_default();
     if let Some(l) = list {
         draw_list(f, app, l);
     }
     draw_panes(f, app, panes);
-    draw_composer(f, app, composer);
+    if !shell {
+        draw_composer(f, app, composer);
+    }
     draw_status(f, app, status);
     match &app.mode {
         Mode::Help => draw_help(f, app),
@@ -168,12 +177,17 @@ fn draw_panes(f: &mut Frame, app: &mut App, area: Rect) {
     }
 }
 
-fn pane_title(t: &TermView, index: Option<usize>, scroll: usize) -> String {
+/// `shell`: the pane shows the shell face (its title says where the shell works).
+fn pane_title(t: &TermView, index: Option<usize>, scroll: usize, shell: bool) -> String {
     let mut parts = vec![format!(
         "{}{}",
         index.map(|i| format!("{i} ")).unwrap_or_default(),
         t.info.name
     )];
+    if shell {
+        parts.push(format!("shell · {}", t.info.dir));
+        return format!(" {} ", parts.join(" · "));
+    }
     parts.push(provider_label(t));
     if let Some(c) = t.info.conversation {
         parts.push(format!("conversation {c}"));
@@ -213,7 +227,8 @@ fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
         match pane.term.as_deref().and_then(|n| app.term(n)) {
             Some(t) => {
                 let idx = app.terms.iter().position(|x| x.info.name == t.info.name);
-                (pane_title(t, idx, pane.scroll), waiting_lines(t))
+                let title = pane_title(t, idx, pane.scroll, pane.shell);
+                (title, waiting_lines(t))
             }
             None => (" baton ".to_string(), Vec::new()),
         }
@@ -230,6 +245,12 @@ fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
     let inner = block.inner(area);
     f.render_widget(block, area);
     app.panes[i].area = area;
+    if app.panes[i].shell && app.connected {
+        if let Some(t) = app.panes[i].term.as_deref().and_then(|n| app.term(n)) {
+            draw_shell(f, t, inner, active && app.mode == Mode::Normal);
+            return;
+        }
+    }
     if let Some(text) = placeholder(app, &app.panes[i]) {
         f.render_widget(Paragraph::new(Line::styled(text, dim())), inner);
         return;
@@ -268,6 +289,28 @@ fn pane_lines(app: &mut App, i: usize, width: u16) -> Vec<Line<'static>> {
     cache.key = Some(key);
     cache.lines = lines.clone();
     lines
+}
+
+/// The shell face: the shell's screen, cell by cell, and the cursor when the pane has focus.
+fn draw_shell(f: &mut Frame, t: &TermView, inner: Rect, focused: bool) {
+    let Some(view) = &t.shell else {
+        let line = Line::styled("starting the shell…", dim());
+        f.render_widget(Paragraph::new(line), inner);
+        return;
+    };
+    let cursor = shell::render(view.screen.screen(), inner, f.buffer_mut());
+    if let Some(note) = view.ended_note() {
+        let last = Rect::new(inner.x, inner.bottom().saturating_sub(1), inner.width, 1);
+        let style = Style::default()
+            .fg(Color::Yellow)
+            .add_modifier(Modifier::BOLD);
+        f.render_widget(Clear, last);
+        f.render_widget(Paragraph::new(Line::styled(note, style)), last);
+        return;
+    }
+    if let Some(pos) = cursor.filter(|_| focused && view.live()) {
+        f.set_cursor_position(pos);
+    }
 }
 
 fn waiting_lines(t: &TermView) -> Vec<Line<'static>> {
@@ -344,7 +387,7 @@ fn hints(app: &App) -> String {
     let p = app.prefix.label();
     if app.prefix_armed {
         return format!(
-            "{p} … c new · n/p next/prev · 0-9 jump · % \" split · o pane · d detach · ? help"
+            "{p} … s shell · c new · n/p next/prev · 0-9 jump · % \" split · o pane · d detach · ? help"
         );
     }
     match &app.mode {
@@ -356,11 +399,14 @@ fn hints(app: &App) -> String {
             "Enter create · Tab next field · ←/→ provider · Esc cancel".into()
         }
         Mode::Help => "any key closes the help".into(),
+        Mode::Normal if app.shell_focused() => format!(
+            "shell: keys go to the shell · {p} s transcript · {p} {p} sends {p} · {p} ? help · {p} d detach"
+        ),
         Mode::Normal if app.focused().is_some_and(|t| t.info.state == "running") => format!(
             "Enter queue · Esc interrupt · PgUp/PgDn scroll · {p} c new · {p} ? help · {p} d detach"
         ),
         Mode::Normal => format!(
-            "Enter send · Alt-Enter newline · Tab provider · {p} c new · {p} n/p · {p} ? help · {p} d detach"
+            "Enter send · Alt-Enter newline · Tab provider · {p} s shell · {p} c new · {p} ? help · {p} n/p · {p} d detach"
         ),
     }
 }

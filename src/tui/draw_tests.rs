@@ -111,7 +111,7 @@ fn list_transcript_and_dividers() {
 │                          │┌ prompt → api · claude · Tab: provider ─────────────────────┐
 │                          ││                                                            │
 └──────────────────────────┘└────────────────────────────────────────────────────────────┘
- baton  Enter send · Alt-Enter newline · Tab provider · C-b c new · C-b n/p · C-b ? help …
+ baton  Enter send · Alt-Enter newline · Tab provider · C-b s shell · C-b c new · C-b ? h…
 ";
     assert_eq!(screen(&mut app, 90, 23), want);
 }

@@ -84,7 +84,8 @@ impl NewForm {
     pub fn cycle_provider(&mut self) {
         self.provider = match self.provider {
             ProviderKind::Claude => ProviderKind::Codex,
-            ProviderKind::Codex => ProviderKind::Claude,
+            // A local endpoint is chosen by name (`--provider local:NAME`), not by cycling.
+            ProviderKind::Codex | ProviderKind::Local => ProviderKind::Claude,
         };
     }
 

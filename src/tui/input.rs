@@ -39,7 +39,7 @@ impl App {
             self.prefix_armed = false;
             return match prefix_action(&k) {
                 Some(a) => self.prefix(a),
-                None if self.prefix.matches(&k) => Vec::new(),
+                None if self.prefix.matches(&k) => self.shell_prefix(),
                 None => {
                     self.say(format!("{} {:?}: not bound", self.prefix.label(), k.code));
                     Vec::new()
@@ -51,6 +51,9 @@ impl App {
             return Vec::new();
         }
         self.status = None;
+        if self.shell_focused() {
+            return self.shell_key(k);
+        }
         self.plain_key(k)
     }
 
@@ -77,6 +80,7 @@ impl App {
                 self.mode = Mode::Help;
                 Vec::new()
             }
+            PrefixAction::ToggleShell => self.toggle_shell(),
             PrefixAction::SplitBeside => self.split_pane(Split::Beside),
             PrefixAction::SplitBelow => self.split_pane(Split::Below),
             PrefixAction::NextPane => {
@@ -197,7 +201,8 @@ impl App {
         let current = self.next_provider.or(own).unwrap_or(ProviderKind::Claude);
         let next = match current {
             ProviderKind::Claude => ProviderKind::Codex,
-            ProviderKind::Codex => ProviderKind::Claude,
+            // A local endpoint is chosen by name (`--provider local:NAME`), not by cycling.
+            ProviderKind::Codex | ProviderKind::Local => ProviderKind::Claude,
         };
         self.next_provider = (Some(next) != own).then_some(next);
     }
@@ -245,6 +250,9 @@ impl App {
     }
 
     pub fn on_paste(&mut self, s: &str) -> Vec<Effect> {
+        if self.mode == Mode::Normal && self.shell_focused() {
+            return self.shell_paste(s);
+        }
         match &mut self.mode {
             Mode::NewTerminal(f) => f.paste(s),
             Mode::Normal => self.composer.insert_str(s),

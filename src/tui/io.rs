@@ -1,16 +1,22 @@
-//! The UI's threads: one blocks on the watch socket, one on the keyboard, and each request to
-//! the server runs on its own short-lived thread; all of them feed one channel, so the main
-//! loop sleeps until something happens (an idle client uses no CPU).
+//! The UI's threads: one blocks on the watch socket, one on the keyboard, each request to
+//! the server runs on its own short-lived thread, and each shell shown has a connection with a
+//! reading and a writing thread; all of them feed one channel, so the main loop sleeps until
+//! something happens (an idle client uses no CPU) and never waits on the server.
 
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::sync::mpsc::Sender;
+
+use base64::engine::general_purpose::STANDARD as B64;
+use base64::Engine;
 
 use crossterm::event::Event;
 
 use super::app::{Msg, Tag};
+use super::shell::ShellUpdate;
 use crate::client::{send_request, Client};
 use crate::error::BatonError;
-use crate::protocol::{Reply, Request};
+use crate::protocol::{Reply, Request, ShellEvent, ShellInput};
 
 /// Starts the thread that follows the server's watch stream. When the stream ends the server
 /// is gone: the UI is told and exits.
@@ -35,7 +41,7 @@ pub fn spawn_watch(client: &Client, tx: Sender<Msg>) -> Result<(), BatonError> {
             let msg = match serde_json::from_str::<Reply>(&line) {
                 Ok(Reply::Watch { event }) => Msg::Watch(event),
                 Ok(Reply::Error { error }) => Msg::ServerGone(error.message),
-                Ok(Reply::Ok { .. } | Reply::Event { .. }) => continue,
+                Ok(Reply::Ok { .. } | Reply::Event { .. } | Reply::Shell { .. }) => continue,
                 Err(e) => Msg::ServerGone(format!("unreadable line from the server: {e}")),
             };
             let gone = matches!(msg, Msg::ServerGone(_));
@@ -78,12 +84,134 @@ pub fn spawn_call(client: &Client, tag: Tag, req: Request, tx: Sender<Msg>) {
             Some(stream) => match send_request(stream, &req, &mut |_| {}) {
                 Ok(Reply::Ok { data }) => Ok(data),
                 Ok(Reply::Error { error }) => Err(error),
-                Ok(Reply::Event { .. } | Reply::Watch { .. }) => Err(BatonError::failed(
-                    "the server answered with an event instead of a result",
-                )),
+                Ok(Reply::Event { .. } | Reply::Watch { .. } | Reply::Shell { .. }) => Err(
+                    BatonError::failed("the server answered with an event instead of a result"),
+                ),
                 Err(e) => Err(e),
             },
         };
         let _ = tx.send(Msg::Reply(tag, result));
     });
+}
+
+/// This client's shell connections, by terminal name: what is typed goes to each one's
+/// writing thread, so a shell that does not read never blocks the UI.
+#[derive(Default)]
+pub struct ShellConns {
+    conns: HashMap<String, std::sync::mpsc::Sender<ShellInput>>,
+}
+
+/// Bytes the shell connection's reader buffers.
+const SHELL_READ_BUFFER: usize = 256 * 1024;
+
+impl ShellConns {
+    /// Attaches to terminal `name`'s shell; what it says comes back as [`Msg::Shell`] with
+    /// `id`. An earlier connection for the same terminal is closed.
+    pub fn open(
+        &mut self,
+        client: &Client,
+        name: &str,
+        id: u64,
+        size: (u16, u16),
+        tx: Sender<Msg>,
+    ) {
+        self.conns.remove(name);
+        let msg = |u: ShellUpdate| Msg::Shell(name.to_string(), id, u);
+        let Some(mut stream) = client.connect_existing() else {
+            let _ = tx.send(msg(ShellUpdate::Lost(
+                "the baton server is not running".into(),
+            )));
+            return;
+        };
+        let req = Request::Shell {
+            name: name.to_string(),
+            rows: size.0,
+            cols: size.1,
+        };
+        let opened = serde_json::to_vec(&req)
+            .map_err(|e| e.to_string())
+            .and_then(|mut line| {
+                line.push(b'\n');
+                stream.write_all(&line).map_err(|e| e.to_string())?;
+                stream.try_clone().map_err(|e| e.to_string())
+            });
+        let reader = match opened {
+            Ok(r) => r,
+            Err(e) => {
+                let _ = tx.send(msg(ShellUpdate::Lost(format!(
+                    "cannot open the shell: {e}"
+                ))));
+                return;
+            }
+        };
+        let (in_tx, in_rx) = std::sync::mpsc::channel::<ShellInput>();
+        self.conns.insert(name.to_string(), in_tx);
+        let name_r = name.to_string();
+        std::thread::spawn(move || read_shell(reader, &name_r, id, &tx));
+        std::thread::spawn(move || {
+            for input in in_rx {
+                let Ok(mut line) = serde_json::to_vec(&input) else {
+                    continue;
+                };
+                line.push(b'\n');
+                if stream.write_all(&line).is_err() {
+                    break;
+                }
+            }
+            // The UI let go of this shell (or the server went away): the reader ends too.
+            let _ = stream.shutdown(std::net::Shutdown::Both);
+        });
+    }
+
+    pub fn input(&self, name: &str, bytes: &[u8]) {
+        if let Some(tx) = self.conns.get(name) {
+            let _ = tx.send(ShellInput::Input(B64.encode(bytes)));
+        }
+    }
+
+    pub fn resize(&self, name: &str, rows: u16, cols: u16) {
+        if let Some(tx) = self.conns.get(name) {
+            let _ = tx.send(ShellInput::Resize([rows, cols]));
+        }
+    }
+}
+
+/// The shell connection's reading thread: decodes each line for the main loop.
+fn read_shell(stream: std::os::unix::net::UnixStream, name: &str, id: u64, tx: &Sender<Msg>) {
+    let mut reader = BufReader::with_capacity(SHELL_READ_BUFFER, stream);
+    let mut line = String::new();
+    let decode = |data: &str| {
+        B64.decode(data)
+            .map_err(|e| format!("unreadable output: {e}"))
+    };
+    let why = loop {
+        line.clear();
+        match reader.read_line(&mut line) {
+            Ok(0) => break "the connection to the server ended".to_string(),
+            Ok(_) => {}
+            Err(e) => break format!("lost the connection: {e}"),
+        }
+        let update = match serde_json::from_str::<Reply>(&line) {
+            Ok(Reply::Shell { event }) => match event {
+                ShellEvent::Screen {
+                    rows, cols, data, ..
+                } => decode(&data).map(|bytes| ShellUpdate::Screen { rows, cols, bytes }),
+                ShellEvent::Output { data } => decode(&data).map(ShellUpdate::Output),
+                ShellEvent::Exited { code } => Ok(ShellUpdate::Exited(code)),
+            },
+            Ok(Reply::Error { error }) => Err(error.message),
+            Ok(_) => continue,
+            Err(e) => Err(format!("unreadable line from the server: {e}")),
+        };
+        match update {
+            Ok(u) => {
+                let exited = matches!(u, ShellUpdate::Exited(_));
+                if tx.send(Msg::Shell(name.to_string(), id, u)).is_err() || exited {
+                    return;
+                }
+            }
+            Err(why) => break why,
+        }
+    };
+    let _ = tx.send(Msg::Shell(name.to_string(), id, ShellUpdate::Lost(why)));
 }

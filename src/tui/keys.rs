@@ -19,6 +19,8 @@ pub enum PrefixAction {
     SplitBelow,
     NextPane,
     ClosePane,
+    /// The active pane switches between the transcript and the terminal's shell.
+    ToggleShell,
 }
 
 /// The prefix key: Ctrl-b, or Ctrl-a when baton runs inside tmux so tmux keeps its own.
@@ -53,6 +55,7 @@ pub fn prefix_action(k: &KeyEvent) -> Option<PrefixAction> {
         '"' => PrefixAction::SplitBelow,
         'o' => PrefixAction::NextPane,
         'x' => PrefixAction::ClosePane,
+        's' => PrefixAction::ToggleShell,
         d @ '0'..='9' => PrefixAction::Jump(d as usize - '0' as usize),
         _ => return None,
     })
@@ -65,6 +68,14 @@ pub fn help(prefix: Prefix) -> Vec<(String, &'static str)> {
         (
             format!("{p} c"),
             "new terminal (name, dir, provider, brief)",
+        ),
+        (
+            format!("{p} s"),
+            "shell face: a shell in the terminal's checkout (keys go to it; again: back)",
+        ),
+        (
+            format!("{p} {p}"),
+            "send the prefix key itself to the shell",
         ),
         (format!("{p} n / {p} p"), "next / previous terminal"),
         (format!("{p} 0-9"), "jump to terminal N of the list"),
@@ -127,6 +138,7 @@ mod tests {
             ('3', Some(PrefixAction::Jump(3))),
             ('%', Some(PrefixAction::SplitBeside)),
             ('d', Some(PrefixAction::Detach)),
+            ('s', Some(PrefixAction::ToggleShell)),
             ('z', None),
         ];
         for (c, want) in table {

@@ -5,11 +5,13 @@
 pub mod app;
 pub mod composer;
 pub mod draw;
+pub mod face;
 pub mod form;
 pub mod input;
 pub mod io;
 pub mod keys;
 pub mod lines;
+pub mod shell;
 pub mod transcript;
 
 #[cfg(test)]
@@ -72,7 +74,13 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
     let exit = {
         let mut screen = Screen::enter()?;
         io::spawn_input(tx.clone());
-        event_loop(&mut screen.terminal, &mut app, &rx, client, &tx)?
+        let mut shells = io::ShellConns::default();
+        let mut ctx = Ctx {
+            client,
+            tx: &tx,
+            shells: &mut shells,
+        };
+        event_loop(&mut screen.terminal, &mut app, &rx, &mut ctx)?
     };
     match exit {
         Exit::Detach => {
@@ -94,23 +102,32 @@ fn draw_error(e: std::io::Error) -> BatonError {
     BatonError::failed(format!("cannot draw on the terminal: {e}"))
 }
 
+/// What effects are carried out with.
+struct Ctx<'a> {
+    client: &'a Client,
+    tx: &'a Sender<Msg>,
+    shells: &'a mut io::ShellConns,
+}
+
 /// Draws, then sleeps until the next message; several messages that arrived together are
 /// applied before the next drawing.
 fn event_loop(
     terminal: &mut Term,
     app: &mut App,
     rx: &Receiver<Msg>,
-    client: &Client,
-    tx: &Sender<Msg>,
+    ctx: &mut Ctx,
 ) -> Result<Exit, BatonError> {
     loop {
         terminal.draw(|f| draw::draw(f, app)).map_err(draw_error)?;
+        // Pane sizes are known once drawn: shells to open or resize.
+        let after = app.shell_effects();
+        carry_out(after, ctx);
         let Ok(first) = rx.recv() else {
             return Ok(Exit::ServerGone("every input closed".into()));
         };
-        apply(app, first, client, tx);
+        carry_out(app.update(first), ctx);
         while let Ok(more) = rx.try_recv() {
-            apply(app, more, client, tx);
+            carry_out(app.update(more), ctx);
         }
         if let Some(exit) = app.quit.take() {
             return Ok(exit);
@@ -118,15 +135,25 @@ fn event_loop(
     }
 }
 
-fn apply(app: &mut App, msg: Msg, client: &Client, tx: &Sender<Msg>) {
-    for effect in app.update(msg) {
+fn carry_out(effects: Vec<Effect>, ctx: &mut Ctx) {
+    for effect in effects {
         match effect {
-            Effect::Call(tag, req) => io::spawn_call(client, tag, req, tx.clone()),
+            Effect::Call(tag, req) => io::spawn_call(ctx.client, tag, req, ctx.tx.clone()),
             Effect::Bell => {
                 let mut out = std::io::stdout();
                 let _ = out.write_all(b"\x07");
                 let _ = out.flush();
             }
+            Effect::ShellOpen {
+                name,
+                id,
+                rows,
+                cols,
+            } => ctx
+                .shells
+                .open(ctx.client, &name, id, (rows, cols), ctx.tx.clone()),
+            Effect::ShellInput { name, bytes } => ctx.shells.input(&name, &bytes),
+            Effect::ShellResize { name, rows, cols } => ctx.shells.resize(&name, rows, cols),
         }
     }
 }

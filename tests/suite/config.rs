@@ -113,13 +113,22 @@ fn a_codex_sandbox_that_cannot_start_is_said_plainly_and_never_bypassed() {
         let out = w.run(&["send", "t", "run the tests"]);
         assert!(out.status.success(), "{}", text(&out));
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("sandbox cannot start") && err.contains("bwrap"), "{err}");
-        assert_eq!(flag(&w.last_invocation()["argv"], "--sandbox"), Some("workspace-write"));
+        assert!(
+            err.contains("sandbox cannot start") && err.contains("bwrap"),
+            "{err}"
+        );
+        assert_eq!(
+            flag(&w.last_invocation()["argv"], "--sandbox"),
+            Some("workspace-write")
+        );
     }
     let probes = w.all_invocations().len() - w.invocations().len();
     assert_eq!(probes, 1, "probed once per binary");
     let notes = &w.json(&["log", "t"])["turns"][0]["notes"];
-    assert!(notes.to_string().contains("sandbox cannot start"), "{notes}");
+    assert!(
+        notes.to_string().contains("sandbox cannot start"),
+        "{notes}"
+    );
 }
 
 #[test]

@@ -215,3 +215,57 @@ fn a_server_that_dies_while_attached_ends_the_client_cleanly() {
         s.lines().any(|l| l.trim() == "icanon")
     });
 }
+
+#[test]
+fn the_shell_face_runs_programs_with_colors_and_survives_a_detach() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    let ui = Tmux::start(&w, &dir, "");
+    ui.wait_for("No turns yet");
+    ui.keys(&["C-b", "s"]);
+    ui.wait_for("shell · ");
+    ui.wait_for("keys go to the shell");
+    ui.type_text("printf 'x%.0s' 1 2 3; echo");
+    ui.keys(&["Enter"]);
+    ui.wait_for("xxx");
+
+    // Colors reach the real terminal (capture-pane -e keeps the escape codes).
+    ui.type_text("printf '\\033[31m%s\\033[0m\\n' red-text");
+    ui.keys(&["Enter"]);
+    // The typed command line also says red-text: wait for the printed line itself, in red
+    // (palette color 1, in the user's own palette; capture-pane -e keeps the escape codes).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let colored = ui.tmux(&["capture-pane", "-p", "-e"]);
+        if colored.contains("\x1b[38;5;1mred-text") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no red line: {colored}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    // A full-screen program on the alternate screen, and back.
+    ui.type_text("seq 1 200 | less");
+    ui.keys(&["Enter"]);
+    ui.wait_until("less showing the first lines", |s| {
+        s.lines().any(|l| l.contains("│1 ")) && !s.contains("xxx")
+    });
+    ui.keys(&["q"]);
+    ui.wait_for("xxx");
+
+    // Back to the transcript; the composer takes keys again.
+    ui.keys(&["C-b", "s"]);
+    ui.wait_for("No turns yet");
+
+    // Detach and attach: the same shell, its screen replayed.
+    ui.keys(&["C-b", "d"]);
+    ui.wait_for("BATON-EXITED 0");
+    let again = Tmux::start(&w, &dir, "attach");
+    again.wait_for("No turns yet");
+    again.keys(&["C-b", "s"]);
+    let s = again.wait_for("xxx");
+    assert!(s.contains("red-text"), "{s}");
+}

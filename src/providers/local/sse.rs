@@ -1,0 +1,285 @@
+//! The Chat Completions stream: server-sent-event lines in, one assistant message out. Text
+//! deltas are released paragraph by paragraph, tool-call fragments are joined by index, and the
+//! usage report of the last chunk (`stream_options.include_usage`) is kept.
+
+use serde_json::{json, Value};
+
+/// Token counts of one model call as the server reported them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Usage {
+    pub prompt: u64,
+    pub completion: u64,
+}
+
+/// One tool call as it is being streamed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    pub arguments: String,
+}
+
+/// What one `data:` line meant.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Line {
+    /// Nothing to show (a comment, a role-only delta, usage, a tool-call fragment).
+    Quiet,
+    /// `data: [DONE]`.
+    Done,
+    /// Whole paragraphs of answer text that are now complete.
+    Text(Vec<String>),
+}
+
+/// Why a stream cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamError {
+    /// A `data:` line that is not JSON.
+    Malformed(String),
+    /// The server reported an error inside the stream.
+    Server(String),
+}
+
+/// The assistant message being assembled from a stream.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Answer {
+    pub content: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub finish_reason: Option<String>,
+    pub usage: Option<Usage>,
+    pub model: Option<String>,
+    pub done: bool,
+    /// Bytes of an unfinished line.
+    pending: Vec<u8>,
+    /// How much of `content` was released as paragraphs.
+    released: usize,
+}
+
+impl Answer {
+    /// Feeds raw bytes; returns the complete `data:` payloads with what each meant.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<Vec<(String, Line)>, StreamError> {
+        self.pending.extend_from_slice(bytes);
+        let mut out = Vec::new();
+        while let Some(nl) = self.pending.iter().position(|b| *b == b'\n') {
+            let raw: Vec<u8> = self.pending.drain(..=nl).collect();
+            let line = String::from_utf8_lossy(&raw);
+            let line = line.trim_end_matches(['\n', '\r']);
+            let Some(data) = line.strip_prefix("data:") else {
+                continue; // blank separators, `event:`, `id:`, `: comments`
+            };
+            let data = data.strip_prefix(' ').unwrap_or(data).to_string();
+            let meaning = self.data(&data)?;
+            out.push((data, meaning));
+        }
+        Ok(out)
+    }
+
+    fn data(&mut self, data: &str) -> Result<Line, StreamError> {
+        if data.trim() == "[DONE]" {
+            self.done = true;
+            return Ok(Line::Done);
+        }
+        let v: Value = serde_json::from_str(data).map_err(|e| {
+            let shown: String = data.chars().take(120).collect();
+            StreamError::Malformed(format!("{e} in {shown:?}"))
+        })?;
+        if let Some(err) = v.get("error") {
+            let msg = err
+                .get("message")
+                .and_then(Value::as_str)
+                .map_or_else(|| err.to_string(), str::to_string);
+            return Err(StreamError::Server(msg));
+        }
+        if let Some(m) = v.get("model").and_then(Value::as_str) {
+            self.model = Some(m.to_string());
+        }
+        if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
+            let n = |k: &str| u.get(k).and_then(Value::as_u64).unwrap_or(0);
+            self.usage = Some(Usage {
+                prompt: n("prompt_tokens"),
+                completion: n("completion_tokens"),
+            });
+        }
+        let Some(choice) = v.pointer("/choices/0") else {
+            return Ok(Line::Quiet);
+        };
+        if let Some(r) = choice.get("finish_reason").and_then(Value::as_str) {
+            self.finish_reason = Some(r.to_string());
+        }
+        let delta = choice.get("delta").unwrap_or(&Value::Null);
+        for call in delta
+            .get("tool_calls")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            self.tool_fragment(call);
+        }
+        match delta.get("content").and_then(Value::as_str) {
+            Some(text) if !text.is_empty() => {
+                self.content.push_str(text);
+                Ok(self.paragraphs(false))
+            }
+            _ => Ok(Line::Quiet),
+        }
+    }
+
+    fn tool_fragment(&mut self, call: &Value) {
+        let index = call
+            .get("index")
+            .and_then(Value::as_u64)
+            .map_or_else(|| self.tool_calls.len().saturating_sub(1), |i| i as usize);
+        while self.tool_calls.len() <= index {
+            self.tool_calls.push(ToolCall::default());
+        }
+        let slot = &mut self.tool_calls[index];
+        if let Some(id) = call.get("id").and_then(Value::as_str) {
+            slot.id = id.to_string();
+        }
+        if let Some(f) = call.get("function") {
+            if let Some(name) = f.get("name").and_then(Value::as_str) {
+                slot.name.push_str(name);
+            }
+            if let Some(args) = f.get("arguments").and_then(Value::as_str) {
+                slot.arguments.push_str(args);
+            }
+        }
+    }
+
+    /// The paragraphs completed since the last call (all that is left when `finish`).
+    pub fn paragraphs(&mut self, finish: bool) -> Line {
+        let rest = &self.content[self.released..];
+        let upto = if finish {
+            rest.len()
+        } else {
+            match rest.rfind("\n\n") {
+                Some(i) => i,
+                None => return Line::Quiet,
+            }
+        };
+        let pieces: Vec<String> = rest[..upto]
+            .split("\n\n")
+            .map(|p| p.trim_matches('\n').to_string())
+            .filter(|p| !p.is_empty())
+            .collect();
+        self.released += if finish { upto } else { upto + 2 };
+        if pieces.is_empty() {
+            Line::Quiet
+        } else {
+            Line::Text(pieces)
+        }
+    }
+
+    /// True when the model asked for tools (the loop runs them and asks again).
+    pub fn wants_tools(&self) -> bool {
+        self.tool_calls.iter().any(|c| !c.name.is_empty())
+    }
+
+    /// The assistant message as the conversation keeps it.
+    pub fn message(&self) -> Value {
+        let mut m = json!({"role": "assistant", "content": self.content});
+        if self.wants_tools() {
+            m["tool_calls"] = self
+                .tool_calls
+                .iter()
+                .filter(|c| !c.name.is_empty())
+                .map(|c| {
+                    json!({"id": c.id, "type": "function",
+                           "function": {"name": c.name, "arguments": c.arguments}})
+                })
+                .collect();
+        }
+        m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn chunk(delta: Value) -> String {
+        format!(
+            "data: {}\n\n",
+            json!({"model": "m", "choices": [{"index": 0, "delta": delta, "finish_reason": null}]})
+        )
+    }
+
+    #[test]
+    fn text_comes_out_by_paragraph_and_split_lines_join() {
+        let mut a = Answer::default();
+        let stream = format!(
+            "{}{}{}: keep-alive\n\n{}",
+            chunk(json!({"role": "assistant"})),
+            chunk(json!({"content": "First para"})),
+            chunk(json!({"content": "graph.\n\nSecond"})),
+            chunk(json!({"content": " one."}))
+        );
+        let bytes = stream.as_bytes();
+        let mut texts = Vec::new();
+        // Fed in awkward pieces: lines split across reads.
+        for piece in bytes.chunks(7) {
+            for (_, line) in a.feed(piece).unwrap() {
+                if let Line::Text(t) = line {
+                    texts.extend(t);
+                }
+            }
+        }
+        assert_eq!(texts, vec!["First paragraph."]);
+        assert_eq!(a.paragraphs(true), Line::Text(vec!["Second one.".into()]));
+        assert_eq!(a.content, "First paragraph.\n\nSecond one.");
+        assert_eq!(a.model.as_deref(), Some("m"));
+    }
+
+    #[test]
+    fn tool_calls_join_by_index_and_usage_is_read() {
+        let mut a = Answer::default();
+        let stream = format!(
+            "{}{}{}data: {}\n\ndata: [DONE]\n\n",
+            chunk(
+                json!({"tool_calls": [{"index": 0, "id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{\"pa"}}]})
+            ),
+            chunk(json!({"tool_calls": [{"index": 0, "function": {"arguments": "th\":\"a\"}"}}]})),
+            chunk(
+                json!({"tool_calls": [{"index": 1, "id": "c2", "function": {"name": "list_dir", "arguments": "{}"}}]})
+            ),
+            json!({"choices": [], "usage": {"prompt_tokens": 90, "completion_tokens": 10, "total_tokens": 100}})
+        );
+        a.feed(stream.as_bytes()).unwrap();
+        assert!(a.done && a.wants_tools());
+        assert_eq!(
+            a.tool_calls,
+            vec![
+                ToolCall {
+                    id: "c1".into(),
+                    name: "read_file".into(),
+                    arguments: "{\"path\":\"a\"}".into()
+                },
+                ToolCall {
+                    id: "c2".into(),
+                    name: "list_dir".into(),
+                    arguments: "{}".into()
+                }
+            ]
+        );
+        assert_eq!(
+            a.usage,
+            Some(Usage {
+                prompt: 90,
+                completion: 10
+            })
+        );
+        assert_eq!(a.message()["tool_calls"][1]["function"]["name"], "list_dir");
+    }
+
+    #[test]
+    fn malformed_data_and_stream_errors_are_reported() {
+        let mut a = Answer::default();
+        let e = a.feed(b"data: {\"choices\": [\n").unwrap_err();
+        assert!(matches!(e, StreamError::Malformed(_)), "{e:?}");
+        let mut a = Answer::default();
+        let e = a
+            .feed(b"data: {\"error\": {\"message\": \"model crashed\"}}\n")
+            .unwrap_err();
+        assert_eq!(e, StreamError::Server("model crashed".into()));
+    }
+}

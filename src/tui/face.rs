@@ -1,0 +1,291 @@
+//! The shell face's part of the state: toggling it (prefix s), keys and pastes passed through
+//! to the shell while it is focused, the shell connection's messages, and the opens and resizes
+//! the panes' sizes call for (worked out after each drawing, which is when sizes are known).
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+
+use super::app::{App, Effect};
+use super::shell::{key_bytes, paste_bytes, ShellUpdate, ShellView};
+
+/// The shell's size (rows, cols) in a pane drawn at `area`: inside its border.
+pub fn shell_size(area: Rect) -> (u16, u16) {
+    (area.height.saturating_sub(2), area.width.saturating_sub(2))
+}
+
+impl App {
+    /// The active pane shows the shell face of a known terminal: keys go to the shell.
+    pub fn shell_focused(&self) -> bool {
+        self.panes
+            .get(self.active)
+            .is_some_and(|p| p.shell && p.term.as_deref().is_some_and(|n| self.term(n).is_some()))
+    }
+
+    /// Prefix s: the active pane switches between the transcript and the shell.
+    pub(super) fn toggle_shell(&mut self) -> Vec<Effect> {
+        let Some(p) = self.panes.get_mut(self.active) else {
+            return Vec::new();
+        };
+        if p.term.is_none() {
+            let label = self.prefix.label();
+            self.say(format!("no terminal yet: create one with {label} c"));
+            return Vec::new();
+        }
+        p.shell = !p.shell;
+        if p.shell {
+            // The shell is opened (or attached again) after the next drawing, at the pane's size.
+            return Vec::new();
+        }
+        match self.focused_name() {
+            Some(n) => self.show_effects(&n),
+            None => Vec::new(),
+        }
+    }
+
+    /// A key while the shell face is focused: to the shell; once the shell ended, Enter starts
+    /// another.
+    pub(super) fn shell_key(&mut self, k: KeyEvent) -> Vec<Effect> {
+        let Some(name) = self.focused_name() else {
+            return Vec::new();
+        };
+        let Some(t) = self.term_mut(&name) else {
+            return Vec::new();
+        };
+        let Some(view) = &t.shell else {
+            return Vec::new();
+        };
+        if !view.live() {
+            if k.code == KeyCode::Enter {
+                t.shell = None;
+            }
+            return Vec::new();
+        }
+        let app_cursor = view.screen.screen().application_cursor();
+        match key_bytes(&k, app_cursor) {
+            Some(bytes) => vec![Effect::ShellInput { name, bytes }],
+            None => Vec::new(),
+        }
+    }
+
+    /// The prefix typed twice: the shell gets the prefix key itself (tmux's send-prefix).
+    pub(super) fn shell_prefix(&mut self) -> Vec<Effect> {
+        if !self.shell_focused() {
+            return Vec::new();
+        }
+        self.shell_key(KeyEvent::new(
+            KeyCode::Char(self.prefix.0),
+            KeyModifiers::CONTROL,
+        ))
+    }
+
+    pub(super) fn shell_paste(&mut self, text: &str) -> Vec<Effect> {
+        let Some(name) = self.focused_name() else {
+            return Vec::new();
+        };
+        let Some(view) = self.term(&name).and_then(|t| t.shell.as_ref()) else {
+            return Vec::new();
+        };
+        if !view.live() {
+            return Vec::new();
+        }
+        let bytes = paste_bytes(text, view.screen.screen().bracketed_paste());
+        vec![Effect::ShellInput { name, bytes }]
+    }
+
+    pub(super) fn on_shell(&mut self, name: &str, id: u64, update: ShellUpdate) -> Vec<Effect> {
+        let Some(view) = self
+            .term_mut(name)
+            .and_then(|t| t.shell.as_mut())
+            .filter(|v| v.id == id)
+        else {
+            return Vec::new();
+        };
+        view.apply(update);
+        Vec::new()
+    }
+
+    /// After a drawing: opens the shells shown for the first time and tells the server about
+    /// panes that changed size. A terminal shown in several panes takes the first one's size.
+    pub fn shell_effects(&mut self) -> Vec<Effect> {
+        let mut seen: Vec<String> = Vec::new();
+        let mut fx = Vec::new();
+        for i in 0..self.panes.len() {
+            let p = &self.panes[i];
+            let Some(name) = p.term.clone().filter(|_| p.shell) else {
+                continue;
+            };
+            if seen.contains(&name) {
+                continue;
+            }
+            seen.push(name.clone());
+            let (rows, cols) = shell_size(p.area);
+            if rows == 0 || cols == 0 {
+                continue;
+            }
+            let id = self.shell_ids + 1;
+            let Some(t) = self.term_mut(&name) else {
+                continue;
+            };
+            match &mut t.shell {
+                None => {
+                    t.shell = Some(ShellView::new(id, rows, cols));
+                    self.shell_ids = id;
+                    fx.push(Effect::ShellOpen {
+                        name,
+                        id,
+                        rows,
+                        cols,
+                    });
+                }
+                Some(v) if v.live() && v.asked != (rows, cols) => {
+                    v.asked = (rows, cols);
+                    v.screen.resize(rows, cols);
+                    fx.push(Effect::ShellResize { name, rows, cols });
+                }
+                Some(_) => {}
+            }
+        }
+        fx
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::WatchEvent;
+    use crate::tui::app::Msg;
+    use crate::tui::keys::Prefix;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    fn app() -> App {
+        let mut app = App::new("baton", "/w/api", Prefix('b'));
+        let t = json!({"name": "api", "dir": "/w/api", "provider": "claude", "state": "idle"});
+        app.update(Msg::Watch(WatchEvent::Terminals { terminals: vec![t] }));
+        app.panes[0].area = Rect::new(0, 0, 42, 12);
+        app
+    }
+
+    fn key(code: KeyCode, m: KeyModifiers) -> Msg {
+        Msg::Key(KeyEvent::new(code, m))
+    }
+
+    fn toggle(app: &mut App) {
+        app.update(key(KeyCode::Char('b'), KeyModifiers::CONTROL));
+        app.update(key(KeyCode::Char('s'), KeyModifiers::NONE));
+    }
+
+    #[test]
+    fn prefix_s_opens_the_shell_at_the_pane_size_and_keys_go_to_it() {
+        let mut app = app();
+        toggle(&mut app);
+        assert!(app.shell_focused());
+        let open = app.shell_effects();
+        assert_eq!(
+            open,
+            vec![Effect::ShellOpen {
+                name: "api".into(),
+                id: 1,
+                rows: 10,
+                cols: 40
+            }]
+        );
+        assert_eq!(app.shell_effects(), vec![], "opened once");
+        // Keys the composer would take (Enter, Esc, C-c) all go to the shell.
+        for (code, m, bytes) in [
+            (KeyCode::Char('l'), KeyModifiers::NONE, b"l".to_vec()),
+            (KeyCode::Enter, KeyModifiers::NONE, b"\r".to_vec()),
+            (KeyCode::Esc, KeyModifiers::NONE, b"\x1b".to_vec()),
+            (KeyCode::Char('c'), KeyModifiers::CONTROL, b"\x03".to_vec()),
+        ] {
+            let fx = app.update(key(code, m));
+            let want = Effect::ShellInput {
+                name: "api".into(),
+                bytes,
+            };
+            assert_eq!(fx, vec![want]);
+        }
+        assert!(app.composer.is_empty());
+        // The prefix twice sends it; prefix s goes back to the transcript.
+        app.update(key(KeyCode::Char('b'), KeyModifiers::CONTROL));
+        let fx = app.update(key(KeyCode::Char('b'), KeyModifiers::CONTROL));
+        assert_eq!(
+            fx,
+            vec![Effect::ShellInput {
+                name: "api".into(),
+                bytes: vec![2]
+            }]
+        );
+        toggle(&mut app);
+        assert!(!app.shell_focused());
+        app.update(key(KeyCode::Char('l'), KeyModifiers::NONE));
+        assert_eq!(app.composer.text(), "l");
+    }
+
+    #[test]
+    fn output_resize_exit_and_a_new_shell() {
+        let mut app = app();
+        toggle(&mut app);
+        app.shell_effects();
+        let screen = ShellUpdate::Screen {
+            rows: 10,
+            cols: 40,
+            bytes: b"$ ".to_vec(),
+        };
+        app.update(Msg::Shell("api".into(), 1, screen));
+        app.update(Msg::Shell(
+            "api".into(),
+            1,
+            ShellUpdate::Output(b"hi".to_vec()),
+        ));
+        // A message from an older connection is ignored.
+        app.update(Msg::Shell(
+            "api".into(),
+            7,
+            ShellUpdate::Output(b"X".to_vec()),
+        ));
+        let view = app.terms[0].shell.as_ref().unwrap();
+        assert_eq!(view.screen.screen().contents(), "$ hi");
+        app.panes[0].area = Rect::new(0, 0, 30, 8);
+        assert_eq!(
+            app.shell_effects(),
+            vec![Effect::ShellResize {
+                name: "api".into(),
+                rows: 6,
+                cols: 28
+            }]
+        );
+        app.update(Msg::Shell("api".into(), 1, ShellUpdate::Exited(Some(0))));
+        assert_eq!(
+            app.update(key(KeyCode::Char('x'), KeyModifiers::NONE)),
+            vec![]
+        );
+        app.update(key(KeyCode::Enter, KeyModifiers::NONE));
+        let again = app.shell_effects();
+        assert!(
+            matches!(&again[..], [Effect::ShellOpen { id: 2, .. }]),
+            "{again:?}"
+        );
+    }
+
+    #[test]
+    fn a_paste_is_bracketed_when_the_shell_asked() {
+        let mut app = app();
+        toggle(&mut app);
+        app.shell_effects();
+        let screen = ShellUpdate::Screen {
+            rows: 10,
+            cols: 40,
+            bytes: b"\x1b[?2004h$ ".to_vec(),
+        };
+        app.update(Msg::Shell("api".into(), 1, screen));
+        let fx = app.update(Msg::Paste("ls\n".into()));
+        assert_eq!(
+            fx,
+            vec![Effect::ShellInput {
+                name: "api".into(),
+                bytes: b"\x1b[200~ls\r\x1b[201~".to_vec()
+            }]
+        );
+    }
+}

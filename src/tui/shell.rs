@@ -1,0 +1,458 @@
+//! The shell face, client side: the terminal's shell (owned by the server, see
+//! `server/shell.rs`) mirrored in a `vt100` screen of this client's own, fed by the bytes the
+//! server streams; keys translated to the bytes a terminal sends; the screen's cells drawn into
+//! the pane (colors, bold/italic/underline/inverse, wide characters, cursor).
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+
+/// What the server's shell connection said, decoded (on the connection's thread).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShellUpdate {
+    /// Start over from this screen (first on attach, and after falling behind).
+    Screen {
+        rows: u16,
+        cols: u16,
+        bytes: Vec<u8>,
+    },
+    Output(Vec<u8>),
+    Exited(Option<i32>),
+    /// The connection ended without the shell ending (or could not be opened).
+    Lost(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShellStatus {
+    /// Asked the server; nothing came back yet.
+    Opening,
+    Live,
+    Exited(Option<i32>),
+    Lost(String),
+}
+
+/// A `vt100` screen. Cloning replays its state into a fresh parser; two are equal when they
+/// draw the same.
+pub struct ShellScreen(pub vt100::Parser);
+
+impl ShellScreen {
+    pub fn new(rows: u16, cols: u16) -> ShellScreen {
+        ShellScreen(vt100::Parser::new(nonzero(rows), nonzero(cols), 0))
+    }
+
+    pub fn screen(&self) -> &vt100::Screen {
+        self.0.screen()
+    }
+
+    pub fn size(&self) -> (u16, u16) {
+        let (r, c) = self.0.screen().size();
+        (r.get(), c.get())
+    }
+
+    pub fn resize(&mut self, rows: u16, cols: u16) {
+        if self.size() != (rows, cols) {
+            self.0.set_size(nonzero(rows), nonzero(cols));
+        }
+    }
+}
+
+impl Clone for ShellScreen {
+    fn clone(&self) -> ShellScreen {
+        let (rows, cols) = self.size();
+        let mut copy = ShellScreen::new(rows, cols);
+        copy.0.process(self.screen().state_formatted().as_bytes());
+        copy
+    }
+}
+
+impl PartialEq for ShellScreen {
+    fn eq(&self, other: &ShellScreen) -> bool {
+        self.size() == other.size()
+            && self.screen().state_formatted() == other.screen().state_formatted()
+    }
+}
+
+impl std::fmt::Debug for ShellScreen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShellScreen")
+            .field("size", &self.size())
+            .field("contents", &self.screen().contents())
+            .finish()
+    }
+}
+
+fn nonzero(n: u16) -> std::num::NonZeroU16 {
+    std::num::NonZeroU16::new(n).unwrap_or(std::num::NonZeroU16::MIN)
+}
+
+/// One terminal's shell as this client has it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShellView {
+    pub screen: ShellScreen,
+    pub status: ShellStatus,
+    /// Which connection this view follows (a message from an older one is ignored).
+    pub id: u64,
+    /// The size last asked of the server.
+    pub asked: (u16, u16),
+}
+
+impl ShellView {
+    pub fn new(id: u64, rows: u16, cols: u16) -> ShellView {
+        ShellView {
+            screen: ShellScreen::new(rows, cols),
+            status: ShellStatus::Opening,
+            id,
+            asked: (rows, cols),
+        }
+    }
+
+    pub fn live(&self) -> bool {
+        matches!(self.status, ShellStatus::Opening | ShellStatus::Live)
+    }
+
+    pub fn apply(&mut self, update: ShellUpdate) {
+        match update {
+            ShellUpdate::Screen { rows, cols, bytes } => {
+                self.screen = ShellScreen::new(rows, cols);
+                self.screen.0.process(&bytes);
+                // The server had another size (another client's): ours follows at the next
+                // drawing.
+                self.screen.resize(self.asked.0, self.asked.1);
+                self.status = ShellStatus::Live;
+            }
+            ShellUpdate::Output(bytes) => {
+                self.screen.0.process(&bytes);
+                self.status = ShellStatus::Live;
+            }
+            ShellUpdate::Exited(code) => self.status = ShellStatus::Exited(code),
+            ShellUpdate::Lost(why) => {
+                if self.live() {
+                    self.status = ShellStatus::Lost(why);
+                }
+            }
+        }
+    }
+
+    /// What the pane says under a shell that is not running.
+    pub fn ended_note(&self) -> Option<String> {
+        match &self.status {
+            ShellStatus::Exited(Some(code)) => Some(format!(
+                "[shell exited with code {code} · Enter starts a new one]"
+            )),
+            ShellStatus::Exited(None) => Some("[shell exited · Enter starts a new one]".into()),
+            ShellStatus::Lost(why) => Some(format!("[shell: {why} · Enter tries again]")),
+            ShellStatus::Opening | ShellStatus::Live => None,
+        }
+    }
+}
+
+/// The bytes a terminal sends for `k` (None: nothing to send). `app_cursor`: the program
+/// asked for application cursor keys (DECCKM), as vim and less do.
+pub fn key_bytes(k: &KeyEvent, app_cursor: bool) -> Option<Vec<u8>> {
+    let m = k.modifiers;
+    let ctrl = m.contains(KeyModifiers::CONTROL);
+    let alt = m.contains(KeyModifiers::ALT);
+    let shift = m.contains(KeyModifiers::SHIFT);
+    // xterm's modifier parameter: 1 + shift + 2·alt + 4·ctrl.
+    let code = 1 + u8::from(shift) + 2 * u8::from(alt) + 4 * u8::from(ctrl);
+    let esc_if_alt = |mut b: Vec<u8>| {
+        if alt {
+            b.insert(0, 0x1b);
+        }
+        Some(b)
+    };
+    // Cursor-like keys: `ESC [ X` (or `ESC O X` in application mode), `ESC [ 1 ; m X` with
+    // modifiers.
+    let letter = |x: u8| {
+        Some(if code > 1 {
+            format!("\x1b[1;{code}{}", x as char).into_bytes()
+        } else if app_cursor {
+            vec![0x1b, b'O', x]
+        } else {
+            vec![0x1b, b'[', x]
+        })
+    };
+    // Function keys F1-F4: `ESC O P`…, `ESC [ 1 ; m P` with modifiers.
+    let ss3 = |x: u8| {
+        Some(if code > 1 {
+            format!("\x1b[1;{code}{}", x as char).into_bytes()
+        } else {
+            vec![0x1b, b'O', x]
+        })
+    };
+    let tilde = |n: u8| {
+        Some(if code > 1 {
+            format!("\x1b[{n};{code}~").into_bytes()
+        } else {
+            format!("\x1b[{n}~").into_bytes()
+        })
+    };
+    match k.code {
+        KeyCode::Char(c) if ctrl => esc_if_alt(vec![ctrl_byte(c)?]),
+        KeyCode::Char(c) => {
+            let mut b = [0u8; 4];
+            esc_if_alt(c.encode_utf8(&mut b).as_bytes().to_vec())
+        }
+        KeyCode::Enter => esc_if_alt(vec![b'\r']),
+        KeyCode::Tab => esc_if_alt(vec![b'\t']),
+        KeyCode::BackTab => Some(b"\x1b[Z".to_vec()),
+        KeyCode::Backspace if ctrl => esc_if_alt(vec![0x08]),
+        KeyCode::Backspace => esc_if_alt(vec![0x7f]),
+        KeyCode::Esc => esc_if_alt(vec![0x1b]),
+        KeyCode::Up => letter(b'A'),
+        KeyCode::Down => letter(b'B'),
+        KeyCode::Right => letter(b'C'),
+        KeyCode::Left => letter(b'D'),
+        KeyCode::Home => letter(b'H'),
+        KeyCode::End => letter(b'F'),
+        KeyCode::Insert => tilde(2),
+        KeyCode::Delete => tilde(3),
+        KeyCode::PageUp => tilde(5),
+        KeyCode::PageDown => tilde(6),
+        KeyCode::F(n @ 1..=4) => ss3(b'P' + (n - 1)),
+        KeyCode::F(n @ 5..=12) => tilde([15, 17, 18, 19, 20, 21, 23, 24][usize::from(n - 5)]),
+        _ => None,
+    }
+}
+
+/// Ctrl with a character: the C0 control it stands for.
+fn ctrl_byte(c: char) -> Option<u8> {
+    Some(match c {
+        'a'..='z' => c as u8 - b'a' + 1,
+        'A'..='Z' => c as u8 - b'A' + 1,
+        ' ' | '@' | '2' => 0,
+        '[' | '3' => 0x1b,
+        '\\' | '4' => 0x1c,
+        ']' | '5' => 0x1d,
+        '^' | '6' => 0x1e,
+        '_' | '-' | '7' => 0x1f,
+        '?' | '8' => 0x7f,
+        _ => return None,
+    })
+}
+
+/// A paste as the shell should get it: wrapped in bracketed-paste marks when the program asked
+/// for them (so a pasted newline does not run anything), line ends as the Enter key sends them.
+pub fn paste_bytes(text: &str, bracketed: bool) -> Vec<u8> {
+    let body = text.replace("\r\n", "\r").replace('\n', "\r");
+    if bracketed {
+        // A paste must not end the bracket early.
+        let body = body.replace("\x1b[201~", "");
+        format!("\x1b[200~{body}\x1b[201~").into_bytes()
+    } else {
+        body.into_bytes()
+    }
+}
+
+fn color(c: vt100::Color) -> Color {
+    match c {
+        vt100::Color::Default => Color::Reset,
+        vt100::Color::Idx(i) => Color::Indexed(i),
+        vt100::Color::Rgb(r, g, b) => Color::Rgb(r, g, b),
+    }
+}
+
+fn cell_style(cell: &vt100::Cell) -> Style {
+    let mut mods = Modifier::empty();
+    for (on, m) in [
+        (cell.bold(), Modifier::BOLD),
+        (cell.dim(), Modifier::DIM),
+        (cell.italic(), Modifier::ITALIC),
+        (cell.underline(), Modifier::UNDERLINED),
+        (cell.inverse(), Modifier::REVERSED),
+    ] {
+        if on {
+            mods |= m;
+        }
+    }
+    Style::default()
+        .fg(color(cell.fgcolor()))
+        .bg(color(cell.bgcolor()))
+        .add_modifier(mods)
+}
+
+/// Draws `screen` into `area` of `buf` (clipped to both); returns where the cursor is, when it
+/// is shown and inside the area.
+pub fn render(screen: &vt100::Screen, area: Rect, buf: &mut Buffer) -> Option<(u16, u16)> {
+    let (rows, cols) = screen.size();
+    let rows = rows.get().min(area.height);
+    let cols = cols.get().min(area.width);
+    for y in 0..area.height {
+        for x in 0..area.width {
+            let Some(out) = buf.cell_mut((area.x + x, area.y + y)) else {
+                continue;
+            };
+            let Some(cell) = screen.cell(y, x).filter(|_| y < rows && x < cols) else {
+                out.reset();
+                continue;
+            };
+            if cell.is_wide_continuation() {
+                // Covered by the wide character before it.
+                out.reset();
+                out.set_style(cell_style(cell));
+                continue;
+            }
+            let text = cell.contents();
+            let wide_cut = cell.is_wide() && x + 1 >= cols;
+            if text.is_empty() || wide_cut || text.chars().any(char::is_control) {
+                out.set_symbol(" ");
+            } else {
+                out.set_symbol(text);
+            }
+            out.set_style(cell_style(cell));
+        }
+    }
+    let (cy, cx) = screen.cursor_position();
+    (!screen.hide_cursor() && cy < rows && cx < cols).then_some((area.x + cx, area.y + cy))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn k(code: KeyCode, m: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, m)
+    }
+
+    #[test]
+    fn keys_become_the_bytes_a_terminal_sends() {
+        let none = KeyModifiers::NONE;
+        let ctrl = KeyModifiers::CONTROL;
+        let alt = KeyModifiers::ALT;
+        let shift = KeyModifiers::SHIFT;
+        let table: Vec<(KeyEvent, bool, &[u8])> = vec![
+            (k(KeyCode::Char('a'), none), false, b"a"),
+            (k(KeyCode::Char('A'), shift), false, b"A"),
+            (k(KeyCode::Char('é'), none), false, "é".as_bytes()),
+            (k(KeyCode::Char('c'), ctrl), false, b"\x03"),
+            (k(KeyCode::Char('d'), ctrl), false, b"\x04"),
+            (k(KeyCode::Char(' '), ctrl), false, b"\x00"),
+            (k(KeyCode::Char('4'), ctrl), false, b"\x1c"),
+            (k(KeyCode::Char('x'), alt), false, b"\x1bx"),
+            (k(KeyCode::Char('x'), ctrl | alt), false, b"\x1b\x18"),
+            (k(KeyCode::Enter, none), false, b"\r"),
+            (k(KeyCode::Tab, none), false, b"\t"),
+            (k(KeyCode::BackTab, shift), false, b"\x1b[Z"),
+            (k(KeyCode::Backspace, none), false, b"\x7f"),
+            (k(KeyCode::Backspace, alt), false, b"\x1b\x7f"),
+            (k(KeyCode::Esc, none), false, b"\x1b"),
+            (k(KeyCode::Up, none), false, b"\x1b[A"),
+            (k(KeyCode::Up, none), true, b"\x1bOA"),
+            (k(KeyCode::Left, ctrl), true, b"\x1b[1;5D"),
+            (k(KeyCode::Right, shift), false, b"\x1b[1;2C"),
+            (k(KeyCode::Home, none), false, b"\x1b[H"),
+            (k(KeyCode::End, none), true, b"\x1bOF"),
+            (k(KeyCode::Delete, none), false, b"\x1b[3~"),
+            (k(KeyCode::PageUp, none), false, b"\x1b[5~"),
+            (k(KeyCode::PageDown, ctrl), false, b"\x1b[6;5~"),
+            (k(KeyCode::F(1), none), false, b"\x1bOP"),
+            (k(KeyCode::F(4), shift), false, b"\x1b[1;2S"),
+            (k(KeyCode::F(5), none), false, b"\x1b[15~"),
+            (k(KeyCode::F(12), none), false, b"\x1b[24~"),
+        ];
+        for (key, app, want) in table {
+            assert_eq!(
+                key_bytes(&key, app).as_deref(),
+                Some(want),
+                "{key:?} app={app}"
+            );
+        }
+        assert_eq!(key_bytes(&k(KeyCode::F(20), none), false), None);
+        assert_eq!(key_bytes(&k(KeyCode::Char('é'), ctrl), false), None);
+    }
+
+    #[test]
+    fn pastes_are_bracketed_when_the_program_asked() {
+        assert_eq!(paste_bytes("a\nb", false), b"a\rb");
+        assert_eq!(paste_bytes("a\r\nb", true), b"\x1b[200~a\rb\x1b[201~");
+        assert_eq!(
+            paste_bytes("x\x1b[201~y", true),
+            b"\x1b[200~xy\x1b[201~".to_vec()
+        );
+    }
+
+    fn rendered(output: &[u8], w: u16, h: u16) -> (Buffer, Option<(u16, u16)>) {
+        rendered_in(output, (w, h), (w, h))
+    }
+
+    /// A screen of `size` drawn into a pane of `pane` (both width, height).
+    fn rendered_in(
+        output: &[u8],
+        size: (u16, u16),
+        pane: (u16, u16),
+    ) -> (Buffer, Option<(u16, u16)>) {
+        let mut s = ShellScreen::new(size.1, size.0);
+        s.0.process(output);
+        let area = Rect::new(0, 0, pane.0, pane.1);
+        let mut buf = Buffer::empty(area);
+        let cursor = render(s.screen(), area, &mut buf);
+        (buf, cursor)
+    }
+
+    fn text(buf: &Buffer) -> String {
+        let a = buf.area;
+        let mut out = String::new();
+        for y in 0..a.height {
+            let mut row = String::new();
+            let mut x = 0;
+            while x < a.width {
+                let sym = buf[(x, y)].symbol();
+                row.push_str(sym);
+                // A wide character covers the next cell.
+                x += (unicode_width::UnicodeWidthStr::width(sym) as u16).max(1);
+            }
+            out.push_str(row.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+
+    #[test]
+    fn cells_are_drawn_with_their_colors_and_the_cursor() {
+        let (buf, cursor) = rendered(
+            b"$ ls\r\n\x1b[1;34msrc\x1b[0m  \x1b[38;5;208mCargo.toml\x1b[0m\r\n\x1b[7mrev\x1b[0m \x1b[38;2;1;2;3mrgb\x1b[0m\r\n$ ",
+            24,
+            5,
+        );
+        assert_eq!(text(&buf), "$ ls\nsrc  Cargo.toml\nrev rgb\n$\n\n");
+        assert_eq!(buf[(0, 1)].fg, Color::Indexed(4));
+        assert!(buf[(0, 1)].modifier.contains(Modifier::BOLD));
+        assert_eq!(buf[(5, 1)].fg, Color::Indexed(208));
+        assert!(buf[(0, 2)].modifier.contains(Modifier::REVERSED));
+        assert_eq!(buf[(4, 2)].fg, Color::Rgb(1, 2, 3));
+        assert_eq!(buf[(3, 2)].fg, Color::Reset);
+        assert_eq!(cursor, Some((2, 3)));
+    }
+
+    #[test]
+    fn wide_characters_hidden_cursor_and_the_alternate_screen() {
+        let (buf, _) = rendered("日本\r\n".as_bytes(), 6, 2);
+        assert_eq!(text(&buf), "日本\n\n");
+        let (_, cursor) = rendered(b"\x1b[?25l", 6, 2);
+        assert_eq!(cursor, None);
+        // vim-like: the alternate screen, then back to the shell's screen.
+        let mut s = ShellScreen::new(3, 10);
+        s.0.process(b"$ vim\r\n\x1b[?1049h\x1b[H\x1b[2Jediting");
+        assert!(s.screen().contents().starts_with("editing"));
+        s.0.process(b"\x1b[?1049l");
+        assert!(s.screen().contents().starts_with("$ vim"));
+    }
+
+    #[test]
+    fn a_smaller_pane_clips_and_garbage_never_panics() {
+        let (buf, cursor) = rendered_in(b"0123456789\r\nabcdefghij", (10, 2), (4, 1));
+        assert_eq!(text(&buf), "0123\n");
+        assert_eq!(cursor, None);
+        let (buf, _) = rendered_in(b"ab\r\ncd", (2, 2), (4, 3));
+        assert_eq!(text(&buf), "ab\ncd\n\n");
+        let garbage: Vec<u8> = (0..=255u8).cycle().take(100_000).collect();
+        let (buf, _) = rendered(&garbage, 20, 4);
+        assert_eq!(buf.area.height, 4);
+        let mut v = ShellView::new(1, 2, 2);
+        v.apply(ShellUpdate::Output(garbage));
+        v.screen.resize(1, 1);
+        let _ = v.clone();
+    }
+}

@@ -1,0 +1,252 @@
+//! The `local` provider end to end: the real baton binary against the stand-in
+//! OpenAI-compatible server (tests/suite/local/standin.rs), configured in `config.toml`.
+
+mod standin;
+
+use pretty_assertions::assert_eq;
+use serde_json::{json, Value};
+
+use self::standin::{Reply, StandIn};
+use super::common::{text, World};
+
+/// A model that writes `hello.txt` when asked to write, reports back after a tool result, and
+/// otherwise answers `answer #N` padded to `pad` characters.
+fn brain(pad: usize) -> impl Fn(&Value) -> Reply + Send + Sync + 'static {
+    move |req: &Value| {
+        let last = standin::last_of(req);
+        let n = req["messages"].as_array().map_or(0, Vec::len);
+        if last["role"] == "tool" {
+            return Reply::Stream(standin::text("Done writing.", Some((200, 5))));
+        }
+        let prompt = last["content"].as_str().unwrap_or_default();
+        if prompt.contains("write the file") {
+            return Reply::Stream(standin::tool_call(
+                "call-1",
+                "write_file",
+                json!({"path": "hello.txt", "content": "hi from local"}),
+            ));
+        }
+        let answer = format!("answer to {prompt:?} after {n} messages ");
+        let padded = format!("{answer}{}", "z".repeat(pad.saturating_sub(answer.len())));
+        Reply::Stream(standin::text(&padded, Some((300, 10))))
+    }
+}
+
+fn world(standin: &StandIn, window: Option<u64>) -> World {
+    let w = World::new();
+    let window = window.map_or(String::new(), |w| format!("context_window = {w}\n"));
+    std::fs::write(
+        w.data().join("config.toml"),
+        format!(
+            "[providers.local.endpoints.stand]\nbase_url = \"{}\"\nmodel = \"stand-in\"\n{window}",
+            standin.base_url
+        ),
+    )
+    .unwrap();
+    w
+}
+
+fn systems(s: &StandIn) -> Vec<String> {
+    s.requests().iter().map(standin::system_of).collect()
+}
+
+#[test]
+fn a_local_conversation_uses_tools_in_the_checkout_and_the_current_standing_text() {
+    let s = StandIn::background(standin::models("stand-in", Some(32768)), brain(0));
+    let w = world(&s, None);
+    let dir = w.project("api");
+    w.ok(&[
+        "new",
+        "api",
+        "--dir",
+        dir.to_str().unwrap(),
+        "--provider",
+        "local:stand",
+        "--brief",
+        "Backend of the billing service",
+    ]);
+    let show = w.show("api");
+    assert_eq!(
+        (show["provider"].clone(), show["endpoint"].clone()),
+        (json!("local"), json!("stand"))
+    );
+
+    let (out, _) = w.send("api", "Please write the file now.");
+    assert!(
+        out.contains("⚙ Write hello.txt") && out.contains("Done writing."),
+        "{out}"
+    );
+    let run_dir = std::path::PathBuf::from(w.show("api")["dir"].as_str().unwrap());
+    assert_eq!(
+        std::fs::read_to_string(run_dir.join("hello.txt")).unwrap(),
+        "hi from local"
+    );
+
+    w.ok(&[
+        "instructions",
+        "api",
+        "add",
+        "Always use tabs for indentation.",
+    ]);
+    let (out, _) = w.send("api", "What did you do?");
+    assert!(out.contains("answer to \"What did you do?\""), "{out}");
+
+    // Three requests: the tool call, the answer after it, the second turn.
+    let reqs = s.requests();
+    assert_eq!(reqs.len(), 3);
+    for sys in systems(&s) {
+        assert!(sys.contains("Backend of the billing service"), "{sys}");
+        assert!(sys.contains(run_dir.to_str().unwrap()), "{sys}");
+    }
+    // The standing text is the current one on every run, not frozen at the first.
+    assert!(!systems(&s)[0].contains("Always use tabs"));
+    assert!(systems(&s)[2].contains("Always use tabs for indentation."));
+    // The second turn carries the first whole: prompt, tool call, tool result, answer.
+    let roles: Vec<&str> = reqs[2]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        ["system", "user", "assistant", "tool", "assistant", "user"]
+    );
+
+    let show = w.show("api");
+    assert_eq!(show["turns"], 2);
+    assert_eq!(show["conversation"]["number"], 1);
+    assert_eq!(show["context"]["tokens"], 310);
+    assert_eq!(show["context"]["window"], 32768);
+    let sessions = show["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(sessions[0]["provider"], "local");
+}
+
+#[test]
+fn history_is_trimmed_by_whole_turns_when_the_window_is_small() {
+    let s = StandIn::background(standin::models("stand-in", None), brain(1600));
+    let w = world(&s, Some(2000));
+    w.new_terminal("t", "local");
+    for i in 1..=4 {
+        w.send("t", &format!("question {i}"));
+    }
+    let last = s.requests().pop().unwrap();
+    let msgs = last["messages"].as_array().unwrap();
+    // Never cut mid-turn: system, whole (user, assistant) pairs, the prompt.
+    assert_eq!(msgs.len() % 2, 0);
+    let kept = (msgs.len() - 2) / 2;
+    assert!(kept < 3, "{kept} earlier turns kept");
+    assert_eq!(msgs[msgs.len() - 1]["content"], "question 4");
+    if kept > 0 {
+        assert_eq!(msgs[1]["content"], format!("question {}", 4 - kept));
+    }
+    let log = w.json(&["log", "t"]);
+    let notes = log["turns"][3]["notes"].as_array().unwrap();
+    let want = format!(
+        "{} of 3 earlier turns left out of the request to fit the 2000-token window (oldest first, whole turns)",
+        3 - kept
+    );
+    assert!(notes.iter().any(|n| n == &json!(want)), "{notes:?}");
+    // No rotation: one conversation all along.
+    assert_eq!(w.show("t")["conversation"]["number"], 1);
+}
+
+#[test]
+fn a_terminal_switches_local_to_claude_and_back_in_one_conversation() {
+    let s = StandIn::background(standin::models("stand-in", Some(8192)), brain(0));
+    let w = world(&s, None);
+    w.new_terminal("t", "local");
+    w.send("t", "first on local");
+    let out = w.run(&[
+        "send",
+        "t",
+        "--provider",
+        "claude",
+        "then on claude [[reply:CLAUDE-SAID-THIS]]",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = w.run(&["send", "t", "--provider", "local", "back on local"]);
+    assert!(out.status.success(), "{}", text(&out));
+
+    let last = s.requests().pop().unwrap();
+    let contents: Vec<&str> = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .skip(1)
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
+    assert_eq!(contents[0], "first on local");
+    assert_eq!(contents[2], "then on claude [[reply:CLAUDE-SAID-THIS]]");
+    assert_eq!(contents[3], "CLAUDE-SAID-THIS");
+    assert_eq!(contents[4], "back on local");
+
+    let show = w.show("t");
+    assert_eq!(show["provider"], "local");
+    assert_eq!(show["endpoint"], "stand");
+    assert_eq!(show["conversation"]["number"], 1);
+    let sessions: Vec<(String, String)> = show["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["provider"].as_str().unwrap().into(),
+                s["reason"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let pair = |p: &str, r: &str| (p.to_string(), r.to_string());
+    assert_eq!(
+        sessions,
+        vec![
+            pair("local", "fresh"),
+            pair("claude", "switch"),
+            pair("local", "switch")
+        ]
+    );
+}
+
+#[test]
+fn an_unknown_endpoint_is_refused_and_a_dead_server_fails_the_turn_clearly() {
+    let s = StandIn::background(standin::models("stand-in", Some(8192)), brain(0));
+    let w = world(&s, None);
+    let dir = w.project("x");
+    let out = w.run(&[
+        "new",
+        "x",
+        "--dir",
+        dir.to_str().unwrap(),
+        "--provider",
+        "local:nope",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("[providers.local.endpoints.nope]"),
+        "{}",
+        text(&out)
+    );
+
+    // An endpoint whose server is gone: retried (shown), then the turn fails with exit 1.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    std::fs::write(
+        w.data().join("config.toml"),
+        format!("[providers.local.endpoints.gone]\nbase_url = \"http://127.0.0.1:{port}/v1\"\nmodel = \"m\"\ncontext_window = 4096\nretries = 1\n"),
+    )
+    .unwrap();
+    w.ok(&["server", "stop"]); // the server reads its config when it starts
+    w.new_terminal("g", "local:gone");
+    let out = w.run(&["send", "g", "hello there, anyone?"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let all = text(&out);
+    assert!(
+        all.contains("cannot connect") && all.contains("retrying"),
+        "{all}"
+    );
+    assert_eq!(w.json(&["log", "g"])["turns"][0]["status"], "failed");
+}
