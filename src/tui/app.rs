@@ -25,6 +25,8 @@ pub struct TermInfo {
     pub state: String,
     pub conversation: Option<u64>,
     pub context: Option<ContextUsage>,
+    /// The standing instructions, oldest first.
+    pub instructions: Vec<String>,
 }
 
 impl TermInfo {
@@ -42,6 +44,12 @@ impl TermInfo {
             state: v["state"].as_str().unwrap_or("idle").to_string(),
             conversation: v["conversation"]["number"].as_u64(),
             context: serde_json::from_value(v["context"].clone()).ok(),
+            instructions: v["instructions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|i| i.as_str().map(str::to_string))
+                .collect(),
         })
     }
 
@@ -142,6 +150,8 @@ pub enum Split {
 pub enum Mode {
     Normal,
     Help,
+    /// The focused terminal's standing instructions.
+    Instructions,
     NewTerminal(NewForm),
     /// Offering to create a terminal for the current directory.
     Offer,

@@ -58,6 +58,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     draw_status(f, app, status);
     match &app.mode {
         Mode::Help => draw_help(f, app),
+        Mode::Instructions => draw_instructions(f, app),
         Mode::NewTerminal(form) => draw_form(f, form),
         Mode::Normal | Mode::Offer => {}
     }
@@ -399,6 +400,7 @@ fn hints(app: &App) -> String {
             "Enter create · Tab next field · ←/→ provider · Esc cancel".into()
         }
         Mode::Help => "any key closes the help".into(),
+        Mode::Instructions => "any key closes the list".into(),
         Mode::Normal if app.shell_focused() => format!(
             "shell: keys go to the shell · {p} s transcript · {p} {p} sends {p} · {p} ? help · {p} d detach"
         ),
@@ -458,6 +460,41 @@ fn draw_help(f: &mut Frame, app: &App) {
     f.render_widget(Clear, area);
     let block = Block::default().borders(Borders::ALL).title(" keys ");
     f.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// The focused terminal's standing instructions, numbered as `baton instructions NAME` numbers
+/// them (so `rm N` removes the line the user sees).
+fn draw_instructions(f: &mut Frame, app: &App) {
+    let Some(t) = app.focused() else {
+        return;
+    };
+    let mut lines: Vec<Line<'static>> = t
+        .info
+        .instructions
+        .iter()
+        .enumerate()
+        .map(|(i, text)| {
+            Line::from(vec![
+                Span::styled(format!(" {:>2}. ", i + 1), Style::default().fg(Color::Cyan)),
+                Span::raw(text.clone()),
+            ])
+        })
+        .collect();
+    if lines.is_empty() {
+        lines.push(Line::from(
+            " none yet: rules you type (\"always…\", \"never…\") are kept here",
+        ));
+    }
+    let area = centered(f.area(), 100, lines.len() as u16 + 2);
+    f.render_widget(Clear, area);
+    let title = format!(" standing instructions of {} ", t.info.name);
+    let block = Block::default().borders(Borders::ALL).title(title);
+    f.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(ratatui::widgets::Wrap { trim: false }),
+        area,
+    );
 }
 
 fn draw_form(f: &mut Frame, form: &NewForm) {

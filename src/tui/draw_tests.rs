@@ -288,6 +288,34 @@ fn help_overlay_lists_the_keys() {
 }
 
 #[test]
+fn the_instructions_overlay_lists_the_focused_terminals_rules_numbered() {
+    let mut t = terminal("api", "claude", "idle", None);
+    t["instructions"] = json!([
+        "Never use unwrap in library code.",
+        "以后所有回答都用中文。"
+    ]);
+    let mut app = app_with(vec![t]);
+    app.update(ctrl('b'));
+    app.update(key(KeyCode::Char('i')));
+    let s = screen(&mut app, 90, 20);
+    assert!(s.contains("standing instructions of api"), "{s}");
+    assert!(s.contains(" 1. Never use unwrap in library code."), "{s}");
+    // (the text dump puts each wide character's second cell as a space)
+    assert!(s.contains(" 2. 以 后 所 有"), "{s}");
+    // The list follows the server: a new line shows up on the next change.
+    let mut t = terminal("api", "claude", "idle", None);
+    t["instructions"] = json!([
+        "Never use unwrap in library code.",
+        "以后所有回答都用中文。",
+        "Answer briefly."
+    ]);
+    app.update(Msg::Watch(WatchEvent::Terminal { terminal: t }));
+    assert!(screen(&mut app, 90, 20).contains(" 3. Answer briefly."));
+    app.update(key(KeyCode::Char('q')));
+    assert!(!screen(&mut app, 90, 20).contains("standing instructions of api"));
+}
+
+#[test]
 fn the_offer_and_the_new_terminal_form() {
     let mut app = App::new("baton", "/w/elsewhere", Prefix('b'));
     app.update(Msg::Watch(WatchEvent::Terminals {

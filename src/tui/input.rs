@@ -27,7 +27,7 @@ impl App {
             self.status = None;
         }
         match &self.mode {
-            Mode::Help => {
+            Mode::Help | Mode::Instructions => {
                 self.mode = Mode::Normal;
                 return Vec::new();
             }
@@ -78,6 +78,10 @@ impl App {
             }
             PrefixAction::Help => {
                 self.mode = Mode::Help;
+                Vec::new()
+            }
+            PrefixAction::Instructions => {
+                self.mode = Mode::Instructions;
                 Vec::new()
             }
             PrefixAction::ToggleShell => self.toggle_shell(),
@@ -256,7 +260,7 @@ impl App {
         match &mut self.mode {
             Mode::NewTerminal(f) => f.paste(s),
             Mode::Normal => self.composer.insert_str(s),
-            Mode::Help | Mode::Offer => {}
+            Mode::Help | Mode::Instructions | Mode::Offer => {}
         }
         Vec::new()
     }

@@ -13,6 +13,8 @@ pub enum PrefixAction {
     Jump(usize),
     Detach,
     Help,
+    /// The focused terminal's standing instructions.
+    Instructions,
     /// A new pane beside the active one (tmux `%`).
     SplitBeside,
     /// A new pane below the active one (tmux `"`).
@@ -51,6 +53,7 @@ pub fn prefix_action(k: &KeyEvent) -> Option<PrefixAction> {
         'p' => PrefixAction::Prev,
         'd' => PrefixAction::Detach,
         '?' => PrefixAction::Help,
+        'i' => PrefixAction::Instructions,
         '%' => PrefixAction::SplitBeside,
         '"' => PrefixAction::SplitBelow,
         'o' => PrefixAction::NextPane,
@@ -78,6 +81,10 @@ pub fn help(prefix: Prefix) -> Vec<(String, &'static str)> {
             "send the prefix key itself to the shell",
         ),
         (format!("{p} n / {p} p"), "next / previous terminal"),
+        (
+            format!("{p} i"),
+            "standing instructions of the focused terminal (edit: baton instructions NAME)",
+        ),
         (format!("{p} 0-9"), "jump to terminal N of the list"),
         (format!("{p} %  /  {p} \""), "split: a pane beside / below"),
         (format!("{p} o / {p} x"), "next pane / close the pane"),
