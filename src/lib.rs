@@ -1,6 +1,8 @@
 //! baton: a terminal multiplexer for AI coding CLIs. The binary (`main.rs`) only parses
 //! arguments; everything else lives in these layers.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 pub mod client;
 pub mod config;
 pub mod demo;

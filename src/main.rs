@@ -1,5 +1,7 @@
 //! The `baton` command: parses arguments, runs the subcommand, maps errors to exit codes.
 
+#![deny(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
