@@ -250,3 +250,46 @@ fn an_unknown_endpoint_is_refused_and_a_dead_server_fails_the_turn_clearly() {
     );
     assert_eq!(w.json(&["log", "g"])["turns"][0]["status"], "failed");
 }
+
+#[test]
+fn interrupt_stops_a_local_turn_mid_stream_and_keeps_the_partial_answer() {
+    let s = StandIn::background(standin::models("stand-in", Some(8192)), |req: &Value| {
+        let prompt = standin::last_of(req)["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if prompt.contains("long") {
+            // One paragraph, then nothing: the server stalls mid-answer.
+            return Reply::Stall(standin::text("Working on it.\n\n", None));
+        }
+        Reply::Stream(standin::text("short answer", Some((100, 5))))
+    });
+    let w = world(&s, None);
+    let dir = w.project("api");
+    w.ok(&[
+        "new",
+        "api",
+        "--dir",
+        dir.to_str().unwrap(),
+        "--provider",
+        "local:stand",
+    ]);
+    let mut watch = w.watch();
+    let child = w.spawn(&["send", "api", "a long job"]);
+    watch.until(|e| e["event"]["event"]["event"]["kind"] == "text");
+    w.ok(&["interrupt", "api"]);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let log = w.json(&["log", "api"]);
+    assert_eq!(log["turns"][0]["status"], "interrupted");
+    assert!(
+        log["turns"][0]["answer"]
+            .as_str()
+            .unwrap()
+            .contains("Working on it."),
+        "{log}"
+    );
+    // The terminal carries on.
+    let out = w.run(&["send", "api", "and now?"]);
+    assert!(out.status.success(), "{}", text(&out));
+}
