@@ -25,6 +25,33 @@ pub struct Config {
     pub instructions: InstructionsConfig,
     #[serde(default)]
     pub git: GitConfig,
+    #[serde(default)]
+    pub ui: UiConfig,
+}
+
+/// `[ui]`: the multiplexer.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UiConfig {
+    /// How a turn that ends out of view is announced.
+    #[serde(default)]
+    pub notify: Notify,
+}
+
+/// `notify = "bell" | "osc9" | "osc777" | "none"`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Notify {
+    /// The terminal's bell (BEL).
+    #[default]
+    Bell,
+    /// A desktop notification (OSC 9: iTerm2, WezTerm, Windows Terminal, kitty…).
+    Osc9,
+    /// A desktop notification with a title (OSC 777: urxvt, foot, Ghostty, VTE terminals).
+    Osc777,
+    /// Nothing (the list entry still shows it).
+    #[serde(rename = "none")]
+    Off,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -293,5 +320,21 @@ extractor = "local"
     fn typos_are_reported() {
         let e = Config::parse("[providers.claude]\nbinn = \"x\"\n").unwrap_err();
         assert!(e.contains("binn"), "{e}");
+    }
+
+    #[test]
+    fn ui_notify_is_read() {
+        let table = [
+            ("", Notify::Bell),
+            ("[ui]\nnotify = \"bell\"\n", Notify::Bell),
+            ("[ui]\nnotify = \"osc9\"\n", Notify::Osc9),
+            ("[ui]\nnotify = \"osc777\"\n", Notify::Osc777),
+            ("[ui]\nnotify = \"none\"\n", Notify::Off),
+        ];
+        for (text, want) in table {
+            assert_eq!(Config::parse(text).unwrap().ui.notify, want, "{text}");
+        }
+        let e = Config::parse("[ui]\nnotify = \"loud\"\n").unwrap_err();
+        assert!(e.contains("line 2"), "{e}");
     }
 }

@@ -83,6 +83,13 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Give a terminal another name (its history, worktree and branch stay)
+    Rename {
+        name: String,
+        new_name: String,
+        #[arg(long)]
+        json: bool,
+    },
     /// Run a prompt in a terminal and stream the turn (`-` reads the prompt from stdin)
     Send {
         name: String,
@@ -280,6 +287,20 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
                     v["turn"],
                     v["reverted"].as_str().unwrap_or("?"),
                     v["commit"].as_str().unwrap_or("?")
+                )
+            })
+        }
+        Cmd::Rename {
+            name,
+            new_name,
+            json,
+        } => {
+            let req = Request::Rename { name, new_name };
+            commands::simple(&client, &req, json, |v| {
+                format!(
+                    "renamed {} to {}",
+                    v["old_name"].as_str().unwrap_or("?"),
+                    v["name"].as_str().unwrap_or("?")
                 )
             })
         }

@@ -62,6 +62,11 @@ pub enum Request {
         delete_branch: bool,
         force: bool,
     },
+    /// Give the terminal another name (refused while a turn runs or the name is taken).
+    Rename {
+        name: String,
+        new_name: String,
+    },
     /// What the configured extractor keeps of `prompt` (no terminal is touched).
     Extract {
         prompt: String,
@@ -152,6 +157,10 @@ pub enum WatchEvent {
     Turn { name: String, event: SendEvent },
     /// A turn on terminal `name` ended.
     Finished { name: String, summary: TurnSummary },
+    /// Terminal `name` is called `new_name` from now on.
+    Renamed { name: String, new_name: String },
+    /// Terminal `name` was removed.
+    Removed { name: String },
     /// A send to terminal `name` was refused or failed before its turn could end.
     Refused { name: String, error: BatonError },
 }

@@ -365,3 +365,45 @@ pub fn status(srv: &Server) -> Result<Value, BatonError> {
         "version": env!("CARGO_PKG_VERSION"),
     }))
 }
+
+/// `baton rename`: the terminal keeps its id, history, worktree and branch; only the name it is
+/// known by changes. Refused while a turn runs or sends wait (they were started under the old
+/// name), and when the new name is invalid or taken.
+pub fn rename(srv: &Server, name: &str, new_name: &str) -> Result<Value, BatonError> {
+    let t = srv.terminal(name)?;
+    validate::terminal_name(new_name)?;
+    if new_name == name {
+        return Ok(json!({"name": name, "old_name": name}));
+    }
+    if srv.store.terminal_id(new_name)?.is_some() {
+        return Err(BatonError::bad_input(format!(
+            "a terminal named {new_name:?} already exists: pick another name"
+        )));
+    }
+    let rt = srv.runtime(&t.id);
+    // Holding the turn lock keeps a send from starting while the name changes.
+    let Ok(_turn) = rt.turn_lock.try_lock() else {
+        return Err(busy_refusal(name, "rename"));
+    };
+    if busy(srv, &t.id) {
+        return Err(busy_refusal(name, "rename"));
+    }
+    srv.store.append(
+        &t.id,
+        Record::Renamed {
+            name: new_name.to_string(),
+        },
+    )?;
+    let _ = srv.watch.send(crate::protocol::WatchEvent::Renamed {
+        name: name.to_string(),
+        new_name: new_name.to_string(),
+    });
+    srv.announce(&t.id);
+    Ok(json!({"name": new_name, "old_name": name}))
+}
+
+fn busy_refusal(name: &str, what: &str) -> BatonError {
+    BatonError::bad_input(format!(
+        "{name} is running a turn or has prompts waiting: {what} it once they ended (or `baton interrupt {name}`)"
+    ))
+}

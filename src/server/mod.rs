@@ -319,6 +319,7 @@ async fn handle(
             delete_branch,
             force,
         } => done(remove_terminal(srv, &name, delete_branch, force)),
+        Request::Rename { name, new_name } => done(handlers::rename(srv, &name, &new_name)),
         Request::Send {
             name,
             prompt,
@@ -391,6 +392,9 @@ fn remove_terminal(
     }
     let removed = checkout::remove(srv, name, delete_branch, force)?;
     srv.shells.hang_up(&t.id);
+    let _ = srv.watch.send(WatchEvent::Removed {
+        name: name.to_string(),
+    });
     Ok(removed)
 }
 

@@ -122,6 +122,12 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()>
             }
             tx.execute("DELETE FROM terminals WHERE id=?1", params![tid])?;
         }
+        Record::Renamed { name } => {
+            tx.execute(
+                "UPDATE terminals SET name=?2 WHERE id=?1",
+                params![tid, name],
+            )?;
+        }
         Record::SettingsChanged {
             provider,
             model,

@@ -81,6 +81,10 @@ pub enum Record {
     },
     /// `baton rm`: the terminal is gone from the index; its journal stays on disk.
     TerminalRemoved,
+    /// `baton rename`: the terminal is known by this name from now on.
+    Renamed {
+        name: String,
+    },
     /// `send --provider/--model` changed the terminal's choice from this turn on.
     SettingsChanged {
         provider: ProviderKind,

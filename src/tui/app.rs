@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::composer::Composer;
+use super::diff::DiffView;
 use super::form::NewForm;
 use super::keys::Prefix;
 use super::shell::{ShellUpdate, ShellView};
@@ -81,6 +82,8 @@ pub struct TermView {
     pub log_requested: bool,
     /// Its shell, once a pane showed the shell face.
     pub shell: Option<ShellView>,
+    /// Its diff, once a pane showed the diff face.
+    pub diff: Option<DiffView>,
 }
 
 impl TermView {
@@ -94,6 +97,7 @@ impl TermView {
             unseen: None,
             log_requested: false,
             shell: None,
+            diff: None,
         }
     }
 
@@ -132,6 +136,9 @@ pub struct Pane {
     pub term: Option<String>,
     /// The shell face (keys go to the shell) rather than the transcript.
     pub shell: bool,
+    /// The diff face (the terminal's branch against where it started) rather than the
+    /// transcript.
+    pub diff: bool,
     /// Rows scrolled up from the end; 0 follows the tail.
     pub scroll: usize,
     /// Where the last drawing put it, and how many transcript rows it had.
@@ -155,6 +162,13 @@ pub enum Mode {
     NewTerminal(NewForm),
     /// Offering to create a terminal for the current directory.
     Offer,
+    /// Asking whether to remove this terminal (y/n in the status line).
+    ConfirmRemove(String),
+    /// A new name for terminal `name`, typed in the status line.
+    Rename {
+        name: String,
+        text: String,
+    },
 }
 
 /// Why the UI ends.
@@ -162,6 +176,8 @@ pub enum Mode {
 pub enum Exit {
     Detach,
     ServerGone(String),
+    /// SIGTERM or SIGHUP (its number).
+    Signal(i32),
 }
 
 /// What a request was for, so its reply lands in the right place.
@@ -171,12 +187,23 @@ pub enum Tag {
     Send(String),
     Interrupt(String),
     New,
+    Diff(String),
+    Rename(String, String),
+    Remove(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     Call(Tag, Request),
-    Bell,
+    /// A turn ended out of view: the bell or a desktop notification, as configured.
+    Notify {
+        title: String,
+        body: String,
+    },
+    /// This client's shell connection for terminal `name` is no longer needed.
+    ShellForget {
+        name: String,
+    },
     /// Attach to terminal `name`'s shell; its messages come back tagged `id`.
     ShellOpen {
         name: String,
@@ -208,6 +235,8 @@ pub enum Msg {
     Reply(Tag, Result<Value, BatonError>),
     /// From the shell connection `id` of terminal `name`.
     Shell(String, u64, ShellUpdate),
+    /// A signal that ends the UI (SIGTERM, SIGHUP).
+    Signal(i32),
 }
 
 /// The whole UI state.
@@ -311,6 +340,10 @@ impl App {
             }
             Msg::Reply(tag, result) => self.on_reply(tag, result),
             Msg::Shell(name, id, update) => self.on_shell(&name, id, update),
+            Msg::Signal(sig) => {
+                self.quit = Some(Exit::Signal(sig));
+                Vec::new()
+            }
         }
     }
 
@@ -383,6 +416,7 @@ impl App {
             }
             WatchEvent::Finished { name, summary } => {
                 let visible = self.visible(&name);
+                let refresh = self.refresh_diff(&name);
                 let Some(t) = self.term_mut(&name) else {
                     return Vec::new();
                 };
@@ -392,11 +426,23 @@ impl App {
                     if self.status.as_ref().is_some_and(|(_, err)| !err) {
                         self.status = None;
                     }
-                    return Vec::new();
+                    return refresh;
                 }
                 t.unseen = Some(summary.status);
-                vec![Effect::Bell]
+                let body = match summary.status {
+                    TurnStatus::Completed => format!("{name}: turn {} completed", summary.number),
+                    TurnStatus::Failed => format!("{name}: turn {} failed", summary.number),
+                    TurnStatus::Interrupted => {
+                        format!("{name}: turn {} interrupted", summary.number)
+                    }
+                };
+                vec![Effect::Notify {
+                    title: self.title.clone(),
+                    body,
+                }]
             }
+            WatchEvent::Renamed { name, new_name } => self.renamed(&name, &new_name),
+            WatchEvent::Removed { name } => self.removed(&name),
         }
     }
 
@@ -495,6 +541,9 @@ impl App {
                 }
                 self.say(format!("created terminal {name}"));
                 self.focus(&name)
+            }
+            (tag @ (Tag::Diff(_) | Tag::Rename(..) | Tag::Remove(_)), result) => {
+                self.on_manage_reply(tag, result)
             }
             (Tag::New, Err(e)) => {
                 match &mut self.mode {

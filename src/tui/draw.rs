@@ -9,6 +9,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
 use super::app::{App, Mode, Pane, Split, TermView};
+use super::diff;
 use super::form::{Field, NewForm};
 use super::keys;
 use super::lines::{self, str_width, truncate};
@@ -60,7 +61,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         Mode::Help => draw_help(f, app),
         Mode::Instructions => draw_instructions(f, app),
         Mode::NewTerminal(form) => draw_form(f, form),
-        Mode::Normal | Mode::Offer => {}
+        Mode::Normal | Mode::Offer | Mode::ConfirmRemove(_) | Mode::Rename { .. } => {}
     }
 }
 
@@ -228,7 +229,11 @@ fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
         match pane.term.as_deref().and_then(|n| app.term(n)) {
             Some(t) => {
                 let idx = app.terms.iter().position(|x| x.info.name == t.info.name);
-                let title = pane_title(t, idx, pane.scroll, pane.shell);
+                let title = if pane.diff {
+                    diff::title(&t.info.name, idx, t.diff.as_ref())
+                } else {
+                    pane_title(t, idx, pane.scroll, pane.shell)
+                };
                 (title, waiting_lines(t))
             }
             None => (" baton ".to_string(), Vec::new()),
@@ -252,6 +257,10 @@ fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
             return;
         }
     }
+    if app.panes[i].diff && app.connected && app.panes[i].term.is_some() {
+        diff::draw(f, app, i, inner);
+        return;
+    }
     if let Some(text) = placeholder(app, &app.panes[i]) {
         f.render_widget(Paragraph::new(Line::styled(text, dim())), inner);
         return;
@@ -259,37 +268,40 @@ fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
     let wait_h = (waiting.len() as u16).min(inner.height.saturating_sub(1));
     let [body, wait] = split_v(inner, [Constraint::Min(0), Constraint::Length(wait_h)]);
     f.render_widget(Paragraph::new(waiting), wait);
-    let lines = pane_lines(app, i, body.width);
+    wrap_pane(app, i, body.width);
     let pane = &mut app.panes[i];
+    let lines = &pane.cache.lines;
     let rows = usize::from(body.height);
     pane.rows = rows;
     let max_scroll = lines.len().saturating_sub(rows);
     pane.scroll = pane.scroll.min(max_scroll);
     let end = lines.len() - pane.scroll;
     let start = end.saturating_sub(rows);
+    // Only the rows shown are copied: a long transcript costs nothing per frame once wrapped.
     let visible: Vec<Line<'static>> = lines[start..end].to_vec();
     f.render_widget(Paragraph::new(visible), body);
 }
 
-/// The pane's transcript lines at `width`, wrapped again only when something changed.
-fn pane_lines(app: &mut App, i: usize, width: u16) -> Vec<Line<'static>> {
+/// Brings the pane's cached transcript lines to `width`, wrapping again only when something
+/// changed.
+fn wrap_pane(app: &mut App, i: usize, width: u16) {
     let expand = app.expand_tools;
     let Some(name) = app.panes[i].term.clone() else {
-        return Vec::new();
+        app.panes[i].cache = Default::default();
+        return;
     };
     let Some(t) = app.terms.iter().find(|t| t.info.name == name) else {
-        return Vec::new();
+        app.panes[i].cache = Default::default();
+        return;
     };
     let key = (name, t.transcript.version, width, expand);
-    let cache = &app.panes[i].cache;
-    if cache.key.as_ref() == Some(&key) {
-        return cache.lines.clone();
+    if app.panes[i].cache.key.as_ref() == Some(&key) {
+        return;
     }
     let lines = lines::transcript_lines(&t.transcript, width, expand);
     let cache = &mut app.panes[i].cache;
     cache.key = Some(key);
-    cache.lines = lines.clone();
-    lines
+    cache.lines = lines;
 }
 
 /// The shell face: the shell's screen, cell by cell, and the cursor when the pane has focus.
@@ -388,7 +400,7 @@ fn hints(app: &App) -> String {
     let p = app.prefix.label();
     if app.prefix_armed {
         return format!(
-            "{p} … s shell · c new · n/p next/prev · 0-9 jump · % \" split · o pane · d detach · ? help"
+            "{p} … s shell · g diff · c new · , rename · X remove · n/p next/prev · 0-9 jump · % \" split · o pane · d detach · ? help"
         );
     }
     match &app.mode {
@@ -400,6 +412,10 @@ fn hints(app: &App) -> String {
             "Enter create · Tab next field · ←/→ provider · Esc cancel".into()
         }
         Mode::Help => "any key closes the help".into(),
+        Mode::ConfirmRemove(name) => format!(
+            "remove {name}? its work is committed and its branch kept · y/n"
+        ),
+        Mode::Rename { name, text } => format!("rename {name} to: {text}"),
         Mode::Instructions => "any key closes the list".into(),
         Mode::Normal if app.shell_focused() => format!(
             "shell: keys go to the shell · {p} s transcript · {p} {p} sends {p} · {p} ? help · {p} d detach"
@@ -415,11 +431,13 @@ fn hints(app: &App) -> String {
 
 fn draw_status(f: &mut Frame, app: &App, area: Rect) {
     let label = Span::styled(
-        format!(" {} ", app.title),
+        label_text(app),
         Style::default().add_modifier(Modifier::REVERSED),
     );
     let (text, style) = match (&app.status, &app.mode) {
-        (_, Mode::Offer) => (hints(app), Style::default().fg(Color::Yellow)),
+        (_, Mode::Offer | Mode::ConfirmRemove(_) | Mode::Rename { .. }) => {
+            (hints(app), Style::default().fg(Color::Yellow))
+        }
         (Some((msg, true)), _) => (msg.clone(), Style::default().fg(Color::Red)),
         (Some((msg, false)), _) => (msg.clone(), Style::default()),
         (None, _) => (hints(app), dim()),
@@ -431,6 +449,14 @@ fn draw_status(f: &mut Frame, app: &App, area: Rect) {
         Span::styled(truncate(&text.replace('\n', " "), room), style),
     ]);
     f.render_widget(Paragraph::new(line), area);
+    if let Mode::Rename { .. } = &app.mode {
+        let x = area.x + (str_width(&label_text(app)) + 1 + str_width(&text)) as u16;
+        f.set_cursor_position((x.min(area.right().saturating_sub(1)), area.y));
+    }
+}
+
+fn label_text(app: &App) -> String {
+    format!(" {} ", app.title)
 }
 
 fn centered(area: Rect, width: u16, height: u16) -> Rect {

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::app::{App, Effect, Msg, Tag};
 use super::draw::draw;
 use super::keys::Prefix;
-use crate::protocol::{SendEvent, TurnSummary, WatchEvent};
+use crate::protocol::{Request, SendEvent, TurnSummary, WatchEvent};
 use crate::providers::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};
 
 fn terminal(name: &str, provider: &str, state: &str, ctx: Option<(u64, u64)>) -> Value {
@@ -239,7 +239,13 @@ fn a_turn_ending_out_of_view_marks_the_list_and_rings() {
         name: "web".into(),
         summary,
     }));
-    assert_eq!(fx, vec![Effect::Bell]);
+    assert_eq!(
+        fx,
+        vec![Effect::Notify {
+            title: "baton".into(),
+            body: "web: turn 1 failed".into()
+        }]
+    );
     let s = screen(&mut app, 70, 8);
     assert!(s.contains("1 web             ✗ failed"), "{s}");
 }
@@ -417,4 +423,170 @@ fn split_panes_show_their_own_terminals() {
     app.update(ctrl('b'));
     app.update(key(KeyCode::Char('x')));
     assert_eq!(app.panes.len(), 2);
+}
+
+fn prefix(app: &mut App, c: char) -> Vec<Effect> {
+    app.update(ctrl('b'));
+    app.update(key(KeyCode::Char(c)))
+}
+
+fn finished(name: &str) -> Msg {
+    let summary = TurnSummary {
+        turn_id: "x".into(),
+        number: 1,
+        status: TurnStatus::Completed,
+        error: None,
+        provider: ProviderKind::Claude,
+        session_id: None,
+        model: None,
+        conversation: 1,
+        conversation_id: "c".into(),
+        opened: None,
+        context: None,
+        rotates_next: false,
+        commit: None,
+        unusable_cli: false,
+    };
+    Msg::Watch(WatchEvent::Finished {
+        name: name.into(),
+        summary,
+    })
+}
+
+const PATCH: &str = "diff --git a/a.txt b/a.txt\nnew file mode 100644\n--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+written by shim\n";
+
+#[test]
+fn the_diff_face_reads_the_patch_and_again_when_a_turn_ends() {
+    let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
+    let diff_call = Effect::Call(
+        Tag::Diff("api".into()),
+        Request::Diff {
+            name: "api".into(),
+            patch: true,
+        },
+    );
+    assert_eq!(prefix(&mut app, 'g'), vec![diff_call.clone()]);
+    let s = screen(&mut app, 70, 10);
+    assert!(s.contains("reading the diff…"), "{s}");
+    let data =
+        json!({"name": "api", "branch": "baton/api", "base_commit": "0123456789ab", "diff": PATCH});
+    app.update(Msg::Reply(Tag::Diff("api".into()), Ok(data)));
+    let want = "\
+┌ terminals ───────────────┐┌ 0 api · diff · baton/api since 0123456 ┐
+│0 api                 idle││diff --git a/a.txt b/a.txt              │
+│  claude   ctx –          ││new file mode 100644                    │
+│                          ││--- /dev/null                           │
+│                          ││+++ b/a.txt                             │
+│                          │└────────────────────────────────────────┘
+│                          │┌ prompt → api · claude · Tab: provider ─┐
+│                          ││                                        │
+└──────────────────────────┘└────────────────────────────────────────┘
+";
+    let s = screen(&mut app, 70, 10);
+    assert_eq!(
+        s.lines().take(9).collect::<Vec<_>>().join("\n") + "\n",
+        want
+    );
+    // Scrolling down shows the rest, colored.
+    app.update(key(KeyCode::PageDown));
+    let s = screen(&mut app, 70, 10);
+    assert!(s.contains("+written by shim"), "{s}");
+    // A turn ending reads it again; the transcript face comes back with prefix g.
+    assert_eq!(app.update(finished("api")), vec![diff_call]);
+    prefix(&mut app, 'g');
+    assert_eq!(app.update(finished("api")), vec![]);
+    // A terminal without a worktree: the server's reason.
+    prefix(&mut app, 'g');
+    let err = crate::error::BatonError::bad_input("api works in place: no branch");
+    app.update(Msg::Reply(Tag::Diff("api".into()), Err(err)));
+    let s = screen(&mut app, 70, 10);
+    assert!(s.contains("│api works in place: no branch"), "{s}");
+    assert!(s.contains("┌ 0 api · diff ─"), "{s}");
+}
+
+#[test]
+fn diff_lines_are_colored() {
+    let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
+    prefix(&mut app, 'g');
+    let data =
+        json!({"branch": "baton/api", "base_commit": "0123", "diff": "@@ -1 +1 @@\n-old\n+new\n"});
+    app.update(Msg::Reply(Tag::Diff("api".into()), Ok(data)));
+    let mut t = Terminal::new(TestBackend::new(70, 10)).unwrap();
+    t.draw(|f| draw(f, &mut app)).unwrap();
+    let buf = t.backend().buffer().clone();
+    use ratatui::style::Color;
+    assert_eq!(buf[(29, 1)].fg, Color::Cyan);
+    assert_eq!(buf[(29, 2)].fg, Color::Red);
+    assert_eq!(buf[(29, 3)].fg, Color::Green);
+}
+
+#[test]
+fn rename_and_remove_from_the_status_line() {
+    let mut app = app_with(vec![
+        terminal("api", "claude", "idle", None),
+        terminal("web", "codex", "idle", None),
+    ]);
+    prefix(&mut app, ',');
+    for _ in 0..3 {
+        app.update(key(KeyCode::Backspace));
+    }
+    typed(&mut app, "backend");
+    let s = screen(&mut app, 70, 8);
+    assert!(
+        s.lines().last().unwrap().contains("rename api to: backend"),
+        "{s}"
+    );
+    let fx = app.update(key(KeyCode::Enter));
+    let want = Effect::Call(
+        Tag::Rename("api".into(), "backend".into()),
+        Request::Rename {
+            name: "api".into(),
+            new_name: "backend".into(),
+        },
+    );
+    assert_eq!(fx, vec![want]);
+    // The server announces it (before or after the reply: both are fine).
+    app.update(Msg::Watch(WatchEvent::Renamed {
+        name: "api".into(),
+        new_name: "backend".into(),
+    }));
+    app.update(Msg::Reply(
+        Tag::Rename("api".into(), "backend".into()),
+        Ok(json!({"name": "backend"})),
+    ));
+    assert_eq!(app.focused_name().as_deref(), Some("backend"));
+    let s = screen(&mut app, 70, 8);
+    assert!(s.contains("0 backend"), "{s}");
+    assert!(s.contains("renamed api to backend"), "{s}");
+
+    // Remove: asked first; n keeps it.
+    prefix(&mut app, 'X');
+    let s = screen(&mut app, 90, 8);
+    assert!(
+        s.contains("remove backend? its work is committed and its branch kept · y/n"),
+        "{s}"
+    );
+    assert_eq!(app.update(key(KeyCode::Char('n'))), vec![]);
+    prefix(&mut app, 'X');
+    let fx = app.update(key(KeyCode::Char('y')));
+    assert!(
+        matches!(&fx[..], [Effect::Call(Tag::Remove(n), Request::Rm { force: false, delete_branch: false, .. })] if n == "backend"),
+        "{fx:?}"
+    );
+    // Refused while running: the server's words.
+    let err = crate::error::BatonError::bad_input("backend is running a turn");
+    app.update(Msg::Reply(Tag::Remove("backend".into()), Err(err)));
+    let s = screen(&mut app, 70, 8);
+    assert!(s.contains("backend: backend is running a turn"), "{s}");
+    app.update(Msg::Reply(
+        Tag::Remove("backend".into()),
+        Ok(json!({"name": "backend", "branch": "baton/backend"})),
+    ));
+    assert_eq!(app.terms.len(), 1);
+    assert_eq!(app.focused_name().as_deref(), Some("web"));
+    let s = screen(&mut app, 100, 8);
+    assert!(
+        s.contains("removed backend (its work is on branch baton/backend)"),
+        "{s}"
+    );
 }

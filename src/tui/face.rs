@@ -32,6 +32,7 @@ impl App {
             return Vec::new();
         }
         p.shell = !p.shell;
+        p.diff = false;
         if p.shell {
             // The shell is opened (or attached again) after the next drawing, at the pane's size.
             return Vec::new();

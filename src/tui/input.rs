@@ -33,6 +33,8 @@ impl App {
             }
             Mode::NewTerminal(_) => return self.form_key(k),
             Mode::Offer => return self.offer_key(k),
+            Mode::ConfirmRemove(_) => return self.confirm_key(k),
+            Mode::Rename { .. } => return self.rename_key(k),
             Mode::Normal => {}
         }
         if self.prefix_armed {
@@ -85,6 +87,15 @@ impl App {
                 Vec::new()
             }
             PrefixAction::ToggleShell => self.toggle_shell(),
+            PrefixAction::ToggleDiff => self.toggle_diff(),
+            PrefixAction::Rename => {
+                self.start_rename();
+                Vec::new()
+            }
+            PrefixAction::Remove => {
+                self.ask_remove();
+                Vec::new()
+            }
             PrefixAction::SplitBeside => self.split_pane(Split::Beside),
             PrefixAction::SplitBelow => self.split_pane(Split::Below),
             PrefixAction::NextPane => {
@@ -260,7 +271,8 @@ impl App {
         match &mut self.mode {
             Mode::NewTerminal(f) => f.paste(s),
             Mode::Normal => self.composer.insert_str(s),
-            Mode::Help | Mode::Instructions | Mode::Offer => {}
+            Mode::Rename { text, .. } => text.push_str(s.lines().next().unwrap_or("")),
+            Mode::Help | Mode::Instructions | Mode::Offer | Mode::ConfirmRemove(_) => {}
         }
         Vec::new()
     }

@@ -163,6 +163,11 @@ impl ShellConns {
         });
     }
 
+    /// Lets go of terminal `name`'s shell connection (the server's shell goes on).
+    pub fn forget(&mut self, name: &str) {
+        self.conns.remove(name);
+    }
+
     pub fn input(&self, name: &str, bytes: &[u8]) {
         if let Some(tx) = self.conns.get(name) {
             let _ = tx.send(ShellInput::Input(B64.encode(bytes)));

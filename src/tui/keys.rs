@@ -23,6 +23,12 @@ pub enum PrefixAction {
     ClosePane,
     /// The active pane switches between the transcript and the terminal's shell.
     ToggleShell,
+    /// The active pane switches between the transcript and the terminal's diff.
+    ToggleDiff,
+    /// A new name for the focused terminal (tmux `,`).
+    Rename,
+    /// Remove the focused terminal, after asking.
+    Remove,
 }
 
 /// The prefix key: Ctrl-b, or Ctrl-a when baton runs inside tmux so tmux keeps its own.
@@ -59,6 +65,9 @@ pub fn prefix_action(k: &KeyEvent) -> Option<PrefixAction> {
         'o' => PrefixAction::NextPane,
         'x' => PrefixAction::ClosePane,
         's' => PrefixAction::ToggleShell,
+        'g' => PrefixAction::ToggleDiff,
+        ',' => PrefixAction::Rename,
+        'X' => PrefixAction::Remove,
         d @ '0'..='9' => PrefixAction::Jump(d as usize - '0' as usize),
         _ => return None,
     })
@@ -80,7 +89,16 @@ pub fn help(prefix: Prefix) -> Vec<(String, &'static str)> {
             format!("{p} {p}"),
             "send the prefix key itself to the shell",
         ),
+        (
+            format!("{p} g"),
+            "diff face: the terminal's branch since it started (again: back)",
+        ),
         (format!("{p} n / {p} p"), "next / previous terminal"),
+        (format!("{p} ,"), "rename the focused terminal"),
+        (
+            format!("{p} X"),
+            "remove the focused terminal (asks; its work is committed, its branch kept)",
+        ),
         (
             format!("{p} i"),
             "standing instructions of the focused terminal (edit: baton instructions NAME)",
@@ -146,6 +164,10 @@ mod tests {
             ('%', Some(PrefixAction::SplitBeside)),
             ('d', Some(PrefixAction::Detach)),
             ('s', Some(PrefixAction::ToggleShell)),
+            ('g', Some(PrefixAction::ToggleDiff)),
+            (',', Some(PrefixAction::Rename)),
+            ('X', Some(PrefixAction::Remove)),
+            ('x', Some(PrefixAction::ClosePane)),
             ('z', None),
         ];
         for (c, want) in table {

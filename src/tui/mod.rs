@@ -4,6 +4,7 @@
 
 pub mod app;
 pub mod composer;
+pub mod diff;
 pub mod draw;
 pub mod face;
 pub mod form;
@@ -11,7 +12,10 @@ pub mod input;
 pub mod io;
 pub mod keys;
 pub mod lines;
+pub mod manage;
+pub mod notify;
 pub mod shell;
+pub mod signals;
 pub mod transcript;
 
 #[cfg(test)]
@@ -32,6 +36,7 @@ use ratatui::Terminal;
 
 use crate::client::Client;
 use crate::error::BatonError;
+use crate::paths::EnvDirs;
 use app::{App, Effect, Exit, Msg};
 use keys::Prefix;
 
@@ -66,6 +71,11 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
             .unwrap_or_default(),
     };
     let prefix = Prefix::for_env(std::env::var_os("TMUX").is_some_and(|v| !v.is_empty()));
+    // A broken config is the server's to report (it reads the same file); the UI falls back to
+    // the bell.
+    let notify = crate::config::Config::load(EnvDirs::from_env().config_file().as_deref())
+        .map(|c| c.ui.notify)
+        .unwrap_or_default();
     let (tx, rx) = mpsc::channel();
     // Connect before taking over the screen, so a server that cannot start says so plainly.
     io::spawn_watch(client, tx.clone())?;
@@ -74,11 +84,13 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
     let exit = {
         let mut screen = Screen::enter()?;
         io::spawn_input(tx.clone());
+        signals::spawn(tx.clone())?;
         let mut shells = io::ShellConns::default();
         let mut ctx = Ctx {
             client,
             tx: &tx,
             shells: &mut shells,
+            notify,
         };
         event_loop(&mut screen.terminal, &mut app, &rx, &mut ctx)?
     };
@@ -88,6 +100,13 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
                 println!("[detached from baton: running turns go on; `baton` attaches again]");
             }
             Ok(0)
+        }
+        Exit::Signal(sig) => {
+            eprintln!(
+                "baton: stopped by {} (running turns go on; `baton` attaches again)",
+                signals::name(sig)
+            );
+            Ok(128 + sig)
         }
         Exit::ServerGone(why) => {
             eprintln!("baton: the server went away ({why}); start it again with `baton`");
@@ -107,6 +126,7 @@ struct Ctx<'a> {
     client: &'a Client,
     tx: &'a Sender<Msg>,
     shells: &'a mut io::ShellConns,
+    notify: crate::config::Notify,
 }
 
 /// Draws, then sleeps until the next message; several messages that arrived together are
@@ -139,11 +159,13 @@ fn carry_out(effects: Vec<Effect>, ctx: &mut Ctx) {
     for effect in effects {
         match effect {
             Effect::Call(tag, req) => io::spawn_call(ctx.client, tag, req, ctx.tx.clone()),
-            Effect::Bell => {
+            Effect::Notify { title, body } => {
+                let bytes = notify::bytes(ctx.notify, &title, &body);
                 let mut out = std::io::stdout();
-                let _ = out.write_all(b"\x07");
+                let _ = out.write_all(&bytes);
                 let _ = out.flush();
             }
+            Effect::ShellForget { name } => ctx.shells.forget(&name),
             Effect::ShellOpen {
                 name,
                 id,

@@ -5,6 +5,7 @@ mod config;
 mod git;
 mod instructions;
 mod local;
+mod rename;
 mod send_path;
 mod server;
 mod shell;

@@ -269,3 +269,101 @@ fn the_shell_face_runs_programs_with_colors_and_survives_a_detach() {
     let s = again.wait_for("xxx");
     assert!(s.contains("red-text"), "{s}");
 }
+
+/// Runs git in `dir` with a private, empty global config; panics on failure.
+fn git(w: &World, dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", w.home())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Test User")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Test User")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", text(&out));
+}
+
+#[test]
+fn the_diff_face_follows_turns_and_terminals_are_renamed_and_removed() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let repo = w.project("repo");
+    git(&w, &repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("README.md"), "# project\n").unwrap();
+    git(&w, &repo, &["add", "."]);
+    git(&w, &repo, &["commit", "-q", "-m", "init"]);
+    w.ok(&["new", "t", "--dir", repo.to_str().unwrap()]);
+    let plain = w.new_terminal("plain", "claude");
+    let ui = Tmux::start(&w, &repo, "");
+    ui.wait_for("No turns yet");
+
+    // The diff face: nothing yet, then a turn's file appears when the turn ends.
+    ui.keys(&["C-b", "g"]);
+    ui.wait_for("no changes yet on");
+    ui.type_text("make it [[write:hello.txt]]");
+    ui.keys(&["Enter"]);
+    let s = ui.wait_for("+written by shim");
+    assert!(s.contains("+++ b/hello.txt"), "{s}");
+    ui.keys(&["C-b", "g"]);
+    ui.wait_for("── completed · claude");
+
+    // A terminal without a worktree says why.
+    ui.keys(&["C-b", "1", "C-b", "g"]);
+    ui.wait_for("plain has no worktree of its own");
+    assert!(plain.exists());
+
+    // Rename with prefix `,`; the list and the server both know the new name.
+    ui.keys(&["C-b", ","]);
+    ui.wait_for("rename plain to: plain");
+    ui.keys(&["C-u"]);
+    ui.type_text("docs");
+    ui.keys(&["Enter"]);
+    ui.wait_for("renamed plain to docs");
+    ui.wait_for("1 docs");
+    assert_eq!(w.show("docs")["name"], "docs");
+
+    // Close with prefix X: asked first, then gone (its branch is kept).
+    ui.keys(&["C-b", "0", "C-b", "X"]);
+    ui.wait_for("remove t? its work is committed and its branch kept");
+    ui.keys(&["y"]);
+    ui.wait_for("removed t (its work is on branch");
+    let s = ui.wait_until("t gone from the list", |s| !s.contains("0 t "));
+    assert!(s.contains("0 docs"), "{s}");
+    assert_eq!(w.json(&["ls"]).as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn sigterm_and_sighup_restore_the_terminal() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    for (sig, code) in [("TERM", 143), ("HUP", 129)] {
+        let ui = Tmux::start(&w, &dir, "");
+        ui.wait_for("No turns yet");
+        // The pane runs `sh -c SCRIPT`; `env -i … baton` becomes its child process.
+        let shell = ui.tmux(&["list-panes", "-F", "#{pane_pid}"]);
+        let out = Command::new("ps")
+            .args(["-o", "pid=", "--ppid", shell.trim()])
+            .output()
+            .unwrap();
+        let pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        assert!(!pid.is_empty(), "no baton process under {shell}");
+        let killed = Command::new("kill")
+            .args([&format!("-{sig}"), &pid])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let s = ui.wait_for(&format!("BATON-EXITED {code}"));
+        assert!(s.contains(&format!("stopped by SIG{sig}")), "{s}");
+        ui.wait_until("the terminal back in canonical mode", |s| {
+            s.lines().any(|l| l.trim() == "icanon")
+        });
+    }
+}

@@ -1,0 +1,84 @@
+//! The multiplexer's speed: drawing a full 200×60 screen over a long transcript, a keystroke in
+//! the composer reaching the screen, and a 10 MB answer. Prints the figures
+//! (`cargo bench --bench ui`).
+
+use std::time::{Duration, Instant};
+
+use baton::protocol::WatchEvent;
+use baton::tui::app::{App, Msg, Tag};
+use baton::tui::draw::draw;
+use baton::tui::keys::Prefix;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+use serde_json::json;
+
+fn app_with_log(turns: usize, answer: &str) -> App {
+    let mut app = App::new("baton", "/w/api", Prefix('b'));
+    let t = json!({"name": "api", "dir": "/w/api", "provider": "claude", "state": "idle"});
+    app.update(Msg::Watch(WatchEvent::Terminals { terminals: vec![t] }));
+    let turns: Vec<_> = (1..=turns)
+        .map(|n| {
+            json!({"number": n, "conversation": 1, "provider": "claude",
+                   "prompt": format!("prompt number {n}: explain the module"),
+                   "status": "completed", "answer": answer, "tools": ["Read src/main.rs", "Bash cargo test"],
+                   "notes": [], "context": {"tokens": 1000 * n, "window": 200000}})
+        })
+        .collect();
+    let log = json!({"name": "api", "conversations": [{"number": 1, "opened_reason": "first"}], "turns": turns});
+    app.update(Msg::Reply(Tag::Log("api".into()), Ok(log)));
+    app
+}
+
+fn time<F: FnMut()>(runs: u32, mut f: F) -> Duration {
+    let start = Instant::now();
+    for _ in 0..runs {
+        f();
+    }
+    start.elapsed() / runs
+}
+
+fn main() {
+    let paragraph = "The handler reads the request, checks the terminal's state and answers with \
+                     the JSON the command line prints. "
+        .repeat(8);
+    let mut app = app_with_log(500, &paragraph);
+    let mut term = Terminal::new(TestBackend::new(200, 60)).expect("backend");
+    let first = Instant::now();
+    term.draw(|f| draw(f, &mut app)).expect("draw");
+    println!(
+        "first draw, 200x60, 500 turns (wraps everything): {:?}",
+        first.elapsed()
+    );
+    let redraw = time(200, || {
+        term.draw(|f| draw(f, &mut app)).expect("draw");
+    });
+    println!("full redraw, 200x60, 500 turns: {redraw:?} per frame");
+
+    let key = time(200, || {
+        app.update(Msg::Key(KeyEvent::new(
+            KeyCode::Char('x'),
+            KeyModifiers::NONE,
+        )));
+        term.draw(|f| draw(f, &mut app)).expect("draw");
+    });
+    println!("keystroke in the composer to a drawn frame: {key:?}");
+
+    let big = "all work and no play makes a long answer ".repeat(10 * 1024 * 1024 / 41);
+    let mut app = app_with_log(1, &big);
+    let first = Instant::now();
+    term.draw(|f| draw(f, &mut app)).expect("draw");
+    println!("10 MB answer, first draw: {:?}", first.elapsed());
+    let redraw = time(20, || {
+        term.draw(|f| draw(f, &mut app)).expect("draw");
+    });
+    println!("10 MB answer, redraw: {redraw:?} per frame");
+    let key = time(20, || {
+        app.update(Msg::Key(KeyEvent::new(
+            KeyCode::Char('x'),
+            KeyModifiers::NONE,
+        )));
+        term.draw(|f| draw(f, &mut app)).expect("draw");
+    });
+    println!("10 MB answer, keystroke to a drawn frame: {key:?}");
+}
