@@ -128,6 +128,8 @@ impl TermView {
 pub struct LineCache {
     pub key: Option<(String, u64, u16, bool)>,
     pub lines: Vec<ratatui::text::Line<'static>>,
+    /// Which lines go on from the one before (wrapped at a space): copy mode joins them.
+    pub soft: Vec<bool>,
 }
 
 /// A pane shows one terminal's transcript, or its shell.
@@ -169,6 +171,8 @@ pub enum Mode {
         name: String,
         text: String,
     },
+    /// Copy mode over a pane (prefix `[`).
+    Copy(Box<super::copy::CopyView>),
 }
 
 /// Why the UI ends.
@@ -200,6 +204,8 @@ pub enum Effect {
         title: String,
         body: String,
     },
+    /// Put this text on the system clipboard (OSC 52 to the real terminal).
+    Clipboard(String),
     /// This client's shell connection for terminal `name` is no longer needed.
     ShellForget {
         name: String,

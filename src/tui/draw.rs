@@ -9,6 +9,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
 use super::app::{App, Mode, Pane, Split, TermView};
+use super::copying;
 use super::diff;
 use super::form::{Field, NewForm};
 use super::keys;
@@ -61,7 +62,11 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         Mode::Help => draw_help(f, app),
         Mode::Instructions => draw_instructions(f, app),
         Mode::NewTerminal(form) => draw_form(f, form),
-        Mode::Normal | Mode::Offer | Mode::ConfirmRemove(_) | Mode::Rename { .. } => {}
+        Mode::Normal
+        | Mode::Offer
+        | Mode::ConfirmRemove(_)
+        | Mode::Rename { .. }
+        | Mode::Copy(_) => {}
     }
 }
 
@@ -251,6 +256,12 @@ fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
     let inner = block.inner(area);
     f.render_widget(block, area);
     app.panes[i].area = area;
+    if let Mode::Copy(v) = &app.mode {
+        if v.pane == i {
+            copying::draw(f, v, inner);
+            return;
+        }
+    }
     if app.panes[i].shell && app.connected {
         if let Some(t) = app.panes[i].term.as_deref().and_then(|n| app.term(n)) {
             draw_shell(f, t, inner, active && app.mode == Mode::Normal);
@@ -298,10 +309,11 @@ fn wrap_pane(app: &mut App, i: usize, width: u16) {
     if app.panes[i].cache.key.as_ref() == Some(&key) {
         return;
     }
-    let lines = lines::transcript_lines(&t.transcript, width, expand);
+    let rows = lines::transcript_rows(&t.transcript, width, expand);
     let cache = &mut app.panes[i].cache;
     cache.key = Some(key);
-    cache.lines = lines;
+    cache.lines = rows.lines;
+    cache.soft = rows.soft;
 }
 
 /// The shell face: the shell's screen, cell by cell, and the cursor when the pane has focus.
@@ -417,6 +429,7 @@ fn hints(app: &App) -> String {
         ),
         Mode::Rename { name, text } => format!("rename {name} to: {text}"),
         Mode::Instructions => "any key closes the list".into(),
+        Mode::Copy(v) => copying::hint(v),
         Mode::Normal if app.shell_focused() => format!(
             "shell: keys go to the shell · {p} s transcript · {p} {p} sends {p} · {p} ? help · {p} d detach"
         ),
@@ -438,6 +451,9 @@ fn draw_status(f: &mut Frame, app: &App, area: Rect) {
         (_, Mode::Offer | Mode::ConfirmRemove(_) | Mode::Rename { .. }) => {
             (hints(app), Style::default().fg(Color::Yellow))
         }
+        (_, Mode::Copy(v)) if v.prompt.is_some() => {
+            (hints(app), Style::default().fg(Color::Yellow))
+        }
         (Some((msg, true)), _) => (msg.clone(), Style::default().fg(Color::Red)),
         (Some((msg, false)), _) => (msg.clone(), Style::default()),
         (None, _) => (hints(app), dim()),
@@ -449,7 +465,12 @@ fn draw_status(f: &mut Frame, app: &App, area: Rect) {
         Span::styled(truncate(&text.replace('\n', " "), room), style),
     ]);
     f.render_widget(Paragraph::new(line), area);
-    if let Mode::Rename { .. } = &app.mode {
+    let typing = match &app.mode {
+        Mode::Rename { .. } => true,
+        Mode::Copy(v) => v.prompt.is_some(),
+        _ => false,
+    };
+    if typing {
         let x = area.x + (str_width(&label_text(app)) + 1 + str_width(&text)) as u16;
         f.set_cursor_position((x.min(area.right().saturating_sub(1)), area.y));
     }

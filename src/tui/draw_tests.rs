@@ -590,3 +590,73 @@ fn rename_and_remove_from_the_status_line() {
         "{s}"
     );
 }
+
+fn cell_style(app: &mut App, w: u16, h: u16, x: u16, y: u16) -> ratatui::style::Style {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| draw(f, app)).unwrap();
+    t.backend().buffer()[(x, y)].style()
+}
+
+#[test]
+fn copy_mode_searches_selects_across_a_wrap_and_copies_with_osc52() {
+    use ratatui::style::{Color, Modifier};
+    let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
+    app.update(Msg::Reply(Tag::Log("api".into()), Ok(log())));
+    screen(&mut app, 90, 23);
+    prefix(&mut app, '[');
+    typed(&mut app, "/the next");
+    let searching = screen(&mut app, 90, 23);
+    assert!(
+        searching.ends_with(" baton  search down: the next\n"),
+        "{searching}"
+    );
+    app.update(key(KeyCode::Enter));
+    typed(&mut app, "vj$");
+    let got = screen(&mut app, 90, 23);
+    let want = "\
+┌ terminals ───────────────┐┌ 0 api · claude · conversation 2 · idle ────────────────────┐
+│0 api                 idle││── conversation 1 ──────────────────────────────────────────│
+│  claude   ctx –          ││› Add a /health endpoint                                    │
+│                          ││  ⚙ Read src/main.rs                                        │
+│                          ││Done: GET /health returns 200.                              │
+│                          ││── completed · claude · context 50.0% of 200,000 · the next │
+│                          ││   prompt opens a fresh conversation                        │
+│                          ││                                                            │
+│                          ││── conversation 2 · rotated: the last one passed 45% of the…│
+│                          ││› Add a test                                                │
+│                          ││Added tests/health.rs.                                      │
+│                          ││── completed · claude · context 6.0% of 200,000             │
+│                          ││                                                            │
+│                          ││── provider switched to codex · same conversation ──────────│
+│                          ││› Review it                                                 │
+│                          ││── failed · codex · context not reported                    │
+│                          ││   API error 400                                            │
+│                          ││                                                            │
+│                          │└────────────────────────────────────────────────────────────┘
+│                          │┌ prompt → api · claude · Tab: provider ─────────────────────┐
+│                          ││                                                            │
+└──────────────────────────┘└────────────────────────────────────────────────────────────┘
+ baton  copy mode [6/17]: hjkl/w/b move · v select · y copy · / search · n/N again · q le…
+";
+    assert_eq!(got, want);
+    // "the next" starts at column 51 of row 5 (the pane's text starts at x = 29).
+    let mut bg = |x: u16, y: u16| cell_style(&mut app, 90, 23, 29 + x, y).bg;
+    assert_eq!(bg(51, 5), Some(Color::Yellow), "selection start");
+    assert_eq!(bg(50, 5), Some(Color::Reset));
+    assert_eq!(bg(3, 6), Some(Color::Yellow), "wrapped row");
+    let cursor = cell_style(&mut app, 90, 23, 29 + 35, 6);
+    assert!(
+        cursor.add_modifier.contains(Modifier::REVERSED),
+        "{cursor:?}"
+    );
+    let fx = app.update(key(KeyCode::Char('y')));
+    let text = "the next prompt opens a fresh conversation";
+    assert_eq!(fx, vec![Effect::Clipboard(text.into())]);
+    assert_eq!(app.mode, super::app::Mode::Normal);
+    let after = screen(&mut app, 90, 23);
+    assert!(after.ends_with(" baton  copied 42 characters\n"), "{after}");
+    // q and Esc leave without copying.
+    prefix(&mut app, '[');
+    assert_eq!(app.update(key(KeyCode::Char('q'))), vec![]);
+    assert_eq!(app.mode, super::app::Mode::Normal);
+}

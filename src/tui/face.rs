@@ -289,4 +289,44 @@ mod tests {
             }]
         );
     }
+
+    #[test]
+    fn copy_mode_over_the_shell_reaches_its_scrollback_and_joins_wrapped_rows() {
+        let mut app = app();
+        toggle(&mut app);
+        app.shell_effects();
+        let mut out = String::new();
+        for n in 1..=30 {
+            out.push_str(&format!("line {n}\r\n"));
+        }
+        // 45 characters on a 40-column screen: the terminal wraps it.
+        out.push_str(&format!("{}END", "x".repeat(42)));
+        let screen = ShellUpdate::Screen {
+            rows: 10,
+            cols: 40,
+            bytes: out.into_bytes(),
+        };
+        app.update(Msg::Shell("api".into(), 1, screen));
+        app.update(key(KeyCode::Char('b'), KeyModifiers::CONTROL));
+        app.update(key(KeyCode::Char('['), KeyModifiers::NONE));
+        let copy = |app: &mut App, keys: &str| {
+            for c in keys.chars() {
+                app.update(key(KeyCode::Char(c), KeyModifiers::NONE));
+            }
+        };
+        // The cursor starts where the shell's is: select back to the start of the wrapped line.
+        copy(&mut app, "vk0");
+        let fx = app.update(key(KeyCode::Char('y'), KeyModifiers::NONE));
+        let want = format!("{}END", "x".repeat(42));
+        assert_eq!(fx, vec![Effect::Clipboard(want)]);
+        assert_eq!(app.status, Some(("copied 45 characters".into(), false)));
+        app.update(key(KeyCode::Char('b'), KeyModifiers::CONTROL));
+        app.update(key(KeyCode::Char('['), KeyModifiers::NONE));
+        copy(&mut app, "gv$j");
+        let fx = app.update(key(KeyCode::Enter, KeyModifiers::NONE));
+        assert_eq!(fx, vec![Effect::Clipboard("line 1\nline 2".into())]);
+        // Keys go to the shell again afterwards.
+        let fx = app.update(key(KeyCode::Char('l'), KeyModifiers::NONE));
+        assert!(matches!(&fx[..], [Effect::ShellInput { .. }]), "{fx:?}");
+    }
 }

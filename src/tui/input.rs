@@ -35,6 +35,7 @@ impl App {
             Mode::Offer => return self.offer_key(k),
             Mode::ConfirmRemove(_) => return self.confirm_key(k),
             Mode::Rename { .. } => return self.rename_key(k),
+            Mode::Copy(_) => return self.copy_key(k),
             Mode::Normal => {}
         }
         if self.prefix_armed {
@@ -96,6 +97,7 @@ impl App {
                 self.ask_remove();
                 Vec::new()
             }
+            PrefixAction::CopyMode => self.enter_copy(),
             PrefixAction::SplitBeside => self.split_pane(Split::Beside),
             PrefixAction::SplitBelow => self.split_pane(Split::Below),
             PrefixAction::NextPane => {
@@ -272,6 +274,11 @@ impl App {
             Mode::NewTerminal(f) => f.paste(s),
             Mode::Normal => self.composer.insert_str(s),
             Mode::Rename { text, .. } => text.push_str(s.lines().next().unwrap_or("")),
+            Mode::Copy(v) => {
+                if let Some(text) = &mut v.prompt {
+                    text.push_str(s.lines().next().unwrap_or(""));
+                }
+            }
             Mode::Help | Mode::Instructions | Mode::Offer | Mode::ConfirmRemove(_) => {}
         }
         Vec::new()

@@ -29,6 +29,8 @@ pub enum PrefixAction {
     Rename,
     /// Remove the focused terminal, after asking.
     Remove,
+    /// Copy mode over the active pane (tmux `[`).
+    CopyMode,
 }
 
 /// The prefix key: Ctrl-b, or Ctrl-a when baton runs inside tmux so tmux keeps its own.
@@ -68,6 +70,7 @@ pub fn prefix_action(k: &KeyEvent) -> Option<PrefixAction> {
         'g' => PrefixAction::ToggleDiff,
         ',' => PrefixAction::Rename,
         'X' => PrefixAction::Remove,
+        '[' => PrefixAction::CopyMode,
         d @ '0'..='9' => PrefixAction::Jump(d as usize - '0' as usize),
         _ => return None,
     })
@@ -94,6 +97,10 @@ pub fn help(prefix: Prefix) -> Vec<(String, &'static str)> {
             "diff face: the terminal's branch since it started (again: back)",
         ),
         (format!("{p} n / {p} p"), "next / previous terminal"),
+        (
+            format!("{p} ["),
+            "copy mode: hjkl/w/b/g/G move, v select, y copy (OSC 52), / n N search, q leave",
+        ),
         (format!("{p} ,"), "rename the focused terminal"),
         (
             format!("{p} X"),
@@ -167,6 +174,7 @@ mod tests {
             ('g', Some(PrefixAction::ToggleDiff)),
             (',', Some(PrefixAction::Rename)),
             ('X', Some(PrefixAction::Remove)),
+            ('[', Some(PrefixAction::CopyMode)),
             ('x', Some(PrefixAction::ClosePane)),
             ('z', None),
         ];

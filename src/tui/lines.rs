@@ -97,17 +97,37 @@ pub fn wrap_line(line: &str, width: usize) -> Vec<String> {
     rows
 }
 
+/// Screen rows, and which of them go on from the row before (wrapped here at a space, not a
+/// line break of the text): copy mode joins those back.
+#[derive(Debug, Clone, Default)]
+pub struct Rows {
+    pub lines: Vec<Line<'static>>,
+    pub soft: Vec<bool>,
+}
+
+impl Rows {
+    fn push(&mut self, line: Line<'static>) {
+        self.push_row(line, false);
+    }
+
+    fn push_row(&mut self, line: Line<'static>, soft: bool) {
+        self.lines.push(line);
+        self.soft.push(soft);
+    }
+}
+
 /// Wraps multi-line text: the first row starts with `indent`, the others with as many spaces.
-fn wrapped(text: &str, width: usize, indent: &str, style: Style, out: &mut Vec<Line<'static>>) {
+fn wrapped(text: &str, width: usize, indent: &str, style: Style, out: &mut Rows) {
     let indent_w = str_width(indent);
     let inner = width.saturating_sub(indent_w).max(1);
     let mut lead = indent.to_string();
     for logical in clean(text).split('\n') {
-        for row in wrap_line(logical, inner) {
-            out.push(Line::from(vec![
+        for (k, row) in wrap_line(logical, inner).into_iter().enumerate() {
+            let line = Line::from(vec![
                 Span::styled(std::mem::replace(&mut lead, " ".repeat(indent_w)), style),
                 Span::styled(row, style),
-            ]));
+            ]);
+            out.push_row(line, k > 0);
         }
     }
 }
@@ -154,7 +174,7 @@ pub fn summary_text(t: &TurnEntry, end: &TurnEnd) -> String {
     parts.join(" · ")
 }
 
-fn turn_lines(t: &TurnEntry, width: usize, expand: bool, out: &mut Vec<Line<'static>>) {
+fn turn_lines(t: &TurnEntry, width: usize, expand: bool, out: &mut Rows) {
     let divider = Style::default().fg(Color::Yellow);
     if let Some(reason) = &t.opened {
         out.push(rule(&opened_text(t.conversation, reason), width, divider));
@@ -168,13 +188,15 @@ fn turn_lines(t: &TurnEntry, width: usize, expand: bool, out: &mut Vec<Line<'sta
     let prompt = t.prompt.as_deref().unwrap_or("…");
     let mut first = true;
     for logical in clean(prompt).split('\n') {
-        for row in wrap_line(logical, width.saturating_sub(2).max(1)) {
+        let rows = wrap_line(logical, width.saturating_sub(2).max(1));
+        for (k, row) in rows.into_iter().enumerate() {
             let lead = if first { "› " } else { "  " };
             first = false;
-            out.push(Line::from(vec![
+            let line = Line::from(vec![
                 Span::styled(lead.to_string(), prompt_style),
                 Span::styled(row, prompt_style),
-            ]));
+            ]);
+            out.push_row(line, k > 0);
         }
     }
     let dim = Style::default().fg(Color::DarkGray);
@@ -211,8 +233,13 @@ fn turn_lines(t: &TurnEntry, width: usize, expand: bool, out: &mut Vec<Line<'sta
 
 /// Every line of the transcript at `width` columns.
 pub fn transcript_lines(t: &Transcript, width: u16, expand_tools: bool) -> Vec<Line<'static>> {
+    transcript_rows(t, width, expand_tools).lines
+}
+
+/// The same, with which rows were wrapped here.
+pub fn transcript_rows(t: &Transcript, width: u16, expand_tools: bool) -> Rows {
     let width = usize::from(width).max(1);
-    let mut out = Vec::new();
+    let mut out = Rows::default();
     for turn in &t.turns {
         turn_lines(turn, width, expand_tools, &mut out);
     }

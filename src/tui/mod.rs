@@ -4,6 +4,8 @@
 
 pub mod app;
 pub mod composer;
+pub mod copy;
+pub mod copying;
 pub mod diff;
 pub mod draw;
 pub mod face;
@@ -163,6 +165,11 @@ fn carry_out(effects: Vec<Effect>, ctx: &mut Ctx) {
                 let bytes = notify::bytes(ctx.notify, &title, &body);
                 let mut out = std::io::stdout();
                 let _ = out.write_all(&bytes);
+                let _ = out.flush();
+            }
+            Effect::Clipboard(text) => {
+                let mut out = std::io::stdout();
+                let _ = out.write_all(&copy::osc52(&text));
                 let _ = out.flush();
             }
             Effect::ShellForget { name } => ctx.shells.forget(&name),

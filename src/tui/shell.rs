@@ -32,13 +32,16 @@ pub enum ShellStatus {
     Lost(String),
 }
 
+/// Rows the client keeps above the shell's screen, for copy mode.
+const SCROLLBACK: usize = 2000;
+
 /// A `vt100` screen. Cloning replays its state into a fresh parser; two are equal when they
 /// draw the same.
 pub struct ShellScreen(pub vt100::Parser);
 
 impl ShellScreen {
     pub fn new(rows: u16, cols: u16) -> ShellScreen {
-        ShellScreen(vt100::Parser::new(nonzero(rows), nonzero(cols), 0))
+        ShellScreen(vt100::Parser::new(nonzero(rows), nonzero(cols), SCROLLBACK))
     }
 
     pub fn screen(&self) -> &vt100::Screen {

@@ -367,3 +367,28 @@ fn sigterm_and_sighup_restore_the_terminal() {
         });
     }
 }
+
+#[test]
+fn copy_mode_searches_the_transcript_and_copies_by_osc52() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.project("proj");
+    let ui = Tmux::start(&w, &dir, "");
+    // tmux takes OSC 52 from the application into a paste buffer only when told to.
+    ui.tmux(&["set-option", "-s", "set-clipboard", "on"]);
+    ui.wait_for("Create one here?");
+    ui.keys(&["y"]);
+    ui.wait_for("No turns yet");
+    ui.type_text("hello there");
+    ui.keys(&["Enter"]);
+    ui.wait_for("── completed · claude");
+    ui.keys(&["C-b", "["]);
+    ui.wait_for("copy mode [");
+    ui.type_text("/last_user=");
+    ui.keys(&["Enter", "v", "$", "y"]);
+    ui.wait_for("copied ");
+    let buffer = ui.tmux(&["show-buffer"]);
+    assert!(buffer.starts_with("last_user=hello there"), "{buffer:?}");
+}

@@ -1,0 +1,417 @@
+//! Copy mode's logic (prefix `[`, keys as tmux's vi copy mode): a cursor over a frozen copy of
+//! a pane's rows, a selection, search, and the text a selection copies (wrapped rows joined
+//! back), plus the OSC 52 sequence that puts it on the system clipboard. Pure: table-tested.
+
+use base64::Engine;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// How a row follows the one before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wrap {
+    /// A line of its own.
+    Hard,
+    /// The terminal wrapped it: the text goes on with no break.
+    Soft,
+    /// The transcript wrapped it at a space: its indentation goes and a space comes back.
+    Reflow,
+}
+
+/// One screen row as copy mode sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    pub text: String,
+    pub wrap: Wrap,
+}
+
+impl Row {
+    pub fn new(text: impl Into<String>, wrap: Wrap) -> Row {
+        Row {
+            text: text.into(),
+            wrap,
+        }
+    }
+}
+
+/// A place in the rows: row index and character index.
+pub type Pos = (usize, usize);
+
+/// What a key did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    Stay,
+    /// A message for the status line (a search found nothing…).
+    Say(String),
+    Leave,
+    /// Copy this text and leave.
+    Copy(String),
+}
+
+/// Copy mode over pane `pane`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CopyView {
+    pub pane: usize,
+    pub rows: Vec<Row>,
+    pub cursor: Pos,
+    /// Where the selection started (`v` or Space); None: no selection.
+    pub anchor: Option<Pos>,
+    /// The first row shown, and how many are.
+    pub top: usize,
+    pub height: usize,
+    /// The search being typed after `/`.
+    pub prompt: Option<String>,
+    /// The last search, for `n` / `N`.
+    pub last: Option<String>,
+}
+
+fn char_len(s: &str) -> usize {
+    s.chars().count()
+}
+
+fn is_word(c: char) -> bool {
+    !c.is_whitespace()
+}
+
+impl CopyView {
+    /// `top`: the first row the pane showed; the cursor starts at `cursor` (clamped).
+    pub fn new(pane: usize, mut rows: Vec<Row>, height: usize, top: usize, cursor: Pos) -> Self {
+        if rows.is_empty() {
+            rows.push(Row::new("", Wrap::Hard));
+        }
+        let mut v = CopyView {
+            pane,
+            rows,
+            cursor,
+            anchor: None,
+            top,
+            height: height.max(1),
+            prompt: None,
+            last: None,
+        };
+        v.top = v.top.min(v.rows.len().saturating_sub(1));
+        v.set_cursor(cursor);
+        v
+    }
+
+    fn line_len(&self, row: usize) -> usize {
+        self.rows.get(row).map_or(0, |r| char_len(&r.text))
+    }
+
+    fn char_at(&self, (row, col): Pos) -> Option<char> {
+        self.rows.get(row)?.text.chars().nth(col)
+    }
+
+    /// Moves the cursor (clamped to the text) and scrolls so it shows.
+    fn set_cursor(&mut self, (row, col): Pos) {
+        let row = row.min(self.rows.len() - 1);
+        let col = col.min(self.line_len(row).saturating_sub(1));
+        self.cursor = (row, col);
+        if row < self.top {
+            self.top = row;
+        } else if row >= self.top + self.height {
+            self.top = row + 1 - self.height;
+        }
+    }
+
+    /// The selection's ends in order, inclusive.
+    pub fn selection(&self) -> Option<(Pos, Pos)> {
+        let a = self.anchor?;
+        Some((a.min(self.cursor), a.max(self.cursor)))
+    }
+
+    pub fn selected(&self, at: Pos) -> bool {
+        self.selection().is_some_and(|(s, e)| s <= at && at <= e)
+    }
+
+    /// The selected text (the cursor's row when nothing is selected), wrapped rows joined.
+    pub fn copied(&self) -> String {
+        let (start, end) = self.selection().unwrap_or((
+            (self.cursor.0, 0),
+            (self.cursor.0, self.line_len(self.cursor.0)),
+        ));
+        let mut out = String::new();
+        for r in start.0..=end.0 {
+            let Some(row) = self.rows.get(r) else { break };
+            let from = if r == start.0 { start.1 } else { 0 };
+            let to = if r == end.0 { end.1 + 1 } else { usize::MAX };
+            let piece: String = row.text.chars().skip(from).take(to - from).collect();
+            if r == start.0 {
+                out.push_str(&piece);
+                continue;
+            }
+            match row.wrap {
+                Wrap::Soft => out.push_str(&piece),
+                Wrap::Hard => {
+                    out.truncate(out.trim_end().len());
+                    out.push('\n');
+                    out.push_str(&piece);
+                }
+                Wrap::Reflow => {
+                    out.truncate(out.trim_end().len());
+                    out.push(' ');
+                    out.push_str(piece.trim_start());
+                }
+            }
+        }
+        out.truncate(out.trim_end().len());
+        out
+    }
+
+    /// The next place `needle` starts after the cursor (`forward`) or before it, wrapping
+    /// around the ends.
+    pub fn find(&self, needle: &str, forward: bool) -> Option<Pos> {
+        if needle.is_empty() {
+            return None;
+        }
+        let mut hits: Vec<Pos> = Vec::new();
+        for (r, row) in self.rows.iter().enumerate() {
+            for (b, _) in row.text.match_indices(needle) {
+                hits.push((r, char_len(&row.text[..b])));
+            }
+        }
+        if forward {
+            hits.iter()
+                .find(|&&p| p > self.cursor)
+                .or(hits.first())
+                .copied()
+        } else {
+            hits.iter()
+                .rev()
+                .find(|&&p| p < self.cursor)
+                .or(hits.last())
+                .copied()
+        }
+    }
+
+    fn search(&mut self, forward: bool) -> Outcome {
+        let Some(needle) = self.last.clone() else {
+            return Outcome::Say("no search yet: / searches".into());
+        };
+        match self.find(&needle, forward) {
+            Some(p) => {
+                self.set_cursor(p);
+                Outcome::Stay
+            }
+            None => Outcome::Say(format!("not found: {needle}")),
+        }
+    }
+
+    /// Every place in reading order after (or before) the cursor, one step at a time.
+    fn step(&self, p: Pos, forward: bool) -> Option<Pos> {
+        if forward {
+            if p.1 + 1 < self.line_len(p.0) {
+                Some((p.0, p.1 + 1))
+            } else {
+                (p.0 + 1 < self.rows.len()).then_some((p.0 + 1, 0))
+            }
+        } else if p.1 > 0 {
+            Some((p.0, p.1 - 1))
+        } else {
+            p.0.checked_sub(1)
+                .map(|r| (r, self.line_len(r).saturating_sub(1)))
+        }
+    }
+
+    /// A word starts at `p`: a word character after a space, a row start or nothing.
+    fn word_start(&self, p: Pos) -> bool {
+        let here = self.char_at(p).is_some_and(is_word);
+        let before = p.1 > 0 && self.char_at((p.0, p.1 - 1)).is_some_and(is_word);
+        here && !before
+    }
+
+    fn word(&mut self, forward: bool) {
+        let mut p = self.cursor;
+        while let Some(next) = self.step(p, forward) {
+            p = next;
+            if self.word_start(p) {
+                break;
+            }
+        }
+        self.set_cursor(p);
+    }
+
+    fn prompt_key(&mut self, k: &KeyEvent) -> Outcome {
+        let Some(text) = &mut self.prompt else {
+            return Outcome::Stay;
+        };
+        match k.code {
+            KeyCode::Esc => self.prompt = None,
+            KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => self.prompt = None,
+            KeyCode::Backspace => {
+                text.pop();
+            }
+            KeyCode::Enter => {
+                let needle = std::mem::take(text);
+                self.prompt = None;
+                if !needle.is_empty() {
+                    self.last = Some(needle);
+                }
+                return self.search(true);
+            }
+            KeyCode::Char(c) => text.push(c),
+            _ => {}
+        }
+        Outcome::Stay
+    }
+
+    /// One key of copy mode.
+    pub fn key(&mut self, k: &KeyEvent) -> Outcome {
+        if self.prompt.is_some() {
+            return self.prompt_key(k);
+        }
+        let (row, col) = self.cursor;
+        let page = self.height.saturating_sub(1).max(1);
+        match k.code {
+            KeyCode::Char('c') if k.modifiers.contains(KeyModifiers::CONTROL) => {
+                return Outcome::Leave
+            }
+            KeyCode::Char('q') | KeyCode::Esc => return Outcome::Leave,
+            KeyCode::Char('y') | KeyCode::Enter => return Outcome::Copy(self.copied()),
+            KeyCode::Char('h') | KeyCode::Left => self.set_cursor((row, col.saturating_sub(1))),
+            KeyCode::Char('l') | KeyCode::Right => self.set_cursor((row, col + 1)),
+            KeyCode::Char('k') | KeyCode::Up => self.set_cursor((row.saturating_sub(1), col)),
+            KeyCode::Char('j') | KeyCode::Down => self.set_cursor((row + 1, col)),
+            KeyCode::PageUp => self.set_cursor((row.saturating_sub(page), col)),
+            KeyCode::PageDown => self.set_cursor((row + page, col)),
+            KeyCode::Char('g') | KeyCode::Home => self.set_cursor((0, 0)),
+            KeyCode::Char('G') | KeyCode::End => self.set_cursor((usize::MAX, 0)),
+            KeyCode::Char('0') => self.set_cursor((row, 0)),
+            KeyCode::Char('$') => self.set_cursor((row, usize::MAX)),
+            KeyCode::Char('w') => self.word(true),
+            KeyCode::Char('b') => self.word(false),
+            KeyCode::Char('v') | KeyCode::Char(' ') => {
+                self.anchor = match self.anchor {
+                    Some(_) if k.code == KeyCode::Char('v') => None,
+                    _ => Some(self.cursor),
+                }
+            }
+            KeyCode::Char('/') => self.prompt = Some(String::new()),
+            KeyCode::Char('n') => return self.search(true),
+            KeyCode::Char('N') => return self.search(false),
+            _ => {}
+        }
+        Outcome::Stay
+    }
+}
+
+/// The OSC 52 sequence that sets the system clipboard to `text` (terminals and tmux pass it on,
+/// so it works over ssh).
+pub fn osc52(text: &str) -> Vec<u8> {
+    let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+    format!("\x1b]52;c;{b64}\x07").into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn view(rows: &[(&str, Wrap)]) -> CopyView {
+        let rows = rows.iter().map(|(t, w)| Row::new(*t, *w)).collect();
+        CopyView::new(0, rows, 2, 0, (0, 0))
+    }
+
+    fn keys(v: &mut CopyView, s: &str) -> Outcome {
+        let mut last = Outcome::Stay;
+        for c in s.chars() {
+            let code = match c {
+                '\n' => KeyCode::Enter,
+                '\x1b' => KeyCode::Esc,
+                c => KeyCode::Char(c),
+            };
+            last = v.key(&KeyEvent::new(code, KeyModifiers::NONE));
+        }
+        last
+    }
+
+    fn sample() -> CopyView {
+        view(&[
+            ("› Add a health", Wrap::Hard),
+            ("  endpoint please", Wrap::Reflow),
+            ("Done: GET /health", Wrap::Hard),
+            ("returns 200.", Wrap::Soft),
+            ("", Wrap::Hard),
+        ])
+    }
+
+    #[test]
+    fn moves_clamp_to_the_text_and_scroll_the_view() {
+        let table: [(&str, Pos, usize); 9] = [
+            ("l", (0, 1), 0),
+            ("hhh", (0, 0), 0),
+            ("j", (1, 0), 0),
+            ("jj", (2, 0), 1),
+            ("G", (4, 0), 3),
+            ("Gk$", (3, 11), 3),
+            ("$jjj", (3, 11), 2),
+            ("Gg", (0, 0), 0),
+            ("ww", (0, 6), 0),
+        ];
+        for (typed, cursor, top) in table {
+            let mut v = sample();
+            keys(&mut v, typed);
+            assert_eq!((v.cursor, v.top), (cursor, top), "{typed}");
+        }
+        let mut v = sample();
+        keys(&mut v, "$wwb");
+        assert_eq!(v.cursor, (1, 2), "w crosses rows, b comes back");
+    }
+
+    #[test]
+    fn a_selection_copies_wrapped_rows_joined_back() {
+        let table: [(&str, &str); 6] = [
+            // Nothing selected: the cursor's row.
+            ("y", "› Add a health"),
+            ("wvlly", "Add"),
+            // A transcript wrap: the indentation goes, one space joins.
+            ("wwvj$y", "a health endpoint please"),
+            // A terminal wrap joins with nothing; a hard line keeps its break.
+            ("jjv$jy", "Done: GET /healthreturns 200."),
+            ("jvjy", "  endpoint please\nD"),
+            // Selecting backwards gives the same text.
+            ("jj$vk0y", "  endpoint please\nDone: GET /health"),
+        ];
+        for (typed, want) in table {
+            let mut v = sample();
+            assert_eq!(keys(&mut v, typed), Outcome::Copy(want.into()), "{typed}");
+        }
+        let mut v = sample();
+        assert_eq!(keys(&mut v, "\x1b"), Outcome::Leave);
+        assert_eq!(keys(&mut v, "vv"), Outcome::Stay);
+        assert_eq!(v.anchor, None, "v again clears the selection");
+    }
+
+    #[test]
+    fn search_forward_repeat_and_back() {
+        let mut v = sample();
+        keys(&mut v, "/health\n");
+        assert_eq!(v.cursor, (0, 8));
+        keys(&mut v, "n");
+        assert_eq!(v.cursor, (2, 11));
+        keys(&mut v, "n");
+        assert_eq!(v.cursor, (0, 8), "wraps around");
+        keys(&mut v, "N");
+        assert_eq!(v.cursor, (2, 11));
+        assert_eq!(
+            keys(&mut v, "/nowhere\n"),
+            Outcome::Say("not found: nowhere".into())
+        );
+        let mut v = sample();
+        assert_eq!(
+            keys(&mut v, "n"),
+            Outcome::Say("no search yet: / searches".into())
+        );
+        keys(&mut v, "/x\x1b");
+        assert_eq!((v.prompt.clone(), v.last.clone()), (None, None));
+        let mut v = view(&[("héllo wörld", Wrap::Hard)]);
+        keys(&mut v, "/wö\n");
+        assert_eq!(v.cursor, (0, 6), "columns count characters, not bytes");
+        assert_eq!(keys(&mut v, "v$y"), Outcome::Copy("wörld".into()));
+    }
+
+    #[test]
+    fn osc52_is_base64_between_the_escape_and_the_bell() {
+        assert_eq!(osc52("hi"), b"\x1b]52;c;aGk=\x07".to_vec());
+        assert_eq!(osc52("é\n"), b"\x1b]52;c;w6kK\x07".to_vec());
+        assert_eq!(osc52(""), b"\x1b]52;c;\x07".to_vec());
+    }
+}
