@@ -1,20 +1,22 @@
 //! The multiplexer's speed: drawing a full 200×60 screen over a long transcript, a keystroke in
-//! the composer reaching the screen, and a 10 MB answer. Prints the figures
+//! the composer reaching the screen, a long answer streaming in chunks over a long history, and
+//! a 10 MB answer. Prints the figures
 //! (`cargo bench --bench ui`).
 
 use std::time::{Duration, Instant};
 
-use baton::protocol::WatchEvent;
+use baton::protocol::{SendEvent, WatchEvent};
+use baton::providers::{ProviderKind, TurnEvent};
 use baton::tui::app::{App, Msg, Tag};
 use baton::tui::draw::draw;
-use baton::tui::keys::Prefix;
+use baton::tui::keys::Keys;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use serde_json::json;
 
 fn app_with_log(turns: usize, answer: &str) -> App {
-    let mut app = App::new("baton", "/w/api", Prefix('b'));
+    let mut app = App::new("baton", "/w/api", Keys::default());
     let t = json!({"name": "api", "dir": "/w/api", "provider": "claude", "state": "idle"});
     app.update(Msg::Watch(WatchEvent::Terminals { terminals: vec![t] }));
     let turns: Vec<_> = (1..=turns)
@@ -63,6 +65,41 @@ fn main() {
         term.draw(|f| draw(f, &mut app)).expect("draw");
     });
     println!("keystroke in the composer to a drawn frame: {key:?}");
+
+    // Streaming: 2,000 chunks of an answer arrive on a terminal with 500 turns of history, a
+    // frame drawn after each (the pane re-wraps what changed).
+    let mut app = app_with_log(500, &paragraph);
+    term.draw(|f| draw(f, &mut app)).expect("draw");
+    let step = |event| {
+        Msg::Watch(WatchEvent::Turn {
+            name: "api".into(),
+            event,
+        })
+    };
+    app.update(step(SendEvent::Started {
+        turn_id: "t".into(),
+        number: 501,
+        provider: ProviderKind::Claude,
+        conversation: 1,
+        opened: None,
+        session: "resume".into(),
+        prompt: "stream a long answer".into(),
+    }));
+    let chunks = 2000;
+    let start = Instant::now();
+    for n in 0..chunks {
+        app.update(step(SendEvent::Turn {
+            event: TurnEvent::Text {
+                text: format!("chunk {n}: the streamed answer goes on with a few more words. "),
+            },
+        }));
+        term.draw(|f| draw(f, &mut app)).expect("draw");
+    }
+    let took = start.elapsed();
+    println!(
+        "streaming {chunks} chunks over 500 turns, a frame each: {took:?} ({:?} per chunk)",
+        took / chunks
+    );
 
     let big = "all work and no play makes a long answer ".repeat(10 * 1024 * 1024 / 41);
     let mut app = app_with_log(1, &big);

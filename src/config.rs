@@ -36,6 +36,56 @@ pub struct UiConfig {
     /// How a turn that ends out of view is announced.
     #[serde(default)]
     pub notify: Notify,
+    /// `[ui.keys]`: the prefix key and the keys after it.
+    #[serde(default)]
+    pub keys: KeysConfig,
+}
+
+/// `[ui.keys]`: key names as tmux writes them (`C-a`, `M-x`, `%`); unset keys keep their
+/// defaults. Checked (names, duplicates) when the multiplexer starts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeysConfig {
+    /// Default `C-b`, or `C-a` when baton runs inside tmux.
+    pub prefix: Option<String>,
+    pub new: Option<String>,
+    pub next: Option<String>,
+    pub prev: Option<String>,
+    pub detach: Option<String>,
+    pub help: Option<String>,
+    pub instructions: Option<String>,
+    pub split_beside: Option<String>,
+    pub split_below: Option<String>,
+    pub next_pane: Option<String>,
+    pub close_pane: Option<String>,
+    pub shell: Option<String>,
+    pub diff: Option<String>,
+    pub rename: Option<String>,
+    pub remove: Option<String>,
+    pub copy: Option<String>,
+}
+
+impl KeysConfig {
+    /// Each action's name and configured key, in the order of the help.
+    pub fn entries(&self) -> [(&'static str, Option<&str>); 15] {
+        [
+            ("new", self.new.as_deref()),
+            ("next", self.next.as_deref()),
+            ("prev", self.prev.as_deref()),
+            ("detach", self.detach.as_deref()),
+            ("help", self.help.as_deref()),
+            ("instructions", self.instructions.as_deref()),
+            ("split_beside", self.split_beside.as_deref()),
+            ("split_below", self.split_below.as_deref()),
+            ("next_pane", self.next_pane.as_deref()),
+            ("close_pane", self.close_pane.as_deref()),
+            ("shell", self.shell.as_deref()),
+            ("diff", self.diff.as_deref()),
+            ("rename", self.rename.as_deref()),
+            ("remove", self.remove.as_deref()),
+            ("copy", self.copy.as_deref()),
+        ]
+    }
 }
 
 /// `notify = "bell" | "osc9" | "osc777" | "none"`.
@@ -240,6 +290,16 @@ fn non_empty(v: Option<&str>, default: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_readmes_config_example_parses() {
+        let readme = include_str!("../README.md");
+        let section = &readme[readme.find("## Configuration").unwrap()..];
+        let start = section.find("```toml\n").unwrap() + "```toml\n".len();
+        let block = &section[start..start + section[start..].find("```").unwrap()];
+        let c = Config::parse(block).unwrap_or_else(|e| panic!("README config: {e}"));
+        assert_eq!(c.bin(ProviderKind::Claude), "claude");
+    }
     use super::*;
     use pretty_assertions::assert_eq;
 

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::composer::Composer;
 use super::diff::DiffView;
 use super::form::NewForm;
-use super::keys::Prefix;
+use super::keys::{Keys, PrefixAction};
 use super::shell::{ShellUpdate, ShellView};
 use super::transcript::Transcript;
 use crate::error::BatonError;
@@ -130,6 +130,18 @@ pub struct LineCache {
     pub lines: Vec<ratatui::text::Line<'static>>,
     /// Which lines go on from the one before (wrapped at a space): copy mode joins them.
     pub soft: Vec<bool>,
+    /// Where each turn's rows sit in `lines`, so a change re-wraps only the turns it touched.
+    pub turns: Vec<TurnSpan>,
+    /// How many turns were wrapped since the cache was made (tests and benches read it).
+    pub wrapped: u64,
+}
+
+/// One turn's rows in a `LineCache`: which turn, at which `rev`, and how many rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TurnSpan {
+    pub number: u32,
+    pub rev: u64,
+    pub len: usize,
 }
 
 /// A pane shows one terminal's transcript, or its shell.
@@ -256,7 +268,7 @@ pub struct App {
     /// The provider the next prompt switches to (None: the terminal's own).
     pub next_provider: Option<ProviderKind>,
     pub mode: Mode,
-    pub prefix: Prefix,
+    pub keys: Keys,
     pub prefix_armed: bool,
     /// A message for the status line, and whether it is an error.
     pub status: Option<(String, bool)>,
@@ -273,7 +285,7 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(title: &str, cwd: &str, prefix: Prefix) -> App {
+    pub fn new(title: &str, cwd: &str, keys: Keys) -> App {
         App {
             terms: Vec::new(),
             panes: vec![Pane::default()],
@@ -282,7 +294,7 @@ impl App {
             composer: Composer::default(),
             next_provider: None,
             mode: Mode::Normal,
-            prefix,
+            keys,
             prefix_armed: false,
             status: None,
             title: title.to_string(),
@@ -571,8 +583,8 @@ impl App {
         }
         let Some(name) = self.focused_name() else {
             self.error(format!(
-                "no terminal yet: create one with {} c",
-                self.prefix.label()
+                "no terminal yet: create one with {}",
+                self.keys.hint(PrefixAction::NewTerminal)
             ));
             return Vec::new();
         };

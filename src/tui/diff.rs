@@ -95,8 +95,8 @@ impl App {
             return Vec::new();
         };
         let Some(name) = p.term.clone() else {
-            let label = self.prefix.label();
-            self.say(format!("no terminal yet: create one with {label} c"));
+            let label = self.keys.hint(super::keys::PrefixAction::NewTerminal);
+            self.say(format!("no terminal yet: create one with {label}"));
             return Vec::new();
         };
         p.diff = !p.diff;

@@ -12,7 +12,7 @@ use super::app::{App, Mode, Pane, Split, TermView};
 use super::copying;
 use super::diff;
 use super::form::{Field, NewForm};
-use super::keys;
+use super::keys::PrefixAction as A;
 use super::lines::{self, str_width, truncate};
 use super::shell;
 use crate::providers::TurnStatus;
@@ -213,8 +213,8 @@ fn placeholder(app: &App, pane: &Pane) -> Option<String> {
     }
     let Some(t) = pane.term.as_deref().and_then(|n| app.term(n)) else {
         return Some(format!(
-            "No terminals yet: press {} c to create one.",
-            app.prefix.label()
+            "No terminals yet: press {} to create one.",
+            app.keys.hint(A::NewTerminal)
         ));
     };
     if !t.transcript.turns.is_empty() {
@@ -305,15 +305,7 @@ fn wrap_pane(app: &mut App, i: usize, width: u16) {
         app.panes[i].cache = Default::default();
         return;
     };
-    let key = (name, t.transcript.version, width, expand);
-    if app.panes[i].cache.key.as_ref() == Some(&key) {
-        return;
-    }
-    let rows = lines::transcript_rows(&t.transcript, width, expand);
-    let cache = &mut app.panes[i].cache;
-    cache.key = Some(key);
-    cache.lines = rows.lines;
-    cache.soft = rows.soft;
+    lines::rewrap(&mut app.panes[i].cache, &name, &t.transcript, width, expand);
 }
 
 /// The shell face: the shell's screen, cell by cell, and the cursor when the pane has focus.
@@ -409,10 +401,16 @@ fn draw_composer(f: &mut Frame, app: &App, area: Rect) {
 }
 
 fn hints(app: &App) -> String {
-    let p = app.prefix.label();
+    let p = app.keys.prefix.label();
+    // The configured keys: bare after the prefix, else with the prefix before them.
+    let k = |a| app.keys.key(a).label();
+    let h = |a| app.keys.hint(a);
     if app.prefix_armed {
         return format!(
-            "{p} … s shell · g diff · c new · , rename · X remove · n/p next/prev · 0-9 jump · % \" split · o pane · d detach · ? help"
+            "{p} … {} shell · {} diff · {} new · {} rename · {} remove · {}/{} next/prev · 0-9 jump · {} {} split · {} pane · {} detach · {} help",
+            k(A::ToggleShell), k(A::ToggleDiff), k(A::NewTerminal), k(A::Rename), k(A::Remove),
+            k(A::Next), k(A::Prev), k(A::SplitBeside), k(A::SplitBelow), k(A::NextPane),
+            k(A::Detach), k(A::Help)
         );
     }
     match &app.mode {
@@ -431,13 +429,16 @@ fn hints(app: &App) -> String {
         Mode::Instructions => "any key closes the list".into(),
         Mode::Copy(v) => copying::hint(v),
         Mode::Normal if app.shell_focused() => format!(
-            "shell: keys go to the shell · {p} s transcript · {p} {p} sends {p} · {p} ? help · {p} d detach"
+            "shell: keys go to the shell · {} transcript · {p} {p} sends {p} · {} help · {} detach",
+            h(A::ToggleShell), h(A::Help), h(A::Detach)
         ),
         Mode::Normal if app.focused().is_some_and(|t| t.info.state == "running") => format!(
-            "Enter queue · Esc interrupt · PgUp/PgDn scroll · {p} c new · {p} ? help · {p} d detach"
+            "Enter queue · Esc interrupt · PgUp/PgDn scroll · {} new · {} help · {} detach",
+            h(A::NewTerminal), h(A::Help), h(A::Detach)
         ),
         Mode::Normal => format!(
-            "Enter send · Alt-Enter newline · Tab provider · {p} s shell · {p} c new · {p} ? help · {p} n/p · {p} d detach"
+            "Enter send · Alt-Enter newline · Tab provider · {} shell · {} new · {} help · {}/{} · {} detach",
+            h(A::ToggleShell), h(A::NewTerminal), h(A::Help), h(A::Next), k(A::Prev), h(A::Detach)
         ),
     }
 }
@@ -492,7 +493,7 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
 }
 
 fn draw_help(f: &mut Frame, app: &App) {
-    let rows = keys::help(app.prefix);
+    let rows = app.keys.help();
     let key_w = rows.iter().map(|(k, _)| str_width(k)).max().unwrap_or(0);
     let area = centered(f.area(), 80, rows.len() as u16 + 2);
     let lines: Vec<Line<'static>> = rows

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::app::{App, Effect, Msg, Tag};
 use super::draw::draw;
-use super::keys::Prefix;
+use super::keys::Keys;
 use crate::protocol::{Request, SendEvent, TurnSummary, WatchEvent};
 use crate::providers::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};
 
@@ -23,7 +23,7 @@ fn terminal(name: &str, provider: &str, state: &str, ctx: Option<(u64, u64)>) ->
 }
 
 fn app_with(terms: Vec<Value>) -> App {
-    let mut app = App::new("baton", "/w/api", Prefix('b'));
+    let mut app = App::new("baton", "/w/api", Keys::default());
     app.update(Msg::Watch(WatchEvent::Terminals { terminals: terms }));
     app
 }
@@ -323,7 +323,7 @@ fn the_instructions_overlay_lists_the_focused_terminals_rules_numbered() {
 
 #[test]
 fn the_offer_and_the_new_terminal_form() {
-    let mut app = App::new("baton", "/w/elsewhere", Prefix('b'));
+    let mut app = App::new("baton", "/w/elsewhere", Keys::default());
     app.update(Msg::Watch(WatchEvent::Terminals {
         terminals: vec![terminal("api", "claude", "idle", None)],
     }));
@@ -659,4 +659,39 @@ fn copy_mode_searches_selects_across_a_wrap_and_copies_with_osc52() {
     prefix(&mut app, '[');
     assert_eq!(app.update(key(KeyCode::Char('q'))), vec![]);
     assert_eq!(app.mode, super::app::Mode::Normal);
+}
+
+#[test]
+fn the_help_overlay_and_hints_show_remapped_keys() {
+    let cfg =
+        crate::config::Config::parse("[ui.keys]\nprefix = \"C-q\"\nnew = \"N\"\nnext = \"M-n\"\n")
+            .unwrap();
+    let mut app = App::new(
+        "baton",
+        "/w/api",
+        Keys::from_config(&cfg.ui.keys, false).unwrap(),
+    );
+    app.update(Msg::Watch(WatchEvent::Terminals {
+        terminals: vec![terminal("api", "claude", "idle", None)],
+    }));
+    app.update(Msg::Key(KeyEvent::new(
+        KeyCode::Char('q'),
+        KeyModifiers::CONTROL,
+    )));
+    app.update(key(KeyCode::Char('?')));
+    let s = screen(&mut app, 100, 14);
+    let top: Vec<&str> = s.lines().take(6).collect();
+    let want = [
+        "┌ terminal┌ keys ────────────────────────────────────────────────────────────────────────┐─────────┐",
+        "│0 api    │ C-q N                        new terminal (name, dir, provider, brief)       │         │",
+        "│  claude │ C-q s                        shell face: a shell in the terminal's checkout (│         │",
+        "│         │ C-q C-q                      send the prefix key itself to the shell         │         │",
+        "│         │ C-q g                        diff face: the terminal's branch since it starte│         │",
+        "│         │ C-q M-n / C-q p              next / previous terminal                        │         │",
+    ];
+    assert_eq!(top, want);
+    // The status line's hints come from the same table.
+    app.update(key(KeyCode::Char('z')));
+    let s = screen(&mut app, 160, 14);
+    assert!(s.contains("C-q N new · C-q ? help · C-q M-n/p"), "{s}");
 }

@@ -2,7 +2,7 @@
 //! to the shell while it is focused, the shell connection's messages, and the opens and resizes
 //! the panes' sizes call for (worked out after each drawing, which is when sizes are known).
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
 
 use super::app::{App, Effect};
@@ -27,8 +27,8 @@ impl App {
             return Vec::new();
         };
         if p.term.is_none() {
-            let label = self.prefix.label();
-            self.say(format!("no terminal yet: create one with {label} c"));
+            let label = self.keys.hint(super::keys::PrefixAction::NewTerminal);
+            self.say(format!("no terminal yet: create one with {label}"));
             return Vec::new();
         }
         p.shell = !p.shell;
@@ -73,10 +73,7 @@ impl App {
         if !self.shell_focused() {
             return Vec::new();
         }
-        self.shell_key(KeyEvent::new(
-            KeyCode::Char(self.prefix.0),
-            KeyModifiers::CONTROL,
-        ))
+        self.shell_key(self.keys.prefix.event())
     }
 
     pub(super) fn shell_paste(&mut self, text: &str) -> Vec<Effect> {
@@ -155,12 +152,13 @@ mod tests {
     use super::*;
     use crate::protocol::WatchEvent;
     use crate::tui::app::Msg;
-    use crate::tui::keys::Prefix;
+    use crate::tui::keys::Keys;
+    use crossterm::event::KeyModifiers;
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
     fn app() -> App {
-        let mut app = App::new("baton", "/w/api", Prefix('b'));
+        let mut app = App::new("baton", "/w/api", Keys::default());
         let t = json!({"name": "api", "dir": "/w/api", "provider": "claude", "state": "idle"});
         app.update(Msg::Watch(WatchEvent::Terminals { terminals: vec![t] }));
         app.panes[0].area = Rect::new(0, 0, 42, 12);

@@ -6,7 +6,7 @@ use ratatui::layout::{Position, Rect};
 
 use super::app::{App, Effect, Exit, Mode, Pane, Split, Tag, Waiting};
 use super::form::{Field, NewForm};
-use super::keys::{prefix_action, PrefixAction};
+use super::keys::PrefixAction;
 use crate::protocol::Request;
 use crate::providers::ProviderKind;
 
@@ -40,16 +40,20 @@ impl App {
         }
         if self.prefix_armed {
             self.prefix_armed = false;
-            return match prefix_action(&k) {
+            return match self.keys.action(&k) {
                 Some(a) => self.prefix(a),
-                None if self.prefix.matches(&k) => self.shell_prefix(),
+                None if self.keys.prefix.matches(&k) => self.shell_prefix(),
                 None => {
-                    self.say(format!("{} {:?}: not bound", self.prefix.label(), k.code));
+                    self.say(format!(
+                        "{} {:?}: not bound",
+                        self.keys.prefix.label(),
+                        k.code
+                    ));
                     Vec::new()
                 }
             };
         }
-        if self.prefix.matches(&k) {
+        if self.keys.prefix.matches(&k) {
             self.prefix_armed = true;
             return Vec::new();
         }
@@ -349,7 +353,7 @@ impl App {
             KeyCode::Char('e') => self.mode = Mode::NewTerminal(NewForm::new(&self.cwd)),
             KeyCode::Char('n') | KeyCode::Esc => self.mode = Mode::Normal,
             KeyCode::Char('c') if ctrl(&k) => self.mode = Mode::Normal,
-            _ if self.prefix.matches(&k) => {
+            _ if self.keys.prefix.matches(&k) => {
                 self.mode = Mode::Normal;
                 self.prefix_armed = true;
             }

@@ -1,7 +1,10 @@
-//! Key bindings: the tmux-style prefix, what each key after it does, and the help overlay's
-//! list (one table, so the overlay can never disagree with the bindings).
+//! Key bindings: the tmux-style prefix, what each key after it does (defaults, or `[ui.keys]` in
+//! the config), and the help overlay's list (one table, so the overlay and the status line can
+//! never disagree with the bindings).
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use crate::config::KeysConfig;
 
 /// What a key after the prefix does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,119 +36,311 @@ pub enum PrefixAction {
     CopyMode,
 }
 
-/// The prefix key: Ctrl-b, or Ctrl-a when baton runs inside tmux so tmux keeps its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Prefix(pub char);
+/// Every configurable action: its name in `[ui.keys]` and its default key (tmux's where tmux
+/// has one). The digits 0-9 always jump.
+pub const ACTIONS: [(PrefixAction, &str, char); 15] = [
+    (PrefixAction::NewTerminal, "new", 'c'),
+    (PrefixAction::Next, "next", 'n'),
+    (PrefixAction::Prev, "prev", 'p'),
+    (PrefixAction::Detach, "detach", 'd'),
+    (PrefixAction::Help, "help", '?'),
+    (PrefixAction::Instructions, "instructions", 'i'),
+    (PrefixAction::SplitBeside, "split_beside", '%'),
+    (PrefixAction::SplitBelow, "split_below", '"'),
+    (PrefixAction::NextPane, "next_pane", 'o'),
+    (PrefixAction::ClosePane, "close_pane", 'x'),
+    (PrefixAction::ToggleShell, "shell", 's'),
+    (PrefixAction::ToggleDiff, "diff", 'g'),
+    (PrefixAction::Rename, "rename", ','),
+    (PrefixAction::Remove, "remove", 'X'),
+    (PrefixAction::CopyMode, "copy", '['),
+];
 
-impl Prefix {
-    pub fn for_env(inside_tmux: bool) -> Prefix {
-        Prefix(if inside_tmux { 'a' } else { 'b' })
+/// One key: a character, with Ctrl and/or Alt (`c`, `%`, `C-a`, `M-x`, `C-M-x`, `Space`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key {
+    pub ch: char,
+    pub ctrl: bool,
+    pub alt: bool,
+}
+
+impl Key {
+    pub const fn plain(ch: char) -> Key {
+        Key {
+            ch,
+            ctrl: false,
+            alt: false,
+        }
     }
 
+    pub const fn ctrl(ch: char) -> Key {
+        Key {
+            ch,
+            ctrl: true,
+            alt: false,
+        }
+    }
+
+    /// Reads a key name as tmux writes it: `C-` for Ctrl, `M-` for Alt, then one character
+    /// (or `Space`).
+    pub fn parse(name: &str) -> Result<Key, String> {
+        let bad = || format!("{name:?} is not a key (one character, C-x for Ctrl, M-x for Alt)");
+        let mut key = Key::plain(' ');
+        let mut rest = name;
+        loop {
+            if let Some(r) = rest.strip_prefix("C-").filter(|r| !r.is_empty()) {
+                key.ctrl = true;
+                rest = r;
+            } else if let Some(r) = rest.strip_prefix("M-").filter(|r| !r.is_empty()) {
+                key.alt = true;
+                rest = r;
+            } else {
+                break;
+            }
+        }
+        let mut chars = rest.chars();
+        key.ch = match (chars.next(), chars.next()) {
+            _ if rest == "Space" => ' ',
+            (Some(c), None) if !c.is_control() && (c != ' ' || key.ctrl || key.alt) => c,
+            _ => return Err(bad()),
+        };
+        if key.ctrl {
+            if !key.ch.is_ascii_alphabetic() {
+                return Err(format!(
+                    "{name:?}: Ctrl goes only with a letter (C-a … C-z)"
+                ));
+            }
+            key.ch = key.ch.to_ascii_lowercase();
+        }
+        Ok(key)
+    }
+
+    /// The event is this key (Shift is part of the character, so it is not compared).
     pub fn matches(self, k: &KeyEvent) -> bool {
-        k.modifiers.contains(KeyModifiers::CONTROL) && k.code == KeyCode::Char(self.0)
+        let KeyCode::Char(c) = k.code else {
+            return false;
+        };
+        let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = k.modifiers.contains(KeyModifiers::ALT);
+        let c = if ctrl { c.to_ascii_lowercase() } else { c };
+        c == self.ch && ctrl == self.ctrl && alt == self.alt
+    }
+
+    /// The event a terminal would send for this key.
+    pub fn event(self) -> KeyEvent {
+        let mut m = KeyModifiers::NONE;
+        if self.ctrl {
+            m |= KeyModifiers::CONTROL;
+        }
+        if self.alt {
+            m |= KeyModifiers::ALT;
+        }
+        KeyEvent::new(KeyCode::Char(self.ch), m)
     }
 
     pub fn label(self) -> String {
-        format!("C-{}", self.0)
+        let ch = if self.ch == ' ' {
+            "Space".to_string()
+        } else {
+            self.ch.to_string()
+        };
+        format!(
+            "{}{}{ch}",
+            if self.ctrl { "C-" } else { "" },
+            if self.alt { "M-" } else { "" }
+        )
     }
 }
 
-pub fn prefix_action(k: &KeyEvent) -> Option<PrefixAction> {
-    let KeyCode::Char(c) = k.code else {
-        return None;
-    };
-    Some(match c {
-        'c' => PrefixAction::NewTerminal,
-        'n' => PrefixAction::Next,
-        'p' => PrefixAction::Prev,
-        'd' => PrefixAction::Detach,
-        '?' => PrefixAction::Help,
-        'i' => PrefixAction::Instructions,
-        '%' => PrefixAction::SplitBeside,
-        '"' => PrefixAction::SplitBelow,
-        'o' => PrefixAction::NextPane,
-        'x' => PrefixAction::ClosePane,
-        's' => PrefixAction::ToggleShell,
-        'g' => PrefixAction::ToggleDiff,
-        ',' => PrefixAction::Rename,
-        'X' => PrefixAction::Remove,
-        '[' => PrefixAction::CopyMode,
-        d @ '0'..='9' => PrefixAction::Jump(d as usize - '0' as usize),
-        _ => return None,
-    })
+/// The prefix key and what each key after it does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keys {
+    pub prefix: Key,
+    bindings: Vec<(PrefixAction, Key)>,
 }
 
-/// Every key, as the help overlay lists it.
-pub fn help(prefix: Prefix) -> Vec<(String, &'static str)> {
-    let p = prefix.label();
-    let mut rows: Vec<(String, &'static str)> = vec![
-        (
-            format!("{p} c"),
-            "new terminal (name, dir, provider, brief)",
-        ),
-        (
-            format!("{p} s"),
-            "shell face: a shell in the terminal's checkout (keys go to it; again: back)",
-        ),
-        (
-            format!("{p} {p}"),
-            "send the prefix key itself to the shell",
-        ),
-        (
-            format!("{p} g"),
-            "diff face: the terminal's branch since it started (again: back)",
-        ),
-        (format!("{p} n / {p} p"), "next / previous terminal"),
-        (
-            format!("{p} ["),
-            "copy mode: hjkl/w/b/g/G move, v select, y copy (OSC 52), / n N search, q leave",
-        ),
-        (format!("{p} ,"), "rename the focused terminal"),
-        (
-            format!("{p} X"),
-            "remove the focused terminal (asks; its work is committed, its branch kept)",
-        ),
-        (
-            format!("{p} i"),
-            "standing instructions of the focused terminal (edit: baton instructions NAME)",
-        ),
-        (format!("{p} 0-9"), "jump to terminal N of the list"),
-        (format!("{p} %  /  {p} \""), "split: a pane beside / below"),
-        (format!("{p} o / {p} x"), "next pane / close the pane"),
-        (
-            format!("{p} d"),
-            "detach (turns keep running; `baton` brings it back)",
-        ),
-        (format!("{p} ?"), "this help"),
-    ];
-    let plain: [(&str, &'static str); 14] = [
-        ("Enter", "send the prompt (queued while a turn runs)"),
-        ("Alt-Enter, Shift-Enter, C-j", "new line"),
-        ("Up / Down", "earlier prompts (on the first / last line)"),
-        ("Tab", "switch provider for the next prompt"),
-        (
-            "Esc, C-c",
-            "interrupt the running turn (partial output stays)",
-        ),
-        ("C-e", "edit the last waiting prompt"),
-        ("C-x", "remove the last waiting prompt"),
-        ("C-t", "expand / collapse tool lines"),
-        (
-            "PageUp / PageDown",
-            "scroll the transcript (mouse wheel too)",
-        ),
-        ("C-End", "follow the end of the transcript"),
-        (
-            "C-u / C-w",
-            "delete to line start / the word before (C-u clears a form field)",
-        ),
-        ("Home / End", "start / end of the line"),
-        ("mouse click", "focus a terminal in the list or a pane"),
-        ("any key", "closes this help"),
-    ];
-    rows.extend(plain.iter().map(|(k, v)| (k.to_string(), *v)));
-    rows
+impl Default for Keys {
+    fn default() -> Keys {
+        Keys::for_env(false)
+    }
+}
+
+impl Keys {
+    /// The defaults: prefix Ctrl-b, or Ctrl-a when baton runs inside tmux so tmux keeps its own.
+    pub fn for_env(inside_tmux: bool) -> Keys {
+        Keys {
+            prefix: Key::ctrl(if inside_tmux { 'a' } else { 'b' }),
+            bindings: ACTIONS
+                .iter()
+                .map(|(a, _, c)| (*a, Key::plain(*c)))
+                .collect(),
+        }
+    }
+
+    /// The defaults with `[ui.keys]` applied; the error is one line naming the key at fault.
+    pub fn from_config(cfg: &KeysConfig, inside_tmux: bool) -> Result<Keys, String> {
+        let mut keys = Keys::for_env(inside_tmux);
+        if let Some(p) = &cfg.prefix {
+            keys.prefix = Key::parse(p).map_err(|e| format!("[ui.keys] prefix: {e}"))?;
+        }
+        for (name, value) in cfg.entries() {
+            let Some(value) = value else { continue };
+            let key = Key::parse(value).map_err(|e| format!("[ui.keys] {name}: {e}"))?;
+            let Some((_, slot)) = ACTIONS
+                .iter()
+                .position(|(_, n, _)| *n == name)
+                .and_then(|i| keys.bindings.get_mut(i))
+            else {
+                return Err(format!("[ui.keys] {name}: no such action"));
+            };
+            *slot = key;
+        }
+        keys.check()?;
+        Ok(keys)
+    }
+
+    /// Refuses two actions on one key, an action on the prefix key, and a plain digit (0-9 jump).
+    fn check(&self) -> Result<(), String> {
+        for (i, (a, key)) in self.bindings.iter().enumerate() {
+            let name = name_of(*a);
+            let label = key.label();
+            if *key == self.prefix {
+                return Err(format!("[ui.keys] {name} = {label:?} is the prefix key"));
+            }
+            if !key.ctrl && !key.alt && key.ch.is_ascii_digit() {
+                return Err(format!(
+                    "[ui.keys] {name} = {label:?}: the digits jump to terminals"
+                ));
+            }
+            if let Some((b, _)) = self.bindings[..i].iter().find(|(_, k)| k == key) {
+                return Err(format!(
+                    "[ui.keys] {name} = {label:?} is already the key of {}",
+                    name_of(*b)
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The key bound to `a` (`Jump` has the digits: `0`).
+    pub fn key(&self, a: PrefixAction) -> Key {
+        self.bindings
+            .iter()
+            .find(|(b, _)| *b == a)
+            .map_or(Key::plain('0'), |(_, k)| *k)
+    }
+
+    /// `C-b c`: the prefix, then the key of `a`.
+    pub fn hint(&self, a: PrefixAction) -> String {
+        format!("{} {}", self.prefix.label(), self.key(a).label())
+    }
+
+    /// What the key after the prefix does. A plain binding also answers to its character typed
+    /// with Ctrl or Alt still held, unless that is a key of its own (or the prefix again, which
+    /// sends the prefix to the shell).
+    pub fn action(&self, k: &KeyEvent) -> Option<PrefixAction> {
+        if let Some((a, _)) = self.bindings.iter().find(|(_, key)| key.matches(k)) {
+            return Some(*a);
+        }
+        if self.prefix.matches(k) {
+            return None;
+        }
+        let KeyCode::Char(c) = k.code else {
+            return None;
+        };
+        if let Some(d) = c.to_digit(10) {
+            return Some(PrefixAction::Jump(d as usize));
+        }
+        self.bindings
+            .iter()
+            .find(|(_, key)| !key.ctrl && !key.alt && key.ch == c)
+            .map(|(a, _)| *a)
+    }
+
+    /// Every key, as the help overlay lists it.
+    pub fn help(&self) -> Vec<(String, &'static str)> {
+        use PrefixAction as A;
+        let p = self.prefix.label();
+        let h = |a| self.hint(a);
+        let mut rows: Vec<(String, &'static str)> =
+            vec![
+            (h(A::NewTerminal), "new terminal (name, dir, provider, brief)"),
+            (
+                h(A::ToggleShell),
+                "shell face: a shell in the terminal's checkout (keys go to it; again: back)",
+            ),
+            (format!("{p} {p}"), "send the prefix key itself to the shell"),
+            (
+                h(A::ToggleDiff),
+                "diff face: the terminal's branch since it started (again: back)",
+            ),
+            (
+                format!("{} / {}", h(A::Next), h(A::Prev)),
+                "next / previous terminal",
+            ),
+            (
+                h(A::CopyMode),
+                "copy mode: hjkl/w/b/g/G move, v select, y copy (OSC 52), / n N search, q leave",
+            ),
+            (h(A::Rename), "rename the focused terminal"),
+            (
+                h(A::Remove),
+                "remove the focused terminal (asks; its work is committed, its branch kept)",
+            ),
+            (
+                h(A::Instructions),
+                "standing instructions of the focused terminal (edit: baton instructions NAME)",
+            ),
+            (format!("{p} 0-9"), "jump to terminal N of the list"),
+            (
+                format!("{}  /  {}", h(A::SplitBeside), h(A::SplitBelow)),
+                "split: a pane beside / below",
+            ),
+            (
+                format!("{} / {}", h(A::NextPane), h(A::ClosePane)),
+                "next pane / close the pane",
+            ),
+            (
+                h(A::Detach),
+                "detach (turns keep running; `baton` brings it back)",
+            ),
+            (h(A::Help), "this help"),
+        ];
+        let plain: [(&str, &'static str); 14] = [
+            ("Enter", "send the prompt (queued while a turn runs)"),
+            ("Alt-Enter, Shift-Enter, C-j", "new line"),
+            ("Up / Down", "earlier prompts (on the first / last line)"),
+            ("Tab", "switch provider for the next prompt"),
+            (
+                "Esc, C-c",
+                "interrupt the running turn (partial output stays)",
+            ),
+            ("C-e", "edit the last waiting prompt"),
+            ("C-x", "remove the last waiting prompt"),
+            ("C-t", "expand / collapse tool lines"),
+            (
+                "PageUp / PageDown",
+                "scroll the transcript (mouse wheel too)",
+            ),
+            ("C-End", "follow the end of the transcript"),
+            (
+                "C-u / C-w",
+                "delete to line start / the word before (C-u clears a form field)",
+            ),
+            ("Home / End", "start / end of the line"),
+            ("mouse click", "focus a terminal in the list or a pane"),
+            ("any key", "closes this help"),
+        ];
+        rows.extend(plain.iter().map(|(k, v)| (k.to_string(), *v)));
+        rows
+    }
+}
+
+fn name_of(a: PrefixAction) -> &'static str {
+    ACTIONS
+        .iter()
+        .find(|(b, _, _)| *b == a)
+        .map_or("jump", |(_, n, _)| n)
 }
 
 #[cfg(test)]
@@ -156,30 +351,130 @@ mod tests {
         KeyEvent::new(KeyCode::Char(c), m)
     }
 
+    fn config(text: &str) -> Result<Keys, String> {
+        let c = crate::config::Config::parse(text)?;
+        Keys::from_config(&c.ui.keys, false)
+    }
+
     #[test]
     fn prefix_follows_tmux() {
-        assert!(Prefix::for_env(false).matches(&key('b', KeyModifiers::CONTROL)));
-        assert!(Prefix::for_env(true).matches(&key('a', KeyModifiers::CONTROL)));
-        assert!(!Prefix::for_env(true).matches(&key('a', KeyModifiers::NONE)));
+        assert!(Keys::for_env(false)
+            .prefix
+            .matches(&key('b', KeyModifiers::CONTROL)));
+        assert!(Keys::for_env(true)
+            .prefix
+            .matches(&key('a', KeyModifiers::CONTROL)));
+        assert!(!Keys::for_env(true)
+            .prefix
+            .matches(&key('a', KeyModifiers::NONE)));
     }
 
     #[test]
     fn keys_after_the_prefix() {
+        let keys = Keys::default();
         let table = [
-            ('c', Some(PrefixAction::NewTerminal)),
-            ('3', Some(PrefixAction::Jump(3))),
-            ('%', Some(PrefixAction::SplitBeside)),
-            ('d', Some(PrefixAction::Detach)),
-            ('s', Some(PrefixAction::ToggleShell)),
-            ('g', Some(PrefixAction::ToggleDiff)),
-            (',', Some(PrefixAction::Rename)),
-            ('X', Some(PrefixAction::Remove)),
-            ('[', Some(PrefixAction::CopyMode)),
-            ('x', Some(PrefixAction::ClosePane)),
-            ('z', None),
+            ('c', KeyModifiers::NONE, Some(PrefixAction::NewTerminal)),
+            ('3', KeyModifiers::NONE, Some(PrefixAction::Jump(3))),
+            ('%', KeyModifiers::SHIFT, Some(PrefixAction::SplitBeside)),
+            ('d', KeyModifiers::NONE, Some(PrefixAction::Detach)),
+            ('n', KeyModifiers::CONTROL, Some(PrefixAction::Next)),
+            ('s', KeyModifiers::NONE, Some(PrefixAction::ToggleShell)),
+            ('g', KeyModifiers::NONE, Some(PrefixAction::ToggleDiff)),
+            (',', KeyModifiers::NONE, Some(PrefixAction::Rename)),
+            ('X', KeyModifiers::SHIFT, Some(PrefixAction::Remove)),
+            ('[', KeyModifiers::NONE, Some(PrefixAction::CopyMode)),
+            ('x', KeyModifiers::NONE, Some(PrefixAction::ClosePane)),
+            ('b', KeyModifiers::CONTROL, None),
+            ('z', KeyModifiers::NONE, None),
         ];
-        for (c, want) in table {
-            assert_eq!(prefix_action(&key(c, KeyModifiers::NONE)), want, "{c}");
+        for (c, m, want) in table {
+            assert_eq!(keys.action(&key(c, m)), want, "{c} {m:?}");
         }
+    }
+
+    #[test]
+    fn key_names_parse_as_tmux_writes_them() {
+        type Want = Result<(char, bool, bool), ()>;
+        let table: [(&str, Want); 12] = [
+            ("c", Ok(('c', false, false))),
+            ("X", Ok(('X', false, false))),
+            ("\"", Ok(('"', false, false))),
+            ("-", Ok(('-', false, false))),
+            ("C-a", Ok(('a', true, false))),
+            ("C-A", Ok(('a', true, false))),
+            ("M-x", Ok(('x', false, true))),
+            ("C-M-x", Ok(('x', true, true))),
+            ("M-Space", Ok((' ', false, true))),
+            ("C-", Err(())),
+            ("Ctrl-a", Err(())),
+            ("", Err(())),
+        ];
+        for (name, want) in table {
+            let got = Key::parse(name)
+                .map(|k| (k.ch, k.ctrl, k.alt))
+                .map_err(|_| ());
+            assert_eq!(got, want, "{name:?}");
+            if let Ok(k) = Key::parse(name) {
+                assert_eq!(Key::parse(&k.label()), Ok(k), "{name:?} round trip");
+                assert!(k.matches(&k.event()), "{name:?}");
+            }
+        }
+        assert!(Key::parse("C-%").is_err());
+    }
+
+    #[test]
+    fn configured_keys_replace_the_defaults() {
+        let keys = config("[ui.keys]\nprefix = \"C-Space\"\n").err();
+        assert!(keys.is_some_and(|e| e.contains("prefix")));
+        let keys = config("[ui.keys]\nprefix = \"C-q\"\nnext = \"M-n\"\nnew = \"N\"\n").unwrap();
+        assert!(keys.prefix.matches(&key('q', KeyModifiers::CONTROL)));
+        let table = [
+            ('n', KeyModifiers::ALT, Some(PrefixAction::Next)),
+            ('N', KeyModifiers::SHIFT, Some(PrefixAction::NewTerminal)),
+            ('c', KeyModifiers::NONE, None),
+            ('n', KeyModifiers::NONE, None),
+            ('p', KeyModifiers::NONE, Some(PrefixAction::Prev)),
+        ];
+        for (c, m, want) in table {
+            assert_eq!(keys.action(&key(c, m)), want, "{c} {m:?}");
+        }
+        assert_eq!(keys.hint(PrefixAction::Next), "C-q M-n");
+        assert!(keys.help().iter().any(|(k, _)| k == "C-q N"));
+    }
+
+    #[test]
+    fn bad_configured_keys_are_refused_naming_the_key() {
+        let table = [
+            ("next = \"c\"", "next = \"c\" is already the key of new"),
+            ("new = \"n\"", "next = \"n\" is already the key of new"),
+            ("help = \"C-b\"", "help = \"C-b\" is the prefix key"),
+            (
+                "prefix = \"C-n\"\nnext = \"C-n\"",
+                "next = \"C-n\" is the prefix key",
+            ),
+            ("copy = \"5\"", "copy = \"5\": the digits jump"),
+            (
+                "rename = \"Ctrl-r\"",
+                "[ui.keys] rename: \"Ctrl-r\" is not a key",
+            ),
+            ("prefix = \"xy\"", "[ui.keys] prefix: \"xy\" is not a key"),
+            ("zoom = \"z\"", "zoom"),
+        ];
+        for (text, want) in table {
+            let e = config(&format!("[ui.keys]\n{text}\n")).unwrap_err();
+            assert!(e.contains(want), "{text}: {e}");
+            assert!(!e.contains('\n'), "{text}: one line: {e}");
+        }
+    }
+
+    #[test]
+    fn every_action_has_a_config_entry() {
+        let names: Vec<&str> = KeysConfig::default()
+            .entries()
+            .iter()
+            .map(|(n, _)| *n)
+            .collect();
+        let actions: Vec<&str> = ACTIONS.iter().map(|(_, n, _)| *n).collect();
+        assert_eq!(names, actions);
     }
 }

@@ -5,6 +5,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthChar;
 
+use super::app::{LineCache, TurnSpan};
 use super::transcript::{Part, Transcript, TurnEnd, TurnEntry};
 use crate::client::render::thousands;
 use crate::engine::ROTATE_FRACTION;
@@ -246,6 +247,57 @@ pub fn transcript_rows(t: &Transcript, width: u16, expand_tools: bool) -> Rows {
     out
 }
 
+/// Brings `cache` to the transcript of terminal `name` at `width`: nothing when nothing changed,
+/// else only the turns whose `rev` moved (or that came or went) are wrapped again, so a streaming
+/// answer costs one turn per chunk, not the whole history.
+pub fn rewrap(cache: &mut LineCache, name: &str, t: &Transcript, width: u16, expand: bool) {
+    let key = (name.to_string(), t.version, width, expand);
+    if cache.key.as_ref() == Some(&key) {
+        return;
+    }
+    let same_shape = cache
+        .key
+        .as_ref()
+        .is_some_and(|(n, _, w, e)| n == name && *w == width && *e == expand);
+    if !same_shape {
+        let wrapped = cache.wrapped;
+        *cache = LineCache {
+            wrapped,
+            ..LineCache::default()
+        };
+    }
+    cache.key = Some(key);
+    let cols = usize::from(width).max(1);
+    let old = std::mem::take(&mut cache.turns);
+    let mut offset = 0;
+    for (k, turn) in t.turns.iter().enumerate() {
+        let kept = old.get(k).copied();
+        if let Some(span) = kept.filter(|s| s.number == turn.number && s.rev == turn.rev) {
+            offset += span.len;
+            cache.turns.push(span);
+            continue;
+        }
+        let mut rows = Rows::default();
+        turn_lines(turn, cols, expand, &mut rows);
+        cache.wrapped += 1;
+        let len = rows.lines.len();
+        let end = (offset + kept.map_or(0, |s| s.len)).min(cache.lines.len());
+        let start = offset.min(end);
+        cache.lines.splice(start..end, rows.lines);
+        cache
+            .soft
+            .splice(start..end.min(cache.soft.len()), rows.soft);
+        cache.turns.push(TurnSpan {
+            number: turn.number,
+            rev: turn.rev,
+            len,
+        });
+        offset += len;
+    }
+    cache.lines.truncate(offset);
+    cache.soft.truncate(offset);
+}
+
 /// A context meter `cells` wide: filled up to the share used, with the rotation line marked.
 pub fn meter(fraction: Option<f64>, cells: usize) -> Vec<Span<'static>> {
     let Some(f) = fraction else {
@@ -299,6 +351,78 @@ mod tests {
         assert_eq!(truncate("hello", 10), "hello");
         assert_eq!(truncate("hello world", 6), "hello…");
         assert_eq!(truncate("x", 0), "");
+    }
+
+    fn turn(number: u32, text: &str, running: bool) -> TurnEntry {
+        TurnEntry {
+            number,
+            conversation: 1,
+            opened: (number == 1).then(|| "first".to_string()),
+            switched: false,
+            provider: "claude".into(),
+            prompt: Some(format!("prompt {number}")),
+            parts: vec![Part::Text(text.into())],
+            end: (!running).then_some(TurnEnd {
+                status: TurnStatus::Completed,
+                error: None,
+                context: None,
+                model: None,
+            }),
+            rev: 0,
+        }
+    }
+
+    #[test]
+    fn a_streamed_chunk_rewraps_only_its_turn() {
+        use crate::protocol::SendEvent;
+        use crate::providers::TurnEvent;
+        let long = "words that wrap across several rows of a narrow pane ".repeat(4);
+        let mut t = Transcript {
+            turns: vec![
+                turn(1, &long, false),
+                turn(2, &long, false),
+                turn(3, "a", true),
+            ],
+            ..Transcript::default()
+        };
+        let mut cache = LineCache::default();
+        let check = |cache: &LineCache, t: &Transcript, width: u16| {
+            let full = transcript_rows(t, width, false);
+            assert_eq!(cache.lines, full.lines);
+            assert_eq!(cache.soft, full.soft);
+        };
+        rewrap(&mut cache, "api", &t, 30, false);
+        assert_eq!(cache.wrapped, 3);
+        check(&cache, &t, 30);
+        // Nothing changed: nothing is wrapped.
+        rewrap(&mut cache, "api", &t, 30, false);
+        assert_eq!(cache.wrapped, 3);
+        for n in 0..5 {
+            let chunk = SendEvent::Turn {
+                event: TurnEvent::Text {
+                    text: format!("chunk {n} of the streamed answer"),
+                },
+            };
+            t.step(&chunk, None);
+            rewrap(&mut cache, "api", &t, 30, false);
+            assert_eq!(cache.wrapped, 4 + n, "chunk {n}");
+            check(&cache, &t, 30);
+        }
+        // An older turn changing (its end arriving late) re-wraps that turn alone.
+        t.version += 1;
+        t.turns[1].rev = t.version;
+        t.turns[1].end = None;
+        rewrap(&mut cache, "api", &t, 30, false);
+        assert_eq!(cache.wrapped, 9);
+        check(&cache, &t, 30);
+        // A new width, or another terminal, wraps everything again.
+        rewrap(&mut cache, "api", &t, 50, false);
+        assert_eq!(cache.wrapped, 12);
+        check(&cache, &t, 50);
+        t.turns.remove(0);
+        t.version += 1;
+        rewrap(&mut cache, "api", &t, 50, false);
+        check(&cache, &t, 50);
     }
 
     #[test]

@@ -40,7 +40,7 @@ use crate::client::Client;
 use crate::error::BatonError;
 use crate::paths::EnvDirs;
 use app::{App, Effect, Exit, Msg};
-use keys::Prefix;
+use keys::Keys;
 
 /// How the UI is opened.
 #[derive(Debug, Clone, Default)]
@@ -72,17 +72,18 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
             .map(|d| d.to_string_lossy().into_owned())
             .unwrap_or_default(),
     };
-    let prefix = Prefix::for_env(std::env::var_os("TMUX").is_some_and(|v| !v.is_empty()));
-    // A broken config is the server's to report (it reads the same file); the UI falls back to
-    // the bell.
-    let notify = crate::config::Config::load(EnvDirs::from_env().config_file().as_deref())
-        .map(|c| c.ui.notify)
-        .unwrap_or_default();
+    // A broken config (a bad key name, two actions on one key…) stops the UI before it starts,
+    // with the one-line reason.
+    let config = crate::config::Config::load(EnvDirs::from_env().config_file().as_deref())?;
+    let inside_tmux = std::env::var_os("TMUX").is_some_and(|v| !v.is_empty());
+    let keys = Keys::from_config(&config.ui.keys, inside_tmux)
+        .map_err(|e| BatonError::bad_input(format!("config: {e}")))?;
+    let notify = config.ui.notify;
     let (tx, rx) = mpsc::channel();
     // Connect before taking over the screen, so a server that cannot start says so plainly.
     io::spawn_watch(client, tx.clone())?;
     let title = opts.title.unwrap_or_else(|| "baton".to_string());
-    let mut app = App::new(&title, &cwd, prefix);
+    let mut app = App::new(&title, &cwd, keys);
     let exit = {
         let mut screen = Screen::enter()?;
         io::spawn_input(tx.clone());

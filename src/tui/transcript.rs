@@ -43,6 +43,9 @@ pub struct TurnEntry {
     pub parts: Vec<Part>,
     /// None while the turn runs.
     pub end: Option<TurnEnd>,
+    /// The transcript's `version` when this turn last changed: drawing re-wraps only the
+    /// turns whose `rev` moved.
+    pub rev: u64,
 }
 
 /// Every turn of one terminal, oldest first.
@@ -104,6 +107,7 @@ fn entry_from_log(t: &Value, convs: &[Value], prev: Option<&TurnEntry>) -> TurnE
         prompt: t["prompt"].as_str().map(str::to_string),
         parts,
         end,
+        rev: 0,
     }
 }
 
@@ -143,6 +147,9 @@ impl Transcript {
         self.turns = log.turns;
         self.loaded = true;
         self.version += 1;
+        for t in &mut self.turns {
+            t.rev = self.version;
+        }
     }
 
     pub fn running(&self) -> Option<&TurnEntry> {
@@ -181,6 +188,7 @@ impl Transcript {
                     prompt,
                     parts: Vec::new(),
                     end: None,
+                    rev: self.version,
                 });
                 unknown
             }
@@ -193,14 +201,18 @@ impl Transcript {
                         return false
                     }
                 };
+                let rev = self.version;
                 if let Some(t) = self.current() {
                     t.parts.push(part);
+                    t.rev = rev;
                 }
                 false
             }
             SendEvent::Note { message } => {
+                let rev = self.version;
                 if let Some(t) = self.current() {
                     t.parts.push(Part::Note(message.clone()));
+                    t.rev = rev;
                 }
                 false
             }
@@ -211,6 +223,7 @@ impl Transcript {
     pub fn finished(&mut self, s: &TurnSummary) {
         self.version += 1;
         if let Some(t) = self.turns.iter_mut().rev().find(|t| t.number == s.number) {
+            t.rev = self.version;
             t.end = Some(TurnEnd {
                 status: s.status,
                 error: s.error.clone(),

@@ -174,7 +174,7 @@ impl World {
 
     /// Waits until `cond` holds, failing after a deadline.
     pub fn wait_for(&self, what: &str, mut cond: impl FnMut() -> bool) {
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + Duration::from_secs(90);
         let mut pause = Duration::from_millis(10);
         while !cond() {
             assert!(Instant::now() < deadline, "timed out waiting for {what}");
@@ -214,7 +214,7 @@ impl World {
         let mut sock =
             std::os::unix::net::UnixStream::connect(self.data().join("server.sock")).unwrap();
         sock.write_all(b"{\"cmd\":\"watch\"}\n").unwrap();
-        sock.set_read_timeout(Some(Duration::from_secs(30)))
+        sock.set_read_timeout(Some(Duration::from_secs(90)))
             .unwrap();
         Watcher {
             lines: std::io::BufReader::new(sock).lines(),

@@ -93,7 +93,7 @@ impl Tmux {
     }
 
     fn wait_until(&self, what: &str, cond: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + Duration::from_secs(90);
         let mut pause = Duration::from_millis(20);
         loop {
             let s = self.screen();
@@ -237,7 +237,7 @@ fn the_shell_face_runs_programs_with_colors_and_survives_a_detach() {
     ui.keys(&["Enter"]);
     // The typed command line also says red-text: wait for the printed line itself, in red
     // (palette color 1, in the user's own palette; capture-pane -e keeps the escape codes).
-    let deadline = Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + Duration::from_secs(90);
     loop {
         let colored = ui.tmux(&["capture-pane", "-p", "-e"]);
         if colored.contains("\x1b[38;5;1mred-text") {
