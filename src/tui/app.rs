@@ -64,6 +64,8 @@ impl TermInfo {
 pub struct Waiting {
     pub prompt: String,
     pub provider: Option<ProviderKind>,
+    /// The model chosen for it (None: the terminal's own).
+    pub model: Option<String>,
 }
 
 /// One terminal and what this client keeps for it.
@@ -183,6 +185,10 @@ pub enum Mode {
         name: String,
         text: String,
     },
+    /// The model for the next prompt, typed in the status line (Ctrl-o in the composer).
+    Model {
+        text: String,
+    },
     /// Copy mode over a pane (prefix `[`).
     Copy(Box<super::copy::CopyView>),
 }
@@ -267,6 +273,8 @@ pub struct App {
     pub composer: Composer,
     /// The provider the next prompt switches to (None: the terminal's own).
     pub next_provider: Option<ProviderKind>,
+    /// The model the next prompt asks for (None: the terminal's own).
+    pub next_model: Option<String>,
     pub mode: Mode,
     pub keys: Keys,
     pub prefix_armed: bool,
@@ -293,6 +301,7 @@ impl App {
             split: Split::Beside,
             composer: Composer::default(),
             next_provider: None,
+            next_model: None,
             mode: Mode::Normal,
             keys,
             prefix_armed: false,
@@ -337,6 +346,18 @@ impl App {
         }
     }
 
+    /// The model the next prompt runs on: the chosen one, else the terminal's own (unless the
+    /// provider switches, which brings that provider's default).
+    pub fn prompt_model(&self) -> Option<String> {
+        if self.next_model.is_some() {
+            return self.next_model.clone();
+        }
+        if self.next_provider.is_some() {
+            return None;
+        }
+        self.focused().and_then(|t| t.info.model.clone())
+    }
+
     pub fn say(&mut self, text: impl Into<String>) {
         self.status = Some((text.into(), false));
     }
@@ -374,6 +395,7 @@ impl App {
             }
         }
         self.next_provider = None;
+        self.next_model = None;
         self.show_effects(name)
     }
 
@@ -590,10 +612,15 @@ impl App {
         };
         let prompt = self.composer.take();
         let provider = self.next_provider.take();
+        let model = self.next_model.take();
         let Some(t) = self.term_mut(&name) else {
             return Vec::new();
         };
-        let w = Waiting { prompt, provider };
+        let w = Waiting {
+            prompt,
+            provider,
+            model,
+        };
         if t.busy() || !t.waiting.is_empty() {
             t.waiting.push(w);
             return Vec::new();
@@ -638,7 +665,7 @@ fn send_now(t: &mut TermView, w: Waiting) -> Effect {
             name,
             prompt: w.prompt,
             provider: w.provider.map(|p| p.to_string()),
-            model: None,
+            model: w.model,
             dir: None,
             detach: true,
         },

@@ -66,6 +66,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         | Mode::Offer
         | Mode::ConfirmRemove(_)
         | Mode::Rename { .. }
+        | Mode::Model { .. }
         | Mode::Copy(_) => {}
     }
 }
@@ -339,7 +340,12 @@ fn waiting_lines(t: &TermView) -> Vec<Line<'static>> {
         .enumerate()
         .map(|(i, w)| {
             let first = w.prompt.lines().next().unwrap_or("");
-            let via = w.provider.map(|p| format!(" ({p})")).unwrap_or_default();
+            let via = match (w.provider, &w.model) {
+                (Some(p), Some(m)) => format!(" ({p}/{m})"),
+                (Some(p), None) => format!(" ({p})"),
+                (None, Some(m)) => format!(" ({m})"),
+                (None, None) => String::new(),
+            };
             Line::styled(format!("⏸ waiting {}{via}: {first}", i + 1), style)
         })
         .collect();
@@ -356,8 +362,11 @@ fn composer_title(app: &App) -> String {
     let Some(t) = app.focused() else {
         return " prompt ".into();
     };
-    let provider = app.prompt_provider().unwrap_or_default();
-    let switch = if app.next_provider.is_some() {
+    let mut provider = app.prompt_provider().unwrap_or_default();
+    if let Some(m) = app.prompt_model() {
+        provider = format!("{provider}/{m}");
+    }
+    let switch = if app.next_provider.is_some() || app.next_model.is_some() {
         " (switch)"
     } else {
         ""
@@ -426,6 +435,7 @@ fn hints(app: &App) -> String {
             "remove {name}? its work is committed and its branch kept · y/n"
         ),
         Mode::Rename { name, text } => format!("rename {name} to: {text}"),
+        Mode::Model { text } => format!("model for the next prompt: {text}"),
         Mode::Instructions => "any key closes the list".into(),
         Mode::Copy(v) => copying::hint(v),
         Mode::Normal if app.shell_focused() => format!(
@@ -449,7 +459,7 @@ fn draw_status(f: &mut Frame, app: &App, area: Rect) {
         Style::default().add_modifier(Modifier::REVERSED),
     );
     let (text, style) = match (&app.status, &app.mode) {
-        (_, Mode::Offer | Mode::ConfirmRemove(_) | Mode::Rename { .. }) => {
+        (_, Mode::Offer | Mode::ConfirmRemove(_) | Mode::Rename { .. } | Mode::Model { .. }) => {
             (hints(app), Style::default().fg(Color::Yellow))
         }
         (_, Mode::Copy(v)) if v.prompt.is_some() => {
@@ -467,7 +477,7 @@ fn draw_status(f: &mut Frame, app: &App, area: Rect) {
     ]);
     f.render_widget(Paragraph::new(line), area);
     let typing = match &app.mode {
-        Mode::Rename { .. } => true,
+        Mode::Rename { .. } | Mode::Model { .. } => true,
         Mode::Copy(v) => v.prompt.is_some(),
         _ => false,
     };

@@ -274,6 +274,93 @@ fn composer_grows_with_lines_and_shows_the_provider_switch() {
 }
 
 #[test]
+fn ctrl_o_sets_the_model_for_the_next_prompts_shown_in_the_title_and_sent() {
+    let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
+    app.update(Msg::Reply(
+        Tag::Log("api".into()),
+        Ok(json!({"conversations": [], "turns": []})),
+    ));
+    app.update(key(KeyCode::Tab));
+    app.update(ctrl('o'));
+    typed(&mut app, "gpt-5.5");
+    let s = screen(&mut app, 60, 8);
+    assert!(
+        s.contains(" baton  model for the next prompt: gpt-5.5"),
+        "{s}"
+    );
+    app.update(key(KeyCode::Enter));
+    let want = "\
+┌ 0 api · claude · conversation 2 · idle ─────────────────┐
+│No turns yet: type a prompt below and press Enter.       │
+│                                                         │
+└─────────────────────────────────────────────────────────┘
+┌ prompt → api · codex/gpt-5.5 (switch) · Tab: provider ──┐
+│                                                         │
+└─────────────────────────────────────────────────────────┘
+ baton  Enter send · Alt-Enter newline · Tab provider · C-…
+";
+    assert_eq!(screen(&mut app, 59, 8), want);
+    // Reopened, the entry is prefilled with the choice; Esc leaves it as it was.
+    app.update(ctrl('o'));
+    assert!(screen(&mut app, 60, 8).contains("model for the next prompt: gpt-5.5"));
+    app.update(key(KeyCode::Esc));
+    assert_eq!(app.next_model.as_deref(), Some("gpt-5.5"));
+    typed(&mut app, "first");
+    let fx = app.update(key(KeyCode::Enter));
+    match &fx[..] {
+        [Effect::Call(
+            Tag::Send(_),
+            Request::Send {
+                provider, model, ..
+            },
+        )] => {
+            assert_eq!(provider.as_deref(), Some("codex"));
+            assert_eq!(model.as_deref(), Some("gpt-5.5"));
+        }
+        other => panic!("expected a send: {other:?}"),
+    }
+    assert_eq!(app.next_model, None, "the choice goes with the prompt");
+    // A prompt queued behind the running turn keeps the model chosen when it was typed.
+    app.update(Msg::Watch(WatchEvent::Terminal {
+        terminal: terminal("api", "claude", "running", None),
+    }));
+    app.update(Msg::Watch(started(1, "first")));
+    app.update(ctrl('o'));
+    typed(&mut app, "opus");
+    app.update(key(KeyCode::Enter));
+    typed(&mut app, "second");
+    assert!(app.update(key(KeyCode::Enter)).is_empty(), "queued");
+    let s = screen(&mut app, 59, 12);
+    assert!(s.contains("⏸ waiting 1 (opus): second"), "{s}");
+    // Emptied, the entry clears the choice back to the terminal's model.
+    app.update(ctrl('o'));
+    app.update(ctrl('u'));
+    app.update(key(KeyCode::Enter));
+    assert_eq!(app.next_model, None);
+    let s = screen(&mut app, 59, 12);
+    assert!(s.contains("┌ prompt → api · claude · Tab: provider"), "{s}");
+    let fx = app.update(Msg::Watch(WatchEvent::Terminal {
+        terminal: terminal("api", "claude", "idle", None),
+    }));
+    match &fx[..] {
+        [Effect::Call(
+            Tag::Send(_),
+            Request::Send {
+                prompt,
+                provider,
+                model,
+                ..
+            },
+        )] => {
+            assert_eq!(prompt, "second");
+            assert_eq!(provider, &None);
+            assert_eq!(model.as_deref(), Some("opus"));
+        }
+        other => panic!("expected the waiting prompt to be sent: {other:?}"),
+    }
+}
+
+#[test]
 fn help_overlay_lists_the_keys() {
     let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
     app.update(ctrl('b'));
@@ -285,6 +372,7 @@ fn help_overlay_lists_the_keys() {
         "Alt-Enter",
         "Esc, C-c",
         "C-e",
+        "C-o",
         "PageUp / PageDown",
     ] {
         assert!(s.contains(k), "help misses {k}:\n{s}");

@@ -35,6 +35,7 @@ impl App {
             Mode::Offer => return self.offer_key(k),
             Mode::ConfirmRemove(_) => return self.confirm_key(k),
             Mode::Rename { .. } => return self.rename_key(k),
+            Mode::Model { .. } => return self.model_key(k),
             Mode::Copy(_) => return self.copy_key(k),
             Mode::Normal => {}
         }
@@ -107,6 +108,7 @@ impl App {
             PrefixAction::NextPane => {
                 self.active = (self.active + 1) % self.panes.len().max(1);
                 self.next_provider = None;
+                self.next_model = None;
                 match self.focused_name() {
                     Some(n) => self.show_effects(&n),
                     None => Vec::new(),
@@ -174,6 +176,10 @@ impl App {
             KeyCode::Char('w') if ctrl(&k) => self.composer.kill_word(),
             KeyCode::Char('a') if ctrl(&k) => self.composer.home(),
             KeyCode::Tab => self.cycle_provider(),
+            KeyCode::Char('o') if ctrl(&k) => {
+                let text = self.prompt_model().unwrap_or_default();
+                self.mode = Mode::Model { text };
+            }
             KeyCode::PageUp => self.scroll_active(true, None),
             KeyCode::PageDown => self.scroll_active(false, None),
             KeyCode::End if ctrl(&k) => {
@@ -242,6 +248,36 @@ impl App {
         };
         self.composer.set_text(&w.prompt);
         self.next_provider = w.provider;
+        self.next_model = w.model;
+    }
+
+    /// The one-line model entry: Enter sets the model for the next prompt (empty: the
+    /// terminal's own), Esc leaves it as it was.
+    fn model_key(&mut self, k: KeyEvent) -> Vec<Effect> {
+        let Mode::Model { text } = &mut self.mode else {
+            return Vec::new();
+        };
+        match k.code {
+            KeyCode::Esc => self.mode = Mode::Normal,
+            KeyCode::Char('c') if ctrl(&k) => self.mode = Mode::Normal,
+            KeyCode::Char('u') if ctrl(&k) => text.clear(),
+            KeyCode::Backspace => {
+                text.pop();
+            }
+            KeyCode::Char(c) if !ctrl(&k) => text.push(c),
+            KeyCode::Enter => {
+                let model = text.trim().to_string();
+                self.mode = Mode::Normal;
+                let own = self
+                    .focused()
+                    .filter(|_| self.next_provider.is_none())
+                    .and_then(|t| t.info.model.clone());
+                self.next_model =
+                    (!model.is_empty() && Some(&model) != own.as_ref()).then_some(model);
+            }
+            _ => {}
+        }
+        Vec::new()
     }
 
     fn remove_waiting(&mut self) {
@@ -277,7 +313,9 @@ impl App {
         match &mut self.mode {
             Mode::NewTerminal(f) => f.paste(s),
             Mode::Normal => self.composer.insert_str(s),
-            Mode::Rename { text, .. } => text.push_str(s.lines().next().unwrap_or("")),
+            Mode::Rename { text, .. } | Mode::Model { text } => {
+                text.push_str(s.lines().next().unwrap_or(""))
+            }
             Mode::Copy(v) => {
                 if let Some(text) = &mut v.prompt {
                     text.push_str(s.lines().next().unwrap_or(""));

@@ -306,11 +306,15 @@ impl Keys {
             ),
             (h(A::Help), "this help"),
         ];
-        let plain: [(&str, &'static str); 14] = [
+        let plain: [(&str, &'static str); 15] = [
             ("Enter", "send the prompt (queued while a turn runs)"),
             ("Alt-Enter, Shift-Enter, C-j", "new line"),
             ("Up / Down", "earlier prompts (on the first / last line)"),
             ("Tab", "switch provider for the next prompt"),
+            (
+                "C-o",
+                "model for the next prompt (empty: the terminal's own)",
+            ),
             (
                 "Esc, C-c",
                 "interrupt the running turn (partial output stays)",
