@@ -93,10 +93,6 @@ pub fn follow(srv: &Server, term: &mut TerminalRow) -> Result<Vec<String>, Baton
             let Some(wt) = term.worktree.clone() else {
                 return Ok(notes);
             };
-            let rel = Path::new(&term.dir)
-                .strip_prefix(&wt.path)
-                .map(Path::to_path_buf)
-                .unwrap_or_default();
             let moved = match git::locate(&wt) {
                 Located::Here => None,
                 Located::Moved(path) => {
@@ -113,14 +109,7 @@ pub fn follow(srv: &Server, term: &mut TerminalRow) -> Result<Vec<String>, Baton
                 }
             };
             if let Some((wt, reason)) = moved {
-                let dir = under(&wt.path, &rel);
-                if dir.to_string_lossy() != term.dir {
-                    notes.push(format!(
-                        "{reason}: the terminal follows it to {}",
-                        dir.display()
-                    ));
-                }
-                record_move(srv, term, CheckoutMode::Worktree, dir, Some(wt), reason)?;
+                notes.extend(follow_worktree(srv, term, wt, reason)?);
             }
         }
     }
@@ -207,21 +196,33 @@ pub fn refresh(srv: &Server, term: &mut TerminalRow) -> Result<(), BatonError> {
         return Ok(());
     };
     if let Located::Moved(path) = git::locate(&wt) {
-        let rel = Path::new(&term.dir)
-            .strip_prefix(&wt.path)
-            .map(Path::to_path_buf)
-            .unwrap_or_default();
-        let dir = under(&path, &rel);
-        record_move(
-            srv,
-            term,
-            CheckoutMode::Worktree,
-            dir,
-            Some(Worktree { path, ..wt }),
-            "the worktree was moved",
-        )?;
+        follow_worktree(srv, term, Worktree { path, ..wt }, "the worktree was moved")?;
     }
     Ok(())
+}
+
+/// Moves the terminal's runs to `wt` (same subdirectory as before) and records it; says so
+/// when the directory changed.
+fn follow_worktree(
+    srv: &Server,
+    term: &mut TerminalRow,
+    wt: Worktree,
+    reason: &str,
+) -> Result<Option<String>, BatonError> {
+    let old_root = term
+        .worktree
+        .as_ref()
+        .map(|w| w.path.clone())
+        .unwrap_or_default();
+    let rel = Path::new(&term.dir)
+        .strip_prefix(&old_root)
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let dir = under(&wt.path, &rel);
+    let note = (dir.to_string_lossy() != term.dir)
+        .then(|| format!("{reason}: the terminal follows it to {}", dir.display()));
+    record_move(srv, term, CheckoutMode::Worktree, dir, Some(wt), reason)?;
+    Ok(note)
 }
 
 /// What `commit_turn` needs to know about the turn.

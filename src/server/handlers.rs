@@ -165,13 +165,13 @@ pub fn validate_model(m: &str) -> Result<(), BatonError> {
 /// True while a turn runs on the terminal or sends wait for it.
 pub fn busy(srv: &Server, tid: &str) -> bool {
     let rt = srv.runtime(tid);
-    rt.running.lock().map(|r| r.is_some()).unwrap_or(false) || rt.waiting.load(Ordering::SeqCst) > 0
+    rt.is_running() || rt.waiting.load(Ordering::SeqCst) > 0
 }
 
 /// The terminal's state as the list shows it.
 fn state(srv: &Server, t: &TerminalRow, last: Option<&TurnView>) -> &'static str {
     let rt = srv.runtime(&t.id);
-    let running = rt.running.lock().map(|r| r.is_some()).unwrap_or(false);
+    let running = rt.is_running();
     if running {
         "running"
     } else if rt.waiting.load(Ordering::SeqCst) > 0 {
@@ -185,17 +185,16 @@ fn state(srv: &Server, t: &TerminalRow, last: Option<&TurnView>) -> &'static str
 
 /// The object `show --json` prints (and `ls --json` lists).
 pub fn terminal_json(srv: &Server, t: &TerminalRow) -> Result<Value, BatonError> {
-    let turns = srv.store.turns(&t.id)?;
+    // Runs at every queue, start and end of a turn (watchers): no full history read here.
     let conv = srv.store.live_conversation(&t.id)?;
+    let turns = srv
+        .store
+        .turns_summary(&t.id, conv.as_ref().map(|c| c.id.as_str()))?;
     let (conversation, sessions, context) = match &conv {
         None => (Value::Null, vec![], Value::Null),
         Some(c) => {
             let sessions = srv.store.sessions(&c.id)?;
-            let ctx = turns
-                .iter()
-                .rev()
-                .filter(|x| x.conversation_id == c.id)
-                .find_map(|x| x.context);
+            let ctx = turns.context;
             (
                 json!({"id": c.id, "number": c.number, "opened_reason": c.opened_reason, "opened_at": c.opened_at, "dir": c.dir}),
                 sessions,
@@ -212,7 +211,7 @@ pub fn terminal_json(srv: &Server, t: &TerminalRow) -> Result<Value, BatonError>
         .into_iter()
         .map(|i| i.text)
         .collect();
-    let last = turns.last();
+    let last = turns.last.as_ref();
     Ok(json!({
         "name": t.name,
         "id": t.id,
@@ -229,7 +228,7 @@ pub fn terminal_json(srv: &Server, t: &TerminalRow) -> Result<Value, BatonError>
         "sessions": sessions,
         "context": context,
         "instructions": instructions,
-        "turns": turns.len(),
+        "turns": turns.count,
         "last_turn": last.map(|l| json!({"number": l.number, "status": l.status, "error": l.error})),
     }))
 }
@@ -353,7 +352,7 @@ pub fn status(srv: &Server) -> Result<Value, BatonError> {
     let running = srv
         .all_runtimes()
         .iter()
-        .filter(|(_, rt)| rt.running.lock().map(|r| r.is_some()).unwrap_or(false))
+        .filter(|(_, rt)| rt.is_running())
         .count();
     Ok(json!({
         "running": true,

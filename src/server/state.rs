@@ -44,6 +44,13 @@ pub struct TermRuntime {
     pub instructions_lock: Mutex<()>,
 }
 
+impl TermRuntime {
+    /// True while a turn of this terminal runs.
+    pub fn is_running(&self) -> bool {
+        self.running.lock().map(|r| r.is_some()).unwrap_or(false)
+    }
+}
+
 pub struct Server {
     pub store: Store,
     pub config: Config,

@@ -72,7 +72,7 @@ pub async fn run(srv: Arc<Server>, job: SendJob, feed: Arc<Feed>) {
 }
 
 fn is_busy(rt: &TermRuntime) -> bool {
-    rt.running.lock().map(|r| r.is_some()).unwrap_or(false) || rt.turn_lock.try_lock().is_err()
+    rt.is_running() || rt.turn_lock.try_lock().is_err()
 }
 
 /// What the send path settled on for this turn.

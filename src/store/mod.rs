@@ -12,7 +12,9 @@ use std::sync::{Mutex, MutexGuard};
 use rusqlite::Connection;
 
 pub use records::{now_stamp, CheckoutMode, Entry, Record};
-pub use views::{ConversationView, InstructionView, SessionView, TerminalRow, TurnView};
+pub use views::{
+    ConversationView, InstructionView, SessionView, TerminalRow, TurnView, TurnsSummary,
+};
 
 use crate::paths::{ensure_private_dir, touch_private, DataDir};
 
@@ -199,6 +201,11 @@ impl Store {
 
     pub fn turns(&self, tid: &str) -> Result<Vec<TurnView>> {
         views::turns(&self.conn(), tid).map_err(|e| self.index_err(e))
+    }
+
+    /// Count, latest turn and the live conversation's last context, without the history.
+    pub fn turns_summary(&self, tid: &str, conversation_id: Option<&str>) -> Result<TurnsSummary> {
+        views::turns_summary(&self.conn(), tid, conversation_id).map_err(|e| self.index_err(e))
     }
 
     /// Turns that started but never finished (the server died under them).

@@ -195,41 +195,96 @@ pub fn sessions(c: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<S
     rows.collect()
 }
 
+const TURN_COLS: &str = "id, number, conversation_id, provider, session_id, model, prompt, status,
+    error, answer, tools, notes, context_tokens, context_window, started_at, finished_at, commit_id";
+
 pub fn turns(c: &Connection, tid: &str) -> rusqlite::Result<Vec<TurnView>> {
-    let mut s = c.prepare(
-        "SELECT id, number, conversation_id, provider, session_id, model, prompt, status, error,
-                answer, tools, notes, context_tokens, context_window, started_at, finished_at, commit_id
-         FROM turns WHERE terminal_id=?1 ORDER BY number",
-    )?;
-    let rows = s.query_map([tid], |r| {
-        let tokens: Option<i64> = r.get(12)?;
-        let window: Option<i64> = r.get(13)?;
-        Ok(TurnView {
-            id: r.get(0)?,
-            number: r.get(1)?,
-            conversation_id: r.get(2)?,
-            provider: provider(r.get(3)?)?,
-            session_id: r.get(4)?,
-            model: r.get(5)?,
-            prompt: r.get(6)?,
-            status: status(r.get(7)?),
-            error: r.get(8)?,
-            answer: r.get(9)?,
-            tools: list(r.get(10)?),
-            notes: list(r.get(11)?),
-            context: match (tokens, window) {
-                (Some(t), Some(w)) => Some(ContextUsage {
-                    tokens: t.max(0) as u64,
-                    window: w.max(0) as u64,
-                }),
-                _ => None,
-            },
-            started_at: r.get(14)?,
-            finished_at: r.get(15)?,
-            commit: r.get(16)?,
-        })
-    })?;
+    let mut s = c.prepare(&format!(
+        "SELECT {TURN_COLS} FROM turns WHERE terminal_id=?1 ORDER BY number"
+    ))?;
+    let rows = s.query_map([tid], turn_row)?;
     rows.collect()
+}
+
+/// What `show` needs of a terminal's turns without reading its whole history: how many, the
+/// latest, and the context its live conversation last reported.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnsSummary {
+    pub count: u32,
+    pub last: Option<TurnView>,
+    pub context: Option<ContextUsage>,
+}
+
+pub fn turns_summary(
+    c: &Connection,
+    tid: &str,
+    conversation_id: Option<&str>,
+) -> rusqlite::Result<TurnsSummary> {
+    let count: u32 = c.query_row(
+        "SELECT COUNT(*) FROM turns WHERE terminal_id=?1",
+        [tid],
+        |r| r.get(0),
+    )?;
+    let last = c
+        .query_row(
+            &format!(
+                "SELECT {TURN_COLS} FROM turns WHERE terminal_id=?1 ORDER BY number DESC LIMIT 1"
+            ),
+            [tid],
+            turn_row,
+        )
+        .optional()?;
+    let context = match conversation_id {
+        None => None,
+        Some(conv) => c
+            .query_row(
+                "SELECT context_tokens, context_window FROM turns
+                 WHERE conversation_id=?1 AND context_tokens IS NOT NULL AND context_window IS NOT NULL
+                 ORDER BY number DESC LIMIT 1",
+                [conv],
+                |r| Ok(context_of(r.get(0)?, r.get(1)?)),
+            )
+            .optional()?
+            .flatten(),
+    };
+    Ok(TurnsSummary {
+        count,
+        last,
+        context,
+    })
+}
+
+fn context_of(tokens: Option<i64>, window: Option<i64>) -> Option<ContextUsage> {
+    match (tokens, window) {
+        (Some(t), Some(w)) => Some(ContextUsage {
+            tokens: t.max(0) as u64,
+            window: w.max(0) as u64,
+        }),
+        _ => None,
+    }
+}
+
+fn turn_row(r: &Row<'_>) -> rusqlite::Result<TurnView> {
+    let tokens: Option<i64> = r.get(12)?;
+    let window: Option<i64> = r.get(13)?;
+    Ok(TurnView {
+        id: r.get(0)?,
+        number: r.get(1)?,
+        conversation_id: r.get(2)?,
+        provider: provider(r.get(3)?)?,
+        session_id: r.get(4)?,
+        model: r.get(5)?,
+        prompt: r.get(6)?,
+        status: status(r.get(7)?),
+        error: r.get(8)?,
+        answer: r.get(9)?,
+        tools: list(r.get(10)?),
+        notes: list(r.get(11)?),
+        context: context_of(tokens, window),
+        started_at: r.get(14)?,
+        finished_at: r.get(15)?,
+        commit: r.get(16)?,
+    })
 }
 
 pub fn unfinished_turns(c: &Connection) -> rusqlite::Result<Vec<(String, String)>> {

@@ -228,6 +228,24 @@ impl Drop for World {
     }
 }
 
+/// Runs git in `dir` with a private, empty global config and a fixed identity; panics on
+/// failure; returns its stdout.
+pub fn git(w: &World, dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", w.home())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Test User")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Test User")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", text(&out));
+    String::from_utf8(out.stdout).unwrap()
+}
+
 pub fn text(out: &Output) -> String {
     format!(
         "exit {:?}\n--- stdout\n{}\n--- stderr\n{}",

@@ -3,32 +3,10 @@
 //! diff/merge/revert/rm, and the refusals.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use pretty_assertions::assert_eq;
 
 use super::common::*;
-
-/// Runs git in `dir` with a private, empty global config; panics on failure.
-fn git(w: &World, dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", w.home())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Test User")
-        .env("GIT_AUTHOR_EMAIL", "test@example.com")
-        .env("GIT_COMMITTER_NAME", "Test User")
-        .env("GIT_COMMITTER_EMAIL", "test@example.com")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// A repository with one commit on `main`, a README and a .gitignore for `*.log`.
 fn repo(w: &World, name: &str) -> PathBuf {

@@ -270,22 +270,6 @@ fn the_shell_face_runs_programs_with_colors_and_survives_a_detach() {
     assert!(s.contains("red-text"), "{s}");
 }
 
-/// Runs git in `dir` with a private, empty global config; panics on failure.
-fn git(w: &World, dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("HOME", w.home())
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Test User")
-        .env("GIT_AUTHOR_EMAIL", "test@example.com")
-        .env("GIT_COMMITTER_NAME", "Test User")
-        .env("GIT_COMMITTER_EMAIL", "test@example.com")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", text(&out));
-}
-
 #[test]
 fn the_diff_face_follows_turns_and_terminals_are_renamed_and_removed() {
     if tmux_missing() {
