@@ -139,3 +139,33 @@ fn interrupt_with_nothing_running_says_so() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no running turn"));
 }
+
+#[test]
+fn a_turn_cut_short_by_a_killed_server_is_kept_and_marked_failed() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    let client = w.spawn(&["send", "t", "a prompt worth keeping [[hang]]"]);
+    wait_running(&w, "t");
+    let server = w.json(&["server", "status"])["pid"].as_i64().unwrap() as i32;
+    kill(Pid::from_raw(server), Signal::SIGKILL).unwrap();
+    w.wait_for("the server to be gone", || {
+        !std::path::Path::new(&format!("/proc/{server}")).exists()
+    });
+    let shim = w.last_invocation()["pid"].as_i64().unwrap() as i32;
+    let _ = kill(Pid::from_raw(shim), Signal::SIGKILL);
+    let out = client.wait_with_output().unwrap();
+    assert_ne!(out.status.code(), Some(0), "{}", text(&out));
+    // The next client starts a new server, which records what became of the turn.
+    let show = w.show("t");
+    assert_eq!(show["state"], "failed");
+    let turn = &w.json(&["log", "t"])["turns"][0];
+    assert_eq!(turn["prompt"], "a prompt worth keeping [[hang]]");
+    assert_eq!(turn["status"], "failed");
+    assert!(
+        turn["error"].as_str().unwrap().contains("server stopped"),
+        "{turn}"
+    );
+    w.send("t", "and it carries on");
+}
