@@ -1,6 +1,7 @@
-//! How fast a big `cat` goes through baton's shell path (PTY → server screen → socket →
-//! the client's screen, as the UI has it) compared with tmux on the same machine.
-//! `cargo bench --bench shell` (BATON_BENCH_MB sets the file size, default 100).
+//! How fast a big `cat` goes through baton's shell path (PTY → server screen → frames over the
+//! socket → the client's screen, as the UI has it) compared with tmux on the same machine, both
+//! with a client attached (tmux's in a PTY whose output is read and dropped) and, for tmux,
+//! also with none. `cargo bench --bench shell` (BATON_BENCH_MB sets the file size, default 100).
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
@@ -36,18 +37,21 @@ fn main() {
         "baton shell path: cat of {mb} MB in {:.2} s",
         baton.as_secs_f64()
     );
-    match tmux_cat(&file.display().to_string()) {
-        Some(tmux) => {
-            println!(
-                "tmux:             cat of {mb} MB in {:.2} s",
-                tmux.as_secs_f64()
-            );
-            println!(
-                "ratio baton/tmux: {:.2} (below 1: baton is faster)",
-                baton.as_secs_f64() / tmux.as_secs_f64()
-            );
+    for attached in [true, false] {
+        let how = if attached { "attached" } else { "detached" };
+        match tmux_cat(&file.display().to_string(), attached) {
+            Some(tmux) => {
+                println!(
+                    "tmux ({how}):  cat of {mb} MB in {:.2} s",
+                    tmux.as_secs_f64()
+                );
+                println!(
+                    "ratio baton/tmux ({how}): {:.2} (below 1: baton is faster)",
+                    baton.as_secs_f64() / tmux.as_secs_f64()
+                );
+            }
+            None => println!("tmux is not installed: no comparison"),
         }
-        None => println!("tmux is not installed: no comparison"),
     }
 }
 
@@ -114,19 +118,15 @@ fn baton_cat(root: &std::path::Path, file: &str) -> Duration {
             return;
         }
     });
-    let mut tail: Vec<u8> = Vec::new();
     loop {
         let (size, bytes) = rx.recv().expect("the shell connection ended");
         if let Some((rows, cols)) = size {
             screen = vt100::Parser::new(nz(rows), nz(cols), 0);
         }
         screen.process(&bytes);
-        tail.extend_from_slice(&bytes);
-        if tail.windows(9).any(|w| w == b"BENCH-42\r") {
+        if screen.screen().contents().contains("BENCH-42") {
             break;
         }
-        let keep = tail.len().saturating_sub(16);
-        tail.drain(..keep);
     }
     let took = start.elapsed();
     let _ = baton(root, &["server", "stop"]);
@@ -134,8 +134,9 @@ fn baton_cat(root: &std::path::Path, file: &str) -> Duration {
 }
 
 /// The same `cat` in a tmux pane of the same size; done when the shell signals tmux.
-fn tmux_cat(file: &str) -> Option<Duration> {
-    let socket = format!("baton-bench-{}", std::process::id());
+/// `attached`: a tmux client shows the pane meanwhile, in a PTY whose output is drained.
+fn tmux_cat(file: &str, attached: bool) -> Option<Duration> {
+    let socket = format!("baton-bench-{}-{attached}", std::process::id());
     let tmux = |args: &[&str]| {
         Command::new("tmux")
             .args(["-L", &socket, "-f", "/dev/null"])
@@ -155,6 +156,7 @@ fn tmux_cat(file: &str) -> Option<Duration> {
     if !started.status.success() {
         return None;
     }
+    let client = attached.then(|| attach_tmux(&socket));
     std::thread::sleep(Duration::from_millis(300));
     let start = Instant::now();
     let cmd = format!("cat {file}; tmux -L {socket} wait-for -S bench-done");
@@ -163,5 +165,30 @@ fn tmux_cat(file: &str) -> Option<Duration> {
     tmux(&["wait-for", "bench-done"]).ok()?;
     let took = start.elapsed();
     let _ = tmux(&["kill-server"]);
+    drop(client);
     Some(took)
+}
+
+/// `tmux attach` in a PTY of the bench's size, its output read and dropped by a thread.
+fn attach_tmux(socket: &str) -> Box<dyn portable_pty::Child + Send + Sync> {
+    use portable_pty::{native_pty_system, CommandBuilder, PtySize};
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows: ROWS,
+            cols: COLS,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .expect("a pty");
+    let mut cmd = CommandBuilder::new("tmux");
+    cmd.args(["-L", socket, "attach"]);
+    cmd.env("TERM", "xterm-256color");
+    let child = pair.slave.spawn_command(cmd).expect("tmux attach");
+    let mut reader = pair.master.try_clone_reader().expect("reader");
+    std::thread::spawn(move || {
+        let _master = pair.master;
+        let mut buf = vec![0u8; 64 * 1024];
+        while matches!(std::io::Read::read(&mut reader, &mut buf), Ok(n) if n > 0) {}
+    });
+    child
 }

@@ -120,8 +120,8 @@ pub enum Reply {
 pub enum ShellEvent {
     /// The whole screen as the server's emulator has it, `rows`×`cols`: escape sequences that
     /// draw it on a blank terminal of that size (alternate screen, colors, modes, cursor).
-    /// Sent first, and again in place of output a slow client fell behind on (it then starts
-    /// a fresh screen from this).
+    /// Sent first, and again whenever the size or the alternate-screen mode changed (the
+    /// client starts a fresh screen from this).
     Screen {
         rows: u16,
         cols: u16,
@@ -129,19 +129,27 @@ pub enum ShellEvent {
         cursor: [u16; 2],
         data: String,
     },
-    /// Bytes the shell wrote, in order.
+    /// Escape sequences that bring the client's screen (as built from the events so far) to
+    /// the server's: a frame, not the shell's own bytes (at most one per 8 ms).
     Output { data: String },
+    /// Answer to [`ShellInput::History`]: on a blank `rows`×`cols` screen with scrollback,
+    /// these bytes rebuild the shell's scrollback (oldest row first) and then its screen.
+    /// The client keeps its screen as it was (frames go on from there).
+    History { rows: u16, cols: u16, data: String },
     /// The shell ended; the next [`Request::Shell`] starts a new one.
     Exited { code: Option<i32> },
 }
 
-/// A line a client writes on a [`Request::Shell`] connection: `{"input": "<base64>"}` or
-/// `{"resize": [rows, cols]}`.
+/// A line a client writes on a [`Request::Shell`] connection: `{"input": "<base64>"}`,
+/// `{"resize": [rows, cols]}` or `"history"`. Typing or resizing makes the client's size the
+/// shell's (the latest active client's size wins, as tmux's `window-size latest`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ShellInput {
     Input(String),
     Resize([u16; 2]),
+    /// Ask for a [`ShellEvent::History`].
+    History,
 }
 
 /// What a watching client (the multiplexer UI) is told, as it happens.

@@ -245,6 +245,10 @@ pub enum Effect {
         rows: u16,
         cols: u16,
     },
+    /// Ask for the shell's scrollback (copy mode waits for it).
+    ShellHistory {
+        name: String,
+    },
 }
 
 /// Everything the UI reacts to.

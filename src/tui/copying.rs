@@ -85,7 +85,16 @@ impl App {
                 self.say("the shell has not started yet");
                 return Vec::new();
             };
-            let (rows, top, cursor) = shell_rows(shell.screen.0.screen_mut());
+            // The scrollback is the server's: a live shell's is asked for first, and copy
+            // mode opens when it comes (see `on_shell`).
+            let (rows, top, cursor) = match shell.history.take() {
+                Some(mut history) => shell_rows(history.0.screen_mut()),
+                None if shell.live() => {
+                    shell.copy_waits = true;
+                    return vec![Effect::ShellHistory { name }];
+                }
+                None => shell_rows(shell.screen.0.screen_mut()),
+            };
             CopyView::new(i, rows, height, top, cursor)
         } else if p.diff {
             let lines = self

@@ -5,7 +5,7 @@
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
 
-use super::app::{App, Effect};
+use super::app::{App, Effect, Mode};
 use super::shell::{key_bytes, paste_bytes, ShellUpdate, ShellView};
 
 /// The shell's size (rows, cols) in a pane drawn at `area`: inside its border.
@@ -98,7 +98,18 @@ impl App {
         else {
             return Vec::new();
         };
+        let history = matches!(update, ShellUpdate::History { .. });
         view.apply(update);
+        // Copy mode asked for the scrollback: it opens now, if that shell is still in view.
+        if history && std::mem::take(&mut view.copy_waits) {
+            let shown = self
+                .panes
+                .get(self.active)
+                .is_some_and(|p| p.shell && p.term.as_deref() == Some(name));
+            if shown && matches!(self.mode, Mode::Normal) {
+                return self.enter_copy();
+            }
+        }
         Vec::new()
     }
 
@@ -136,8 +147,8 @@ impl App {
                     });
                 }
                 Some(v) if v.live() && v.asked != (rows, cols) => {
+                    // The screen keeps the server's size until the server sends it again.
                     v.asked = (rows, cols);
-                    v.screen.resize(rows, cols);
                     fx.push(Effect::ShellResize { name, rows, cols });
                 }
                 Some(_) => {}
@@ -302,11 +313,24 @@ mod tests {
         let screen = ShellUpdate::Screen {
             rows: 10,
             cols: 40,
-            bytes: out.into_bytes(),
+            bytes: out.clone().into_bytes(),
         };
         app.update(Msg::Shell("api".into(), 1, screen));
-        app.update(key(KeyCode::Char('b'), KeyModifiers::CONTROL));
-        app.update(key(KeyCode::Char('['), KeyModifiers::NONE));
+        // The scrollback is the server's: copy mode asks for it and opens when it comes.
+        let history = |app: &mut App| {
+            app.update(key(KeyCode::Char('b'), KeyModifiers::CONTROL));
+            let fx = app.update(key(KeyCode::Char('['), KeyModifiers::NONE));
+            assert_eq!(fx, vec![Effect::ShellHistory { name: "api".into() }]);
+            assert!(matches!(app.mode, Mode::Normal));
+            let history = ShellUpdate::History {
+                rows: 10,
+                cols: 40,
+                bytes: out.clone().into_bytes(),
+            };
+            app.update(Msg::Shell("api".into(), 1, history));
+            assert!(matches!(app.mode, Mode::Copy(_)));
+        };
+        history(&mut app);
         let copy = |app: &mut App, keys: &str| {
             for c in keys.chars() {
                 app.update(key(KeyCode::Char(c), KeyModifiers::NONE));
@@ -318,8 +342,7 @@ mod tests {
         let want = format!("{}END", "x".repeat(42));
         assert_eq!(fx, vec![Effect::Clipboard(want)]);
         assert_eq!(app.status, Some(("copied 45 characters".into(), false)));
-        app.update(key(KeyCode::Char('b'), KeyModifiers::CONTROL));
-        app.update(key(KeyCode::Char('['), KeyModifiers::NONE));
+        history(&mut app);
         copy(&mut app, "gv$j");
         let fx = app.update(key(KeyCode::Enter, KeyModifiers::NONE));
         assert_eq!(fx, vec![Effect::Clipboard("line 1\nline 2".into())]);

@@ -179,6 +179,13 @@ impl ShellConns {
             let _ = tx.send(ShellInput::Resize([rows, cols]));
         }
     }
+
+    /// Asks for the shell's scrollback (a [`ShellUpdate::History`] follows).
+    pub fn history(&self, name: &str) {
+        if let Some(tx) = self.conns.get(name) {
+            let _ = tx.send(ShellInput::History);
+        }
+    }
 }
 
 /// The shell connection's reading thread: decodes each line for the main loop.
@@ -202,6 +209,9 @@ fn read_shell(stream: std::os::unix::net::UnixStream, name: &str, id: u64, tx: &
                     rows, cols, data, ..
                 } => decode(&data).map(|bytes| ShellUpdate::Screen { rows, cols, bytes }),
                 ShellEvent::Output { data } => decode(&data).map(ShellUpdate::Output),
+                ShellEvent::History { rows, cols, data } => {
+                    decode(&data).map(|bytes| ShellUpdate::History { rows, cols, bytes })
+                }
                 ShellEvent::Exited { code } => Ok(ShellUpdate::Exited(code)),
             },
             Ok(Reply::Error { error }) => Err(error.message),

@@ -184,6 +184,7 @@ fn carry_out(effects: Vec<Effect>, ctx: &mut Ctx) {
                 .open(ctx.client, &name, id, (rows, cols), ctx.tx.clone()),
             Effect::ShellInput { name, bytes } => ctx.shells.input(&name, &bytes),
             Effect::ShellResize { name, rows, cols } => ctx.shells.resize(&name, rows, cols),
+            Effect::ShellHistory { name } => ctx.shells.history(&name),
         }
     }
 }

@@ -1,7 +1,10 @@
 //! The shell face, client side: the terminal's shell (owned by the server, see
-//! `server/shell.rs`) mirrored in a `vt100` screen of this client's own, fed by the bytes the
-//! server streams; keys translated to the bytes a terminal sends; the screen's cells drawn into
-//! the pane (colors, bold/italic/underline/inverse, wide characters, cursor).
+//! `server/shell/`) mirrored in a `vt100` screen of this client's own, fed the frames the server
+//! sends (escape sequences of what changed on its screen, never the shell's raw output, so a
+//! flood costs this client nothing); keys translated to the bytes a terminal sends; the screen's
+//! cells drawn into the pane (colors, bold/italic/underline/inverse, wide characters, cursor).
+//! The screen has the server's size (the latest active client's), drawn clipped or padded; the
+//! scrollback stays on the server and comes as a [`ShellUpdate::History`] when asked for.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
@@ -17,7 +20,14 @@ pub enum ShellUpdate {
         cols: u16,
         bytes: Vec<u8>,
     },
+    /// A frame: escape sequences for the screen as it is.
     Output(Vec<u8>),
+    /// The server's scrollback and screen (see [`crate::protocol::ShellEvent::History`]).
+    History {
+        rows: u16,
+        cols: u16,
+        bytes: Vec<u8>,
+    },
     Exited(Option<i32>),
     /// The connection ended without the shell ending (or could not be opened).
     Lost(String),
@@ -32,7 +42,7 @@ pub enum ShellStatus {
     Lost(String),
 }
 
-/// Rows the client keeps above the shell's screen, for copy mode.
+/// Rows of the server's scrollback a history screen can hold (the server keeps as many).
 const SCROLLBACK: usize = 2000;
 
 /// A `vt100` screen. Cloning replays its state into a fresh parser; two are equal when they
@@ -40,7 +50,13 @@ const SCROLLBACK: usize = 2000;
 pub struct ShellScreen(pub vt100::Parser);
 
 impl ShellScreen {
+    /// A live screen (frames never scroll it: it has no scrollback).
     pub fn new(rows: u16, cols: u16) -> ShellScreen {
+        ShellScreen(vt100::Parser::new(nonzero(rows), nonzero(cols), 0))
+    }
+
+    /// A screen for the server's history.
+    pub fn with_scrollback(rows: u16, cols: u16) -> ShellScreen {
         ShellScreen(vt100::Parser::new(nonzero(rows), nonzero(cols), SCROLLBACK))
     }
 
@@ -93,6 +109,11 @@ fn nonzero(n: u16) -> std::num::NonZeroU16 {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShellView {
     pub screen: ShellScreen,
+    /// The scrollback and screen as the server last sent them (asked for by copy mode, which
+    /// takes it).
+    pub history: Option<ShellScreen>,
+    /// Copy mode asked for the history and opens when it comes.
+    pub copy_waits: bool,
     pub status: ShellStatus,
     /// Which connection this view follows (a message from an older one is ignored).
     pub id: u64,
@@ -104,6 +125,8 @@ impl ShellView {
     pub fn new(id: u64, rows: u16, cols: u16) -> ShellView {
         ShellView {
             screen: ShellScreen::new(rows, cols),
+            history: None,
+            copy_waits: false,
             status: ShellStatus::Opening,
             id,
             asked: (rows, cols),
@@ -117,12 +140,15 @@ impl ShellView {
     pub fn apply(&mut self, update: ShellUpdate) {
         match update {
             ShellUpdate::Screen { rows, cols, bytes } => {
+                // The server's size, whatever this client asked: frames are for that size.
                 self.screen = ShellScreen::new(rows, cols);
                 self.screen.0.process(&bytes);
-                // The server had another size (another client's): ours follows at the next
-                // drawing.
-                self.screen.resize(self.asked.0, self.asked.1);
                 self.status = ShellStatus::Live;
+            }
+            ShellUpdate::History { rows, cols, bytes } => {
+                let mut history = ShellScreen::with_scrollback(rows, cols);
+                history.0.process(&bytes);
+                self.history = Some(history);
             }
             ShellUpdate::Output(bytes) => {
                 self.screen.0.process(&bytes);

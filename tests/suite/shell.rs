@@ -1,6 +1,8 @@
 //! The shell face's server side, over the socket as the UI uses it: a real shell per terminal
 //! in its checkout, typed into, resized, attached again (the same screen comes back), exited
-//! and started anew; a client that stops reading, and a shell printing garbage, harm nothing.
+//! and started anew; a client that stops reading, and a shell printing garbage, harm nothing;
+//! clients are sent frames of the server's screen, the scrollback comes from the server, and
+//! the latest client to type sets the size.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::UnixStream;
@@ -17,8 +19,8 @@ struct ShellConn {
     sock: UnixStream,
     lines: std::io::Lines<BufReader<UnixStream>>,
     screen: vt100::Parser,
-    /// Whether a fresh screen (a resync) came after the first.
-    resynced: bool,
+    /// Bytes of screens and frames received so far.
+    received: usize,
 }
 
 fn nz(n: u64) -> std::num::NonZeroU16 {
@@ -32,7 +34,6 @@ impl ShellConn {
         assert_eq!(first["reply"], "shell", "{first}");
         assert_eq!(first["event"]["what"], "screen", "{first}");
         conn.apply(&first);
-        conn.resynced = false;
         conn
     }
 
@@ -48,7 +49,7 @@ impl ShellConn {
             sock,
             lines,
             screen: vt100::Parser::new(nz(24), nz(80), 0),
-            resynced: false,
+            received: 0,
         }
     }
 
@@ -69,10 +70,15 @@ impl ShellConn {
             Some("screen") => {
                 let (rows, cols) = (ev["rows"].as_u64().unwrap(), ev["cols"].as_u64().unwrap());
                 self.screen = vt100::Parser::new(nz(rows), nz(cols), 0);
-                self.screen.process(&data(ev));
-                self.resynced = true;
+                let bytes = data(ev);
+                self.received += bytes.len();
+                self.screen.process(&bytes);
             }
-            Some("output") => self.screen.process(&data(ev)),
+            Some("output") => {
+                let bytes = data(ev);
+                self.received += bytes.len();
+                self.screen.process(&bytes);
+            }
             _ => panic!("unexpected line: {v}"),
         }
     }
@@ -209,13 +215,82 @@ fn garbage_and_a_client_that_stops_reading_harm_nothing() {
     sh.type_text("head -c 3000000 /dev/urandom; printf '\\033c'; echo garbage-$((1+1))\r");
     sh.until_row("garbage-2");
 
-    // This client stops reading while the shell writes far more than any queue holds. (C-u
-    // first: the garbage's terminal queries were answered, and the answers typed.)
+    // This client stops reading while the shell writes about 21 MB. (C-u first: the
+    // garbage's terminal queries were answered, and the answers typed.)
     sh.type_text("\x15seq 1 3000000; echo flood-$((2+3))\r");
     let mut other = ShellConn::open(&w, "t", 24, 80);
     other.until_row("flood-5");
     w.ok(&["ls"]);
-    // The slow one catches up from a fresh screen rather than from everything it missed.
+    // The slow one catches up with what is on screen, not with everything it missed: a few
+    // frames, far from the flood's 21 MB.
+    let before = sh.received;
     sh.until_row("flood-5");
-    assert!(sh.resynced, "the lagging client was sent the screen again");
+    let caught_up = sh.received - before;
+    assert!(caught_up < 1 << 20, "{caught_up} bytes to catch up");
+    assert!(
+        other.received < 4 << 20,
+        "{} bytes for the flood",
+        other.received
+    );
+}
+
+#[test]
+fn the_scrollback_comes_from_the_server() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    let mut sh = ShellConn::open(&w, "t", 10, 40);
+    sh.type_text("seq 1 3000 | sed 's/^/row-/'; echo done-$((3+4))\r");
+    sh.until_row("done-7");
+    // The live screen holds 10 rows; the history has the rows above them, oldest first.
+    sh.sock.write_all(b"\"history\"\n").unwrap();
+    let v = loop {
+        let v = sh.next().expect("no history");
+        if v["event"]["what"] == "history" {
+            break v;
+        }
+        sh.apply(&v);
+    };
+    let ev = &v["event"];
+    assert_eq!(
+        (ev["rows"].as_u64(), ev["cols"].as_u64()),
+        (Some(10), Some(40))
+    );
+    let mut back = vt100::Parser::new(nz(10), nz(40), 5000);
+    back.process(&B64.decode(ev["data"].as_str().unwrap()).unwrap());
+    assert_eq!(back.screen().contents(), sh.screen.screen().contents());
+    let screen = back.screen_mut();
+    screen.set_scrollback(usize::MAX);
+    let kept = screen.scrollback();
+    assert_eq!(kept, 2000, "the server keeps 2000 rows of scrollback");
+    let oldest = screen.rows(0, 40).next().unwrap();
+    // The scrollback ends right above the screen's first row.
+    let first = sh.rows()[0].clone();
+    let number = |row: &str| row.trim_start_matches("row-").parse::<usize>().unwrap();
+    assert_eq!(
+        number(&oldest),
+        number(&first) - 2000,
+        "{oldest:?} then {first:?}"
+    );
+}
+
+#[test]
+fn the_latest_client_to_type_sets_the_size() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    let mut small = ShellConn::open(&w, "t", 10, 40);
+    let mut big = ShellConn::open(&w, "t", 30, 100);
+    let size = |c: &ShellConn| c.screen.screen().size();
+    assert_eq!(size(&big), (nz(30), nz(100)));
+    // The small one types: the shell (and both clients' screens) take its size.
+    small.type_text("stty size; echo sized-$((1+1))\r");
+    small.until_row("sized-2");
+    assert!(small.shows("10 40"), "{:#?}", small.rows());
+    big.until_row("sized-2");
+    assert_eq!(size(&big), (nz(10), nz(40)));
+    // The big one types: back to its size.
+    big.type_text("stty size; echo sized-$((2+2))\r");
+    big.until_row("sized-4");
+    assert!(big.shows("30 100"), "{:#?}", big.rows());
+    small.until_row("sized-4");
+    assert_eq!(size(&small), (nz(30), nz(100)));
 }

@@ -4,22 +4,25 @@
 //! Per shell: the PTY master, one `std::thread` blocked on reads that forwards chunks over a
 //! bounded channel (`blocking_send`, so a flood of output waits for the server instead of
 //! piling up), one `std::thread` that writes input, and a task (the pump) that feeds each chunk
-//! to the server's own `vt100` screen and to every attached client. The server's screen is what
-//! a client attaching later is shown first, and what answers the queries programs send (cursor
-//! position `ESC[6n`, device status and attributes), attached or not, so nothing hangs waiting.
+//! to the server's own `vt100` screen (with the scrollback) and tells the attached clients'
+//! tasks. The server's screen answers the queries programs send (cursor position `ESC[6n`,
+//! device status and attributes), attached or not, so nothing hangs waiting.
 //!
-//! A client gets output through its own bounded queue. One that falls behind (queue full) is
-//! not buffered for: it misses output until it has written what it had, then gets the whole
-//! screen again (a [`ShellEvent::Screen`]) and goes on from there. So a slow client never
-//! slows the shell, the server or other clients.
+//! Clients are sent frames of that screen (see [`frames`]), as tmux does, not the shell's
+//! bytes: a client's task wakes when the screen changed, sends what differs from what the
+//! client holds, and waits at least [`FRAME`] before the next. So a flood of output costs one
+//! parse (the server's) however many clients watch, and a slow client never slows the shell,
+//! the server or other clients: it just gets fewer, larger frames.
+//!
+//! Size: one PTY has one size. The latest client to resize or to type sets it (tmux's
+//! `window-size latest`); the others are sent the screen at that size and draw it clipped or
+//! padded.
 //!
 //! [`Request::Shell`]: crate::protocol::Request::Shell
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
-use std::num::NonZeroU16;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use base64::engine::general_purpose::STANDARD as B64;
@@ -27,7 +30,12 @@ use base64::Engine;
 use portable_pty::{native_pty_system, CommandBuilder, MasterPty, PtySize};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
-use tokio::sync::mpsc::{self, error::TrySendError};
+use tokio::sync::{mpsc, watch};
+use tokio::time::{Duration, Instant};
+
+mod frames;
+mod skim;
+use frames::{nonzero, Frame, Mirror};
 
 use super::state::Server;
 use super::write_reply;
@@ -35,15 +43,18 @@ use crate::error::BatonError;
 use crate::protocol::{Reply, ShellEvent, ShellInput};
 
 /// Bytes read from the PTY at a time.
-const READ_CHUNK: usize = 64 * 1024;
-/// Chunks the PTY reader may be ahead of the pump.
-const PTY_QUEUE: usize = 16;
-/// Chunks queued for one client before it is resynced from the screen instead.
-const CLIENT_QUEUE: usize = 64;
+const READ_CHUNK: usize = 16 * 1024;
+/// Chunks the PTY reader may be ahead of the pump (at most 16 MB: a flood piles up here
+/// while a batch is parsed, and the next batch takes it all).
+const PTY_QUEUE: usize = 1024;
+/// Output parsed at once, at most (queued chunks are joined up to this).
+const BATCH: usize = 4 << 20;
+/// The shortest time between two frames to one client (at most 125 a second).
+const FRAME: Duration = Duration::from_millis(8);
+/// Rows of scrollback the server keeps per shell (copy mode reads them).
+const SCROLLBACK: usize = 2000;
 /// Input writes waiting for the shell to read them.
 const INPUT_QUEUE: usize = 256;
-/// Output sent to a client in one line, at most (several chunks are joined when it lags).
-const BATCH_BYTES: usize = 256 * 1024;
 /// The longest input line a client may write (a large paste, base64).
 const MAX_INPUT_LINE: u64 = 16 * 1024 * 1024;
 /// Screens are clamped to this size.
@@ -93,6 +104,8 @@ impl Shells {
 /// One running shell.
 pub struct Shell {
     state: Mutex<ShellState>,
+    /// Bumped whenever the screen changed or the shell ended; clients' tasks wait on it.
+    changed: watch::Sender<u64>,
     /// To the thread that writes to the PTY.
     input: mpsc::Sender<Vec<u8>>,
     master: Mutex<Box<dyn MasterPty + Send>>,
@@ -102,36 +115,9 @@ pub struct Shell {
 
 struct ShellState {
     parser: vt100::Parser<Answers>,
-    subscribers: Vec<Subscriber>,
     /// Set once the shell ended, with its exit code.
     exited: Option<Option<i32>>,
 }
-
-struct Subscriber {
-    tx: mpsc::Sender<Arc<Vec<u8>>>,
-    /// Its queue was full: it gets the screen again instead of what it missed.
-    lagged: Arc<AtomicBool>,
-}
-
-impl Subscriber {
-    /// Queues a chunk; false once the client is gone.
-    fn offer(&self, chunk: &Arc<Vec<u8>>) -> bool {
-        if self.lagged.load(Ordering::SeqCst) {
-            return !self.tx.is_closed();
-        }
-        match self.tx.try_send(chunk.clone()) {
-            Ok(()) => true,
-            Err(TrySendError::Full(_)) => {
-                self.lagged.store(true, Ordering::SeqCst);
-                true
-            }
-            Err(TrySendError::Closed(_)) => false,
-        }
-    }
-}
-
-/// What one client is sent: chunks of output, shared between clients.
-type ClientQueue = mpsc::Receiver<Arc<Vec<u8>>>;
 
 /// Answers to the terminal queries programs send, collected while output is parsed.
 #[derive(Default)]
@@ -176,10 +162,6 @@ fn pty_size(rows: u16, cols: u16) -> PtySize {
     }
 }
 
-fn nonzero(n: u16) -> NonZeroU16 {
-    NonZeroU16::new(n).unwrap_or(NonZeroU16::MIN)
-}
-
 fn pty_error(what: &str, e: impl std::fmt::Display) -> BatonError {
     BatonError::failed(format!("cannot {what} the shell: {e}"))
 }
@@ -218,15 +200,15 @@ impl Shell {
         let parser = vt100::Parser::new_with_callbacks(
             nonzero(size.rows),
             nonzero(size.cols),
-            0,
+            SCROLLBACK,
             Answers::default(),
         );
         let shell = Arc::new(Shell {
             state: Mutex::new(ShellState {
                 parser,
-                subscribers: Vec::new(),
                 exited: None,
             }),
+            changed: watch::Sender::new(0),
             input: in_tx,
             master: Mutex::new(pair.master),
             pid: child.process_id(),
@@ -259,49 +241,46 @@ impl Shell {
         }
         st.parser.set_size(nonzero(size.rows), nonzero(size.cols));
         let _ = lock(&self.master).resize(size);
+        drop(st);
+        self.changed.send_modify(|n| *n = n.wrapping_add(1));
     }
 
-    /// A new client: the screen it starts from and its queue (None once the shell ended).
-    fn subscribe(&self) -> Option<(ShellEvent, ClientQueue, Arc<AtomicBool>)> {
-        let mut st = lock(&self.state);
-        if st.exited.is_some() {
-            return None;
-        }
-        let (tx, rx) = mpsc::channel(CLIENT_QUEUE);
-        let lagged = Arc::new(AtomicBool::new(false));
-        st.subscribers.push(Subscriber {
-            tx,
-            lagged: lagged.clone(),
-        });
-        Some((screen_event(st.parser.screen()), rx, lagged))
-    }
-
-    /// The screen again for a client that fell behind; its output resumes from here.
-    fn resync(&self, lagged: &AtomicBool) -> ShellEvent {
+    /// The frame that brings `mirror` to the screen as it is (None: nothing changed), and
+    /// the exit code once the shell ended (`Some(None)`: it ended without one).
+    fn frame(&self, mirror: &mut Mirror) -> (Option<Frame>, Option<Option<i32>>) {
         let st = lock(&self.state);
-        lagged.store(false, Ordering::SeqCst);
-        screen_event(st.parser.screen())
+        (mirror.frame(st.parser.screen()), st.exited)
     }
 
-    fn exit_code(&self) -> Option<i32> {
-        lock(&self.state).exited.flatten()
+    fn history(&self) -> ShellEvent {
+        let st = lock(&self.state);
+        let screen = st.parser.screen();
+        let (rows, cols) = screen.size();
+        ShellEvent::History {
+            rows: rows.get(),
+            cols: cols.get(),
+            data: B64.encode(frames::history(screen)),
+        }
     }
 }
 
-/// Escape sequences that redraw `screen` on a blank terminal of its size.
-pub fn screen_event(screen: &vt100::Screen) -> ShellEvent {
-    let (rows, cols) = screen.size();
-    let mut data = String::new();
-    if screen.alternate_screen() {
-        data.push_str("\x1b[?1049h");
-    }
-    data.push_str(&screen.state_formatted());
-    let (r, c) = screen.cursor_position();
-    ShellEvent::Screen {
-        rows: rows.get(),
-        cols: cols.get(),
-        cursor: [r, c],
-        data: B64.encode(data.as_bytes()),
+/// The line a frame is sent as.
+fn frame_event(frame: Frame) -> ShellEvent {
+    match frame {
+        Frame::Screen {
+            rows,
+            cols,
+            cursor: (r, c),
+            bytes,
+        } => ShellEvent::Screen {
+            rows,
+            cols,
+            cursor: [r, c],
+            data: B64.encode(bytes),
+        },
+        Frame::Diff(bytes) => ShellEvent::Output {
+            data: B64.encode(bytes),
+        },
     }
 }
 
@@ -336,20 +315,27 @@ fn write_pty(mut writer: Box<dyn Write + Send>, mut rx: mpsc::Receiver<Vec<u8>>)
     }
 }
 
-/// Feeds each chunk to the server's screen and every client; records the exit at the end.
+/// Feeds each chunk to the server's screen and wakes the clients' tasks; records the exit at
+/// the end.
 async fn pump(
     shell: Arc<Shell>,
     mut rx: mpsc::Receiver<Vec<u8>>,
     waited: tokio::sync::oneshot::Receiver<std::io::Result<portable_pty::ExitStatus>>,
 ) {
-    while let Some(chunk) = rx.recv().await {
-        let chunk = Arc::new(chunk);
+    while let Some(mut batch) = rx.recv().await {
+        // Whatever else is queued goes in the same batch: a flood is parsed in large runs.
+        while batch.len() < BATCH {
+            match rx.try_recv() {
+                Ok(more) => batch.extend_from_slice(&more),
+                Err(_) => break,
+            }
+        }
         let answers = {
             let mut st = lock(&shell.state);
-            st.parser.process(&chunk);
-            st.subscribers.retain(|s| s.offer(&chunk));
+            skim::process(&mut st.parser, &batch);
             std::mem::take(&mut st.parser.callbacks_mut().out)
         };
+        shell.changed.send_modify(|n| *n = n.wrapping_add(1));
         if !answers.is_empty() {
             // Best effort: a shell that reads no input gets no answer either.
             let _ = shell.input.try_send(answers);
@@ -359,10 +345,16 @@ async fn pump(
         Ok(Ok(status)) => i32::try_from(status.exit_code()).ok(),
         _ => None,
     };
-    let mut st = lock(&shell.state);
-    st.exited = Some(code);
-    // Closing the queues tells each client, once it wrote what was queued.
-    st.subscribers.clear();
+    lock(&shell.state).exited = Some(code);
+    shell.changed.send_modify(|n| *n = n.wrapping_add(1));
+}
+
+/// What the client's input task asks of the connection's writer.
+enum Wanted {
+    /// The scrollback and screen ([`ShellEvent::History`]).
+    History,
+    /// The connection ends, with the error to send if the client wrote something unreadable.
+    Gone(Option<BatonError>),
 }
 
 /// Serves a [`crate::protocol::Request::Shell`] connection until the client goes away or the
@@ -380,85 +372,93 @@ pub async fn attach(
     };
     let size = pty_size(rows, cols);
     let mut tries = 0;
-    let (shell, first, mut rx, lagged) = loop {
+    let mut mirror = Mirror::new();
+    let (shell, first) = loop {
         let shell = match srv.shells.open(&t.id, Path::new(&t.dir), size) {
             Ok(s) => s,
             Err(error) => return Some(Reply::Error { error }),
         };
         shell.resize(size);
-        match shell.subscribe() {
-            Some((first, rx, lagged)) => break (shell, first, rx, lagged),
+        match shell.frame(&mut mirror) {
+            (Some(first), None) => break (shell, first),
             // It ended just now: start another, once.
-            None if tries == 0 => tries += 1,
-            None => {
+            _ if tries == 0 => {
+                tries += 1;
+                mirror = Mirror::new();
+            }
+            _ => {
                 return Some(Reply::Error {
                     error: BatonError::failed("the shell exits as soon as it starts"),
                 })
             }
         }
     };
-    if !write_reply(write, &Reply::Shell { event: first }).await {
+    let mut changed = shell.changed.subscribe();
+    changed.mark_unchanged();
+    if !write_reply(
+        write,
+        &Reply::Shell {
+            event: frame_event(first),
+        },
+    )
+    .await
+    {
         return None;
     }
-    let (gone_tx, mut gone_rx) = tokio::sync::oneshot::channel::<Option<BatonError>>();
-    let input = tokio::spawn(read_input(shell.clone(), reader, gone_tx));
+    let (wanted_tx, mut wanted) = mpsc::channel::<Wanted>(4);
+    let input = tokio::spawn(read_input(shell.clone(), reader, size, wanted_tx));
+    let mut last = Instant::now();
     loop {
-        let chunk = tokio::select! {
-            c = rx.recv() => c,
-            gone = &mut gone_rx => {
-                if let Ok(Some(error)) = gone {
-                    write_reply(write, &Reply::Error { error }).await;
+        let event = tokio::select! {
+            woke = changed.changed() => {
+                if woke.is_err() {
+                    break; // the shell is gone (the server is stopping)
                 }
-                return None;
+                // Frames are paced: whatever changes meanwhile goes in the next one.
+                tokio::time::sleep_until(last + FRAME).await;
+                changed.mark_unchanged();
+                match shell.frame(&mut mirror) {
+                    (frame, None) => match frame {
+                        Some(frame) => frame_event(frame),
+                        None => continue,
+                    },
+                    (frame, Some(code)) => {
+                        // The last of the screen first, then the exit.
+                        if let Some(frame) = frame {
+                            let last = Reply::Shell { event: frame_event(frame) };
+                            write_reply(write, &last).await;
+                        }
+                        let exited = Reply::Shell { event: ShellEvent::Exited { code } };
+                        write_reply(write, &exited).await;
+                        break;
+                    }
+                }
             }
-        };
-        let Some(first) = chunk else {
-            let code = shell.exit_code();
-            write_reply(
-                write,
-                &Reply::Shell {
-                    event: ShellEvent::Exited { code },
-                },
-            )
-            .await;
-            input.abort();
-            return None;
-        };
-        let mut batch = first.to_vec();
-        while batch.len() < BATCH_BYTES {
-            match rx.try_recv() {
-                Ok(more) => batch.extend_from_slice(&more),
-                Err(_) => break,
-            }
-        }
-        let out = Reply::Shell {
-            event: ShellEvent::Output {
-                data: B64.encode(&batch),
+            w = wanted.recv() => match w {
+                Some(Wanted::History) => shell.history(),
+                Some(Wanted::Gone(Some(error))) => {
+                    write_reply(write, &Reply::Error { error }).await;
+                    break;
+                }
+                Some(Wanted::Gone(None)) | None => break,
             },
         };
-        if !write_reply(write, &out).await {
+        if !write_reply(write, &Reply::Shell { event }).await {
             break;
         }
-        if lagged.load(Ordering::SeqCst) {
-            // What is still queued is older than the screen it gets instead.
-            while rx.try_recv().is_ok() {}
-            let screen = Reply::Shell {
-                event: shell.resync(&lagged),
-            };
-            if !write_reply(write, &screen).await {
-                break;
-            }
-        }
+        last = Instant::now();
     }
     input.abort();
     None
 }
 
-/// Reads the client's input lines until it goes away (None) or writes something unreadable.
+/// Reads the client's input lines until it goes away or writes something unreadable.
+/// `size` is what this client asked for; typing makes it the shell's size again.
 async fn read_input(
     shell: Arc<Shell>,
     mut reader: BufReader<tokio::io::Take<OwnedReadHalf>>,
-    gone: tokio::sync::oneshot::Sender<Option<BatonError>>,
+    mut size: PtySize,
+    wanted: mpsc::Sender<Wanted>,
 ) {
     let mut line = String::new();
     let why = loop {
@@ -475,17 +475,26 @@ async fn read_input(
         match serde_json::from_str::<ShellInput>(&line) {
             Ok(ShellInput::Input(data)) => match B64.decode(data.trim()) {
                 Ok(bytes) => {
+                    shell.resize(size);
                     if shell.input.send(bytes).await.is_err() {
                         break None;
                     }
                 }
                 Err(e) => break Some(BatonError::bad_input(format!("input is not base64: {e}"))),
             },
-            Ok(ShellInput::Resize([rows, cols])) => shell.resize(pty_size(rows, cols)),
+            Ok(ShellInput::Resize([rows, cols])) => {
+                size = pty_size(rows, cols);
+                shell.resize(size);
+            }
+            Ok(ShellInput::History) => {
+                if wanted.send(Wanted::History).await.is_err() {
+                    break None;
+                }
+            }
             Err(e) => break Some(BatonError::bad_input(format!("malformed shell input: {e}"))),
         }
     };
-    let _ = gone.send(why);
+    let _ = wanted.send(Wanted::Gone(why)).await;
 }
 
 #[cfg(test)]
@@ -531,7 +540,7 @@ mod tests {
             cols,
             cursor,
             data,
-        } = screen_event(p.screen())
+        } = frame_event(frames::whole(p.screen()))
         else {
             panic!("not a screen");
         };

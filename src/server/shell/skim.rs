@@ -1,0 +1,254 @@
+//! Parsing a flood of plain lines without drawing every one of them (pure).
+//!
+//! `cat big.log` in a shell is mostly plain lines that scroll off long before anyone sees
+//! them. What they leave behind is exact and small: the screen and the last
+//! [`super::SCROLLBACK`] rows of scrollback. [`process`] feeds a batch of output to the
+//! server's screen and, where the batch is a run of plain lines (printable ASCII, each ended
+//! by CR LF) much longer than the screen plus its scrollback, leaves out the middle of the run,
+//! which nothing can show afterwards:
+//!
+//! 1. The run's first `rows + 1` lines are parsed as usual. Afterwards every line of the run
+//!    ends on one row (the bottom of the scroll region, or the last row when the cursor sits
+//!    below the region), whatever the state before.
+//! 2. On that row, a line ending either scrolls (the row is blank right after) or does not
+//!    (the cursor is below the scroll region: lines overwrite one another). Only when it
+//!    scrolls is anything skipped: each further line then pushes one row up, so the last
+//!    `rows + scrollback` lines decide every row of the region and the scrollback; the
+//!    lines before them are left out. Attributes, modes, tab stops, the saved cursor and the
+//!    scroll region are untouched by plain text, so the state is exactly the one a full parse
+//!    gives (a table of states checks it against full parses, including scroll regions, the
+//!    alternate screen and wrapping lines).
+
+/// Fewer lines than this left out are not worth the check.
+const MIN_SKIP: usize = 256;
+
+/// Feeds `batch` to `parser` with the same result as `parser.process(batch)`.
+pub fn process<CB: vt100::Callbacks>(parser: &mut vt100::Parser<CB>, batch: &[u8]) {
+    let plain = plain_prefix(batch);
+    if plain > 0 {
+        skim(parser, &batch[..plain]);
+    }
+    parser.process(&batch[plain..]);
+}
+
+/// The length of the longest start of `bytes` made of whole plain lines.
+fn plain_prefix(bytes: &[u8]) -> usize {
+    let mut end = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            0x20..=0x7e => i += 1,
+            b'\r' if bytes.get(i + 1) == Some(&b'\n') => {
+                i += 2;
+                end = i;
+            }
+            _ => break,
+        }
+    }
+    end
+}
+
+/// Feeds `run` (whole plain lines) to `parser`, leaving out the middle when it cannot matter.
+fn skim<CB: vt100::Callbacks>(parser: &mut vt100::Parser<CB>, run: &[u8]) {
+    let (rows, cols) = parser.screen().size();
+    let (rows, cols) = (usize::from(rows.get()), cols.get());
+    let keep = rows + parser.screen().scrollback_capacity();
+    // Where each line ends (just after its LF).
+    let ends: Vec<usize> = run
+        .iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == b'\n')
+        .map(|(i, _)| i + 1)
+        .collect();
+    let head = rows + 1;
+    if ends.len() < head + keep + MIN_SKIP {
+        parser.process(run);
+        return;
+    }
+    let head_end = ends[head - 1];
+    parser.process(&run[..head_end]);
+    let last_line = &run[ends[head - 2]..head_end - 2];
+    let screen = parser.screen();
+    let (row, col) = screen.cursor_position();
+    let scrolls = col == 0
+        && !last_line.is_empty()
+        && screen
+            .rows(0, cols)
+            .nth(usize::from(row))
+            .is_some_and(|r| r.is_empty());
+    let tail_start = if scrolls {
+        ends[ends.len() - keep - 1]
+    } else {
+        head_end
+    };
+    parser.process(&run[tail_start..]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nz(n: u16) -> std::num::NonZeroU16 {
+        std::num::NonZeroU16::new(n).unwrap()
+    }
+
+    /// Everything a client or copy mode can see of a screen, scrollback included.
+    fn seen(p: &mut vt100::Parser) -> (String, (u16, u16), Vec<String>, bool) {
+        let s = p.screen_mut();
+        let (_, cols) = s.size();
+        s.set_scrollback(usize::MAX);
+        let n = s.scrollback();
+        let mut back = Vec::new();
+        for off in (1..=n).rev() {
+            s.set_scrollback(off);
+            back.push(s.rows_formatted(0, cols.get()).next().unwrap_or_default());
+        }
+        s.set_scrollback(0);
+        (
+            s.contents_formatted(),
+            s.cursor_position(),
+            back,
+            s.alternate_screen(),
+        )
+    }
+
+    fn lines(n: usize, width: impl Fn(usize) -> usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        for i in 0..n {
+            let w = width(i);
+            let text = format!("{i:06} ").repeat(w / 7 + 1);
+            out.extend_from_slice(&text.as_bytes()[..w]);
+            out.extend_from_slice(b"\r\n");
+        }
+        out
+    }
+
+    #[test]
+    fn plain_prefix_stops_at_the_first_thing_that_is_not_a_whole_plain_line() {
+        let cases: &[(&[u8], usize)] = &[
+            (b"", 0),
+            (b"abc", 0),
+            (b"abc\r\n", 5),
+            (b"abc\r\ndef", 5),
+            (b"a\r\nb\r\n\x1b[31mred\r\n", 6),
+            (b"a\r\nb\nc\r\n", 3),
+            (b"a\r\nb\rc\r\n", 3),
+            (b"a\r\n\tb\r\n", 3),
+            (b"a\r\n\xc3\xa9\r\n", 3),
+            (b"\r\n\r\n", 4),
+        ];
+        for (bytes, want) in cases {
+            assert_eq!(
+                plain_prefix(bytes),
+                *want,
+                "{:?}",
+                String::from_utf8_lossy(bytes)
+            );
+        }
+    }
+
+    #[test]
+    fn skimming_gives_the_state_a_full_parse_gives() {
+        let n = 3000;
+        let short = lines(n, |i| i % 13);
+        let wrapping = lines(n, |i| if i % 7 == 0 { 45 } else { 5 + i % 9 });
+        let blank = lines(n, |_| 0);
+        let long_middle = lines(n, |i| if i == n / 2 { 19 } else { 3 });
+        let same = lines(n, |_| 3)
+            .iter()
+            .map(|&b| if b.is_ascii_digit() { b'y' } else { b })
+            .collect();
+        // Before each run: a state to start from (sizes are rows, cols, scrollback).
+        type State<'a> = (&'a str, (u16, u16, usize), &'a [u8]);
+        let states: &[State] = &[
+            ("fresh", (10, 20, 100), b""),
+            (
+                "prompt in color",
+                (10, 20, 100),
+                b"\x1b[1;32m$ \x1b[0mcat x\r\n\x1b[33m",
+            ),
+            ("cursor mid-screen", (10, 20, 100), b"\x1b[4;7Hxyz"),
+            (
+                "pending wrap",
+                (10, 20, 100),
+                b"\x1b[10;1H01234567890123456789",
+            ),
+            (
+                "region below the top",
+                (10, 20, 100),
+                b"top\r\n\x1b[3;8r\x1b[5;1H",
+            ),
+            ("region from the top", (10, 20, 100), b"\x1b[1;6r\x1b[2;1H"),
+            (
+                "cursor below the region",
+                (10, 20, 100),
+                b"\x1b[2;5r\x1b[9;1Hlong old line here",
+            ),
+            (
+                "cursor above the region",
+                (10, 20, 100),
+                b"\x1b[6;9r\x1b[1;1H",
+            ),
+            ("one-row region", (10, 20, 100), b"\x1b[4;4r\x1b[4;1H"),
+            (
+                "alternate screen",
+                (10, 20, 100),
+                b"main\r\n\x1b[?1049halt\r\n",
+            ),
+            ("no scrollback", (6, 30, 0), b"$ "),
+            ("full scrollback", (5, 12, 40), &[b'x'; 0]),
+            ("origin mode", (10, 20, 100), b"\x1b[3;8r\x1b[?6h\x1b[2;1H"),
+        ];
+        let runs: [(&str, &Vec<u8>); 5] = [
+            ("short", &short),
+            ("wrapping", &wrapping),
+            ("blank", &blank),
+            ("same", &same),
+            ("one long line in the middle of", &long_middle),
+        ];
+        for (name, (rows, cols, sb), before) in states {
+            for (run_name, run) in &runs {
+                let fresh = || {
+                    let mut p = vt100::Parser::new(nz(*rows), nz(*cols), *sb);
+                    p.process(&lines(50, |i| i % 30));
+                    p.process(before);
+                    p
+                };
+                let mut full = fresh();
+                full.process(run);
+                let mut fast = fresh();
+                process(&mut fast, run);
+                assert_eq!(seen(&mut fast), seen(&mut full), "{name}, {run_name} lines");
+            }
+        }
+    }
+
+    #[test]
+    fn a_run_followed_by_anything_else_is_parsed_too() {
+        let mut batch = lines(5000, |i| 10 + i % 50);
+        batch.extend_from_slice(b"\x1b[31m$ \x1b[0m\x1b[6n partial");
+        let mut full = vt100::Parser::new(nz(24), nz(80), 2000);
+        full.process(&batch);
+        let mut fast = vt100::Parser::new(nz(24), nz(80), 2000);
+        process(&mut fast, &batch);
+        assert_eq!(seen(&mut fast), seen(&mut full));
+    }
+
+    #[test]
+    fn the_middle_of_a_long_run_is_left_out() {
+        // A run whose middle is not plain text would fail the full parse's comparison if it
+        // were parsed: here a line the skim must not read.
+        let mut run = lines(3000, |_| 8);
+        let middle = run.len() / 2;
+        let mut marked = run.clone();
+        marked[middle..middle + 8].copy_from_slice(b"SKIPPED!");
+        let mut p = vt100::Parser::new(nz(10), nz(20), 100);
+        process(&mut p, &marked);
+        let all = seen(&mut p);
+        assert!(!all.2.iter().any(|r| r.contains("SKIPPED")));
+        let mut q = vt100::Parser::new(nz(10), nz(20), 100);
+        process(&mut q, &run);
+        run.clear();
+        assert_eq!(seen(&mut q), all);
+    }
+}
