@@ -333,18 +333,24 @@ pub fn instructions(
 pub fn interrupt(srv: &Server, name: &str) -> Result<Value, BatonError> {
     let t = srv.terminal(name)?;
     let rt = srv.runtime(&t.id);
-    let running = rt.running.lock().map(|r| r.clone()).unwrap_or(None);
-    let Some(run) = running else {
+    // The flag is set and the pid read under the lock the turn holds to record its pid and
+    // read the flag: whichever comes second sends the signal, exactly once.
+    let marked = rt.running.lock().ok().and_then(|r| {
+        r.as_ref().map(|run| {
+            run.interrupted.store(true, Ordering::SeqCst);
+            (run.turn_id.clone(), run.pid)
+        })
+    });
+    let Some((turn_id, pid)) = marked else {
         return Err(BatonError::failed(format!(
             "{name} has no running turn to interrupt"
         )));
     };
-    run.interrupted.store(true, Ordering::SeqCst);
-    if let Some(pid) = run.pid {
+    if let Some(pid) = pid {
         process::interrupt(pid)
             .map_err(|e| BatonError::failed(format!("cannot interrupt {name}: {e}")))?;
     }
-    Ok(json!({"name": name, "turn_id": run.turn_id, "interrupted": true}))
+    Ok(json!({"name": name, "turn_id": turn_id, "interrupted": true}))
 }
 
 pub fn status(srv: &Server) -> Result<Value, BatonError> {

@@ -618,12 +618,18 @@ impl TurnCtx<'_> {
     ) -> Option<std::io::Error> {
         match msg {
             RunMsg::Started { pid } => {
-                if let Ok(mut r) = self.rt.running.lock() {
-                    if let Some(run) = r.as_mut() {
-                        run.pid = Some(pid);
+                // Recorded and checked under one lock (see `handlers::interrupt`): an
+                // interrupt that came before the pid is sent now.
+                let interrupted = match self.rt.running.lock() {
+                    Ok(mut r) => {
+                        if let Some(run) = r.as_mut() {
+                            run.pid = Some(pid);
+                        }
+                        self.interrupted.load(Ordering::SeqCst)
                     }
-                }
-                if self.interrupted.load(Ordering::SeqCst) {
+                    Err(_) => self.interrupted.load(Ordering::SeqCst),
+                };
+                if interrupted {
                     let _ = providers::process::interrupt(pid);
                 }
             }
