@@ -645,3 +645,7 @@ fn last_call_in_session_file(file: &Path) -> Option<CallUsage> {
 #[cfg(test)]
 #[path = "claude_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "claude_partial_tests.rs"]
+mod partial_tests;

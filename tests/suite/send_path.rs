@@ -357,10 +357,7 @@ fn claude_answer_streams_before_the_turn_ends_and_the_journal_keeps_it_whole() {
     let answer = "Streaming works: this answer reaches the terminal piece by piece, long before \
                   the turn is over.";
     let go_on = w.tmp.path().join("go-on");
-    let prompt = format!(
-        "stream it [[reply:{answer}]] [[hold:{}]]",
-        go_on.display()
-    );
+    let prompt = format!("stream it [[reply:{answer}]] [[hold:{}]]", go_on.display());
     let mut child = w.spawn(&["send", "t", &prompt]);
     let stdout = Stdout::follow(&mut child);
     // The shim holds after the first delta: whatever is on stdout now arrived mid-turn.
