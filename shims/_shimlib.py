@@ -185,7 +185,7 @@ def log_invocation(cli, argv, stdin_text):
 def parse_markers(prompt):
     """The scripting markers of README.md, found anywhere in the prompt."""
     m = {"ctx": None, "window": None, "calls": 1, "fail": None, "hang": False,
-         "garbage": False, "die": False, "reply": None, "write": []}
+         "garbage": False, "die": False, "reply": None, "write": [], "hold": None}
     pos = 0
     while True:
         i = prompt.find("[[", pos)
@@ -215,6 +215,9 @@ def parse_markers(prompt):
                 m["reply"] = val
         elif name == "write" and sep and val.strip():
             m["write"].append(val.strip())
+        elif name == "hold" and sep and val.strip():
+            if m["hold"] is None:
+                m["hold"] = val.strip()
         else:
             pos = i + 2  # not a marker: look again from just after '[['
     return m

@@ -640,6 +640,119 @@ def claude_delay_streaming(E):
     check(min(gaps) >= 0.2, "BATON_SHIM_DELAY_MS: events not spaced (%s)" % gaps)
 
 
+PARTIAL = STREAM + ["--include-partial-messages"]
+
+
+def stream_kinds(events):
+    """kinds(), with a stream_event's own event type."""
+    return [k + "/" + e["event"]["type"] if k == "stream_event" else k for k, e in zip(kinds(events), events)]
+
+
+def deltas(events, kind="text_delta", field="text"):
+    return [e["event"]["delta"][field] for e in events
+            if e.get("type") == "stream_event" and e["event"].get("delta", {}).get("type") == kind]
+
+
+@test
+def claude_partial_messages(E):
+    r = run(E, CLAUDE, PARTIAL, stdin="partial")
+    evs = ok(r, "partial")
+    want = cap_jsonl(CC, "out-partial.stdout")
+    eq(stream_kinds(evs), stream_kinds(want), "out-partial event sequence")
+    for i, (g, w) in enumerate(zip(evs, want)):
+        same_shape(g, w, "out-partial event %d (%s)" % (i, stream_kinds([w])[0]))
+    sid = evs[0]["session_id"]
+    start = evs[2]["event"]["message"]
+    asst = [e for e in evs if e["type"] == "assistant"][0]
+    res = evs[-1]
+    text = asst["message"]["content"][0]["text"]
+    eq(text, "MOCK-REPLY #1 model=claude-opus-5-5 last_user=partial", "reply")
+    eq("".join(deltas(evs)), text, "the deltas joined are the assistant text")
+    check(len(deltas(evs)) >= 2, "the answer streams in several deltas")
+    eq(res["result"], text, "result.result")
+    for e in evs:
+        if e["type"] == "stream_event":
+            eq(e["api_message_id"], asst["message"]["id"], "api_message_id")
+            eq(e["session_id"], sid, "stream_event session_id")
+            eq(e["parent_tool_use_id"], None, "parent_tool_use_id")
+    eq(start["id"], asst["message"]["id"], "message_start id")
+    eq(start["usage"], {k: asst["message"]["usage"][k] for k in start["usage"]}, "message_start usage")
+    eq(evs[1], dict(evs[1], type="system", subtype="status", status="requesting", session_id=sid), "status line")
+    # message_delta carries the call's final output count, as the session file keeps it.
+    final = [e for e in evs if e["type"] == "stream_event" and e["event"]["type"] == "message_delta"][0]
+    eq(final["event"]["delta"], {"stop_reason": "end_turn", "stop_sequence": None}, "message_delta.delta")
+    rows = read_jsonl(session_file(E, sid, E.proj))
+    disk = [x for x in rows if x["type"] == "assistant"][-1]["message"]["usage"]
+    eq(final["event"]["usage"]["output_tokens"], disk["output_tokens"], "message_delta output_tokens")
+    eq(res["usage"]["output_tokens"], disk["output_tokens"], "result output_tokens")
+    # Without the flag: no stream events at all.
+    evs = ok(claude(E, "partial"), "no flag")
+    eq(kinds(evs), ["system/init", "assistant", "result"], "without --include-partial-messages")
+
+
+@test
+def claude_partial_tool_calls(E):
+    evs = ok(run(E, CLAUDE, PARTIAL, stdin="read [[calls:2]]"), "partial calls:2")
+    per_call = ["system/status", "stream_event/message_start", "stream_event/content_block_start"]
+    tail = ["stream_event/content_block_stop", "stream_event/message_delta", "stream_event/message_stop"]
+    got = stream_kinds(evs)
+    n_json = len(deltas(evs, "input_json_delta", "partial_json"))
+    n_text = len(deltas(evs))
+    want = (["system/init"] + per_call + ["stream_event/content_block_delta"] * n_json + ["assistant"] + tail
+            + ["user"] + per_call + ["stream_event/content_block_delta"] * n_text + ["assistant"] + tail
+            + ["result"])
+    eq(got, want, "two calls streamed")
+    tool = [e for e in evs if e["type"] == "assistant"][0]["message"]["content"][0]
+    block = [e for e in evs if e["type"] == "stream_event" and e["event"]["type"] == "content_block_start"][0]
+    eq(block["event"]["content_block"], {"type": "tool_use", "id": tool["id"], "name": "Read", "input": {}},
+       "tool_use content_block_start")
+    eq(json.loads("".join(deltas(evs, "input_json_delta", "partial_json"))), tool["input"], "tool input deltas")
+    stops = [e["event"]["delta"]["stop_reason"] for e in evs
+             if e["type"] == "stream_event" and e["event"]["type"] == "message_delta"]
+    eq(stops, ["tool_use", "end_turn"], "stop reasons")
+
+
+def start_held(E, prompt, *extra):
+    p = subprocess.Popen([CLAUDE] + PARTIAL + list(extra), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, cwd=E.proj, env=E.env())
+    p.stdin.write(prompt.encode())
+    p.stdin.close()
+    seen = []
+    while not deltas(seen):
+        line = p.stdout.readline()
+        check(line, "the shim ended before its first delta")
+        seen.append(json.loads(line))
+    return p, seen
+
+
+@test
+def claude_partial_hold(E):
+    # Held after the first delta until the file exists: the test decides when the rest comes.
+    p, seen = start_held(E, "slowly [[hold:go-on]]")
+    check(p.poll() is None, "hold: the shim went on without the file")
+    with open(os.path.join(E.proj, "go-on"), "w"):
+        pass
+    rest = [json.loads(l) for l in p.stdout.read().decode().splitlines() if l.strip()]
+    p.stdout.close()
+    eq(p.wait(timeout=10), 0, "rc after the hold")
+    evs = seen + rest
+    text = [e for e in evs if e["type"] == "assistant"][0]["message"]["content"][0]["text"]
+    eq("".join(deltas(evs)), text, "held deltas joined")
+    eq(evs[-1]["result"], text, "held result")
+    # SIGINT while held: the message as far as it streamed, then the interruption (real-sigint).
+    p, seen = start_held(E, "slowly [[hold:never]]")
+    p.send_signal(signal.SIGINT)
+    eq(p.wait(timeout=3), 0, "rc on SIGINT while held")
+    rest = [json.loads(l) for l in p.stdout.read().decode().splitlines() if l.strip()]
+    p.stdout.close()
+    eq(kinds(rest), ["assistant", "user", "result"], "SIGINT while held")
+    real = cap_jsonl(os.path.join(ROOT, "fixtures", "captures", "real-sigint"), "claude-2.1.332-sigint.stdout.jsonl")
+    same_shape(rest[0], real[1], "aborted assistant line")
+    eq(rest[0]["aborted"], True, "aborted")
+    eq(rest[0]["message"]["content"], [{"type": "text", "text": "".join(deltas(seen))}], "aborted text")
+    eq(rest[-1]["terminal_reason"], "aborted_streaming", "SIGINT result")
+
+
 @test
 def shim_log(E):
     ok(claude(E, "logged prompt\nline two"), "claude")

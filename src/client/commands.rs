@@ -62,6 +62,17 @@ pub fn read_prompt(arg: Option<String>) -> Result<String, BatonError> {
 pub fn send(client: &Client, req: Request, name: &str, json: bool) -> Result<i32, BatonError> {
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
+    let write = |out: Out| match out {
+        Out::Main(text) => {
+            let mut out = stdout.lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+        }
+        Out::Side(text) => {
+            let _ = writeln!(stderr.lock(), "{text}");
+        }
+    };
+    let mut printer = render::Printer::default();
     let final_reply = client.request(&req, |reply| {
         if json {
             let mut out = stdout.lock();
@@ -70,19 +81,11 @@ pub fn send(client: &Client, req: Request, name: &str, json: bool) -> Result<i32
             return;
         }
         if let Reply::Event { event } = reply {
-            match render::event(name, event) {
-                Some(Out::Main(text)) => {
-                    let mut out = stdout.lock();
-                    let _ = writeln!(out, "{text}");
-                    let _ = out.flush();
-                }
-                Some(Out::Side(text)) => {
-                    let _ = writeln!(stderr.lock(), "{text}");
-                }
-                None => {}
-            }
+            printer.event(name, event).into_iter().for_each(write);
         }
-    })?;
+    });
+    printer.finish().into_iter().for_each(write);
+    let final_reply = final_reply?;
     match final_reply {
         Reply::Ok { data } => {
             if json {

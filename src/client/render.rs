@@ -10,13 +10,57 @@ use crate::providers::{ContextUsage, TurnEvent, TurnStatus};
 /// Where a piece of a streamed turn goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Out {
-    /// The answer and tool lines: stdout.
+    /// The answer and tool lines: stdout, written exactly as given (line ends included) and
+    /// flushed, so answer deltas show as they arrive.
     Main(String),
-    /// Progress and notes: stderr.
+    /// Progress and notes: one line on stderr.
     Side(String),
 }
 
-pub fn event(name: &str, ev: &SendEvent) -> Option<Out> {
+/// Prints a streamed turn: a whole line per event, except answer deltas, which are written as
+/// they come without a line end. A piece of answer still open is ended (one `\n`) by whatever
+/// prints next, a new piece, or the end of the turn ([`Printer::finish`]); so a streamed answer
+/// reads exactly as the same answer in whole `Text` pieces would.
+#[derive(Debug, Default)]
+pub struct Printer {
+    /// A piece of answer is on stdout without its line end yet.
+    open: bool,
+}
+
+impl Printer {
+    pub fn event(&mut self, name: &str, ev: &SendEvent) -> Vec<Out> {
+        let mut outs = Vec::new();
+        if let SendEvent::Turn {
+            event: TurnEvent::Delta { text, start },
+        } = ev
+        {
+            if *start {
+                outs.extend(self.finish());
+            }
+            self.open = true;
+            outs.push(Out::Main(text.clone()));
+            return outs;
+        }
+        let Some(out) = event(name, ev) else {
+            return outs;
+        };
+        outs.extend(self.finish());
+        outs.push(match out {
+            Out::Main(line) => Out::Main(format!("{line}\n")),
+            side @ Out::Side(_) => side,
+        });
+        outs
+    }
+
+    /// Ends a piece of answer still open.
+    pub fn finish(&mut self) -> Option<Out> {
+        std::mem::take(&mut self.open).then(|| Out::Main("\n".to_string()))
+    }
+}
+
+/// One event as one line (without its line end), or nothing; answer deltas are the
+/// [`Printer`]'s.
+fn event(name: &str, ev: &SendEvent) -> Option<Out> {
     match ev {
         SendEvent::Queued { ahead } => Some(Out::Side(format!(
             "… {name} is busy: waiting for {ahead} turn{} to finish",
@@ -53,7 +97,10 @@ pub fn event(name: &str, ev: &SendEvent) -> Option<Out> {
             TurnEvent::Text { text } => Some(Out::Main(text.clone())),
             TurnEvent::ToolUse { summary, .. } => Some(Out::Main(format!("  ⚙ {summary}"))),
             TurnEvent::Warning { message } => Some(Out::Side(format!("  ! {message}"))),
-            TurnEvent::Session { .. } | TurnEvent::Usage { .. } | TurnEvent::End { .. } => None,
+            TurnEvent::Session { .. }
+            | TurnEvent::Delta { .. }
+            | TurnEvent::Usage { .. }
+            | TurnEvent::End { .. } => None,
         },
         SendEvent::Note { message } => Some(Out::Side(format!("  note: {message}"))),
     }
@@ -295,6 +342,101 @@ mod tests {
             summary_line(&s),
             "── completed · claude · session abc · context 90,200 of 200,000 tokens (45.1%) · conversation 1 · passed 45%: the next prompt opens a fresh conversation"
         );
+    }
+
+    /// What a printer writes for `events`, stdout and stderr apart.
+    fn printed(events: &[SendEvent]) -> (String, Vec<String>) {
+        let mut printer = Printer::default();
+        let mut outs: Vec<Out> = events.iter().flat_map(|e| printer.event("t", e)).collect();
+        outs.extend(printer.finish());
+        let mut main = String::new();
+        let mut side = Vec::new();
+        for out in outs {
+            match out {
+                Out::Main(text) => main.push_str(&text),
+                Out::Side(line) => side.push(line),
+            }
+        }
+        (main, side)
+    }
+
+    fn turn(event: TurnEvent) -> SendEvent {
+        SendEvent::Turn { event }
+    }
+
+    fn delta(text: &str, start: bool) -> SendEvent {
+        turn(TurnEvent::Delta {
+            text: text.into(),
+            start,
+        })
+    }
+
+    #[test]
+    fn deltas_print_as_they_come_and_read_like_whole_pieces() {
+        let text = |t: &str| turn(TurnEvent::Text { text: t.into() });
+        let tool = turn(TurnEvent::ToolUse {
+            name: "Read".into(),
+            summary: "a.rs".into(),
+        });
+        let usage = turn(TurnEvent::Usage { tokens: 5 });
+        let warning = turn(TurnEvent::Warning {
+            message: "slow".into(),
+        });
+        let rows: Vec<(Vec<SendEvent>, &str, Vec<&str>)> = vec![
+            (
+                vec![text("one"), tool.clone(), text("two")],
+                "one\n  ⚙ a.rs\ntwo\n",
+                vec![],
+            ),
+            (
+                vec![
+                    delta("o", true),
+                    delta("ne", false),
+                    usage.clone(),
+                    tool.clone(),
+                    delta("tw", true),
+                    delta("o", false),
+                ],
+                "one\n  ⚙ a.rs\ntwo\n",
+                vec![],
+            ),
+            (
+                vec![delta("one", true), delta("two", true), usage],
+                "one\ntwo\n",
+                vec![],
+            ),
+            (
+                vec![delta("par", true), warning, delta("tial", false)],
+                "par\ntial\n",
+                vec!["  ! slow"],
+            ),
+            (vec![], "", vec![]),
+        ];
+        for (events, main, side) in rows {
+            assert_eq!(
+                printed(&events),
+                (
+                    main.to_string(),
+                    side.iter().map(|s| s.to_string()).collect()
+                ),
+                "{events:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_delta_is_written_at_once_without_waiting_for_its_line_end() {
+        let mut printer = Printer::default();
+        assert_eq!(
+            printer.event("t", &delta("MOCK", true)),
+            vec![Out::Main("MOCK".into())]
+        );
+        assert_eq!(
+            printer.event("t", &delta("-REPLY", false)),
+            vec![Out::Main("-REPLY".into())]
+        );
+        assert_eq!(printer.finish(), Some(Out::Main("\n".into())));
+        assert_eq!(printer.finish(), None);
     }
 
     #[test]

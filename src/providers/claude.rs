@@ -1,5 +1,18 @@
 //! The Claude Code adapter: its command line, its `stream-json` output folded into
 //! [`TurnEvent`]s and a [`TurnOutcome`], and where its session files live on disk.
+//!
+//! Answers stream token by token: every run passes `--include-partial-messages` (both captured
+//! versions, 2.1.332 and 2.1.197, list it in `--help`, so no version check), and each
+//! `text_delta` of a text block becomes a [`TurnEvent::Delta`] at once. The CLI then prints the
+//! finished block again in an `assistant` message (one per block, before its
+//! `content_block_stop`). That message is matched to the streamed blocks of the same message id
+//! in order, and adds only what the stream did not already give: nothing when they agree, the
+//! missing tail when the stream was a prefix, nothing when the stream went further (an aborted
+//! message may hold less), and the whole text as a piece of its own when they disagree (never
+//! seen; nothing either said is lost). A text block that never streamed (a CLI without partial
+//! messages, a subagent's message) is a `Text` as before. Thinking and tool-input deltas are
+//! not answer text. The answer is the fold of the events ([`TurnEvent::add_to_answer`]), so it
+//! equals the `assistant` texts joined by blank lines, as without partial messages.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -24,10 +37,16 @@ const SUMMARY_CHARS: usize = 80;
 
 /// The Claude Code command line for one run. The prompt is never in it: it goes on stdin.
 pub fn args(spec: &RunSpec) -> Vec<OsString> {
-    let mut args: Vec<OsString> = ["-p", "--output-format", "stream-json", "--verbose"]
-        .into_iter()
-        .map(OsString::from)
-        .collect();
+    let mut args: Vec<OsString> = [
+        "-p",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--include-partial-messages",
+    ]
+    .into_iter()
+    .map(OsString::from)
+    .collect();
     let mut pair = |flag: &str, value: &str| {
         args.push(flag.into());
         args.push(value.into());
@@ -116,6 +135,18 @@ pub struct ClaudeParser {
     result: Option<ResultLine>,
     not_found_in_stream: bool,
     answer: String,
+    /// The messages whose text streamed (partial-message mode), oldest first.
+    streamed: Vec<StreamedMessage>,
+}
+
+/// The text blocks of one message as they streamed, and how many an `assistant` line has
+/// already accounted for.
+#[derive(Debug, Default)]
+struct StreamedMessage {
+    id: Option<String>,
+    /// (content block index, text so far) of each block that streamed some text, in order.
+    blocks: Vec<(u64, String)>,
+    matched: usize,
 }
 
 impl ClaudeParser {
@@ -135,16 +166,17 @@ impl ClaudeParser {
         };
         let kind = kind.as_str();
         self.json_events += 1;
-        match kind {
+        let events = match kind {
             "system" => self.on_system(&value),
             "assistant" => self.on_assistant(&value),
             "result" => self.on_result(&value),
-            "stream_event" => {
-                self.on_stream_event(&value);
-                Vec::new()
-            }
+            "stream_event" => self.on_stream_event(&value),
             _ => Vec::new(),
+        };
+        for event in &events {
+            event.add_to_answer(&mut self.answer);
         }
+        events
     }
 
     fn on_system(&mut self, value: &Value) -> Vec<TurnEvent> {
@@ -182,19 +214,15 @@ impl ClaudeParser {
         let model = message.get("model").and_then(Value::as_str);
         // The API-error placeholder repeats the error the result line carries: keep it there.
         let api_error = value.get("is_api_error_message").and_then(Value::as_bool) == Some(true);
+        let id = message.get("id").and_then(Value::as_str);
         let mut events = Vec::new();
         for block in message["content"].as_array().into_iter().flatten() {
             match block.get("type").and_then(Value::as_str) {
                 Some("text") if !api_error => {
                     let text = block["text"].as_str().unwrap_or_default();
                     if !text.is_empty() {
-                        if !self.answer.is_empty() {
-                            self.answer.push_str("\n\n");
-                        }
-                        self.answer.push_str(text);
-                        events.push(TurnEvent::Text {
-                            text: text.to_owned(),
-                        });
+                        let streamed = self.take_streamed(id);
+                        events.extend(rest_of_block(streamed.as_deref(), text));
                     }
                 }
                 Some("tool_use") => {
@@ -207,7 +235,7 @@ impl ClaudeParser {
         }
         if model != Some(SYNTHETIC_MODEL) {
             if let Some(usage) = CallUsage::from_json(&message["usage"]) {
-                let id = message.get("id").and_then(Value::as_str).map(str::to_owned);
+                let id = id.map(str::to_owned);
                 self.last_call = Some((usage, id, model.map(str::to_owned)));
                 events.push(TurnEvent::Usage {
                     tokens: usage.total(),
@@ -247,17 +275,86 @@ impl ClaudeParser {
         vec![TurnEvent::End { status, error }]
     }
 
-    /// `--include-partial-messages`: `message_delta` carries a call's final output count.
-    fn on_stream_event(&mut self, value: &Value) {
+    /// `--include-partial-messages`: a `text_delta` is answer text arriving; `message_delta`
+    /// carries a call's final output count.
+    fn on_stream_event(&mut self, value: &Value) -> Vec<TurnEvent> {
         let event = &value["event"];
-        if event["type"].as_str() != Some("message_delta") {
-            return;
+        let api_id = value["api_message_id"].as_str();
+        match event["type"].as_str() {
+            Some("message_start") => {
+                let id = event["message"]["id"].as_str().or(api_id);
+                self.streamed.push(StreamedMessage {
+                    id: id.map(str::to_owned),
+                    ..StreamedMessage::default()
+                });
+                Vec::new()
+            }
+            Some("content_block_delta") if event["delta"]["type"] == "text_delta" => {
+                let text = event["delta"]["text"].as_str().unwrap_or_default();
+                let index = event["index"].as_u64().unwrap_or(0);
+                if text.is_empty() {
+                    return Vec::new();
+                }
+                let message = self.streaming_message(api_id);
+                let start = match message.blocks.last_mut() {
+                    Some((i, so_far)) if *i == index => {
+                        so_far.push_str(text);
+                        false
+                    }
+                    _ => {
+                        message.blocks.push((index, text.to_owned()));
+                        true
+                    }
+                };
+                vec![TurnEvent::Delta {
+                    text: text.to_owned(),
+                    start,
+                }]
+            }
+            Some("message_delta") => {
+                let output = event["usage"]["output_tokens"].as_u64();
+                if let (Some(output), Some(id)) = (output, api_id) {
+                    self.delta_output = Some((id.to_owned(), output));
+                }
+                Vec::new()
+            }
+            _ => Vec::new(),
         }
-        let output = event["usage"]["output_tokens"].as_u64();
-        let id = value["api_message_id"].as_str();
-        if let (Some(output), Some(id)) = (output, id) {
-            self.delta_output = Some((id.to_owned(), output));
-        }
+    }
+
+    /// The message a delta belongs to: the one its `api_message_id` names, else the latest
+    /// (a delta before any `message_start` opens one).
+    fn streaming_message(&mut self, api_id: Option<&str>) -> &mut StreamedMessage {
+        let named = api_id.and_then(|id| {
+            self.streamed
+                .iter()
+                .rposition(|m| m.id.as_deref() == Some(id))
+        });
+        let at = match named {
+            Some(at) => at,
+            None if self.streamed.is_empty() || api_id.is_some() => {
+                self.streamed.push(StreamedMessage {
+                    id: api_id.map(str::to_owned),
+                    ..StreamedMessage::default()
+                });
+                self.streamed.len() - 1
+            }
+            None => self.streamed.len() - 1,
+        };
+        &mut self.streamed[at]
+    }
+
+    /// The text of the next streamed block of message `id` that no `assistant` line has
+    /// accounted for yet, if any.
+    fn take_streamed(&mut self, id: Option<&str>) -> Option<String> {
+        let message = self
+            .streamed
+            .iter_mut()
+            .rev()
+            .find(|m| id.is_none() || m.id.is_none() || m.id.as_deref() == id)?;
+        let (_, text) = message.blocks.get(message.matched)?;
+        message.matched += 1;
+        Some(text.clone())
     }
 
     /// The outcome of the run, once the process exited. `cwd` is the run's working directory
@@ -357,6 +454,27 @@ impl ClaudeParser {
             .or_else(largest)
             .map(|(_, w)| *w)
     }
+}
+
+/// What an `assistant` text block adds after `streamed`, the text its deltas already gave.
+fn rest_of_block(streamed: Option<&str>, full: &str) -> Option<TurnEvent> {
+    let Some(streamed) = streamed else {
+        return Some(TurnEvent::Text {
+            text: full.to_owned(),
+        });
+    };
+    if let Some(rest) = full.strip_prefix(streamed) {
+        return (!rest.is_empty()).then(|| TurnEvent::Delta {
+            text: rest.to_owned(),
+            start: false,
+        });
+    }
+    if streamed.starts_with(full) {
+        return None;
+    }
+    Some(TurnEvent::Text {
+        text: full.to_owned(),
+    })
 }
 
 fn result_errors(value: &Value) -> Vec<String> {
@@ -527,3 +645,7 @@ fn last_call_in_session_file(file: &Path) -> Option<CallUsage> {
 #[cfg(test)]
 #[path = "claude_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "claude_partial_tests.rs"]
+mod partial_tests;

@@ -2,7 +2,7 @@
 use super::*;
 use pretty_assertions::assert_eq;
 
-fn capture(name: &str) -> String {
+pub(super) fn capture(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/captures/claude-code")
         .join(name);
@@ -33,13 +33,13 @@ fn capture_opt(name: &str) -> String {
     .unwrap_or_default()
 }
 
-struct Home {
+pub(super) struct Home {
     _dir: tempfile::TempDir,
-    homes: ProviderHomes,
-    cwd: PathBuf,
+    pub(super) homes: ProviderHomes,
+    pub(super) cwd: PathBuf,
 }
 
-fn home() -> Home {
+pub(super) fn home() -> Home {
     let dir = tempfile::tempdir().unwrap();
     let cwd = dir.path().join("proj1");
     std::fs::create_dir_all(&cwd).unwrap();
@@ -93,7 +93,7 @@ fn strings(args: Vec<OsString>) -> Vec<String> {
 
 #[test]
 fn args_table() {
-    let base = "-p --output-format stream-json --verbose";
+    let base = "-p --output-format stream-json --verbose --include-partial-messages";
     let new_id = SessionMode::New {
         session_id: Some("id-1".into()),
     };
@@ -454,7 +454,29 @@ fn window_choice_table() {
 fn out_partial_uses_the_message_delta_output() {
     let home = home();
     let (events, outcome) = run("out-partial", &home);
-    assert_eq!(events.len(), 4, "{events:?}");
+    let delta = |text: &str, start| TurnEvent::Delta {
+        text: text.into(),
+        start,
+    };
+    assert_eq!(
+        events,
+        vec![
+            TurnEvent::Session {
+                session_id: "e99267ca-07d7-4f4f-95dc-50f7231ba9ed".into(),
+                model: Some("claude-opus-5-5".into())
+            },
+            delta("MOCK-REPLY #18 model=claude", true),
+            delta("-opus-5-5 last_user=partial", false),
+            // The full `assistant` message adds its usage, not its text again.
+            TurnEvent::Usage {
+                tokens: 1018 + 2018 + 3018 + 1
+            },
+            TurnEvent::End {
+                status: TurnStatus::Completed,
+                error: None
+            },
+        ]
+    );
     assert_eq!(outcome.status, Some(TurnStatus::Completed));
     assert_eq!(
         outcome.context,

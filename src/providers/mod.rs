@@ -125,6 +125,11 @@ pub enum TurnEvent {
     },
     /// A piece of the answer, in full (one assistant message or agent message).
     Text { text: String },
+    /// Answer text still arriving (Claude with `--include-partial-messages`). `start` marks the
+    /// first delta of a piece: it opens a new piece exactly where a `Text` would; the deltas
+    /// after it extend that piece until any other event or the next `start`. A streamed
+    /// piece's deltas, joined, are the text a `Text` would have carried: it is not sent again.
+    Delta { text: String, start: bool },
     /// A tool call, summarized in one line (`Read src/main.rs`, `$ cargo test`).
     ToolUse { name: String, summary: String },
     /// Usage of one model call as the stream reported it (not necessarily final).
@@ -136,6 +141,27 @@ pub enum TurnEvent {
         status: TurnStatus,
         error: Option<String>,
     },
+}
+
+impl TurnEvent {
+    /// Adds what this event says of the answer to `answer`: pieces (a `Text`, or the deltas from
+    /// a `start` on) are joined by a blank line; other events add nothing. The server's
+    /// journalled answer and a parser's [`TurnOutcome::answer`] are both this fold.
+    pub fn add_to_answer(&self, answer: &mut String) {
+        let (text, new_piece) = match self {
+            TurnEvent::Text { text } => (text, true),
+            TurnEvent::Delta { text, start } => (text, *start),
+            TurnEvent::Session { .. }
+            | TurnEvent::ToolUse { .. }
+            | TurnEvent::Usage { .. }
+            | TurnEvent::Warning { .. }
+            | TurnEvent::End { .. } => return,
+        };
+        if new_piece && !answer.is_empty() {
+            answer.push_str("\n\n");
+        }
+        answer.push_str(text);
+    }
 }
 
 /// Whether a run opens a provider session or resumes one.
@@ -185,7 +211,7 @@ pub struct TurnOutcome {
     pub context: Option<ContextUsage>,
     /// The CLI said the session to resume does not exist.
     pub session_not_found: bool,
-    /// The full answer text of the turn (all text events joined).
+    /// The full answer text of the turn (its events folded by [`TurnEvent::add_to_answer`]).
     pub answer: String,
 }
 

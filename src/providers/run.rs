@@ -257,7 +257,7 @@ mod tests {
             std::fs::canonicalize(&fake.spec.cwd).unwrap()
         );
         let args = std::fs::read_to_string(fake.out("args.txt")).unwrap();
-        assert_eq!(args, "-p\n--output-format\nstream-json\n--verbose\n--session-id\ns-1\n--append-system-prompt\nbe brief\n");
+        assert_eq!(args, "-p\n--output-format\nstream-json\n--verbose\n--include-partial-messages\n--session-id\ns-1\n--append-system-prompt\nbe brief\n");
 
         let mut msgs = Vec::new();
         while let Ok(msg) = rx.try_recv() {

@@ -660,16 +660,16 @@ impl TurnCtx<'_> {
             },
             other => other,
         };
+        // Deltas build the answer as they come, so an interrupted stream keeps what arrived.
+        ev.add_to_answer(&mut self.answer);
         match &ev {
-            TurnEvent::Text { text } => {
-                if !self.answer.is_empty() {
-                    self.answer.push_str("\n\n");
-                }
-                self.answer.push_str(text);
-            }
             TurnEvent::ToolUse { summary, .. } => self.tools.push(summary.clone()),
             TurnEvent::End { .. } => self.saw_end = true,
-            TurnEvent::Session { .. } | TurnEvent::Usage { .. } | TurnEvent::Warning { .. } => {}
+            TurnEvent::Session { .. }
+            | TurnEvent::Text { .. }
+            | TurnEvent::Delta { .. }
+            | TurnEvent::Usage { .. }
+            | TurnEvent::Warning { .. } => {}
         }
         self.feed.push(Reply::Event {
             event: SendEvent::Turn { event: ev },

@@ -111,6 +111,15 @@ fn entry_from_log(t: &Value, convs: &[Value], prev: Option<&TurnEntry>) -> TurnE
     }
 }
 
+/// A delta extends the answer piece it belongs to: the last part when it is text and the delta
+/// does not start a new piece, else a new text part.
+fn append_delta(parts: &mut Vec<Part>, text: &str, start: bool) {
+    match parts.last_mut() {
+        Some(Part::Text(piece)) if !start => piece.push_str(text),
+        _ => parts.push(Part::Text(text.to_string())),
+    }
+}
+
 impl Transcript {
     /// The transcript `log --json` describes.
     pub fn from_log(log: &Value) -> Transcript {
@@ -195,6 +204,14 @@ impl Transcript {
             SendEvent::Turn { event } => {
                 let part = match event {
                     TurnEvent::Text { text } => Part::Text(text.clone()),
+                    TurnEvent::Delta { text, start } => {
+                        let rev = self.version;
+                        if let Some(t) = self.current() {
+                            append_delta(&mut t.parts, text, *start);
+                            t.rev = rev;
+                        }
+                        return false;
+                    }
                     TurnEvent::ToolUse { summary, .. } => Part::Tool(summary.clone()),
                     TurnEvent::Warning { message } => Part::Warning(message.clone()),
                     TurnEvent::Session { .. } | TurnEvent::Usage { .. } | TurnEvent::End { .. } => {
@@ -286,6 +303,82 @@ mod tests {
             vec![Part::Tool("Read x".into()), Part::Text("A1".into())]
         );
         assert!(t.running().is_some());
+    }
+
+    #[test]
+    fn deltas_extend_the_current_piece_and_a_start_opens_the_next() {
+        let delta = |text: &str, start: bool| SendEvent::Turn {
+            event: TurnEvent::Delta {
+                text: text.into(),
+                start,
+            },
+        };
+        let tool = SendEvent::Turn {
+            event: TurnEvent::ToolUse {
+                name: "Read".into(),
+                summary: "a.rs".into(),
+            },
+        };
+        let note = SendEvent::Note {
+            message: "n".into(),
+        };
+        let rows: Vec<(Vec<SendEvent>, Vec<Part>)> = vec![
+            (
+                vec![delta("MOCK", true), delta("-REPLY", false)],
+                vec![Part::Text("MOCK-REPLY".into())],
+            ),
+            (
+                vec![delta("one", true), delta("two", true)],
+                vec![Part::Text("one".into()), Part::Text("two".into())],
+            ),
+            (
+                vec![
+                    delta("one", true),
+                    tool,
+                    delta("two", true),
+                    delta("!", false),
+                ],
+                vec![
+                    Part::Text("one".into()),
+                    Part::Tool("a.rs".into()),
+                    Part::Text("two!".into()),
+                ],
+            ),
+            // A continuation whose piece was cut by something else starts a part of its own.
+            (
+                vec![delta("par", true), note, delta("tial", false)],
+                vec![
+                    Part::Text("par".into()),
+                    Part::Note("n".into()),
+                    Part::Text("tial".into()),
+                ],
+            ),
+        ];
+        for (events, want) in rows {
+            let mut t = Transcript::default();
+            t.step(
+                &SendEvent::Started {
+                    turn_id: "x".into(),
+                    number: 1,
+                    provider: ProviderKind::Claude,
+                    conversation: 1,
+                    opened: None,
+                    session: "fresh".into(),
+                    prompt: "p".into(),
+                },
+                None,
+            );
+            let mut revs = Vec::new();
+            for e in &events {
+                t.step(e, None);
+                revs.push(t.turns[0].rev);
+            }
+            assert_eq!(t.turns[0].parts, want, "{events:?}");
+            assert!(
+                revs.windows(2).all(|w| w[0] < w[1]),
+                "every delta marks its turn changed: {revs:?}"
+            );
+        }
     }
 
     #[test]

@@ -307,3 +307,112 @@ fn codex_runs_with_json_and_skip_git_repo_check_and_options_before_resume() {
     assert_eq!(resume_at, a.len() - 2, "resume <id> must come last: {a:?}");
     assert_eq!(flag(&argv, "--sandbox"), Some("workspace-write"));
 }
+
+/// A child's stdout, read as it comes on a thread of its own.
+struct Stdout(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl Stdout {
+    fn follow(child: &mut std::process::Child) -> Stdout {
+        use std::io::Read;
+        let buf = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut pipe = child.stdout.take().unwrap();
+        let sink = buf.clone();
+        std::thread::spawn(move || {
+            let mut chunk = [0u8; 4096];
+            while let Ok(n) = pipe.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap().extend_from_slice(&chunk[..n]);
+            }
+        });
+        Stdout(buf)
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+}
+
+/// The raw stream of a terminal's turn, one JSON value per line.
+fn raw_turn(w: &World, name: &str, turn_id: &str) -> Vec<Value> {
+    let id = w.show(name)["id"].as_str().unwrap().to_string();
+    let path = w
+        .data()
+        .join("terminals")
+        .join(id)
+        .join("turns")
+        .join(format!("{turn_id}.jsonl"));
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn claude_answer_streams_before_the_turn_ends_and_the_journal_keeps_it_whole() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    let answer = "Streaming works: this answer reaches the terminal piece by piece, long before \
+                  the turn is over.";
+    let go_on = w.tmp.path().join("go-on");
+    let prompt = format!("stream it [[reply:{answer}]] [[hold:{}]]", go_on.display());
+    let mut child = w.spawn(&["send", "t", &prompt]);
+    let stdout = Stdout::follow(&mut child);
+    // The shim holds after the first delta: whatever is on stdout now arrived mid-turn.
+    w.wait_for("the first delta on stdout", || !stdout.text().is_empty());
+    let partial = stdout.text();
+    assert!(
+        answer.starts_with(&partial) && partial.len() < answer.len(),
+        "a partial answer, unfinished: {partial:?}"
+    );
+    assert_eq!(w.show("t")["state"], "running");
+    std::fs::write(&go_on, "").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(stdout.text(), format!("{answer}\n"), "printed once, whole");
+    let log = w.json(&["log", "t"]);
+    let turn = &log["turns"][0];
+    assert_eq!(turn["answer"], answer);
+    // The journalled answer is the text of the CLI's own full message, byte for byte.
+    let raw = raw_turn(&w, "t", turn["id"].as_str().unwrap());
+    let full: Vec<&Value> = raw
+        .iter()
+        .filter(|l| l["type"] == "assistant")
+        .map(|l| &l["message"]["content"][0]["text"])
+        .collect();
+    assert_eq!(full, vec![&Value::from(answer)]);
+    let deltas = raw
+        .iter()
+        .filter(|l| l["event"]["delta"]["type"] == "text_delta")
+        .count();
+    assert!(deltas >= 2, "the answer came in {deltas} deltas");
+}
+
+#[test]
+fn interrupt_mid_stream_keeps_the_partial_answer() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    let mut watch = w.watch();
+    let never = w.tmp.path().join("never");
+    let prompt = format!(
+        "stop me [[reply:An answer cut short by the user.]] [[hold:{}]]",
+        never.display()
+    );
+    let mut child = w.spawn(&["send", "t", &prompt]);
+    let stdout = Stdout::follow(&mut child);
+    let first = watch.until(|e| e["event"]["event"]["event"]["kind"] == "delta");
+    let piece = first["event"]["event"]["event"]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    w.ok(&["interrupt", "t"]);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let turn = &w.json(&["log", "t"])["turns"][0];
+    assert_eq!(turn["status"], "interrupted");
+    // What streamed is kept, once: the CLI's aborted message repeats it and adds nothing.
+    assert_eq!(turn["answer"], piece.as_str());
+    assert_eq!(stdout.text(), format!("{piece}\n"));
+}

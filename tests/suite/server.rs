@@ -49,8 +49,11 @@ fn interrupt_stops_the_turn_and_keeps_its_partial_output() {
         w.new_terminal("t", provider);
         let mut watch = w.watch();
         let child = w.spawn(&["send", "t", "long job [[hang]]"]);
-        // Interrupt once the partial answer has streamed.
-        watch.until(|e| e["event"]["event"]["event"]["kind"] == "text");
+        // Interrupt once the partial answer has streamed (Claude's in deltas, Codex's whole).
+        watch.until(|e| {
+            let kind = &e["event"]["event"]["event"]["kind"];
+            kind == "text" || kind == "delta"
+        });
         let out = w.ok(&["interrupt", "t"]);
         assert!(out.contains("interrupted"), "{out}");
         let out = child.wait_with_output().unwrap();

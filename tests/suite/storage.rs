@@ -89,8 +89,15 @@ fn each_turns_raw_stream_is_kept_verbatim() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    // Partial messages (`stream_event`, `system/status`) are kept too, between the messages.
+    assert!(kinds.contains(&"stream_event"), "{kinds:?}");
+    let messages: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["type"] != "stream_event" && l["subtype"] != "status")
+        .map(|l| l["type"].as_str().unwrap())
+        .collect();
     assert_eq!(
-        kinds,
+        messages,
         vec!["system", "assistant", "user", "assistant", "result"]
     );
     assert_eq!(lines[0]["session_id"], show["sessions"][0]["session_id"]);
