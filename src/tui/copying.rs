@@ -112,17 +112,21 @@ impl App {
             Outcome::Stay => {}
             Outcome::Say(text) => self.say(text),
             Outcome::Leave => self.mode = Mode::Normal,
-            Outcome::Copy(text) => {
-                self.mode = Mode::Normal;
-                if text.is_empty() {
-                    self.say("nothing to copy");
-                    return Vec::new();
-                }
-                self.say(format!("copied {} characters", text.chars().count()));
-                return vec![Effect::Clipboard(text)];
-            }
+            Outcome::Copy(text) => return self.finish_copy(text),
         }
         Vec::new()
+    }
+
+    /// Copy mode ends with `text` on the clipboard (keys `y`/Enter, a mouse release, a double
+    /// click).
+    pub(super) fn finish_copy(&mut self, text: String) -> Vec<Effect> {
+        self.mode = Mode::Normal;
+        if text.is_empty() {
+            self.say("nothing to copy");
+            return Vec::new();
+        }
+        self.say(format!("copied {} characters", text.chars().count()));
+        vec![Effect::Clipboard(text)]
     }
 }
 

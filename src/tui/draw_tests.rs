@@ -365,7 +365,7 @@ fn help_overlay_lists_the_keys() {
     let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
     app.update(ctrl('b'));
     app.update(key(KeyCode::Char('?')));
-    let s = screen(&mut app, 90, 26);
+    let s = screen(&mut app, 90, 36);
     for k in [
         "C-b c",
         "C-b d",
@@ -374,11 +374,14 @@ fn help_overlay_lists_the_keys() {
         "C-e",
         "C-o",
         "PageUp / PageDown",
+        "C-b z / C-b x",
+        "C-b ←↑↓→ / o",
+        "mouse drag / double click",
     ] {
         assert!(s.contains(k), "help misses {k}:\n{s}");
     }
     app.update(key(KeyCode::Char('q')));
-    assert!(!screen(&mut app, 90, 26).contains("PageUp / PageDown"));
+    assert!(!screen(&mut app, 90, 36).contains("PageUp / PageDown"));
 }
 
 #[test]
@@ -485,32 +488,116 @@ fn scrolling_up_stops_following_and_ctrl_end_follows_again() {
 }
 
 #[test]
-fn split_panes_show_their_own_terminals() {
+fn nested_splits_show_their_own_terminals_and_faces() {
     let mut app = app_with(vec![
         terminal("api", "claude", "idle", None),
         terminal("web", "codex", "idle", None),
+        terminal("docs", "claude", "running", None),
     ]);
-    app.update(ctrl('b'));
-    let fx = app.update(key(KeyCode::Char('%')));
+    app.update(Msg::Reply(Tag::Log("api".into()), Ok(log())));
+    let empty = json!({"conversations": [], "turns": []});
+    app.update(Msg::Reply(Tag::Log("web".into()), Ok(empty.clone())));
+    app.update(Msg::Reply(Tag::Log("docs".into()), Ok(empty)));
+    screen(&mut app, 100, 18);
+    let fx = prefix(&mut app, '%');
     assert!(
         matches!(&fx[..], [Effect::Call(Tag::Log(n), _)] if n == "web"),
         "{fx:?}"
     );
-    let s = screen(&mut app, 100, 8);
-    let top = s.lines().next().unwrap_or("");
+    prefix(&mut app, '"');
+    // The bottom right pane shows the diff face of its terminal.
+    prefix(&mut app, 'g');
+    let want = "\
+┌ terminals ───────────────┐┌ 0 api · claude · conversation 2 …┐┌ 1 web · codex · conversation 2 ·…┐
+│0 api                 idle││── conversation 2 · rotated: the …││No turns yet: type a prompt below │
+│  claude   ctx –          ││› Add a test                      ││                                  │
+│1 web                 idle││Added tests/health.rs.            ││                                  │
+│  codex    ctx –          ││── completed · claude · context   ││                                  │
+│2 docs           ● running││   6.0% of 200,000                ││                                  │
+│  claude   ctx –          ││                                  │└──────────────────────────────────┘
+│                          ││── provider switched to codex · s…│┌ 2 docs · diff · reading… ────────┐
+│                          ││› Review it                       ││reading the diff…                 │
+│                          ││── failed · codex · context not   ││                                  │
+│                          ││   reported                       ││                                  │
+│                          ││   API error 400                  ││                                  │
+│                          ││                                  ││                                  │
+│                          │└──────────────────────────────────┘└──────────────────────────────────┘
+│                          │┌ prompt → docs · claude · Tab: provider · Enter queues ───────────────┐
+│                          ││                                                                      │
+└──────────────────────────┘└──────────────────────────────────────────────────────────────────────┘
+ baton  Enter queue · Esc interrupt · PgUp/PgDn scroll · C-b c new · C-b ? help · C-b d detach
+";
+    assert_eq!(screen(&mut app, 100, 18), want);
+    // The focused pane's border is highlighted.
+    use ratatui::style::Color;
+    assert_eq!(cell_style(&mut app, 100, 18, 70, 7).fg, Some(Color::Cyan));
+    assert_eq!(cell_style(&mut app, 100, 18, 70, 6).fg, Some(Color::Reset));
+    // Zoomed, the focused pane takes the whole area and says so.
+    prefix(&mut app, 'z');
+    let s = screen(&mut app, 100, 18);
     assert!(
-        top.contains("0 api · claude") && top.contains("1 web · codex"),
+        s.contains("┌ 2 docs · diff · reading… · zoomed (C-b z) ───"),
         "{s}"
     );
+    assert!(!s.contains("1 web · codex"), "{s}");
+    prefix(&mut app, 'z');
+    // Closing the diff pane gives its place back to the pane above.
+    prefix(&mut app, 'x');
+    let s = screen(&mut app, 100, 18);
+    let row = |n: usize| s.lines().nth(n).unwrap_or("").to_string();
+    assert!(
+        row(0).ends_with("┐┌ 1 web · codex · conversation 2 ·…┐"),
+        "{s}"
+    );
+    assert!(
+        row(7).ends_with("││                                  │"),
+        "{s}"
+    );
+    assert!(
+        row(13).ends_with("┘└──────────────────────────────────┘"),
+        "{s}"
+    );
+    assert!(!s.contains("2 docs · diff"), "{s}");
     assert_eq!(app.focused_name().as_deref(), Some("web"));
-    app.update(ctrl('b'));
-    app.update(key(KeyCode::Char('"')));
-    let s = screen(&mut app, 100, 12);
-    // Every terminal is already shown: the new pane shows the focused one too.
-    assert_eq!(s.matches("1 web · codex").count(), 2, "{s}");
-    app.update(ctrl('b'));
-    app.update(key(KeyCode::Char('x')));
-    assert_eq!(app.panes.len(), 2);
+}
+
+#[test]
+fn a_tiny_window_with_several_splits_shows_the_focused_pane() {
+    let mut app = app_with(vec![
+        terminal("api", "claude", "idle", None),
+        terminal("web", "codex", "idle", None),
+    ]);
+    app.update(Msg::Reply(Tag::Log("api".into()), Ok(log())));
+    screen(&mut app, 120, 40);
+    for c in ['%', '"', '%', '"', '%'] {
+        prefix(&mut app, c);
+    }
+    assert_eq!(app.panes.len(), 6);
+    prefix(&mut app, 'o');
+    for (w, h) in [
+        (20, 5),
+        (1, 1),
+        (5, 2),
+        (30, 8),
+        (60, 12),
+        (24, 40),
+        (400, 120),
+    ] {
+        screen(&mut app, w, h);
+    }
+    let want = "\
+┌ 0 api · claude · …┐
+┌ prompt → api · cl…┐
+│                   │
+└───────────────────┘
+ baton  Enter send ·…
+";
+    assert_eq!(screen(&mut app, 21, 5), want);
+    // Keys that move the focus work on the layout even while it cannot be shown.
+    prefix(&mut app, 'o');
+    assert_eq!(app.active, 1);
+    let s = screen(&mut app, 21, 5);
+    assert!(s.starts_with("┌ 1 web · codex · c…┐"), "{s}");
 }
 
 fn prefix(app: &mut App, c: char) -> Vec<Effect> {
