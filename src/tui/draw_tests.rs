@@ -870,3 +870,122 @@ fn the_help_overlay_and_hints_show_remapped_keys() {
     let s = screen(&mut app, 160, 14);
     assert!(s.contains("C-q N new · C-q ? help · C-q M-n/p"), "{s}");
 }
+
+fn mouse(kind: crossterm::event::MouseEventKind, x: u16, y: u16) -> crossterm::event::MouseEvent {
+    crossterm::event::MouseEvent {
+        kind,
+        column: x,
+        row: y,
+        modifiers: KeyModifiers::NONE,
+    }
+}
+
+/// Where `text` starts on the drawn screen (column in cells, row).
+fn find(screen: &str, text: &str) -> (u16, u16) {
+    find_from(screen, text, 0)
+}
+
+/// Where `text` first shows on the screen from row `from` on.
+fn find_from(screen: &str, text: &str, from: u16) -> (u16, u16) {
+    for (y, line) in screen.lines().enumerate().skip(usize::from(from)) {
+        if let Some(i) = line.find(text) {
+            return (super::lines::str_width(&line[..i]) as u16, y as u16);
+        }
+    }
+    panic!("{text:?} not on the screen:\n{screen}");
+}
+
+#[test]
+fn a_drag_over_a_pane_selects_what_was_under_the_mouse_and_copies_it() {
+    use crossterm::event::{MouseButton, MouseEventKind as K};
+    use ratatui::style::Color;
+    let mut app = app_with(vec![
+        terminal("api", "claude", "idle", None),
+        terminal("web", "codex", "idle", None),
+    ]);
+    app.update(Msg::Reply(Tag::Log("api".into()), Ok(log())));
+    prefix(&mut app, '%');
+    assert_eq!(app.active, 1);
+    let s = screen(&mut app, 100, 23);
+    let (x, y) = find(&s, "Added tests/health.rs.");
+    // The press focuses the left pane; the drag enters copy mode and selects.
+    app.update(Msg::Mouse(mouse(K::Down(MouseButton::Left), x, y)));
+    assert_eq!(app.active, 0);
+    assert_eq!(app.mode, super::app::Mode::Normal);
+    app.update(Msg::Mouse(mouse(K::Drag(MouseButton::Left), x + 10, y)));
+    app.update(Msg::Mouse(mouse(K::Drag(MouseButton::Left), x + 21, y)));
+    assert!(matches!(app.mode, super::app::Mode::Copy(_)));
+    assert_eq!(
+        cell_style(&mut app, 100, 23, x + 5, y).bg,
+        Some(Color::Yellow)
+    );
+    assert_eq!(
+        screen(&mut app, 100, 23).lines().nth(y as usize),
+        s.lines().nth(y as usize)
+    );
+    let fx = app.update(Msg::Mouse(mouse(K::Up(MouseButton::Left), x + 21, y)));
+    assert_eq!(fx, vec![Effect::Clipboard("Added tests/health.rs.".into())]);
+    assert_eq!(app.mode, super::app::Mode::Normal);
+
+    // Upwards across a wrapped summary line: the rows join back as one line.
+    let (x, y) = find(&s, "6.0% of 200,000");
+    let (x0, y0) = find_from(&s, "context", y - 1);
+    assert_eq!(y0 + 1, y, "the summary wraps in the narrow pane:\n{s}");
+    app.update(Msg::Mouse(mouse(K::Down(MouseButton::Left), x + 14, y)));
+    app.update(Msg::Mouse(mouse(K::Drag(MouseButton::Left), x0, y0)));
+    let fx = app.update(Msg::Mouse(mouse(K::Up(MouseButton::Left), x0, y0)));
+    assert_eq!(
+        fx,
+        vec![Effect::Clipboard("context 6.0% of 200,000".into())]
+    );
+
+    // A click without a drag copies nothing and leaves the mode as it was.
+    app.update(Msg::Mouse(mouse(K::Down(MouseButton::Left), x, y)));
+    assert_eq!(
+        app.update(Msg::Mouse(mouse(K::Up(MouseButton::Left), x, y))),
+        vec![]
+    );
+    assert_eq!(app.mode, super::app::Mode::Normal);
+}
+
+#[test]
+fn the_mouse_maps_through_the_scroll_offset_double_clicks_copy_a_word_and_the_wheel_scrolls() {
+    use crossterm::event::{MouseButton, MouseEventKind as K};
+    use std::time::{Duration, Instant};
+    let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
+    app.update(Msg::Reply(Tag::Log("api".into()), Ok(log())));
+    screen(&mut app, 90, 14);
+    app.update(key(KeyCode::PageUp));
+    let s = screen(&mut app, 90, 14);
+    let (x, y) = find(&s, "/health returns");
+    let t0 = Instant::now();
+    let down = |app: &mut App, at: Instant| {
+        let fx = app.on_mouse_at(mouse(K::Down(MouseButton::Left), x + 2, y), at);
+        app.on_mouse_at(mouse(K::Up(MouseButton::Left), x + 2, y), at);
+        fx
+    };
+    assert_eq!(down(&mut app, t0), vec![]);
+    // Too slow for a double click.
+    assert_eq!(down(&mut app, t0 + Duration::from_secs(1)), vec![]);
+    let fx = down(&mut app, t0 + Duration::from_millis(1200));
+    assert_eq!(fx, vec![Effect::Clipboard("/health".into())]);
+    assert_eq!(app.mode, super::app::Mode::Normal);
+
+    // In copy mode the wheel moves the copy view, not the pane behind it.
+    prefix(&mut app, '[');
+    let top = |app: &App| match &app.mode {
+        super::app::Mode::Copy(v) => v.top,
+        _ => usize::MAX,
+    };
+    let before = top(&app);
+    app.update(Msg::Mouse(mouse(K::ScrollDown, x, y)));
+    assert_eq!(top(&app), before + 3);
+    app.update(Msg::Mouse(mouse(K::ScrollUp, x, y)));
+    assert_eq!(top(&app), before);
+    // A press outside the pane leaves copy mode; the wheel then scrolls the pane again.
+    app.update(Msg::Mouse(mouse(K::Down(MouseButton::Left), 0, 9)));
+    assert_eq!(app.mode, super::app::Mode::Normal);
+    let scroll = app.panes[0].scroll;
+    app.update(Msg::Mouse(mouse(K::ScrollDown, x, y)));
+    assert_eq!(app.panes[0].scroll, scroll.saturating_sub(3));
+}
