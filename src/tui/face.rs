@@ -235,7 +235,14 @@ mod tests {
         app.panes[1].area = Rect::new(0, 0, 30, 8);
         let open = app.shell_effects();
         assert!(
-            matches!(&open[..], [Effect::ShellOpen { rows: 6, cols: 28, .. }]),
+            matches!(
+                &open[..],
+                [Effect::ShellOpen {
+                    rows: 6,
+                    cols: 28,
+                    ..
+                }]
+            ),
             "{open:?}"
         );
     }
