@@ -25,6 +25,8 @@ pub mod transcript;
 
 #[cfg(test)]
 mod draw_tests;
+#[cfg(test)]
+mod pane_tests;
 
 use std::io::{IsTerminal, Write};
 use std::sync::mpsc::{self, Receiver, Sender};
