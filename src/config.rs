@@ -58,6 +58,7 @@ pub struct KeysConfig {
     pub split_below: Option<String>,
     pub next_pane: Option<String>,
     pub close_pane: Option<String>,
+    pub zoom: Option<String>,
     pub shell: Option<String>,
     pub diff: Option<String>,
     pub rename: Option<String>,
@@ -67,7 +68,7 @@ pub struct KeysConfig {
 
 impl KeysConfig {
     /// Each action's name and configured key, in the order of the help.
-    pub fn entries(&self) -> [(&'static str, Option<&str>); 15] {
+    pub fn entries(&self) -> [(&'static str, Option<&str>); 16] {
         [
             ("new", self.new.as_deref()),
             ("next", self.next.as_deref()),
@@ -79,6 +80,7 @@ impl KeysConfig {
             ("split_below", self.split_below.as_deref()),
             ("next_pane", self.next_pane.as_deref()),
             ("close_pane", self.close_pane.as_deref()),
+            ("zoom", self.zoom.as_deref()),
             ("shell", self.shell.as_deref()),
             ("diff", self.diff.as_deref()),
             ("rename", self.rename.as_deref()),

@@ -7,6 +7,8 @@ use super::composer::Composer;
 use super::diff::DiffView;
 use super::form::NewForm;
 use super::keys::{Keys, PrefixAction};
+use super::layout::Node;
+use super::mouse::MouseState;
 use super::shell::{ShellUpdate, ShellView};
 use super::transcript::Transcript;
 use crate::error::BatonError;
@@ -163,12 +165,6 @@ pub struct Pane {
     pub cache: LineCache,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Split {
-    Beside,
-    Below,
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub enum Mode {
     Normal,
@@ -272,8 +268,16 @@ pub enum Msg {
 pub struct App {
     pub terms: Vec<TermView>,
     pub panes: Vec<Pane>,
+    /// Where the panes go: a tree over indices into `panes`.
+    pub layout: Node,
+    /// The index in `panes` of the pane with the focus.
     pub active: usize,
-    pub split: Split,
+    /// The active pane fills the panes' area (prefix z).
+    pub zoomed: bool,
+    /// The area the panes shared at the last drawing (focus moves by direction within it).
+    pub panes_area: ratatui::layout::Rect,
+    /// A mouse button held down, and the last click (for double clicks).
+    pub mouse: MouseState,
     pub composer: Composer,
     /// The provider the next prompt switches to (None: the terminal's own).
     pub next_provider: Option<ProviderKind>,
@@ -301,8 +305,11 @@ impl App {
         App {
             terms: Vec::new(),
             panes: vec![Pane::default()],
+            layout: Node::default(),
             active: 0,
-            split: Split::Beside,
+            zoomed: false,
+            panes_area: ratatui::layout::Rect::default(),
+            mouse: MouseState::default(),
             composer: Composer::default(),
             next_provider: None,
             next_model: None,

@@ -1,9 +1,12 @@
 //! Copy mode's logic (prefix `[`, keys as tmux's vi copy mode): a cursor over a frozen copy of
 //! a pane's rows, a selection, search, and the text a selection copies (wrapped rows joined
-//! back), plus the OSC 52 sequence that puts it on the system clipboard. Pure: table-tested.
+//! back), plus the OSC 52 sequence that puts it on the system clipboard. The mouse works on the
+//! same view: a cell of the pane maps to a place in the rows (`pos_at`), a double click takes
+//! the word there, the wheel scrolls. Pure: table-tested.
 
 use base64::Engine;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use unicode_width::UnicodeWidthChar;
 
 /// How a row follows the one before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,6 +113,67 @@ impl CopyView {
         } else if row >= self.top + self.height {
             self.top = row + 1 - self.height;
         }
+    }
+
+    /// The mouse put the cursor at `p` (clamped to the text; the view scrolls to it).
+    pub fn point(&mut self, p: Pos) {
+        self.set_cursor(p);
+    }
+
+    /// The place under the pane's cell `dx` columns right of and `dy` rows below its first
+    /// shown cell (negative: above or left of it, when a drag leaves the pane), clamped to the
+    /// text. Columns are display columns: a wide character takes two.
+    pub fn pos_at(&self, dx: i32, dy: i32) -> Pos {
+        let last = self.rows.len().saturating_sub(1);
+        let row = if dy < 0 {
+            self.top.saturating_sub(dy.unsigned_abs() as usize)
+        } else {
+            self.top.saturating_add(dy as usize).min(last)
+        };
+        let text = self.rows.get(row).map_or("", |r| r.text.as_str());
+        let col = col_at(text, usize::try_from(dx).unwrap_or(0));
+        (row, col.min(char_len(text).saturating_sub(1)))
+    }
+
+    /// Selects the word at `p` (a double click): the run of non-space characters on its row.
+    /// False (nothing changed) when `p` is not on a word.
+    pub fn select_word(&mut self, p: Pos) -> bool {
+        let Some(row) = self.rows.get(p.0) else {
+            return false;
+        };
+        let chars: Vec<char> = row.text.chars().collect();
+        if !chars.get(p.1).is_some_and(|c| is_word(*c)) {
+            return false;
+        }
+        let start = chars[..p.1]
+            .iter()
+            .rposition(|c| !is_word(*c))
+            .map_or(0, |i| i + 1);
+        let end = chars[p.1..]
+            .iter()
+            .position(|c| !is_word(*c))
+            .map_or(chars.len(), |i| p.1 + i)
+            - 1;
+        self.anchor = Some((p.0, start));
+        self.set_cursor((p.0, end));
+        true
+    }
+
+    /// The wheel: the view moves `by` rows (not past either end), the cursor stays in it.
+    pub fn scroll(&mut self, up: bool, by: usize) {
+        let max_top = self.rows.len().saturating_sub(self.height).max(self.top);
+        self.top = if up {
+            self.top.saturating_sub(by)
+        } else {
+            self.top.saturating_add(by).min(max_top)
+        };
+        let bottom = self.top + self.height - 1;
+        let row = self
+            .cursor
+            .0
+            .clamp(self.top, bottom.min(self.rows.len() - 1));
+        let col = self.cursor.1.min(self.line_len(row).saturating_sub(1));
+        self.cursor = (row, col);
     }
 
     /// The selection's ends in order, inclusive.
@@ -293,6 +357,18 @@ impl CopyView {
     }
 }
 
+/// The character index at display column `x` of `text` (the text's length past its end).
+pub fn col_at(text: &str, x: usize) -> usize {
+    let mut left = 0;
+    for (i, c) in text.chars().enumerate() {
+        left += c.width().unwrap_or(0);
+        if left > x {
+            return i;
+        }
+    }
+    char_len(text)
+}
+
 /// The OSC 52 sequence that sets the system clipboard to `text` (terminals and tmux pass it on,
 /// so it works over ssh).
 pub fn osc52(text: &str) -> Vec<u8> {
@@ -406,6 +482,81 @@ mod tests {
         keys(&mut v, "/wö\n");
         assert_eq!(v.cursor, (0, 6), "columns count characters, not bytes");
         assert_eq!(keys(&mut v, "v$y"), Outcome::Copy("wörld".into()));
+    }
+
+    #[test]
+    fn pane_cells_map_to_places_in_the_text() {
+        let rows = [
+            ("zero", Wrap::Hard),
+            ("one", Wrap::Hard),
+            ("日本 語x", Wrap::Hard),
+            ("three", Wrap::Hard),
+            ("", Wrap::Hard),
+        ];
+        let rows = rows.iter().map(|(t, w)| Row::new(*t, *w)).collect();
+        // Scrolled so that row 1 is the first shown.
+        let v = CopyView::new(0, rows, 3, 1, (1, 0));
+        let table: [((i32, i32), Pos); 10] = [
+            ((0, 0), (1, 0)),
+            ((2, 0), (1, 2)),
+            ((40, 0), (1, 2)),
+            // Wide characters take two columns each.
+            ((1, 1), (2, 0)),
+            ((2, 1), (2, 1)),
+            ((4, 1), (2, 2)),
+            ((6, 1), (2, 3)),
+            ((7, 1), (2, 4)),
+            // Above the pane: the rows before it; past the text: the last row.
+            ((0, -1), (0, 0)),
+            ((3, 9), (4, 0)),
+        ];
+        for ((dx, dy), want) in table {
+            assert_eq!(v.pos_at(dx, dy), want, "{dx},{dy}");
+        }
+        let table = [
+            ("", 3, 0),
+            ("abc", 0, 0),
+            ("abc", 2, 2),
+            ("abc", 3, 3),
+            ("a日b", 2, 1),
+        ];
+        for (text, x, want) in table {
+            assert_eq!(col_at(text, x), want, "{text:?} {x}");
+        }
+    }
+
+    #[test]
+    fn a_double_click_selects_the_word_under_it() {
+        let table: [(Pos, Option<&str>); 6] = [
+            ((2, 6), Some("GET")),
+            ((2, 0), Some("Done:")),
+            ((2, 14), Some("/health")),
+            ((3, 3), Some("returns")),
+            ((2, 5), None),
+            ((4, 0), None),
+        ];
+        for (at, want) in table {
+            let mut v = sample();
+            let got = v.select_word(at).then(|| v.copied());
+            assert_eq!(got.as_deref(), want, "{at:?}");
+        }
+    }
+
+    #[test]
+    fn the_wheel_scrolls_the_view_and_keeps_the_cursor_in_it() {
+        let mut v = sample();
+        assert_eq!((v.top, v.height, v.cursor), (0, 2, (0, 0)));
+        // (up, rows) → (top, cursor)
+        let table: [(bool, usize, usize, Pos); 4] = [
+            (false, 2, 2, (2, 0)),
+            (false, 9, 3, (3, 0)),
+            (true, 1, 2, (3, 0)),
+            (true, 5, 0, (1, 0)),
+        ];
+        for (up, by, top, cursor) in table {
+            v.scroll(up, by);
+            assert_eq!((v.top, v.cursor), (top, cursor), "{up} {by}");
+        }
     }
 
     #[test]

@@ -68,8 +68,19 @@ fn shell_rows(screen: &mut vt100::Screen) -> (Vec<Row>, usize, (usize, usize)) {
 }
 
 impl App {
-    /// Prefix `[`: copy mode over the active pane.
+    /// Prefix `[`: copy mode over the active pane (over a live shell, once the server sent its
+    /// scrollback).
     pub(super) fn enter_copy(&mut self) -> Vec<Effect> {
+        self.copy_mode(true)
+    }
+
+    /// Copy mode at once over what this client has (a mouse selection: the shell's screen,
+    /// without asking the server for the scrollback).
+    pub(super) fn enter_copy_now(&mut self) {
+        self.copy_mode(false);
+    }
+
+    fn copy_mode(&mut self, ask_history: bool) -> Vec<Effect> {
         let i = self.active;
         let Some(p) = self.panes.get(i) else {
             return Vec::new();
@@ -89,7 +100,7 @@ impl App {
             // mode opens when it comes (see `on_shell`).
             let (rows, top, cursor) = match shell.history.take() {
                 Some(mut history) => shell_rows(history.0.screen_mut()),
-                None if shell.live() => {
+                None if ask_history && shell.live() => {
                     shell.copy_waits = true;
                     return vec![Effect::ShellHistory { name }];
                 }
@@ -121,17 +132,21 @@ impl App {
             Outcome::Stay => {}
             Outcome::Say(text) => self.say(text),
             Outcome::Leave => self.mode = Mode::Normal,
-            Outcome::Copy(text) => {
-                self.mode = Mode::Normal;
-                if text.is_empty() {
-                    self.say("nothing to copy");
-                    return Vec::new();
-                }
-                self.say(format!("copied {} characters", text.chars().count()));
-                return vec![Effect::Clipboard(text)];
-            }
+            Outcome::Copy(text) => return self.finish_copy(text),
         }
         Vec::new()
+    }
+
+    /// Copy mode ends with `text` on the clipboard (keys `y`/Enter, a mouse release, a double
+    /// click).
+    pub(super) fn finish_copy(&mut self, text: String) -> Vec<Effect> {
+        self.mode = Mode::Normal;
+        if text.is_empty() {
+            self.say("nothing to copy");
+            return Vec::new();
+        }
+        self.say(format!("copied {} characters", text.chars().count()));
+        vec![Effect::Clipboard(text)]
     }
 }
 

@@ -8,11 +8,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
-use super::app::{App, Mode, Pane, Split, TermView};
+use super::app::{App, Mode, Pane, TermView};
 use super::copying;
 use super::diff;
 use super::form::{Field, NewForm};
 use super::keys::PrefixAction as A;
+use super::layout;
 use super::lines::{self, str_width, truncate};
 use super::shell;
 use crate::providers::TurnStatus;
@@ -169,19 +170,17 @@ fn draw_list(f: &mut Frame, app: &App, area: Rect) {
     f.render_widget(Paragraph::new(out), inner);
 }
 
+/// The panes as the layout places them (the active one alone when zoomed or when the window
+/// is too small for them all); a pane not drawn keeps no area, so the mouse cannot hit it.
 fn draw_panes(f: &mut Frame, app: &mut App, area: Rect) {
-    let n = app.panes.len().max(1) as u32;
-    let dir = match app.split {
-        Split::Beside => Direction::Horizontal,
-        Split::Below => Direction::Vertical,
-    };
-    let areas = Layout::default()
-        .direction(dir)
-        .constraints((0..n).map(|_| Constraint::Ratio(1, n)))
-        .split(area);
-    for i in 0..app.panes.len() {
-        let a = areas.get(i).copied().unwrap_or_default();
-        draw_pane(f, app, i, a);
+    app.panes_area = area;
+    for p in &mut app.panes {
+        p.area = Rect::default();
+    }
+    for (i, r) in layout::shown(&app.layout, area, app.active, app.zoomed) {
+        if i < app.panes.len() {
+            draw_pane(f, app, i, r);
+        }
     }
 }
 
@@ -245,6 +244,11 @@ fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
             None => (" baton ".to_string(), Vec::new()),
         }
     };
+    let title = if app.zoomed {
+        format!("{}· zoomed ({}) ", title, app.keys.hint(A::Zoom))
+    } else {
+        title
+    };
     let border = if active && app.panes.len() > 1 {
         Style::default().fg(Color::Cyan)
     } else {
@@ -257,6 +261,11 @@ fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
     let inner = block.inner(area);
     f.render_widget(block, area);
     app.panes[i].area = area;
+    if inner.is_empty() {
+        // Only its border fits: nothing to wrap or scroll.
+        app.panes[i].rows = 0;
+        return;
+    }
     if let Mode::Copy(v) = &app.mode {
         if v.pane == i {
             copying::draw(f, v, inner);
@@ -416,10 +425,10 @@ fn hints(app: &App) -> String {
     let h = |a| app.keys.hint(a);
     if app.prefix_armed {
         return format!(
-            "{p} … {} shell · {} diff · {} new · {} rename · {} remove · {}/{} next/prev · 0-9 jump · {} {} split · {} pane · {} detach · {} help",
+            "{p} … {} shell · {} diff · {} new · {} rename · {} remove · {}/{} next/prev · 0-9 jump · {} {} split · {}/arrows pane · {} zoom · {} close pane · {} detach · {} help",
             k(A::ToggleShell), k(A::ToggleDiff), k(A::NewTerminal), k(A::Rename), k(A::Remove),
             k(A::Next), k(A::Prev), k(A::SplitBeside), k(A::SplitBelow), k(A::NextPane),
-            k(A::Detach), k(A::Help)
+            k(A::Zoom), k(A::ClosePane), k(A::Detach), k(A::Help)
         );
     }
     match &app.mode {

@@ -13,7 +13,7 @@ use super::keys::Keys;
 use crate::protocol::{Request, SendEvent, TurnSummary, WatchEvent};
 use crate::providers::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};
 
-fn terminal(name: &str, provider: &str, state: &str, ctx: Option<(u64, u64)>) -> Value {
+pub(super) fn terminal(name: &str, provider: &str, state: &str, ctx: Option<(u64, u64)>) -> Value {
     let context = ctx.map_or(
         Value::Null,
         |(t, w)| json!({"tokens": t, "window": w, "fraction": t as f64 / w as f64}),
@@ -22,13 +22,13 @@ fn terminal(name: &str, provider: &str, state: &str, ctx: Option<(u64, u64)>) ->
            "state": state, "conversation": {"number": 2}, "context": context})
 }
 
-fn app_with(terms: Vec<Value>) -> App {
+pub(super) fn app_with(terms: Vec<Value>) -> App {
     let mut app = App::new("baton", "/w/api", Keys::default());
     app.update(Msg::Watch(WatchEvent::Terminals { terminals: terms }));
     app
 }
 
-fn log() -> Value {
+pub(super) fn log() -> Value {
     json!({
         "name": "api",
         "conversations": [
@@ -49,7 +49,7 @@ fn log() -> Value {
     })
 }
 
-fn screen(app: &mut App, w: u16, h: u16) -> String {
+pub(super) fn screen(app: &mut App, w: u16, h: u16) -> String {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     t.draw(|f| draw(f, app)).unwrap();
     let buf = t.backend().buffer().clone();
@@ -65,7 +65,7 @@ fn screen(app: &mut App, w: u16, h: u16) -> String {
     out
 }
 
-fn key(code: KeyCode) -> Msg {
+pub(super) fn key(code: KeyCode) -> Msg {
     Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
 }
 
@@ -365,7 +365,7 @@ fn help_overlay_lists_the_keys() {
     let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
     app.update(ctrl('b'));
     app.update(key(KeyCode::Char('?')));
-    let s = screen(&mut app, 90, 26);
+    let s = screen(&mut app, 90, 36);
     for k in [
         "C-b c",
         "C-b d",
@@ -374,11 +374,14 @@ fn help_overlay_lists_the_keys() {
         "C-e",
         "C-o",
         "PageUp / PageDown",
+        "C-b z / C-b x",
+        "C-b ←↑↓→ / o",
+        "mouse drag / double click",
     ] {
         assert!(s.contains(k), "help misses {k}:\n{s}");
     }
     app.update(key(KeyCode::Char('q')));
-    assert!(!screen(&mut app, 90, 26).contains("PageUp / PageDown"));
+    assert!(!screen(&mut app, 90, 36).contains("PageUp / PageDown"));
 }
 
 #[test]
@@ -484,36 +487,7 @@ fn scrolling_up_stops_following_and_ctrl_end_follows_again() {
     assert!(s.contains("API error 400"), "{s}");
 }
 
-#[test]
-fn split_panes_show_their_own_terminals() {
-    let mut app = app_with(vec![
-        terminal("api", "claude", "idle", None),
-        terminal("web", "codex", "idle", None),
-    ]);
-    app.update(ctrl('b'));
-    let fx = app.update(key(KeyCode::Char('%')));
-    assert!(
-        matches!(&fx[..], [Effect::Call(Tag::Log(n), _)] if n == "web"),
-        "{fx:?}"
-    );
-    let s = screen(&mut app, 100, 8);
-    let top = s.lines().next().unwrap_or("");
-    assert!(
-        top.contains("0 api · claude") && top.contains("1 web · codex"),
-        "{s}"
-    );
-    assert_eq!(app.focused_name().as_deref(), Some("web"));
-    app.update(ctrl('b'));
-    app.update(key(KeyCode::Char('"')));
-    let s = screen(&mut app, 100, 12);
-    // Every terminal is already shown: the new pane shows the focused one too.
-    assert_eq!(s.matches("1 web · codex").count(), 2, "{s}");
-    app.update(ctrl('b'));
-    app.update(key(KeyCode::Char('x')));
-    assert_eq!(app.panes.len(), 2);
-}
-
-fn prefix(app: &mut App, c: char) -> Vec<Effect> {
+pub(super) fn prefix(app: &mut App, c: char) -> Vec<Effect> {
     app.update(ctrl('b'));
     app.update(key(KeyCode::Char(c)))
 }
@@ -679,7 +653,7 @@ fn rename_and_remove_from_the_status_line() {
     );
 }
 
-fn cell_style(app: &mut App, w: u16, h: u16, x: u16, y: u16) -> ratatui::style::Style {
+pub(super) fn cell_style(app: &mut App, w: u16, h: u16, x: u16, y: u16) -> ratatui::style::Style {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     t.draw(|f| draw(f, app)).unwrap();
     t.backend().buffer()[(x, y)].style()

@@ -114,13 +114,15 @@ impl App {
     }
 
     /// After a drawing: opens the shells shown for the first time and tells the server about
-    /// panes that changed size. A terminal shown in several panes takes the first one's size.
+    /// panes that changed size. A terminal shown in several panes takes the first drawn one's
+    /// size.
     pub fn shell_effects(&mut self) -> Vec<Effect> {
         let mut seen: Vec<String> = Vec::new();
         let mut fx = Vec::new();
         for i in 0..self.panes.len() {
             let p = &self.panes[i];
-            let Some(name) = p.term.clone().filter(|_| p.shell) else {
+            // A pane not drawn (zoomed away) has no size to give.
+            let Some(name) = p.term.clone().filter(|_| p.shell && !p.area.is_empty()) else {
                 continue;
             };
             if seen.contains(&name) {
@@ -230,6 +232,30 @@ mod tests {
         assert!(!app.shell_focused());
         app.update(key(KeyCode::Char('l'), KeyModifiers::NONE));
         assert_eq!(app.composer.text(), "l");
+    }
+
+    #[test]
+    fn a_shell_shown_in_two_panes_takes_the_size_of_the_one_drawn() {
+        let mut app = app();
+        app.update(key(KeyCode::Char('b'), KeyModifiers::CONTROL));
+        app.update(key(KeyCode::Char('%'), KeyModifiers::NONE));
+        toggle(&mut app);
+        app.panes[0].shell = true;
+        // Zoomed on the second pane: the first is not drawn.
+        app.panes[0].area = Rect::default();
+        app.panes[1].area = Rect::new(0, 0, 30, 8);
+        let open = app.shell_effects();
+        assert!(
+            matches!(
+                &open[..],
+                [Effect::ShellOpen {
+                    rows: 6,
+                    cols: 28,
+                    ..
+                }]
+            ),
+            "{open:?}"
+        );
     }
 
     #[test]

@@ -1,17 +1,14 @@
 //! What keys, pastes and the mouse do, mode by mode: the prefix, the composer's editing keys,
 //! the new-terminal form, the help overlay and the start-up offer.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
-use ratatui::layout::{Position, Rect};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::app::{App, Effect, Exit, Mode, Pane, Split, Tag, Waiting};
+use super::app::{App, Effect, Exit, Mode, Tag, Waiting};
 use super::form::{Field, NewForm};
 use super::keys::PrefixAction;
+use super::layout::Split;
 use crate::protocol::Request;
 use crate::providers::ProviderKind;
-
-/// Rows the mouse wheel scrolls per notch.
-const WHEEL_ROWS: usize = 3;
 
 fn ctrl(k: &KeyEvent) -> bool {
     k.modifiers.contains(KeyModifiers::CONTROL)
@@ -105,22 +102,13 @@ impl App {
             PrefixAction::CopyMode => self.enter_copy(),
             PrefixAction::SplitBeside => self.split_pane(Split::Beside),
             PrefixAction::SplitBelow => self.split_pane(Split::Below),
-            PrefixAction::NextPane => {
-                self.active = (self.active + 1) % self.panes.len().max(1);
-                self.next_provider = None;
-                self.next_model = None;
-                match self.focused_name() {
-                    Some(n) => self.show_effects(&n),
-                    None => Vec::new(),
-                }
-            }
-            PrefixAction::ClosePane => {
-                if self.panes.len() > 1 {
-                    self.panes.remove(self.active);
-                    self.active = self.active.min(self.panes.len() - 1);
-                }
+            PrefixAction::NextPane => self.next_pane(),
+            PrefixAction::Select(side) => self.select_side(side),
+            PrefixAction::Zoom => {
+                self.toggle_zoom();
                 Vec::new()
             }
+            PrefixAction::ClosePane => self.close_pane(),
         }
     }
 
@@ -136,28 +124,6 @@ impl App {
         let next = (cur + by).rem_euclid(n) as usize;
         let name = self.terms[next].info.name.clone();
         self.focus(&name)
-    }
-
-    /// A new pane showing the next terminal; the whole layout takes the split's direction.
-    fn split_pane(&mut self, dir: Split) -> Vec<Effect> {
-        if self.panes.len() >= 6 {
-            self.say("at most 6 panes");
-            return Vec::new();
-        }
-        self.split = dir;
-        let shown = self.focused_name();
-        let next = self
-            .terms
-            .iter()
-            .map(|t| t.info.name.clone())
-            .find(|n| !self.visible(n))
-            .or(shown);
-        self.panes.insert(self.active + 1, Pane::default());
-        self.active += 1;
-        match next {
-            Some(name) => self.focus(&name),
-            None => Vec::new(),
-        }
     }
 
     fn plain_key(&mut self, k: KeyEvent) -> Vec<Effect> {
@@ -289,7 +255,7 @@ impl App {
     }
 
     /// Scrolls the active pane (or `pane`) a page, or `rows` for the wheel.
-    fn scroll_active(&mut self, up: bool, rows: Option<(usize, usize)>) {
+    pub(super) fn scroll_active(&mut self, up: bool, rows: Option<(usize, usize)>) {
         let (idx, by) = match rows {
             Some((i, r)) => (i, r),
             None => {
@@ -322,30 +288,6 @@ impl App {
                 }
             }
             Mode::Help | Mode::Instructions | Mode::Offer | Mode::ConfirmRemove(_) => {}
-        }
-        Vec::new()
-    }
-
-    pub fn on_mouse(&mut self, m: MouseEvent) -> Vec<Effect> {
-        let at = Position::new(m.column, m.row);
-        let pane = self.panes.iter().position(|p| p.area.contains(at));
-        match m.kind {
-            MouseEventKind::ScrollUp => {
-                self.scroll_active(true, Some((pane.unwrap_or(self.active), WHEEL_ROWS)))
-            }
-            MouseEventKind::ScrollDown => {
-                self.scroll_active(false, Some((pane.unwrap_or(self.active), WHEEL_ROWS)))
-            }
-            MouseEventKind::Down(_) => {
-                if let Some(i) = pane {
-                    self.active = i;
-                } else if let Some(n) = list_row(self.list_area, at) {
-                    if let Some(name) = self.terms.get(n).map(|t| t.info.name.clone()) {
-                        return self.focus(&name);
-                    }
-                }
-            }
-            _ => {}
         }
         Vec::new()
     }
@@ -399,15 +341,4 @@ impl App {
         }
         Vec::new()
     }
-}
-
-/// Which list entry (two rows each, inside a border) a click at `at` hits.
-fn list_row(area: Rect, at: Position) -> Option<usize> {
-    let inner = Rect::new(
-        area.x + 1,
-        area.y + 1,
-        area.width.saturating_sub(2),
-        area.height.saturating_sub(2),
-    );
-    inner.contains(at).then(|| usize::from(at.y - inner.y) / 2)
 }

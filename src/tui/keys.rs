@@ -1,9 +1,11 @@
 //! Key bindings: the tmux-style prefix, what each key after it does (defaults, or `[ui.keys]` in
 //! the config), and the help overlay's list (one table, so the overlay and the status line can
-//! never disagree with the bindings).
+//! never disagree with the bindings). The digits (jump to a terminal) and the arrow keys (the
+//! pane on that side, as tmux binds them) are fixed; every other action has a configurable key.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use super::layout::Side;
 use crate::config::KeysConfig;
 
 /// What a key after the prefix does.
@@ -18,11 +20,16 @@ pub enum PrefixAction {
     Help,
     /// The focused terminal's standing instructions.
     Instructions,
-    /// A new pane beside the active one (tmux `%`).
+    /// The active pane splits in two, left|right (tmux `%`).
     SplitBeside,
-    /// A new pane below the active one (tmux `"`).
+    /// The active pane splits in two, top/bottom (tmux `"`).
     SplitBelow,
     NextPane,
+    /// The pane on that side takes the focus (prefix and an arrow key).
+    Select(Side),
+    /// The active pane fills the window, or goes back to its place (tmux `z`).
+    Zoom,
+    /// Closes the active pane (its terminal goes on).
     ClosePane,
     /// The active pane switches between the transcript and the terminal's shell.
     ToggleShell,
@@ -38,7 +45,7 @@ pub enum PrefixAction {
 
 /// Every configurable action: its name in `[ui.keys]` and its default key (tmux's where tmux
 /// has one). The digits 0-9 always jump.
-pub const ACTIONS: [(PrefixAction, &str, char); 15] = [
+pub const ACTIONS: [(PrefixAction, &str, char); 16] = [
     (PrefixAction::NewTerminal, "new", 'c'),
     (PrefixAction::Next, "next", 'n'),
     (PrefixAction::Prev, "prev", 'p'),
@@ -49,6 +56,7 @@ pub const ACTIONS: [(PrefixAction, &str, char); 15] = [
     (PrefixAction::SplitBelow, "split_below", '"'),
     (PrefixAction::NextPane, "next_pane", 'o'),
     (PrefixAction::ClosePane, "close_pane", 'x'),
+    (PrefixAction::Zoom, "zoom", 'z'),
     (PrefixAction::ToggleShell, "shell", 's'),
     (PrefixAction::ToggleDiff, "diff", 'g'),
     (PrefixAction::Rename, "rename", ','),
@@ -245,8 +253,13 @@ impl Keys {
         if self.prefix.matches(k) {
             return None;
         }
-        let KeyCode::Char(c) = k.code else {
-            return None;
+        let c = match k.code {
+            KeyCode::Char(c) => c,
+            KeyCode::Left => return Some(PrefixAction::Select(Side::Left)),
+            KeyCode::Right => return Some(PrefixAction::Select(Side::Right)),
+            KeyCode::Up => return Some(PrefixAction::Select(Side::Up)),
+            KeyCode::Down => return Some(PrefixAction::Select(Side::Down)),
+            _ => return None,
         };
         if let Some(d) = c.to_digit(10) {
             return Some(PrefixAction::Jump(d as usize));
@@ -294,11 +307,15 @@ impl Keys {
             (format!("{p} 0-9"), "jump to terminal N of the list"),
             (
                 format!("{}  /  {}", h(A::SplitBeside), h(A::SplitBelow)),
-                "split: a pane beside / below",
+                "split the pane: left|right / top|bottom",
             ),
             (
-                format!("{} / {}", h(A::NextPane), h(A::ClosePane)),
-                "next pane / close the pane",
+                format!("{p} ←↑↓→ / {}", self.key(A::NextPane).label()),
+                "the pane on that side / the next pane",
+            ),
+            (
+                format!("{} / {}", h(A::Zoom), h(A::ClosePane)),
+                "zoom the pane (again: back) / close it (its terminal goes on)",
             ),
             (
                 h(A::Detach),
@@ -306,7 +323,7 @@ impl Keys {
             ),
             (h(A::Help), "this help"),
         ];
-        let plain: [(&str, &'static str); 15] = [
+        let plain: [(&str, &'static str); 16] = [
             ("Enter", "send the prompt (queued while a turn runs)"),
             ("Alt-Enter, Shift-Enter, C-j", "new line"),
             ("Up / Down", "earlier prompts (on the first / last line)"),
@@ -332,7 +349,14 @@ impl Keys {
                 "delete to line start / the word before (C-u clears a form field)",
             ),
             ("Home / End", "start / end of the line"),
-            ("mouse click", "focus a terminal in the list or a pane"),
+            (
+                "mouse click / wheel",
+                "focus a pane or a terminal of the list / scroll",
+            ),
+            (
+                "mouse drag / double click",
+                "select text, copied (OSC 52) on release / copy a word",
+            ),
             ("any key", "closes this help"),
         ];
         rows.extend(plain.iter().map(|(k, v)| (k.to_string(), *v)));
@@ -388,11 +412,24 @@ mod tests {
             ('X', KeyModifiers::SHIFT, Some(PrefixAction::Remove)),
             ('[', KeyModifiers::NONE, Some(PrefixAction::CopyMode)),
             ('x', KeyModifiers::NONE, Some(PrefixAction::ClosePane)),
+            ('z', KeyModifiers::NONE, Some(PrefixAction::Zoom)),
+            ('o', KeyModifiers::NONE, Some(PrefixAction::NextPane)),
             ('b', KeyModifiers::CONTROL, None),
-            ('z', KeyModifiers::NONE, None),
+            ('Z', KeyModifiers::SHIFT, None),
         ];
         for (c, m, want) in table {
             assert_eq!(keys.action(&key(c, m)), want, "{c} {m:?}");
+        }
+        let arrows = [
+            (KeyCode::Left, Some(PrefixAction::Select(Side::Left))),
+            (KeyCode::Right, Some(PrefixAction::Select(Side::Right))),
+            (KeyCode::Up, Some(PrefixAction::Select(Side::Up))),
+            (KeyCode::Down, Some(PrefixAction::Select(Side::Down))),
+            (KeyCode::Home, None),
+        ];
+        for (code, want) in arrows {
+            let k = KeyEvent::new(code, KeyModifiers::NONE);
+            assert_eq!(keys.action(&k), want, "{code:?}");
         }
     }
 
@@ -462,7 +499,11 @@ mod tests {
                 "[ui.keys] rename: \"Ctrl-r\" is not a key",
             ),
             ("prefix = \"xy\"", "[ui.keys] prefix: \"xy\" is not a key"),
-            ("zoom = \"z\"", "zoom"),
+            ("unzoom = \"u\"", "unzoom"),
+            (
+                "zoom = \"x\"",
+                "zoom = \"x\" is already the key of close_pane",
+            ),
         ];
         for (text, want) in table {
             let e = config(&format!("[ui.keys]\n{text}\n")).unwrap_err();

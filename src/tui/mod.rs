@@ -13,15 +13,20 @@ pub mod form;
 pub mod input;
 pub mod io;
 pub mod keys;
+pub mod layout;
 pub mod lines;
 pub mod manage;
+pub mod mouse;
 pub mod notify;
+pub mod panes;
 pub mod shell;
 pub mod signals;
 pub mod transcript;
 
 #[cfg(test)]
 mod draw_tests;
+#[cfg(test)]
+mod pane_tests;
 
 use std::io::{IsTerminal, Write};
 use std::sync::mpsc::{self, Receiver, Sender};

@@ -376,3 +376,118 @@ fn copy_mode_searches_the_transcript_and_copies_by_osc52() {
     let buffer = ui.tmux(&["show-buffer"]);
     assert!(buffer.starts_with("last_user=hello there"), "{buffer:?}");
 }
+
+/// Where `text` first shows on `screen`: (column, row), counted from 0 in cells.
+fn locate(screen: &str, text: &str) -> (usize, usize) {
+    for (y, line) in screen.lines().enumerate() {
+        if let Some(i) = line.find(text) {
+            return (line[..i].chars().count(), y);
+        }
+    }
+    panic!("{text:?} is not on the screen:\n{screen}");
+}
+
+impl Tmux {
+    /// A mouse event as the real terminal reports it with SGR mouse mode on (`ESC [ < b ; x ;
+    /// y M`, `m` for a release; x and y from 1): typed into the pane as is.
+    fn mouse(&self, button: u8, (x, y): (usize, usize), release: bool) {
+        let end = if release { 'm' } else { 'M' };
+        let seq = format!("\x1b[<{button};{};{}{end}", x + 1, y + 1);
+        self.tmux(&["send-keys", "-l", &seq]);
+    }
+
+    /// Press at `from`, drag to `to`, release there.
+    fn drag(&self, from: (usize, usize), to: (usize, usize)) {
+        self.mouse(0, from, false);
+        self.mouse(32, to, false);
+        self.mouse(0, to, true);
+    }
+}
+
+#[test]
+fn panes_split_both_ways_each_with_its_own_transcript_zoom_and_close() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    w.new_terminal("web", "codex");
+    w.send("api", "hello api");
+    w.send("web", "hello web");
+    let ui = Tmux::start(&w, &dir, "");
+    ui.wait_for("› hello api");
+
+    // Left|right: the new pane shows the other terminal's transcript beside the first.
+    ui.keys(&["C-b", "%"]);
+    let s = ui.wait_for("› hello web");
+    let (_, top) = locate(&s, "0 api · claude");
+    let (web_x, web_y) = locate(&s, "1 web · codex");
+    assert_eq!(top, web_y, "side by side:\n{s}");
+    assert!(s.contains("› hello api"), "{s}");
+
+    // Top/bottom inside the right pane: a second pane below the first web pane.
+    ui.keys(&["C-b", "\""]);
+    let s = ui.wait_until("a pane below", |s| s.matches("1 web · codex").count() == 2);
+    let below: Vec<(usize, usize)> = s
+        .lines()
+        .enumerate()
+        .filter_map(|(y, l)| l.find("1 web · codex").map(|i| (l[..i].chars().count(), y)))
+        .collect();
+    assert_eq!(below[0], (web_x, web_y), "{s}");
+    assert_eq!(below[1].0, web_x, "{s}");
+    assert!(below[1].1 > web_y + 3, "{s}");
+    assert_eq!(s.matches("› hello web").count(), 2, "{s}");
+
+    // The pane on the left takes the focus; zoomed, it fills the window alone.
+    ui.keys(&["C-b", "Left"]);
+    ui.wait_for("prompt → api");
+    ui.keys(&["C-b", "z"]);
+    let s = ui.wait_for("zoomed (C-b z)");
+    assert!(!s.contains("1 web · codex"), "{s}");
+    ui.keys(&["C-b", "z"]);
+    ui.wait_for("1 web · codex");
+
+    // Closing it: the web panes take the room, the api terminal goes on in the list.
+    ui.keys(&["C-b", "x"]);
+    let s = ui.wait_until("the api pane gone", |s| !s.contains("0 api · claude"));
+    assert!(s.contains("0 api "), "still listed:\n{s}");
+    assert_eq!(s.matches("1 web · codex").count(), 2, "{s}");
+    assert_eq!(w.json(&["ls"]).as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn a_mouse_drag_selects_and_copies_by_osc52_with_or_without_copy_mode() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    w.send("api", "hello there");
+    let ui = Tmux::start(&w, &dir, "");
+    ui.tmux(&["set-option", "-s", "set-clipboard", "on"]);
+    let s = ui.wait_for("last_user=hello there");
+
+    // A drag on the transcript (tmux's mouse mode): selected, copied on release.
+    let wanted = "last_user=hello there";
+    let (x, y) = locate(&s, wanted);
+    ui.drag((x, y), (x + wanted.len() - 1, y));
+    ui.wait_for("copied 21 characters");
+    assert_eq!(ui.tmux(&["show-buffer"]), wanted);
+
+    // In copy mode (prefix [): a drag from right to left across the answer's first word.
+    ui.keys(&["C-b", "["]);
+    ui.wait_for("copy mode [");
+    let (x, y) = locate(&s, "MOCK-REPLY");
+    ui.drag((x + 9, y), (x, y));
+    ui.wait_for("copied 10 characters");
+    assert_eq!(ui.tmux(&["show-buffer"]), "MOCK-REPLY");
+
+    // A double click copies the word under it.
+    let (x, y) = locate(&s, "› hello there");
+    for _ in 0..2 {
+        ui.mouse(0, (x + 4, y), false);
+        ui.mouse(0, (x + 4, y), true);
+    }
+    ui.wait_for("copied 5 characters");
+    assert_eq!(ui.tmux(&["show-buffer"]), "hello");
+}

@@ -1,0 +1,466 @@
+//! Where panes go, as tmux lays them out: a tree whose leaves are panes and whose inner nodes
+//! split their area in two halves, left|right or top/bottom (splitting a pane halves it; closing
+//! one gives its place to its sibling). From the tree: each pane's rectangle, the pane next to
+//! another in a direction, and the order `prefix o` walks. Pure: table-tested.
+//!
+//! Decisions of this module (not in DESIGN.md): a pane needs `MIN_WIDTH`×`MIN_HEIGHT` cells
+//! (its border and a little text); a split that would make smaller halves is refused, and a
+//! window too small for the whole tree shows the focused pane alone (as a zoom would) rather
+//! than slivers. Moving focus past the last pane in a direction wraps around, as tmux does.
+
+use ratatui::layout::Rect;
+
+/// Narrowest pane drawn in a split: its border and four columns of text.
+pub const MIN_WIDTH: u16 = 6;
+/// Lowest pane drawn in a split: its border and one row of text.
+pub const MIN_HEIGHT: u16 = 3;
+
+/// How a node splits its area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Split {
+    /// Left | right (tmux `%`).
+    Beside,
+    /// Top / bottom (tmux `"`).
+    Below,
+}
+
+/// A direction to move the focus in (prefix and an arrow key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Left,
+    Right,
+    Up,
+    Down,
+}
+
+/// The layout tree: a pane (by its index in `App::panes`), or an area split in two halves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Node {
+    Pane(usize),
+    Split {
+        dir: Split,
+        first: Box<Node>,
+        second: Box<Node>,
+    },
+}
+
+impl Default for Node {
+    fn default() -> Node {
+        Node::Pane(0)
+    }
+}
+
+impl Node {
+    /// The panes in reading order (left before right, top before bottom): `prefix o` walks it.
+    pub fn panes(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        self.collect(&mut out);
+        out
+    }
+
+    fn collect(&self, out: &mut Vec<usize>) {
+        match self {
+            Node::Pane(p) => out.push(*p),
+            Node::Split { first, second, .. } => {
+                first.collect(out);
+                second.collect(out);
+            }
+        }
+    }
+
+    fn first_pane(&self) -> usize {
+        match self {
+            Node::Pane(p) => *p,
+            Node::Split { first, .. } => first.first_pane(),
+        }
+    }
+
+    fn last_pane(&self) -> usize {
+        match self {
+            Node::Pane(p) => *p,
+            Node::Split { second, .. } => second.last_pane(),
+        }
+    }
+
+    /// Pane `pane` gives the right (or bottom) half of its area to pane `new`. False when
+    /// `pane` is not in the tree.
+    pub fn split(&mut self, pane: usize, dir: Split, new: usize) -> bool {
+        match self {
+            Node::Pane(p) if *p == pane => {
+                *self = Node::Split {
+                    dir,
+                    first: Box::new(Node::Pane(pane)),
+                    second: Box::new(Node::Pane(new)),
+                };
+                true
+            }
+            Node::Pane(_) => false,
+            Node::Split { first, second, .. } => {
+                first.split(pane, dir, new) || second.split(pane, dir, new)
+            }
+        }
+    }
+
+    /// Takes pane `pane` out: its sibling takes the whole of their area. The panes after it are
+    /// renumbered (`App::panes` loses that entry too). Returns the pane to focus next (the
+    /// nearest one of the sibling, renumbered), or None when `pane` is the last one or absent.
+    pub fn close(&mut self, pane: usize) -> Option<usize> {
+        let heir = self.remove(pane)?;
+        self.renumber(pane);
+        Some(if heir > pane { heir - 1 } else { heir })
+    }
+
+    fn remove(&mut self, pane: usize) -> Option<usize> {
+        let Node::Split { first, second, .. } = self else {
+            return None;
+        };
+        let (keep, heir) = if **first == Node::Pane(pane) {
+            let heir = second.first_pane();
+            (std::mem::take(second), heir)
+        } else if **second == Node::Pane(pane) {
+            let heir = first.last_pane();
+            (std::mem::take(first), heir)
+        } else {
+            return first.remove(pane).or_else(|| second.remove(pane));
+        };
+        *self = *keep;
+        Some(heir)
+    }
+
+    fn renumber(&mut self, gone: usize) {
+        match self {
+            Node::Pane(p) => {
+                if *p > gone {
+                    *p -= 1;
+                }
+            }
+            Node::Split { first, second, .. } => {
+                first.renumber(gone);
+                second.renumber(gone);
+            }
+        }
+    }
+
+    /// Each pane's rectangle in `area`: a split gives its first half the smaller share when the
+    /// size is odd (as tmux does).
+    pub fn rects(&self, area: Rect) -> Vec<(usize, Rect)> {
+        let mut out = Vec::new();
+        self.place(area, &mut out);
+        out
+    }
+
+    fn place(&self, area: Rect, out: &mut Vec<(usize, Rect)>) {
+        match self {
+            Node::Pane(p) => out.push((*p, area)),
+            Node::Split { dir, first, second } => {
+                let (a, b) = halves(area, *dir);
+                first.place(a, out);
+                second.place(b, out);
+            }
+        }
+    }
+
+    /// The smallest area (width, height) in which every pane gets its minimum.
+    pub fn min_size(&self) -> (u16, u16) {
+        match self {
+            Node::Pane(_) => (MIN_WIDTH, MIN_HEIGHT),
+            Node::Split { dir, first, second } => {
+                let (a, b) = (first.min_size(), second.min_size());
+                // Halves are equal (give or take a cell), so the larger minimum counts twice.
+                match dir {
+                    Split::Beside => (a.0.max(b.0).saturating_mul(2), a.1.max(b.1)),
+                    Split::Below => (a.0.max(b.0), a.1.max(b.1).saturating_mul(2)),
+                }
+            }
+        }
+    }
+}
+
+/// `area` cut in two for a split.
+fn halves(area: Rect, dir: Split) -> (Rect, Rect) {
+    match dir {
+        Split::Beside => {
+            let w = area.width / 2;
+            (
+                Rect::new(area.x, area.y, w, area.height),
+                Rect::new(area.x + w, area.y, area.width - w, area.height),
+            )
+        }
+        Split::Below => {
+            let h = area.height / 2;
+            (
+                Rect::new(area.x, area.y, area.width, h),
+                Rect::new(area.x, area.y + h, area.width, area.height - h),
+            )
+        }
+    }
+}
+
+/// What is drawn where: every pane of the tree, or only `focused` over the whole area when
+/// zoomed or when the window is too small for the tree.
+pub fn shown(tree: &Node, area: Rect, focused: usize, zoomed: bool) -> Vec<(usize, Rect)> {
+    let (w, h) = tree.min_size();
+    if zoomed || area.width < w || area.height < h {
+        return vec![(focused, area)];
+    }
+    tree.rects(area)
+}
+
+/// A pane drawn at `area` (its last drawing; empty: not known yet) has room to be split.
+pub fn room_to_split(area: Rect, dir: Split) -> bool {
+    if area.is_empty() {
+        return true;
+    }
+    match dir {
+        Split::Beside => area.width >= MIN_WIDTH * 2,
+        Split::Below => area.height >= MIN_HEIGHT * 2,
+    }
+}
+
+/// The pane next to `from` on `side`: among the panes touching that edge and overlapping it
+/// across, the one covering the middle of `from`'s edge (else the one overlapping most). Past
+/// the last pane it wraps around to the far side, as tmux does. None when `from` is alone in
+/// that direction.
+pub fn neighbour(rects: &[(usize, Rect)], from: usize, side: Side) -> Option<usize> {
+    let (_, cur) = rects.iter().find(|(p, _)| *p == from)?;
+    let across = |r: &Rect| match side {
+        Side::Left | Side::Right => overlap(cur.y, cur.bottom(), r.y, r.bottom()),
+        Side::Up | Side::Down => overlap(cur.x, cur.right(), r.x, r.right()),
+    };
+    // How far each pane is in that direction (None: not on that side).
+    let ahead = |r: &Rect| -> Option<u16> {
+        match side {
+            Side::Left => (r.right() <= cur.x).then(|| cur.x - r.right()),
+            Side::Right => (r.x >= cur.right()).then(|| r.x - cur.right()),
+            Side::Up => (r.bottom() <= cur.y).then(|| cur.y - r.bottom()),
+            Side::Down => (r.y >= cur.bottom()).then(|| r.y - cur.bottom()),
+        }
+    };
+    // Wrapping: the panes on the far side, farthest first.
+    let behind = |r: &Rect| -> Option<u16> {
+        let far = match side {
+            Side::Left => r.x >= cur.right(),
+            Side::Right => r.right() <= cur.x,
+            Side::Up => r.y >= cur.bottom(),
+            Side::Down => r.bottom() <= cur.y,
+        };
+        let dist = match side {
+            Side::Left => u16::MAX - r.right(),
+            Side::Right => r.x,
+            Side::Up => u16::MAX - r.bottom(),
+            Side::Down => r.y,
+        };
+        far.then_some(dist)
+    };
+    let mid = match side {
+        Side::Left | Side::Right => cur.y + cur.height / 2,
+        Side::Up | Side::Down => cur.x + cur.width / 2,
+    };
+    let covers_mid = |r: &Rect| match side {
+        Side::Left | Side::Right => r.y <= mid && mid < r.bottom(),
+        Side::Up | Side::Down => r.x <= mid && mid < r.right(),
+    };
+    let pick = |dist: &dyn Fn(&Rect) -> Option<u16>| {
+        rects
+            .iter()
+            .filter(|(p, r)| *p != from && across(r) > 0)
+            .filter_map(|(p, r)| dist(r).map(|d| (d, !covers_mid(r), u16::MAX - across(r), *p)))
+            .min()
+            .map(|(.., p)| p)
+    };
+    pick(&ahead).or_else(|| pick(&behind))
+}
+
+/// How many cells the spans [a0, a1) and [b0, b1) share.
+fn overlap(a0: u16, a1: u16, b0: u16, b1: u16) -> u16 {
+    a1.min(b1).saturating_sub(a0.max(b0))
+}
+
+/// The pane after `from` in reading order (`prefix o`), wrapping.
+pub fn next(tree: &Node, from: usize) -> usize {
+    let order = tree.panes();
+    let at = order.iter().position(|p| *p == from).unwrap_or(0);
+    order
+        .get((at + 1) % order.len().max(1))
+        .copied()
+        .unwrap_or(from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn r(x: u16, y: u16, w: u16, h: u16) -> Rect {
+        Rect::new(x, y, w, h)
+    }
+
+    /// 0 | (1 / (2 | 3)): a pane left, the right half split top/bottom, its bottom split again.
+    fn nested() -> Node {
+        let mut t = Node::Pane(0);
+        assert!(t.split(0, Split::Beside, 1));
+        assert!(t.split(1, Split::Below, 2));
+        assert!(t.split(2, Split::Beside, 3));
+        t
+    }
+
+    #[test]
+    fn splits_halve_the_pane_they_split() {
+        let area = r(0, 0, 80, 24);
+        type Case<'a> = (&'a [(usize, Split)], Vec<(usize, Rect)>);
+        let table: [Case; 4] = [
+            (&[], vec![(0, area)]),
+            (
+                &[(0, Split::Beside)],
+                vec![(0, r(0, 0, 40, 24)), (1, r(40, 0, 40, 24))],
+            ),
+            (
+                &[(0, Split::Below), (0, Split::Below)],
+                vec![
+                    (0, r(0, 0, 80, 6)),
+                    (2, r(0, 6, 80, 6)),
+                    (1, r(0, 12, 80, 12)),
+                ],
+            ),
+            (
+                &[(0, Split::Beside), (1, Split::Below), (2, Split::Beside)],
+                vec![
+                    (0, r(0, 0, 40, 24)),
+                    (1, r(40, 0, 40, 12)),
+                    (2, r(40, 12, 20, 12)),
+                    (3, r(60, 12, 20, 12)),
+                ],
+            ),
+        ];
+        for (splits, want) in table {
+            let mut t = Node::Pane(0);
+            for (n, (pane, dir)) in splits.iter().enumerate() {
+                assert!(t.split(*pane, *dir, n + 1), "{splits:?}");
+            }
+            assert_eq!(t.rects(area), want, "{splits:?}");
+        }
+        // An odd size: the second half takes the extra cell.
+        let mut t = Node::Pane(0);
+        t.split(0, Split::Beside, 1);
+        assert_eq!(
+            t.rects(r(3, 1, 9, 5)),
+            vec![(0, r(3, 1, 4, 5)), (1, r(7, 1, 5, 5))]
+        );
+        assert!(!t.split(7, Split::Below, 2), "no such pane");
+    }
+
+    #[test]
+    fn closing_gives_the_place_to_the_sibling_and_renumbers() {
+        // (closed, tree after as panes in order, focus after)
+        let table: [(usize, Vec<usize>, Option<usize>); 4] = [
+            // 0 goes: its sibling (1 / (2 | 3)) takes the screen, renumbered 0 / (1 | 2).
+            (0, vec![0, 1, 2], Some(0)),
+            // 1 goes: (2 | 3) moves up beside 0; focus goes to its first pane.
+            (1, vec![0, 1, 2], Some(1)),
+            // 3 goes: 2 takes the bottom right.
+            (3, vec![0, 1, 2], Some(2)),
+            (9, vec![0, 1, 2, 3], None),
+        ];
+        for (closed, order, focus) in table {
+            let mut t = nested();
+            assert_eq!(t.close(closed), focus, "close {closed}");
+            assert_eq!(t.panes(), order, "close {closed}");
+        }
+        let mut t = nested();
+        t.close(1);
+        assert_eq!(
+            t.rects(r(0, 0, 80, 24)),
+            vec![
+                (0, r(0, 0, 40, 24)),
+                (1, r(40, 0, 20, 24)),
+                (2, r(60, 0, 20, 24))
+            ]
+        );
+        // Closing the second of a pair focuses the nearest pane of the first: (0 / 1) | 2.
+        let mut t = Node::Pane(0);
+        t.split(0, Split::Beside, 1);
+        t.split(0, Split::Below, 2);
+        assert_eq!(t.panes(), vec![0, 2, 1]);
+        assert_eq!(t.close(1), Some(1), "pane 2 (now 1), the bottom left");
+        let mut alone = Node::Pane(0);
+        assert_eq!(alone.close(0), None, "the last pane stays");
+        assert_eq!(alone, Node::Pane(0));
+    }
+
+    #[test]
+    fn focus_moves_to_the_pane_on_that_side_and_wraps() {
+        let rects = nested().rects(r(0, 0, 80, 24));
+        let table = [
+            // Right of 0 are 1 and 2: 2 covers the middle of 0's edge.
+            (0, Side::Right, Some(2)),
+            // Nothing left of 0: around to the far right, at the same height.
+            (0, Side::Left, Some(3)),
+            (0, Side::Up, None),
+            (1, Side::Left, Some(0)),
+            (1, Side::Down, Some(3)),
+            (1, Side::Up, Some(3)),
+            (2, Side::Up, Some(1)),
+            (2, Side::Right, Some(3)),
+            (2, Side::Left, Some(0)),
+            (3, Side::Left, Some(2)),
+            (3, Side::Right, Some(0)),
+            (3, Side::Up, Some(1)),
+            (7, Side::Up, None),
+        ];
+        for (from, side, want) in table {
+            assert_eq!(neighbour(&rects, from, side), want, "{from} {side:?}");
+        }
+        // Two panes on the right: moving right takes the one at the middle of the edge.
+        let rects = [
+            (0, r(0, 0, 40, 10)),
+            (1, r(40, 0, 40, 4)),
+            (2, r(40, 4, 40, 20)),
+        ];
+        assert_eq!(neighbour(&rects, 0, Side::Right), Some(2));
+        let rects = [
+            (0, r(0, 0, 40, 10)),
+            (1, r(40, 0, 40, 7)),
+            (2, r(40, 7, 40, 20)),
+        ];
+        assert_eq!(neighbour(&rects, 0, Side::Right), Some(1));
+    }
+
+    #[test]
+    fn prefix_o_walks_in_reading_order() {
+        let t = nested();
+        let walk: Vec<usize> = (0..4).map(|p| next(&t, p)).collect();
+        assert_eq!(walk, vec![1, 2, 3, 0]);
+        assert_eq!(next(&Node::Pane(0), 0), 0);
+    }
+
+    #[test]
+    fn small_windows_show_the_focused_pane_alone() {
+        let t = nested();
+        assert_eq!(t.min_size(), (4 * MIN_WIDTH, 2 * MIN_HEIGHT));
+        let table = [
+            (r(0, 0, 80, 24), 2, false, 4),
+            (r(0, 0, 80, 24), 2, true, 1),
+            (r(0, 0, 23, 24), 2, false, 1),
+            (r(0, 0, 24, 6), 3, false, 4),
+            (r(0, 0, 24, 5), 3, false, 1),
+            (r(0, 0, 0, 0), 1, false, 1),
+        ];
+        for (area, focused, zoomed, count) in table {
+            let got = shown(&t, area, focused, zoomed);
+            assert_eq!(got.len(), count, "{area:?} zoomed {zoomed}");
+            if count == 1 {
+                assert_eq!(got, vec![(focused, area)]);
+            }
+        }
+        let table = [
+            (r(0, 0, 12, 3), Split::Beside, true),
+            (r(0, 0, 11, 30), Split::Beside, false),
+            (r(0, 0, 80, 6), Split::Below, true),
+            (r(0, 0, 80, 5), Split::Below, false),
+            (Rect::default(), Split::Below, true),
+        ];
+        for (area, dir, want) in table {
+            assert_eq!(room_to_split(area, dir), want, "{area:?} {dir:?}");
+        }
+    }
+}

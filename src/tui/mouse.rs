@@ -1,0 +1,244 @@
+//! What the mouse does, as tmux does it with `mouse on`: a click focuses a pane (or a terminal
+//! in the list); a drag over a pane selects its text in copy mode (entering it if needed) and
+//! the release copies the selection (OSC 52) and leaves copy mode; a double click copies the
+//! word under the pointer; the wheel scrolls the pane under it (the copy view in copy mode).
+//! Cells map to text through the copy view (`CopyView::pos_at`), which starts on the rows the
+//! pane showed, so what is selected is what was under the pointer.
+//!
+//! Decisions (not in DESIGN.md): two presses on one cell within `DOUBLE_CLICK` are a double
+//! click; a click outside the pane of copy mode leaves copy mode; the shell face gets no mouse
+//! events (a drag there selects from the shell's screen and scrollback, as on the others).
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::{Position, Rect};
+
+use super::app::{App, Effect, Mode};
+
+/// Rows the mouse wheel scrolls per notch.
+pub const WHEEL_ROWS: usize = 3;
+/// Two presses on one cell this close together are a double click.
+pub const DOUBLE_CLICK: Duration = Duration::from_millis(400);
+
+/// The left button's story so far.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MouseState {
+    /// Held down since a press on pane `.0` at `.1`.
+    pub press: Option<(usize, Position)>,
+    /// The pointer moved with the button held: the release copies.
+    pub dragging: bool,
+    /// The last press, when and where.
+    pub last_click: Option<(Instant, Position)>,
+}
+
+/// The text area of a pane drawn at `area` (inside its border).
+fn inner(area: Rect) -> Rect {
+    Rect::new(
+        area.x.saturating_add(1),
+        area.y.saturating_add(1),
+        area.width.saturating_sub(2),
+        area.height.saturating_sub(2),
+    )
+}
+
+/// `at` relative to the first text cell of a pane drawn at `area`.
+fn offset(area: Rect, at: Position) -> (i32, i32) {
+    let i = inner(area);
+    (
+        i32::from(at.x) - i32::from(i.x),
+        i32::from(at.y) - i32::from(i.y),
+    )
+}
+
+/// Which list entry (two rows each, inside a border) a click at `at` hits.
+fn list_row(area: Rect, at: Position) -> Option<usize> {
+    let inner = inner(area);
+    inner.contains(at).then(|| usize::from(at.y - inner.y) / 2)
+}
+
+impl App {
+    pub fn on_mouse(&mut self, m: MouseEvent) -> Vec<Effect> {
+        self.on_mouse_at(m, Instant::now())
+    }
+
+    /// A mouse event at time `now` (double clicks are told by time).
+    pub fn on_mouse_at(&mut self, m: MouseEvent, now: Instant) -> Vec<Effect> {
+        let at = Position::new(m.column, m.row);
+        let pane = self.panes.iter().position(|p| p.area.contains(at));
+        match m.kind {
+            MouseEventKind::ScrollUp => self.wheel(true, pane),
+            MouseEventKind::ScrollDown => self.wheel(false, pane),
+            MouseEventKind::Down(MouseButton::Left) => return self.press(at, pane, now),
+            MouseEventKind::Down(_) => return self.click(at, pane),
+            MouseEventKind::Drag(MouseButton::Left) => self.drag(at),
+            MouseEventKind::Up(MouseButton::Left) => return self.release(),
+            _ => {}
+        }
+        Vec::new()
+    }
+
+    fn wheel(&mut self, up: bool, pane: Option<usize>) {
+        if let Mode::Copy(v) = &mut self.mode {
+            if pane.is_none_or(|p| p == v.pane) {
+                v.scroll(up, WHEEL_ROWS);
+                return;
+            }
+        }
+        self.scroll_active(up, Some((pane.unwrap_or(self.active), WHEEL_ROWS)));
+    }
+
+    /// A click: the pane under it, or the terminal of the list, takes the focus.
+    fn click(&mut self, at: Position, pane: Option<usize>) -> Vec<Effect> {
+        if let Some(i) = pane {
+            return self.select_pane(i);
+        }
+        match list_row(self.list_area, at).and_then(|n| self.terms.get(n)) {
+            Some(t) => {
+                let name = t.info.name.clone();
+                self.focus(&name)
+            }
+            None => Vec::new(),
+        }
+    }
+
+    fn press(&mut self, at: Position, pane: Option<usize>, now: Instant) -> Vec<Effect> {
+        let double = self
+            .mouse
+            .last_click
+            .is_some_and(|(t, p)| p == at && now.saturating_duration_since(t) <= DOUBLE_CLICK);
+        self.mouse.last_click = (!double).then_some((now, at));
+        self.mouse.press = None;
+        self.mouse.dragging = false;
+        if matches!(&self.mode, Mode::Copy(v) if Some(v.pane) != pane) {
+            self.mode = Mode::Normal;
+        }
+        let mut fx = self.click(at, pane);
+        let Some(i) = pane.filter(|_| matches!(self.mode, Mode::Normal | Mode::Copy(_))) else {
+            return fx;
+        };
+        if double {
+            fx.extend(self.copy_word(i, at));
+            return fx;
+        }
+        self.mouse.press = Some((i, at));
+        let (dx, dy) = offset(self.panes[i].area, at);
+        if let Mode::Copy(v) = &mut self.mode {
+            v.anchor = None;
+            v.point(v.pos_at(dx, dy));
+        }
+        fx
+    }
+
+    /// The pointer moved with the button held: the selection runs from the press to here.
+    fn drag(&mut self, at: Position) {
+        let Some((i, start)) = self.mouse.press else {
+            return;
+        };
+        if self.mode == Mode::Normal {
+            self.enter_copy_now();
+            if !matches!(self.mode, Mode::Copy(_)) {
+                // Nothing to select there (no terminal yet): the rest of this drag is ignored.
+                self.mouse.press = None;
+                return;
+            }
+        }
+        let area = self.panes[i].area;
+        let Mode::Copy(v) = &mut self.mode else {
+            return;
+        };
+        if v.pane != i {
+            return;
+        }
+        if v.anchor.is_none() {
+            let (dx, dy) = offset(area, start);
+            v.anchor = Some(v.pos_at(dx, dy));
+        }
+        let (dx, dy) = offset(area, at);
+        v.point(v.pos_at(dx, dy));
+        self.mouse.dragging = true;
+    }
+
+    /// The button came up: after a drag, the selection is copied and copy mode ends.
+    fn release(&mut self) -> Vec<Effect> {
+        let dragged = std::mem::take(&mut self.mouse.dragging);
+        self.mouse.press = None;
+        let Mode::Copy(v) = &self.mode else {
+            return Vec::new();
+        };
+        if !dragged {
+            return Vec::new();
+        }
+        let text = v.copied();
+        self.finish_copy(text)
+    }
+
+    /// A double click on pane `i`: the word under the pointer is copied.
+    fn copy_word(&mut self, i: usize, at: Position) -> Vec<Effect> {
+        if self.mode == Mode::Normal {
+            self.enter_copy_now();
+        }
+        let (dx, dy) = offset(self.panes[i].area, at);
+        let Mode::Copy(v) = &mut self.mode else {
+            return Vec::new();
+        };
+        let text = if v.select_word(v.pos_at(dx, dy)) {
+            v.copied()
+        } else {
+            String::new()
+        };
+        self.finish_copy(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::KeyModifiers;
+
+    #[test]
+    fn list_clicks_hit_two_row_entries_inside_the_border() {
+        let area = Rect::new(0, 0, 28, 10);
+        let table = [
+            ((5, 0), None),
+            ((5, 1), Some(0)),
+            ((5, 2), Some(0)),
+            ((5, 3), Some(1)),
+            ((0, 3), None),
+            ((27, 3), None),
+            ((5, 9), None),
+        ];
+        for ((x, y), want) in table {
+            assert_eq!(list_row(area, Position::new(x, y)), want, "{x},{y}");
+        }
+        assert_eq!(list_row(Rect::default(), Position::new(0, 0)), None);
+    }
+
+    #[test]
+    fn offsets_count_from_the_first_text_cell() {
+        let area = Rect::new(10, 4, 20, 8);
+        let table = [((11, 5), (0, 0)), ((15, 7), (4, 2)), ((10, 4), (-1, -1))];
+        for ((x, y), want) in table {
+            assert_eq!(offset(area, Position::new(x, y)), want, "{x},{y}");
+        }
+    }
+
+    #[test]
+    fn a_press_elsewhere_forgets_a_drag_and_other_buttons_only_focus() {
+        let mut app = App::new("baton", "/w", crate::tui::keys::Keys::default());
+        let ev = |kind| MouseEvent {
+            kind,
+            column: 1,
+            row: 1,
+            modifiers: KeyModifiers::NONE,
+        };
+        app.on_mouse(ev(MouseEventKind::Down(MouseButton::Right)));
+        assert_eq!(app.mouse.press, None);
+        app.on_mouse(ev(MouseEventKind::Drag(MouseButton::Left)));
+        assert_eq!(app.mode, Mode::Normal);
+        assert_eq!(
+            app.on_mouse(ev(MouseEventKind::Up(MouseButton::Left))),
+            vec![]
+        );
+    }
+}
