@@ -377,6 +377,30 @@ fn copy_mode_searches_the_transcript_and_copies_by_osc52() {
     assert!(buffer.starts_with("last_user=hello there"), "{buffer:?}");
 }
 
+#[test]
+fn copy_mode_over_the_shell_reaches_the_servers_scrollback() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    let ui = Tmux::start(&w, &dir, "");
+    ui.tmux(&["set-option", "-s", "set-clipboard", "on"]);
+    ui.wait_for("No turns yet");
+    ui.keys(&["C-b", "s"]);
+    ui.wait_for("keys go to the shell");
+    // 500 rows: most of them scroll off the screen (the client never holds them).
+    ui.type_text("seq 1 500 | sed 's/^/row-/'; echo listed-$((1+1))");
+    ui.keys(&["Enter"]);
+    ui.wait_for("listed-2");
+    ui.keys(&["C-b", "["]);
+    ui.wait_for("copy mode [");
+    ui.type_text("/row-17");
+    ui.keys(&["Enter", "v", "$", "y"]);
+    ui.wait_for("copied ");
+    assert_eq!(ui.tmux(&["show-buffer"]), "row-17");
+}
+
 /// Where `text` first shows on `screen`: (column, row), counted from 0 in cells.
 fn locate(screen: &str, text: &str) -> (usize, usize) {
     for (y, line) in screen.lines().enumerate() {
