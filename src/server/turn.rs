@@ -20,7 +20,7 @@ use crate::protocol::{Reply, SendEvent, TurnSummary};
 use crate::providers::{
     self, ProviderKind, RunMsg, RunSpec, SessionMode, TurnEvent, TurnOutcome, TurnStatus,
 };
-use crate::store::{ConversationView, Record, TerminalRow, TurnView};
+use crate::store::{ConversationView, Record, TerminalRow};
 
 /// A validated send, ready to queue.
 pub struct SendJob {
@@ -132,10 +132,11 @@ async fn run_locked(
             },
         });
     }
-    let turns = srv.store.turns(&tid)?;
-    let plan = plan(srv, rt, &term, &turns).await?;
+    // Only the count and the live conversation's latest facts: never the whole history.
+    let count = srv.store.turns_summary(&tid, None)?.count;
+    let plan = plan(srv, rt, &term).await?;
     let turn_id = uuid::Uuid::now_v7().to_string();
-    let number = turns.len() as u32 + 1;
+    let number = count + 1;
     let interrupted = Arc::new(AtomicBool::new(false));
     if let Ok(mut r) = rt.running.lock() {
         *r = Some(Running {
@@ -272,15 +273,13 @@ async fn run_locked(
 }
 
 /// Gathers the facts, asks the send path, and opens a conversation when it says so.
-async fn plan(
-    srv: &Server,
-    rt: &TermRuntime,
-    term: &TerminalRow,
-    turns: &[TurnView],
-) -> Result<Plan, BatonError> {
+async fn plan(srv: &Server, rt: &TermRuntime, term: &TerminalRow) -> Result<Plan, BatonError> {
     let run_dir = PathBuf::from(&term.dir);
     let live = srv.store.live_conversation(&term.id)?;
-    let facts_conv = live.as_ref().map(|c| conversation_facts(c, turns));
+    let facts_conv = match live.as_ref() {
+        Some(c) => Some(conversation_facts(srv, c)?),
+        None => None,
+    };
     let session_on_disk = match facts_conv.as_ref().and_then(|c| c.session.as_ref()) {
         Some(s) if s.provider == term.provider => session_on_disk(srv, s, &run_dir),
         _ => false,
@@ -345,18 +344,16 @@ fn new_mode(provider: ProviderKind) -> SessionMode {
     }
 }
 
-fn conversation_facts(c: &ConversationView, turns: &[TurnView]) -> ConversationFacts {
-    let mine = || turns.iter().rev().filter(|t| t.conversation_id == c.id);
-    ConversationFacts {
+fn conversation_facts(srv: &Server, c: &ConversationView) -> Result<ConversationFacts, BatonError> {
+    let state = srv.store.conversation_state(&c.id)?;
+    Ok(ConversationFacts {
         dir: PathBuf::from(&c.dir),
-        context: mine().find_map(|t| t.context),
-        session: mine().find_map(|t| {
-            t.session_id.as_ref().map(|id| SessionFact {
-                provider: t.provider,
-                session_id: id.clone(),
-            })
+        context: state.context,
+        session: state.session.map(|(provider, session_id)| SessionFact {
+            provider,
+            session_id,
         }),
-    }
+    })
 }
 
 fn session_on_disk(srv: &Server, s: &SessionFact, cwd: &Path) -> bool {

@@ -208,6 +208,11 @@ impl Store {
         views::turns_summary(&self.conn(), tid, conversation_id).map_err(|e| self.index_err(e))
     }
 
+    /// The latest context and provider session of a conversation (the send path's facts).
+    pub fn conversation_state(&self, conversation_id: &str) -> Result<views::ConversationState> {
+        views::conversation_state(&self.conn(), conversation_id).map_err(|e| self.index_err(e))
+    }
+
     /// Turns that started but never finished (the server died under them).
     pub fn unfinished_turns(&self) -> Result<Vec<(String, String)>> {
         views::unfinished_turns(&self.conn()).map_err(|e| self.index_err(e))

@@ -309,7 +309,10 @@ fn codex_runs_with_json_and_skip_git_repo_check_and_options_before_resume() {
 }
 
 /// A child's stdout, read as it comes on a thread of its own.
-struct Stdout(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+struct Stdout(
+    std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    Option<std::thread::JoinHandle<()>>,
+);
 
 impl Stdout {
     fn follow(child: &mut std::process::Child) -> Stdout {
@@ -317,7 +320,7 @@ impl Stdout {
         let buf = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let mut pipe = child.stdout.take().unwrap();
         let sink = buf.clone();
-        std::thread::spawn(move || {
+        let reader = std::thread::spawn(move || {
             let mut chunk = [0u8; 4096];
             while let Ok(n) = pipe.read(&mut chunk) {
                 if n == 0 {
@@ -326,11 +329,19 @@ impl Stdout {
                 sink.lock().unwrap().extend_from_slice(&chunk[..n]);
             }
         });
-        Stdout(buf)
+        Stdout(buf, Some(reader))
     }
 
     fn text(&self) -> String {
         String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+    }
+
+    /// Everything, once the child closed its stdout (after it exited).
+    fn all(&mut self) -> String {
+        if let Some(reader) = self.1.take() {
+            reader.join().unwrap();
+        }
+        self.text()
     }
 }
 
@@ -359,7 +370,7 @@ fn claude_answer_streams_before_the_turn_ends_and_the_journal_keeps_it_whole() {
     let go_on = w.tmp.path().join("go-on");
     let prompt = format!("stream it [[reply:{answer}]] [[hold:{}]]", go_on.display());
     let mut child = w.spawn(&["send", "t", &prompt]);
-    let stdout = Stdout::follow(&mut child);
+    let mut stdout = Stdout::follow(&mut child);
     // The shim holds after the first delta: whatever is on stdout now arrived mid-turn.
     w.wait_for("the first delta on stdout", || !stdout.text().is_empty());
     let partial = stdout.text();
@@ -371,7 +382,7 @@ fn claude_answer_streams_before_the_turn_ends_and_the_journal_keeps_it_whole() {
     std::fs::write(&go_on, "").unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
-    assert_eq!(stdout.text(), format!("{answer}\n"), "printed once, whole");
+    assert_eq!(stdout.all(), format!("{answer}\n"), "printed once, whole");
     let log = w.json(&["log", "t"]);
     let turn = &log["turns"][0];
     assert_eq!(turn["answer"], answer);
@@ -401,7 +412,7 @@ fn interrupt_mid_stream_keeps_the_partial_answer() {
         never.display()
     );
     let mut child = w.spawn(&["send", "t", &prompt]);
-    let stdout = Stdout::follow(&mut child);
+    let mut stdout = Stdout::follow(&mut child);
     let first = watch.until(|e| e["event"]["event"]["event"]["kind"] == "delta");
     let piece = first["event"]["event"]["event"]["text"]
         .as_str()
@@ -414,5 +425,5 @@ fn interrupt_mid_stream_keeps_the_partial_answer() {
     assert_eq!(turn["status"], "interrupted");
     // What streamed is kept, once: the CLI's aborted message repeats it and adds nothing.
     assert_eq!(turn["answer"], piece.as_str());
-    assert_eq!(stdout.text(), format!("{piece}\n"));
+    assert_eq!(stdout.all(), format!("{piece}\n"));
 }
