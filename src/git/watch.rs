@@ -113,6 +113,12 @@ impl Watch {
         Ok(())
     }
 
+    /// The key changes under `path` are reported as (what `add_folder`/`add_worktree` were
+    /// given, made absolute).
+    pub fn key(path: &Path) -> PathBuf {
+        absolute(path)
+    }
+
     /// Stops watching for `key`; directories nobody else needs are unwatched.
     pub fn remove(&self, key: &Path) {
         let key = absolute(key);

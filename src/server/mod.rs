@@ -159,8 +159,9 @@ fn start_file_watch(srv: &Arc<Server>) {
     });
     let srv = srv.clone();
     tokio::spawn(async move {
-        while async_rx.recv().await.is_some() {
-            for mut t in srv.store.terminals().unwrap_or_default() {
+        while let Some(key) = async_rx.recv().await {
+            // Only the terminals this key is about (a rescan sends every key).
+            for mut t in srv.watched_by(&key) {
                 let rt = srv.runtime(&t.id);
                 let Ok(_idle) = rt.turn_lock.try_lock() else {
                     continue;

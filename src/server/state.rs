@@ -148,6 +148,13 @@ impl Server {
         }
     }
 
+    /// The terminals the file watcher's `key` is about.
+    pub fn watched_by(&self, key: &Path) -> Vec<TerminalRow> {
+        let mut all = self.store.terminals().unwrap_or_default();
+        all.retain(|t| watched_path(t).is_some_and(|p| crate::git::Watch::key(p) == key));
+        all
+    }
+
     /// Tells watching clients that terminal `tid` changed.
     pub fn announce(&self, tid: &str) {
         if self.watch.receiver_count() == 0 {
@@ -170,5 +177,15 @@ impl Server {
 
     pub fn data_root(&self) -> &Path {
         &self.store.data_dir().root
+    }
+}
+
+/// Where the file watcher looks for terminal `t`'s checkout (None: it is not watched): a
+/// plain folder for the repository it may become, a worktree for moves and removal.
+pub fn watched_path(t: &TerminalRow) -> Option<&Path> {
+    match (&t.mode, &t.worktree) {
+        (crate::store::CheckoutMode::Folder, _) => Some(Path::new(&t.source)),
+        (crate::store::CheckoutMode::Worktree, Some(wt)) => Some(&wt.path),
+        _ => None,
     }
 }
