@@ -33,7 +33,15 @@ fn started_on_demand_with_private_dir_socket_and_files() {
     w.ok(&["server", "stop"]);
     assert_eq!(w.run(&["server", "status"]).status.code(), Some(1));
     w.ok(&["server", "start"]);
+    let pid = w.json(&["server", "status"])["pid"].clone();
     assert_eq!(w.json(&["server", "status"])["running"], true);
+    // Starting a running server, or stopping a stopped one, changes nothing and says so.
+    let again = w.ok(&["server", "start"]);
+    assert!(again.contains("already running"), "{again}");
+    assert_eq!(w.json(&["server", "status"])["pid"], pid);
+    w.ok(&["server", "stop"]);
+    let again = w.ok(&["server", "stop"]);
+    assert!(again.contains("not running"), "{again}");
 }
 
 fn wait_running(w: &World, name: &str) {

@@ -58,3 +58,49 @@ fn a_watcher_sees_the_snapshot_then_each_turn_as_it_happens() {
     assert_eq!(after["event"]["terminal"]["state"], "idle");
     assert_eq!(after["event"]["terminal"]["turns"], 1);
 }
+
+#[test]
+fn a_watcher_that_falls_behind_gets_every_terminal_again_and_goes_on() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    let mut sock = UnixStream::connect(w.data().join("server.sock")).unwrap();
+    sock.write_all(b"{\"cmd\":\"watch\"}\n").unwrap();
+    sock.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .unwrap();
+    let mut lines = BufReader::new(sock).lines();
+    let mut next = || -> Value { serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap() };
+    assert_eq!(next()["event"]["what"], "terminals");
+    // This client reads nothing while a long answer streams: some ten thousand deltas, far
+    // more than the server keeps for a client (and than the socket buffers).
+    let long = "0123456789 abcdefghijklmnopqrstuvwxyz. ".repeat(8000);
+    let prompt = format!("talk [[reply:{long}]]");
+    let out = w.run_stdin(&["send", "t", "-"], prompt.as_bytes());
+    assert!(out.status.success(), "{}", text(&out));
+    w.send("t", "and again");
+    // What it reads now: the steps it still had, then all terminals again, then live events.
+    let mut resynced = false;
+    loop {
+        let v = next();
+        let what = v["event"]["what"].as_str().unwrap().to_string();
+        if what == "terminals" {
+            resynced = true;
+            assert_eq!(v["event"]["terminals"][0]["turns"], 2, "{v}");
+        }
+        if resynced && what == "terminal" {
+            break;
+        }
+        if resynced && what == "finished" {
+            break;
+        }
+    }
+    assert!(resynced);
+    // And it keeps getting live events.
+    w.send("t", "a third");
+    loop {
+        let v = next();
+        if v["event"]["what"] == "finished" {
+            assert_eq!(v["event"]["summary"]["status"], "completed");
+            break;
+        }
+    }
+}
