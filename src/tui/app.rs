@@ -471,13 +471,14 @@ impl App {
                 let Some(t) = self.term_mut(&name) else {
                     return Vec::new();
                 };
-                t.transcript.finished(&summary);
+                // Steps of it were missed while this client fell behind: read it whole.
+                let reread = t.transcript.finished(&summary).then(|| log_call(&name));
                 if visible {
                     // "interrupting…" and the like are stale once the turn ended.
                     if self.status.as_ref().is_some_and(|(_, err)| !err) {
                         self.status = None;
                     }
-                    return refresh;
+                    return refresh.into_iter().chain(reread).collect();
                 }
                 t.unseen = Some(summary.status);
                 let body = match summary.status {
@@ -487,10 +488,11 @@ impl App {
                         format!("{name}: turn {} interrupted", summary.number)
                     }
                 };
-                vec![Effect::Notify {
+                let notify = Effect::Notify {
                     title: self.title.clone(),
                     body,
-                }]
+                };
+                std::iter::once(notify).chain(reread).collect()
             }
             WatchEvent::Renamed { name, new_name } => self.renamed(&name, &new_name),
             WatchEvent::Removed { name } => self.removed(&name),
@@ -511,8 +513,10 @@ impl App {
                 None => TermView::new(info.clone()),
             };
             t.info = info;
-            // Steps may have been lost: the history is read again when shown.
+            // Steps may have been lost: the history is read again when shown, and a turn
+            // still running is read again when it ends.
             t.log_requested = false;
+            t.transcript.fell_behind();
             terms.push(t);
         }
         self.terms = terms;

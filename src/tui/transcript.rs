@@ -56,6 +56,9 @@ pub struct Transcript {
     pub version: u64,
     /// The terminal's whole history (`log`) has been read at least once.
     pub loaded: bool,
+    /// The running turn (its number) missed steps while this client fell behind: its parts
+    /// have gaps until the log, read again when it ends, replaces them.
+    pub gapped: Option<u32>,
 }
 
 fn status_of(v: &Value) -> Option<TurnStatus> {
@@ -133,6 +136,7 @@ impl Transcript {
             turns,
             version: 0,
             loaded: true,
+            gapped: None,
         }
     }
 
@@ -237,7 +241,22 @@ impl Transcript {
     }
 
     /// The end of a turn.
-    pub fn finished(&mut self, s: &TurnSummary) {
+    /// This client fell behind: the running turn may have missed steps.
+    pub fn fell_behind(&mut self) {
+        self.gapped = self.running().map(|t| t.number).or(self.gapped);
+    }
+
+    /// A turn ended. Returns true when the log should be read again (the turn has gaps).
+    pub fn finished(&mut self, s: &TurnSummary) -> bool {
+        let gapped = self.gapped == Some(s.number);
+        if gapped {
+            self.gapped = None;
+        }
+        self.end(s);
+        gapped
+    }
+
+    fn end(&mut self, s: &TurnSummary) {
         self.version += 1;
         if let Some(t) = self.turns.iter_mut().rev().find(|t| t.number == s.number) {
             t.rev = self.version;
@@ -406,5 +425,31 @@ mod tests {
         assert_eq!(t.turns.len(), 3);
         assert_eq!(t.turns[2].prompt.as_deref(), Some("three"));
         assert_eq!(t.turns[2].parts, vec![Part::Text("partial".into())]);
+    }
+
+    #[test]
+    fn a_turn_that_missed_steps_is_read_again_when_it_ends() {
+        let summary = |number: u32| -> TurnSummary {
+            serde_json::from_value(json!({
+                "turn_id": "x", "number": number, "status": "completed", "error": null,
+                "provider": "claude", "session_id": null, "model": null, "conversation": 2,
+                "conversation_id": "c", "opened": null, "context": null,
+                "rotates_next": false, "commit": null, "unusable_cli": false
+            }))
+            .unwrap()
+        };
+        // Turn 3 is running when this client falls behind: only its end asks for the log.
+        let mut t = Transcript::from_log(&log());
+        t.fell_behind();
+        assert_eq!(t.gapped, Some(3));
+        assert!(!t.finished(&summary(2)));
+        assert!(t.finished(&summary(3)));
+        assert_eq!(t.gapped, None);
+        assert!(!t.finished(&summary(3)), "once");
+        // Falling behind with nothing running marks nothing.
+        let mut idle = Transcript::from_log(&log());
+        idle.finished(&summary(3));
+        idle.fell_behind();
+        assert_eq!(idle.gapped, None);
     }
 }
