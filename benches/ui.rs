@@ -85,19 +85,27 @@ fn main() {
         session: "resume".into(),
         prompt: "stream a long answer".into(),
     }));
+    // Token by token, as Claude's partial messages come: deltas growing one answer piece
+    // (a paragraph break every 20 deltas), a frame after each.
     let chunks = 2000;
     let start = Instant::now();
     for n in 0..chunks {
+        let text = if n % 20 == 19 {
+            format!("delta {n} ends a paragraph.\n\n")
+        } else {
+            format!("delta {n}: a few more words ")
+        };
         app.update(step(SendEvent::Turn {
-            event: TurnEvent::Text {
-                text: format!("chunk {n}: the streamed answer goes on with a few more words. "),
+            event: TurnEvent::Delta {
+                text,
+                start: n == 0,
             },
         }));
         term.draw(|f| draw(f, &mut app)).expect("draw");
     }
     let took = start.elapsed();
     println!(
-        "streaming {chunks} chunks over 500 turns, a frame each: {took:?} ({:?} per chunk)",
+        "streaming {chunks} deltas over 500 turns, a frame each: {took:?} ({:?} per delta)",
         took / chunks
     );
 
