@@ -36,6 +36,8 @@ fn main() {
     };
     let dir = work.display().to_string();
     run(&["new", "idle", "--dir", &dir, "--in-place"]);
+    // The server goes when the bench does, even when it fails half-way.
+    let _server = StopServer(env.clone());
     run(&["send", "idle", "hello there"]);
 
     let pair = native_pty_system()
@@ -93,7 +95,19 @@ fn main() {
     report(client, server, secs);
 
     let _ = child.kill();
-    run(&["server", "stop"]);
+}
+
+/// Stops the bench's server when dropped.
+struct StopServer(Vec<(String, String)>);
+
+impl Drop for StopServer {
+    fn drop(&mut self) {
+        let _ = Command::new(BATON)
+            .args(["server", "stop"])
+            .env_clear()
+            .envs(self.0.iter().cloned())
+            .output();
+    }
 }
 
 fn environment(root: &Path) -> Vec<(String, String)> {
