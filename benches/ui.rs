@@ -1,6 +1,6 @@
 //! The multiplexer's speed: drawing a full 200×60 screen over a long transcript, a keystroke in
-//! the composer reaching the screen, a long answer streaming in chunks over a long history, and
-//! a 10 MB answer. Prints the figures
+//! the composer reaching the screen, a 1 MB paste, a long answer streaming in token by token
+//! over a long history, and a 10 MB answer. Prints the figures
 //! (`cargo bench --bench ui`).
 
 use std::time::{Duration, Instant};
@@ -65,6 +65,38 @@ fn main() {
         term.draw(|f| draw(f, &mut app)).expect("draw");
     });
     println!("keystroke in the composer to a drawn frame: {key:?}");
+
+    // A large paste (bracketed: it arrives as one event): 1 MB of code, then a keystroke.
+    let code = "    let value = compute(&input, 42).unwrap_or_default(); // a pasted line\n";
+    let pasted = code.repeat((1 << 20) / code.len());
+    let start = Instant::now();
+    app.update(Msg::Paste(pasted));
+    term.draw(|f| draw(f, &mut app)).expect("draw");
+    println!(
+        "1 MB paste into the composer to a drawn frame: {:?}",
+        start.elapsed()
+    );
+    let key = time(20, || {
+        app.update(Msg::Key(KeyEvent::new(
+            KeyCode::Char('x'),
+            KeyModifiers::NONE,
+        )));
+        term.draw(|f| draw(f, &mut app)).expect("draw");
+    });
+    println!("keystroke after that paste to a drawn frame: {key:?}");
+    // The same megabyte on one line (minified JSON, say): the cursor's line is laid out whole.
+    let mut app = app_with_log(1, "short");
+    app.update(Msg::Paste(
+        "{\"key\": [1, 2, 3], \"more\": true}, ".repeat(1 << 15),
+    ));
+    let key = time(20, || {
+        app.update(Msg::Key(KeyEvent::new(
+            KeyCode::Char('x'),
+            KeyModifiers::NONE,
+        )));
+        term.draw(|f| draw(f, &mut app)).expect("draw");
+    });
+    println!("keystroke after a 1 MB one-line paste to a drawn frame: {key:?}");
 
     // Streaming: 2,000 chunks of an answer arrive on a terminal with 500 turns of history, a
     // frame drawn after each (the pane re-wraps what changed).

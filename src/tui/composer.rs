@@ -205,39 +205,159 @@ impl Composer {
 
     /// The text laid out in rows of `width` columns, and the cursor's (row, column).
     pub fn layout(&self, width: usize) -> (Vec<String>, (usize, usize)) {
-        let width = width.max(1);
-        let mut rows = vec![String::new()];
-        let mut col = 0;
-        let mut cursor = (0, 0);
-        for (i, c) in self.text.char_indices() {
-            if i == self.cursor {
-                cursor = (rows.len() - 1, col);
-            }
-            if c == '\n' {
-                rows.push(String::new());
-                col = 0;
-                continue;
-            }
-            let c = if c == '\t' || c.is_control() { ' ' } else { c };
-            let cw = c.width().unwrap_or(0);
-            if col + cw > width {
-                rows.push(String::new());
-                col = 0;
-            }
-            if let Some(r) = rows.last_mut() {
+        layout(&self.text, self.cursor, width)
+    }
+
+    /// The `height` rows the composer shows (the cursor's row last once the text is taller),
+    /// and the cursor's (row, column) among them: the same rows [`Composer::layout`] gives, but
+    /// only the lines around the cursor are laid out, so a pasted megabyte costs no more per
+    /// keystroke than its longest line.
+    pub fn window(&self, width: usize, height: usize) -> (Vec<String>, (usize, usize)) {
+        let (width, height) = (width.max(1), height.max(1));
+        let text = self.text.as_str();
+        // Whole lines before the cursor's, until they fill the window above it.
+        let mut start = self.line_start();
+        let mut above = 0;
+        while start > 0 && above < height {
+            let prev = text[..start - 1].rfind('\n').map_or(0, |i| i + 1);
+            above += rows_in(&text[prev..start - 1], width, height);
+            start = prev;
+        }
+        // And whole lines after it, enough to fill the window below.
+        let mut end = self.line_end();
+        let mut below = 0;
+        while end < text.len() && below < height {
+            let next = text[end + 1..]
+                .find('\n')
+                .map_or(text.len(), |i| end + 1 + i);
+            below += rows_in(&text[end + 1..next], width, height);
+            end = next;
+        }
+        // Twice over: where the cursor is, then only the rows shown.
+        let (text, cursor) = (&text[start..end], self.cursor - start);
+        let (count, (crow, ccol)) = walk(text, cursor, width, |_, _| {});
+        let first = (crow + 1).saturating_sub(height);
+        let mut shown = vec![String::new(); count.saturating_sub(first).min(height)];
+        walk(text, cursor, width, |row, c| {
+            if let (Some(r), Some(c)) = (row.checked_sub(first).and_then(|r| shown.get_mut(r)), c) {
                 r.push(c);
             }
-            col += cw;
-        }
-        if self.cursor >= self.text.len() {
-            if col >= width {
-                rows.push(String::new());
-                col = 0;
-            }
-            cursor = (rows.len() - 1, col);
-        }
-        (rows, cursor)
+        });
+        (shown, (crow - first, ccol))
     }
+
+    /// How many rows the text takes at `width`, counting no further than `cap`.
+    pub fn rows_up_to(&self, width: usize, cap: usize) -> usize {
+        let mut n = 0;
+        for line in self.text.split('\n') {
+            n += rows_in(line, width.max(1), cap);
+            if n >= cap {
+                return cap;
+            }
+        }
+        // A cursor after a full last row starts a row of its own (as `layout` has it).
+        let last = self.text.rsplit('\n').next().unwrap_or("");
+        if self.cursor >= self.text.len() && !last.is_empty() && line_width_fills(last, width) {
+            n += 1;
+        }
+        n.min(cap)
+    }
+}
+
+/// `text` laid out in rows of `width` columns (a new row at each newline and where the next
+/// character would pass the edge), and where byte `cursor` is: (row, column).
+fn layout(text: &str, cursor: usize, width: usize) -> (Vec<String>, (usize, usize)) {
+    let mut rows = vec![String::new()];
+    let (_, at) = walk(text, cursor, width, |row, c| {
+        if rows.len() <= row {
+            rows.resize(row + 1, String::new());
+        }
+        if let Some(c) = c {
+            rows[row].push(c);
+        }
+    });
+    (rows, at)
+}
+
+/// Lays `text` out as [`layout`] does without keeping it: `put(row, char)` for each character
+/// shown (`None` for a row that starts empty). Returns the rows and the cursor's place.
+fn walk(
+    text: &str,
+    cursor: usize,
+    width: usize,
+    mut put: impl FnMut(usize, Option<char>),
+) -> (usize, (usize, usize)) {
+    let width = width.max(1);
+    let mut row = 0;
+    let mut col = 0;
+    let mut at = (0, 0);
+    for (i, c) in text.char_indices() {
+        if i == cursor {
+            at = (row, col);
+        }
+        if c == '\n' {
+            row += 1;
+            col = 0;
+            put(row, None);
+            continue;
+        }
+        let c = shown_char(c);
+        let cw = c.width().unwrap_or(0);
+        if col + cw > width {
+            row += 1;
+            col = 0;
+        }
+        put(row, Some(c));
+        col += cw;
+    }
+    if cursor >= text.len() {
+        if col >= width {
+            row += 1;
+            col = 0;
+            put(row, None);
+        }
+        at = (row, col);
+    }
+    (row + 1, at)
+}
+
+fn shown_char(c: char) -> char {
+    if c == '\t' || c.is_control() {
+        ' '
+    } else {
+        c
+    }
+}
+
+/// Rows one line (no newline in it) takes at `width`, counting no further than `cap`.
+fn rows_in(line: &str, width: usize, cap: usize) -> usize {
+    let mut rows = 1;
+    let mut col = 0;
+    for c in line.chars() {
+        let cw = shown_char(c).width().unwrap_or(0);
+        if col + cw > width {
+            rows += 1;
+            col = 0;
+            if rows >= cap {
+                return cap;
+            }
+        }
+        col += cw;
+    }
+    rows
+}
+
+/// Whether `line`'s last row is full at `width` (a cursor after it wraps to a new row).
+fn line_width_fills(line: &str, width: usize) -> bool {
+    let mut col = 0;
+    for c in line.chars() {
+        let cw = shown_char(c).width().unwrap_or(0);
+        if col + cw > width {
+            col = 0;
+        }
+        col += cw;
+    }
+    col >= width
 }
 
 /// The byte index of column `col` (in chars) of the line `start..end`, or its end.
@@ -312,6 +432,34 @@ mod tests {
         assert_eq!(cursor, (2, 1));
         let c = typed("abcd");
         assert_eq!(c.layout(4), (vec!["abcd".into(), String::new()], (1, 0)));
+    }
+
+    #[test]
+    fn the_window_is_the_layouts_rows_around_the_cursor() {
+        // Short and wrapping lines, empty lines, wide characters and a tab.
+        let text = "first line\n\nabcdefghijklmnopqrstuvwxyz\n中文字符中文字符\nx\ty\n\nend of it";
+        for width in [1, 3, 5, 8, 40] {
+            for height in [1, 2, 3, 7, 50] {
+                for cursor in text.char_indices().map(|(i, _)| i).chain([text.len()]) {
+                    let c = Composer {
+                        text: text.into(),
+                        cursor,
+                        ..Composer::default()
+                    };
+                    let (rows, (crow, ccol)) = c.layout(width);
+                    let first = (crow + 1).saturating_sub(height);
+                    let want: Vec<String> = rows.iter().skip(first).take(height).cloned().collect();
+                    let what = format!("width {width}, height {height}, cursor {cursor}");
+                    assert_eq!(
+                        c.window(width, height),
+                        (want, (crow - first, ccol)),
+                        "{what}"
+                    );
+                    let cap = height + 2;
+                    assert_eq!(c.rows_up_to(width, cap), rows.len().min(cap), "{what}");
+                }
+            }
+        }
     }
 
     #[test]

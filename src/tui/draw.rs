@@ -87,11 +87,11 @@ fn split_h<const N: usize>(area: Rect, c: [Constraint; N]) -> [Rect; N] {
 }
 
 fn composer_height(app: &App, right: Rect) -> u16 {
-    let (rows, _) = app
-        .composer
-        .layout(usize::from(right.width.saturating_sub(2)));
     let max = (right.height / 2).max(3);
-    (rows.len() as u16 + 2).clamp(3, max)
+    let rows = app
+        .composer
+        .rows_up_to(usize::from(right.width.saturating_sub(2)), usize::from(max));
+    (rows as u16 + 2).clamp(3, max)
 }
 
 fn state_span(t: &TermView) -> Span<'static> {
@@ -401,19 +401,14 @@ fn draw_composer(f: &mut Frame, app: &App, area: Rect) {
     if inner.width == 0 || inner.height == 0 {
         return;
     }
-    let (rows, (crow, ccol)) = app.composer.layout(usize::from(inner.width));
-    let height = usize::from(inner.height);
-    let start = (crow + 1).saturating_sub(height);
-    let shown: Vec<Line<'static>> = rows
-        .into_iter()
-        .skip(start)
-        .take(height)
-        .map(Line::from)
-        .collect();
+    let (rows, (crow, ccol)) = app
+        .composer
+        .window(usize::from(inner.width), usize::from(inner.height));
+    let shown: Vec<Line<'static>> = rows.into_iter().map(Line::from).collect();
     f.render_widget(Paragraph::new(shown), inner);
     if app.mode == Mode::Normal {
         let x = inner.x + (ccol as u16).min(inner.width.saturating_sub(1));
-        let y = inner.y + (crow - start) as u16;
+        let y = inner.y + (crow as u16).min(inner.height.saturating_sub(1));
         f.set_cursor_position((x, y));
     }
 }
