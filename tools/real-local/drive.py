@@ -315,6 +315,7 @@ def main():
             and any("asking again with fewer earlier turns" in n for n in notes),
             "the notes say what the server counted and what baton did", notes)
 
+    d.run("server-stop", ["server", "stop"])
     with open(os.path.join(d.out, "checks.txt"), "w") as f:
         f.write("\n".join(d.checks) + "\n")
     with open(os.path.join(d.out, "figures.json"), "w") as f:
