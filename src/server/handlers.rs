@@ -139,12 +139,16 @@ pub fn choose_provider(
     };
     let endpoint = match kind {
         ProviderKind::Local => {
-            let own = terminal
-                .filter(|t| t.provider == ProviderKind::Local)
-                .and_then(|t| t.endpoint.as_deref());
+            // The terminal's own: the one it runs on, else (back from another provider) the
+            // one it last ran on.
+            let own = match terminal {
+                Some(t) if t.provider == ProviderKind::Local => t.endpoint.clone(),
+                Some(t) if named.is_none() => super::turn::remembered_endpoint(srv, &t.id)?,
+                _ => None,
+            };
             let (name, _) = srv
                 .config
-                .endpoint(named.or(own))
+                .endpoint(named.or(own.as_deref()))
                 .map_err(BatonError::bad_input)?;
             Some(name)
         }

@@ -4,6 +4,8 @@
 
 mod local;
 
+pub use local::remembered_endpoint;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -293,3 +293,162 @@ fn interrupt_stops_a_local_turn_mid_stream_and_keeps_the_partial_answer() {
     let out = w.run(&["send", "api", "and now?"]);
     assert!(out.status.success(), "{}", text(&out));
 }
+
+/// `/v1/models` as llama-server answers it (trimmed): `meta.n_ctx` is the server's context
+/// (`-c`), `meta.n_ctx_train` what the model was trained on.
+fn llama_models(n_ctx: u64) -> Value {
+    json!({"object": "list", "data": [{"id": "stand-in", "object": "model", "owned_by": "llamacpp",
+           "meta": {"n_ctx": n_ctx, "n_ctx_train": 8192}}]})
+}
+
+#[test]
+fn the_window_is_the_servers_context_not_the_models_training_length() {
+    // Seen on llama-server -c 2048 with SmolLM2 (trained on 8192): baton took 8192, never
+    // trimmed, and every turn after the fifth was refused as too long.
+    let s = StandIn::background(llama_models(2000), brain(1600));
+    let w = world(&s, None);
+    w.new_terminal("t", "local");
+    for i in 1..=4 {
+        w.send("t", &format!("question {i}"));
+    }
+    assert_eq!(w.show("t")["context"]["window"], 2000);
+    let log = w.json(&["log", "t"]);
+    let notes = log["turns"][3]["notes"].as_array().unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("to fit the 2000-token window")),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn a_request_the_server_finds_too_long_is_asked_again_with_fewer_earlier_turns() {
+    // A server whose template makes requests count twice baton's estimate (llama.cpp with a
+    // tool-use template adds ~480 tokens): it refuses like llama-server past its context.
+    let refused = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = refused.clone();
+    let inner = brain(1600);
+    let s = StandIn::background(llama_models(3000), move |req: &Value| {
+        let counted = req.to_string().len() as u64 / 2;
+        if counted > 3000 {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            return Reply::Status(
+                400,
+                json!({"error": {"code": 400, "message": format!("request ({counted} tokens) exceeds the available context size (3000 tokens), try increasing it"),
+                       "type": "exceed_context_size_error", "n_prompt_tokens": counted, "n_ctx": 3000}})
+                .to_string(),
+            );
+        }
+        inner(req)
+    });
+    let w = world(&s, None);
+    w.new_terminal("t", "local");
+    for i in 1..=5 {
+        let out = w.run(&["send", "t", &format!("question {i}")]);
+        assert!(out.status.success(), "turn {i}: {}", text(&out));
+    }
+    assert!(refused.load(std::sync::atomic::Ordering::SeqCst) > 0);
+    let log = w.json(&["log", "t"]);
+    let notes: Vec<String> = log["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| t["notes"].as_array().unwrap().clone())
+        .map(|n| n.as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("exceeds the available context size")
+                && n.contains("asking again with fewer earlier turns")),
+        "{notes:?}"
+    );
+    // Every request the server accepted fits its count; the last one still ends on the prompt.
+    let last = s.requests().pop().unwrap();
+    assert!(last.to_string().len() / 2 <= 3000);
+    assert_eq!(standin::last_of(&last)["content"], "question 5");
+}
+
+#[test]
+fn back_on_local_after_another_provider_the_terminal_keeps_its_endpoint() {
+    // With two endpoints configured, `--provider local` after a claude turn was refused
+    // ("several local endpoints are configured"): the terminal had forgotten its own.
+    let s = StandIn::background(standin::models("stand-in", Some(8192)), brain(0));
+    let w = World::new();
+    std::fs::write(
+        w.data().join("config.toml"),
+        format!(
+            "[providers.local.endpoints.a]\nbase_url = \"{0}\"\nmodel = \"stand-in\"\n\n[providers.local.endpoints.b]\nbase_url = \"{0}\"\nmodel = \"stand-in\"\n",
+            s.base_url
+        ),
+    )
+    .unwrap();
+    w.new_terminal("t", "local:b");
+    w.send("t", "first on b");
+    w.ok(&["send", "t", "--provider", "claude", "now on claude"]);
+    w.ok(&["send", "t", "--provider", "local", "back on local"]);
+    let show = w.show("t");
+    assert_eq!(
+        (show["provider"].clone(), show["endpoint"].clone()),
+        (json!("local"), json!("b"))
+    );
+}
+
+#[test]
+fn a_tool_call_cut_by_the_token_limit_does_not_poison_the_conversation() {
+    // Seen on llama-server -n 160: the answer ended mid-call (`{"path": "notes.txt"` unclosed).
+    // baton kept those arguments, and llama-server answered every later request of the
+    // conversation with 500 "Failed to parse tool call arguments as JSON".
+    let s = StandIn::background(standin::models("stand-in", Some(8192)), |req: &Value| {
+        let msgs = req["messages"].as_array().cloned().unwrap_or_default();
+        let bad = msgs
+            .iter()
+            .flat_map(|m| m["tool_calls"].as_array().cloned().unwrap_or_default())
+            .any(|c| {
+                serde_json::from_str::<Value>(c["function"]["arguments"].as_str().unwrap_or(""))
+                    .is_err()
+            });
+        if bad {
+            return Reply::Status(
+                500,
+                json!({"error": {"code": 500, "message": "Failed to parse tool call arguments as JSON: [json.exception.parse_error.101] parse error at line 2, column 24: syntax error while parsing object - unexpected end of input; expected '}'", "type": "server_error"}}).to_string(),
+            );
+        }
+        let last = standin::last_of(req);
+        if last["role"] == "user" && last["content"] == "read it" {
+            let cut = |delta: Value, finish: Value| {
+                json!({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+                    .to_string()
+            };
+            return Reply::Stream(vec![
+                cut(
+                    json!({"tool_calls": [{"index": 0, "id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{\n    \"path\": \"notes.txt\""}}]}),
+                    Value::Null,
+                ),
+                cut(json!({}), json!("length")),
+            ]);
+        }
+        Reply::Stream(standin::text("fine.", Some((100, 5))))
+    });
+    let w = world(&s, None);
+    w.new_terminal("t", "local");
+    let (out, _) = w.send("t", "read it");
+    assert!(out.contains("fine."), "{out}");
+    w.send("t", "and then?");
+    // The model was told why its call did nothing.
+    let tool = s.requests()[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .cloned()
+        .unwrap();
+    assert!(
+        tool["content"]
+            .as_str()
+            .unwrap()
+            .contains("the arguments of read_file are not JSON"),
+        "{tool}"
+    );
+}

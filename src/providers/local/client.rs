@@ -20,6 +20,13 @@ pub enum Failure {
     Temporary(String),
     /// The server refused the tool definitions (400 saying so): ask again without them.
     NoTools(String),
+    /// The request is longer than the server's context (a 400 saying so): leave more earlier
+    /// turns out and ask again. llama.cpp also says how many tokens it counted and its context.
+    TooLong {
+        why: String,
+        counted: Option<u64>,
+        window: Option<u64>,
+    },
     /// Fails the turn.
     Fatal(String),
     /// The user interrupted.
@@ -68,7 +75,9 @@ pub fn first_model(models: &Value) -> Option<String> {
 }
 
 /// The window a `/models` answer gives for `model` (vLLM `max_model_len`, LM Studio /
-/// OpenRouter `context_length`, llama.cpp `meta.n_ctx_train`).
+/// OpenRouter `context_length`, llama.cpp `meta.n_ctx`). llama.cpp's `meta.n_ctx_train` (what
+/// the model was trained on) is the last resort: the server's own context (`-c`) is often
+/// smaller, and a request past it is refused.
 pub fn window_of(models: &Value, model: &str) -> Option<u64> {
     let list = models.get("data")?.as_array()?;
     let entry = list
@@ -79,6 +88,7 @@ pub fn window_of(models: &Value, model: &str) -> Option<u64> {
         "/max_model_len",
         "/context_length",
         "/context_window",
+        "/meta/n_ctx",
         "/meta/n_ctx_train",
     ]
     .iter()
@@ -208,9 +218,24 @@ fn cut(answer: &Answer, what: &str) -> Failure {
     }
 }
 
+/// True when an error answer says the request is longer than the context: llama.cpp
+/// (`exceed_context_size_error`), OpenAI (`context_length_exceeded`), vLLM and others by their
+/// words.
+fn too_long(error: Option<&Value>, detail: &str) -> bool {
+    let field = |k: &str| error.and_then(|e| e.get(k)).and_then(Value::as_str);
+    let lower = detail.to_lowercase();
+    field("type") == Some("exceed_context_size_error")
+        || field("code") == Some("context_length_exceeded")
+        || lower.contains("exceeds the available context size")
+        || lower.contains("maximum context length")
+        || lower.contains("context length exceeded")
+}
+
 fn refusal(ep: &Endpoint, status: reqwest::StatusCode, body: &str, had_tools: bool) -> Failure {
-    let detail: String = serde_json::from_str::<Value>(body)
-        .ok()
+    let parsed = serde_json::from_str::<Value>(body).ok();
+    let error = parsed.as_ref().and_then(|v| v.get("error"));
+    let detail: String = parsed
+        .as_ref()
         .and_then(|v| {
             v.pointer("/error/message")
                 .or_else(|| v.get("error"))
@@ -223,6 +248,13 @@ fn refusal(ep: &Endpoint, status: reqwest::StatusCode, body: &str, had_tools: bo
     let lower = detail.to_lowercase();
     if code == 429 || code == 408 || status.is_server_error() {
         Failure::Temporary(what)
+    } else if (code == 400 || code == 413) && too_long(error, &detail) {
+        let number = |k: &str| error.and_then(|e| e.get(k)).and_then(Value::as_u64);
+        Failure::TooLong {
+            why: what,
+            counted: number("n_prompt_tokens"),
+            window: number("n_ctx"),
+        }
     } else if had_tools && code == 400 && (lower.contains("tool") || lower.contains("function")) {
         Failure::NoTools(what)
     } else if code == 401 || code == 403 {
@@ -237,5 +269,74 @@ fn refusal(ep: &Endpoint, status: reqwest::StatusCode, body: &str, had_tools: bo
         ))
     } else {
         Failure::Fatal(what)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    #[test]
+    fn the_window_is_the_servers_context_before_the_models_training_length() {
+        let one = |entry: Value| json!({"object": "list", "data": [entry]});
+        let cases = [
+            // llama-server -c 2048 on a model trained on 8192 (its /v1/models, trimmed)
+            (
+                one(json!({"id": "m", "meta": {"n_ctx": 2048, "n_ctx_train": 8192}})),
+                Some(2048),
+            ),
+            // older llama-server: only the training length
+            (
+                one(json!({"id": "m", "meta": {"n_ctx_train": 8192}})),
+                Some(8192),
+            ),
+            (one(json!({"id": "m", "max_model_len": 32768})), Some(32768)),
+            (one(json!({"id": "m", "context_length": 4096})), Some(4096)),
+            (one(json!({"id": "m", "meta": {"n_ctx": 0}})), None),
+            (one(json!({"id": "m"})), None),
+        ];
+        for (models, want) in cases {
+            assert_eq!(window_of(&models, "m"), want, "{models}");
+        }
+    }
+
+    #[test]
+    fn a_request_past_the_context_is_told_apart_from_other_refusals() {
+        let ep = Endpoint {
+            name: "e".into(),
+            base_url: "http://127.0.0.1:1/v1".into(),
+            model: None,
+            api_key: None,
+            context_window: None,
+            stall: Duration::from_secs(1),
+            retries: 0,
+            backoff: Duration::from_millis(1),
+            command_timeout: Duration::from_secs(1),
+        };
+        let bad = reqwest::StatusCode::BAD_REQUEST;
+        // llama-server's answer, as captured from 0.3.36's vendored llama.cpp
+        let llama = r#"{"error":{"code":400,"message":"request (2055 tokens) exceeds the available context size (2048 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":2055,"n_ctx":2048}}"#;
+        let openai = r#"{"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}"#;
+        let tools = r#"{"error":{"code":400,"message":"tools param requires --jinja flag","type":"invalid_request_error"}}"#;
+        let kind = |body: &str| match refusal(&ep, bad, body, true) {
+            Failure::TooLong {
+                counted, window, ..
+            } => format!("too long, counted {counted:?} of {window:?}"),
+            Failure::NoTools(_) => "no tools".into(),
+            Failure::Temporary(_) => "temporary".into(),
+            Failure::Fatal(_) => "fatal".into(),
+            Failure::Interrupted => "interrupted".into(),
+        };
+        assert_eq!(
+            [llama, openai, tools, "{}"].map(kind),
+            [
+                "too long, counted Some(2055) of Some(2048)".to_string(),
+                "too long, counted None of None".into(),
+                "no tools".into(),
+                "fatal".into()
+            ]
+        );
     }
 }

@@ -32,6 +32,8 @@ use crate::config::EndpointConfig;
 
 /// Model calls one turn may make before baton stops a model that keeps calling tools.
 const MAX_ROUNDS: usize = 40;
+/// Times one call is asked again with fewer earlier turns after the server said it was too long.
+const MAX_SHRINKS: u32 = 4;
 
 /// A configured endpoint, resolved for one run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -91,6 +93,9 @@ pub struct LocalRun {
     pub prompt: String,
     /// baton's own id for this stretch of local turns (there is no server-side session).
     pub session_id: String,
+    /// The context the server counted at the end of the previous turn, when it ran on `local`:
+    /// sets the first scale of estimates (see [`history::scale_from`]).
+    pub last_context: Option<u64>,
 }
 
 /// How a local turn ended, and the messages it adds to the conversation (kept even when it
@@ -114,6 +119,9 @@ struct Turn<'a> {
     left_out: usize,
     context: Option<ContextUsage>,
     estimated: bool,
+    /// Tokens the server counts for 100 estimated ones (see [`history::scale_from`]): learnt
+    /// from each call's usage and from a "too long" refusal.
+    scale: u64,
 }
 
 /// Runs one local turn, streaming [`RunMsg`]s like a CLI run (every `data:` line as `Raw`).
@@ -136,8 +144,22 @@ pub async fn run(run: &LocalRun, tx: Sender<RunMsg>, interrupted: Arc<AtomicBool
         left_out: 0,
         context: None,
         estimated: false,
+        scale: 100,
     };
     t.resolve_model_and_window().await;
+    if let Some(counted) = run.last_context {
+        // What the server counted for the history so far against baton's estimate of it.
+        let system = json!({"role": "system", "content": run.system_text});
+        let estimate = history::estimate(&system)
+            + history::estimate(&tools::specs())
+            + run
+                .history
+                .iter()
+                .flatten()
+                .map(history::estimate)
+                .sum::<u64>();
+        t.scale = history::scale_from(estimate, counted);
+    }
     t.event(TurnEvent::Session {
         session_id: run.session_id.clone(),
         model: t.model.clone(),
@@ -246,9 +268,10 @@ impl Turn<'_> {
                     }
                     return match failure {
                         Failure::Interrupted => (TurnStatus::Interrupted, None),
-                        Failure::Temporary(m) | Failure::NoTools(m) | Failure::Fatal(m) => {
-                            (TurnStatus::Failed, Some(m))
-                        }
+                        Failure::Temporary(m)
+                        | Failure::NoTools(m)
+                        | Failure::Fatal(m)
+                        | Failure::TooLong { why: m, .. } => (TurnStatus::Failed, Some(m)),
                     };
                 }
             };
@@ -313,9 +336,10 @@ impl Turn<'_> {
     async fn call_with_retries(&mut self) -> Result<Answer, (Answer, Failure)> {
         let ep = self.run.endpoint.clone();
         let mut attempt = 0;
+        let mut shrinks = 0;
         loop {
             let mut answer = Answer::default();
-            let body = self.body().await;
+            let (body, estimate) = self.body().await;
             let result = client::stream(
                 &self.http,
                 &ep,
@@ -332,8 +356,32 @@ impl Turn<'_> {
             }
             match result {
                 Ok(()) => {
-                    self.account(&body, &answer).await;
+                    self.account(&body, estimate, &answer).await;
                     return Ok(answer);
+                }
+                Err(Failure::TooLong {
+                    why,
+                    counted,
+                    window,
+                }) if shrinks < MAX_SHRINKS && self.left_out < self.run.history.len() => {
+                    shrinks += 1;
+                    if let Some(w) = window.filter(|w| *w > 0 && *w < self.window) {
+                        self.note(format!(
+                            "the server's context is {w} tokens, not {}: using {w} for this turn (set context_window in [providers.local.endpoints.{}])",
+                            self.window, ep.name
+                        ))
+                        .await;
+                        self.window = w;
+                    }
+                    // Without the server's count, assume a quarter more than thought.
+                    let scale =
+                        counted.map_or(self.scale * 5 / 4, |c| history::scale_from(estimate, c));
+                    self.scale = scale.max(self.scale + 10);
+                    self.note(format!(
+                        "{why}: baton estimated {estimate} tokens; counting {}% of the estimate from now on and asking again with fewer earlier turns",
+                        self.scale
+                    ))
+                    .await;
                 }
                 Err(Failure::NoTools(why)) if self.tools => {
                     self.tools = false;
@@ -372,8 +420,9 @@ impl Turn<'_> {
         }
     }
 
-    /// The request body, with the history trimmed to the window (noted when that changes).
-    async fn body(&mut self) -> Value {
+    /// The request body, with the history trimmed to the window (noted when that changes), and
+    /// its estimated size.
+    async fn body(&mut self) -> (Value, u64) {
         let specs = tools::specs();
         let extra = if self.tools {
             history::estimate(&specs)
@@ -386,6 +435,7 @@ impl Turn<'_> {
             &self.current,
             extra,
             self.window,
+            self.scale,
         );
         if req.left_out != self.left_out {
             self.left_out = req.left_out;
@@ -408,11 +458,12 @@ impl Turn<'_> {
         if self.tools {
             body["tools"] = specs;
         }
-        body
+        (body, req.estimate)
     }
 
-    /// The context after a call: the server's usage, else an estimate.
-    async fn account(&mut self, body: &Value, answer: &Answer) {
+    /// The context after a call: the server's usage (which also sets the scale of estimates),
+    /// else an estimate.
+    async fn account(&mut self, body: &Value, estimate: u64, answer: &Answer) {
         if answer.model.is_some() && self.model.is_none() {
             self.model = answer.model.clone();
         }
@@ -427,8 +478,11 @@ impl Turn<'_> {
                 sent + tools + history::estimate(&answer.message())
             }
         };
-        if answer.usage.is_some() {
+        if let Some(u) = answer.usage {
             self.estimated = false;
+            if u.prompt > 0 {
+                self.scale = history::scale_from(estimate, u.prompt);
+            }
         }
         self.context = Some(ContextUsage {
             tokens,

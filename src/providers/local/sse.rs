@@ -1,6 +1,9 @@
 //! The Chat Completions stream: server-sent-event lines in, one assistant message out. Text
 //! deltas are released paragraph by paragraph, tool-call fragments are joined by index, and the
-//! usage report of the last chunk (`stream_options.include_usage`) is kept.
+//! usage report of the last chunk (`stream_options.include_usage`) is kept. A tool call whose
+//! arguments are not JSON (cut by the answer's token limit) is kept with `{}` as arguments:
+//! servers that render them through a template (llama.cpp) refuse every later request of the
+//! conversation otherwise; the model learns what went wrong from the call's result.
 
 use serde_json::{json, Value};
 
@@ -174,7 +177,8 @@ impl Answer {
         self.tool_calls.iter().any(|c| !c.name.is_empty())
     }
 
-    /// The assistant message as the conversation keeps it.
+    /// The assistant message as the conversation keeps it (arguments that are not JSON as
+    /// `{}`, see [`json_arguments`]).
     pub fn message(&self) -> Value {
         let mut m = json!({"role": "assistant", "content": self.content});
         if self.wants_tools() {
@@ -184,12 +188,34 @@ impl Answer {
                 .filter(|c| !c.name.is_empty())
                 .map(|c| {
                     json!({"id": c.id, "type": "function",
-                           "function": {"name": c.name, "arguments": c.arguments}})
+                           "function": {"name": c.name, "arguments": json_arguments(&c.arguments)}})
                 })
                 .collect();
         }
         m
     }
+}
+
+/// `arguments` when it is JSON, else `{}`.
+pub fn json_arguments(arguments: &str) -> String {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(_) => arguments.to_string(),
+        Err(_) => "{}".to_string(),
+    }
+}
+
+/// A kept message with every tool call's arguments made JSON (see [`json_arguments`]), for
+/// conversations journalled before that was done.
+pub fn with_json_arguments(mut message: Value) -> Value {
+    if let Some(calls) = message.get_mut("tool_calls").and_then(Value::as_array_mut) {
+        for call in calls {
+            if let Some(args) = call.pointer_mut("/function/arguments") {
+                let fixed = json_arguments(args.as_str().unwrap_or_default());
+                *args = Value::String(fixed);
+            }
+        }
+    }
+    message
 }
 
 #[cfg(test)]
@@ -269,6 +295,41 @@ mod tests {
             })
         );
         assert_eq!(a.message()["tool_calls"][1]["function"]["name"], "list_dir");
+    }
+
+    #[test]
+    fn a_tool_call_cut_mid_arguments_is_kept_with_json_arguments() {
+        // As llama-server streamed it when the answer hit its token limit (-n) mid-call.
+        let mut a = Answer::default();
+        let stream = format!(
+            "{}{}data: {}\n\n",
+            chunk(
+                json!({"tool_calls": [{"index": 0, "id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{\"path\": \"a\"}"}}]})
+            ),
+            chunk(
+                json!({"tool_calls": [{"index": 1, "id": "c2", "type": "function", "function": {"name": "list_dir", "arguments": "{\n    \"path\": \"lis"}}]})
+            ),
+            json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]})
+        );
+        a.feed(stream.as_bytes()).unwrap();
+        // The raw arguments stay for running the call (which then reports they are not JSON).
+        assert_eq!(a.tool_calls[1].arguments, "{\n    \"path\": \"lis");
+        let args: Vec<Value> = a.message()["tool_calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["function"]["arguments"].clone())
+            .collect();
+        assert_eq!(args, vec![json!("{\"path\": \"a\"}"), json!("{}")]);
+        // A message journalled before: mended the same way.
+        let old = json!({"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c2", "type": "function", "function": {"name": "list_dir", "arguments": "{\"pa"}}]});
+        assert_eq!(
+            with_json_arguments(old)["tool_calls"][0]["function"]["arguments"],
+            "{}"
+        );
+        let plain = json!({"role": "user", "content": "hi"});
+        assert_eq!(with_json_arguments(plain.clone()), plain);
     }
 
     #[test]

@@ -75,6 +75,7 @@ fn local_run(ep: Endpoint, dir: &tempfile::TempDir, history: Vec<Vec<Value>>) ->
         history,
         prompt: "the prompt".into(),
         session_id: "l-1".into(),
+        last_context: None,
     }
 }
 

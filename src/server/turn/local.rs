@@ -1,14 +1,16 @@
 //! A turn on a `local` endpoint: the conversation's earlier turns are gathered from the journal
 //! (a local turn's own messages, another provider's prompt and answer), the system message is
 //! built from the terminal's CURRENT standing text, the run streams like a CLI's, and the
-//! messages it added are journalled for the next run.
+//! messages it added are journalled for the next run. A terminal that switched to another
+//! provider remembers (in its journal) the endpoint it last ran on, so `--provider local`
+//! without a name goes back to it.
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
 use serde_json::{json, Value};
 
-use super::{Plan, TurnCtx};
+use super::{Plan, Server, TurnCtx};
 use crate::engine;
 use crate::error::BatonError;
 use crate::providers::local::{self, Endpoint, LocalRun};
@@ -46,7 +48,11 @@ pub fn history(entries: &[Entry], conversation_id: &str, current: &str) -> Vec<V
     order
         .into_iter()
         .map(|(id, prompt)| match own.get(id) {
-            Some(messages) => (*messages).clone(),
+            Some(messages) => messages
+                .iter()
+                .cloned()
+                .map(local::sse::with_json_arguments)
+                .collect(),
             None => {
                 let answer = match answers.get(id) {
                     Some((a, _)) if !a.is_empty() => a.to_string(),
@@ -60,6 +66,59 @@ pub fn history(entries: &[Entry], conversation_id: &str, current: &str) -> Vec<V
             }
         })
         .collect()
+}
+
+/// The context the server counted at the end of the conversation's latest turn before
+/// `current`, if that turn ran on `local` (another provider counts with another tokenizer).
+pub fn last_context(entries: &[Entry], conversation_id: &str, current: &str) -> Option<u64> {
+    let mut last: Option<(&str, ProviderKind)> = None;
+    let mut contexts = std::collections::HashMap::new();
+    for e in entries {
+        match &e.record {
+            Record::TurnStarted {
+                turn_id,
+                conversation_id: c,
+                provider,
+                ..
+            } if c == conversation_id && turn_id != current => last = Some((turn_id, *provider)),
+            Record::TurnFinished {
+                turn_id, context, ..
+            } => {
+                contexts.insert(turn_id.as_str(), context.map(|c| c.tokens));
+            }
+            _ => {}
+        }
+    }
+    match last? {
+        (id, ProviderKind::Local) => contexts.get(id).copied().flatten(),
+        (_, ProviderKind::Claude | ProviderKind::Codex) => None,
+    }
+}
+
+/// The endpoint the terminal last chose for `local` (at `new` or by a `send --provider`).
+pub fn last_endpoint(entries: &[Entry]) -> Option<String> {
+    entries.iter().rev().find_map(|e| match &e.record {
+        Record::TerminalCreated {
+            provider: ProviderKind::Local,
+            endpoint,
+            ..
+        }
+        | Record::SettingsChanged {
+            provider: ProviderKind::Local,
+            endpoint,
+            ..
+        } => endpoint.clone(),
+        _ => None,
+    })
+}
+
+/// [`last_endpoint`] of terminal `tid`, read from its journal.
+pub fn remembered_endpoint(srv: &Server, tid: &str) -> Result<Option<String>, BatonError> {
+    let journal = srv.store.data_dir().journal(tid);
+    let entries = crate::store::journal::read(&journal)
+        .map_err(|e| BatonError::failed(format!("cannot read {}: {e}", journal.display())))?
+        .entries;
+    Ok(last_endpoint(&entries))
 }
 
 impl TurnCtx<'_> {
@@ -152,6 +211,7 @@ impl TurnCtx<'_> {
                 &instructions,
             ),
             history: history(&entries, &plan.conversation.id, self.turn_id),
+            last_context: last_context(&entries, &plan.conversation.id, self.turn_id),
             endpoint,
             cwd,
             prompt: prompt.to_string(),
@@ -184,17 +244,77 @@ mod tests {
     }
 
     fn finished(turn: &str, status: TurnStatus, answer: &str) -> Entry {
+        finished_at(turn, status, answer, None)
+    }
+
+    fn finished_at(turn: &str, status: TurnStatus, answer: &str, tokens: Option<u64>) -> Entry {
         at(Record::TurnFinished {
             turn_id: turn.into(),
             status,
             error: None,
             session_id: None,
             model: None,
-            context: None,
+            context: tokens.map(|tokens| crate::providers::ContextUsage {
+                tokens,
+                window: 2048,
+            }),
             answer: answer.into(),
             tools: vec![],
             notes: vec![],
         })
+    }
+
+    fn settings(provider: ProviderKind, endpoint: Option<&str>) -> Entry {
+        at(Record::SettingsChanged {
+            provider,
+            model: None,
+            endpoint: endpoint.map(str::to_string),
+        })
+    }
+
+    #[test]
+    fn the_servers_last_count_is_taken_only_from_a_local_turn_of_the_conversation() {
+        let done = |t, n| finished_at(t, TurnStatus::Completed, "a", n);
+        let local = |t, c| started(t, c, ProviderKind::Local, "p");
+        let claude = |t, c| started(t, c, ProviderKind::Claude, "p");
+        let cases: Vec<(Vec<Entry>, Option<u64>)> = vec![
+            (vec![local("t1", "c"), done("t1", Some(900))], Some(900)),
+            // the latest turn ran on claude: its count is another tokenizer's
+            (
+                vec![
+                    local("t1", "c"),
+                    done("t1", Some(900)),
+                    claude("t2", "c"),
+                    done("t2", Some(40_000)),
+                ],
+                None,
+            ),
+            // another conversation's turn does not count; a turn without usage gives nothing
+            (vec![local("t1", "old"), done("t1", Some(900))], None),
+            (vec![local("t1", "c"), done("t1", None)], None),
+        ];
+        for (mut entries, want) in cases {
+            entries.push(local("now", "c"));
+            assert_eq!(last_context(&entries, "c", "now"), want, "{entries:?}");
+        }
+    }
+
+    #[test]
+    fn the_endpoint_last_chosen_for_local_is_remembered_across_other_providers() {
+        let local = |e| settings(ProviderKind::Local, Some(e));
+        let claude = settings(ProviderKind::Claude, None);
+        let cases: Vec<(Vec<Entry>, Option<&str>)> = vec![
+            (vec![], None),
+            (vec![claude.clone()], None),
+            (vec![local("big"), claude.clone()], Some("big")),
+            (
+                vec![local("big"), claude.clone(), local("small"), claude.clone()],
+                Some("small"),
+            ),
+        ];
+        for (entries, want) in cases {
+            assert_eq!(last_endpoint(&entries).as_deref(), want, "{entries:?}");
+        }
     }
 
     #[test]
