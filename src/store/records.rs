@@ -137,6 +137,10 @@ pub enum Record {
     LocalMessages {
         turn_id: String,
         messages: Vec<serde_json::Value>,
+        /// Earlier turns of the conversation the turn's last request left out to fit the
+        /// window (the next turn compares the server's count with the same request).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        left_out: usize,
     },
     InstructionAdded {
         text: String,
@@ -161,6 +165,10 @@ impl Record {
 /// Current time as the journal writes it.
 pub fn now_stamp() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

@@ -93,9 +93,10 @@ pub struct LocalRun {
     pub prompt: String,
     /// baton's own id for this stretch of local turns (there is no server-side session).
     pub session_id: String,
-    /// The context the server counted at the end of the previous turn, when it ran on `local`:
-    /// sets the first scale of estimates (see [`history::scale_from`]).
-    pub last_context: Option<u64>,
+    /// The context the server counted at the end of the previous turn, when it ran on `local`,
+    /// and how many of the earliest turns of `history` that turn's request left out: sets the
+    /// first scale of estimates (see [`history::scale_from`]).
+    pub last_context: Option<(u64, usize)>,
 }
 
 /// How a local turn ended, and the messages it adds to the conversation (kept even when it
@@ -104,6 +105,8 @@ pub struct LocalRun {
 pub struct LocalResult {
     pub outcome: TurnOutcome,
     pub messages: Vec<Value>,
+    /// Earlier turns the last request left out to fit the window.
+    pub left_out: usize,
 }
 
 /// The state of one local turn.
@@ -147,14 +150,16 @@ pub async fn run(run: &LocalRun, tx: Sender<RunMsg>, interrupted: Arc<AtomicBool
         scale: 100,
     };
     t.resolve_model_and_window().await;
-    if let Some(counted) = run.last_context {
-        // What the server counted for the history so far against baton's estimate of it.
+    if let Some((counted, left_out)) = run.last_context {
+        // What the server counted for the previous turn's last request against baton's
+        // estimate of the same request (without the turns it left out).
         let system = json!({"role": "system", "content": run.system_text});
         let estimate = history::estimate(&system)
             + history::estimate(&tools::specs())
             + run
                 .history
                 .iter()
+                .skip(left_out)
                 .flatten()
                 .map(history::estimate)
                 .sum::<u64>();
@@ -192,6 +197,7 @@ pub async fn run(run: &LocalRun, tx: Sender<RunMsg>, interrupted: Arc<AtomicBool
             answer: String::new(),
         },
         messages: t.current,
+        left_out: t.left_out,
     }
 }
 
@@ -203,6 +209,7 @@ fn failed(messages: Vec<Value>, error: String) -> LocalResult {
             ..TurnOutcome::default()
         },
         messages,
+        left_out: 0,
     }
 }
 

@@ -422,6 +422,73 @@ async fn old_whole_turns_are_left_out_when_the_window_is_small() {
 }
 
 #[tokio::test]
+async fn the_servers_count_of_a_trimmed_request_is_compared_with_the_same_request() {
+    // The previous turn sent only its 3 newest earlier turns, and the server counted twice
+    // baton's estimate of that request: the next request must leave out as much as a scale
+    // of 200% asks, not be misled by the 5 turns the count never covered.
+    let history: Vec<Vec<Value>> = (1..=8)
+        .map(|i| {
+            vec![
+                json!({"role": "user", "content": format!("question {i}")}),
+                json!({"role": "assistant", "content": "x".repeat(1200)}),
+            ]
+        })
+        .collect();
+    let system = json!({"role": "system", "content": "house rules\n\nstanding text"});
+    let sent: u64 = history::estimate(&system)
+        + history::estimate(&tools::specs())
+        + history[5..]
+            .iter()
+            .flatten()
+            .map(history::estimate)
+            .sum::<u64>();
+    let kept = |last_context: Option<(u64, usize)>| {
+        let history = history.clone();
+        async move {
+            let s = script(
+                vec![Reply::Stream(standin::text("ok", Some((10, 1))))],
+                None,
+            )
+            .await;
+            let dir = tempfile::tempdir().unwrap();
+            let mut ep = endpoint(&s.base_url);
+            ep.context_window = Some(6000);
+            let mut run = local_run(ep, &dir, history);
+            run.last_context = last_context;
+            let ran = go(run, dir, Arc::default()).await;
+            assert_eq!(ran.status(), (Some(TurnStatus::Completed), None));
+            let msgs = s.requests()[0]["messages"].as_array().unwrap().len();
+            (msgs - 2) / 2
+        }
+    };
+    let plain = kept(None).await;
+    let scaled = kept(Some((2 * sent, 5))).await;
+    let budget = 6000 - history::answer_room(6000);
+    let want = (0..=8usize)
+        .rev()
+        .find(|&k| {
+            let estimate = history::estimate(&system)
+                + history::estimate(&tools::specs())
+                + history[8 - k..]
+                    .iter()
+                    .flatten()
+                    .map(history::estimate)
+                    .sum::<u64>()
+                + history::estimate(&json!({"role": "user", "content": "the prompt"}));
+            estimate * 2 <= budget
+        })
+        .unwrap();
+    assert!(
+        scaled < plain,
+        "kept {scaled} with the count, {plain} without"
+    );
+    assert!(
+        scaled.abs_diff(want) <= 1,
+        "kept {scaled}, about {want} fit at 200%"
+    );
+}
+
+#[tokio::test]
 async fn the_window_comes_from_the_server_else_a_stated_default() {
     let s = script(vec![], Some(32768)).await;
     let dir = tempfile::tempdir().unwrap();

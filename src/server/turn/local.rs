@@ -31,7 +31,9 @@ pub fn history(entries: &[Entry], conversation_id: &str, current: &str) -> Vec<V
                 prompt,
                 ..
             } if c == conversation_id && turn_id != current => order.push((turn_id, prompt)),
-            Record::LocalMessages { turn_id, messages } => {
+            Record::LocalMessages {
+                turn_id, messages, ..
+            } => {
                 own.insert(turn_id.as_str(), messages);
             }
             Record::TurnFinished {
@@ -69,12 +71,25 @@ pub fn history(entries: &[Entry], conversation_id: &str, current: &str) -> Vec<V
 }
 
 /// The context the server counted at the end of the conversation's latest turn before
-/// `current`, if that turn ran on `local` (another provider counts with another tokenizer).
-pub fn last_context(entries: &[Entry], conversation_id: &str, current: &str) -> Option<u64> {
+/// `current`, if that turn ran on `local` (another provider counts with another tokenizer),
+/// and how many earlier turns that turn's request left out.
+pub fn last_context(
+    entries: &[Entry],
+    conversation_id: &str,
+    current: &str,
+) -> Option<(u64, usize)> {
     let mut last: Option<(&str, ProviderKind)> = None;
     let mut contexts = std::collections::HashMap::new();
+    let mut left_out = std::collections::HashMap::new();
     for e in entries {
         match &e.record {
+            Record::LocalMessages {
+                turn_id,
+                left_out: n,
+                ..
+            } => {
+                left_out.insert(turn_id.as_str(), *n);
+            }
             Record::TurnStarted {
                 turn_id,
                 conversation_id: c,
@@ -90,7 +105,10 @@ pub fn last_context(entries: &[Entry], conversation_id: &str, current: &str) -> 
         }
     }
     match last? {
-        (id, ProviderKind::Local) => contexts.get(id).copied().flatten(),
+        (id, ProviderKind::Local) => {
+            let counted = contexts.get(id).copied().flatten()?;
+            Some((counted, left_out.get(id).copied().unwrap_or(0)))
+        }
         (_, ProviderKind::Claude | ProviderKind::Codex) => None,
     }
 }
@@ -145,6 +163,7 @@ impl TurnCtx<'_> {
             Record::LocalMessages {
                 turn_id: self.turn_id.to_string(),
                 messages: result.messages,
+                left_out: result.left_out,
             },
         )?;
         let mut outcome = result.outcome;
@@ -277,8 +296,24 @@ mod tests {
         let done = |t, n| finished_at(t, TurnStatus::Completed, "a", n);
         let local = |t, c| started(t, c, ProviderKind::Local, "p");
         let claude = |t, c| started(t, c, ProviderKind::Claude, "p");
-        let cases: Vec<(Vec<Entry>, Option<u64>)> = vec![
-            (vec![local("t1", "c"), done("t1", Some(900))], Some(900)),
+        let messages = |t: &str, left_out| {
+            at(Record::LocalMessages {
+                turn_id: t.into(),
+                messages: vec![],
+                left_out,
+            })
+        };
+        type Case = (Vec<Entry>, Option<(u64, usize)>);
+        let cases: Vec<Case> = vec![
+            (
+                vec![local("t1", "c"), done("t1", Some(900))],
+                Some((900, 0)),
+            ),
+            // with the number of earlier turns its request left out
+            (
+                vec![local("t1", "c"), messages("t1", 3), done("t1", Some(900))],
+                Some((900, 3)),
+            ),
             // the latest turn ran on claude: its count is another tokenizer's
             (
                 vec![
@@ -331,6 +366,7 @@ mod tests {
             at(Record::LocalMessages {
                 turn_id: "t1".into(),
                 messages: tool_turn.clone(),
+                left_out: 0,
             }),
             finished("t1", TurnStatus::Completed, "done"),
             started("t2", "c", ProviderKind::Claude, "explain"),
