@@ -296,6 +296,9 @@ pub struct App {
     pub connected: bool,
     pub list_area: ratatui::layout::Rect,
     pub quit: Option<Exit>,
+    /// The window was resized: the next drawing starts from a cleared screen (the terminal
+    /// may have dropped or moved what was drawn, whatever the new size).
+    pub redraw_all: bool,
     /// The last shell connection id handed out.
     pub shell_ids: u64,
 }
@@ -323,6 +326,7 @@ impl App {
             connected: false,
             list_area: ratatui::layout::Rect::default(),
             quit: None,
+            redraw_all: false,
             shell_ids: 0,
         }
     }
@@ -382,7 +386,10 @@ impl App {
             Msg::Key(k) => self.on_key(k),
             Msg::Paste(s) => self.on_paste(&s),
             Msg::Mouse(m) => self.on_mouse(m),
-            Msg::Resize => Vec::new(),
+            Msg::Resize => {
+                self.redraw_all = true;
+                Vec::new()
+            }
             Msg::Watch(ev) => self.on_watch(ev),
             Msg::ServerGone(why) => {
                 self.quit = Some(Exit::ServerGone(why));

@@ -146,6 +146,15 @@ fn event_loop(
     ctx: &mut Ctx,
 ) -> Result<Exit, BatonError> {
     loop {
+        if std::mem::take(&mut app.redraw_all) {
+            // A shrink and a grow between two drawings leave the size as it was, but not the
+            // screen: draw every cell again. (`resize`, not `clear`: `clear` asks the terminal
+            // where its cursor is and waits for an answer the input thread reads instead.)
+            let size = terminal.size().map_err(draw_error)?;
+            terminal
+                .resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))
+                .map_err(draw_error)?;
+        }
         terminal.draw(|f| draw::draw(f, app)).map_err(draw_error)?;
         // Pane sizes are known once drawn: shells to open or resize.
         let after = app.shell_effects();

@@ -401,6 +401,51 @@ fn copy_mode_over_the_shell_reaches_the_servers_scrollback() {
     assert_eq!(ui.tmux(&["show-buffer"]), "row-17");
 }
 
+#[test]
+fn rapid_resizes_with_splits_and_a_shell_leave_a_working_ui() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    w.new_terminal("web", "codex");
+    let ui = Tmux::start(&w, &dir, "");
+    ui.wait_for("No turns yet");
+    ui.keys(&["C-b", "%"]);
+    ui.keys(&["C-b", "s"]);
+    ui.wait_for("keys go to the shell");
+    // Sizes from tiny to huge and back, as fast as tmux takes them.
+    for (x, y) in [
+        (20, 5),
+        (400, 120),
+        (1, 1),
+        (61, 9),
+        (200, 60),
+        (33, 7),
+        (120, 40),
+    ] {
+        ui.tmux(&["resize-window", "-x", &x.to_string(), "-y", &y.to_string()]);
+    }
+    // tmux tells the program the last size a little later: the whole window is drawn again
+    // at 120x40, borders and all (a screen drawn only where it changed would leave holes).
+    ui.wait_until("a full redraw at 120x40", |s| {
+        let rows: Vec<&str> = s.lines().collect();
+        rows.len() >= 40
+            && rows[0].starts_with('┌')
+            && rows[0].chars().count() == 120
+            && rows[38].starts_with('└')
+            && rows[38].chars().count() == 120
+    });
+    ui.type_text("echo still-$((6*7))");
+    ui.keys(&["Enter"]);
+    ui.wait_for("still-42");
+    ui.keys(&["C-b", "s"]);
+    ui.type_text("after the storm");
+    ui.wait_for("after the storm");
+    ui.keys(&["C-b", "d"]);
+    ui.wait_for("BATON-EXITED 0");
+}
+
 /// Where `text` first shows on `screen`: (column, row), counted from 0 in cells.
 fn locate(screen: &str, text: &str) -> (usize, usize) {
     for (y, line) in screen.lines().enumerate() {
