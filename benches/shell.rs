@@ -22,35 +22,44 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(100);
     let tmp = tempfile::tempdir().expect("temp dir");
-    let file = tmp.path().join("big.txt");
     let line = "the quick brown fox jumps over the lazy dog 0123456789 ".repeat(2);
-    let mut text = String::with_capacity(mb << 20);
-    let mut n = 0u64;
-    while text.len() < mb << 20 {
-        n += 1;
-        text.push_str(&format!("{n:>10} {line}\n"));
-    }
-    std::fs::write(&file, &text).expect("write the file");
-    drop(text);
-    let baton = baton_cat(tmp.path(), &file.display().to_string());
-    println!(
-        "baton shell path: cat of {mb} MB in {:.2} s",
-        baton.as_secs_f64()
-    );
-    for attached in [true, false] {
-        let how = if attached { "attached" } else { "detached" };
-        match tmux_cat(&file.display().to_string(), attached) {
-            Some(tmux) => {
-                println!(
-                    "tmux ({how}):  cat of {mb} MB in {:.2} s",
-                    tmux.as_secs_f64()
-                );
-                println!(
-                    "ratio baton/tmux ({how}): {:.2} (below 1: baton is faster)",
-                    baton.as_secs_f64() / tmux.as_secs_f64()
-                );
+    // Plain lines (a log, a source file), then the same with colors on every line (what
+    // `ls --color`, compilers and test runners print): baton parses the colored ones whole.
+    let kinds: [(&str, fn(u64, &str) -> String); 2] = [
+        ("plain lines", |n, line| format!("{n:>10} {line}\n")),
+        ("colored lines", |n, line| {
+            format!("\x1b[32m{n:>10}\x1b[0m \x1b[1m{line}\x1b[0m\n")
+        }),
+    ];
+    for (i, (kind, make)) in kinds.iter().enumerate() {
+        let file = tmp.path().join(format!("big-{i}.txt"));
+        let mut text = String::with_capacity(mb << 20);
+        let mut n = 0u64;
+        while text.len() < mb << 20 {
+            n += 1;
+            text.push_str(&make(n, &line));
+        }
+        std::fs::write(&file, &text).expect("write the file");
+        drop(text);
+        let root = tmp.path().join(format!("world-{i}"));
+        std::fs::create_dir_all(&root).expect("world dir");
+        let baton = baton_cat(&root, &file.display().to_string());
+        println!(
+            "{kind}: baton shell path: cat of {mb} MB in {:.2} s",
+            baton.as_secs_f64()
+        );
+        for attached in [true, false] {
+            let how = if attached { "attached" } else { "detached" };
+            match tmux_cat(&file.display().to_string(), attached) {
+                Some(tmux) => {
+                    println!(
+                        "{kind}: tmux ({how}):  cat of {mb} MB in {:.2} s, ratio baton/tmux {:.2} (below 1: baton is faster)",
+                        tmux.as_secs_f64(),
+                        baton.as_secs_f64() / tmux.as_secs_f64()
+                    );
+                }
+                None => println!("tmux is not installed: no comparison"),
             }
-            None => println!("tmux is not installed: no comparison"),
         }
     }
 }
