@@ -25,7 +25,8 @@ fn main() {
     let line = "the quick brown fox jumps over the lazy dog 0123456789 ".repeat(2);
     // Plain lines (a log, a source file), then the same with colors on every line (what
     // `ls --color`, compilers and test runners print): baton parses the colored ones whole.
-    let kinds: [(&str, fn(u64, &str) -> String); 2] = [
+    type Make = fn(u64, &str) -> String;
+    let kinds: [(&str, Make); 2] = [
         ("plain lines", |n, line| format!("{n:>10} {line}\n")),
         ("colored lines", |n, line| {
             format!("\x1b[32m{n:>10}\x1b[0m \x1b[1m{line}\x1b[0m\n")
