@@ -8,17 +8,22 @@ use serde_json::Value;
 
 use super::common::*;
 
-#[test]
-fn a_watcher_sees_the_snapshot_then_each_turn_as_it_happens() {
-    let w = World::new();
-    w.new_terminal("t", "claude");
+/// A watching connection: each call gives the next line the server sends.
+fn watch(w: &World) -> impl FnMut() -> Value {
     let mut sock = UnixStream::connect(w.data().join("server.sock")).unwrap();
     sock.write_all(b"{\"cmd\":\"watch\"}\n").unwrap();
     // A missing event must fail the test, not hang it.
     sock.set_read_timeout(Some(std::time::Duration::from_secs(30)))
         .unwrap();
     let mut lines = BufReader::new(sock).lines();
-    let mut next = || -> Value { serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap() };
+    move || serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap()
+}
+
+#[test]
+fn a_watcher_sees_the_snapshot_then_each_turn_as_it_happens() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    let mut next = watch(&w);
     let first = next();
     assert_eq!(first["reply"], "watch");
     assert_eq!(first["event"]["what"], "terminals");
@@ -63,12 +68,7 @@ fn a_watcher_sees_the_snapshot_then_each_turn_as_it_happens() {
 fn a_watcher_that_falls_behind_gets_every_terminal_again_and_goes_on() {
     let w = World::new();
     w.new_terminal("t", "claude");
-    let mut sock = UnixStream::connect(w.data().join("server.sock")).unwrap();
-    sock.write_all(b"{\"cmd\":\"watch\"}\n").unwrap();
-    sock.set_read_timeout(Some(std::time::Duration::from_secs(30)))
-        .unwrap();
-    let mut lines = BufReader::new(sock).lines();
-    let mut next = || -> Value { serde_json::from_str(&lines.next().unwrap().unwrap()).unwrap() };
+    let mut next = watch(&w);
     assert_eq!(next()["event"]["what"], "terminals");
     // This client reads nothing while a long answer streams: some ten thousand deltas, far
     // more than the server keeps for a client (and than the socket buffers).

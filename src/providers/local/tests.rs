@@ -381,6 +381,18 @@ async fn interrupt_drops_the_stream_mid_answer() {
     assert!(started.elapsed() < Duration::from_secs(3));
 }
 
+/// `n` earlier turns, each a short question and a long answer.
+fn long_turns(n: usize) -> Vec<Vec<Value>> {
+    (1..=n)
+        .map(|i| {
+            vec![
+                json!({"role": "user", "content": format!("question {i}")}),
+                json!({"role": "assistant", "content": "x".repeat(1200)}),
+            ]
+        })
+        .collect()
+}
+
 #[tokio::test]
 async fn old_whole_turns_are_left_out_when_the_window_is_small() {
     let s = script(
@@ -391,14 +403,7 @@ async fn old_whole_turns_are_left_out_when_the_window_is_small() {
     let dir = tempfile::tempdir().unwrap();
     let mut ep = endpoint(&s.base_url);
     ep.context_window = Some(3000);
-    let history: Vec<Vec<Value>> = (1..=8)
-        .map(|i| {
-            vec![
-                json!({"role": "user", "content": format!("question {i}")}),
-                json!({"role": "assistant", "content": "x".repeat(1200)}),
-            ]
-        })
-        .collect();
+    let history = long_turns(8);
     let ran = go(local_run(ep, &dir, history), dir, Arc::default()).await;
     assert_eq!(ran.status(), (Some(TurnStatus::Completed), None));
     let req = &s.requests()[0];
@@ -426,14 +431,7 @@ async fn the_servers_count_of_a_trimmed_request_is_compared_with_the_same_reques
     // The previous turn sent only its 3 newest earlier turns, and the server counted twice
     // baton's estimate of that request: the next request must leave out as much as a scale
     // of 200% asks, not be misled by the 5 turns the count never covered.
-    let history: Vec<Vec<Value>> = (1..=8)
-        .map(|i| {
-            vec![
-                json!({"role": "user", "content": format!("question {i}")}),
-                json!({"role": "assistant", "content": "x".repeat(1200)}),
-            ]
-        })
-        .collect();
+    let history = long_turns(8);
     let system = json!({"role": "system", "content": "house rules\n\nstanding text"});
     let sent: u64 = history::estimate(&system)
         + history::estimate(&tools::specs())
