@@ -93,6 +93,7 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
         let mut screen = Screen::enter()?;
         io::spawn_input(tx.clone());
         signals::spawn(tx.clone())?;
+        signals::watch_hangup(tx.clone());
         let mut shells = io::ShellConns::default();
         let mut ctx = Ctx {
             client,

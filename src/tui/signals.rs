@@ -1,13 +1,20 @@
 //! SIGTERM and SIGHUP while the UI runs: the handler only writes the signal's number to a
 //! socket (async-signal-safe); a thread reads it and tells the main loop, which leaves the
 //! screen the normal way, so the user's terminal is restored on these exits too.
+//!
+//! A terminal can also go away without a SIGHUP reaching baton (it runs outside the
+//! terminal's session, under `nohup`, behind a shell that traps HUP). crossterm's reader then
+//! spins on the dead terminal at full CPU, forever (crossterm-rs/crossterm#793), so a thread
+//! waits in poll(2) for the terminal to hang up (no reading, no timeout) and ends the UI as a
+//! SIGHUP would.
 
 use std::io::Read;
-use std::os::fd::{BorrowedFd, IntoRawFd};
+use std::os::fd::{AsFd, BorrowedFd, IntoRawFd};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::mpsc::Sender;
 
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
 
 use super::app::Msg;
@@ -58,6 +65,28 @@ pub fn spawn(tx: Sender<Msg>) -> Result<(), BatonError> {
         }
     });
     Ok(())
+}
+
+/// Ends the UI (as [`Msg::Signal`] SIGHUP) once the terminal on stdin hangs up.
+pub fn watch_hangup(tx: Sender<Msg>) {
+    std::thread::spawn(move || {
+        let stdin = std::io::stdin();
+        // No events asked for: poll still reports a hangup or an error, and nothing is read.
+        let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::empty())];
+        loop {
+            match poll(&mut fds, PollTimeout::NONE) {
+                Ok(_) => {
+                    let gone = PollFlags::POLLHUP | PollFlags::POLLERR | PollFlags::POLLNVAL;
+                    if fds[0].revents().is_some_and(|r| r.intersects(gone)) {
+                        let _ = tx.send(Msg::Signal(Signal::SIGHUP as i32));
+                        return;
+                    }
+                }
+                Err(nix::errno::Errno::EINTR) => {}
+                Err(_) => return,
+            }
+        }
+    });
 }
 
 /// The signal's name for the message the UI leaves.

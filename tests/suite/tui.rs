@@ -446,6 +446,88 @@ fn rapid_resizes_with_splits_and_a_shell_leave_a_working_ui() {
     ui.wait_for("BATON-EXITED 0");
 }
 
+/// The pids of processes whose environment has `BATON_HOME=home`.
+fn batons_of(home: &std::path::Path) -> Vec<u32> {
+    let want = format!("BATON_HOME={}", home.display());
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
+            let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+            exe.ends_with("baton")
+                && env.split(|&b| b == 0).any(|v| v == want.as_bytes())
+                && !String::from_utf8_lossy(
+                    &std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default(),
+                )
+                .contains("server")
+        })
+        .collect()
+}
+
+#[test]
+fn a_terminal_gone_without_a_sighup_still_ends_the_client() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    // setsid: baton runs outside the terminal's session, so its hangup sends baton no SIGHUP.
+    let socket = format!("baton-test-hup-{}", std::process::id());
+    let script = format!(
+        "setsid -w env -i PATH='{}' HOME='{}' BATON_HOME='{}' TERM=xterm-256color {BATON}",
+        w.path,
+        w.home().display(),
+        w.data().display()
+    );
+    let tmux = |args: &[&str]| {
+        Command::new("tmux")
+            .args(["-L", &socket, "-f", "/dev/null"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let started = Command::new("tmux")
+        .args([
+            "-L",
+            &socket,
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-x",
+            "100",
+            "-y",
+            "30",
+        ])
+        .arg("-c")
+        .arg(&dir)
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert!(started.status.success(), "{}", text(&started));
+    w.wait_for("the UI", || {
+        String::from_utf8_lossy(&tmux(&["capture-pane", "-p"]).stdout).contains("No turns yet")
+    });
+    let pids = batons_of(&w.data());
+    assert_eq!(pids.len(), 1, "{pids:?}");
+    let pid = pids[0];
+    // The terminal goes away: tmux and its pane, with the master side of the terminal.
+    tmux(&["kill-server"]);
+    let gone = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map_or(true, |s| s.split(' ').nth(2) == Some("Z"))
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !gone() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    if !gone() {
+        let _ = Command::new("kill").arg("-9").arg(pid.to_string()).output();
+        panic!("the client outlived its terminal (it would spin on it)");
+    }
+}
+
 /// Where `text` first shows on `screen`: (column, row), counted from 0 in cells.
 fn locate(screen: &str, text: &str) -> (usize, usize) {
     for (y, line) in screen.lines().enumerate() {
