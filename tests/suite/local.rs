@@ -451,4 +451,12 @@ fn a_tool_call_cut_by_the_token_limit_does_not_poison_the_conversation() {
             .contains("the arguments of read_file are not JSON"),
         "{tool}"
     );
+    // And the transcript has a line for the call that did not run.
+    let log = w.json(&["log", "t"]);
+    let tools = &log["turns"][0]["tools"];
+    assert_eq!(
+        tools,
+        &json!(["read_file (not run: its arguments are not JSON)"]),
+        "{log}"
+    );
 }

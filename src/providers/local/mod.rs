@@ -309,7 +309,15 @@ impl Turn<'_> {
     async fn tool(&self, name: &str, arguments: &str) -> String {
         let call = match tools::Call::new(name, arguments) {
             Ok(c) => c,
-            Err(e) => return format!("error: {e}"),
+            Err(e) => {
+                // Shown too: the transcript has a line for every call the model made.
+                self.event(TurnEvent::ToolUse {
+                    name: name.to_string(),
+                    summary: format!("{name} (not run: its arguments are not JSON)"),
+                })
+                .await;
+                return format!("error: {e}");
+            }
         };
         self.event(TurnEvent::ToolUse {
             name: name.to_string(),
