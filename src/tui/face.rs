@@ -326,6 +326,55 @@ mod tests {
     }
 
     #[test]
+    fn the_mouse_goes_to_a_shell_program_that_asked_for_it_and_shift_keeps_it() {
+        use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+        let mut app = app();
+        toggle(&mut app);
+        app.shell_effects();
+        let click = |app: &mut App, modifiers| {
+            app.update(Msg::Mouse(MouseEvent {
+                kind: MouseEventKind::Down(MouseButton::Left),
+                // The pane is drawn at (0, 0): its text starts at (1, 1).
+                column: 5,
+                row: 3,
+                modifiers,
+            }))
+        };
+        // A plain shell prompt: a click is the UI's (nothing goes to the shell).
+        let screen = |bytes: &[u8]| ShellUpdate::Screen {
+            rows: 10,
+            cols: 40,
+            bytes: bytes.to_vec(),
+        };
+        app.update(Msg::Shell("api".into(), 1, screen(b"$ ")));
+        let fx = click(&mut app, KeyModifiers::NONE);
+        assert!(
+            !fx.iter().any(|e| matches!(e, Effect::ShellInput { .. })),
+            "{fx:?}"
+        );
+        // vim with `set mouse=a`: press/release reports, SGR encoding.
+        app.update(Msg::Shell(
+            "api".into(),
+            1,
+            screen(b"\x1b[?1000h\x1b[?1006hvim"),
+        ));
+        let fx = click(&mut app, KeyModifiers::NONE);
+        assert_eq!(
+            fx,
+            vec![Effect::ShellInput {
+                name: "api".into(),
+                bytes: b"\x1b[<0;5;3M".to_vec()
+            }]
+        );
+        // Shift held: the UI's again, as in tmux.
+        let fx = click(&mut app, KeyModifiers::SHIFT);
+        assert!(
+            !fx.iter().any(|e| matches!(e, Effect::ShellInput { .. })),
+            "{fx:?}"
+        );
+    }
+
+    #[test]
     fn copy_mode_over_the_shell_reaches_its_scrollback_and_joins_wrapped_rows() {
         let mut app = app();
         toggle(&mut app);

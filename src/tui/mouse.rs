@@ -6,15 +6,18 @@
 //! pane showed, so what is selected is what was under the pointer.
 //!
 //! Decisions (not in DESIGN.md): two presses on one cell within `DOUBLE_CLICK` are a double
-//! click; a click outside the pane of copy mode leaves copy mode; the shell face gets no mouse
-//! events (a drag there selects from the shell's screen and scrollback, as on the others).
+//! click; a click outside the pane of copy mode leaves copy mode; over a shell whose program
+//! asked for mouse reports (vim, htop, less --mouse), events go to the program as that program
+//! asked (press, release, motion; SGR, UTF-8 or X10 encoding), and Shift held selects instead,
+//! as in tmux; over any other shell a drag selects from its screen, as on the other faces.
 
 use std::time::{Duration, Instant};
 
-use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
 use super::app::{App, Effect, Mode};
+use super::shell;
 
 /// Rows the mouse wheel scrolls per notch.
 pub const WHEEL_ROWS: usize = 3;
@@ -66,6 +69,9 @@ impl App {
     pub fn on_mouse_at(&mut self, m: MouseEvent, now: Instant) -> Vec<Effect> {
         let at = Position::new(m.column, m.row);
         let pane = self.panes.iter().position(|p| p.area.contains(at));
+        if let Some(fx) = self.mouse_for_shell(&m, at, pane) {
+            return fx;
+        }
         match m.kind {
             MouseEventKind::ScrollUp => self.wheel(true, pane),
             MouseEventKind::ScrollDown => self.wheel(false, pane),
@@ -76,6 +82,43 @@ impl App {
             _ => {}
         }
         Vec::new()
+    }
+
+    /// Over a shell whose program asked for the mouse (vim, htop), events go to the program,
+    /// as in tmux; Shift held keeps them for selecting.
+    fn mouse_for_shell(
+        &mut self,
+        m: &MouseEvent,
+        at: Position,
+        pane: Option<usize>,
+    ) -> Option<Vec<Effect>> {
+        if self.mode != Mode::Normal || m.modifiers.contains(KeyModifiers::SHIFT) {
+            return None;
+        }
+        let i = pane?;
+        let p = self.panes.get(i).filter(|p| p.shell)?;
+        let area = inner(p.area);
+        let name = p.term.clone()?;
+        let view = self.term(&name)?.shell.as_ref().filter(|v| v.live())?;
+        let screen = view.screen.screen();
+        let (rows, cols) = screen.size();
+        let (col, row) = (at.x.checked_sub(area.x)?, at.y.checked_sub(area.y)?);
+        if !area.contains(at) || col >= cols.get() || row >= rows.get() {
+            return None;
+        }
+        let bytes = shell::mouse_bytes(
+            m,
+            (col, row),
+            screen.mouse_protocol_mode(),
+            screen.mouse_protocol_encoding(),
+        )?;
+        let mut fx = if matches!(m.kind, MouseEventKind::Down(_)) {
+            self.select_pane(i)
+        } else {
+            Vec::new()
+        };
+        fx.push(Effect::ShellInput { name, bytes });
+        Some(fx)
     }
 
     fn wheel(&mut self, up: bool, pane: Option<usize>) {

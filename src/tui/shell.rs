@@ -6,7 +6,7 @@
 //! The screen has the server's size (the latest active client's), drawn clipped or padded; the
 //! scrollback stays on the server and comes as a [`ShellUpdate::History`] when asked for.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -172,6 +172,72 @@ impl ShellView {
             ShellStatus::Exited(None) => Some("[shell exited · Enter starts a new one]".into()),
             ShellStatus::Lost(why) => Some(format!("[shell: {why} · Enter tries again]")),
             ShellStatus::Opening | ShellStatus::Live => None,
+        }
+    }
+}
+
+/// The bytes a terminal sends for mouse event `m` at `(col, row)` (from 0) of a program that
+/// asked for `mode` reports in `encoding` (vim, htop, less with `--mouse`); None when the
+/// program did not ask for this kind of event or the place cannot be encoded.
+pub fn mouse_bytes(
+    m: &MouseEvent,
+    (col, row): (u16, u16),
+    mode: vt100::MouseProtocolMode,
+    encoding: vt100::MouseProtocolEncoding,
+) -> Option<Vec<u8>> {
+    use vt100::MouseProtocolMode as M;
+    let button = |b: MouseButton| match b {
+        MouseButton::Left => 0,
+        MouseButton::Middle => 1,
+        MouseButton::Right => 2,
+    };
+    let (code, release) = match m.kind {
+        MouseEventKind::Down(b) => (button(b), false),
+        MouseEventKind::Up(b) if mode != M::Press => (button(b), true),
+        MouseEventKind::Drag(b) if matches!(mode, M::ButtonMotion | M::AnyMotion) => {
+            (button(b) + 32, false)
+        }
+        MouseEventKind::Moved if mode == M::AnyMotion => (3 + 32, false),
+        MouseEventKind::ScrollUp => (64, false),
+        MouseEventKind::ScrollDown => (65, false),
+        _ => return None,
+    };
+    if mode == M::None {
+        return None;
+    }
+    let mut code = code;
+    for (held, add) in [
+        (KeyModifiers::SHIFT, 4),
+        (KeyModifiers::ALT, 8),
+        (KeyModifiers::CONTROL, 16),
+    ] {
+        if m.modifiers.contains(held) {
+            code += add;
+        }
+    }
+    let (x, y) = (u32::from(col) + 1, u32::from(row) + 1);
+    match encoding {
+        vt100::MouseProtocolEncoding::Sgr => {
+            let end = if release { 'm' } else { 'M' };
+            Some(format!("\x1b[<{code};{x};{y}{end}").into_bytes())
+        }
+        other => {
+            // X10 style: one value per byte (or per UTF-8 character), 32 added; a release
+            // is button 3.
+            let code = if release { 3 + (code & !3) } else { code };
+            let mut out = b"\x1b[M".to_vec();
+            for v in [code, x, y] {
+                let v = v + 32;
+                match other {
+                    vt100::MouseProtocolEncoding::Utf8 => {
+                        let c = char::from_u32(v).filter(|_| v < 2048)?;
+                        let mut buf = [0u8; 4];
+                        out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                    }
+                    _ => out.push(u8::try_from(v).ok()?),
+                }
+            }
+            Some(out)
         }
     }
 }
@@ -390,6 +456,83 @@ mod tests {
         }
         assert_eq!(key_bytes(&k(KeyCode::F(20), none), false), None);
         assert_eq!(key_bytes(&k(KeyCode::Char('é'), ctrl), false), None);
+    }
+
+    #[test]
+    fn mouse_events_become_the_reports_the_program_asked_for() {
+        use vt100::MouseProtocolEncoding as E;
+        use vt100::MouseProtocolMode as M;
+        let ev = |kind, modifiers| MouseEvent {
+            kind,
+            column: 0,
+            row: 0,
+            modifiers,
+        };
+        let none = KeyModifiers::NONE;
+        let down = ev(MouseEventKind::Down(MouseButton::Left), none);
+        let up = ev(MouseEventKind::Up(MouseButton::Left), none);
+        let drag = ev(MouseEventKind::Drag(MouseButton::Left), none);
+        let moved = ev(MouseEventKind::Moved, none);
+        let wheel = ev(MouseEventKind::ScrollDown, none);
+        let ctrl_right = ev(
+            MouseEventKind::Down(MouseButton::Right),
+            KeyModifiers::CONTROL,
+        );
+        type Case<'a> = (&'a MouseEvent, (u16, u16), M, E, Option<&'a [u8]>);
+        let cases: Vec<Case> = vec![
+            (
+                &down,
+                (4, 2),
+                M::PressRelease,
+                E::Sgr,
+                Some(b"\x1b[<0;5;3M"),
+            ),
+            (&up, (4, 2), M::PressRelease, E::Sgr, Some(b"\x1b[<0;5;3m")),
+            (
+                &drag,
+                (4, 2),
+                M::ButtonMotion,
+                E::Sgr,
+                Some(b"\x1b[<32;5;3M"),
+            ),
+            (&drag, (4, 2), M::PressRelease, E::Sgr, None),
+            (&moved, (0, 0), M::AnyMotion, E::Sgr, Some(b"\x1b[<35;1;1M")),
+            (&moved, (0, 0), M::ButtonMotion, E::Sgr, None),
+            (&wheel, (9, 9), M::Press, E::Sgr, Some(b"\x1b[<65;10;10M")),
+            (&up, (4, 2), M::Press, E::Sgr, None),
+            (
+                &ctrl_right,
+                (0, 0),
+                M::PressRelease,
+                E::Sgr,
+                Some(b"\x1b[<18;1;1M"),
+            ),
+            (&down, (4, 2), M::None, E::Sgr, None),
+            // X10 style: values in bytes with 32 added; a release is button 3.
+            (
+                &down,
+                (4, 2),
+                M::PressRelease,
+                E::Default,
+                Some(b"\x1b[M %#"),
+            ),
+            (&up, (4, 2), M::PressRelease, E::Default, Some(b"\x1b[M#%#")),
+            (&down, (300, 2), M::PressRelease, E::Default, None),
+            (
+                &down,
+                (300, 2),
+                M::PressRelease,
+                E::Utf8,
+                Some("\x1b[M \u{14d}#".as_bytes()),
+            ),
+        ];
+        for (m, at, mode, enc, want) in cases {
+            assert_eq!(
+                mouse_bytes(m, at, mode, enc).as_deref(),
+                want,
+                "{m:?} at {at:?} in {mode:?}/{enc:?}"
+            );
+        }
     }
 
     #[test]

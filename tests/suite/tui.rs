@@ -446,6 +446,47 @@ fn rapid_resizes_with_splits_and_a_shell_leave_a_working_ui() {
     ui.wait_for("BATON-EXITED 0");
 }
 
+#[test]
+fn a_program_in_the_shell_that_asks_for_the_mouse_gets_it() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    let ui = Tmux::start(&w, &dir, "");
+    ui.wait_for("No turns yet");
+    ui.keys(&["C-b", "s"]);
+    ui.wait_for("keys go to the shell");
+    // A program that turns on mouse reports (SGR), reads one report and shows it.
+    ui.type_text(
+        "stty raw -echo; printf '\\033[?1000h\\033[?1006h'; r=$(dd bs=1 count=5 2>/dev/null); \
+         printf '\\033[?1000l'; stty sane; echo \"got=$(printf %s \"$r\" | tr -d '\\033')=\"",
+    );
+    ui.keys(&["Enter"]);
+    // The report arrives once the program asked (the client learnt the mode from a frame).
+    let s = ui.wait_until("the program waiting for the mouse", |s| {
+        s.lines().any(|l| l.contains("stty raw")) && !s.contains("got=[")
+    });
+    let (x, y) = locate(&s, "stty raw");
+    let mut got = String::new();
+    for _ in 0..50 {
+        ui.mouse(0, (x, y + 3), false);
+        let s = ui.screen();
+        if let Some(line) = s.lines().find(|l| l.contains("got=[")) {
+            got = line
+                .trim_matches(|c: char| c == '│' || c.is_whitespace())
+                .to_string();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Button 0 at the shell's own column and row (from 1), not the window's.
+    assert_eq!(
+        got, "got=[<0;=",
+        "the first bytes of an SGR press of button 0"
+    );
+}
+
 /// The pids of processes whose environment has `BATON_HOME=home`.
 fn batons_of(home: &std::path::Path) -> Vec<u32> {
     let want = format!("BATON_HOME={}", home.display());
