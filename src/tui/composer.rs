@@ -203,7 +203,9 @@ impl Composer {
         self.cursor = self.text.len();
     }
 
-    /// The text laid out in rows of `width` columns, and the cursor's (row, column).
+    /// The text laid out in rows of `width` columns, and the cursor's (row, column): the
+    /// whole layout, which [`Composer::window`] must agree with (the tests compare them).
+    #[cfg(test)]
     pub fn layout(&self, width: usize) -> (Vec<String>, (usize, usize)) {
         layout(&self.text, self.cursor, width)
     }
@@ -266,6 +268,7 @@ impl Composer {
 
 /// `text` laid out in rows of `width` columns (a new row at each newline and where the next
 /// character would pass the edge), and where byte `cursor` is: (row, column).
+#[cfg(test)]
 fn layout(text: &str, cursor: usize, width: usize) -> (Vec<String>, (usize, usize)) {
     let mut rows = vec![String::new()];
     let (_, at) = walk(text, cursor, width, |row, c| {
@@ -279,7 +282,7 @@ fn layout(text: &str, cursor: usize, width: usize) -> (Vec<String>, (usize, usiz
     (rows, at)
 }
 
-/// Lays `text` out as [`layout`] does without keeping it: `put(row, char)` for each character
+/// Lays `text` out (rows as the composer shows them) without keeping it: `put(row, char)` for each character
 /// shown (`None` for a row that starts empty). Returns the rows and the cursor's place.
 fn walk(
     text: &str,

@@ -68,12 +68,6 @@ impl ShellScreen {
         let (r, c) = self.0.screen().size();
         (r.get(), c.get())
     }
-
-    pub fn resize(&mut self, rows: u16, cols: u16) {
-        if self.size() != (rows, cols) {
-            self.0.set_size(nonzero(rows), nonzero(cols));
-        }
-    }
 }
 
 impl Clone for ShellScreen {
@@ -624,7 +618,6 @@ mod tests {
         assert_eq!(buf.area.height, 4);
         let mut v = ShellView::new(1, 2, 2);
         v.apply(ShellUpdate::Output(garbage));
-        v.screen.resize(1, 1);
         let _ = v.clone();
     }
 }

@@ -53,6 +53,13 @@ fn skim<CB: vt100::Callbacks>(parser: &mut vt100::Parser<CB>, run: &[u8]) {
     let (rows, cols) = parser.screen().size();
     let (rows, cols) = (usize::from(rows.get()), cols.get());
     let keep = rows + parser.screen().scrollback_capacity();
+    let head = rows + 1;
+    // Each line takes at least its CR LF: a shorter run cannot have lines to leave out, and
+    // the usual few bytes of output are parsed without looking for line ends.
+    if run.len() < 2 * (head + keep + MIN_SKIP) {
+        parser.process(run);
+        return;
+    }
     // Where each line ends (just after its LF).
     let ends: Vec<usize> = run
         .iter()
@@ -60,7 +67,6 @@ fn skim<CB: vt100::Callbacks>(parser: &mut vt100::Parser<CB>, run: &[u8]) {
         .filter(|&(_, &b)| b == b'\n')
         .map(|(i, _)| i + 1)
         .collect();
-    let head = rows + 1;
     if ends.len() < head + keep + MIN_SKIP {
         parser.process(run);
         return;
@@ -238,7 +244,7 @@ mod tests {
     fn the_middle_of_a_long_run_is_left_out() {
         // A run whose middle is not plain text would fail the full parse's comparison if it
         // were parsed: here a line the skim must not read.
-        let mut run = lines(3000, |_| 8);
+        let run = lines(3000, |_| 8);
         let middle = run.len() / 2;
         let mut marked = run.clone();
         marked[middle..middle + 8].copy_from_slice(b"SKIPPED!");
@@ -248,7 +254,6 @@ mod tests {
         assert!(!all.2.iter().any(|r| r.contains("SKIPPED")));
         let mut q = vt100::Parser::new(nz(10), nz(20), 100);
         process(&mut q, &run);
-        run.clear();
         assert_eq!(seen(&mut q), all);
     }
 }
