@@ -187,6 +187,23 @@ mod tests {
         app.update(key(KeyCode::Char('s'), KeyModifiers::NONE));
     }
 
+    /// The shell face, open, its first screen (10×40) drawn from `bytes`.
+    fn shell_showing(app: &mut App, bytes: &[u8]) {
+        toggle(app);
+        app.shell_effects();
+        screen(app, bytes);
+    }
+
+    /// The server's whole screen (10×40) again, drawn from `bytes`.
+    fn screen(app: &mut App, bytes: &[u8]) {
+        let screen = ShellUpdate::Screen {
+            rows: 10,
+            cols: 40,
+            bytes: bytes.to_vec(),
+        };
+        app.update(Msg::Shell("api".into(), 1, screen));
+    }
+
     #[test]
     fn prefix_s_opens_the_shell_at_the_pane_size_and_keys_go_to_it() {
         let mut app = app();
@@ -261,14 +278,7 @@ mod tests {
     #[test]
     fn output_resize_exit_and_a_new_shell() {
         let mut app = app();
-        toggle(&mut app);
-        app.shell_effects();
-        let screen = ShellUpdate::Screen {
-            rows: 10,
-            cols: 40,
-            bytes: b"$ ".to_vec(),
-        };
-        app.update(Msg::Shell("api".into(), 1, screen));
+        shell_showing(&mut app, b"$ ");
         app.update(Msg::Shell(
             "api".into(),
             1,
@@ -307,14 +317,7 @@ mod tests {
     #[test]
     fn a_paste_is_bracketed_when_the_shell_asked() {
         let mut app = app();
-        toggle(&mut app);
-        app.shell_effects();
-        let screen = ShellUpdate::Screen {
-            rows: 10,
-            cols: 40,
-            bytes: b"\x1b[?2004h$ ".to_vec(),
-        };
-        app.update(Msg::Shell("api".into(), 1, screen));
+        shell_showing(&mut app, b"\x1b[?2004h$ ");
         let fx = app.update(Msg::Paste("ls\n".into()));
         assert_eq!(
             fx,
@@ -341,23 +344,14 @@ mod tests {
             }))
         };
         // A plain shell prompt: a click is the UI's (nothing goes to the shell).
-        let screen = |bytes: &[u8]| ShellUpdate::Screen {
-            rows: 10,
-            cols: 40,
-            bytes: bytes.to_vec(),
-        };
-        app.update(Msg::Shell("api".into(), 1, screen(b"$ ")));
+        screen(&mut app, b"$ ");
         let fx = click(&mut app, KeyModifiers::NONE);
         assert!(
             !fx.iter().any(|e| matches!(e, Effect::ShellInput { .. })),
             "{fx:?}"
         );
         // vim with `set mouse=a`: press/release reports, SGR encoding.
-        app.update(Msg::Shell(
-            "api".into(),
-            1,
-            screen(b"\x1b[?1000h\x1b[?1006hvim"),
-        ));
+        screen(&mut app, b"\x1b[?1000h\x1b[?1006hvim");
         let fx = click(&mut app, KeyModifiers::NONE);
         assert_eq!(
             fx,
@@ -385,12 +379,7 @@ mod tests {
         }
         // 45 characters on a 40-column screen: the terminal wraps it.
         out.push_str(&format!("{}END", "x".repeat(42)));
-        let screen = ShellUpdate::Screen {
-            rows: 10,
-            cols: 40,
-            bytes: out.clone().into_bytes(),
-        };
-        app.update(Msg::Shell("api".into(), 1, screen));
+        screen(&mut app, out.as_bytes());
         // The scrollback is the server's: copy mode asks for it and opens when it comes.
         let history = |app: &mut App| {
             app.update(key(KeyCode::Char('b'), KeyModifiers::CONTROL));

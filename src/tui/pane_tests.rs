@@ -1,6 +1,6 @@
 //! Snapshot tests of panes: nested splits with their own terminals and faces, zoom and close,
 //! tiny windows, and the mouse (drags, double clicks, the wheel) mapped through splits and
-//! scroll offsets to the text under the pointer.
+//! scroll offsets to the text under the pointer; a 10 MB answer at any window size.
 
 use crossterm::event::{KeyCode, KeyModifiers};
 use pretty_assertions::assert_eq;
@@ -239,4 +239,30 @@ fn the_mouse_maps_through_the_scroll_offset_double_clicks_copy_a_word_and_the_wh
     let scroll = app.panes[0].scroll;
     app.update(Msg::Mouse(mouse(K::ScrollDown, x, y)));
     assert_eq!(app.panes[0].scroll, scroll.saturating_sub(3));
+}
+
+#[test]
+fn a_ten_megabyte_answer_draws_at_any_size_and_scrolls() {
+    let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
+    let answer = format!(
+        "{}THE-END",
+        "all work and no play makes a long answer ".repeat(10 * 1024 * 1024 / 41)
+    );
+    let log = json!({
+        "name": "api",
+        "conversations": [{"number": 1, "opened_reason": "first"}],
+        "turns": [{"number": 1, "conversation": 1, "provider": "claude", "prompt": "write a lot",
+                   "status": "completed", "answer": answer, "tools": [], "notes": []}],
+    });
+    app.update(Msg::Reply(Tag::Log("api".into()), Ok(log)));
+    for (w, h) in [(20, 5), (400, 120), (120, 40)] {
+        screen(&mut app, w, h);
+    }
+    assert!(screen(&mut app, 120, 40).contains("THE-END"));
+    app.update(key(KeyCode::PageUp));
+    let up = screen(&mut app, 120, 40);
+    assert!(
+        !up.contains("THE-END") && up.contains("all work and no play"),
+        "{up}"
+    );
 }

@@ -265,15 +265,7 @@ fn interrupt_stops_a_local_turn_mid_stream_and_keeps_the_partial_answer() {
         Reply::Stream(standin::text("short answer", Some((100, 5))))
     });
     let w = world(&s, None);
-    let dir = w.project("api");
-    w.ok(&[
-        "new",
-        "api",
-        "--dir",
-        dir.to_str().unwrap(),
-        "--provider",
-        "local:stand",
-    ]);
+    w.new_terminal("api", "local:stand");
     let mut watch = w.watch();
     let child = w.spawn(&["send", "api", "a long job"]);
     watch.until(|e| e["event"]["event"]["event"]["kind"] == "text");
