@@ -87,6 +87,13 @@ impl Tmux {
         self.tmux(&["capture-pane", "-p"])
     }
 
+    /// Waits until the pane says the terminal is back in canonical (cooked) mode.
+    fn wait_canonical(&self) {
+        self.wait_until("the terminal back in canonical mode", |s| {
+            s.lines().any(|l| l.trim() == "icanon")
+        });
+    }
+
     /// Waits until the screen shows `what`; returns the screen.
     fn wait_for(&self, what: &str) -> String {
         self.wait_until(what, |s| s.contains(what))
@@ -155,9 +162,7 @@ fn create_send_queue_interrupt_detach_and_reattach() {
     ui.keys(&["C-b", "d"]);
     let s = ui.wait_for("BATON-EXITED 0");
     assert!(s.contains("[detached from baton"), "{s}");
-    ui.wait_until("the terminal back in canonical mode", |s| {
-        s.lines().any(|l| l.trim() == "icanon")
-    });
+    ui.wait_canonical();
     let turns = w.json(&["log", "proj"])["turns"].as_array().unwrap().len();
     assert_eq!(turns, 3);
 
@@ -211,9 +216,7 @@ fn a_server_that_dies_while_attached_ends_the_client_cleanly() {
     w.ok(&["server", "stop"]);
     let s = ui.wait_for("BATON-EXITED 1");
     assert!(s.contains("the server went away"), "{s}");
-    ui.wait_until("the terminal back in canonical mode", |s| {
-        s.lines().any(|l| l.trim() == "icanon")
-    });
+    ui.wait_canonical();
 }
 
 #[test]
@@ -346,9 +349,7 @@ fn sigterm_and_sighup_restore_the_terminal() {
         assert!(killed.success());
         let s = ui.wait_for(&format!("BATON-EXITED {code}"));
         assert!(s.contains(&format!("stopped by SIG{sig}")), "{s}");
-        ui.wait_until("the terminal back in canonical mode", |s| {
-            s.lines().any(|l| l.trim() == "icanon")
-        });
+        ui.wait_canonical();
     }
 }
 
