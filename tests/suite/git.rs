@@ -8,19 +8,6 @@ use pretty_assertions::assert_eq;
 
 use super::common::*;
 
-/// A repository with one commit on `main`, a README and a .gitignore for `*.log`.
-fn repo(w: &World, name: &str) -> PathBuf {
-    let dir = w.project(name);
-    git(w, &dir, &["init", "-q", "-b", "main"]);
-    git(w, &dir, &["config", "user.name", "Repo Owner"]);
-    git(w, &dir, &["config", "user.email", "owner@example.com"]);
-    std::fs::write(dir.join("README.md"), "# project\n").unwrap();
-    std::fs::write(dir.join(".gitignore"), "*.log\n").unwrap();
-    git(w, &dir, &["add", "."]);
-    git(w, &dir, &["commit", "-q", "-m", "init"]);
-    dir
-}
-
 fn new_in(w: &World, name: &str, dir: &Path) -> serde_json::Value {
     w.ok(&["new", name, "--dir", dir.to_str().unwrap()]);
     w.show(name)

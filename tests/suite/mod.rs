@@ -4,6 +4,7 @@ mod bad_input;
 mod config;
 mod git;
 mod instructions;
+mod json_contract;
 mod local;
 mod rename;
 mod send_path;

@@ -1,0 +1,161 @@
+//! The documented `--json` output (`new`, `send`, `ls`, `show`, `log`, `instructions`, `diff`,
+//! `server status`) pinned as snapshots, so a refactor that renames, drops or retypes a field
+//! fails here. Values that differ per run (ids, times, paths, commits, pids) are replaced by
+//! placeholders that keep their identity: the same id is the same `<id:N>` everywhere.
+
+use std::collections::HashMap;
+
+use regex::Regex;
+use serde_json::Value;
+
+use super::common::*;
+
+/// Replaces per-run values by stable placeholders, numbered in order of first appearance.
+struct Normalizer {
+    tmp: String,
+    seen: HashMap<String, String>,
+    uuid: Regex,
+    time: Regex,
+    commit: Regex,
+    worktree: Regex,
+}
+
+impl Normalizer {
+    fn new(w: &World) -> Normalizer {
+        Normalizer {
+            tmp: w.tmp.path().canonicalize().unwrap().display().to_string(),
+            seen: HashMap::new(),
+            uuid: Regex::new(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+                .unwrap(),
+            time: Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)").unwrap(),
+            commit: Regex::new(r"\b[0-9a-f]{40}\b").unwrap(),
+            // A worktree's folder is the terminal's name and a random suffix.
+            worktree: Regex::new(r#"(/worktrees/[^/"]+)-[0-9a-f]{8}"#).unwrap(),
+        }
+    }
+
+    fn placeholder(&mut self, kind: &str, raw: &str) -> String {
+        let n = self.seen.len() + 1;
+        self.seen
+            .entry(raw.to_string())
+            .or_insert_with(|| format!("<{kind}:{n}>"))
+            .clone()
+    }
+
+    fn text(&mut self, s: &str) -> String {
+        let mut out = s.replace(&self.tmp, "<tmp>");
+        for (re, kind) in [(self.uuid.clone(), "id"), (self.commit.clone(), "commit")] {
+            let found: Vec<String> = re.find_iter(&out).map(|m| m.as_str().to_string()).collect();
+            for f in found {
+                let p = self.placeholder(kind, &f);
+                out = out.replace(&f, &p);
+            }
+        }
+        let out = self.worktree.replace_all(&out, "$1-<suffix>");
+        self.time.replace_all(&out, "<time>").into_owned()
+    }
+
+    fn value(&mut self, v: &Value) -> Value {
+        match v {
+            Value::String(s) => Value::String(self.text(s)),
+            Value::Array(a) => Value::Array(a.iter().map(|x| self.value(x)).collect()),
+            Value::Object(o) => Value::Object(
+                o.iter()
+                    .map(|(k, x)| {
+                        let x = match k.as_str() {
+                            "pid" | "uptime_secs" if x.is_number() => Value::from("<n>"),
+                            _ => self.value(x),
+                        };
+                        (k.clone(), x)
+                    })
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+
+    fn pretty(&mut self, v: &Value) -> String {
+        serde_json::to_string_pretty(&self.value(v)).unwrap()
+    }
+
+    /// JSON lines (a streamed `send --json`), one normalized value a line.
+    fn lines(&mut self, text: &str) -> String {
+        text.lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+                serde_json::to_string(&self.value(&v)).unwrap()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+const RULE: &str = "Always run cargo fmt before committing.";
+
+#[test]
+fn documented_json_output_keeps_its_fields_and_values() {
+    let w = World::new();
+    let mut n = Normalizer::new(&w);
+    let repo = repo(&w, "repo");
+    let notes = w.project("notes");
+    let created = w.json(&[
+        "new",
+        "api",
+        "--dir",
+        repo.to_str().unwrap(),
+        "--provider",
+        "claude",
+        "--brief",
+        "Backend of the billing service",
+    ]);
+    w.json(&[
+        "new",
+        "notes",
+        "--dir",
+        notes.to_str().unwrap(),
+        "--provider",
+        "codex",
+    ]);
+    let first = w.ok(&[
+        "send",
+        "api",
+        &format!("{RULE} Add a /health endpoint. [[write:health.rs]] [[ctx:300]] [[window:1000]]"),
+        "--json",
+    ]);
+    w.wait_for("the rule to be extracted", || {
+        w.json(&["instructions", "api"]).as_array().unwrap().len() == 1
+    });
+    // Past the 45% line: the next prompt opens a fresh conversation.
+    let big = w.ok(&[
+        "send",
+        "api",
+        "Now the tests. [[ctx:460]] [[window:1000]]",
+        "--json",
+    ]);
+    let rotated = w.ok(&[
+        "send",
+        "api",
+        "Carry on. [[ctx:100]] [[window:1000]]",
+        "--json",
+    ]);
+    let switched = w.ok(&["send", "api", "--provider", "codex", "Review it.", "--json"]);
+    w.send("notes", "Write the release notes.");
+    let status = w.json(&["server", "status"]);
+
+    let snap = [
+        ("new", n.pretty(&created)),
+        ("send_first", n.lines(&first)),
+        ("send_past_the_line", n.lines(&big)),
+        ("send_rotated", n.lines(&rotated)),
+        ("send_switched", n.lines(&switched)),
+        ("ls", n.pretty(&w.json(&["ls"]))),
+        ("show", n.pretty(&w.show("api"))),
+        ("log", n.pretty(&w.json(&["log", "api"]))),
+        ("instructions", n.pretty(&w.json(&["instructions", "api"]))),
+        ("diff", n.pretty(&w.json(&["diff", "api"]))),
+        ("server_status", n.pretty(&status)),
+    ];
+    for (name, text) in snap {
+        insta::assert_snapshot!(name, text);
+    }
+}
