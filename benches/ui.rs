@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use baton::protocol::{SendEvent, WatchEvent};
+use baton::protocol::{SendEvent, SessionStart, WatchEvent};
 use baton::providers::{ProviderKind, TurnEvent};
 use baton::tui::app::{App, Msg, Tag};
 use baton::tui::draw::draw;
@@ -17,17 +17,32 @@ use serde_json::json;
 
 fn app_with_log(turns: usize, answer: &str) -> App {
     let mut app = App::new("baton", "/w/api", Keys::default());
-    let t = json!({"name": "api", "dir": "/w/api", "provider": "claude", "state": "idle"});
+    let t = json!({
+        "name": "api", "id": "t1", "dir": "/w/api",
+        "checkout": {"mode": "in_place", "source": "/w/api", "branch": null, "base_branch": null,
+                     "base_commit": null, "worktree": null},
+        "provider": "claude", "endpoint": null, "model": null, "brief": null, "state": "idle",
+        "queued": 0, "created_at": "2026-01-01T00:00:00Z", "conversation": null, "sessions": [],
+        "context": null, "instructions": [], "rotate_at": 0.45, "turns": turns, "last_turn": null,
+    });
+    let t = serde_json::from_value(t).expect("a terminal view");
     app.update(Msg::Watch(WatchEvent::Terminals { terminals: vec![t] }));
     let turns: Vec<_> = (1..=turns)
         .map(|n| {
-            json!({"number": n, "conversation": 1, "provider": "claude",
+            json!({"id": format!("turn{n}"), "number": n, "conversation": 1, "conversation_id": "c1",
+                   "provider": "claude", "session_id": null, "model": null,
                    "prompt": format!("prompt number {n}: explain the module"),
-                   "status": "completed", "answer": answer, "tools": ["Read src/main.rs", "Bash cargo test"],
-                   "notes": [], "context": {"tokens": 1000 * n, "window": 200000}})
+                   "status": "completed", "error": null, "answer": answer,
+                   "tools": ["Read src/main.rs", "Bash cargo test"], "notes": [],
+                   "context": {"tokens": 1000 * n, "window": 200000},
+                   "started_at": "2026-01-01T00:00:00Z", "finished_at": null, "commit": null,
+                   "rotates_next": false})
         })
         .collect();
-    let log = json!({"name": "api", "conversations": [{"number": 1, "opened_reason": "first"}], "turns": turns});
+    let log = json!({"name": "api", "rotate_at": 0.45, "turns": turns,
+                     "conversations": [{"id": "c1", "number": 1, "opened_reason": "first", "dir": "/w/api",
+                                        "opened_at": "2026-01-01T00:00:00Z", "retired_at": null,
+                                        "sessions": []}]});
     app.update(Msg::Reply(Tag::Log("api".into()), Ok(log)));
     app
 }
@@ -114,7 +129,8 @@ fn main() {
         provider: ProviderKind::Claude,
         conversation: 1,
         opened: None,
-        session: "resume".into(),
+        rotate_at: 0.45,
+        session: SessionStart::Resume,
         prompt: "stream a long answer".into(),
     }));
     // Token by token, as Claude's partial messages come: deltas growing one answer piece

@@ -256,53 +256,24 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
             commands::send(&client, req, &name, json)
         }
         Cmd::Diff { name, patch, json } => {
-            commands::simple(&client, &Request::Diff { name, patch }, json, |v| {
-                let d = v["diff"].as_str().unwrap_or("");
-                if d.is_empty() {
-                    format!(
-                        "no changes on {} yet\n",
-                        v["branch"].as_str().unwrap_or("its branch")
-                    )
-                } else if d.ends_with('\n') {
-                    d.to_string()
-                } else {
-                    format!("{d}\n")
-                }
-            })
+            commands::simple(&client, &Request::Diff { name, patch }, json, render::diff)
         }
         Cmd::Merge { name, json } => {
-            commands::simple(&client, &Request::Merge { name }, json, |v| {
-                format!(
-                    "squash-merged {} into {} as {}\n",
-                    v["branch"].as_str().unwrap_or("?"),
-                    v["into"].as_str().unwrap_or("?"),
-                    v["commit"].as_str().unwrap_or("?")
-                )
-            })
+            commands::simple(&client, &Request::Merge { name }, json, render::merge)
         }
-        Cmd::Revert { name, turn, json } => {
-            commands::simple(&client, &Request::Revert { name, turn }, json, |v| {
-                format!(
-                    "reverted turn {} ({}) with {}\n",
-                    v["turn"],
-                    v["reverted"].as_str().unwrap_or("?"),
-                    v["commit"].as_str().unwrap_or("?")
-                )
-            })
-        }
+        Cmd::Revert { name, turn, json } => commands::simple(
+            &client,
+            &Request::Revert { name, turn },
+            json,
+            render::revert,
+        ),
         Cmd::Rename {
             name,
             new_name,
             json,
         } => {
             let req = Request::Rename { name, new_name };
-            commands::simple(&client, &req, json, |v| {
-                format!(
-                    "renamed {} to {}",
-                    v["old_name"].as_str().unwrap_or("?"),
-                    v["name"].as_str().unwrap_or("?")
-                )
-            })
+            commands::simple(&client, &req, json, render::renamed)
         }
         Cmd::Rm {
             name,
@@ -315,19 +286,7 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
                 delete_branch,
                 force,
             };
-            commands::simple(&client, &req, json, |v| {
-                let mut out = format!("removed {}", v["name"].as_str().unwrap_or("?"));
-                if let Some(b) = v["branch"].as_str() {
-                    let kept = if v["branch_deleted"] == true {
-                        "deleted"
-                    } else {
-                        "kept"
-                    };
-                    out.push_str(&format!(" (branch {b} {kept})"));
-                }
-                out.push('\n');
-                out
-            })
+            commands::simple(&client, &req, json, render::removed)
         }
         Cmd::Ls { json } => commands::simple(&client, &Request::Ls, json, render::ls),
         Cmd::Show { name, json } => {
@@ -356,14 +315,12 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
             };
             commands::instructions(&client, name, action, json)
         }
-        Cmd::Interrupt { name } => {
-            let data = client.call(&Request::Interrupt { name: name.clone() })?;
-            println!(
-                "interrupted turn {} of {name}",
-                data["turn_id"].as_str().unwrap_or("?")
-            );
-            Ok(0)
-        }
+        Cmd::Interrupt { name } => commands::simple(
+            &client,
+            &Request::Interrupt { name },
+            false,
+            render::interrupted,
+        ),
         Cmd::Server { action } => match action {
             ServerCmd::Start => commands::server_start(&client),
             ServerCmd::Stop => commands::server_stop(&client),
@@ -375,16 +332,9 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
                 Ok(0)
             }
         },
-        Cmd::Reindex { json } => commands::simple(&client, &Request::Reindex, json, |v| {
-            let mut out = format!(
-                "reindexed {} terminal(s), {} journal entries\n",
-                v["terminals"], v["entries"]
-            );
-            for s in v["skipped"].as_array().into_iter().flatten() {
-                out.push_str(&format!("skipped {}\n", s.as_str().unwrap_or("")));
-            }
-            out
-        }),
+        Cmd::Reindex { json } => {
+            commands::simple(&client, &Request::Reindex, json, render::reindexed)
+        }
         Cmd::Demo { script } => baton::demo::run(script),
     }
 }

@@ -3,32 +3,36 @@
 
 use std::io::{Read, Write};
 
-use serde_json::Value;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 use super::render::{self, Out};
 use super::Client;
 use crate::error::{BatonError, EXIT_BAD_INPUT, EXIT_FAILED};
-use crate::protocol::{InstructionsAction, Reply, Request, TurnSummary};
+use crate::protocol::views::{ExtractedView, NotRunningView, StatusView};
+use crate::protocol::{data_as, InstructionsAction, Reply, Request, TurnSummary};
 use crate::providers::TurnStatus;
 use crate::validate;
 
-/// Prints a one-reply command's result.
-pub fn simple(
+/// Prints a one-reply command's result: its view `T` as text, or (`--json`) as the server
+/// serialized it, once it read as a `T`.
+pub fn simple<T: DeserializeOwned>(
     client: &Client,
     req: &Request,
     json: bool,
-    text: fn(&Value) -> String,
+    text: fn(&T) -> String,
 ) -> Result<i32, BatonError> {
     let data = client.call(req)?;
+    let view: T = data_as(data.clone())?;
     if json {
         print_json(&data);
     } else {
-        print!("{}", text(&data));
+        print!("{}", text(&view));
     }
     Ok(0)
 }
 
-pub fn print_json(v: &Value) {
+pub fn print_json(v: &impl Serialize) {
     let text = serde_json::to_string_pretty(v).unwrap_or_default();
     println!("{text}");
 }
@@ -130,13 +134,14 @@ pub fn extract(
     json: bool,
 ) -> Result<i32, BatonError> {
     let data = client.call(&Request::Extract { prompt, provider })?;
+    let found: ExtractedView = data_as(data.clone())?;
     if json {
         print_json(&data);
     } else {
-        for line in data["lines"].as_array().into_iter().flatten() {
-            println!("{}", line.as_str().unwrap_or(""));
+        for line in &found.lines {
+            println!("{line}");
         }
-        eprintln!("(extractor: {})", data["extractor"].as_str().unwrap_or("?"));
+        eprintln!("(extractor: {})", found.extractor);
     }
     Ok(0)
 }
@@ -167,23 +172,20 @@ pub fn server_status(client: &Client, json: bool) -> Result<i32, BatonError> {
                     return Err(BatonError::failed("unexpected event"))
                 }
             };
+            let status: StatusView = data_as(data.clone())?;
             if json {
                 print_json(&data);
             } else {
-                println!(
-                    "running: pid {} · {} terminal(s) · {} turn(s) running · up {}s · {}",
-                    data["pid"],
-                    data["terminals"],
-                    data["running_turns"],
-                    data["uptime_secs"],
-                    data["data_dir"].as_str().unwrap_or("")
-                );
+                print!("{}", render::status(&status));
             }
             Ok(0)
         }
         None => {
             if json {
-                print_json(&serde_json::json!({"running": false, "data_dir": client.data.root}));
+                print_json(&NotRunningView {
+                    running: false,
+                    data_dir: client.data.root.to_string_lossy().into_owned(),
+                });
             } else {
                 println!("not running ({})", client.data.root.display());
             }

@@ -1,10 +1,12 @@
 //! How replies read in a terminal: the streamed turn, the end-of-turn summary, and the tables of
 //! `ls`, `show`, `log` and `instructions`. Pure: values in, text out.
 
-use serde_json::Value;
-
-use crate::engine::ROTATE_FRACTION;
-use crate::protocol::{SendEvent, TurnSummary};
+use crate::engine::OpenReason;
+use crate::protocol::views::{
+    DiffView, InstructionView, InterruptedView, LogView, MergeView, ReindexView, RemovedView,
+    RenamedView, RevertView, StatusView, TerminalView,
+};
+use crate::protocol::{SendEvent, SessionStart, TurnSummary};
 use crate::providers::{ContextUsage, TurnEvent, TurnStatus};
 
 /// Where a piece of a streamed turn goes.
@@ -71,23 +73,26 @@ fn event(name: &str, ev: &SendEvent) -> Option<Out> {
             provider,
             conversation,
             opened,
+            rotate_at,
             session,
             ..
         } => {
-            let conv = match opened.as_deref() {
-                Some("first") => format!("conversation {conversation} (new)"),
-                Some("size") => format!(
-                    "conversation {conversation} (new: the last one passed 45% of the window)"
+            let conv = match opened {
+                Some(OpenReason::First) => format!("conversation {conversation} (new)"),
+                Some(OpenReason::Size) => format!(
+                    "conversation {conversation} (new: the last one passed {:.0}% of the window)",
+                    rotate_at * 100.0
                 ),
-                Some("moved") => format!("conversation {conversation} (new: the directory moved)"),
-                Some(other) => format!("conversation {conversation} (new: {other})"),
+                Some(OpenReason::Moved) => {
+                    format!("conversation {conversation} (new: the directory moved)")
+                }
                 None => format!("conversation {conversation}"),
             };
-            let sess = match session.as_str() {
-                "resume" => "resuming its session",
-                "switch" => "new session (provider switched)",
-                "lost" => "new session (the old one is gone)",
-                _ => "new session",
+            let sess = match session {
+                SessionStart::Resume => "resuming its session",
+                SessionStart::Switch => "new session (provider switched)",
+                SessionStart::Lost => "new session (the old one is gone)",
+                SessionStart::Fresh => "new session",
             };
             Some(Out::Side(format!(
                 "▸ {name} · turn {number} · {provider} · {conv} · {sess}"
@@ -143,13 +148,13 @@ pub fn summary_line(s: &TurnSummary) -> String {
     }
     let mut conv = format!("conversation {}", s.conversation);
     if let Some(o) = &s.opened {
-        conv.push_str(&format!(" (opened: {o})"));
+        conv.push_str(&format!(" (opened: {})", o.as_str()));
     }
     parts.push(conv);
     if s.rotates_next {
         parts.push(format!(
             "passed {:.0}%: the next prompt opens a fresh conversation",
-            ROTATE_FRACTION * 100.0
+            s.rotate_at * 100.0
         ));
     }
     let mut line = format!("── {}", parts.join(" · "));
@@ -161,39 +166,26 @@ pub fn summary_line(s: &TurnSummary) -> String {
     line
 }
 
-fn s<'a>(v: &'a Value, k: &str) -> &'a str {
-    v.get(k).and_then(Value::as_str).unwrap_or("")
-}
-
-fn ctx_cell(v: &Value) -> String {
-    match (
-        v["context"]["tokens"].as_u64(),
-        v["context"]["window"].as_u64(),
-    ) {
-        (Some(t), Some(w)) if w > 0 => {
-            let pct = t as f64 / w as f64 * 100.0;
-            format!(
-                "{pct:.1}%{}",
-                if pct > ROTATE_FRACTION * 100.0 {
-                    " (rotates)"
-                } else {
-                    ""
-                }
-            )
-        }
+/// `45.1%`, with ` (rotates)` once the server says the next prompt rotates.
+fn ctx_cell(v: &TerminalView) -> String {
+    match &v.context {
+        Some(c) if c.window > 0 => format!(
+            "{:.1}%{}",
+            c.fraction * 100.0,
+            if c.rotates_next { " (rotates)" } else { "" }
+        ),
         _ => "-".to_string(),
     }
 }
 
-fn provider_cell(v: &Value) -> String {
-    match v.get("model").and_then(Value::as_str) {
-        Some(m) => format!("{}/{m}", s(v, "provider")),
-        None => s(v, "provider").to_string(),
+fn provider_cell(v: &TerminalView) -> String {
+    match &v.model {
+        Some(m) => format!("{}/{m}", v.provider),
+        None => v.provider.to_string(),
     }
 }
 
-pub fn ls(list: &Value) -> String {
-    let rows = list.as_array().cloned().unwrap_or_default();
+pub fn ls(rows: &Vec<TerminalView>) -> String {
     if rows.is_empty() {
         return "no terminals yet (create one with `baton new NAME --dir DIR`)\n".to_string();
     }
@@ -201,86 +193,82 @@ pub fn ls(list: &Value) -> String {
         "{:<16} {:<24} {:<8} {:<14} {}\n",
         "NAME", "PROVIDER", "STATE", "CONTEXT", "DIR"
     );
-    for v in &rows {
+    for v in rows {
         out.push_str(&format!(
             "{:<16} {:<24} {:<8} {:<14} {}\n",
-            s(v, "name"),
+            v.name,
             provider_cell(v),
-            s(v, "state"),
+            v.state.as_str(),
             ctx_cell(v),
-            s(v, "dir")
+            v.dir
         ));
     }
     out
 }
 
-pub fn show(v: &Value) -> String {
-    let mut out = format!("{}  ({})\n", s(v, "name"), s(v, "state"));
-    out.push_str(&format!("  dir:          {}\n", s(v, "dir")));
+pub fn show(v: &TerminalView) -> String {
+    let mut out = format!("{}  ({})\n", v.name, v.state.as_str());
+    out.push_str(&format!("  dir:          {}\n", v.dir));
     out.push_str(&format!("  provider:     {}\n", provider_cell(v)));
-    if let Some(b) = v["brief"].as_str() {
+    if let Some(b) = &v.brief {
         out.push_str(&format!("  brief:        {b}\n"));
     }
-    match v["conversation"]["number"].as_u64() {
-        Some(n) => out.push_str(&format!(
-            "  conversation: {n} (opened: {}) {}\n",
-            s(&v["conversation"], "opened_reason"),
-            s(&v["conversation"], "id")
+    match &v.conversation {
+        Some(c) => out.push_str(&format!(
+            "  conversation: {} (opened: {}) {}\n",
+            c.number,
+            c.opened_reason.as_str(),
+            c.id
         )),
         None => out.push_str("  conversation: none yet (opens at the first prompt)\n"),
     }
-    for sess in v["sessions"].as_array().into_iter().flatten() {
+    for sess in &v.sessions {
         out.push_str(&format!(
             "  session:      {} {}\n",
-            s(sess, "provider"),
-            s(sess, "session_id")
+            sess.provider, sess.session_id
         ));
     }
     out.push_str(&format!("  context:      {}\n", ctx_cell(v)));
-    let instr = v["instructions"].as_array().cloned().unwrap_or_default();
-    out.push_str(&format!("  instructions: {}\n", instr.len()));
-    for (i, line) in instr.iter().enumerate() {
-        out.push_str(&format!("    {}. {}\n", i + 1, line.as_str().unwrap_or("")));
+    out.push_str(&format!("  instructions: {}\n", v.instructions.len()));
+    for (i, line) in v.instructions.iter().enumerate() {
+        out.push_str(&format!("    {}. {line}\n", i + 1));
     }
     out
 }
 
-pub fn log(v: &Value) -> String {
+pub fn log(v: &LogView) -> String {
     let mut out = String::new();
-    let convs = v["conversations"].as_array().cloned().unwrap_or_default();
     let mut current = None;
-    for t in v["turns"].as_array().into_iter().flatten() {
-        let conv = t["conversation"].as_u64();
-        if conv != current {
-            current = conv;
-            let reason = convs
+    for t in &v.turns {
+        if t.conversation != current {
+            current = t.conversation;
+            let reason = v
+                .conversations
                 .iter()
-                .find(|c| c["number"].as_u64() == conv)
-                .map(|c| s(c, "opened_reason").to_string())
+                .find(|c| Some(c.number) == t.conversation)
+                .map(|c| c.opened_reason.as_str())
                 .unwrap_or_default();
             out.push_str(&format!(
                 "──── conversation {} (opened: {reason})\n",
-                conv.unwrap_or(0)
+                t.conversation.unwrap_or(0)
             ));
         }
-        let status = t["status"].as_str().unwrap_or("running");
+        let turn = &t.turn;
+        let status = turn.status.map_or("running", |s| s.as_str());
         out.push_str(&format!(
             "#{} [{}] {} · {}\n",
-            t["number"],
-            status,
-            s(t, "provider"),
-            s(t, "started_at")
+            turn.number, status, turn.provider, turn.started_at
         ));
-        for line in s(t, "prompt").lines() {
+        for line in turn.prompt.lines() {
             out.push_str(&format!("  > {line}\n"));
         }
-        for tool in t["tools"].as_array().into_iter().flatten() {
-            out.push_str(&format!("  ⚙ {}\n", tool.as_str().unwrap_or("")));
+        for tool in &turn.tools {
+            out.push_str(&format!("  ⚙ {tool}\n"));
         }
-        for line in s(t, "answer").lines() {
+        for line in turn.answer.as_deref().unwrap_or("").lines() {
             out.push_str(&format!("  {line}\n"));
         }
-        if let Some(e) = t["error"].as_str() {
+        if let Some(e) = &turn.error {
             out.push_str(&format!("  error: {e}\n"));
         }
     }
@@ -290,25 +278,86 @@ pub fn log(v: &Value) -> String {
     out
 }
 
-pub fn instructions(list: &Value) -> String {
-    let rows = list.as_array().cloned().unwrap_or_default();
+pub fn instructions(rows: &Vec<InstructionView>) -> String {
     if rows.is_empty() {
         return "no standing instructions\n".to_string();
     }
     let mut out = String::new();
-    for v in &rows {
-        let from = match v["turn"].as_u64() {
+    for v in rows {
+        let from = match v.turn {
             Some(n) => format!("turn {n}"),
             None => "added by hand".to_string(),
         };
         out.push_str(&format!(
             "{:>3}. {}   ({from}, {})\n",
-            v["number"],
-            s(v, "text"),
-            s(v, "added_at")
+            v.number, v.text, v.added_at
         ));
     }
     out
+}
+
+pub fn diff(v: &DiffView) -> String {
+    if v.diff.is_empty() {
+        format!("no changes on {} yet\n", v.branch)
+    } else if v.diff.ends_with('\n') {
+        v.diff.clone()
+    } else {
+        format!("{}\n", v.diff)
+    }
+}
+
+pub fn merge(v: &MergeView) -> String {
+    format!(
+        "squash-merged {} into {} as {}\n",
+        v.branch, v.into, v.commit
+    )
+}
+
+pub fn revert(v: &RevertView) -> String {
+    format!(
+        "reverted turn {} ({}) with {}\n",
+        v.turn, v.reverted, v.commit
+    )
+}
+
+pub fn renamed(v: &RenamedView) -> String {
+    format!("renamed {} to {}", v.old_name, v.name)
+}
+
+pub fn removed(v: &RemovedView) -> String {
+    let mut out = format!("removed {}", v.name);
+    if let Some(b) = &v.branch {
+        let kept = if v.branch_deleted == Some(true) {
+            "deleted"
+        } else {
+            "kept"
+        };
+        out.push_str(&format!(" (branch {b} {kept})"));
+    }
+    out.push('\n');
+    out
+}
+
+pub fn reindexed(v: &ReindexView) -> String {
+    let mut out = format!(
+        "reindexed {} terminal(s), {} journal entries\n",
+        v.terminals, v.entries
+    );
+    for s in &v.skipped {
+        out.push_str(&format!("skipped {s}\n"));
+    }
+    out
+}
+
+pub fn interrupted(v: &InterruptedView) -> String {
+    format!("interrupted turn {} of {}\n", v.turn_id, v.name)
+}
+
+pub fn status(v: &StatusView) -> String {
+    format!(
+        "running: pid {} · {} terminal(s) · {} turn(s) running · up {}s · {}\n",
+        v.pid, v.terminals, v.running_turns, v.uptime_secs, v.data_dir
+    )
 }
 
 #[cfg(test)]
@@ -335,6 +384,7 @@ mod tests {
                 window: 200_000,
             }),
             rotates_next: true,
+            rotate_at: 0.45,
             unusable_cli: false,
             commit: None,
         };

@@ -12,11 +12,10 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{json, Value};
-
 use super::state::Server;
 use crate::error::BatonError;
 use crate::git::{self, CommitInfo, Located, RepoState, Worktree};
+use crate::protocol::views::{DiffView, MergeView, RemovedView, RevertView};
 use crate::store::{CheckoutMode, Record, TerminalRow};
 
 fn git_err(e: git::GitError) -> BatonError {
@@ -275,25 +274,40 @@ fn worktree_of(term: &TerminalRow) -> Result<Worktree, BatonError> {
 }
 
 /// `baton diff`.
-pub fn diff(srv: &Server, name: &str, patch: bool) -> Result<Value, BatonError> {
+pub fn diff(srv: &Server, name: &str, patch: bool) -> Result<DiffView, BatonError> {
     let term = srv.terminal(name)?;
     let wt = worktree_of(&term)?;
     let text = git::diff(&wt, patch).map_err(git_err)?;
-    Ok(json!({"name": name, "branch": wt.branch, "base_commit": wt.base_commit, "diff": text}))
+    Ok(DiffView {
+        name: name.to_string(),
+        branch: wt.branch,
+        base_commit: wt.base_commit,
+        diff: text,
+    })
 }
 
 /// `baton merge`: squash the terminal's branch into the branch it was created from.
-pub fn merge(srv: &Server, name: &str) -> Result<Value, BatonError> {
+pub fn merge(srv: &Server, name: &str) -> Result<MergeView, BatonError> {
     let term = srv.terminal(name)?;
     let wt = worktree_of(&term)?;
     let subjects = git::subjects_since(&wt).map_err(git_err)?;
     let message = git::squash_message(&wt.branch, &subjects);
     let commit = git::merge_squash(&wt, &message).map_err(git_err)?;
-    Ok(json!({"name": name, "branch": wt.branch, "into": wt.base_branch, "commit": commit}))
+    Ok(MergeView {
+        name: name.to_string(),
+        branch: wt.branch,
+        into: wt.base_branch,
+        commit,
+    })
 }
 
 /// `baton revert NAME TURN`: revert one turn's automatic commit on the terminal's branch.
-pub fn revert(srv: &Server, name: &str, turn: u32, running: bool) -> Result<Value, BatonError> {
+pub fn revert(
+    srv: &Server,
+    name: &str,
+    turn: u32,
+    running: bool,
+) -> Result<RevertView, BatonError> {
     let term = srv.terminal(name)?;
     let wt = worktree_of(&term)?;
     if running {
@@ -309,7 +323,12 @@ pub fn revert(srv: &Server, name: &str, turn: u32, running: bool) -> Result<Valu
         )));
     };
     let revert = git::revert(&wt, &commit).map_err(git_err)?;
-    Ok(json!({"name": name, "turn": turn, "reverted": commit, "commit": revert}))
+    Ok(RevertView {
+        name: name.to_string(),
+        turn,
+        reverted: commit,
+        commit: revert,
+    })
 }
 
 /// `baton rm`: commit leftovers, remove the worktree (the branch stays unless asked), forget the
@@ -319,16 +338,23 @@ pub fn remove(
     name: &str,
     delete_branch: bool,
     force: bool,
-) -> Result<Value, BatonError> {
+) -> Result<RemovedView, BatonError> {
     let term = srv.terminal(name)?;
-    let mut out = json!({"name": name, "removed": true});
+    let mut out = RemovedView {
+        name: name.to_string(),
+        removed: true,
+        branch: None,
+        committed: None,
+        worktree_removed: None,
+        branch_deleted: None,
+    };
     if let (CheckoutMode::Worktree, Some(wt)) = (term.mode, &term.worktree) {
         let message = format!("baton: uncommitted work left in {name} when it was removed");
         let removed = git::remove(wt, &message, &[], delete_branch, force).map_err(git_err)?;
-        out["branch"] = json!(wt.branch);
-        out["committed"] = json!(removed.committed);
-        out["worktree_removed"] = json!(removed.path);
-        out["branch_deleted"] = json!(removed.branch_deleted);
+        out.branch = Some(wt.branch.clone());
+        out.committed = Some(removed.committed);
+        out.worktree_removed = Some(removed.path.map(|p| p.to_string_lossy().into_owned()));
+        out.branch_deleted = Some(removed.branch_deleted);
     } else if delete_branch {
         return Err(BatonError::bad_input(format!(
             "{name} has no branch of its own: drop --delete-branch"
@@ -336,16 +362,4 @@ pub fn remove(
     }
     srv.store.append(&term.id, Record::TerminalRemoved)?;
     Ok(out)
-}
-
-/// The checkout part of `show --json`.
-pub fn json(term: &TerminalRow) -> Value {
-    json!({
-        "mode": term.mode.as_str(),
-        "source": term.source,
-        "branch": term.worktree.as_ref().map(|w| &w.branch),
-        "base_branch": term.worktree.as_ref().map(|w| &w.base_branch),
-        "base_commit": term.worktree.as_ref().map(|w| &w.base_commit),
-        "worktree": term.worktree.as_ref().map(|w| &w.path),
-    })
 }

@@ -12,11 +12,10 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Serialize;
-
 use super::state::{Server, TermRuntime};
 use crate::error::BatonError;
 use crate::instructions::{self, Extractor, LocalExtractor};
+use crate::protocol::views::ExtractedView as Extracted;
 use crate::providers::claude::ClaudeParser;
 use crate::providers::codex::CodexParser;
 use crate::providers::{process, ProviderKind, TurnStatus};
@@ -26,14 +25,6 @@ use crate::store::Record;
 const MODEL_TIMEOUT: Duration = Duration::from_secs(120);
 /// How long a conversation about to open waits for extractions still running.
 const OPEN_WAIT: Duration = Duration::from_secs(30);
-
-/// What an extraction kept, and which extractor decided.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Extracted {
-    pub lines: Vec<String>,
-    /// `local`, `model`, `local (model failed: …)`, or `none (…)` for a skipped prompt.
-    pub extractor: String,
-}
 
 /// Candidates someone else produced (a model's answer), fed through the common pipeline.
 struct Given(Vec<String>);

@@ -4,13 +4,12 @@
 use std::path::Path;
 use std::sync::atomic::Ordering;
 
-use serde_json::{json, Value};
-
 use super::state::Server;
 use crate::error::BatonError;
+use crate::protocol::views::{InstructionView, InterruptedView, RenamedView, TerminalView};
 use crate::protocol::InstructionsAction;
-use crate::providers::{process, ProviderKind, TurnStatus};
-use crate::store::{Record, TerminalRow, TurnView};
+use crate::providers::{process, ProviderKind};
+use crate::store::{Record, TerminalRow};
 use crate::validate;
 
 /// `baton new`.
@@ -22,7 +21,7 @@ pub fn new_terminal(
     model: Option<String>,
     brief: Option<String>,
     in_place: bool,
-) -> Result<Value, BatonError> {
+) -> Result<TerminalView, BatonError> {
     let canonical = existing_dir(dir)?;
     let ProviderChoice { kind, endpoint } = choose_provider(srv, provider.as_deref(), None)?
         .unwrap_or(ProviderChoice {
@@ -65,7 +64,7 @@ pub fn new_terminal(
     if let Some(t) = srv.store.terminal(&tid)? {
         srv.watch_files(&t);
     }
-    show(srv, &name)
+    super::read::show(srv, &name)
 }
 
 /// The physical path of an existing directory given with `--dir`.
@@ -172,116 +171,11 @@ pub fn busy(srv: &Server, tid: &str) -> bool {
     rt.is_running() || rt.waiting.load(Ordering::SeqCst) > 0
 }
 
-/// The terminal's state as the list shows it.
-fn state(srv: &Server, t: &TerminalRow, last: Option<&TurnView>) -> &'static str {
-    let rt = srv.runtime(&t.id);
-    let running = rt.is_running();
-    if running {
-        "running"
-    } else if rt.waiting.load(Ordering::SeqCst) > 0 {
-        "queued"
-    } else if last.and_then(|l| l.status) == Some(TurnStatus::Failed) {
-        "failed"
-    } else {
-        "idle"
-    }
-}
-
-/// The object `show --json` prints (and `ls --json` lists).
-pub fn terminal_json(srv: &Server, t: &TerminalRow) -> Result<Value, BatonError> {
-    // Runs at every queue, start and end of a turn (watchers): no full history read here.
-    let conv = srv.store.live_conversation(&t.id)?;
-    let turns = srv
-        .store
-        .turns_summary(&t.id, conv.as_ref().map(|c| c.id.as_str()))?;
-    let (conversation, sessions, context) = match &conv {
-        None => (Value::Null, vec![], Value::Null),
-        Some(c) => {
-            let sessions = srv.store.sessions(&c.id)?;
-            let ctx = turns.context;
-            (
-                json!({"id": c.id, "number": c.number, "opened_reason": c.opened_reason, "opened_at": c.opened_at, "dir": c.dir}),
-                sessions,
-                ctx.map(
-                    |c| json!({"tokens": c.tokens, "window": c.window, "fraction": c.fraction()}),
-                )
-                .unwrap_or(Value::Null),
-            )
-        }
-    };
-    let instructions: Vec<String> = srv
-        .store
-        .instructions(&t.id)?
-        .into_iter()
-        .map(|i| i.text)
-        .collect();
-    let last = turns.last.as_ref();
-    Ok(json!({
-        "name": t.name,
-        "id": t.id,
-        "dir": t.dir,
-        "checkout": super::checkout::json(t),
-        "provider": t.provider,
-        "endpoint": t.endpoint,
-        "model": t.model,
-        "brief": t.brief,
-        "state": state(srv, t, last),
-        "queued": srv.runtime(&t.id).waiting.load(Ordering::SeqCst),
-        "created_at": t.created_at,
-        "conversation": conversation,
-        "sessions": sessions,
-        "context": context,
-        "instructions": instructions,
-        "turns": turns.count,
-        "last_turn": last.map(|l| json!({"number": l.number, "status": l.status, "error": l.error})),
-    }))
-}
-
-pub fn show(srv: &Server, name: &str) -> Result<Value, BatonError> {
-    let t = srv.terminal(name)?;
-    terminal_json(srv, &t)
-}
-
-pub fn ls(srv: &Server) -> Result<Value, BatonError> {
-    let mut out = Vec::new();
-    for t in srv.store.terminals()? {
-        out.push(terminal_json(srv, &t)?);
-    }
-    Ok(Value::Array(out))
-}
-
-pub fn log(srv: &Server, name: &str) -> Result<Value, BatonError> {
-    let t = srv.terminal(name)?;
-    let conversations = srv.store.conversations(&t.id)?;
-    let mut convs = Vec::new();
-    for c in &conversations {
-        let sessions = srv.store.sessions(&c.id)?;
-        let mut v = serde_json::to_value(c).map_err(|e| BatonError::failed(e.to_string()))?;
-        v["sessions"] =
-            serde_json::to_value(sessions).map_err(|e| BatonError::failed(e.to_string()))?;
-        convs.push(v);
-    }
-    let turns = srv.store.turns(&t.id)?;
-    let turns: Vec<Value> = turns
-        .into_iter()
-        .map(|x| {
-            let number = conversations
-                .iter()
-                .find(|c| c.id == x.conversation_id)
-                .map(|c| c.number);
-            let mut v = serde_json::to_value(&x).unwrap_or(Value::Null);
-            v["conversation"] = json!(number);
-            v
-        })
-        .collect();
-    Ok(json!({"name": t.name, "conversations": convs, "turns": turns}))
-}
-
 pub fn instructions(
     srv: &Server,
     name: &str,
     action: InstructionsAction,
-) -> Result<Value, BatonError> {
+) -> Result<Vec<InstructionView>, BatonError> {
     let t = srv.terminal(name)?;
     let rt = srv.runtime(&t.id);
     match action {
@@ -330,11 +224,10 @@ pub fn instructions(
         }
     }
     srv.announce(&t.id);
-    let list = srv.store.instructions(&t.id)?;
-    serde_json::to_value(list).map_err(|e| BatonError::failed(e.to_string()))
+    Ok(srv.store.instructions(&t.id)?)
 }
 
-pub fn interrupt(srv: &Server, name: &str) -> Result<Value, BatonError> {
+pub fn interrupt(srv: &Server, name: &str) -> Result<InterruptedView, BatonError> {
     let t = srv.terminal(name)?;
     let rt = srv.runtime(&t.id);
     // The flag is set and the pid read under the lock the turn holds to record its pid and
@@ -354,35 +247,24 @@ pub fn interrupt(srv: &Server, name: &str) -> Result<Value, BatonError> {
         process::interrupt(pid)
             .map_err(|e| BatonError::failed(format!("cannot interrupt {name}: {e}")))?;
     }
-    Ok(json!({"name": name, "turn_id": turn_id, "interrupted": true}))
-}
-
-pub fn status(srv: &Server) -> Result<Value, BatonError> {
-    let terminals = srv.store.terminals()?.len();
-    let running = srv
-        .all_runtimes()
-        .iter()
-        .filter(|(_, rt)| rt.is_running())
-        .count();
-    Ok(json!({
-        "running": true,
-        "pid": std::process::id(),
-        "data_dir": srv.data_root(),
-        "uptime_secs": srv.started.elapsed().as_secs(),
-        "terminals": terminals,
-        "running_turns": running,
-        "version": env!("CARGO_PKG_VERSION"),
-    }))
+    Ok(InterruptedView {
+        name: name.to_string(),
+        turn_id,
+        interrupted: true,
+    })
 }
 
 /// `baton rename`: the terminal keeps its id, history, worktree and branch; only the name it is
 /// known by changes. Refused while a turn runs or sends wait (they were started under the old
 /// name), and when the new name is invalid or taken.
-pub fn rename(srv: &Server, name: &str, new_name: &str) -> Result<Value, BatonError> {
+pub fn rename(srv: &Server, name: &str, new_name: &str) -> Result<RenamedView, BatonError> {
     let t = srv.terminal(name)?;
     validate::terminal_name(new_name)?;
     if new_name == name {
-        return Ok(json!({"name": name, "old_name": name}));
+        return Ok(RenamedView {
+            name: name.to_string(),
+            old_name: name.to_string(),
+        });
     }
     if srv.store.terminal_id(new_name)?.is_some() {
         return Err(BatonError::bad_input(format!(
@@ -408,7 +290,10 @@ pub fn rename(srv: &Server, name: &str, new_name: &str) -> Result<Value, BatonEr
         new_name: new_name.to_string(),
     });
     srv.announce(&t.id);
-    Ok(json!({"name": new_name, "old_name": name}))
+    Ok(RenamedView {
+        name: new_name.to_string(),
+        old_name: name.to_string(),
+    })
 }
 
 fn busy_refusal(name: &str, what: &str) -> BatonError {

@@ -6,6 +6,7 @@ mod extract;
 mod feed;
 mod fence;
 mod handlers;
+mod read;
 mod shell;
 mod state;
 mod turn;
@@ -18,13 +19,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nix::fcntl::{Flock, FlockArg};
-use serde_json::json;
+use serde::Serialize;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 
 use crate::config::Config;
 use crate::error::BatonError;
 use crate::paths::{open_private_append, DataDir};
+use crate::protocol::views::{AcceptedView, ReindexView, StoppingView};
 use crate::protocol::{Reply, Request, WatchEvent};
 use crate::providers::{process, TurnStatus};
 use crate::store::{Record, Store};
@@ -234,12 +236,9 @@ async fn connection(srv: Arc<Server>, stream: UnixStream, stop: tokio::sync::wat
 async fn watch(srv: &Server, write: &mut tokio::net::unix::OwnedWriteHalf) {
     use tokio::sync::broadcast::error::RecvError;
     let mut rx = srv.watch.subscribe();
-    let snapshot = |srv: &Server| match handlers::ls(srv) {
-        Ok(serde_json::Value::Array(terminals)) => Reply::Watch {
+    let snapshot = |srv: &Server| match read::ls(srv) {
+        Ok(terminals) => Reply::Watch {
             event: WatchEvent::Terminals { terminals },
-        },
-        Ok(_) => Reply::Error {
-            error: BatonError::failed("internal: terminal list is not a list"),
         },
         Err(error) => Reply::Error { error },
     };
@@ -281,8 +280,12 @@ async fn follow(feed: &Feed, write: &mut tokio::net::unix::OwnedWriteHalf) {
     }
 }
 
-fn done(r: Result<serde_json::Value, BatonError>) -> Option<Reply> {
-    Some(match r {
+/// The final reply of a request: its view, or its error.
+fn done<T: Serialize>(r: Result<T, BatonError>) -> Option<Reply> {
+    let data = r.and_then(|v| {
+        serde_json::to_value(v).map_err(|e| BatonError::failed(format!("internal: {e}")))
+    });
+    Some(match data {
         Ok(data) => Reply::Ok { data },
         Err(error) => Reply::Error { error },
     })
@@ -295,7 +298,7 @@ async fn handle(
     stop: &tokio::sync::watch::Sender<bool>,
 ) -> Option<Reply> {
     match req {
-        Request::Ping => done(Ok(json!({"pong": true}))),
+        Request::Ping => done(Ok(crate::protocol::views::PongView { pong: true })),
         Request::New {
             name,
             dir,
@@ -334,14 +337,17 @@ async fn handle(
                 Err(error) => return Some(Reply::Error { error }),
             };
             if detach {
-                return done(Ok(json!({"accepted": true, "name": name})));
+                return done(Ok(AcceptedView {
+                    accepted: true,
+                    name,
+                }));
             }
             follow(&feed, write).await;
             None
         }
-        Request::Ls => done(handlers::ls(srv)),
-        Request::Show { name } => done(handlers::show(srv, &name)),
-        Request::Log { name } => done(handlers::log(srv, &name)),
+        Request::Ls => done(read::ls(srv)),
+        Request::Show { name } => done(read::show(srv, &name)),
+        Request::Log { name } => done(read::log(srv, &name)),
         Request::Instructions { name, action } => done(handlers::instructions(srv, &name, action)),
         Request::Interrupt { name } => done(handlers::interrupt(srv, &name)),
         Request::Extract { prompt, provider } => {
@@ -349,24 +355,33 @@ async fn handle(
                 Ok(p) => p.unwrap_or(crate::providers::ProviderKind::Claude),
                 Err(error) => return Some(Reply::Error { error }),
             };
-            let found = extract::extract(srv, &prompt, provider).await;
-            done(serde_json::to_value(found).map_err(|e| BatonError::failed(e.to_string())))
+            done(Ok(extract::extract(srv, &prompt, provider).await))
         }
-        Request::Status => done(handlers::status(srv)),
+        Request::Status => done(read::status(srv)),
         Request::Watch => {
             watch(srv, write).await;
             None
         }
         // Served by `connection`, which hands it the reading half too.
-        Request::Shell { .. } => done(Err(BatonError::failed("internal: shell request"))),
+        Request::Shell { .. } => done::<()>(Err(BatonError::failed("internal: shell request"))),
         Request::Reindex => {
-            done(srv.store.reindex().map_err(BatonError::from).and_then(|r| {
-                serde_json::to_value(r).map_err(|e| BatonError::failed(e.to_string()))
-            }))
+            done(
+                srv.store
+                    .reindex()
+                    .map_err(BatonError::from)
+                    .map(|r| ReindexView {
+                        terminals: r.terminals,
+                        entries: r.entries,
+                        skipped: r.skipped,
+                    }),
+            )
         }
         Request::Stop => {
             let _ = stop.send(true);
-            done(Ok(json!({"stopping": true, "pid": std::process::id()})))
+            done(Ok(StoppingView {
+                stopping: true,
+                pid: std::process::id(),
+            }))
         }
     }
 }
@@ -377,7 +392,7 @@ fn remove_terminal(
     name: &str,
     delete_branch: bool,
     force: bool,
-) -> Result<serde_json::Value, BatonError> {
+) -> Result<crate::protocol::views::RemovedView, BatonError> {
     let t = srv.terminal(name)?;
     let rt = srv.runtime(&t.id);
     // Holding the turn lock keeps a send from starting while the terminal is removed.

@@ -161,8 +161,10 @@ impl Server {
             return;
         }
         if let Ok(Some(t)) = self.store.terminal(tid) {
-            if let Ok(terminal) = super::handlers::terminal_json(self, &t) {
-                let _ = self.watch.send(WatchEvent::Terminal { terminal });
+            if let Ok(terminal) = super::read::terminal(self, &t) {
+                let _ = self.watch.send(WatchEvent::Terminal {
+                    terminal: Box::new(terminal),
+                });
             }
         }
     }

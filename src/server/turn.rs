@@ -172,11 +172,9 @@ async fn run_locked(
             number,
             provider,
             conversation: plan.conversation.number,
-            opened: plan.opened.map(|o| o.as_str().to_string()),
-            session: plan
-                .session_reason
-                .map_or("resume", |r| r.as_str())
-                .to_string(),
+            opened: plan.opened,
+            rotate_at: engine::ROTATE_FRACTION,
+            session: plan.session_reason.into(),
             prompt: job.prompt.clone(),
         },
     });
@@ -262,14 +260,10 @@ async fn run_locked(
         model,
         conversation: plan.conversation.number,
         conversation_id: plan.conversation.id,
-        opened: plan.opened.map(|o| o.as_str().to_string()),
+        opened: plan.opened,
+        rotates_next: super::read::rotates_next(provider, outcome.context.as_ref()),
+        rotate_at: engine::ROTATE_FRACTION,
         context: outcome.context,
-        // A local conversation is never rotated: its history is trimmed per request instead.
-        rotates_next: provider != ProviderKind::Local
-            && outcome
-                .context
-                .as_ref()
-                .is_some_and(engine::decide::over_limit),
         unusable_cli,
     })
 }

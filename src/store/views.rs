@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use super::records::CheckoutMode;
 use crate::git::Worktree;
+pub use crate::protocol::views::{InstructionView, SessionView, TurnView};
 use crate::providers::{ContextUsage, ProviderKind, TurnStatus};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -33,47 +34,6 @@ pub struct ConversationView {
     pub system_text: String,
     pub opened_at: String,
     pub retired_at: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SessionView {
-    pub provider: ProviderKind,
-    pub session_id: String,
-    pub model: Option<String>,
-    pub reason: String,
-    pub started_at: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct TurnView {
-    pub id: String,
-    pub number: u32,
-    pub conversation_id: String,
-    pub provider: ProviderKind,
-    pub session_id: Option<String>,
-    pub model: Option<String>,
-    pub prompt: String,
-    /// `null` while the turn runs.
-    pub status: Option<TurnStatus>,
-    pub error: Option<String>,
-    pub answer: Option<String>,
-    pub tools: Vec<String>,
-    pub notes: Vec<String>,
-    pub context: Option<ContextUsage>,
-    pub started_at: String,
-    pub finished_at: Option<String>,
-    /// The automatic commit of the turn's changes, if it changed files.
-    pub commit: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct InstructionView {
-    pub number: u32,
-    pub text: String,
-    pub turn_id: Option<String>,
-    /// The terminal's turn number the line came from (`null`: added by hand).
-    pub turn: Option<u32>,
-    pub added_at: String,
 }
 
 fn provider(s: String) -> rusqlite::Result<ProviderKind> {

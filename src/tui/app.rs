@@ -1,8 +1,6 @@
 //! The multiplexer's state and how it changes: messages in (keys, watch events, replies),
 //! effects out (requests to the server, the bell). Pure: no IO here, so it is table-tested.
 
-use serde_json::Value;
-
 use super::composer::Composer;
 use super::diff::DiffView;
 use super::form::NewForm;
@@ -11,11 +9,14 @@ use super::layout::Node;
 use super::mouse::MouseState;
 use super::shell::{ShellUpdate, ShellView};
 use super::transcript::Transcript;
-use crate::error::BatonError;
-use crate::protocol::{Request, WatchEvent};
-use crate::providers::{ContextUsage, ProviderKind, TurnStatus};
+use serde_json::Value;
 
-/// A terminal as the list shows it, read from its `show --json` object.
+use crate::error::BatonError;
+use crate::protocol::views::{ContextView, LogView, TerminalState, TerminalView};
+use crate::protocol::{data_as, Request, WatchEvent};
+use crate::providers::{ProviderKind, TurnStatus};
+
+/// A terminal as the list shows it, read from its `show` view.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TermInfo {
     pub name: String,
@@ -24,40 +25,33 @@ pub struct TermInfo {
     pub source: String,
     pub provider: String,
     pub model: Option<String>,
-    /// `idle`, `running`, `queued` or `failed`.
-    pub state: String,
-    pub conversation: Option<u64>,
-    pub context: Option<ContextUsage>,
+    pub state: TerminalState,
+    pub conversation: Option<u32>,
+    pub context: Option<ContextView>,
+    /// The share of the window the meter marks as the rotation line.
+    pub rotate_at: f64,
     /// The standing instructions, oldest first.
     pub instructions: Vec<String>,
 }
 
 impl TermInfo {
-    pub fn from_json(v: &Value) -> Option<TermInfo> {
-        Some(TermInfo {
-            name: v["name"].as_str()?.to_string(),
-            dir: v["dir"].as_str().unwrap_or("").to_string(),
-            source: v["checkout"]["source"]
-                .as_str()
-                .or(v["dir"].as_str())
-                .unwrap_or("")
-                .to_string(),
-            provider: v["provider"].as_str().unwrap_or("").to_string(),
-            model: v["model"].as_str().map(str::to_string),
-            state: v["state"].as_str().unwrap_or("idle").to_string(),
-            conversation: v["conversation"]["number"].as_u64(),
-            context: serde_json::from_value(v["context"].clone()).ok(),
-            instructions: v["instructions"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|i| i.as_str().map(str::to_string))
-                .collect(),
-        })
+    pub fn from_view(v: &TerminalView) -> TermInfo {
+        TermInfo {
+            name: v.name.clone(),
+            dir: v.dir.clone(),
+            source: v.checkout.source.clone(),
+            provider: v.provider.to_string(),
+            model: v.model.clone(),
+            state: v.state,
+            conversation: v.conversation.as_ref().map(|c| c.number),
+            context: v.context,
+            rotate_at: v.rotate_at,
+            instructions: v.instructions.clone(),
+        }
     }
 
     pub fn busy(&self) -> bool {
-        matches!(self.state.as_str(), "running" | "queued")
+        self.state.busy()
     }
 }
 
@@ -434,9 +428,7 @@ impl App {
         match ev {
             WatchEvent::Terminals { terminals } => self.on_snapshot(&terminals),
             WatchEvent::Terminal { terminal } => {
-                let Some(info) = TermInfo::from_json(&terminal) else {
-                    return Vec::new();
-                };
+                let info = TermInfo::from_view(&terminal);
                 let name = info.name.clone();
                 match self.term_mut(&name) {
                     Some(t) => t.info = info,
@@ -507,14 +499,12 @@ impl App {
     }
 
     /// The full list: at start, and again after this client fell behind (re-read what it shows).
-    fn on_snapshot(&mut self, terminals: &[Value]) -> Vec<Effect> {
+    fn on_snapshot(&mut self, terminals: &[TerminalView]) -> Vec<Effect> {
         let first = !self.connected;
         self.connected = true;
         let mut terms = Vec::new();
         for v in terminals {
-            let Some(info) = TermInfo::from_json(v) else {
-                continue;
-            };
+            let info = TermInfo::from_view(v);
             let mut t = match self.terms.iter().position(|t| t.info.name == info.name) {
                 Some(i) => self.terms.remove(i),
                 None => TermView::new(info.clone()),
@@ -570,6 +560,13 @@ impl App {
     fn on_reply(&mut self, tag: Tag, result: Result<Value, BatonError>) -> Vec<Effect> {
         match (tag, result) {
             (Tag::Log(name), Ok(log)) => {
+                let log: LogView = match data_as(log) {
+                    Ok(log) => log,
+                    Err(e) => {
+                        self.error(format!("cannot read the history of {name}: {e}"));
+                        return Vec::new();
+                    }
+                };
                 if let Some(t) = self.term_mut(&name) {
                     t.transcript.merge_log(Transcript::from_log(&log));
                 }
@@ -594,8 +591,12 @@ impl App {
             }
             (Tag::New, Ok(data)) => {
                 self.mode = Mode::Normal;
-                let Some(info) = TermInfo::from_json(&data) else {
-                    return Vec::new();
+                let info = match data_as::<TerminalView>(data) {
+                    Ok(v) => TermInfo::from_view(&v),
+                    Err(e) => {
+                        self.error(e.to_string());
+                        return Vec::new();
+                    }
                 };
                 let name = info.name.clone();
                 if self.term(&name).is_none() {
@@ -656,7 +657,7 @@ impl App {
             return Vec::new();
         };
         let name = t.info.name.clone();
-        if t.info.state != "running" {
+        if t.info.state != TerminalState::Running {
             self.say(format!("{name} has no running turn"));
             return Vec::new();
         }

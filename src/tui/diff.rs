@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::app::{App, Effect, Tag};
 use crate::error::BatonError;
-use crate::protocol::Request;
+use crate::protocol::{data_as, views, Request};
 
 /// A scroll so far up that drawing clamps it to the first page.
 const TOP: usize = usize::MAX / 2;
@@ -34,11 +34,18 @@ impl DiffView {
         self.loading = false;
         self.version += 1;
         match result {
-            Ok(v) => {
-                self.branch = v["branch"].as_str().map(str::to_string);
-                self.base = v["base_commit"].as_str().map(str::to_string);
-                self.body = Some(Ok(v["diff"].as_str().unwrap_or("").to_string()));
-            }
+            Ok(v) => match data_as::<views::DiffView>(v) {
+                Ok(v) => {
+                    self.branch = Some(v.branch);
+                    self.base = Some(v.base_commit);
+                    self.body = Some(Ok(v.diff));
+                }
+                Err(e) => {
+                    self.branch = None;
+                    self.base = None;
+                    self.body = Some(Err(e.message));
+                }
+            },
             Err(e) => {
                 self.branch = None;
                 self.base = None;
@@ -227,7 +234,7 @@ mod tests {
         assert_eq!(v.lines()[0].to_string(), "reading the diff…");
         v.set(Err(BatonError::bad_input("api works in place: no branch")));
         assert_eq!(v.lines()[0].to_string(), "api works in place: no branch");
-        v.set(Ok(serde_json::json!({"branch": "baton/api", "diff": ""})));
+        v.set(Ok(serde_json::json!({"name": "api", "branch": "baton/api", "base_commit": "0123", "diff": ""})));
         assert_eq!(
             v.lines()[0].to_string(),
             "no changes yet on baton/api since it started"

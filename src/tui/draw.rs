@@ -16,6 +16,7 @@ use super::keys::PrefixAction as A;
 use super::layout;
 use super::lines::{self, str_width, truncate};
 use super::shell;
+use crate::protocol::views::TerminalState::{self, Running};
 use crate::providers::TurnStatus;
 
 /// The list is shown from this width on; narrower windows give all room to the transcript.
@@ -99,11 +100,11 @@ fn state_span(t: &TermView) -> Span<'static> {
         Some(TurnStatus::Completed) => ("✓ done", Color::Green),
         Some(TurnStatus::Failed) => ("✗ failed", Color::Red),
         Some(TurnStatus::Interrupted) => ("■ stopped", Color::Yellow),
-        None => match t.info.state.as_str() {
-            "running" => ("● running", Color::Green),
-            "queued" => ("◌ queued", Color::Yellow),
-            "failed" => ("✗ failed", Color::Red),
-            _ => ("idle", Color::DarkGray),
+        None => match t.info.state {
+            TerminalState::Running => ("● running", Color::Green),
+            TerminalState::Queued => ("◌ queued", Color::Yellow),
+            TerminalState::Failed => ("✗ failed", Color::Red),
+            TerminalState::Idle => ("idle", Color::DarkGray),
         },
     };
     let mut s = Style::default().fg(style);
@@ -137,14 +138,14 @@ fn list_entry(i: usize, t: &TermView, width: usize, focused: bool) -> [Line<'sta
         state,
     ]);
     let meter_w = METER_CELLS + 5;
-    let fraction = t.info.context.map(|c| c.fraction());
+    let context = t.info.context.map(|c| (c.fraction, c.rotates_next));
     let mut second = vec![Span::raw("  ")];
     if width >= meter_w + 8 {
         let prov = truncate(&provider_label(t), width - meter_w - 3);
         let pad = width - meter_w - 2 - str_width(&prov);
         second.push(Span::styled(prov, dim()));
         second.push(Span::raw(" ".repeat(pad)));
-        second.extend(lines::meter(fraction, METER_CELLS));
+        second.extend(lines::meter(context, t.info.rotate_at, METER_CELLS));
     } else {
         second.push(Span::styled(
             truncate(&provider_label(t), width.saturating_sub(2)),
@@ -199,7 +200,7 @@ fn pane_title(t: &TermView, index: Option<usize>, scroll: usize, shell: bool) ->
     if let Some(c) = t.info.conversation {
         parts.push(format!("conversation {c}"));
     }
-    parts.push(t.info.state.clone());
+    parts.push(t.info.state.as_str().to_string());
     if scroll > 0 {
         parts.push(format!("↑{scroll} (C-End: follow)"));
     }
@@ -446,7 +447,7 @@ fn hints(app: &App) -> String {
             "shell: keys go to the shell · {} transcript · {p} {p} sends {p} · {} help · {} detach",
             h(A::ToggleShell), h(A::Help), h(A::Detach)
         ),
-        Mode::Normal if app.focused().is_some_and(|t| t.info.state == "running") => format!(
+        Mode::Normal if app.focused().is_some_and(|t| t.info.state == Running) => format!(
             "Enter queue · Esc interrupt · PgUp/PgDn scroll · {} new · {} help · {} detach",
             h(A::NewTerminal), h(A::Help), h(A::Detach)
         ),

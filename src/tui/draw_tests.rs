@@ -10,26 +10,31 @@ use serde_json::{json, Value};
 use super::app::{App, Effect, Msg, Tag};
 use super::draw::draw;
 use super::keys::Keys;
-use crate::protocol::{Request, SendEvent, TurnSummary, WatchEvent};
+use super::test_views;
+use crate::engine::OpenReason;
+use crate::protocol::views::TerminalView;
+use crate::protocol::{Request, SendEvent, SessionStart, TurnSummary, WatchEvent};
 use crate::providers::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};
 
-pub(super) fn terminal(name: &str, provider: &str, state: &str, ctx: Option<(u64, u64)>) -> Value {
-    let context = ctx.map_or(
-        Value::Null,
-        |(t, w)| json!({"tokens": t, "window": w, "fraction": t as f64 / w as f64}),
-    );
-    json!({"name": name, "dir": format!("/w/{name}"), "provider": provider, "model": null,
-           "state": state, "conversation": {"number": 2}, "context": context})
+pub(super) fn terminal(
+    name: &str,
+    provider: &str,
+    state: &str,
+    ctx: Option<(u64, u64)>,
+) -> TerminalView {
+    let context = ctx.map_or(Value::Null, |(t, w)| json!({"tokens": t, "window": w}));
+    test_views::terminal(json!({"name": name, "provider": provider, "state": state,
+                                "conversation": {"number": 2}, "context": context}))
 }
 
-pub(super) fn app_with(terms: Vec<Value>) -> App {
+pub(super) fn app_with(terms: Vec<TerminalView>) -> App {
     let mut app = App::new("baton", "/w/api", Keys::default());
     app.update(Msg::Watch(WatchEvent::Terminals { terminals: terms }));
     app
 }
 
 pub(super) fn log() -> Value {
-    json!({
+    test_views::log_data(json!({
         "name": "api",
         "conversations": [
             {"number": 1, "opened_reason": "first"},
@@ -46,7 +51,7 @@ pub(super) fn log() -> Value {
              "status": "failed", "error": "API error 400", "answer": null, "tools": [], "notes": [],
              "context": null},
         ]
-    })
+    }))
 }
 
 pub(super) fn screen(app: &mut App, w: u16, h: u16) -> String {
@@ -124,8 +129,9 @@ fn started(number: u32, prompt: &str) -> WatchEvent {
             number,
             provider: ProviderKind::Claude,
             conversation: 1,
-            opened: (number == 1).then(|| "first".to_string()),
-            session: "fresh".into(),
+            opened: (number == 1).then_some(OpenReason::First),
+            rotate_at: 0.45,
+            session: SessionStart::Fresh,
             prompt: prompt.to_string(),
         },
     }
@@ -145,14 +151,14 @@ fn a_prompt_streams_and_a_second_waits_below_the_transcript() {
     let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
     app.update(Msg::Reply(
         Tag::Log("api".into()),
-        Ok(json!({"conversations": [], "turns": []})),
+        Ok(test_views::log_data(json!({}))),
     ));
     let fx = typed(&mut app, "hello");
     assert!(fx.is_empty());
     let fx = app.update(key(KeyCode::Enter));
     assert!(matches!(&fx[..], [Effect::Call(Tag::Send(n), _)] if n == "api"));
     app.update(Msg::Watch(WatchEvent::Terminal {
-        terminal: terminal("api", "claude", "running", None),
+        terminal: Box::new(terminal("api", "claude", "running", None)),
     }));
     app.update(Msg::Watch(started(1, "hello")));
     app.update(Msg::Watch(text("MOCK-PARTIAL before hang")));
@@ -189,6 +195,7 @@ fn a_prompt_streams_and_a_second_waits_below_the_transcript() {
         conversation: 1,
         conversation_id: "c".into(),
         opened: None,
+        rotate_at: 0.45,
         context: Some(ContextUsage {
             tokens: 10,
             window: 100,
@@ -203,7 +210,7 @@ fn a_prompt_streams_and_a_second_waits_below_the_transcript() {
     }));
     assert!(fx.is_empty(), "in view: no bell, nothing sent yet");
     let fx = app.update(Msg::Watch(WatchEvent::Terminal {
-        terminal: terminal("api", "claude", "idle", None),
+        terminal: Box::new(terminal("api", "claude", "idle", None)),
     }));
     match &fx[..] {
         [Effect::Call(Tag::Send(_), crate::protocol::Request::Send { prompt, .. })] => {
@@ -232,6 +239,7 @@ fn a_turn_ending_out_of_view_marks_the_list_and_rings() {
         opened: None,
         context: None,
         rotates_next: false,
+        rotate_at: 0.45,
         commit: None,
         unusable_cli: false,
     };
@@ -278,7 +286,7 @@ fn ctrl_o_sets_the_model_for_the_next_prompts_shown_in_the_title_and_sent() {
     let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
     app.update(Msg::Reply(
         Tag::Log("api".into()),
-        Ok(json!({"conversations": [], "turns": []})),
+        Ok(test_views::log_data(json!({}))),
     ));
     app.update(key(KeyCode::Tab));
     app.update(ctrl('o'));
@@ -322,7 +330,7 @@ fn ctrl_o_sets_the_model_for_the_next_prompts_shown_in_the_title_and_sent() {
     assert_eq!(app.next_model, None, "the choice goes with the prompt");
     // A prompt queued behind the running turn keeps the model chosen when it was typed.
     app.update(Msg::Watch(WatchEvent::Terminal {
-        terminal: terminal("api", "claude", "running", None),
+        terminal: Box::new(terminal("api", "claude", "running", None)),
     }));
     app.update(Msg::Watch(started(1, "first")));
     app.update(ctrl('o'));
@@ -340,7 +348,7 @@ fn ctrl_o_sets_the_model_for_the_next_prompts_shown_in_the_title_and_sent() {
     let s = screen(&mut app, 59, 12);
     assert!(s.contains("┌ prompt → api · claude · Tab: provider"), "{s}");
     let fx = app.update(Msg::Watch(WatchEvent::Terminal {
-        terminal: terminal("api", "claude", "idle", None),
+        terminal: Box::new(terminal("api", "claude", "idle", None)),
     }));
     match &fx[..] {
         [Effect::Call(
@@ -387,10 +395,10 @@ fn help_overlay_lists_the_keys() {
 #[test]
 fn the_instructions_overlay_lists_the_focused_terminals_rules_numbered() {
     let mut t = terminal("api", "claude", "idle", None);
-    t["instructions"] = json!([
-        "Never use unwrap in library code.",
-        "以后所有回答都用中文。"
-    ]);
+    t.instructions = vec![
+        "Never use unwrap in library code.".into(),
+        "以后所有回答都用中文。".into(),
+    ];
     let mut app = app_with(vec![t]);
     app.update(ctrl('b'));
     app.update(key(KeyCode::Char('i')));
@@ -401,12 +409,14 @@ fn the_instructions_overlay_lists_the_focused_terminals_rules_numbered() {
     assert!(s.contains(" 2. 以 后 所 有"), "{s}");
     // The list follows the server: a new line shows up on the next change.
     let mut t = terminal("api", "claude", "idle", None);
-    t["instructions"] = json!([
-        "Never use unwrap in library code.",
-        "以后所有回答都用中文。",
-        "Answer briefly."
-    ]);
-    app.update(Msg::Watch(WatchEvent::Terminal { terminal: t }));
+    t.instructions = vec![
+        "Never use unwrap in library code.".into(),
+        "以后所有回答都用中文。".into(),
+        "Answer briefly.".into(),
+    ];
+    app.update(Msg::Watch(WatchEvent::Terminal {
+        terminal: Box::new(t),
+    }));
     assert!(screen(&mut app, 90, 20).contains(" 3. Answer briefly."));
     app.update(key(KeyCode::Char('q')));
     assert!(!screen(&mut app, 90, 20).contains("standing instructions of api"));
@@ -506,6 +516,7 @@ fn finished(name: &str) -> Msg {
         opened: None,
         context: None,
         rotates_next: false,
+        rotate_at: 0.45,
         commit: None,
         unusable_cli: false,
     };
@@ -570,8 +581,7 @@ fn the_diff_face_reads_the_patch_and_again_when_a_turn_ends() {
 fn diff_lines_are_colored() {
     let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
     prefix(&mut app, 'g');
-    let data =
-        json!({"branch": "baton/api", "base_commit": "0123", "diff": "@@ -1 +1 @@\n-old\n+new\n"});
+    let data = json!({"name": "api", "branch": "baton/api", "base_commit": "0123", "diff": "@@ -1 +1 @@\n-old\n+new\n"});
     app.update(Msg::Reply(Tag::Diff("api".into()), Ok(data)));
     let mut t = Terminal::new(TestBackend::new(70, 10)).unwrap();
     t.draw(|f| draw(f, &mut app)).unwrap();
@@ -642,7 +652,7 @@ fn rename_and_remove_from_the_status_line() {
     assert!(s.contains("backend: backend is running a turn"), "{s}");
     app.update(Msg::Reply(
         Tag::Remove("backend".into()),
-        Ok(json!({"name": "backend", "branch": "baton/backend"})),
+        Ok(json!({"name": "backend", "removed": true, "branch": "baton/backend"})),
     ));
     assert_eq!(app.terms.len(), 1);
     assert_eq!(app.focused_name().as_deref(), Some("web"));

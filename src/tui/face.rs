@@ -172,7 +172,7 @@ mod tests {
 
     fn app() -> App {
         let mut app = App::new("baton", "/w/api", Keys::default());
-        let t = json!({"name": "api", "dir": "/w/api", "provider": "claude", "state": "idle"});
+        let t = crate::tui::test_views::terminal(json!({"name": "api"}));
         app.update(Msg::Watch(WatchEvent::Terminals { terminals: vec![t] }));
         app.panes[0].area = Rect::new(0, 0, 42, 12);
         app

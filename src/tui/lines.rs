@@ -8,7 +8,7 @@ use unicode_width::UnicodeWidthChar;
 use super::app::{LineCache, TurnSpan};
 use super::transcript::{Part, Transcript, TurnEnd, TurnEntry};
 use crate::client::render::thousands;
-use crate::engine::ROTATE_FRACTION;
+use crate::engine::OpenReason;
 use crate::providers::TurnStatus;
 
 /// Replaces what would corrupt the screen (control characters, escape sequences) and expands
@@ -140,15 +140,14 @@ fn rule(text: &str, width: usize, style: Style) -> Line<'static> {
     Line::from(Span::styled(format!("{head}{}", "─".repeat(fill)), style))
 }
 
-fn opened_text(conversation: u32, reason: &str) -> String {
+fn opened_text(conversation: u32, reason: OpenReason, rotate_at: f64) -> String {
     match reason {
-        "first" => format!("conversation {conversation}"),
-        "size" => format!(
+        OpenReason::First => format!("conversation {conversation}"),
+        OpenReason::Size => format!(
             "conversation {conversation} · rotated: the last one passed {:.0}% of the window",
-            ROTATE_FRACTION * 100.0
+            rotate_at * 100.0
         ),
-        "moved" => format!("conversation {conversation} · the directory moved"),
-        other => format!("conversation {conversation} · opened: {other}"),
+        OpenReason::Moved => format!("conversation {conversation} · the directory moved"),
     }
 }
 
@@ -166,7 +165,7 @@ pub fn summary_text(t: &TurnEntry, end: &TurnEnd) -> String {
                 c.fraction() * 100.0,
                 thousands(c.window)
             ));
-            if c.fraction() > ROTATE_FRACTION {
+            if end.rotates_next {
                 parts.push("the next prompt opens a fresh conversation".into());
             }
         }
@@ -177,8 +176,9 @@ pub fn summary_text(t: &TurnEntry, end: &TurnEnd) -> String {
 
 fn turn_lines(t: &TurnEntry, width: usize, expand: bool, out: &mut Rows) {
     let divider = Style::default().fg(Color::Yellow);
-    if let Some(reason) = &t.opened {
-        out.push(rule(&opened_text(t.conversation, reason), width, divider));
+    if let Some(reason) = t.opened {
+        let text = opened_text(t.conversation, reason, t.rotate_at);
+        out.push(rule(&text, width, divider));
     } else if t.switched {
         let text = format!("provider switched to {} · same conversation", t.provider);
         out.push(rule(&text, width, divider));
@@ -298,9 +298,10 @@ pub fn rewrap(cache: &mut LineCache, name: &str, t: &Transcript, width: u16, exp
     cache.soft.truncate(offset);
 }
 
-/// A context meter `cells` wide: filled up to the share used, with the rotation line marked.
-pub fn meter(fraction: Option<f64>, cells: usize) -> Vec<Span<'static>> {
-    let Some(f) = fraction else {
+/// A context meter `cells` wide: filled up to the share used (`context`: the share, and whether
+/// the server said it passed the line), with the rotation line `rotate_at` marked.
+pub fn meter(context: Option<(f64, bool)>, rotate_at: f64, cells: usize) -> Vec<Span<'static>> {
+    let Some((f, over)) = context else {
         return vec![Span::styled(
             format!("{:cells$}", "ctx –"),
             Style::default().fg(Color::DarkGray),
@@ -308,8 +309,7 @@ pub fn meter(fraction: Option<f64>, cells: usize) -> Vec<Span<'static>> {
     };
     let f = f.clamp(0.0, 1.0);
     let filled = (f * cells as f64).round() as usize;
-    let line = ((ROTATE_FRACTION * cells as f64).round() as usize).min(cells.saturating_sub(1));
-    let over = f > ROTATE_FRACTION;
+    let line = ((rotate_at * cells as f64).round() as usize).min(cells.saturating_sub(1));
     let bar_style = Style::default().fg(if over { Color::Red } else { Color::Green });
     let mut spans = Vec::new();
     for i in 0..cells {
@@ -357,12 +357,14 @@ mod tests {
         TurnEntry {
             number,
             conversation: 1,
-            opened: (number == 1).then(|| "first".to_string()),
+            opened: (number == 1).then_some(OpenReason::First),
+            rotate_at: 0.45,
             switched: false,
             provider: "claude".into(),
             prompt: Some(format!("prompt {number}")),
             parts: vec![Part::Text(text.into())],
             end: (!running).then_some(TurnEnd {
+                rotates_next: false,
                 status: TurnStatus::Completed,
                 error: None,
                 context: None,

@@ -7,7 +7,8 @@ use serde_json::Value;
 
 use super::app::{App, Effect, Mode, Tag};
 use crate::error::BatonError;
-use crate::protocol::Request;
+use crate::protocol::views::RemovedView;
+use crate::protocol::{data_as, Request};
 
 impl App {
     /// Prefix `,`: a new name for the focused terminal.
@@ -99,8 +100,9 @@ impl App {
             }
             (Tag::Remove(name), Ok(v)) => {
                 let fx = self.removed(&name);
-                let kept = v["branch"]
-                    .as_str()
+                let kept = data_as::<RemovedView>(v)
+                    .ok()
+                    .and_then(|v| v.branch)
                     .map(|b| format!(" (its work is on branch {b})"))
                     .unwrap_or_default();
                 self.say(format!("removed {name}{kept}"));

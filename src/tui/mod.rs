@@ -21,6 +21,8 @@ pub mod notify;
 pub mod panes;
 pub mod shell;
 pub mod signals;
+#[cfg(test)]
+mod test_views;
 pub mod transcript;
 
 #[cfg(test)]

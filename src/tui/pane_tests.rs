@@ -8,6 +8,7 @@ use serde_json::json;
 
 use super::app::{App, Effect, Msg, Tag};
 use super::draw_tests::{app_with, cell_style, key, log, prefix, screen, terminal};
+use super::test_views;
 
 #[test]
 fn nested_splits_show_their_own_terminals_and_faces() {
@@ -17,7 +18,7 @@ fn nested_splits_show_their_own_terminals_and_faces() {
         terminal("docs", "claude", "running", None),
     ]);
     app.update(Msg::Reply(Tag::Log("api".into()), Ok(log())));
-    let empty = json!({"conversations": [], "turns": []});
+    let empty = test_views::log_data(json!({}));
     app.update(Msg::Reply(Tag::Log("web".into()), Ok(empty.clone())));
     app.update(Msg::Reply(Tag::Log("docs".into()), Ok(empty)));
     screen(&mut app, 100, 18);
@@ -248,12 +249,12 @@ fn a_ten_megabyte_answer_draws_at_any_size_and_scrolls() {
         "{}THE-END",
         "all work and no play makes a long answer ".repeat(10 * 1024 * 1024 / 41)
     );
-    let log = json!({
+    let log = test_views::log_data(json!({
         "name": "api",
         "conversations": [{"number": 1, "opened_reason": "first"}],
         "turns": [{"number": 1, "conversation": 1, "provider": "claude", "prompt": "write a lot",
                    "status": "completed", "answer": answer, "tools": [], "notes": []}],
-    });
+    }));
     app.update(Msg::Reply(Tag::Log("api".into()), Ok(log)));
     for (w, h) in [(20, 5), (400, 120), (120, 40)] {
         screen(&mut app, w, h);

@@ -111,7 +111,7 @@ mod tests {
         let mut app = App::new("baton", "/w/api", Keys::default());
         let terms = names
             .iter()
-            .map(|n| json!({"name": n, "dir": format!("/w/{n}"), "provider": "claude", "state": "idle"}))
+            .map(|n| crate::tui::test_views::terminal(json!({"name": n})))
             .collect();
         app.update(Msg::Watch(WatchEvent::Terminals { terminals: terms }));
         app.panes_area = Rect::new(0, 0, 80, 24);

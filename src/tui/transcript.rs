@@ -1,9 +1,9 @@
 //! A terminal's transcript as the UI keeps it: every turn (from `log`), updated live from the
 //! watch stream. Pure data; `lines.rs` turns it into screen lines.
 
-use serde_json::Value;
-
-use crate::protocol::{SendEvent, TurnSummary};
+use crate::engine::OpenReason;
+use crate::protocol::views::{ConversationView, LogTurnView, LogView};
+use crate::protocol::{SendEvent, SessionStart, TurnSummary};
 use crate::providers::{ContextUsage, TurnEvent, TurnStatus};
 
 /// One piece of a turn, in the order it arrived.
@@ -25,6 +25,8 @@ pub struct TurnEnd {
     pub status: TurnStatus,
     pub error: Option<String>,
     pub context: Option<ContextUsage>,
+    /// The server said its context passed the rotation line.
+    pub rotates_next: bool,
     pub model: Option<String>,
 }
 
@@ -33,8 +35,10 @@ pub struct TurnEnd {
 pub struct TurnEntry {
     pub number: u32,
     pub conversation: u32,
-    /// Why a conversation opened for this turn (`first`, `size`, `moved`), if one did.
-    pub opened: Option<String>,
+    /// Why a conversation opened for this turn, if one did.
+    pub opened: Option<OpenReason>,
+    /// The rotation line the server judged by (for the `size` divider's text).
+    pub rotate_at: f64,
     /// The provider changed at this turn (a new provider session in the same conversation).
     pub switched: bool,
     pub provider: String,
@@ -61,53 +65,44 @@ pub struct Transcript {
     pub gapped: Option<u32>,
 }
 
-fn status_of(v: &Value) -> Option<TurnStatus> {
-    serde_json::from_value(v.clone()).ok()
-}
-
-fn context_of(v: &Value) -> Option<ContextUsage> {
-    serde_json::from_value(v.clone()).ok()
-}
-
-fn strings(v: &Value) -> impl Iterator<Item = String> + '_ {
-    v.as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|s| s.as_str().map(str::to_string))
-}
-
-/// One turn of `log --json`; `prev` is the turn before it, for the dividers.
-fn entry_from_log(t: &Value, convs: &[Value], prev: Option<&TurnEntry>) -> TurnEntry {
-    let conversation = t["conversation"].as_u64().unwrap_or(0) as u32;
-    let provider = t["provider"].as_str().unwrap_or("").to_string();
+/// One turn of `log`; `prev` is the turn before it, for the dividers.
+fn entry_from_log(
+    t: &LogTurnView,
+    convs: &[ConversationView],
+    rotate_at: f64,
+    prev: Option<&TurnEntry>,
+) -> TurnEntry {
+    let conversation = t.conversation.unwrap_or(0);
+    let turn = &t.turn;
+    let provider = turn.provider.to_string();
     let new_conv = prev.is_none_or(|p| p.conversation != conversation);
     let opened = new_conv.then(|| {
         convs
             .iter()
-            .find(|c| c["number"].as_u64() == Some(u64::from(conversation)))
-            .and_then(|c| c["opened_reason"].as_str())
-            .unwrap_or("first")
-            .to_string()
+            .find(|c| c.number == conversation)
+            .map_or(OpenReason::First, |c| c.opened_reason)
     });
     let switched = !new_conv && prev.is_some_and(|p| p.provider != provider);
-    let mut parts: Vec<Part> = strings(&t["tools"]).map(Part::Tool).collect();
-    if let Some(a) = t["answer"].as_str().filter(|a| !a.is_empty()) {
-        parts.push(Part::Text(a.to_string()));
+    let mut parts: Vec<Part> = turn.tools.iter().cloned().map(Part::Tool).collect();
+    if let Some(a) = turn.answer.as_ref().filter(|a| !a.is_empty()) {
+        parts.push(Part::Text(a.clone()));
     }
-    parts.extend(strings(&t["notes"]).map(Part::Note));
-    let end = status_of(&t["status"]).map(|status| TurnEnd {
+    parts.extend(turn.notes.iter().cloned().map(Part::Note));
+    let end = turn.status.map(|status| TurnEnd {
         status,
-        error: t["error"].as_str().map(str::to_string),
-        context: context_of(&t["context"]),
-        model: t["model"].as_str().map(str::to_string),
+        error: turn.error.clone(),
+        context: turn.context,
+        rotates_next: t.rotates_next,
+        model: turn.model.clone(),
     });
     TurnEntry {
-        number: t["number"].as_u64().unwrap_or(0) as u32,
+        number: turn.number,
         conversation,
         opened,
+        rotate_at,
         switched,
         provider,
-        prompt: t["prompt"].as_str().map(str::to_string),
+        prompt: Some(turn.prompt.clone()),
         parts,
         end,
         rev: 0,
@@ -125,11 +120,10 @@ fn append_delta(parts: &mut Vec<Part>, text: &str, start: bool) {
 
 impl Transcript {
     /// The transcript `log --json` describes.
-    pub fn from_log(log: &Value) -> Transcript {
-        let convs = log["conversations"].as_array().cloned().unwrap_or_default();
+    pub fn from_log(log: &LogView) -> Transcript {
         let mut turns: Vec<TurnEntry> = Vec::new();
-        for t in log["turns"].as_array().into_iter().flatten() {
-            let e = entry_from_log(t, &convs, turns.last());
+        for t in &log.turns {
+            let e = entry_from_log(t, &log.conversations, log.rotate_at, turns.last());
             turns.push(e);
         }
         Transcript {
@@ -184,6 +178,7 @@ impl Transcript {
                 provider,
                 conversation,
                 opened,
+                rotate_at,
                 session,
                 prompt: sent,
                 ..
@@ -195,8 +190,9 @@ impl Transcript {
                 self.turns.push(TurnEntry {
                     number: *number,
                     conversation: *conversation,
-                    opened: opened.clone(),
-                    switched: session == "switch",
+                    opened: *opened,
+                    rotate_at: *rotate_at,
+                    switched: *session == SessionStart::Switch,
                     provider: provider.to_string(),
                     prompt,
                     parts: Vec::new(),
@@ -264,6 +260,7 @@ impl Transcript {
                 status: s.status,
                 error: s.error.clone(),
                 context: s.context,
+                rotates_next: s.rotates_next,
                 model: s.model.clone(),
             });
         }
@@ -282,8 +279,8 @@ mod tests {
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
-    fn log() -> Value {
-        json!({
+    fn log() -> LogView {
+        crate::tui::test_views::log(json!({
             "name": "api",
             "conversations": [
                 {"number": 1, "opened_reason": "first"},
@@ -298,7 +295,7 @@ mod tests {
                 {"number": 3, "conversation": 2, "provider": "codex", "prompt": "three",
                  "status": null, "answer": null, "tools": [], "notes": []},
             ]
-        })
+        }))
     }
 
     #[test]
@@ -307,7 +304,7 @@ mod tests {
         let marks: Vec<(u32, Option<&str>, bool)> = t
             .turns
             .iter()
-            .map(|e| (e.number, e.opened.as_deref(), e.switched))
+            .map(|e| (e.number, e.opened.map(OpenReason::as_str), e.switched))
             .collect();
         assert_eq!(
             marks,
@@ -382,7 +379,8 @@ mod tests {
                     provider: ProviderKind::Claude,
                     conversation: 1,
                     opened: None,
-                    session: "fresh".into(),
+                    rotate_at: 0.45,
+                    session: SessionStart::Fresh,
                     prompt: "p".into(),
                 },
                 None,
@@ -409,7 +407,8 @@ mod tests {
             provider: ProviderKind::Codex,
             conversation: 2,
             opened: None,
-            session: "switch".into(),
+            rotate_at: 0.45,
+            session: SessionStart::Switch,
             prompt: "three".into(),
         };
         assert!(!t.step(&started, None), "the event names its prompt");
@@ -430,13 +429,7 @@ mod tests {
     #[test]
     fn a_turn_that_missed_steps_is_read_again_when_it_ends() {
         let summary = |number: u32| -> TurnSummary {
-            serde_json::from_value(json!({
-                "turn_id": "x", "number": number, "status": "completed", "error": null,
-                "provider": "claude", "session_id": null, "model": null, "conversation": 2,
-                "conversation_id": "c", "opened": null, "context": null,
-                "rotates_next": false, "commit": null, "unusable_cli": false
-            }))
-            .unwrap()
+            crate::tui::test_views::summary(json!({"number": number, "conversation": 2}))
         };
         // Turn 3 is running when this client falls behind: only its end asks for the log.
         let mut t = Transcript::from_log(&log());

@@ -1,10 +1,16 @@
 //! The socket protocol between clients and the server: one JSON request line per connection,
-//! answered by JSON lines (events for a streaming `send`, then exactly one final reply).
+//! answered by JSON lines (events for a streaming `send`, then exactly one final reply). What
+//! the replies carry is typed in [`views`]. See ARCHITECTURE.md ("The socket protocol").
 
+pub mod views;
+
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
+use crate::engine::{OpenReason, SessionReason};
 use crate::error::BatonError;
 use crate::providers::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};
+use views::TerminalView;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "cmd", rename_all = "snake_case")]
@@ -104,7 +110,7 @@ pub enum InstructionsAction {
 pub enum Reply {
     /// A step of a streaming `send`.
     Event { event: SendEvent },
-    /// The request succeeded; `data` is the command's `--json` value.
+    /// The request succeeded; `data` is the command's `--json` value (one of [`views`]).
     Ok { data: serde_json::Value },
     /// The request failed.
     Error { error: BatonError },
@@ -158,9 +164,9 @@ pub enum ShellInput {
 pub enum WatchEvent {
     /// Every terminal, as `show --json` has it: sent first, and again whenever the client fell
     /// behind (it should then re-read what it shows).
-    Terminals { terminals: Vec<serde_json::Value> },
+    Terminals { terminals: Vec<TerminalView> },
     /// One terminal changed (state, provider, conversation, context, instructions…).
-    Terminal { terminal: serde_json::Value },
+    Terminal { terminal: Box<TerminalView> },
     /// A step of a turn running on terminal `name`.
     Turn { name: String, event: SendEvent },
     /// A turn on terminal `name` ended.
@@ -185,10 +191,11 @@ pub enum SendEvent {
         number: u32,
         provider: ProviderKind,
         conversation: u32,
-        /// `first`, `moved` or `size` when a conversation opened for this turn.
-        opened: Option<String>,
-        /// `resume`, `fresh`, `switch` or `lost`.
-        session: String,
+        /// Why a conversation opened for this turn, if one did.
+        opened: Option<OpenReason>,
+        /// The rotation line the last conversation was judged against (for `opened: size`).
+        rotate_at: f64,
+        session: SessionStart,
         /// The prompt, as the user sent it (watchers that did not send it learn it here).
         prompt: String,
     },
@@ -196,6 +203,37 @@ pub enum SendEvent {
     Turn { event: TurnEvent },
     /// Something baton did that the user should know (a lost session restarted…).
     Note { message: String },
+}
+
+/// How a turn's provider session was chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionStart {
+    /// The live session carries on.
+    Resume,
+    /// A new session: the conversation has none yet.
+    Fresh,
+    /// A new session: the provider switched.
+    Switch,
+    /// A new session: the one to resume is gone.
+    Lost,
+}
+
+impl From<Option<SessionReason>> for SessionStart {
+    fn from(r: Option<SessionReason>) -> Self {
+        match r {
+            None => SessionStart::Resume,
+            Some(SessionReason::Fresh) => SessionStart::Fresh,
+            Some(SessionReason::Switch) => SessionStart::Switch,
+            Some(SessionReason::Lost) => SessionStart::Lost,
+        }
+    }
+}
+
+/// The `data` of a final [`Reply::Ok`], read as the view `T` the request answers with.
+pub fn data_as<T: DeserializeOwned>(data: serde_json::Value) -> Result<T, BatonError> {
+    serde_json::from_value(data)
+        .map_err(|e| BatonError::failed(format!("unreadable answer from the server: {e}")))
 }
 
 /// The end of a turn: the `data` of a send's final reply, and the line `baton send` ends with.
@@ -210,10 +248,12 @@ pub struct TurnSummary {
     pub model: Option<String>,
     pub conversation: u32,
     pub conversation_id: String,
-    pub opened: Option<String>,
+    pub opened: Option<OpenReason>,
     pub context: Option<ContextUsage>,
     /// The context passed the rotation line: the next prompt opens a fresh conversation.
     pub rotates_next: bool,
+    /// The share of the window that is the rotation line.
+    pub rotate_at: f64,
     /// The automatic commit of the turn's changes (null: nothing changed, or no worktree).
     pub commit: Option<String>,
     /// The CLI failed without ever ending the turn (garbage on stdout, died without a result):

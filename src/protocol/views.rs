@@ -1,0 +1,322 @@
+//! What the server shows: one typed struct per answer (`show`, `ls`, `log`, `instructions`,
+//! `server status`, `diff`…). The server serializes these, every client deserializes them, and
+//! `--json` prints them: one definition per field, so a rename fails to compile instead of
+//! silently reading `null`. The README's field tables describe these structs.
+//!
+//! Policy stays on the server: a view carries the facts the server decided (where the rotation
+//! line is, whether the next prompt rotates, why a conversation opened), so no client needs the
+//! engine. See ARCHITECTURE.md ("The socket protocol").
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::OpenReason;
+use crate::providers::{ContextUsage, ProviderKind, TurnStatus};
+use crate::store::CheckoutMode;
+
+/// A provider session of a conversation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionView {
+    pub provider: ProviderKind,
+    pub session_id: String,
+    pub model: Option<String>,
+    pub reason: String,
+    pub started_at: String,
+}
+
+/// A turn as the index keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TurnView {
+    pub id: String,
+    pub number: u32,
+    pub conversation_id: String,
+    pub provider: ProviderKind,
+    pub session_id: Option<String>,
+    pub model: Option<String>,
+    pub prompt: String,
+    /// `null` while the turn runs.
+    pub status: Option<TurnStatus>,
+    pub error: Option<String>,
+    pub answer: Option<String>,
+    pub tools: Vec<String>,
+    pub notes: Vec<String>,
+    pub context: Option<ContextUsage>,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    /// The automatic commit of the turn's changes, if it changed files.
+    pub commit: Option<String>,
+}
+
+/// A standing instruction, numbered as `instructions` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstructionView {
+    pub number: u32,
+    pub text: String,
+    pub turn_id: Option<String>,
+    /// The terminal's turn number the line came from (`null`: added by hand).
+    pub turn: Option<u32>,
+    pub added_at: String,
+}
+
+/// A terminal's state, as the list shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TerminalState {
+    Idle,
+    /// A turn runs.
+    Running,
+    /// Nothing runs, but prompts wait to.
+    Queued,
+    /// The last turn failed.
+    Failed,
+}
+
+impl TerminalState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TerminalState::Idle => "idle",
+            TerminalState::Running => "running",
+            TerminalState::Queued => "queued",
+            TerminalState::Failed => "failed",
+        }
+    }
+
+    /// A prompt sent now would wait.
+    pub fn busy(self) -> bool {
+        match self {
+            TerminalState::Running | TerminalState::Queued => true,
+            TerminalState::Idle | TerminalState::Failed => false,
+        }
+    }
+}
+
+/// Where a terminal's runs happen (`checkout` in `show --json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckoutView {
+    pub mode: CheckoutMode,
+    /// The directory the terminal was opened on.
+    pub source: String,
+    pub branch: Option<String>,
+    pub base_branch: Option<String>,
+    pub base_commit: Option<String>,
+    pub worktree: Option<String>,
+}
+
+/// The live conversation of a terminal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LiveConversationView {
+    pub id: String,
+    pub number: u32,
+    pub opened_reason: OpenReason,
+    pub opened_at: String,
+    pub dir: String,
+}
+
+/// The live conversation's context at the end of its last turn, and what the server concluded.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ContextView {
+    pub tokens: u64,
+    pub window: u64,
+    pub fraction: f64,
+    /// It passed the rotation line: the next prompt opens a fresh conversation.
+    pub rotates_next: bool,
+}
+
+impl ContextView {
+    pub fn usage(&self) -> ContextUsage {
+        ContextUsage {
+            tokens: self.tokens,
+            window: self.window,
+        }
+    }
+}
+
+/// The latest turn, in brief.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LastTurnView {
+    pub number: u32,
+    /// `null` while it runs.
+    pub status: Option<TurnStatus>,
+    pub error: Option<String>,
+}
+
+/// One terminal: what `show --json` prints, `ls --json` lists and the multiplexer draws.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TerminalView {
+    pub name: String,
+    pub id: String,
+    /// Where its runs happen now.
+    pub dir: String,
+    pub checkout: CheckoutView,
+    pub provider: ProviderKind,
+    /// The endpoint of a `local` terminal.
+    pub endpoint: Option<String>,
+    pub model: Option<String>,
+    pub brief: Option<String>,
+    pub state: TerminalState,
+    /// Prompts waiting for a turn.
+    pub queued: usize,
+    pub created_at: String,
+    pub conversation: Option<LiveConversationView>,
+    /// The live conversation's provider sessions, oldest first.
+    pub sessions: Vec<SessionView>,
+    pub context: Option<ContextView>,
+    /// The standing instructions, oldest first.
+    pub instructions: Vec<String>,
+    /// The share of the window past which the next prompt opens a fresh conversation.
+    pub rotate_at: f64,
+    /// How many turns the terminal ran.
+    pub turns: u32,
+    pub last_turn: Option<LastTurnView>,
+}
+
+/// One conversation of `log --json`, with its provider sessions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConversationView {
+    pub id: String,
+    pub number: u32,
+    pub opened_reason: OpenReason,
+    pub dir: String,
+    pub opened_at: String,
+    pub retired_at: Option<String>,
+    pub sessions: Vec<SessionView>,
+}
+
+/// One turn of `log --json`: the stored turn, the number of its conversation, and whether its
+/// context passed the rotation line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LogTurnView {
+    #[serde(flatten)]
+    pub turn: TurnView,
+    /// The number of the conversation it ran in.
+    pub conversation: Option<u32>,
+    /// Its context passed the rotation line (the turn after it opened a fresh conversation).
+    pub rotates_next: bool,
+}
+
+/// `log --json`: every conversation and every turn of a terminal, oldest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LogView {
+    pub name: String,
+    /// The rotation line the turns were judged against.
+    pub rotate_at: f64,
+    pub conversations: Vec<ConversationView>,
+    pub turns: Vec<LogTurnView>,
+}
+
+/// `server status --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusView {
+    pub running: bool,
+    pub pid: u32,
+    pub data_dir: String,
+    pub uptime_secs: u64,
+    pub terminals: usize,
+    pub running_turns: usize,
+    pub version: String,
+}
+
+/// `server status --json` when no server runs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NotRunningView {
+    pub running: bool,
+    pub data_dir: String,
+}
+
+/// `diff --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiffView {
+    pub name: String,
+    pub branch: String,
+    pub base_commit: String,
+    /// `git diff --stat` (or the whole patch with `--patch`); empty: no changes yet.
+    pub diff: String,
+}
+
+/// `merge --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MergeView {
+    pub name: String,
+    pub branch: String,
+    pub into: String,
+    pub commit: String,
+}
+
+/// `revert --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RevertView {
+    pub name: String,
+    pub turn: u32,
+    /// The turn's automatic commit.
+    pub reverted: String,
+    /// The commit that reverts it.
+    pub commit: String,
+}
+
+/// `rm --json`; the branch fields only for a terminal with a worktree of its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemovedView {
+    pub name: String,
+    pub removed: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    /// Work left uncommitted was committed first (its commit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub committed: Option<Option<String>>,
+    /// The worktree removed (null: it was already gone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktree_removed: Option<Option<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch_deleted: Option<bool>,
+}
+
+/// `rename --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RenamedView {
+    pub name: String,
+    pub old_name: String,
+}
+
+/// `interrupt` (the command prints one line from it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InterruptedView {
+    pub name: String,
+    pub turn_id: String,
+    pub interrupted: bool,
+}
+
+/// `ping`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PongView {
+    pub pong: bool,
+}
+
+/// `send --detach`: the prompt was accepted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AcceptedView {
+    pub accepted: bool,
+    pub name: String,
+}
+
+/// `server stop`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoppingView {
+    pub stopping: bool,
+    pub pid: u32,
+}
+
+/// `reindex --json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReindexView {
+    pub terminals: usize,
+    pub entries: usize,
+    /// Lines that could not be read, as `journal:line: why` (a torn last line after a crash).
+    pub skipped: Vec<String>,
+}
+
+/// `instructions extract --json`: what the configured extractor keeps of a prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExtractedView {
+    pub lines: Vec<String>,
+    /// `local`, `model`, `local (model failed: …)`, or `none (…)` for a skipped prompt.
+    pub extractor: String,
+}

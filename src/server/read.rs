@@ -1,0 +1,185 @@
+//! The read side: the index and the live runtime state turned into the views clients are sent
+//! ([`crate::protocol::views`]). The only place views are built; it changes nothing.
+//! Policy facts a client draws (the rotation line, whether the next prompt rotates) are decided
+//! here, with the engine, so no client needs it. See ARCHITECTURE.md ("Read side, write side").
+
+use std::sync::atomic::Ordering;
+
+use super::state::Server;
+use crate::engine::{self, ROTATE_FRACTION};
+use crate::error::BatonError;
+use crate::protocol::views::{
+    CheckoutView, ContextView, ConversationView, LastTurnView, LiveConversationView, LogTurnView,
+    LogView, StatusView, TerminalState, TerminalView,
+};
+use crate::providers::{ContextUsage, ProviderKind, TurnStatus};
+use crate::store::{TerminalRow, TurnView};
+
+/// True when a turn on `provider` that ended at `context` makes the next prompt open a fresh
+/// conversation. A local conversation never rotates: its history is trimmed per request.
+pub fn rotates_next(provider: ProviderKind, context: Option<&ContextUsage>) -> bool {
+    match provider {
+        ProviderKind::Local => false,
+        ProviderKind::Claude | ProviderKind::Codex => {
+            context.is_some_and(engine::decide::over_limit)
+        }
+    }
+}
+
+/// The terminal's state as the list shows it.
+fn state(srv: &Server, t: &TerminalRow, last: Option<&TurnView>) -> TerminalState {
+    let rt = srv.runtime(&t.id);
+    if rt.is_running() {
+        TerminalState::Running
+    } else if rt.waiting.load(Ordering::SeqCst) > 0 {
+        TerminalState::Queued
+    } else if last.and_then(|l| l.status) == Some(TurnStatus::Failed) {
+        TerminalState::Failed
+    } else {
+        TerminalState::Idle
+    }
+}
+
+pub fn checkout(t: &TerminalRow) -> CheckoutView {
+    let wt = t.worktree.as_ref();
+    CheckoutView {
+        mode: t.mode,
+        source: t.source.clone(),
+        branch: wt.map(|w| w.branch.clone()),
+        base_branch: wt.map(|w| w.base_branch.clone()),
+        base_commit: wt.map(|w| w.base_commit.clone()),
+        worktree: wt.map(|w| w.path.to_string_lossy().into_owned()),
+    }
+}
+
+/// One terminal, as `show --json` prints it.
+pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonError> {
+    // Runs at every queue, start and end of a turn (watchers): no full history read here.
+    let conv = srv.store.live_conversation(&t.id)?;
+    let turns = srv
+        .store
+        .turns_summary(&t.id, conv.as_ref().map(|c| c.id.as_str()))?;
+    let sessions = match &conv {
+        Some(c) => srv.store.sessions(&c.id)?,
+        None => vec![],
+    };
+    let context = conv.as_ref().and(turns.context).map(|c| ContextView {
+        tokens: c.tokens,
+        window: c.window,
+        fraction: c.fraction(),
+        rotates_next: rotates_next(t.provider, Some(&c)),
+    });
+    let conversation = conv
+        .map(|c| -> Result<LiveConversationView, BatonError> {
+            Ok(LiveConversationView {
+                opened_reason: open_reason(&c.opened_reason)?,
+                id: c.id,
+                number: c.number,
+                opened_at: c.opened_at,
+                dir: c.dir,
+            })
+        })
+        .transpose()?;
+    let instructions = srv
+        .store
+        .instructions(&t.id)?
+        .into_iter()
+        .map(|i| i.text)
+        .collect();
+    let last = turns.last.as_ref();
+    Ok(TerminalView {
+        name: t.name.clone(),
+        id: t.id.clone(),
+        dir: t.dir.clone(),
+        checkout: checkout(t),
+        provider: t.provider,
+        endpoint: t.endpoint.clone(),
+        model: t.model.clone(),
+        brief: t.brief.clone(),
+        state: state(srv, t, last),
+        queued: srv.runtime(&t.id).waiting.load(Ordering::SeqCst),
+        created_at: t.created_at.clone(),
+        conversation,
+        sessions,
+        context,
+        instructions,
+        rotate_at: ROTATE_FRACTION,
+        turns: turns.count,
+        last_turn: last.map(|l| LastTurnView {
+            number: l.number,
+            status: l.status,
+            error: l.error.clone(),
+        }),
+    })
+}
+
+pub fn show(srv: &Server, name: &str) -> Result<TerminalView, BatonError> {
+    terminal(srv, &srv.terminal(name)?)
+}
+
+pub fn ls(srv: &Server) -> Result<Vec<TerminalView>, BatonError> {
+    srv.store
+        .terminals()?
+        .iter()
+        .map(|t| terminal(srv, t))
+        .collect()
+}
+
+/// The index keeps why a conversation opened as its journal name.
+fn open_reason(s: &str) -> Result<engine::OpenReason, BatonError> {
+    serde_json::from_value(serde_json::Value::from(s))
+        .map_err(|e| BatonError::failed(format!("the index holds an unknown reason {s:?}: {e}")))
+}
+
+/// Every conversation and turn of a terminal, oldest first.
+pub fn log(srv: &Server, name: &str) -> Result<LogView, BatonError> {
+    let t = srv.terminal(name)?;
+    let mut conversations = Vec::new();
+    for c in srv.store.conversations(&t.id)? {
+        conversations.push(ConversationView {
+            sessions: srv.store.sessions(&c.id)?,
+            opened_reason: open_reason(&c.opened_reason)?,
+            id: c.id,
+            number: c.number,
+            dir: c.dir,
+            opened_at: c.opened_at,
+            retired_at: c.retired_at,
+        });
+    }
+    let turns = srv
+        .store
+        .turns(&t.id)?
+        .into_iter()
+        .map(|turn| LogTurnView {
+            conversation: conversations
+                .iter()
+                .find(|c| c.id == turn.conversation_id)
+                .map(|c| c.number),
+            rotates_next: rotates_next(turn.provider, turn.context.as_ref()),
+            turn,
+        })
+        .collect();
+    Ok(LogView {
+        name: t.name,
+        rotate_at: ROTATE_FRACTION,
+        conversations,
+        turns,
+    })
+}
+
+pub fn status(srv: &Server) -> Result<StatusView, BatonError> {
+    let running_turns = srv
+        .all_runtimes()
+        .iter()
+        .filter(|(_, rt)| rt.is_running())
+        .count();
+    Ok(StatusView {
+        running: true,
+        pid: std::process::id(),
+        data_dir: srv.data_root().to_string_lossy().into_owned(),
+        uptime_secs: srv.started.elapsed().as_secs(),
+        terminals: srv.store.terminals()?.len(),
+        running_turns,
+        version: env!("CARGO_PKG_VERSION").to_string(),
+    })
+}
