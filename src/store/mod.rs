@@ -16,6 +16,7 @@ pub use views::{
     ConversationView, InstructionView, SessionView, TerminalRow, TurnView, TurnsSummary,
 };
 
+use crate::error::BatonError;
 use crate::paths::{ensure_private_dir, touch_private, DataDir};
 
 #[derive(Debug, thiserror::Error)]
@@ -43,6 +44,13 @@ pub enum StoreError {
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
+
+// Here rather than in `error`, so the error module stays a leaf that depends on no layer.
+impl From<StoreError> for BatonError {
+    fn from(e: StoreError) -> Self {
+        BatonError::failed(e.to_string())
+    }
+}
 
 /// What `reindex` did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
