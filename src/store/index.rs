@@ -490,3 +490,24 @@ pub fn last_local_endpoint(conn: &Connection, tid: &str) -> rusqlite::Result<Opt
         .optional()?
         .flatten())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_index_of_this_builds_version_is_kept() {
+        let cases = [
+            (SCHEMA_VERSION, OnOpen::Keep),
+            // no version: a new file, or an index from before versions
+            (0, OnOpen::Rebuild),
+            (SCHEMA_VERSION - 1, OnOpen::Rebuild),
+            // a newer build's: its tables may not be ours
+            (SCHEMA_VERSION + 1, OnOpen::Rebuild),
+            (-1, OnOpen::Rebuild),
+        ];
+        for (found, want) in cases {
+            assert_eq!(on_open(found), want, "found version {found}");
+        }
+    }
+}

@@ -257,3 +257,7 @@ impl Store {
         views::instructions(&self.conn(), tid).map_err(|e| self.index_err(e))
     }
 }
+
+#[cfg(test)]
+#[path = "mod_tests.rs"]
+mod tests;
