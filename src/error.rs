@@ -59,10 +59,4 @@ impl BatonError {
     }
 }
 
-impl From<crate::store::StoreError> for BatonError {
-    fn from(e: crate::store::StoreError) -> Self {
-        BatonError::failed(e.to_string())
-    }
-}
-
 pub type Result<T, E = BatonError> = std::result::Result<T, E>;

@@ -1,188 +1,150 @@
 //! The SQLite index: terminals, conversations, sessions, turns and instructions, kept for fast
 //! listing. It is a pure function of the journals: [`apply`] is the only writer, both live and
-//! during `baton reindex`.
+//! during `baton reindex`. The schema carries [`SCHEMA_VERSION`]; an index of any other version
+//! is dropped and rebuilt from the journals rather than migrated (see [`on_open`]).
 
-use rusqlite::{params, Connection, OptionalExtension, Transaction};
+use rusqlite::{named_params, Connection, OptionalExtension, Transaction};
 
-use super::records::{Entry, Record};
+use super::records::{CheckoutMode, Entry, Record};
+use crate::engine::{OpenReason, SessionReason};
+use crate::git::Worktree;
 use crate::providers::ProviderKind;
 
+/// The index's layout, stored as SQLite's `PRAGMA user_version`. Bump it whenever [`SCHEMA`] or
+/// what [`apply`] writes changes: the next open rebuilds the index from the journals.
+///
+/// 0: no version (the index before versions, with the endpoint packed as `local:NAME`).
+/// 1: terminals get `endpoint` and `last_local_endpoint` columns.
+pub const SCHEMA_VERSION: i32 = 1;
+
 const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS terminals (
+CREATE TABLE terminals (
   id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, dir TEXT NOT NULL, provider TEXT NOT NULL,
-  model TEXT, brief TEXT, created_at TEXT NOT NULL, source TEXT NOT NULL, mode TEXT NOT NULL,
-  worktree TEXT);
-CREATE TABLE IF NOT EXISTS conversations (
+  endpoint TEXT, last_local_endpoint TEXT, model TEXT, brief TEXT, created_at TEXT NOT NULL,
+  source TEXT NOT NULL, mode TEXT NOT NULL, worktree TEXT);
+CREATE TABLE conversations (
   id TEXT PRIMARY KEY, terminal_id TEXT NOT NULL, number INTEGER NOT NULL,
   opened_reason TEXT NOT NULL, dir TEXT NOT NULL, system_text TEXT NOT NULL,
   opened_at TEXT NOT NULL, retired_at TEXT);
-CREATE TABLE IF NOT EXISTS sessions (
+CREATE TABLE sessions (
   provider TEXT NOT NULL, session_id TEXT NOT NULL, conversation_id TEXT NOT NULL,
   terminal_id TEXT NOT NULL, turn_id TEXT NOT NULL, model TEXT, reason TEXT NOT NULL,
   started_at TEXT NOT NULL, PRIMARY KEY (provider, session_id, conversation_id));
-CREATE TABLE IF NOT EXISTS turns (
+CREATE TABLE turns (
   id TEXT PRIMARY KEY, terminal_id TEXT NOT NULL, number INTEGER NOT NULL,
   conversation_id TEXT NOT NULL, provider TEXT NOT NULL, prompt TEXT NOT NULL,
   started_at TEXT NOT NULL, status TEXT, error TEXT, session_id TEXT, model TEXT,
   context_tokens INTEGER, context_window INTEGER, answer TEXT, tools TEXT, notes TEXT,
   finished_at TEXT, commit_id TEXT);
-CREATE TABLE IF NOT EXISTS instructions (
+CREATE TABLE instructions (
   terminal_id TEXT NOT NULL, seq INTEGER NOT NULL, text TEXT NOT NULL, turn_id TEXT,
   added_at TEXT NOT NULL, PRIMARY KEY (terminal_id, seq));
-CREATE INDEX IF NOT EXISTS turns_by_terminal ON turns (terminal_id, number);
-CREATE INDEX IF NOT EXISTS conversations_by_terminal ON conversations (terminal_id, number);
+CREATE INDEX turns_by_terminal ON turns (terminal_id, number);
+CREATE INDEX conversations_by_terminal ON conversations (terminal_id, number);
 ";
 
-const TABLES: [&str; 5] = [
-    "terminals",
-    "conversations",
-    "sessions",
-    "turns",
-    "instructions",
-];
-
-pub fn create_schema(conn: &Connection) -> rusqlite::Result<()> {
-    conn.execute_batch(SCHEMA)
+/// What opening an index of a given version calls for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnOpen {
+    /// Written by this build's schema: use it as it is.
+    Keep,
+    /// Unversioned, older or newer: its tables may not be ours, so drop them and rebuild.
+    Rebuild,
 }
 
-pub fn clear(tx: &Transaction<'_>) -> rusqlite::Result<()> {
-    for t in TABLES {
-        tx.execute(&format!("DELETE FROM {t}"), [])?;
+/// Whether an index whose `user_version` is `found` can be used by this build.
+pub fn on_open(found: i32) -> OnOpen {
+    if found == SCHEMA_VERSION {
+        OnOpen::Keep
+    } else {
+        OnOpen::Rebuild
     }
-    Ok(())
+}
+
+/// The index's `PRAGMA user_version` (0 for a new file or an index from before versions).
+pub fn schema_version(conn: &Connection) -> rusqlite::Result<i32> {
+    conn.pragma_query_value(None, "user_version", |r| r.get("user_version"))
+}
+
+/// Drops every table the index has, whatever version made them, and creates this build's
+/// schema, stamped with [`SCHEMA_VERSION`]. Run it in the transaction that refills the tables:
+/// the stamp then commits with the rows, and a crash before the commit leaves the old version,
+/// which the next open rebuilds again.
+pub fn recreate_schema(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    let found: Vec<(String, String)> = {
+        let mut s = tx.prepare(
+            "SELECT type, name FROM sqlite_master
+             WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'",
+        )?;
+        let rows = s.query_map([], |r| Ok((r.get("type")?, r.get("name")?)))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    for (kind, name) in found {
+        // Dropping a table drops its indexes and triggers too.
+        let kind = if kind == "view" { "VIEW" } else { "TABLE" };
+        let name = name.replace('"', "\"\"");
+        tx.execute(&format!("DROP {kind} \"{name}\""), [])?;
+    }
+    tx.execute_batch(SCHEMA)?;
+    tx.pragma_update(None, "user_version", SCHEMA_VERSION)
 }
 
 fn json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
 
-/// A terminal's provider column: `local:NAME` carries the endpoint, so the schema stays as it is.
-fn provider_cell(provider: ProviderKind, endpoint: Option<&str>) -> String {
-    match (provider, endpoint) {
-        (ProviderKind::Local, Some(e)) => format!("local:{e}"),
-        (p, _) => p.as_str().to_string(),
+/// A terminal's endpoint column: only a `local` terminal has one.
+fn local_endpoint(provider: ProviderKind, endpoint: Option<&str>) -> Option<&str> {
+    match provider {
+        ProviderKind::Local => endpoint,
+        ProviderKind::Claude | ProviderKind::Codex => None,
     }
+}
+
+/// Where an entry is applied: the open transaction, the terminal whose journal it is from, and
+/// when it was journalled.
+struct At<'a> {
+    tx: &'a Transaction<'a>,
+    tid: &'a str,
+    at: &'a str,
 }
 
 /// Applies one journal entry of terminal `tid` to the index.
 pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()> {
-    let at = &e.at;
+    let c = At { tx, tid, at: &e.at };
     match &e.record {
-        Record::TerminalCreated {
-            terminal_id,
-            name,
-            dir,
-            source,
-            mode,
-            worktree,
-            provider,
-            model,
-            brief,
-            endpoint,
-        } => {
-            tx.execute(
-                "INSERT OR REPLACE INTO terminals VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10)",
-                params![
-                    terminal_id,
-                    name,
-                    dir,
-                    provider_cell(*provider, endpoint.as_deref()),
-                    model,
-                    brief,
-                    at,
-                    source,
-                    mode.as_str(),
-                    worktree.as_ref().map(json)
-                ],
-            )?;
-        }
+        r @ Record::TerminalCreated { .. } => apply_terminal_created(&c, r),
         Record::CheckoutMoved {
             dir,
             mode,
             worktree,
             reason: _,
-        } => {
-            tx.execute(
-                "UPDATE terminals SET dir=?2, mode=?3, worktree=?4 WHERE id=?1",
-                params![tid, dir, mode.as_str(), worktree.as_ref().map(json)],
-            )?;
-        }
-        Record::TurnCommitted { turn_id, commit } => {
-            tx.execute(
-                "UPDATE turns SET commit_id=?2 WHERE id=?1",
-                params![turn_id, commit],
-            )?;
-        }
-        Record::TerminalRemoved => {
-            for t in ["conversations", "sessions", "turns", "instructions"] {
-                tx.execute(
-                    &format!("DELETE FROM {t} WHERE terminal_id=?1"),
-                    params![tid],
-                )?;
-            }
-            tx.execute("DELETE FROM terminals WHERE id=?1", params![tid])?;
-        }
-        Record::Renamed { name } => {
-            tx.execute(
-                "UPDATE terminals SET name=?2 WHERE id=?1",
-                params![tid, name],
-            )?;
-        }
+        } => apply_checkout_moved(&c, dir, *mode, worktree.as_ref()),
+        Record::TurnCommitted { turn_id, commit } => apply_turn_committed(&c, turn_id, commit),
+        Record::TerminalRemoved => apply_terminal_removed(&c),
+        Record::Renamed { name } => apply_renamed(&c, name),
         Record::SettingsChanged {
             provider,
             model,
             endpoint,
-        } => {
-            tx.execute(
-                "UPDATE terminals SET provider=?2, model=?3 WHERE id=?1",
-                params![tid, provider_cell(*provider, endpoint.as_deref()), model],
-            )?;
-        }
+        } => apply_settings_changed(&c, *provider, model.as_deref(), endpoint.as_deref()),
         // The local loop's messages are read from the journal when a local run needs them.
-        Record::LocalMessages { .. } => {}
-        Record::DirChanged { dir } => {
-            tx.execute(
-                "UPDATE terminals SET dir=?2, source=?2 WHERE id=?1",
-                params![tid, dir],
-            )?;
-        }
+        Record::LocalMessages { .. } => Ok(()),
+        Record::DirChanged { dir } => apply_dir_changed(&c, dir),
         Record::ConversationOpened {
             conversation_id,
             number,
             reason,
             dir,
             system_text,
-        } => {
-            tx.execute(
-                "UPDATE conversations SET retired_at=?2 WHERE terminal_id=?1 AND retired_at IS NULL",
-                params![tid, at],
-            )?;
-            tx.execute(
-                "INSERT OR REPLACE INTO conversations VALUES (?1,?2,?3,?4,?5,?6,?7,NULL)",
-                params![
-                    conversation_id,
-                    tid,
-                    number,
-                    reason.as_str(),
-                    dir,
-                    system_text,
-                    at
-                ],
-            )?;
-        }
+        } => apply_conversation_opened(&c, conversation_id, *number, *reason, dir, system_text),
         Record::TurnStarted {
             turn_id,
             number,
             conversation_id,
             provider,
             prompt,
-        } => {
-            tx.execute(
-                "INSERT OR REPLACE INTO turns (id, terminal_id, number, conversation_id, provider, prompt, started_at)
-                 VALUES (?1,?2,?3,?4,?5,?6,?7)",
-                params![turn_id, tid, number, conversation_id, provider.as_str(), prompt, at],
-            )?;
-        }
+        } => apply_turn_started(&c, turn_id, *number, conversation_id, *provider, prompt),
         Record::SessionStarted {
             conversation_id,
             turn_id,
@@ -190,79 +152,297 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()>
             session_id,
             model,
             reason,
-        } => {
-            tx.execute(
-                "INSERT OR REPLACE INTO sessions VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
-                params![
-                    provider.as_str(),
-                    session_id,
-                    conversation_id,
-                    tid,
-                    turn_id,
-                    model,
-                    reason.as_str(),
-                    at
-                ],
-            )?;
-            tx.execute(
-                "UPDATE turns SET session_id=?2 WHERE id=?1",
-                params![turn_id, session_id],
-            )?;
-        }
-        Record::TurnFinished {
+        } => apply_session_started(
+            &c,
+            conversation_id,
             turn_id,
-            status,
-            error,
+            *provider,
             session_id,
-            model,
-            context,
-            answer,
-            tools,
-            notes,
-        } => {
-            tx.execute(
-                "UPDATE turns SET status=?2, error=?3, session_id=COALESCE(?4, session_id), model=?5,
-                 context_tokens=?6, context_window=?7, answer=?8, tools=?9, notes=?10, finished_at=?11
-                 WHERE id=?1",
-                params![
-                    turn_id,
-                    status.as_str(),
-                    error,
-                    session_id,
-                    model,
-                    context.map(|c| c.tokens as i64),
-                    context.map(|c| c.window as i64),
-                    answer,
-                    json(tools),
-                    json(notes),
-                    at
-                ],
-            )?;
-        }
+            model.as_deref(),
+            *reason,
+        ),
+        r @ Record::TurnFinished { .. } => apply_turn_finished(&c, r),
         Record::InstructionAdded { text, turn_id } => {
-            tx.execute(
-                "INSERT INTO instructions VALUES (?1,
-                   (SELECT COALESCE(MAX(seq),0)+1 FROM instructions WHERE terminal_id=?1), ?2, ?3, ?4)",
-                params![tid, text, turn_id, at],
-            )?;
+            apply_instruction_added(&c, text, turn_id.as_deref())
         }
-        Record::InstructionRemoved { text } => {
-            tx.execute(
-                "DELETE FROM instructions WHERE terminal_id=?1 AND text=?2",
-                params![tid, text],
-            )?;
-        }
-        Record::InstructionsCleared => {
-            tx.execute(
-                "DELETE FROM instructions WHERE terminal_id=?1",
-                params![tid],
-            )?;
-        }
+        Record::InstructionRemoved { text } => apply_instruction_removed(&c, text),
+        Record::InstructionsCleared => apply_instructions_cleared(&c),
     }
+}
+
+/// `r` is a `TerminalCreated` ([`apply`] dispatches by kind; it has too many fields to pass).
+fn apply_terminal_created(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
+    let Record::TerminalCreated {
+        terminal_id,
+        name,
+        dir,
+        source,
+        mode,
+        worktree,
+        provider,
+        model,
+        brief,
+        endpoint,
+    } = r
+    else {
+        return Ok(());
+    };
+    let endpoint = local_endpoint(*provider, endpoint.as_deref());
+    // The endpoint a terminal last ran `local` on outlives a switch to another provider; a
+    // second creation in the same journal keeps it, as reading the journal would.
+    c.tx.execute(
+        "INSERT OR REPLACE INTO terminals (id, name, dir, provider, endpoint,
+           last_local_endpoint, model, brief, created_at, source, mode, worktree)
+         VALUES (:id, :name, :dir, :provider, :endpoint,
+           COALESCE(:endpoint, (SELECT last_local_endpoint FROM terminals WHERE id=:id)),
+           :model, :brief, :at, :source, :mode, :worktree)",
+        named_params! {
+            ":id": terminal_id,
+            ":name": name,
+            ":dir": dir,
+            ":provider": provider.as_str(),
+            ":endpoint": endpoint,
+            ":model": model,
+            ":brief": brief,
+            ":at": c.at,
+            ":source": source,
+            ":mode": mode.as_str(),
+            ":worktree": worktree.as_ref().map(json),
+        },
+    )?;
     Ok(())
 }
 
-/// Every row of every table in a stable order, one line each: what `reindex` must reproduce.
+fn apply_checkout_moved(
+    c: &At<'_>,
+    dir: &str,
+    mode: CheckoutMode,
+    worktree: Option<&Worktree>,
+) -> rusqlite::Result<()> {
+    c.tx.execute(
+        "UPDATE terminals SET dir=:dir, mode=:mode, worktree=:worktree WHERE id=:tid",
+        named_params! {
+            ":tid": c.tid,
+            ":dir": dir,
+            ":mode": mode.as_str(),
+            ":worktree": worktree.map(json),
+        },
+    )?;
+    Ok(())
+}
+
+fn apply_turn_committed(c: &At<'_>, turn_id: &str, commit: &str) -> rusqlite::Result<()> {
+    c.tx.execute(
+        "UPDATE turns SET commit_id=:commit WHERE id=:turn_id",
+        named_params! { ":turn_id": turn_id, ":commit": commit },
+    )?;
+    Ok(())
+}
+
+fn apply_terminal_removed(c: &At<'_>) -> rusqlite::Result<()> {
+    for t in ["conversations", "sessions", "turns", "instructions"] {
+        c.tx.execute(
+            &format!("DELETE FROM {t} WHERE terminal_id=:tid"),
+            named_params! { ":tid": c.tid },
+        )?;
+    }
+    c.tx.execute(
+        "DELETE FROM terminals WHERE id=:tid",
+        named_params! { ":tid": c.tid },
+    )?;
+    Ok(())
+}
+
+fn apply_renamed(c: &At<'_>, name: &str) -> rusqlite::Result<()> {
+    c.tx.execute(
+        "UPDATE terminals SET name=:name WHERE id=:tid",
+        named_params! { ":tid": c.tid, ":name": name },
+    )?;
+    Ok(())
+}
+
+fn apply_settings_changed(
+    c: &At<'_>,
+    provider: ProviderKind,
+    model: Option<&str>,
+    endpoint: Option<&str>,
+) -> rusqlite::Result<()> {
+    let endpoint = local_endpoint(provider, endpoint);
+    // A choice of `local` without a name leaves the remembered endpoint as it was.
+    c.tx.execute(
+        "UPDATE terminals SET provider=:provider, endpoint=:endpoint, model=:model,
+           last_local_endpoint=COALESCE(:endpoint, last_local_endpoint)
+         WHERE id=:tid",
+        named_params! {
+            ":tid": c.tid,
+            ":provider": provider.as_str(),
+            ":endpoint": endpoint,
+            ":model": model,
+        },
+    )?;
+    Ok(())
+}
+
+fn apply_dir_changed(c: &At<'_>, dir: &str) -> rusqlite::Result<()> {
+    c.tx.execute(
+        "UPDATE terminals SET dir=:dir, source=:dir WHERE id=:tid",
+        named_params! { ":tid": c.tid, ":dir": dir },
+    )?;
+    Ok(())
+}
+
+fn apply_conversation_opened(
+    c: &At<'_>,
+    conversation_id: &str,
+    number: u32,
+    reason: OpenReason,
+    dir: &str,
+    system_text: &str,
+) -> rusqlite::Result<()> {
+    c.tx.execute(
+        "UPDATE conversations SET retired_at=:at WHERE terminal_id=:tid AND retired_at IS NULL",
+        named_params! { ":tid": c.tid, ":at": c.at },
+    )?;
+    c.tx.execute(
+        "INSERT OR REPLACE INTO conversations (id, terminal_id, number, opened_reason, dir,
+           system_text, opened_at, retired_at)
+         VALUES (:id, :tid, :number, :reason, :dir, :system_text, :at, NULL)",
+        named_params! {
+            ":id": conversation_id,
+            ":tid": c.tid,
+            ":number": number,
+            ":reason": reason.as_str(),
+            ":dir": dir,
+            ":system_text": system_text,
+            ":at": c.at,
+        },
+    )?;
+    Ok(())
+}
+
+fn apply_turn_started(
+    c: &At<'_>,
+    turn_id: &str,
+    number: u32,
+    conversation_id: &str,
+    provider: ProviderKind,
+    prompt: &str,
+) -> rusqlite::Result<()> {
+    c.tx.execute(
+        "INSERT OR REPLACE INTO turns (id, terminal_id, number, conversation_id, provider, prompt,
+           started_at)
+         VALUES (:id, :tid, :number, :conversation_id, :provider, :prompt, :at)",
+        named_params! {
+            ":id": turn_id,
+            ":tid": c.tid,
+            ":number": number,
+            ":conversation_id": conversation_id,
+            ":provider": provider.as_str(),
+            ":prompt": prompt,
+            ":at": c.at,
+        },
+    )?;
+    Ok(())
+}
+
+fn apply_session_started(
+    c: &At<'_>,
+    conversation_id: &str,
+    turn_id: &str,
+    provider: ProviderKind,
+    session_id: &str,
+    model: Option<&str>,
+    reason: SessionReason,
+) -> rusqlite::Result<()> {
+    c.tx.execute(
+        "INSERT OR REPLACE INTO sessions (provider, session_id, conversation_id, terminal_id,
+           turn_id, model, reason, started_at)
+         VALUES (:provider, :session_id, :conversation_id, :tid, :turn_id, :model, :reason, :at)",
+        named_params! {
+            ":provider": provider.as_str(),
+            ":session_id": session_id,
+            ":conversation_id": conversation_id,
+            ":tid": c.tid,
+            ":turn_id": turn_id,
+            ":model": model,
+            ":reason": reason.as_str(),
+            ":at": c.at,
+        },
+    )?;
+    c.tx.execute(
+        "UPDATE turns SET session_id=:session_id WHERE id=:turn_id",
+        named_params! { ":turn_id": turn_id, ":session_id": session_id },
+    )?;
+    Ok(())
+}
+
+/// `r` is a `TurnFinished` ([`apply`] dispatches by kind; it has too many fields to pass).
+fn apply_turn_finished(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
+    let Record::TurnFinished {
+        turn_id,
+        status,
+        error,
+        session_id,
+        model,
+        context,
+        answer,
+        tools,
+        notes,
+    } = r
+    else {
+        return Ok(());
+    };
+    c.tx.execute(
+        "UPDATE turns SET status=:status, error=:error,
+           session_id=COALESCE(:session_id, session_id), model=:model,
+           context_tokens=:context_tokens, context_window=:context_window, answer=:answer,
+           tools=:tools, notes=:notes, finished_at=:at
+         WHERE id=:turn_id",
+        named_params! {
+            ":turn_id": turn_id,
+            ":status": status.as_str(),
+            ":error": error,
+            ":session_id": session_id,
+            ":model": model,
+            ":context_tokens": context.map(|c| c.tokens as i64),
+            ":context_window": context.map(|c| c.window as i64),
+            ":answer": answer,
+            ":tools": json(tools),
+            ":notes": json(notes),
+            ":at": c.at,
+        },
+    )?;
+    Ok(())
+}
+
+fn apply_instruction_added(c: &At<'_>, text: &str, turn_id: Option<&str>) -> rusqlite::Result<()> {
+    c.tx.execute(
+        "INSERT INTO instructions (terminal_id, seq, text, turn_id, added_at)
+         VALUES (:tid, (SELECT COALESCE(MAX(seq), 0) + 1 FROM instructions WHERE terminal_id=:tid),
+           :text, :turn_id, :at)",
+        named_params! { ":tid": c.tid, ":text": text, ":turn_id": turn_id, ":at": c.at },
+    )?;
+    Ok(())
+}
+
+fn apply_instruction_removed(c: &At<'_>, text: &str) -> rusqlite::Result<()> {
+    c.tx.execute(
+        "DELETE FROM instructions WHERE terminal_id=:tid AND text=:text",
+        named_params! { ":tid": c.tid, ":text": text },
+    )?;
+    Ok(())
+}
+
+fn apply_instructions_cleared(c: &At<'_>) -> rusqlite::Result<()> {
+    c.tx.execute(
+        "DELETE FROM instructions WHERE terminal_id=:tid",
+        named_params! { ":tid": c.tid },
+    )?;
+    Ok(())
+}
+
+/// Every row of every table in a stable order, one line each, as `column=value` cells: what
+/// `reindex` must reproduce.
 pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
     let orders = [
         ("terminals", "id"),
@@ -274,17 +454,14 @@ pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
     let mut out = String::new();
     for (table, order) in orders {
         let mut stmt = conn.prepare(&format!("SELECT * FROM {table} ORDER BY {order}"))?;
-        let n = stmt.column_count();
+        let columns: Vec<String> = stmt.column_names().map(String::from).collect();
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
-            let mut cells = Vec::with_capacity(n);
-            for i in 0..n {
-                let v: rusqlite::types::Value = row.get(i)?;
-                cells.push(format!("{v:?}"));
-            }
             out.push_str(table);
-            out.push('|');
-            out.push_str(&cells.join("|"));
+            for col in &columns {
+                let v: rusqlite::types::Value = row.get(col.as_str())?;
+                out.push_str(&format!("|{col}={v:?}"));
+            }
             out.push('\n');
         }
     }
@@ -293,8 +470,44 @@ pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
 
 /// The id of the terminal called `name`.
 pub fn terminal_id(conn: &Connection, name: &str) -> rusqlite::Result<Option<String>> {
-    conn.query_row("SELECT id FROM terminals WHERE name=?1", [name], |r| {
-        r.get(0)
-    })
+    conn.query_row(
+        "SELECT id FROM terminals WHERE name=:name",
+        named_params! { ":name": name },
+        |r| r.get("id"),
+    )
     .optional()
+}
+
+/// The endpoint terminal `tid` last chose for `local` (at `new` or by a `send --provider`),
+/// kept across switches to other providers.
+pub fn last_local_endpoint(conn: &Connection, tid: &str) -> rusqlite::Result<Option<String>> {
+    Ok(conn
+        .query_row(
+            "SELECT last_local_endpoint FROM terminals WHERE id=:tid",
+            named_params! { ":tid": tid },
+            |r| r.get("last_local_endpoint"),
+        )
+        .optional()?
+        .flatten())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_an_index_of_this_builds_version_is_kept() {
+        let cases = [
+            (SCHEMA_VERSION, OnOpen::Keep),
+            // no version: a new file, or an index from before versions
+            (0, OnOpen::Rebuild),
+            (SCHEMA_VERSION - 1, OnOpen::Rebuild),
+            // a newer build's: its tables may not be ours
+            (SCHEMA_VERSION + 1, OnOpen::Rebuild),
+            (-1, OnOpen::Rebuild),
+        ];
+        for (found, want) in cases {
+            assert_eq!(on_open(found), want, "found version {found}");
+        }
+    }
 }

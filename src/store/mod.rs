@@ -1,5 +1,6 @@
 //! Storage: a journal per terminal (the truth) and a SQLite index (for speed), kept in that
-//! order: every change is appended and synced to the journal before the index is updated.
+//! order: every change is appended and synced to the journal before the index is updated. The
+//! index is only a cache: one of another schema version is rebuilt from the journals at open.
 
 pub mod index;
 pub mod journal;
@@ -16,6 +17,7 @@ pub use views::{
     ConversationView, InstructionView, SessionView, TerminalRow, TurnView, TurnsSummary,
 };
 
+use crate::error::BatonError;
 use crate::paths::{ensure_private_dir, touch_private, DataDir};
 
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +46,13 @@ pub enum StoreError {
 
 pub type Result<T> = std::result::Result<T, StoreError>;
 
+// Here rather than in `error`, so the error module stays a leaf that depends on no layer.
+impl From<StoreError> for BatonError {
+    fn from(e: StoreError) -> Self {
+        BatonError::failed(e.to_string())
+    }
+}
+
 /// What `reindex` did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ReindexReport {
@@ -52,6 +61,9 @@ pub struct ReindexReport {
     /// Lines that could not be read, as `journal:line: why` (a torn last line after a crash).
     pub skipped: Vec<String>,
 }
+
+/// One terminal's id and its journal's entries, oldest first.
+type Journal = (String, Vec<Entry>);
 
 pub struct Store {
     dir: DataDir,
@@ -79,11 +91,19 @@ impl Store {
             .map_err(ix)?;
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(ix)?;
-        index::create_schema(&conn).map_err(ix)?;
-        Ok(Store {
+        let found = index::schema_version(&conn).map_err(ix)?;
+        let store = Store {
             dir,
             conn: Mutex::new(conn),
-        })
+        };
+        match index::on_open(found) {
+            index::OnOpen::Keep => {}
+            // Lines it skips are reported by the `reindex` the server runs after opening.
+            index::OnOpen::Rebuild => {
+                store.reindex()?;
+            }
+        }
+        Ok(store)
     }
 
     pub fn data_dir(&self) -> &DataDir {
@@ -130,8 +150,28 @@ impl Store {
         Ok(entry)
     }
 
-    /// Rebuilds the whole index from the journals.
+    /// Rebuilds the whole index from the journals: drops its tables, creates this build's
+    /// schema and applies every journal, all in one transaction that also stamps the schema
+    /// version (a crash before the commit leaves the old index, rebuilt again next open).
     pub fn reindex(&self) -> Result<ReindexReport> {
+        // Held while reading too: an entry appended after the read would be lost by the rebuild.
+        let mut conn = self.conn();
+        let (journals, mut report) = self.read_journals()?;
+        let tx = conn.transaction().map_err(|e| self.index_err(e))?;
+        index::recreate_schema(&tx).map_err(|e| self.index_err(e))?;
+        for (tid, entries) in &journals {
+            report.terminals += 1;
+            for e in entries {
+                index::apply(&tx, tid, e).map_err(|e| self.index_err(e))?;
+                report.entries += 1;
+            }
+        }
+        tx.commit().map_err(|e| self.index_err(e))?;
+        Ok(report)
+    }
+
+    /// Every terminal's journal entries, by terminal id, and the lines that could not be read.
+    fn read_journals(&self) -> Result<(Vec<Journal>, ReindexReport)> {
         let mut report = ReindexReport::default();
         let mut journals = Vec::new();
         let tdir = self.dir.terminals();
@@ -156,18 +196,7 @@ impl Store {
             }
         }
         journals.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut conn = self.conn();
-        let tx = conn.transaction().map_err(|e| self.index_err(e))?;
-        index::clear(&tx).map_err(|e| self.index_err(e))?;
-        for (tid, entries) in &journals {
-            report.terminals += 1;
-            for e in entries {
-                index::apply(&tx, tid, e).map_err(|e| self.index_err(e))?;
-                report.entries += 1;
-            }
-        }
-        tx.commit().map_err(|e| self.index_err(e))?;
-        Ok(report)
+        Ok((journals, report))
     }
 
     /// The whole index as text in a stable order (tests compare it across `reindex`).
@@ -177,6 +206,12 @@ impl Store {
 
     pub fn terminal_id(&self, name: &str) -> Result<Option<String>> {
         index::terminal_id(&self.conn(), name).map_err(|e| self.index_err(e))
+    }
+
+    /// The endpoint terminal `tid` last chose for `local`, even after a switch to another
+    /// provider (`None`: it never named one, or there is no such terminal).
+    pub fn last_local_endpoint(&self, tid: &str) -> Result<Option<String>> {
+        index::last_local_endpoint(&self.conn(), tid).map_err(|e| self.index_err(e))
     }
 
     pub fn terminals(&self) -> Result<Vec<TerminalRow>> {
@@ -222,3 +257,7 @@ impl Store {
         views::instructions(&self.conn(), tid).map_err(|e| self.index_err(e))
     }
 }
+
+#[cfg(test)]
+#[path = "mod_tests.rs"]
+mod tests;

@@ -1,6 +1,6 @@
 //! Read-only queries on the index, returned as plain rows that serialize to the `--json` shapes.
 
-use rusqlite::{params, Connection, OptionalExtension, Row};
+use rusqlite::{named_params, Connection, OptionalExtension, Row};
 use serde::Serialize;
 
 use super::records::CheckoutMode;
@@ -61,31 +61,25 @@ fn list(s: Option<String>) -> Vec<String> {
 }
 
 const TERMINAL_COLS: &str =
-    "id, name, dir, provider, model, brief, created_at, source, mode, worktree";
+    "id, name, dir, provider, endpoint, model, brief, created_at, source, mode, worktree";
 
 fn terminal_row(r: &Row<'_>) -> rusqlite::Result<TerminalRow> {
-    // `local:NAME` (see index.rs): the provider and its endpoint.
-    let cell: String = r.get(3)?;
-    let (kind, endpoint) = match cell.split_once(':') {
-        Some((k, e)) => (k.to_string(), Some(e.to_string())),
-        None => (cell, None),
-    };
     Ok(TerminalRow {
-        id: r.get(0)?,
-        name: r.get(1)?,
-        dir: r.get(2)?,
-        provider: provider(kind)?,
-        endpoint,
-        model: r.get(4)?,
-        brief: r.get(5)?,
-        created_at: r.get(6)?,
-        source: r.get(7)?,
+        id: r.get("id")?,
+        name: r.get("name")?,
+        dir: r.get("dir")?,
+        provider: provider(r.get("provider")?)?,
+        endpoint: r.get("endpoint")?,
+        model: r.get("model")?,
+        brief: r.get("brief")?,
+        created_at: r.get("created_at")?,
+        source: r.get("source")?,
         mode: {
-            let m: String = r.get(8)?;
+            let m: String = r.get("mode")?;
             CheckoutMode::parse(&m).unwrap_or(CheckoutMode::InPlace)
         },
         worktree: r
-            .get::<_, Option<String>>(9)?
+            .get::<_, Option<String>>("worktree")?
             .and_then(|w| serde_json::from_str(&w).ok()),
     })
 }
@@ -100,8 +94,8 @@ pub fn terminals(c: &Connection) -> rusqlite::Result<Vec<TerminalRow>> {
 
 pub fn terminal(c: &Connection, tid: &str) -> rusqlite::Result<Option<TerminalRow>> {
     c.query_row(
-        &format!("SELECT {TERMINAL_COLS} FROM terminals WHERE id=?1"),
-        [tid],
+        &format!("SELECT {TERMINAL_COLS} FROM terminals WHERE id=:tid"),
+        named_params! { ":tid": tid },
         terminal_row,
     )
     .optional()
@@ -111,20 +105,23 @@ const CONV_COLS: &str = "id, number, opened_reason, dir, system_text, opened_at,
 
 fn conversation_row(r: &Row<'_>) -> rusqlite::Result<ConversationView> {
     Ok(ConversationView {
-        id: r.get(0)?,
-        number: r.get(1)?,
-        opened_reason: r.get(2)?,
-        dir: r.get(3)?,
-        system_text: r.get(4)?,
-        opened_at: r.get(5)?,
-        retired_at: r.get(6)?,
+        id: r.get("id")?,
+        number: r.get("number")?,
+        opened_reason: r.get("opened_reason")?,
+        dir: r.get("dir")?,
+        system_text: r.get("system_text")?,
+        opened_at: r.get("opened_at")?,
+        retired_at: r.get("retired_at")?,
     })
 }
 
 pub fn live_conversation(c: &Connection, tid: &str) -> rusqlite::Result<Option<ConversationView>> {
     c.query_row(
-        &format!("SELECT {CONV_COLS} FROM conversations WHERE terminal_id=?1 AND retired_at IS NULL ORDER BY number DESC LIMIT 1"),
-        [tid],
+        &format!(
+            "SELECT {CONV_COLS} FROM conversations WHERE terminal_id=:tid AND retired_at IS NULL
+             ORDER BY number DESC LIMIT 1"
+        ),
+        named_params! { ":tid": tid },
         conversation_row,
     )
     .optional()
@@ -132,24 +129,24 @@ pub fn live_conversation(c: &Connection, tid: &str) -> rusqlite::Result<Option<C
 
 pub fn conversations(c: &Connection, tid: &str) -> rusqlite::Result<Vec<ConversationView>> {
     let mut s = c.prepare(&format!(
-        "SELECT {CONV_COLS} FROM conversations WHERE terminal_id=?1 ORDER BY number"
+        "SELECT {CONV_COLS} FROM conversations WHERE terminal_id=:tid ORDER BY number"
     ))?;
-    let rows = s.query_map([tid], conversation_row)?;
+    let rows = s.query_map(named_params! { ":tid": tid }, conversation_row)?;
     rows.collect()
 }
 
 pub fn sessions(c: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<SessionView>> {
     let mut s = c.prepare(
         "SELECT provider, session_id, model, reason, started_at FROM sessions
-         WHERE conversation_id=?1 ORDER BY started_at, rowid",
+         WHERE conversation_id=:conversation_id ORDER BY started_at, rowid",
     )?;
-    let rows = s.query_map([conversation_id], |r| {
+    let rows = s.query_map(named_params! { ":conversation_id": conversation_id }, |r| {
         Ok(SessionView {
-            provider: provider(r.get(0)?)?,
-            session_id: r.get(1)?,
-            model: r.get(2)?,
-            reason: r.get(3)?,
-            started_at: r.get(4)?,
+            provider: provider(r.get("provider")?)?,
+            session_id: r.get("session_id")?,
+            model: r.get("model")?,
+            reason: r.get("reason")?,
+            started_at: r.get("started_at")?,
         })
     })?;
     rows.collect()
@@ -160,9 +157,9 @@ const TURN_COLS: &str = "id, number, conversation_id, provider, session_id, mode
 
 pub fn turns(c: &Connection, tid: &str) -> rusqlite::Result<Vec<TurnView>> {
     let mut s = c.prepare(&format!(
-        "SELECT {TURN_COLS} FROM turns WHERE terminal_id=?1 ORDER BY number"
+        "SELECT {TURN_COLS} FROM turns WHERE terminal_id=:tid ORDER BY number"
     ))?;
-    let rows = s.query_map([tid], turn_row)?;
+    let rows = s.query_map(named_params! { ":tid": tid }, turn_row)?;
     rows.collect()
 }
 
@@ -181,16 +178,16 @@ pub fn turns_summary(
     conversation_id: Option<&str>,
 ) -> rusqlite::Result<TurnsSummary> {
     let count: u32 = c.query_row(
-        "SELECT COUNT(*) FROM turns WHERE terminal_id=?1",
-        [tid],
-        |r| r.get(0),
+        "SELECT COUNT(*) AS count FROM turns WHERE terminal_id=:tid",
+        named_params! { ":tid": tid },
+        |r| r.get("count"),
     )?;
     let last = c
         .query_row(
             &format!(
-                "SELECT {TURN_COLS} FROM turns WHERE terminal_id=?1 ORDER BY number DESC LIMIT 1"
+                "SELECT {TURN_COLS} FROM turns WHERE terminal_id=:tid ORDER BY number DESC LIMIT 1"
             ),
-            [tid],
+            named_params! { ":tid": tid },
             turn_row,
         )
         .optional()?;
@@ -222,10 +219,15 @@ pub fn conversation_state(
     let session = c
         .query_row(
             "SELECT provider, session_id FROM turns
-             WHERE conversation_id=?1 AND session_id IS NOT NULL
+             WHERE conversation_id=:conversation_id AND session_id IS NOT NULL
              ORDER BY number DESC LIMIT 1",
-            [conversation_id],
-            |r| Ok((provider(r.get(0)?)?, r.get::<_, String>(1)?)),
+            named_params! { ":conversation_id": conversation_id },
+            |r| {
+                Ok((
+                    provider(r.get("provider")?)?,
+                    r.get::<_, String>("session_id")?,
+                ))
+            },
         )
         .optional()?;
     Ok(ConversationState { context, session })
@@ -235,10 +237,16 @@ pub fn conversation_state(
 fn last_context(c: &Connection, conversation_id: &str) -> rusqlite::Result<Option<ContextUsage>> {
     Ok(c.query_row(
         "SELECT context_tokens, context_window FROM turns
-         WHERE conversation_id=?1 AND context_tokens IS NOT NULL AND context_window IS NOT NULL
+         WHERE conversation_id=:conversation_id
+           AND context_tokens IS NOT NULL AND context_window IS NOT NULL
          ORDER BY number DESC LIMIT 1",
-        [conversation_id],
-        |r| Ok(context_of(r.get(0)?, r.get(1)?)),
+        named_params! { ":conversation_id": conversation_id },
+        |r| {
+            Ok(context_of(
+                r.get("context_tokens")?,
+                r.get("context_window")?,
+            ))
+        },
     )
     .optional()?
     .flatten())
@@ -255,52 +263,52 @@ fn context_of(tokens: Option<i64>, window: Option<i64>) -> Option<ContextUsage> 
 }
 
 fn turn_row(r: &Row<'_>) -> rusqlite::Result<TurnView> {
-    let tokens: Option<i64> = r.get(12)?;
-    let window: Option<i64> = r.get(13)?;
+    let tokens: Option<i64> = r.get("context_tokens")?;
+    let window: Option<i64> = r.get("context_window")?;
     Ok(TurnView {
-        id: r.get(0)?,
-        number: r.get(1)?,
-        conversation_id: r.get(2)?,
-        provider: provider(r.get(3)?)?,
-        session_id: r.get(4)?,
-        model: r.get(5)?,
-        prompt: r.get(6)?,
-        status: status(r.get(7)?),
-        error: r.get(8)?,
-        answer: r.get(9)?,
-        tools: list(r.get(10)?),
-        notes: list(r.get(11)?),
+        id: r.get("id")?,
+        number: r.get("number")?,
+        conversation_id: r.get("conversation_id")?,
+        provider: provider(r.get("provider")?)?,
+        session_id: r.get("session_id")?,
+        model: r.get("model")?,
+        prompt: r.get("prompt")?,
+        status: status(r.get("status")?),
+        error: r.get("error")?,
+        answer: r.get("answer")?,
+        tools: list(r.get("tools")?),
+        notes: list(r.get("notes")?),
         context: context_of(tokens, window),
-        started_at: r.get(14)?,
-        finished_at: r.get(15)?,
-        commit: r.get(16)?,
+        started_at: r.get("started_at")?,
+        finished_at: r.get("finished_at")?,
+        commit: r.get("commit_id")?,
     })
 }
 
 pub fn unfinished_turns(c: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
     let mut s =
         c.prepare("SELECT terminal_id, id FROM turns WHERE status IS NULL ORDER BY started_at")?;
-    let rows = s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let rows = s.query_map([], |r| Ok((r.get("terminal_id")?, r.get("id")?)))?;
     rows.collect()
 }
 
 pub fn instructions(c: &Connection, tid: &str) -> rusqlite::Result<Vec<InstructionView>> {
     let mut s = c.prepare(
-        "SELECT i.seq, i.text, i.turn_id, t.number, i.added_at FROM instructions i
-         LEFT JOIN turns t ON t.id = i.turn_id WHERE i.terminal_id=?1 ORDER BY i.seq",
+        "SELECT i.text AS text, i.turn_id AS turn_id, t.number AS turn, i.added_at AS added_at
+         FROM instructions i LEFT JOIN turns t ON t.id = i.turn_id
+         WHERE i.terminal_id=:tid ORDER BY i.seq",
     )?;
-    let rows = s.query_map(params![tid], |r| {
+    let rows = s.query_map(named_params! { ":tid": tid }, |r| {
         Ok((
-            r.get::<_, u32>(0)?,
-            r.get(1)?,
-            r.get(2)?,
-            r.get(3)?,
-            r.get(4)?,
+            r.get("text")?,
+            r.get("turn_id")?,
+            r.get("turn")?,
+            r.get("added_at")?,
         ))
     })?;
     let mut out = Vec::new();
     for (i, row) in rows.enumerate() {
-        let (_seq, text, turn_id, turn, added_at) = row?;
+        let (text, turn_id, turn, added_at) = row?;
         out.push(InstructionView {
             number: i as u32 + 1,
             text,
@@ -313,79 +321,5 @@ pub fn instructions(c: &Connection, tid: &str) -> rusqlite::Result<Vec<Instructi
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::store::index;
-    use crate::store::records::Entry;
-    use serde_json::json;
-
-    fn index_of(records: Vec<serde_json::Value>) -> Connection {
-        let mut conn = Connection::open_in_memory().unwrap();
-        index::create_schema(&conn).unwrap();
-        let tx = conn.transaction().unwrap();
-        for (n, mut r) in records.into_iter().enumerate() {
-            r["at"] = json!(format!("2026-11-29T10:00:{n:02}.000Z"));
-            let e: Entry = serde_json::from_value(r).unwrap();
-            index::apply(&tx, "T", &e).unwrap();
-        }
-        tx.commit().unwrap();
-        conn
-    }
-
-    fn started(turn: &str, number: u32, conv: &str, provider: &str) -> serde_json::Value {
-        json!({"type": "turn_started", "turn_id": turn, "number": number,
-               "conversation_id": conv, "provider": provider, "prompt": "p"})
-    }
-
-    fn finished(
-        turn: &str,
-        session: Option<&str>,
-        context: Option<(u64, u64)>,
-    ) -> serde_json::Value {
-        json!({"type": "turn_finished", "turn_id": turn, "status": "completed", "error": null,
-               "session_id": session, "model": null,
-               "context": context.map(|(tokens, window)| json!({"tokens": tokens, "window": window})),
-               "answer": "a", "tools": [], "notes": []})
-    }
-
-    #[test]
-    fn a_conversations_state_is_its_latest_context_and_latest_session() {
-        let opened = |conv: &str, number: u32| {
-            json!({"type": "conversation_opened", "conversation_id": conv, "number": number,
-                   "reason": "first", "dir": "/w", "system_text": "s"})
-        };
-        let conn = index_of(vec![
-            json!({"type": "terminal_created", "terminal_id": "T", "name": "t", "dir": "/w",
-                   "source": "/w", "mode": "in_place", "worktree": null, "provider": "claude",
-                   "model": null, "brief": null}),
-            opened("C1", 1),
-            started("t1", 1, "C1", "claude"),
-            finished("t1", Some("s-claude"), Some((100, 1000))),
-            // A switch: a codex session, then a failed turn that reported neither.
-            started("t2", 2, "C1", "codex"),
-            finished("t2", Some("s-codex"), Some((300, 2000))),
-            started("t3", 3, "C1", "codex"),
-            finished("t3", None, None),
-            opened("C2", 2),
-            started("t4", 4, "C2", "claude"),
-            finished("t4", Some("s-other"), Some((5, 1000))),
-        ]);
-        let state = conversation_state(&conn, "C1").unwrap();
-        assert_eq!(
-            state.context,
-            Some(ContextUsage {
-                tokens: 300,
-                window: 2000
-            })
-        );
-        assert_eq!(
-            state.session,
-            Some((ProviderKind::Codex, "s-codex".to_string()))
-        );
-        let none = ConversationState {
-            context: None,
-            session: None,
-        };
-        assert_eq!(conversation_state(&conn, "C9").unwrap(), none);
-    }
-}
+#[path = "views_tests.rs"]
+mod tests;

@@ -1,0 +1,229 @@
+//! The store as the server uses it: open, append, the rebuild of an index of another schema
+//! version, and the endpoint a terminal last chose for `local`.
+
+use super::*;
+use crate::engine::{OpenReason, SessionReason};
+use crate::providers::{ContextUsage, ProviderKind, TurnStatus};
+use pretty_assertions::assert_eq;
+
+fn store_in(d: &tempfile::TempDir) -> Store {
+    Store::open(DataDir::new(d.path().to_path_buf())).unwrap()
+}
+
+fn created(tid: &str, provider: ProviderKind, endpoint: Option<&str>) -> Record {
+    Record::TerminalCreated {
+        terminal_id: tid.into(),
+        name: format!("name-{tid}"),
+        dir: "/w".into(),
+        source: "/w".into(),
+        mode: CheckoutMode::InPlace,
+        worktree: None,
+        provider,
+        model: None,
+        brief: Some("a brief".into()),
+        endpoint: endpoint.map(str::to_string),
+    }
+}
+
+fn settings(provider: ProviderKind, endpoint: Option<&str>) -> Record {
+    Record::SettingsChanged {
+        provider,
+        model: Some("m".into()),
+        endpoint: endpoint.map(str::to_string),
+    }
+}
+
+/// A terminal with a bit of everything: a conversation, a turn with a session, instructions.
+fn busy_store(d: &tempfile::TempDir) -> Store {
+    let store = store_in(d);
+    let records = vec![
+        created("T1", ProviderKind::Local, Some("big")),
+        Record::ConversationOpened {
+            conversation_id: "C1".into(),
+            number: 1,
+            reason: OpenReason::First,
+            dir: "/w".into(),
+            system_text: "s".into(),
+        },
+        Record::TurnStarted {
+            turn_id: "t1".into(),
+            number: 1,
+            conversation_id: "C1".into(),
+            provider: ProviderKind::Local,
+            prompt: "p".into(),
+        },
+        Record::SessionStarted {
+            conversation_id: "C1".into(),
+            turn_id: "t1".into(),
+            provider: ProviderKind::Local,
+            session_id: "s1".into(),
+            model: None,
+            reason: SessionReason::Fresh,
+        },
+        Record::TurnFinished {
+            turn_id: "t1".into(),
+            status: TurnStatus::Completed,
+            error: None,
+            session_id: Some("s1".into()),
+            model: Some("m".into()),
+            context: Some(ContextUsage {
+                tokens: 10,
+                window: 100,
+            }),
+            answer: "a".into(),
+            tools: vec!["read_file".into()],
+            notes: vec![],
+        },
+        Record::InstructionAdded {
+            text: "never use unwrap".into(),
+            turn_id: Some("t1".into()),
+        },
+        settings(ProviderKind::Claude, None),
+    ];
+    for r in records {
+        store.append("T1", r).unwrap();
+    }
+    store
+        .append("T2", created("T2", ProviderKind::Codex, None))
+        .unwrap();
+    store
+}
+
+/// Sets the index's version as another build would have left it, and empties a table so a
+/// rebuild shows.
+fn tamper(d: &tempfile::TempDir, version: i32) {
+    let conn = Connection::open(d.path().join("index.db")).unwrap();
+    conn.execute("DELETE FROM turns", []).unwrap();
+    conn.pragma_update(None, "user_version", version).unwrap();
+}
+
+fn version_of(d: &tempfile::TempDir) -> i32 {
+    let conn = Connection::open(d.path().join("index.db")).unwrap();
+    index::schema_version(&conn).unwrap()
+}
+
+#[test]
+fn an_index_of_another_version_is_rebuilt_from_the_journals_at_open() {
+    for found in [0, index::SCHEMA_VERSION - 1, index::SCHEMA_VERSION + 1, -1] {
+        let d = tempfile::tempdir().unwrap();
+        let before = busy_store(&d).dump().unwrap();
+        tamper(&d, found);
+        let store = store_in(&d);
+        assert_eq!(store.dump().unwrap(), before, "found version {found}");
+        assert_eq!(version_of(&d), index::SCHEMA_VERSION);
+    }
+}
+
+#[test]
+fn an_index_of_this_version_is_kept_at_open() {
+    let d = tempfile::tempdir().unwrap();
+    drop(busy_store(&d));
+    tamper(&d, index::SCHEMA_VERSION);
+    assert_eq!(store_in(&d).turns("T1").unwrap(), vec![]);
+}
+
+#[test]
+fn an_unversioned_index_with_the_endpoint_packed_in_provider_is_rebuilt() {
+    let d = tempfile::tempdir().unwrap();
+    let want = busy_store(&d).terminals().unwrap();
+    std::fs::remove_file(d.path().join("index.db")).unwrap();
+    // The layout before versions: no endpoint columns, `local:NAME` in provider.
+    let conn = Connection::open(d.path().join("index.db")).unwrap();
+    conn.execute_batch(
+        "CREATE TABLE terminals (id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE,
+           dir TEXT NOT NULL, provider TEXT NOT NULL, model TEXT, brief TEXT,
+           created_at TEXT NOT NULL, source TEXT NOT NULL, mode TEXT NOT NULL, worktree TEXT);
+         INSERT INTO terminals VALUES ('T1', 'old', '/w', 'local:big', NULL, NULL, 'x', '/w',
+           'in_place', NULL);
+         CREATE TABLE turns (id TEXT PRIMARY KEY);
+         CREATE INDEX turns_by_terminal ON turns (id);",
+    )
+    .unwrap();
+    drop(conn);
+    let store = store_in(&d);
+    assert_eq!(store.terminals().unwrap(), want);
+    assert_eq!(version_of(&d), index::SCHEMA_VERSION);
+}
+
+#[test]
+fn a_rebuild_that_never_commits_leaves_the_old_version_to_rebuild_again() {
+    let d = tempfile::tempdir().unwrap();
+    let before = busy_store(&d).dump().unwrap();
+    tamper(&d, 0);
+    {
+        // A crash mid-rebuild: the schema is recreated and stamped, but never committed.
+        let mut conn = Connection::open(d.path().join("index.db")).unwrap();
+        let tx = conn.transaction().unwrap();
+        index::recreate_schema(&tx).unwrap();
+        drop(tx);
+    }
+    assert_eq!(version_of(&d), 0);
+    assert_eq!(store_in(&d).dump().unwrap(), before);
+}
+
+#[test]
+fn the_endpoint_last_chosen_for_local_is_remembered_across_other_providers() {
+    use ProviderKind::{Claude, Local};
+    let cases: Vec<(Vec<Record>, Option<&str>)> = vec![
+        (vec![created("T", Claude, None)], None),
+        (vec![created("T", Local, Some("big"))], Some("big")),
+        (
+            vec![created("T", Local, Some("big")), settings(Claude, None)],
+            Some("big"),
+        ),
+        (
+            vec![
+                created("T", Claude, None),
+                settings(Local, Some("big")),
+                settings(Claude, None),
+                settings(Local, Some("small")),
+                settings(Claude, None),
+            ],
+            Some("small"),
+        ),
+        // `local` without a name, or a name given to another provider, changes nothing.
+        (
+            vec![
+                created("T", Local, Some("big")),
+                settings(Local, None),
+                settings(Claude, Some("odd")),
+            ],
+            Some("big"),
+        ),
+    ];
+    for (records, want) in cases {
+        let d = tempfile::tempdir().unwrap();
+        let store = store_in(&d);
+        for r in records.clone() {
+            store.append("T", r).unwrap();
+        }
+        let live = store.last_local_endpoint("T").unwrap();
+        assert_eq!(live.as_deref(), want, "{records:?}");
+        store.reindex().unwrap();
+        assert_eq!(store.last_local_endpoint("T").unwrap(), live, "{records:?}");
+    }
+    let d = tempfile::tempdir().unwrap();
+    assert_eq!(store_in(&d).last_local_endpoint("nobody").unwrap(), None);
+}
+
+#[test]
+fn a_local_terminal_has_its_endpoint_and_others_none() {
+    let d = tempfile::tempdir().unwrap();
+    let store = busy_store(&d);
+    store
+        .append("T1", settings(ProviderKind::Local, Some("small")))
+        .unwrap();
+    let endpoints: Vec<(String, ProviderKind, Option<String>)> = store
+        .terminals()
+        .unwrap()
+        .into_iter()
+        .map(|t| (t.id, t.provider, t.endpoint))
+        .collect();
+    assert_eq!(
+        endpoints,
+        vec![
+            ("T1".into(), ProviderKind::Local, Some("small".into())),
+            ("T2".into(), ProviderKind::Codex, None),
+        ]
+    );
+}
