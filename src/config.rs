@@ -11,7 +11,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::error::BatonError;
-use crate::providers::ProviderKind;
+use crate::words::ProviderKind;
 
 pub const DEFAULT_CLAUDE_PERMISSION_MODE: &str = "acceptEdits";
 pub const DEFAULT_CODEX_SANDBOX: &str = "workspace-write";

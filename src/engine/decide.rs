@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::providers::{ContextUsage, ProviderKind};
+use crate::words::{ContextUsage, ProviderKind};
 
 /// A conversation is retired once its context passed this fraction of the model's window.
 pub const ROTATE_FRACTION: f64 = 0.45;

@@ -11,10 +11,8 @@ use tokio::sync::mpsc::Sender;
 use super::claude::{self, ClaudeParser};
 use super::codex::{self, CodexParser};
 use super::process::{self, ExitInfo};
-use super::{
-    ProviderError, ProviderHomes, ProviderKind, RunMsg, RunSpec, SessionMode, TurnEvent,
-    TurnOutcome,
-};
+use super::{ProviderError, ProviderHomes, RunMsg, RunSpec, SessionMode, TurnOutcome};
+use crate::words::{ProviderKind, TurnEvent};
 
 /// The parser of the provider a turn runs on.
 enum Parser {
@@ -137,8 +135,8 @@ fn spawn(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{ContextUsage, TurnStatus};
     use super::*;
+    use crate::words::{ContextUsage, TurnStatus};
     use pretty_assertions::assert_eq;
     use std::os::unix::fs::PermissionsExt;
     use std::path::PathBuf;

@@ -11,7 +11,8 @@ use tokio::sync::mpsc::Sender;
 
 use super::sse::{Answer, Line, StreamError};
 use super::Endpoint;
-use crate::providers::{RunMsg, TurnEvent};
+use crate::providers::RunMsg;
+use crate::words::TurnEvent;
 
 /// Why a request did not give a whole answer.
 #[derive(Debug, Clone, PartialEq, Eq)]

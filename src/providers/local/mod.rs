@@ -27,8 +27,9 @@ use tokio::sync::mpsc::Sender;
 
 use self::client::Failure;
 use self::sse::{Answer, Line};
-use super::{ContextUsage, RunMsg, TurnEvent, TurnOutcome, TurnStatus};
+use super::{RunMsg, TurnOutcome};
 use crate::config::EndpointConfig;
+use crate::words::{ContextUsage, TurnEvent, TurnStatus};
 
 /// Model calls one turn may make before baton stops a model that keeps calling tools.
 const MAX_ROUNDS: usize = 40;
