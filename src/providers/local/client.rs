@@ -34,14 +34,38 @@ pub enum Failure {
     Interrupted,
 }
 
+/// Why the server could not be asked, or what it answered could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("cannot set up the HTTP client: {0}")]
+    Setup(reqwest::Error),
+    #[error("cannot connect to {base_url} (endpoint {name}): is the server running? ({cause})")]
+    Connect {
+        base_url: String,
+        name: String,
+        cause: String,
+    },
+    #[error("{base_url} did not answer within {secs}s")]
+    Timeout { base_url: String, secs: u64 },
+    #[error("talking to {base_url} failed: {cause}")]
+    Talk { base_url: String, cause: String },
+    #[error("{url} answered {status}")]
+    Status {
+        url: String,
+        status: reqwest::StatusCode,
+    },
+    #[error("{url} is not JSON: {source}")]
+    NotJson { url: String, source: reqwest::Error },
+}
+
 /// How often an interrupt is looked for while waiting on the server.
 const POLL: Duration = Duration::from_millis(50);
 
-pub fn http() -> Result<reqwest::Client, String> {
+pub fn http() -> Result<reqwest::Client, ClientError> {
     reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10))
         .build()
-        .map_err(|e| format!("cannot set up the HTTP client: {e}"))
+        .map_err(ClientError::Setup)
 }
 
 fn url(ep: &Endpoint, path: &str) -> String {
@@ -56,15 +80,19 @@ fn authorized(ep: &Endpoint, req: reqwest::RequestBuilder) -> reqwest::RequestBu
 }
 
 /// `GET /models`, for the model to use and its window.
-pub async fn models(http: &reqwest::Client, ep: &Endpoint) -> Result<Value, String> {
+pub async fn models(http: &reqwest::Client, ep: &Endpoint) -> Result<Value, ClientError> {
     let req = authorized(ep, http.get(url(ep, "models"))).timeout(ep.stall);
     let resp = req.send().await.map_err(|e| describe(ep, &e))?;
     if !resp.status().is_success() {
-        return Err(format!("{} answered {}", url(ep, "models"), resp.status()));
+        return Err(ClientError::Status {
+            url: url(ep, "models"),
+            status: resp.status(),
+        });
     }
-    resp.json()
-        .await
-        .map_err(|e| format!("{} is not JSON: {e}", url(ep, "models")))
+    resp.json().await.map_err(|source| ClientError::NotJson {
+        url: url(ep, "models"),
+        source,
+    })
 }
 
 /// The first model a `/models` answer lists.
@@ -97,22 +125,24 @@ pub fn window_of(models: &Value, model: &str) -> Option<u64> {
     .filter(|w| *w > 0)
 }
 
-fn describe(ep: &Endpoint, e: &reqwest::Error) -> String {
+fn describe(ep: &Endpoint, e: &reqwest::Error) -> ClientError {
+    let base_url = ep.base_url.clone();
     if e.is_connect() {
-        format!(
-            "cannot connect to {} (endpoint {}): is the server running? ({})",
-            ep.base_url,
-            ep.name,
-            root_cause(e)
-        )
+        ClientError::Connect {
+            base_url,
+            name: ep.name.clone(),
+            cause: root_cause(e),
+        }
     } else if e.is_timeout() {
-        format!(
-            "{} did not answer within {}s",
-            ep.base_url,
-            ep.stall.as_secs()
-        )
+        ClientError::Timeout {
+            base_url,
+            secs: ep.stall.as_secs(),
+        }
     } else {
-        format!("talking to {} failed: {}", ep.base_url, root_cause(e))
+        ClientError::Talk {
+            base_url,
+            cause: root_cause(e),
+        }
     }
 }
 
@@ -148,7 +178,7 @@ pub async fn stream(
     let resp = tokio::select! {
         r = tokio::time::timeout(ep.stall, send) => match r {
             Ok(Ok(resp)) => resp,
-            Ok(Err(e)) => return Err(Failure::Temporary(describe(ep, &e))),
+            Ok(Err(e)) => return Err(Failure::Temporary(describe(ep, &e).to_string())),
             Err(_) => return Err(Failure::Temporary(format!(
                 "{} sent no answer within {}s", ep.base_url, ep.stall.as_secs()
             ))),

@@ -36,6 +36,21 @@ const MAX_ROUNDS: usize = 40;
 /// Times one call is asked again with fewer earlier turns after the server said it was too long.
 const MAX_SHRINKS: u32 = 4;
 
+/// A configured endpoint that cannot be used as it stands.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EndpointError {
+    #[error("{var} is not set in the baton server's environment (providers.local.endpoints.{name}.api_key_env names it): set it and restart the server with `baton server stop`")]
+    NoKey { var: String, name: String },
+}
+
+/// The message alone: lets callers that map errors to text (`.map_err(BatonError::bad_input)`)
+/// take an [`EndpointError`] unchanged.
+impl From<EndpointError> for String {
+    fn from(e: EndpointError) -> Self {
+        e.to_string()
+    }
+}
+
 /// A configured endpoint, resolved for one run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Endpoint {
@@ -58,14 +73,19 @@ impl Endpoint {
         name: &str,
         c: &EndpointConfig,
         var: impl Fn(&str) -> Option<String>,
-    ) -> Result<Endpoint, String> {
+    ) -> Result<Endpoint, EndpointError> {
         let api_key = match &c.api_key_env {
             None => None,
-            Some(v) => Some(var(v).filter(|k| !k.is_empty()).ok_or_else(|| {
-                format!(
-                    "{v} is not set in the baton server's environment (providers.local.endpoints.{name}.api_key_env names it): set it and restart the server with `baton server stop`"
+            Some(v) => {
+                Some(
+                    var(v)
+                        .filter(|k| !k.is_empty())
+                        .ok_or_else(|| EndpointError::NoKey {
+                            var: v.clone(),
+                            name: name.to_string(),
+                        })?,
                 )
-            })?),
+            }
         };
         Ok(Endpoint {
             name: name.to_string(),
@@ -134,7 +154,7 @@ pub async fn run(run: &LocalRun, tx: Sender<RunMsg>, interrupted: Arc<AtomicBool
     let user = json!({"role": "user", "content": run.prompt});
     let http = match client::http() {
         Ok(h) => h,
-        Err(e) => return failed(vec![user], e),
+        Err(e) => return failed(vec![user], e.to_string()),
     };
     let mut t = Turn {
         run,
