@@ -12,9 +12,9 @@ pub mod sse;
 pub mod tools;
 
 #[cfg(test)]
-#[path = "../../../tests/suite/local/standin.rs"]
 pub(crate) mod standin;
 #[cfg(test)]
+#[path = "mod_tests.rs"]
 mod tests;
 
 use std::path::PathBuf;
