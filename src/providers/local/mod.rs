@@ -401,23 +401,7 @@ impl Turn<'_> {
                     window,
                 }) if shrinks < MAX_SHRINKS && self.left_out < self.run.history.len() => {
                     shrinks += 1;
-                    if let Some(w) = window.filter(|w| *w > 0 && *w < self.window) {
-                        self.note(format!(
-                            "the server's context is {w} tokens, not {}: using {w} for this turn (set context_window in [providers.local.endpoints.{}])",
-                            self.window, ep.name
-                        ))
-                        .await;
-                        self.window = w;
-                    }
-                    // Without the server's count, assume a quarter more than thought.
-                    let scale =
-                        counted.map_or(self.scale * 5 / 4, |c| history::scale_from(estimate, c));
-                    self.scale = scale.max(self.scale + 10);
-                    self.note(format!(
-                        "{why}: baton estimated {estimate} tokens; counting {}% of the estimate from now on and asking again with fewer earlier turns",
-                        self.scale
-                    ))
-                    .await;
+                    self.shrink(&why, estimate, counted, window).await;
                 }
                 Err(Failure::NoTools(why)) if self.tools => {
                     self.tools = false;
@@ -430,19 +414,8 @@ impl Turn<'_> {
                 }
                 Err(Failure::Temporary(why)) if attempt < ep.retries => {
                     attempt += 1;
-                    let wait = ep.backoff * 2u32.saturating_pow(attempt - 1);
-                    self.event(TurnEvent::Warning {
-                        message: format!(
-                            "{why}; retrying in {:.1}s (attempt {} of {})",
-                            wait.as_secs_f64(),
-                            attempt + 1,
-                            ep.retries + 1
-                        ),
-                    })
-                    .await;
-                    tokio::select! {
-                        () = tokio::time::sleep(wait) => {}
-                        () = client::interrupt_of(&self.interrupted) => return Err((answer, Failure::Interrupted)),
+                    if !self.wait_to_retry(&why, attempt).await {
+                        return Err((answer, Failure::Interrupted));
                     }
                 }
                 Err(Failure::Temporary(why)) if ep.retries > 0 => {
@@ -453,6 +426,54 @@ impl Turn<'_> {
                 }
                 Err(f) => return Err((answer, f)),
             }
+        }
+    }
+
+    /// After the server said the request is too long: takes the server's window when it gave a
+    /// smaller one, and counts more tokens per estimated one, so the next request leaves more
+    /// earlier turns out.
+    async fn shrink(
+        &mut self,
+        why: &str,
+        estimate: u64,
+        counted: Option<u64>,
+        window: Option<u64>,
+    ) {
+        let name = &self.run.endpoint.name;
+        if let Some(w) = window.filter(|w| *w > 0 && *w < self.window) {
+            self.note(format!(
+                "the server's context is {w} tokens, not {}: using {w} for this turn (set context_window in [providers.local.endpoints.{name}])",
+                self.window
+            ))
+            .await;
+            self.window = w;
+        }
+        // Without the server's count, assume a quarter more than thought.
+        let scale = counted.map_or(self.scale * 5 / 4, |c| history::scale_from(estimate, c));
+        self.scale = scale.max(self.scale + 10);
+        self.note(format!(
+            "{why}: baton estimated {estimate} tokens; counting {}% of the estimate from now on and asking again with fewer earlier turns",
+            self.scale
+        ))
+        .await;
+    }
+
+    /// Warns of retry number `attempt` and waits its backoff; false when the user interrupted.
+    async fn wait_to_retry(&self, why: &str, attempt: u32) -> bool {
+        let ep = &self.run.endpoint;
+        let wait = ep.backoff * 2u32.saturating_pow(attempt - 1);
+        self.event(TurnEvent::Warning {
+            message: format!(
+                "{why}; retrying in {:.1}s (attempt {} of {})",
+                wait.as_secs_f64(),
+                attempt + 1,
+                ep.retries + 1
+            ),
+        })
+        .await;
+        tokio::select! {
+            () = tokio::time::sleep(wait) => true,
+            () = client::interrupt_of(&self.interrupted) => false,
         }
     }
 
