@@ -1,3 +1,5 @@
+//! Tests of reading `config.toml`: the documented shape, defaults, endpoints and errors.
+
 use super::*;
 use pretty_assertions::assert_eq;
 

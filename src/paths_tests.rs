@@ -1,3 +1,5 @@
+//! Tests of where baton keeps its files, and of the private directories' modes.
+
 use super::*;
 use pretty_assertions::assert_eq;
 

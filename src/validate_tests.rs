@@ -1,3 +1,5 @@
+//! Tests of what names and prompts are accepted, and of default names.
+
 use super::*;
 
 #[test]

@@ -1,3 +1,5 @@
+//! Tests of the shared words: their serialized bytes and the answer fold.
+
 use super::*;
 use pretty_assertions::assert_eq;
 

@@ -1,3 +1,5 @@
+//! Table tests of the send path's rules (DESIGN.md): every row, and the rotation line.
+
 use super::*;
 use pretty_assertions::assert_eq;
 use ProviderKind::{Claude, Codex, Local};

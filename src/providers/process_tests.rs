@@ -1,3 +1,5 @@
+//! Tests of finding binaries, describing exits, signalling and reading file tails.
+
 use super::*;
 
 fn write_exec(path: &Path, body: &str) {

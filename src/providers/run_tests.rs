@@ -1,3 +1,5 @@
+//! Tests of a provider run against fake CLIs: stdin, streaming, interrupts, failures.
+
 use super::*;
 use crate::words::{ContextUsage, TurnStatus};
 use pretty_assertions::assert_eq;

@@ -1,3 +1,5 @@
+//! Tests of reading a server's answers: the window from `/models`, refusals sorted by kind.
+
 use super::*;
 use pretty_assertions::assert_eq;
 use serde_json::json;

@@ -1,3 +1,5 @@
+//! Tests of the fence against symlinks, `..`, absolute paths and `.git`.
+
 use super::*;
 use std::os::unix::fs::symlink;
 

@@ -1,3 +1,5 @@
+//! Tests of trimming the history to the window, and of the scale of estimates.
+
 use super::*;
 use pretty_assertions::assert_eq;
 

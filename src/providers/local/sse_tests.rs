@@ -1,3 +1,5 @@
+//! Tests of the SSE reader: paragraphs, tool calls, usage, cut and malformed streams.
+
 use super::*;
 use pretty_assertions::assert_eq;
 

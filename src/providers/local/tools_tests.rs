@@ -1,3 +1,5 @@
+//! Tests of the local tools in a temporary checkout: files, commands, and their errors.
+
 use super::*;
 use pretty_assertions::assert_eq;
 
