@@ -11,7 +11,42 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::error::BatonError;
-use crate::providers::ProviderKind;
+use crate::words::ProviderKind;
+
+/// What is wrong with the config, or with what a command asked of it. Each message says what
+/// to change in `config.toml` (or on the command line).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// The text is not valid TOML or not baton's shape, at this line.
+    #[error("line {line}: {message}")]
+    Invalid { line: usize, message: String },
+    /// The same, where the parser could not say which line.
+    #[error("{message}")]
+    InvalidSomewhere { message: String },
+    #[error("no local endpoint {name:?} is configured: add [providers.local.endpoints.{name}] with base_url and model to baton's config.toml")]
+    NoEndpoints { name: String },
+    #[error("no local endpoint {name:?} is configured (configured: {configured}); add [providers.local.endpoints.{name}] to baton's config.toml")]
+    UnknownEndpoint { name: String, configured: String },
+    #[error("no local endpoint is configured: add [providers.local.endpoints.NAME] with base_url and model to baton's config.toml")]
+    NoEndpoint,
+    #[error("several local endpoints are configured ({configured}): name one with --provider local:NAME")]
+    SeveralEndpoints { configured: String },
+}
+
+/// Bad input, as the command line reports it.
+impl From<ConfigError> for BatonError {
+    fn from(e: ConfigError) -> Self {
+        BatonError::bad_input(e.to_string())
+    }
+}
+
+/// The message alone: lets callers that map errors to text (`.map_err(BatonError::bad_input)`,
+/// a `?` into `Result<_, String>`) take a [`ConfigError`] unchanged.
+impl From<ConfigError> for String {
+    fn from(e: ConfigError) -> Self {
+        e.to_string()
+    }
+}
 
 pub const DEFAULT_CLAUDE_PERMISSION_MODE: &str = "acceptEdits";
 pub const DEFAULT_CODEX_SANDBOX: &str = "workspace-write";
@@ -187,7 +222,7 @@ impl Config {
                 BatonError::bad_input(format!(
                     "{} is not valid: {} (fix or remove it)",
                     path.display(),
-                    e.trim()
+                    e.to_string().trim()
                 ))
             }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default()),
@@ -199,15 +234,15 @@ impl Config {
     }
 
     /// Parses config text; the error is one line: `line N: what is wrong`.
-    pub fn parse(text: &str) -> Result<Config, String> {
+    pub fn parse(text: &str) -> Result<Config, ConfigError> {
         toml::from_str(text).map_err(|e: toml::de::Error| {
-            let line = e
-                .span()
-                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-            let msg = e.message().replace('\n', " ");
-            match line {
-                Some(l) => format!("line {l}: {msg}"),
-                None => msg,
+            let message = e.message().replace('\n', " ");
+            match e.span() {
+                Some(s) => ConfigError::Invalid {
+                    line: text[..s.start.min(text.len())].matches('\n').count() + 1,
+                    message,
+                },
+                None => ConfigError::InvalidSomewhere { message },
             }
         })
     }
@@ -229,32 +264,26 @@ impl Config {
     }
 
     /// The endpoint a `local` terminal uses: the one named, else the only one configured.
-    pub fn endpoint(&self, name: Option<&str>) -> Result<(String, &EndpointConfig), String> {
+    pub fn endpoint(&self, name: Option<&str>) -> Result<(String, &EndpointConfig), ConfigError> {
         let endpoints = &self.providers.local.endpoints;
-        let names = || endpoints.keys().cloned().collect::<Vec<_>>().join(", ");
-        match name {
-            Some(n) => endpoints
-                .get_key_value(n)
-                .map(|(k, v)| (k.clone(), v))
-                .ok_or_else(|| {
-                    if endpoints.is_empty() {
-                        format!("no local endpoint {n:?} is configured: add [providers.local.endpoints.{n}] with base_url and model to baton's config.toml")
-                    } else {
-                        format!("no local endpoint {n:?} is configured (configured: {}); add [providers.local.endpoints.{n}] to baton's config.toml", names())
-                    }
+        let configured = || endpoints.keys().cloned().collect::<Vec<_>>().join(", ");
+        if let Some(n) = name {
+            return match endpoints.get_key_value(n) {
+                Some((k, v)) => Ok((k.clone(), v)),
+                None if endpoints.is_empty() => Err(ConfigError::NoEndpoints { name: n.into() }),
+                None => Err(ConfigError::UnknownEndpoint {
+                    name: n.into(),
+                    configured: configured(),
                 }),
-            None => match endpoints.len() {
-                0 => Err("no local endpoint is configured: add [providers.local.endpoints.NAME] with base_url and model to baton's config.toml".to_string()),
-                1 => endpoints
-                    .iter()
-                    .next()
-                    .map(|(k, v)| (k.clone(), v))
-                    .ok_or_else(String::new),
-                _ => Err(format!(
-                    "several local endpoints are configured ({}): name one with --provider local:NAME",
-                    names()
-                )),
-            },
+            };
+        }
+        let mut all = endpoints.iter();
+        match (all.next(), all.next()) {
+            (None, _) => Err(ConfigError::NoEndpoint),
+            (Some((k, v)), None) => Ok((k.clone(), v)),
+            (Some(_), Some(_)) => Err(ConfigError::SeveralEndpoints {
+                configured: configured(),
+            }),
         }
     }
 
@@ -291,112 +320,5 @@ fn non_empty(v: Option<&str>, default: &str) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
-
-    #[test]
-    fn the_readmes_config_example_parses() {
-        let readme = include_str!("../README.md");
-        let section = &readme[readme.find("## Configuration").unwrap()..];
-        let start = section.find("```toml\n").unwrap() + "```toml\n".len();
-        let block = &section[start..start + section[start..].find("```").unwrap()];
-        let c = Config::parse(block).unwrap_or_else(|e| panic!("README config: {e}"));
-        assert_eq!(c.bin(ProviderKind::Claude), "claude");
-    }
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    #[test]
-    fn documented_shape_parses() {
-        let c = Config::parse(
-            r#"
-[providers.claude]
-bin = "/opt/claude"
-model = "sonnet"
-args = ["--max-turns", "40"]
-
-[providers.codex]
-bin = "codex"
-model = "gpt-5.5"
-args = []
-sandbox = ""
-
-[providers.local.endpoints.gemma]
-base_url = "http://127.0.0.1:8080/v1"
-model = "gemma-3-270m"
-api_key_env = "LOCAL_API_KEY"
-context_window = 4096
-
-[instructions]
-extractor = "local"
-"#,
-        )
-        .unwrap();
-        let (name, gemma) = c.endpoint(None).unwrap();
-        assert_eq!(name, "gemma");
-        assert_eq!(
-            gemma,
-            &EndpointConfig {
-                base_url: "http://127.0.0.1:8080/v1".into(),
-                model: Some("gemma-3-270m".into()),
-                api_key_env: Some("LOCAL_API_KEY".into()),
-                context_window: Some(4096),
-                ..EndpointConfig::default()
-            }
-        );
-        assert_eq!(c.bin(ProviderKind::Claude), "/opt/claude");
-        assert_eq!(
-            c.provider(ProviderKind::Claude).args,
-            vec!["--max-turns", "40"]
-        );
-        assert_eq!(c.permission_mode(), Some("acceptEdits".to_string()));
-        assert_eq!(c.sandbox(), None);
-        assert_eq!(c.bin(ProviderKind::Codex), "codex");
-    }
-
-    #[test]
-    fn empty_config_has_headless_defaults() {
-        let c = Config::parse("").unwrap();
-        assert_eq!(c.bin(ProviderKind::Codex), "codex");
-        assert_eq!(c.permission_mode(), Some("acceptEdits".to_string()));
-        assert_eq!(c.sandbox(), Some("workspace-write".to_string()));
-    }
-
-    #[test]
-    fn endpoints_are_chosen_by_name_or_when_alone() {
-        let two = Config::parse(
-            "[providers.local.endpoints.a]\nbase_url = \"http://127.0.0.1:1/v1\"\n[providers.local.endpoints.b]\nbase_url = \"http://127.0.0.1:2/v1\"\n",
-        )
-        .unwrap();
-        assert_eq!(two.endpoint(Some("b")).unwrap().0, "b");
-        let e = two.endpoint(None).unwrap_err();
-        assert!(e.contains("local:NAME") && e.contains("a, b"), "{e}");
-        let e = two.endpoint(Some("c")).unwrap_err();
-        assert!(e.contains("[providers.local.endpoints.c]"), "{e}");
-        let e = Config::default().endpoint(None).unwrap_err();
-        assert!(e.contains("no local endpoint is configured"), "{e}");
-        let e = Config::parse("[providers.local.endpoints.a]\nmodel = \"m\"\n").unwrap_err();
-        assert!(e.contains("base_url"), "{e}");
-    }
-
-    #[test]
-    fn typos_are_reported() {
-        let e = Config::parse("[providers.claude]\nbinn = \"x\"\n").unwrap_err();
-        assert!(e.contains("binn"), "{e}");
-    }
-
-    #[test]
-    fn ui_notify_is_read() {
-        let table = [
-            ("", Notify::Bell),
-            ("[ui]\nnotify = \"bell\"\n", Notify::Bell),
-            ("[ui]\nnotify = \"osc9\"\n", Notify::Osc9),
-            ("[ui]\nnotify = \"osc777\"\n", Notify::Osc777),
-            ("[ui]\nnotify = \"none\"\n", Notify::Off),
-        ];
-        for (text, want) in table {
-            assert_eq!(Config::parse(text).unwrap().ui.notify, want, "{text}");
-        }
-        let e = Config::parse("[ui]\nnotify = \"loud\"\n").unwrap_err();
-        assert!(e.contains("line 2"), "{e}");
-    }
-}
+#[path = "config_tests.rs"]
+mod tests;

@@ -17,3 +17,4 @@ pub mod server;
 pub mod store;
 pub mod tui;
 pub mod validate;
+pub mod words;

@@ -274,4 +274,5 @@ fn signature_from(config: &git2::Config) -> Option<git2::Signature<'static>> {
 }
 
 #[cfg(test)]
+#[path = "mod_tests.rs"]
 mod tests;

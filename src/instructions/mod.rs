@@ -18,6 +18,7 @@ mod skip;
 #[cfg(test)]
 mod corpus_tests;
 #[cfg(test)]
+#[path = "mod_tests.rs"]
 mod tests;
 
 pub use local::LocalExtractor;

@@ -20,9 +20,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::process::{read_file_tail, ExitInfo};
-use super::{
-    ContextUsage, ProviderHomes, RunSpec, SessionMode, TurnEvent, TurnOutcome, TurnStatus,
-};
+use super::{ProviderHomes, RunSpec, SessionMode, TurnOutcome};
+use crate::words::{ContextUsage, TurnEvent, TurnStatus};
 
 /// What Claude Code prints (stderr and the error result) when `--resume` names no session.
 const NOT_FOUND: &str = "No conversation found with session ID";

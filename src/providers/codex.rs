@@ -9,9 +9,8 @@ use serde_json::Value;
 
 use super::claude::one_line;
 use super::process::{read_file_tail, ExitInfo};
-use super::{
-    ContextUsage, ProviderHomes, RunSpec, SessionMode, TurnEvent, TurnOutcome, TurnStatus,
-};
+use super::{ProviderHomes, RunSpec, SessionMode, TurnOutcome};
+use crate::words::{ContextUsage, TurnEvent, TurnStatus};
 
 /// What Codex prints on stderr when `exec resume <id>` names no thread.
 const NOT_FOUND: &str = "no rollout found for thread id";

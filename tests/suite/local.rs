@@ -1,6 +1,7 @@
 //! The `local` provider end to end: the real baton binary against the stand-in
-//! OpenAI-compatible server (tests/suite/local/standin.rs), configured in `config.toml`.
+//! OpenAI-compatible server (src/providers/local/standin.rs), configured in `config.toml`.
 
+#[path = "../../src/providers/local/standin.rs"]
 mod standin;
 
 use pretty_assertions::assert_eq;

@@ -11,7 +11,8 @@ use tokio::sync::mpsc::Sender;
 
 use super::sse::{Answer, Line, StreamError};
 use super::Endpoint;
-use crate::providers::{RunMsg, TurnEvent};
+use crate::providers::RunMsg;
+use crate::words::TurnEvent;
 
 /// Why a request did not give a whole answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,14 +34,38 @@ pub enum Failure {
     Interrupted,
 }
 
+/// Why the server could not be asked, or what it answered could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    #[error("cannot set up the HTTP client: {0}")]
+    Setup(reqwest::Error),
+    #[error("cannot connect to {base_url} (endpoint {name}): is the server running? ({cause})")]
+    Connect {
+        base_url: String,
+        name: String,
+        cause: String,
+    },
+    #[error("{base_url} did not answer within {secs}s")]
+    Timeout { base_url: String, secs: u64 },
+    #[error("talking to {base_url} failed: {cause}")]
+    Talk { base_url: String, cause: String },
+    #[error("{url} answered {status}")]
+    Status {
+        url: String,
+        status: reqwest::StatusCode,
+    },
+    #[error("{url} is not JSON: {source}")]
+    NotJson { url: String, source: reqwest::Error },
+}
+
 /// How often an interrupt is looked for while waiting on the server.
 const POLL: Duration = Duration::from_millis(50);
 
-pub fn http() -> Result<reqwest::Client, String> {
+pub fn http() -> Result<reqwest::Client, ClientError> {
     reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(10))
         .build()
-        .map_err(|e| format!("cannot set up the HTTP client: {e}"))
+        .map_err(ClientError::Setup)
 }
 
 fn url(ep: &Endpoint, path: &str) -> String {
@@ -55,15 +80,19 @@ fn authorized(ep: &Endpoint, req: reqwest::RequestBuilder) -> reqwest::RequestBu
 }
 
 /// `GET /models`, for the model to use and its window.
-pub async fn models(http: &reqwest::Client, ep: &Endpoint) -> Result<Value, String> {
+pub async fn models(http: &reqwest::Client, ep: &Endpoint) -> Result<Value, ClientError> {
     let req = authorized(ep, http.get(url(ep, "models"))).timeout(ep.stall);
     let resp = req.send().await.map_err(|e| describe(ep, &e))?;
     if !resp.status().is_success() {
-        return Err(format!("{} answered {}", url(ep, "models"), resp.status()));
+        return Err(ClientError::Status {
+            url: url(ep, "models"),
+            status: resp.status(),
+        });
     }
-    resp.json()
-        .await
-        .map_err(|e| format!("{} is not JSON: {e}", url(ep, "models")))
+    resp.json().await.map_err(|source| ClientError::NotJson {
+        url: url(ep, "models"),
+        source,
+    })
 }
 
 /// The first model a `/models` answer lists.
@@ -96,22 +125,24 @@ pub fn window_of(models: &Value, model: &str) -> Option<u64> {
     .filter(|w| *w > 0)
 }
 
-fn describe(ep: &Endpoint, e: &reqwest::Error) -> String {
+fn describe(ep: &Endpoint, e: &reqwest::Error) -> ClientError {
+    let base_url = ep.base_url.clone();
     if e.is_connect() {
-        format!(
-            "cannot connect to {} (endpoint {}): is the server running? ({})",
-            ep.base_url,
-            ep.name,
-            root_cause(e)
-        )
+        ClientError::Connect {
+            base_url,
+            name: ep.name.clone(),
+            cause: root_cause(e),
+        }
     } else if e.is_timeout() {
-        format!(
-            "{} did not answer within {}s",
-            ep.base_url,
-            ep.stall.as_secs()
-        )
+        ClientError::Timeout {
+            base_url,
+            secs: ep.stall.as_secs(),
+        }
     } else {
-        format!("talking to {} failed: {}", ep.base_url, root_cause(e))
+        ClientError::Talk {
+            base_url,
+            cause: root_cause(e),
+        }
     }
 }
 
@@ -147,7 +178,7 @@ pub async fn stream(
     let resp = tokio::select! {
         r = tokio::time::timeout(ep.stall, send) => match r {
             Ok(Ok(resp)) => resp,
-            Ok(Err(e)) => return Err(Failure::Temporary(describe(ep, &e))),
+            Ok(Err(e)) => return Err(Failure::Temporary(describe(ep, &e).to_string())),
             Err(_) => return Err(Failure::Temporary(format!(
                 "{} sent no answer within {}s", ep.base_url, ep.stall.as_secs()
             ))),
@@ -273,70 +304,5 @@ fn refusal(ep: &Endpoint, status: reqwest::StatusCode, body: &str, had_tools: bo
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-    use serde_json::json;
-
-    #[test]
-    fn the_window_is_the_servers_context_before_the_models_training_length() {
-        let one = |entry: Value| json!({"object": "list", "data": [entry]});
-        let cases = [
-            // llama-server -c 2048 on a model trained on 8192 (its /v1/models, trimmed)
-            (
-                one(json!({"id": "m", "meta": {"n_ctx": 2048, "n_ctx_train": 8192}})),
-                Some(2048),
-            ),
-            // older llama-server: only the training length
-            (
-                one(json!({"id": "m", "meta": {"n_ctx_train": 8192}})),
-                Some(8192),
-            ),
-            (one(json!({"id": "m", "max_model_len": 32768})), Some(32768)),
-            (one(json!({"id": "m", "context_length": 4096})), Some(4096)),
-            (one(json!({"id": "m", "meta": {"n_ctx": 0}})), None),
-            (one(json!({"id": "m"})), None),
-        ];
-        for (models, want) in cases {
-            assert_eq!(window_of(&models, "m"), want, "{models}");
-        }
-    }
-
-    #[test]
-    fn a_request_past_the_context_is_told_apart_from_other_refusals() {
-        let ep = Endpoint {
-            name: "e".into(),
-            base_url: "http://127.0.0.1:1/v1".into(),
-            model: None,
-            api_key: None,
-            context_window: None,
-            stall: Duration::from_secs(1),
-            retries: 0,
-            backoff: Duration::from_millis(1),
-            command_timeout: Duration::from_secs(1),
-        };
-        let bad = reqwest::StatusCode::BAD_REQUEST;
-        // llama-server's answer, as captured from 0.3.36's vendored llama.cpp
-        let llama = r#"{"error":{"code":400,"message":"request (2055 tokens) exceeds the available context size (2048 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":2055,"n_ctx":2048}}"#;
-        let openai = r#"{"error":{"message":"This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}"#;
-        let tools = r#"{"error":{"code":400,"message":"tools param requires --jinja flag","type":"invalid_request_error"}}"#;
-        let kind = |body: &str| match refusal(&ep, bad, body, true) {
-            Failure::TooLong {
-                counted, window, ..
-            } => format!("too long, counted {counted:?} of {window:?}"),
-            Failure::NoTools(_) => "no tools".into(),
-            Failure::Temporary(_) => "temporary".into(),
-            Failure::Fatal(_) => "fatal".into(),
-            Failure::Interrupted => "interrupted".into(),
-        };
-        assert_eq!(
-            [llama, openai, tools, "{}"].map(kind),
-            [
-                "too long, counted Some(2055) of Some(2048)".to_string(),
-                "too long, counted None of None".into(),
-                "no tools".into(),
-                "fatal".into()
-            ]
-        );
-    }
-}
+#[path = "client_tests.rs"]
+mod tests;

@@ -3,6 +3,41 @@
 
 use std::path::{Component, Path, PathBuf};
 
+/// Why a path the model named is not used. The text goes back to the model as the tool's
+/// answer, so it says what to ask for instead; a refusal starts with `refused`.
+#[derive(Debug, thiserror::Error)]
+pub enum FenceError {
+    #[error("refused: the path contains a NUL byte")]
+    Nul,
+    #[error("refused: {path} uses `..`; name paths inside the checkout {}", root.display())]
+    ParentDir { path: String, root: PathBuf },
+    #[error("refused: {asked} resolves to {}, outside the checkout {}", resolved.display(), root.display())]
+    Outside {
+        asked: String,
+        resolved: PathBuf,
+        root: PathBuf,
+    },
+    #[error("refused: {path} is a symlink to something that does not exist")]
+    Dangling { path: String },
+    #[error("refused: {path} is inside .git (baton commits the checkout by itself)")]
+    InGit { path: String },
+    #[error("{path} is a directory")]
+    Directory { path: String },
+    #[error("cannot open {path}: {source}")]
+    Open {
+        path: String,
+        source: std::io::Error,
+    },
+    /// No part of the path exists, not even the root.
+    #[error("cannot resolve {path}")]
+    Nowhere { path: String },
+    #[error("cannot resolve {path}: {source}")]
+    Resolve {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
 /// The checkout a local run's tools are confined to.
 #[derive(Debug, Clone)]
 pub struct Fence {
@@ -31,145 +66,91 @@ impl Fence {
     }
 
     /// The path as the model gave it, joined to the checkout, with `..` and NULs refused.
-    fn joined(&self, path: &str) -> Result<PathBuf, String> {
+    fn joined(&self, path: &str) -> Result<PathBuf, FenceError> {
         let p = Path::new(path.trim());
         if path.contains('\0') {
-            return Err("refused: the path contains a NUL byte".to_string());
+            return Err(FenceError::Nul);
         }
         if p.components().any(|c| c == Component::ParentDir) {
-            return Err(format!(
-                "refused: {path} uses `..`; name paths inside the checkout {}",
-                self.root.display()
-            ));
+            return Err(FenceError::ParentDir {
+                path: path.to_string(),
+                root: self.root.clone(),
+            });
         }
         Ok(self.root.join(p))
     }
 
-    fn inside(&self, resolved: PathBuf, asked: &str) -> Result<PathBuf, String> {
+    fn inside(&self, resolved: PathBuf, asked: &str) -> Result<PathBuf, FenceError> {
         if resolved.starts_with(&self.root) {
             Ok(resolved)
         } else {
-            Err(format!(
-                "refused: {asked} resolves to {}, outside the checkout {}",
-                resolved.display(),
-                self.root.display()
-            ))
+            Err(FenceError::Outside {
+                asked: asked.to_string(),
+                resolved,
+                root: self.root.clone(),
+            })
         }
     }
 
     /// An existing file or directory to read, resolved through any symlinks.
-    pub fn read(&self, path: &str) -> Result<PathBuf, String> {
+    pub fn read(&self, path: &str) -> Result<PathBuf, FenceError> {
         let joined = self.joined(path)?;
-        let resolved = joined
-            .canonicalize()
-            .map_err(|e| format!("cannot open {path}: {e}"))?;
+        let resolved = joined.canonicalize().map_err(|source| FenceError::Open {
+            path: path.to_string(),
+            source,
+        })?;
         self.inside(resolved, path)
     }
 
     /// A file to create or overwrite. The deepest part that exists is resolved (a symlink
     /// anywhere on the way, or a dangling one at the end, cannot lead outside), and `.git` is
     /// refused: baton commits by itself.
-    pub fn write(&self, path: &str) -> Result<PathBuf, String> {
+    pub fn write(&self, path: &str) -> Result<PathBuf, FenceError> {
         let joined = self.joined(path)?;
+        let named = || path.to_string();
         let resolved = match std::fs::symlink_metadata(&joined) {
-            Ok(meta) if meta.is_dir() => return Err(format!("{path} is a directory")),
-            Ok(meta) if meta.file_type().is_symlink() => joined.canonicalize().map_err(|_| {
-                format!("refused: {path} is a symlink to something that does not exist")
-            })?,
-            Ok(_) => joined
+            Ok(meta) if meta.is_dir() => return Err(FenceError::Directory { path: named() }),
+            Ok(meta) if meta.file_type().is_symlink() => joined
                 .canonicalize()
-                .map_err(|e| format!("cannot open {path}: {e}"))?,
-            Err(_) => {
-                let mut base = joined.as_path();
-                let mut rest = Vec::new();
-                while std::fs::symlink_metadata(base).is_err() {
-                    let (Some(parent), Some(name)) = (base.parent(), base.file_name()) else {
-                        return Err(format!("cannot resolve {path}"));
-                    };
-                    rest.push(name.to_owned());
-                    base = parent;
-                }
-                let mut out = base
-                    .canonicalize()
-                    .map_err(|e| format!("cannot resolve {path}: {e}"))?;
-                out.extend(rest.iter().rev());
-                out
-            }
+                .map_err(|_| FenceError::Dangling { path: named() })?,
+            Ok(_) => joined.canonicalize().map_err(|source| FenceError::Open {
+                path: named(),
+                source,
+            })?,
+            Err(_) => resolve_new(&joined, path)?,
         };
         let resolved = self.inside(resolved, path)?;
         if resolved
             .strip_prefix(&self.root)
             .is_ok_and(|rel| rel.starts_with(".git"))
         {
-            return Err(format!(
-                "refused: {path} is inside .git (baton commits the checkout by itself)"
-            ));
+            return Err(FenceError::InGit { path: named() });
         }
         Ok(resolved)
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::os::unix::fs::symlink;
-
-    fn setup() -> (tempfile::TempDir, Fence, PathBuf) {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().join("co");
-        let outside = tmp.path().join("outside");
-        std::fs::create_dir_all(root.join("src")).unwrap();
-        std::fs::create_dir_all(&outside).unwrap();
-        std::fs::write(root.join("src/a.rs"), "a").unwrap();
-        std::fs::write(outside.join("secret"), "s").unwrap();
-        symlink(&outside, root.join("out")).unwrap();
-        symlink(outside.join("secret"), root.join("secret-link")).unwrap();
-        symlink(outside.join("nothing"), root.join("dangling")).unwrap();
-        symlink(root.join("src/a.rs"), root.join("inner-link")).unwrap();
-        let fence = Fence::new(&root).unwrap();
-        (tmp, fence, outside.canonicalize().unwrap())
+/// A path that does not exist yet: its deepest existing ancestor resolved, the rest appended.
+fn resolve_new(joined: &Path, path: &str) -> Result<PathBuf, FenceError> {
+    let mut base = joined;
+    let mut rest = Vec::new();
+    while std::fs::symlink_metadata(base).is_err() {
+        let (Some(parent), Some(name)) = (base.parent(), base.file_name()) else {
+            return Err(FenceError::Nowhere {
+                path: path.to_string(),
+            });
+        };
+        rest.push(name.to_owned());
+        base = parent;
     }
-
-    #[test]
-    fn reads_stay_inside_through_symlinks() {
-        let (_tmp, f, _) = setup();
-        assert_eq!(f.show(&f.read("src/a.rs").unwrap()), "src/a.rs");
-        assert_eq!(f.show(&f.read("inner-link").unwrap()), "src/a.rs");
-        assert_eq!(f.show(&f.read("").unwrap()), ".");
-        let abs = f.root().join("src/a.rs");
-        assert!(f.read(abs.to_str().unwrap()).is_ok());
-        for bad in [
-            "out/secret",
-            "secret-link",
-            "../outside/secret",
-            "/etc/passwd",
-        ] {
-            let e = f.read(bad).unwrap_err();
-            assert!(e.starts_with("refused"), "{bad}: {e}");
-        }
-    }
-
-    #[test]
-    fn writes_stay_inside_and_out_of_git() {
-        let (_tmp, f, outside) = setup();
-        assert_eq!(
-            f.write("new/dir/b.txt").unwrap(),
-            f.root().join("new/dir/b.txt")
-        );
-        assert_eq!(f.write("src/a.rs").unwrap(), f.root().join("src/a.rs"));
-        for bad in [
-            "out/new.txt",
-            "out/deeper/new.txt",
-            "secret-link",
-            "dangling",
-            "../x",
-            "/tmp/x",
-            ".git/config",
-        ] {
-            let e = f.write(bad).unwrap_err();
-            assert!(e.starts_with("refused"), "{bad}: {e}");
-        }
-        assert!(f.write("src").unwrap_err().contains("directory"));
-        assert!(!outside.join("new.txt").exists());
-    }
+    let mut out = base.canonicalize().map_err(|source| FenceError::Resolve {
+        path: path.to_string(),
+        source,
+    })?;
+    out.extend(rest.iter().rev());
+    Ok(out)
 }
+
+#[cfg(test)]
+#[path = "fence_tests.rs"]
+mod tests;

@@ -12,9 +12,9 @@ pub mod sse;
 pub mod tools;
 
 #[cfg(test)]
-#[path = "../../../tests/suite/local/standin.rs"]
 pub(crate) mod standin;
 #[cfg(test)]
+#[path = "mod_tests.rs"]
 mod tests;
 
 use std::path::PathBuf;
@@ -27,13 +27,29 @@ use tokio::sync::mpsc::Sender;
 
 use self::client::Failure;
 use self::sse::{Answer, Line};
-use super::{ContextUsage, RunMsg, TurnEvent, TurnOutcome, TurnStatus};
+use super::{RunMsg, TurnOutcome};
 use crate::config::EndpointConfig;
+use crate::words::{ContextUsage, TurnEvent, TurnStatus};
 
 /// Model calls one turn may make before baton stops a model that keeps calling tools.
 const MAX_ROUNDS: usize = 40;
 /// Times one call is asked again with fewer earlier turns after the server said it was too long.
 const MAX_SHRINKS: u32 = 4;
+
+/// A configured endpoint that cannot be used as it stands.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EndpointError {
+    #[error("{var} is not set in the baton server's environment (providers.local.endpoints.{name}.api_key_env names it): set it and restart the server with `baton server stop`")]
+    NoKey { var: String, name: String },
+}
+
+/// The message alone: lets callers that map errors to text (`.map_err(BatonError::bad_input)`)
+/// take an [`EndpointError`] unchanged.
+impl From<EndpointError> for String {
+    fn from(e: EndpointError) -> Self {
+        e.to_string()
+    }
+}
 
 /// A configured endpoint, resolved for one run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,14 +73,19 @@ impl Endpoint {
         name: &str,
         c: &EndpointConfig,
         var: impl Fn(&str) -> Option<String>,
-    ) -> Result<Endpoint, String> {
+    ) -> Result<Endpoint, EndpointError> {
         let api_key = match &c.api_key_env {
             None => None,
-            Some(v) => Some(var(v).filter(|k| !k.is_empty()).ok_or_else(|| {
-                format!(
-                    "{v} is not set in the baton server's environment (providers.local.endpoints.{name}.api_key_env names it): set it and restart the server with `baton server stop`"
+            Some(v) => {
+                Some(
+                    var(v)
+                        .filter(|k| !k.is_empty())
+                        .ok_or_else(|| EndpointError::NoKey {
+                            var: v.clone(),
+                            name: name.to_string(),
+                        })?,
                 )
-            })?),
+            }
         };
         Ok(Endpoint {
             name: name.to_string(),
@@ -133,7 +154,7 @@ pub async fn run(run: &LocalRun, tx: Sender<RunMsg>, interrupted: Arc<AtomicBool
     let user = json!({"role": "user", "content": run.prompt});
     let http = match client::http() {
         Ok(h) => h,
-        Err(e) => return failed(vec![user], e),
+        Err(e) => return failed(vec![user], e.to_string()),
     };
     let mut t = Turn {
         run,
@@ -380,23 +401,7 @@ impl Turn<'_> {
                     window,
                 }) if shrinks < MAX_SHRINKS && self.left_out < self.run.history.len() => {
                     shrinks += 1;
-                    if let Some(w) = window.filter(|w| *w > 0 && *w < self.window) {
-                        self.note(format!(
-                            "the server's context is {w} tokens, not {}: using {w} for this turn (set context_window in [providers.local.endpoints.{}])",
-                            self.window, ep.name
-                        ))
-                        .await;
-                        self.window = w;
-                    }
-                    // Without the server's count, assume a quarter more than thought.
-                    let scale =
-                        counted.map_or(self.scale * 5 / 4, |c| history::scale_from(estimate, c));
-                    self.scale = scale.max(self.scale + 10);
-                    self.note(format!(
-                        "{why}: baton estimated {estimate} tokens; counting {}% of the estimate from now on and asking again with fewer earlier turns",
-                        self.scale
-                    ))
-                    .await;
+                    self.shrink(&why, estimate, counted, window).await;
                 }
                 Err(Failure::NoTools(why)) if self.tools => {
                     self.tools = false;
@@ -409,19 +414,8 @@ impl Turn<'_> {
                 }
                 Err(Failure::Temporary(why)) if attempt < ep.retries => {
                     attempt += 1;
-                    let wait = ep.backoff * 2u32.saturating_pow(attempt - 1);
-                    self.event(TurnEvent::Warning {
-                        message: format!(
-                            "{why}; retrying in {:.1}s (attempt {} of {})",
-                            wait.as_secs_f64(),
-                            attempt + 1,
-                            ep.retries + 1
-                        ),
-                    })
-                    .await;
-                    tokio::select! {
-                        () = tokio::time::sleep(wait) => {}
-                        () = client::interrupt_of(&self.interrupted) => return Err((answer, Failure::Interrupted)),
+                    if !self.wait_to_retry(&why, attempt).await {
+                        return Err((answer, Failure::Interrupted));
                     }
                 }
                 Err(Failure::Temporary(why)) if ep.retries > 0 => {
@@ -432,6 +426,54 @@ impl Turn<'_> {
                 }
                 Err(f) => return Err((answer, f)),
             }
+        }
+    }
+
+    /// After the server said the request is too long: takes the server's window when it gave a
+    /// smaller one, and counts more tokens per estimated one, so the next request leaves more
+    /// earlier turns out.
+    async fn shrink(
+        &mut self,
+        why: &str,
+        estimate: u64,
+        counted: Option<u64>,
+        window: Option<u64>,
+    ) {
+        let name = &self.run.endpoint.name;
+        if let Some(w) = window.filter(|w| *w > 0 && *w < self.window) {
+            self.note(format!(
+                "the server's context is {w} tokens, not {}: using {w} for this turn (set context_window in [providers.local.endpoints.{name}])",
+                self.window
+            ))
+            .await;
+            self.window = w;
+        }
+        // Without the server's count, assume a quarter more than thought.
+        let scale = counted.map_or(self.scale * 5 / 4, |c| history::scale_from(estimate, c));
+        self.scale = scale.max(self.scale + 10);
+        self.note(format!(
+            "{why}: baton estimated {estimate} tokens; counting {}% of the estimate from now on and asking again with fewer earlier turns",
+            self.scale
+        ))
+        .await;
+    }
+
+    /// Warns of retry number `attempt` and waits its backoff; false when the user interrupted.
+    async fn wait_to_retry(&self, why: &str, attempt: u32) -> bool {
+        let ep = &self.run.endpoint;
+        let wait = ep.backoff * 2u32.saturating_pow(attempt - 1);
+        self.event(TurnEvent::Warning {
+            message: format!(
+                "{why}; retrying in {:.1}s (attempt {} of {})",
+                wait.as_secs_f64(),
+                attempt + 1,
+                ep.retries + 1
+            ),
+        })
+        .await;
+        tokio::select! {
+            () = tokio::time::sleep(wait) => true,
+            () = client::interrupt_of(&self.interrupted) => false,
         }
     }
 

@@ -9,7 +9,52 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::io::AsyncReadExt;
 
-use super::fence::Fence;
+use super::fence::{Fence, FenceError};
+
+/// Why a tool call did nothing. The text goes back to the model (after `error: `) so it can
+/// correct itself.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    #[error("the arguments of {tool} are not JSON: {source}")]
+    NotJson {
+        tool: String,
+        source: serde_json::Error,
+    },
+    #[error("{tool} needs a string argument {key:?}")]
+    Missing { tool: String, key: String },
+    #[error("there is no tool {tool:?} (tools: read_file, list_dir, search, write_file, edit_file, run_command)")]
+    Unknown { tool: String },
+    #[error(transparent)]
+    Fence(#[from] FenceError),
+    #[error("bad pattern: {0}")]
+    Pattern(#[from] regex::Error),
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("cannot list {path}: {source}")]
+    List {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("cannot create {path}: {source}")]
+    Create {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("old_text does not occur in {path} (read it again and copy it exactly)")]
+    NoMatch { path: String },
+    #[error("old_text occurs {count} times in {path}: give more context so it is unique")]
+    Ambiguous { path: String, count: usize },
+    #[error("cannot start sh: {0}")]
+    Start(std::io::Error),
+}
 
 /// Most bytes of a file `read_file` returns.
 const READ_CAP: usize = 64 * 1024;
@@ -44,21 +89,26 @@ pub struct Call<'a> {
 
 impl<'a> Call<'a> {
     /// Parses the model's arguments (an empty string counts as `{}`).
-    pub fn new(name: &'a str, arguments: &str) -> Result<Call<'a>, String> {
+    pub fn new(name: &'a str, arguments: &str) -> Result<Call<'a>, ToolError> {
         let args = if arguments.trim().is_empty() {
             json!({})
         } else {
-            serde_json::from_str(arguments)
-                .map_err(|e| format!("the arguments of {name} are not JSON: {e}"))?
+            serde_json::from_str(arguments).map_err(|source| ToolError::NotJson {
+                tool: name.to_string(),
+                source,
+            })?
         };
         Ok(Call { name, args })
     }
 
-    fn arg(&self, key: &str) -> Result<&str, String> {
+    fn arg(&self, key: &str) -> Result<&str, ToolError> {
         self.args
             .get(key)
             .and_then(Value::as_str)
-            .ok_or_else(|| format!("{} needs a string argument {key:?}", self.name))
+            .ok_or_else(|| ToolError::Missing {
+                tool: self.name.to_string(),
+                key: key.to_string(),
+            })
     }
 
     fn opt(&self, key: &str) -> &str {
@@ -116,17 +166,19 @@ pub async fn run(
             Ok(cmd) => run_command(cmd, fence.root(), timeout, interrupted).await,
             Err(e) => Err(e),
         },
-        other => Err(format!(
-            "there is no tool {other:?} (tools: read_file, list_dir, search, write_file, edit_file, run_command)"
-        )),
+        other => Err(ToolError::Unknown {
+            tool: other.to_string(),
+        }),
     };
     result.unwrap_or_else(|e| said(format!("error: {e}")))
 }
 
-fn read_file(call: &Call<'_>, fence: &Fence) -> Result<String, String> {
+fn read_file(call: &Call<'_>, fence: &Fence) -> Result<String, ToolError> {
     let path = fence.read(call.arg("path")?)?;
-    let bytes =
-        std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", fence.show(&path)))?;
+    let bytes = std::fs::read(&path).map_err(|source| ToolError::Read {
+        path: fence.show(&path),
+        source,
+    })?;
     let mut text = String::from_utf8_lossy(&bytes[..bytes.len().min(READ_CAP)]).into_owned();
     if bytes.len() > READ_CAP {
         text.push_str(&format!(
@@ -137,10 +189,12 @@ fn read_file(call: &Call<'_>, fence: &Fence) -> Result<String, String> {
     Ok(text)
 }
 
-fn list_dir(call: &Call<'_>, fence: &Fence) -> Result<String, String> {
+fn list_dir(call: &Call<'_>, fence: &Fence) -> Result<String, ToolError> {
     let dir = fence.read(call.opt("path"))?;
-    let read =
-        std::fs::read_dir(&dir).map_err(|e| format!("cannot list {}: {e}", fence.show(&dir)))?;
+    let read = std::fs::read_dir(&dir).map_err(|source| ToolError::List {
+        path: fence.show(&dir),
+        source,
+    })?;
     let mut names: Vec<String> = read
         .flatten()
         .map(|e| {
@@ -165,8 +219,8 @@ fn list_dir(call: &Call<'_>, fence: &Fence) -> Result<String, String> {
     })
 }
 
-fn search(call: &Call<'_>, fence: &Fence) -> Result<String, String> {
-    let re = regex::Regex::new(call.arg("pattern")?).map_err(|e| format!("bad pattern: {e}"))?;
+fn search(call: &Call<'_>, fence: &Fence) -> Result<String, ToolError> {
+    let re = regex::Regex::new(call.arg("pattern")?)?;
     let start = fence.read(call.opt("path"))?;
     let mut hits = Vec::new();
     let mut stack = vec![start];
@@ -209,15 +263,19 @@ fn search(call: &Call<'_>, fence: &Fence) -> Result<String, String> {
     })
 }
 
-fn write_file(call: &Call<'_>, fence: &Fence) -> Result<String, String> {
+fn write_file(call: &Call<'_>, fence: &Fence) -> Result<String, ToolError> {
     let content = call.arg("content")?;
     let path = fence.write(call.arg("path")?)?;
     if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {}: {e}", fence.show(parent)))?;
+        std::fs::create_dir_all(parent).map_err(|source| ToolError::Create {
+            path: fence.show(parent),
+            source,
+        })?;
     }
-    std::fs::write(&path, content)
-        .map_err(|e| format!("cannot write {}: {e}", fence.show(&path)))?;
+    std::fs::write(&path, content).map_err(|source| ToolError::Write {
+        path: fence.show(&path),
+        source,
+    })?;
     Ok(format!(
         "wrote {} bytes to {}",
         content.len(),
@@ -225,23 +283,26 @@ fn write_file(call: &Call<'_>, fence: &Fence) -> Result<String, String> {
     ))
 }
 
-fn edit_file(call: &Call<'_>, fence: &Fence) -> Result<String, String> {
+fn edit_file(call: &Call<'_>, fence: &Fence) -> Result<String, ToolError> {
     let (old, new) = (call.arg("old_text")?, call.arg("new_text")?);
     let path = fence.write(call.arg("path")?)?;
     let shown = fence.show(&path);
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let text = std::fs::read_to_string(&path).map_err(|source| ToolError::Read {
+        path: shown.clone(),
+        source,
+    })?;
     match text.matches(old).count() {
-        0 => Err(format!(
-            "old_text does not occur in {shown} (read it again and copy it exactly)"
-        )),
+        0 => Err(ToolError::NoMatch { path: shown }),
         1 => {
-            std::fs::write(&path, text.replacen(old, new, 1))
-                .map_err(|e| format!("cannot write {shown}: {e}"))?;
+            std::fs::write(&path, text.replacen(old, new, 1)).map_err(|source| {
+                ToolError::Write {
+                    path: shown.clone(),
+                    source,
+                }
+            })?;
             Ok(format!("edited {shown}"))
         }
-        n => Err(format!(
-            "old_text occurs {n} times in {shown}: give more context so it is unique"
-        )),
+        count => Err(ToolError::Ambiguous { path: shown, count }),
     }
 }
 
@@ -268,7 +329,7 @@ async fn run_command(
     cwd: &Path,
     timeout: Duration,
     interrupted: &Arc<AtomicBool>,
-) -> Result<Done, String> {
+) -> Result<Done, ToolError> {
     let mut child = tokio::process::Command::new("sh")
         .arg("-c")
         .arg(command)
@@ -279,7 +340,7 @@ async fn run_command(
         .process_group(0)
         .kill_on_drop(true)
         .spawn()
-        .map_err(|e| format!("cannot start sh: {e}"))?;
+        .map_err(ToolError::Start)?;
     let pid = child.id().and_then(|p| i32::try_from(p).ok());
     let out = tokio::spawn(capped(child.stdout.take()));
     let err = tokio::spawn(capped(child.stderr.take()));
@@ -339,84 +400,5 @@ async fn run_command(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    async fn call(fence: &Fence, name: &str, args: Value) -> Done {
-        let c = Call::new(name, &args.to_string()).unwrap();
-        run(&c, fence, Duration::from_secs(5), &Arc::default()).await
-    }
-
-    #[tokio::test]
-    async fn files_are_written_edited_read_listed_and_searched() {
-        let tmp = tempfile::tempdir().unwrap();
-        let f = Fence::new(tmp.path()).unwrap();
-        let w = call(
-            &f,
-            "write_file",
-            json!({"path": "src/lib.rs", "content": "fn a() {}\nfn b() {}\n"}),
-        )
-        .await;
-        assert_eq!(w.output, "wrote 20 bytes to src/lib.rs");
-        let e = call(
-            &f,
-            "edit_file",
-            json!({"path": "src/lib.rs", "old_text": "fn b", "new_text": "pub fn b"}),
-        )
-        .await;
-        assert_eq!(e.output, "edited src/lib.rs");
-        let r = call(&f, "read_file", json!({"path": "src/lib.rs"})).await;
-        assert_eq!(r.output, "fn a() {}\npub fn b() {}\n");
-        let l = call(&f, "list_dir", json!({})).await;
-        assert_eq!(l.output, "src/");
-        let s = call(&f, "search", json!({"pattern": "pub fn \\w+"})).await;
-        assert_eq!(s.output, "src/lib.rs:2: pub fn b() {}");
-        let bad = call(&f, "write_file", json!({"path": "../x", "content": ""})).await;
-        assert!(bad.output.starts_with("error: refused"), "{}", bad.output);
-        let twice = call(
-            &f,
-            "edit_file",
-            json!({"path": "src/lib.rs", "old_text": "fn", "new_text": "x"}),
-        )
-        .await;
-        assert!(twice.output.contains("occurs 2 times"), "{}", twice.output);
-    }
-
-    #[tokio::test]
-    async fn commands_run_in_the_checkout_capped_and_timed() {
-        let tmp = tempfile::tempdir().unwrap();
-        let f = Fence::new(tmp.path()).unwrap();
-        let pwd = call(
-            &f,
-            "run_command",
-            json!({"command": "pwd -P; echo oops >&2; exit 3"}),
-        )
-        .await;
-        assert_eq!(
-            pwd.output,
-            format!("exit 3\n{}\noops\n", f.root().display())
-        );
-        assert!(pwd
-            .shown
-            .unwrap()
-            .starts_with("$ pwd -P; echo oops >&2; exit 3 → exit 3\n"));
-        let big = call(
-            &f,
-            "run_command",
-            json!({"command": "yes | head -c 100000"}),
-        )
-        .await;
-        assert!(big.output.len() < OUTPUT_CAP + 200, "{}", big.output.len());
-        assert!(big.output.contains("output cut: 100000 bytes"));
-        let c = Call::new("run_command", r#"{"command": "sleep 30"}"#).unwrap();
-        let started = std::time::Instant::now();
-        let slow = run(&c, &f, Duration::from_millis(300), &Arc::default()).await;
-        assert!(
-            slow.output.starts_with("timed out after 0.3s"),
-            "{}",
-            slow.output
-        );
-        assert!(started.elapsed() < Duration::from_secs(10));
-    }
-}
+#[path = "tools_tests.rs"]
+mod tests;

@@ -526,6 +526,8 @@ fn the_api_key_is_read_from_the_variable_named() {
     let ep =
         Endpoint::from_config("e", &cfg, |v| (v == "KEY_VAR").then(|| "k".to_string())).unwrap();
     assert_eq!(ep.api_key.as_deref(), Some("k"));
-    let e = Endpoint::from_config("e", &cfg, |_| None).unwrap_err();
-    assert!(e.contains("KEY_VAR is not set"), "{e}");
+    assert_eq!(
+        Endpoint::from_config("e", &cfg, |_| None).unwrap_err().to_string(),
+        "KEY_VAR is not set in the baton server's environment (providers.local.endpoints.e.api_key_env names it): set it and restart the server with `baton server stop`"
+    );
 }

@@ -1,7 +1,8 @@
 //! A stand-in OpenAI-compatible server for tests: tokio on 127.0.0.1:0, speaking just enough
 //! HTTP/1.1 and Chat Completions SSE (text, tool calls, usage) to play a model, and able to
 //! fail every way a real one does (refuse, 4xx/5xx, cut the stream, send garbage, stall).
-//! Shared by the unit tests (`src/providers/local`) and the end-to-end tests (`tests/suite`).
+//! Shared by the unit tests (`src/providers/local`) and the end-to-end tests (`tests/suite/local.rs`
+//! includes this file), so it lives in src: nothing in src depends on tests/.
 #![allow(dead_code)]
 
 use std::collections::VecDeque;

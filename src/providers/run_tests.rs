@@ -1,0 +1,283 @@
+//! Tests of a provider run against fake CLIs: stdin, streaming, interrupts, failures.
+
+use super::*;
+use crate::words::{ContextUsage, TurnStatus};
+use pretty_assertions::assert_eq;
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+const DEADLINE: Duration = Duration::from_secs(20);
+const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s-1","model":"m"}"#;
+const ASSISTANT: &str = r#"{"type":"assistant","message":{"id":"a1","model":"m","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":1,"cache_creation_input_tokens":2,"cache_read_input_tokens":3,"output_tokens":4}}}"#;
+const RESULT: &str = r#"{"type":"result","is_error":false,"session_id":"s-1","modelUsage":{"m":{"contextWindow":100}}}"#;
+
+struct Fake {
+    dir: tempfile::TempDir,
+    spec: RunSpec,
+    homes: ProviderHomes,
+}
+
+/// A fake CLI: a shell script whose body can use `$OUT` (a scratch directory).
+fn fake(provider: ProviderKind, body: &str) -> Fake {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let cwd = dir.path().join("work dir");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::create_dir_all(&cwd).unwrap();
+    let bin = dir.path().join("fake-cli");
+    std::fs::write(
+        &bin,
+        format!("#!/bin/sh\nOUT='{}'\n{body}\n", out.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let spec = RunSpec {
+        provider,
+        bin,
+        cwd,
+        session: SessionMode::New {
+            session_id: Some("s-1".into()),
+        },
+        model: None,
+        system_text: "be brief".into(),
+        permission_mode: None,
+        sandbox: None,
+        add_dirs: Vec::new(),
+        extra_args: Vec::new(),
+        env: Vec::new(),
+    };
+    let homes = ProviderHomes {
+        claude: dir.path().join("claude"),
+        codex: dir.path().join("codex"),
+    };
+    Fake { dir, spec, homes }
+}
+
+impl Fake {
+    fn out(&self, name: &str) -> PathBuf {
+        self.dir.path().join("out").join(name)
+    }
+
+    /// Runs the turn, retrying while another test's fork still holds the script open for
+    /// writing (ETXTBSY), which only happens in a test process writing executables.
+    async fn run(
+        &self,
+        prompt: &[u8],
+        tx: mpsc::Sender<RunMsg>,
+        flag: Arc<AtomicBool>,
+    ) -> TurnOutcome {
+        for _ in 0..50 {
+            let run = run_turn(
+                &self.spec,
+                prompt,
+                &self.homes,
+                None,
+                tx.clone(),
+                flag.clone(),
+            );
+            match tokio::time::timeout(DEADLINE, run)
+                .await
+                .expect("the turn hung")
+            {
+                Ok(outcome) => return outcome,
+                Err(ProviderError::Spawn { source, .. }) if source.raw_os_error() == Some(26) => {
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+        panic!("the fake CLI stayed busy")
+    }
+}
+
+fn lines(lines: &[&str]) -> String {
+    lines
+        .iter()
+        .map(|l| format!("printf '%s\\n' '{l}'\n"))
+        .collect()
+}
+
+#[tokio::test]
+async fn prompt_goes_byte_for_byte_on_stdin_in_the_cwd_and_lines_stream_out() {
+    let body = format!(
+        "cat > \"$OUT/stdin.bin\"\npwd -P > \"$OUT/cwd.txt\"\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > \"$OUT/args.txt\"\n{}printf 'not json \\377\\n'\n{}",
+        lines(&[INIT, ASSISTANT]),
+        lines(&[RESULT])
+    );
+    let fake = fake(ProviderKind::Claude, &body);
+    // Every byte value, and more than a pipe holds, so a blocking write would deadlock.
+    let prompt: Vec<u8> = (0..1_100_000u32).map(|i| (i % 256) as u8).collect();
+    let (tx, mut rx) = mpsc::channel(1024);
+    let outcome = fake.run(&prompt, tx, Arc::default()).await;
+    assert_eq!(std::fs::read(fake.out("stdin.bin")).unwrap(), prompt);
+    let cwd = std::fs::read_to_string(fake.out("cwd.txt")).unwrap();
+    assert_eq!(
+        Path::new(cwd.trim_end()),
+        std::fs::canonicalize(&fake.spec.cwd).unwrap()
+    );
+    let args = std::fs::read_to_string(fake.out("args.txt")).unwrap();
+    assert_eq!(args, "-p\n--output-format\nstream-json\n--verbose\n--include-partial-messages\n--session-id\ns-1\n--append-system-prompt\nbe brief\n");
+
+    let mut msgs = Vec::new();
+    while let Ok(msg) = rx.try_recv() {
+        msgs.push(msg);
+    }
+    assert!(
+        matches!(msgs[0], RunMsg::Started { pid } if pid > 1),
+        "{msgs:?}"
+    );
+    assert_eq!(
+        msgs[1..].to_vec(),
+        vec![
+            RunMsg::Raw(INIT.into()),
+            RunMsg::Event(TurnEvent::Session {
+                session_id: "s-1".into(),
+                model: Some("m".into())
+            }),
+            RunMsg::Raw(ASSISTANT.into()),
+            RunMsg::Event(TurnEvent::Text { text: "hi".into() }),
+            RunMsg::Event(TurnEvent::Usage { tokens: 10 }),
+            RunMsg::Raw("not json \u{FFFD}".into()),
+            RunMsg::Raw(RESULT.into()),
+            RunMsg::Event(TurnEvent::End {
+                status: TurnStatus::Completed,
+                error: None
+            }),
+        ]
+    );
+    assert_eq!(outcome.status, Some(TurnStatus::Completed));
+    assert_eq!(
+        outcome.context,
+        Some(ContextUsage {
+            tokens: 10,
+            window: 100
+        })
+    );
+}
+
+#[tokio::test]
+async fn interrupt_ends_a_sleeping_child_leading_its_own_group() {
+    let fake = fake(
+        ProviderKind::Claude,
+        &format!("{}exec sleep 30\n", lines(&[INIT])),
+    );
+    let (tx, mut rx) = mpsc::channel(16);
+    let flag = Arc::new(AtomicBool::new(false));
+    let watcher = async {
+        let Some(RunMsg::Started { pid }) = rx.recv().await else {
+            panic!("no Started")
+        };
+        let group = nix::unistd::getpgid(Some(nix::unistd::Pid::from_raw(pid))).unwrap();
+        assert_eq!(group.as_raw(), pid, "the child leads its own process group");
+        assert_ne!(group, nix::unistd::getpgrp());
+        // The shell catches SIGINT while it runs a script; a signal that lands before the
+        // exec would be swallowed, so wait until the child really is `sleep`.
+        let comm = format!("/proc/{pid}/comm");
+        let deadline = tokio::time::Instant::now() + DEADLINE;
+        while std::fs::read_to_string(&comm).unwrap_or_default().trim() != "sleep" {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the fake never slept"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        flag.store(true, Ordering::SeqCst);
+        process::interrupt(pid).unwrap();
+        while rx.recv().await.is_some() {}
+    };
+    let (outcome, ()) = tokio::join!(fake.run(b"prompt", tx, Arc::clone(&flag)), watcher);
+    assert_eq!(outcome.status, Some(TurnStatus::Interrupted));
+    assert_eq!(outcome.session_id.as_deref(), Some("s-1"));
+}
+
+#[tokio::test]
+async fn a_gone_receiver_does_not_stop_the_drain() {
+    // Far more than a pipe buffer: a reader that stopped would leave the CLI blocked.
+    let body = format!(
+        "{}yes '{ASSISTANT}' | head -n 20000\n{}",
+        lines(&[INIT]),
+        lines(&[RESULT])
+    );
+    let fake = fake(ProviderKind::Claude, &body);
+    let (tx, rx) = mpsc::channel(1);
+    drop(rx);
+    let outcome = fake.run(b"", tx, Arc::default()).await;
+    assert_eq!(outcome.status, Some(TurnStatus::Completed));
+    assert_eq!(outcome.answer.len(), "hi\n\n".len() * 20000 - 2);
+}
+
+#[tokio::test]
+async fn a_garbage_printing_cli_fails_clearly() {
+    let fake = fake(
+        ProviderKind::Claude,
+        "echo 'Welcome to something else'\necho 'boom' >&2\nexit 3",
+    );
+    let (tx, _rx) = mpsc::channel(16);
+    let outcome = fake.run(b"hello", tx, Arc::default()).await;
+    assert_eq!(outcome.status, Some(TurnStatus::Failed));
+    assert_eq!(
+        outcome.error.as_deref(),
+        Some("claude printed no stream-json events (is it a real Claude Code CLI?): 1 other stdout lines, then it exited with rc 3: boom")
+    );
+}
+
+#[tokio::test]
+async fn codex_resume_puts_the_thread_last_and_reads_the_rollout() {
+    let thread = "01a22721-2de9-7bb3-bb7a-acb98d244678";
+    let events = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/captures/codex/exec-json-success.stdout.jsonl"),
+    )
+    .unwrap();
+    let body = format!(
+        "cat > /dev/null\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > \"$OUT/args.txt\"\ncat <<'JSONL'\n{events}JSONL"
+    );
+    let mut fake = fake(ProviderKind::Codex, &body);
+    fake.spec.session = SessionMode::Resume {
+        session_id: thread.into(),
+    };
+    let day = fake.homes.codex.join("sessions/2026/11/29");
+    std::fs::create_dir_all(&day).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/captures/codex/rollout-turn1.jsonl"),
+        day.join(format!("rollout-2026-11-29T11-46-55-{thread}.jsonl")),
+    )
+    .unwrap();
+    let (tx, _rx) = mpsc::channel(64);
+    let outcome = fake.run(b"hello", tx, Arc::default()).await;
+    let args = std::fs::read_to_string(fake.out("args.txt")).unwrap();
+    assert!(args.ends_with(&format!("\nresume\n{thread}\n")), "{args}");
+    assert_eq!(outcome.status, Some(TurnStatus::Completed));
+    assert_eq!(
+        outcome.context,
+        Some(ContextUsage {
+            tokens: 10145,
+            window: 258400
+        })
+    );
+    assert_eq!(outcome.model.as_deref(), Some("mock-model"));
+}
+
+#[tokio::test]
+async fn a_missing_binary_names_the_install_step() {
+    let mut fake = fake(ProviderKind::Codex, "");
+    fake.spec.bin = "no-such-codex-binary".into();
+    let (tx, _rx) = mpsc::channel(1);
+    let empty = std::ffi::OsString::new();
+    let err = run_turn(
+        &fake.spec,
+        b"",
+        &fake.homes,
+        Some(&empty),
+        tx,
+        Arc::default(),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "codex was not found (no-such-codex-binary): install it with `npm install -g @openai/codex`, or set providers.codex.bin in baton's config.toml"
+    );
+}

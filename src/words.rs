@@ -1,0 +1,163 @@
+//! The vocabulary every layer shares: which provider runs a turn ([`ProviderKind`]), how a
+//! turn ended ([`TurnStatus`]), the context it left ([`ContextUsage`]) and the one normalized
+//! event type all providers' streams become ([`TurnEvent`]). Their serialized forms are in the
+//! journal and on the socket, so a change here is a change of format.
+//!
+//! This module depends on nothing in the crate: everything else may depend on it.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// Which provider runs a turn. `Local` is an OpenAI-compatible endpoint baton drives itself;
+/// which endpoint is a separate setting of the terminal (`TerminalRow::endpoint`), so the kind
+/// stays a plain `Copy` value everywhere else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProviderKind {
+    Claude,
+    Codex,
+    Local,
+}
+
+impl ProviderKind {
+    pub const ALL: [ProviderKind; 3] = [
+        ProviderKind::Claude,
+        ProviderKind::Codex,
+        ProviderKind::Local,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::Claude => "claude",
+            ProviderKind::Codex => "codex",
+            ProviderKind::Local => "local",
+        }
+    }
+
+    /// Parses a provider name as typed by the user (`claude`, `codex`, `local`); the endpoint of
+    /// `local:NAME` is split off by the caller.
+    pub fn parse(name: &str) -> Option<ProviderKind> {
+        match name {
+            "claude" => Some(ProviderKind::Claude),
+            "codex" => Some(ProviderKind::Codex),
+            "local" => Some(ProviderKind::Local),
+            _ => None,
+        }
+    }
+
+    /// True for the providers baton runs as a child process (a CLI with a binary).
+    pub fn is_cli(self) -> bool {
+        match self {
+            ProviderKind::Claude | ProviderKind::Codex => true,
+            ProviderKind::Local => false,
+        }
+    }
+
+    /// What to tell a user whose binary is missing.
+    pub fn install_hint(self) -> &'static str {
+        match self {
+            ProviderKind::Claude => "npm install -g @anthropic-ai/claude-code",
+            ProviderKind::Codex => "npm install -g @openai/codex",
+            ProviderKind::Local => "add [providers.local.endpoints.NAME] to baton's config.toml",
+        }
+    }
+}
+
+impl fmt::Display for ProviderKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnStatus {
+    Completed,
+    Failed,
+    Interrupted,
+}
+
+impl TurnStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TurnStatus::Completed => "completed",
+            TurnStatus::Failed => "failed",
+            TurnStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// The context a conversation occupies after a turn, as the provider reported it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContextUsage {
+    /// Tokens in the model's context at the end of the turn (last call, never a cumulative sum).
+    pub tokens: u64,
+    /// The model's context window as the provider reported it for that turn.
+    pub window: u64,
+}
+
+impl ContextUsage {
+    pub fn fraction(&self) -> f64 {
+        if self.window == 0 {
+            0.0
+        } else {
+            self.tokens as f64 / self.window as f64
+        }
+    }
+}
+
+/// One normalized event out of any provider's stream.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TurnEvent {
+    /// The provider session this turn runs in (Claude `system/init`, Codex `thread.started`).
+    Session {
+        session_id: String,
+        model: Option<String>,
+    },
+    /// A piece of the answer, in full (one assistant message or agent message).
+    Text { text: String },
+    /// Answer text still arriving (Claude with `--include-partial-messages`). `start` marks the
+    /// first delta of a piece: it opens a new piece exactly where a `Text` would; the deltas
+    /// after it extend that piece until any other event or the next `start`. A streamed
+    /// piece's deltas, joined, are the text a `Text` would have carried: it is not sent again.
+    Delta { text: String, start: bool },
+    /// A tool call, summarized in one line (`Read src/main.rs`, `$ cargo test`).
+    ToolUse { name: String, summary: String },
+    /// Usage of one model call as the stream reported it (not necessarily final).
+    Usage { tokens: u64 },
+    /// Something the provider warned about without failing the turn.
+    Warning { message: String },
+    /// The turn ended.
+    End {
+        status: TurnStatus,
+        error: Option<String>,
+    },
+}
+
+impl TurnEvent {
+    /// Adds what this event says of the answer to `answer`: pieces (a `Text`, or the deltas from
+    /// a `start` on) are joined by a blank line; other events add nothing. The server's
+    /// journalled answer and a parser's `providers::TurnOutcome::answer` are both this fold.
+    pub fn add_to_answer(&self, answer: &mut String) {
+        let (text, new_piece) = match self {
+            TurnEvent::Text { text } => (text, true),
+            TurnEvent::Delta { text, start } => (text, *start),
+            TurnEvent::Session { .. }
+            | TurnEvent::ToolUse { .. }
+            | TurnEvent::Usage { .. }
+            | TurnEvent::Warning { .. }
+            | TurnEvent::End { .. } => return,
+        };
+        if new_piece && !answer.is_empty() {
+            answer.push_str("\n\n");
+        }
+        answer.push_str(text);
+    }
+}
+
+#[cfg(test)]
+#[path = "words_tests.rs"]
+mod tests;
