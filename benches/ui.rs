@@ -6,10 +6,10 @@
 use std::time::{Duration, Instant};
 
 use baton::protocol::{SendEvent, SessionStart, WatchEvent};
-use baton::providers::{ProviderKind, TurnEvent};
 use baton::tui::app::{App, Msg, Tag};
 use baton::tui::draw::draw;
 use baton::tui::keys::Keys;
+use baton::words::{ProviderKind, TurnEvent};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;

@@ -71,6 +71,14 @@ impl DataDir {
     pub fn lock_file(&self) -> PathBuf {
         self.root.join("server.lock")
     }
+    /// True while some process (a server) holds this directory's `server.lock`.
+    pub fn server_locked(&self) -> bool {
+        use nix::fcntl::{Flock, FlockArg};
+        let Ok(f) = std::fs::File::open(self.lock_file()) else {
+            return false;
+        };
+        Flock::lock(f, FlockArg::LockSharedNonblock).is_err()
+    }
     pub fn socket(&self) -> PathBuf {
         self.root.join("server.sock")
     }

@@ -1,6 +1,8 @@
 //! The vocabulary every layer shares: which provider runs a turn ([`ProviderKind`]), how a
-//! turn ended ([`TurnStatus`]), the context it left ([`ContextUsage`]) and the one normalized
-//! event type all providers' streams become ([`TurnEvent`]). Their serialized forms are in the
+//! turn ended ([`TurnStatus`]), the context it left ([`ContextUsage`]), the one normalized
+//! event type all providers' streams become ([`TurnEvent`]), why a conversation or a provider
+//! session opened ([`OpenReason`], [`SessionReason`]) and where a terminal's runs happen
+//! ([`CheckoutMode`]). Their serialized forms are in the
 //! journal and on the socket, so a change here is a change of format.
 //!
 //! This module depends on nothing in the crate: everything else may depend on it.
@@ -155,6 +157,81 @@ impl TurnEvent {
             answer.push_str("\n\n");
         }
         answer.push_str(text);
+    }
+}
+
+/// Why a fresh conversation opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpenReason {
+    /// The terminal's first conversation.
+    First,
+    /// The directory runs use changed (rule 1).
+    Moved,
+    /// The context passed 45% of the window (rule 2).
+    Size,
+}
+
+impl OpenReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OpenReason::First => "first",
+            OpenReason::Moved => "moved",
+            OpenReason::Size => "size",
+        }
+    }
+}
+
+/// Why a fresh provider session starts inside the live conversation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionReason {
+    /// The conversation has no session yet (it just opened, or no turn got one).
+    Fresh,
+    /// The last turn ran on another provider (rule 3).
+    Switch,
+    /// The session to resume is gone from disk (rule 4's fallback).
+    Lost,
+}
+
+impl SessionReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionReason::Fresh => "fresh",
+            SessionReason::Switch => "switch",
+            SessionReason::Lost => "lost",
+        }
+    }
+}
+
+/// Where a terminal's runs happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckoutMode {
+    /// Its own git worktree on its own branch.
+    Worktree,
+    /// A plain folder (not a repository yet): watched, moves into a worktree once it is one.
+    Folder,
+    /// The directory it was opened on, as it is (`--in-place`).
+    InPlace,
+}
+
+impl CheckoutMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckoutMode::Worktree => "worktree",
+            CheckoutMode::Folder => "folder",
+            CheckoutMode::InPlace => "in_place",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<CheckoutMode> {
+        match s {
+            "worktree" => Some(CheckoutMode::Worktree),
+            "folder" => Some(CheckoutMode::Folder),
+            "in_place" => Some(CheckoutMode::InPlace),
+            _ => None,
+        }
     }
 }
 

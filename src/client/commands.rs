@@ -11,8 +11,8 @@ use super::Client;
 use crate::error::{BatonError, EXIT_BAD_INPUT, EXIT_FAILED};
 use crate::protocol::views::{ExtractedView, NotRunningView, StatusView};
 use crate::protocol::{data_as, InstructionsAction, Reply, Request, TurnSummary};
-use crate::providers::TurnStatus;
 use crate::validate;
+use crate::words::TurnStatus;
 
 /// Prints a one-reply command's result: its view `T` as text, or (`--json`) as the server
 /// serialized it, once it read as a `T`.

@@ -117,7 +117,7 @@ impl Client {
             if UnixStream::connect(self.data.socket()).is_ok() {
                 return Ok(());
             }
-            if !crate::server::is_locked(&self.data) {
+            if !self.data.server_locked() {
                 return Err(());
             }
             std::thread::sleep(pause);

@@ -1,13 +1,13 @@
 //! How replies read in a terminal: the streamed turn, the end-of-turn summary, and the tables of
 //! `ls`, `show`, `log` and `instructions`. Pure: values in, text out.
 
-use crate::engine::OpenReason;
 use crate::protocol::views::{
     DiffView, InstructionView, InterruptedView, LogView, MergeView, ReindexView, RemovedView,
     RenamedView, RevertView, StatusView, TerminalView,
 };
 use crate::protocol::{SendEvent, SessionStart, TurnSummary};
-use crate::providers::{ContextUsage, TurnEvent, TurnStatus};
+use crate::words::OpenReason;
+use crate::words::{ContextUsage, TurnEvent, TurnStatus};
 
 /// Where a piece of a streamed turn goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -363,7 +363,7 @@ pub fn status(v: &StatusView) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::providers::ProviderKind;
+    use crate::words::ProviderKind;
     use pretty_assertions::assert_eq;
 
     #[test]

@@ -4,56 +4,10 @@
 
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
-
-use crate::words::{ContextUsage, ProviderKind};
+use crate::words::{ContextUsage, OpenReason, ProviderKind, SessionReason};
 
 /// A conversation is retired once its context passed this fraction of the model's window.
 pub const ROTATE_FRACTION: f64 = 0.45;
-
-/// Why a fresh conversation opened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OpenReason {
-    /// The terminal's first conversation.
-    First,
-    /// The directory runs use changed (rule 1).
-    Moved,
-    /// The context passed 45% of the window (rule 2).
-    Size,
-}
-
-impl OpenReason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OpenReason::First => "first",
-            OpenReason::Moved => "moved",
-            OpenReason::Size => "size",
-        }
-    }
-}
-
-/// Why a fresh provider session starts inside the live conversation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SessionReason {
-    /// The conversation has no session yet (it just opened, or no turn got one).
-    Fresh,
-    /// The last turn ran on another provider (rule 3).
-    Switch,
-    /// The session to resume is gone from disk (rule 4's fallback).
-    Lost,
-}
-
-impl SessionReason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SessionReason::Fresh => "fresh",
-            SessionReason::Switch => "switch",
-            SessionReason::Lost => "lost",
-        }
-    }
-}
 
 /// The provider session the live conversation last ran in.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,7 +5,4 @@
 pub mod decide;
 pub mod system_text;
 
-pub use decide::{
-    decide, ConversationFacts, Decision, OpenReason, SendFacts, SessionFact, SessionReason,
-    ROTATE_FRACTION,
-};
+pub use decide::{decide, ConversationFacts, Decision, SendFacts, SessionFact, ROTATE_FRACTION};

@@ -7,9 +7,9 @@ pub mod views;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{OpenReason, SessionReason};
 use crate::error::BatonError;
-use crate::providers::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};
+use crate::words::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};
+use crate::words::{OpenReason, SessionReason};
 use views::TerminalView;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

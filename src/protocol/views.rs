@@ -9,9 +9,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::OpenReason;
-use crate::providers::{ContextUsage, ProviderKind, TurnStatus};
-use crate::store::CheckoutMode;
+use crate::words::CheckoutMode;
+use crate::words::OpenReason;
+use crate::words::{ContextUsage, ProviderKind, TurnStatus};
 
 /// A provider session of a conversation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -16,7 +16,8 @@ use super::state::Server;
 use crate::error::BatonError;
 use crate::git::{self, CommitInfo, Located, RepoState, Worktree};
 use crate::protocol::views::{DiffView, MergeView, RemovedView, RevertView};
-use crate::store::{CheckoutMode, Record, TerminalRow};
+use crate::store::{Record, TerminalRow};
+use crate::words::CheckoutMode;
 
 fn git_err(e: git::GitError) -> BatonError {
     BatonError::bad_input(e.to_string())

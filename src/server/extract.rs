@@ -18,8 +18,9 @@ use crate::instructions::{self, Extractor, LocalExtractor};
 use crate::protocol::views::ExtractedView as Extracted;
 use crate::providers::claude::ClaudeParser;
 use crate::providers::codex::CodexParser;
-use crate::providers::{process, ProviderKind, TurnStatus};
+use crate::providers::process;
 use crate::store::Record;
+use crate::words::{ProviderKind, TurnStatus};
 
 /// How long a model-backed extraction may take before the local extractor stands in.
 const MODEL_TIMEOUT: Duration = Duration::from_secs(120);

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::providers::{ProviderKind, RunSpec};
+use crate::providers::RunSpec;
+use crate::words::ProviderKind;
 
 /// How long the probe may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(20);

@@ -8,9 +8,10 @@ use super::state::Server;
 use crate::error::BatonError;
 use crate::protocol::views::{InstructionView, InterruptedView, RenamedView, TerminalView};
 use crate::protocol::InstructionsAction;
-use crate::providers::{process, ProviderKind};
+use crate::providers::process;
 use crate::store::{Record, TerminalRow};
 use crate::validate;
+use crate::words::ProviderKind;
 
 /// `baton new`.
 pub fn new_terminal(

@@ -11,7 +11,6 @@ mod shell;
 mod state;
 mod turn;
 
-use std::fs::File;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::sync::atomic::Ordering;
@@ -28,9 +27,10 @@ use crate::error::BatonError;
 use crate::paths::{open_private_append, DataDir};
 use crate::protocol::views::{AcceptedView, ReindexView, StoppingView};
 use crate::protocol::{Reply, Request, WatchEvent};
-use crate::providers::{process, TurnStatus};
+use crate::providers::process;
 use crate::store::{Record, Store};
 use crate::validate;
+use crate::words::TurnStatus;
 use feed::Feed;
 use state::Server;
 
@@ -352,7 +352,7 @@ async fn handle(
         Request::Interrupt { name } => done(handlers::interrupt(srv, &name)),
         Request::Extract { prompt, provider } => {
             let provider = match handlers::parse_provider(provider.as_deref()) {
-                Ok(p) => p.unwrap_or(crate::providers::ProviderKind::Claude),
+                Ok(p) => p.unwrap_or(crate::words::ProviderKind::Claude),
                 Err(error) => return Some(Reply::Error { error }),
             };
             done(Ok(extract::extract(srv, &prompt, provider).await))
@@ -435,7 +435,7 @@ fn accept_send(
         handlers::validate_model(m)?;
     }
     let dir = dir.map(|d| handlers::existing_dir(&d)).transpose()?;
-    if dir.is_some() && terminal.mode == crate::store::CheckoutMode::Worktree {
+    if dir.is_some() && terminal.mode == crate::words::CheckoutMode::Worktree {
         return Err(BatonError::bad_input(format!(
             "{name} works in its own git worktree: --dir cannot move it (open another terminal with `baton new NAME --dir DIR`)"
         )));
@@ -454,18 +454,4 @@ fn accept_send(
     };
     tokio::spawn(turn::run(srv.clone(), job, feed.clone()));
     Ok(feed)
-}
-
-/// Reads the pid a running server wrote into its lock file.
-pub fn lock_pid(data: &DataDir) -> Option<i32> {
-    let text = std::fs::read_to_string(data.lock_file()).ok()?;
-    text.trim().parse().ok()
-}
-
-/// True while some process holds the server lock.
-pub fn is_locked(data: &DataDir) -> bool {
-    let Ok(f) = File::open(data.lock_file()) else {
-        return false;
-    };
-    Flock::lock(f, FlockArg::LockSharedNonblock).is_err()
 }

@@ -12,8 +12,8 @@ use crate::protocol::views::{
     CheckoutView, ContextView, ConversationView, LastTurnView, LiveConversationView, LogTurnView,
     LogView, StatusView, TerminalState, TerminalView,
 };
-use crate::providers::{ContextUsage, ProviderKind, TurnStatus};
 use crate::store::{TerminalRow, TurnView};
+use crate::words::{ContextUsage, ProviderKind, TurnStatus};
 
 /// True when a turn on `provider` that ended at `context` makes the next prompt open a fresh
 /// conversation. A local conversation never rotates: its history is trimmed per request.
@@ -126,7 +126,7 @@ pub fn ls(srv: &Server) -> Result<Vec<TerminalView>, BatonError> {
 }
 
 /// The index keeps why a conversation opened as its journal name.
-fn open_reason(s: &str) -> Result<engine::OpenReason, BatonError> {
+fn open_reason(s: &str) -> Result<crate::words::OpenReason, BatonError> {
     serde_json::from_value(serde_json::Value::from(s))
         .map_err(|e| BatonError::failed(format!("the index holds an unknown reason {s:?}: {e}")))
 }

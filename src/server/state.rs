@@ -14,8 +14,9 @@ use crate::protocol::WatchEvent;
 /// Events a watching client may fall behind by before it is resynced.
 const WATCH_BUFFER: usize = 4096;
 use crate::error::BatonError;
-use crate::providers::{process, ProviderHomes, ProviderKind};
+use crate::providers::{process, ProviderHomes};
 use crate::store::{Store, TerminalRow};
+use crate::words::ProviderKind;
 
 /// The turn running on a terminal.
 #[derive(Debug, Clone)]
@@ -139,8 +140,8 @@ impl Server {
             return;
         };
         let added = match (&t.mode, &t.worktree) {
-            (crate::store::CheckoutMode::Folder, _) => w.add_folder(Path::new(&t.source)),
-            (crate::store::CheckoutMode::Worktree, Some(wt)) => w.add_worktree(wt),
+            (crate::words::CheckoutMode::Folder, _) => w.add_folder(Path::new(&t.source)),
+            (crate::words::CheckoutMode::Worktree, Some(wt)) => w.add_worktree(wt),
             _ => Ok(()),
         };
         if let Err(e) = added {
@@ -186,8 +187,8 @@ impl Server {
 /// plain folder for the repository it may become, a worktree for moves and removal.
 pub fn watched_path(t: &TerminalRow) -> Option<&Path> {
     match (&t.mode, &t.worktree) {
-        (crate::store::CheckoutMode::Folder, _) => Some(Path::new(&t.source)),
-        (crate::store::CheckoutMode::Worktree, Some(wt)) => Some(&wt.path),
+        (crate::words::CheckoutMode::Folder, _) => Some(Path::new(&t.source)),
+        (crate::words::CheckoutMode::Worktree, Some(wt)) => Some(&wt.path),
         _ => None,
     }
 }

@@ -14,15 +14,13 @@ use std::sync::Arc;
 use super::feed::Feed;
 use super::handlers::ProviderChoice;
 use super::state::{Running, Server, TermRuntime};
-use crate::engine::{
-    self, ConversationFacts, Decision, OpenReason, SendFacts, SessionFact, SessionReason,
-};
+use crate::engine::{self, ConversationFacts, Decision, SendFacts, SessionFact};
 use crate::error::BatonError;
 use crate::protocol::{Reply, SendEvent, TurnSummary};
-use crate::providers::{
-    self, ProviderKind, RunMsg, RunSpec, SessionMode, TurnEvent, TurnOutcome, TurnStatus,
-};
+use crate::providers::{self, RunMsg, RunSpec, SessionMode, TurnOutcome};
 use crate::store::{ConversationView, Record, TerminalRow};
+use crate::words::{OpenReason, SessionReason};
+use crate::words::{ProviderKind, TurnEvent, TurnStatus};
 
 /// A validated send, ready to queue.
 pub struct SendJob {

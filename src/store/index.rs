@@ -5,10 +5,11 @@
 
 use rusqlite::{named_params, Connection, OptionalExtension, Transaction};
 
-use super::records::{CheckoutMode, Entry, Record};
-use crate::engine::{OpenReason, SessionReason};
+use super::records::{Entry, Record};
 use crate::git::Worktree;
-use crate::providers::ProviderKind;
+use crate::words::CheckoutMode;
+use crate::words::ProviderKind;
+use crate::words::{OpenReason, SessionReason};
 
 /// The index's layout, stored as SQLite's `PRAGMA user_version`. Bump it whenever [`SCHEMA`] or
 /// what [`apply`] writes changes: the next open rebuilds the index from the journals.

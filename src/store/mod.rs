@@ -12,7 +12,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use rusqlite::Connection;
 
-pub use records::{now_stamp, CheckoutMode, Entry, Record};
+pub use records::{now_stamp, Entry, Record};
 pub use views::{
     ConversationView, InstructionView, SessionView, TerminalRow, TurnView, TurnsSummary,
 };

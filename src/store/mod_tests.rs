@@ -2,8 +2,9 @@
 //! version, and the endpoint a terminal last chose for `local`.
 
 use super::*;
-use crate::engine::{OpenReason, SessionReason};
-use crate::providers::{ContextUsage, ProviderKind, TurnStatus};
+use crate::words::{
+    CheckoutMode, ContextUsage, OpenReason, ProviderKind, SessionReason, TurnStatus,
+};
 use pretty_assertions::assert_eq;
 
 fn store_in(d: &tempfile::TempDir) -> Store {

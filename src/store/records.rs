@@ -3,9 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::{OpenReason, SessionReason};
 use crate::git::Worktree;
-use crate::providers::{ContextUsage, ProviderKind, TurnStatus};
+use crate::words::{CheckoutMode, OpenReason, SessionReason};
+use crate::words::{ContextUsage, ProviderKind, TurnStatus};
 
 /// One journal line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -14,37 +14,6 @@ pub struct Entry {
     pub at: String,
     #[serde(flatten)]
     pub record: Record,
-}
-
-/// Where a terminal's runs happen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CheckoutMode {
-    /// Its own git worktree on its own branch.
-    Worktree,
-    /// A plain folder (not a repository yet): watched, moves into a worktree once it is one.
-    Folder,
-    /// The directory it was opened on, as it is (`--in-place`).
-    InPlace,
-}
-
-impl CheckoutMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CheckoutMode::Worktree => "worktree",
-            CheckoutMode::Folder => "folder",
-            CheckoutMode::InPlace => "in_place",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<CheckoutMode> {
-        match s {
-            "worktree" => Some(CheckoutMode::Worktree),
-            "folder" => Some(CheckoutMode::Folder),
-            "in_place" => Some(CheckoutMode::InPlace),
-            _ => None,
-        }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -3,10 +3,10 @@
 use rusqlite::{named_params, Connection, OptionalExtension, Row};
 use serde::Serialize;
 
-use super::records::CheckoutMode;
 use crate::git::Worktree;
 pub use crate::protocol::views::{InstructionView, SessionView, TurnView};
-use crate::providers::{ContextUsage, ProviderKind, TurnStatus};
+use crate::words::CheckoutMode;
+use crate::words::{ContextUsage, ProviderKind, TurnStatus};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TerminalRow {

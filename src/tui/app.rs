@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::error::BatonError;
 use crate::protocol::views::{ContextView, LogView, TerminalState, TerminalView};
 use crate::protocol::{data_as, Request, WatchEvent};
-use crate::providers::{ProviderKind, TurnStatus};
+use crate::words::{ProviderKind, TurnStatus};
 
 /// A terminal as the list shows it, read from its `show` view.
 #[derive(Debug, Clone, PartialEq)]

@@ -17,7 +17,7 @@ use super::layout;
 use super::lines::{self, str_width, truncate};
 use super::shell;
 use crate::protocol::views::TerminalState::{self, Running};
-use crate::providers::TurnStatus;
+use crate::words::TurnStatus;
 
 /// The list is shown from this width on; narrower windows give all room to the transcript.
 const LIST_MIN_WIDTH: u16 = 60;

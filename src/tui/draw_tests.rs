@@ -11,10 +11,10 @@ use super::app::{App, Effect, Msg, Tag};
 use super::draw::draw;
 use super::keys::Keys;
 use super::test_views;
-use crate::engine::OpenReason;
 use crate::protocol::views::TerminalView;
 use crate::protocol::{Request, SendEvent, SessionStart, TurnSummary, WatchEvent};
-use crate::providers::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};
+use crate::words::OpenReason;
+use crate::words::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};
 
 pub(super) fn terminal(
     name: &str,

@@ -1,7 +1,7 @@
 //! The new-terminal form: name, directory, provider, brief. Pure state.
 
 use crate::protocol::Request;
-use crate::providers::ProviderKind;
+use crate::words::ProviderKind;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Field {

@@ -8,7 +8,7 @@ use super::form::{Field, NewForm};
 use super::keys::PrefixAction;
 use super::layout::Split;
 use crate::protocol::Request;
-use crate::providers::ProviderKind;
+use crate::words::ProviderKind;
 
 fn ctrl(k: &KeyEvent) -> bool {
     k.modifiers.contains(KeyModifiers::CONTROL)

@@ -8,8 +8,8 @@ use unicode_width::UnicodeWidthChar;
 use super::app::{LineCache, TurnSpan};
 use super::transcript::{Part, Transcript, TurnEnd, TurnEntry};
 use crate::client::render::thousands;
-use crate::engine::OpenReason;
-use crate::providers::TurnStatus;
+use crate::words::OpenReason;
+use crate::words::TurnStatus;
 
 /// Replaces what would corrupt the screen (control characters, escape sequences) and expands
 /// tabs: a CLI's output is not trusted to be clean text.
@@ -377,7 +377,7 @@ mod tests {
     #[test]
     fn a_streamed_chunk_rewraps_only_its_turn() {
         use crate::protocol::SendEvent;
-        use crate::providers::TurnEvent;
+        use crate::words::TurnEvent;
         let long = "words that wrap across several rows of a narrow pane ".repeat(4);
         let mut t = Transcript {
             turns: vec![

@@ -1,10 +1,10 @@
 //! A terminal's transcript as the UI keeps it: every turn (from `log`), updated live from the
 //! watch stream. Pure data; `lines.rs` turns it into screen lines.
 
-use crate::engine::OpenReason;
 use crate::protocol::views::{ConversationView, LogTurnView, LogView};
 use crate::protocol::{SendEvent, SessionStart, TurnSummary};
-use crate::providers::{ContextUsage, TurnEvent, TurnStatus};
+use crate::words::OpenReason;
+use crate::words::{ContextUsage, TurnEvent, TurnStatus};
 
 /// One piece of a turn, in the order it arrived.
 #[derive(Debug, Clone, PartialEq)]
@@ -275,7 +275,7 @@ impl Transcript {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::providers::ProviderKind;
+    use crate::words::ProviderKind;
     use pretty_assertions::assert_eq;
     use serde_json::json;
 

@@ -14,8 +14,9 @@ use super::{Plan, Server, TurnCtx};
 use crate::engine;
 use crate::error::BatonError;
 use crate::providers::local::{self, Endpoint, LocalRun};
-use crate::providers::{ProviderKind, RunMsg, SessionMode, TurnOutcome, TurnStatus};
+use crate::providers::{RunMsg, SessionMode, TurnOutcome};
 use crate::store::{Entry, Record, TerminalRow};
+use crate::words::{ProviderKind, TurnStatus};
 
 /// The conversation's turns before `current`, oldest first, each whole: a local turn's own
 /// messages, any other turn as its prompt and answer (so a switch back to local carries on).
@@ -272,7 +273,7 @@ mod tests {
             error: None,
             session_id: None,
             model: None,
-            context: tokens.map(|tokens| crate::providers::ContextUsage {
+            context: tokens.map(|tokens| crate::words::ContextUsage {
                 tokens,
                 window: 2048,
             }),
