@@ -5,11 +5,13 @@ mod checkout;
 mod extract;
 mod feed;
 mod fence;
-mod handlers;
 mod read;
+mod settings;
 mod shell;
 mod state;
+mod terminals;
 mod turn;
+mod wire;
 
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
@@ -19,7 +21,7 @@ use std::time::Duration;
 
 use nix::fcntl::{Flock, FlockArg};
 use serde::Serialize;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 
 use crate::config::Config;
@@ -29,10 +31,10 @@ use crate::protocol::views::{AcceptedView, ReindexView, StoppingView};
 use crate::protocol::{Reply, Request, WatchEvent};
 use crate::providers::process;
 use crate::store::{Record, Store};
-use crate::validate;
 use crate::words::TurnStatus;
 use feed::Feed;
 use state::Server;
+use wire::write_reply;
 
 /// The longest request line accepted (a prompt is at most 1 MiB, JSON-escaped).
 const MAX_REQUEST_BYTES: usize = 8 * 1024 * 1024;
@@ -198,15 +200,6 @@ async fn shutdown(srv: &Arc<Server>) {
     let _ = tokio::time::timeout(STOP_GRACE, wait_all).await;
 }
 
-async fn write_reply(w: &mut tokio::net::unix::OwnedWriteHalf, r: &Reply) -> bool {
-    let mut line = match serde_json::to_vec(r) {
-        Ok(l) => l,
-        Err(_) => return false,
-    };
-    line.push(b'\n');
-    w.write_all(&line).await.is_ok()
-}
-
 async fn connection(srv: Arc<Server>, stream: UnixStream, stop: tokio::sync::watch::Sender<bool>) {
     let (read, mut write) = stream.into_split();
     let mut reader = BufReader::new(read.take(MAX_REQUEST_BYTES as u64));
@@ -215,9 +208,10 @@ async fn connection(srv: Arc<Server>, stream: UnixStream, stop: tokio::sync::wat
         Ok(0) => return,
         Ok(_) => match serde_json::from_str::<Request>(&line) {
             // Both ways: the client's input lines follow on the same connection.
-            Ok(Request::Shell { name, rows, cols }) => {
-                shell::attach(&srv, &name, (rows, cols), reader, &mut write).await
-            }
+            Ok(Request::Shell { name, rows, cols }) => match srv.terminal(&name) {
+                Ok(t) => shell::attach(&srv.shells, &t, (rows, cols), reader, &mut write).await,
+                Err(error) => Some(Reply::Error { error }),
+            },
             Ok(req) => handle(&srv, req, &mut write, &stop).await,
             Err(e) => Some(Reply::Error {
                 error: BatonError::bad_input(format!("malformed request: {e}")),
@@ -306,7 +300,7 @@ async fn handle(
             model,
             brief,
             in_place,
-        } => done(handlers::new_terminal(
+        } => done(terminals::new_terminal(
             srv, name, &dir, provider, model, brief, in_place,
         )),
         Request::Diff { name, patch } => done(checkout::diff(srv, &name, patch)),
@@ -314,7 +308,7 @@ async fn handle(
         Request::Revert { name, turn } => {
             let running = srv
                 .terminal(&name)
-                .map(|t| handlers::busy(srv, &t.id))
+                .map(|t| terminals::busy(srv, &t.id))
                 .unwrap_or(false);
             done(checkout::revert(srv, &name, turn, running))
         }
@@ -322,8 +316,8 @@ async fn handle(
             name,
             delete_branch,
             force,
-        } => done(remove_terminal(srv, &name, delete_branch, force)),
-        Request::Rename { name, new_name } => done(handlers::rename(srv, &name, &new_name)),
+        } => done(terminals::remove(srv, &name, delete_branch, force)),
+        Request::Rename { name, new_name } => done(terminals::rename(srv, &name, &new_name)),
         Request::Send {
             name,
             prompt,
@@ -332,7 +326,7 @@ async fn handle(
             dir,
             detach,
         } => {
-            let feed = match accept_send(srv, &name, prompt, provider, model, dir) {
+            let feed = match turn::accept(srv, &name, prompt, provider, model, dir) {
                 Ok(f) => f,
                 Err(error) => return Some(Reply::Error { error }),
             };
@@ -348,10 +342,10 @@ async fn handle(
         Request::Ls => done(read::ls(srv)),
         Request::Show { name } => done(read::show(srv, &name)),
         Request::Log { name } => done(read::log(srv, &name)),
-        Request::Instructions { name, action } => done(handlers::instructions(srv, &name, action)),
-        Request::Interrupt { name } => done(handlers::interrupt(srv, &name)),
+        Request::Instructions { name, action } => done(terminals::instructions(srv, &name, action)),
+        Request::Interrupt { name } => done(terminals::interrupt(srv, &name)),
         Request::Extract { prompt, provider } => {
-            let provider = match handlers::parse_provider(provider.as_deref()) {
+            let provider = match settings::parse_provider(provider.as_deref()) {
                 Ok(p) => p.unwrap_or(crate::words::ProviderKind::Claude),
                 Err(error) => return Some(Reply::Error { error }),
             };
@@ -384,74 +378,4 @@ async fn handle(
             }))
         }
     }
-}
-
-/// `baton rm`: refused while the terminal runs or has sends waiting.
-fn remove_terminal(
-    srv: &Server,
-    name: &str,
-    delete_branch: bool,
-    force: bool,
-) -> Result<crate::protocol::views::RemovedView, BatonError> {
-    let t = srv.terminal(name)?;
-    let rt = srv.runtime(&t.id);
-    // Holding the turn lock keeps a send from starting while the terminal is removed.
-    let Ok(_turn) = rt.turn_lock.try_lock() else {
-        return Err(BatonError::bad_input(format!(
-            "{name} is running a turn: remove it once the turn ended (or `baton interrupt {name}` first)"
-        )));
-    };
-    if rt.waiting.load(Ordering::SeqCst) > 0 {
-        return Err(BatonError::bad_input(format!(
-            "{name} has prompts waiting: remove it once they ran"
-        )));
-    }
-    let removed = checkout::remove(srv, name, delete_branch, force)?;
-    srv.shells.hang_up(&t.id);
-    let _ = srv.watch.send(WatchEvent::Removed {
-        name: name.to_string(),
-    });
-    Ok(removed)
-}
-
-/// Validates a send (nothing changes when it is refused) and starts its turn task.
-fn accept_send(
-    srv: &Arc<Server>,
-    name: &str,
-    prompt: String,
-    provider: Option<String>,
-    model: Option<String>,
-    dir: Option<String>,
-) -> Result<Arc<Feed>, BatonError> {
-    if srv.shutting_down.load(Ordering::SeqCst) {
-        return Err(BatonError::failed(
-            "the baton server is shutting down; try again",
-        ));
-    }
-    let terminal = srv.terminal(name)?;
-    validate::prompt(&prompt)?;
-    let provider = handlers::choose_provider(srv, provider.as_deref(), Some(&terminal))?;
-    if let Some(m) = &model {
-        handlers::validate_model(m)?;
-    }
-    let dir = dir.map(|d| handlers::existing_dir(&d)).transpose()?;
-    if dir.is_some() && terminal.mode == crate::words::CheckoutMode::Worktree {
-        return Err(BatonError::bad_input(format!(
-            "{name} works in its own git worktree: --dir cannot move it (open another terminal with `baton new NAME --dir DIR`)"
-        )));
-    }
-    let kind = provider.as_ref().map_or(terminal.provider, |p| p.kind);
-    if kind.is_cli() {
-        srv.resolve_bin(kind)?;
-    }
-    let feed = Arc::new(Feed::new(terminal.name.clone(), srv.watch.clone()));
-    let job = turn::SendJob {
-        terminal,
-        prompt,
-        provider,
-        model,
-        dir,
-    };
-    tokio::spawn(turn::run(srv.clone(), job, feed.clone()));
-    Ok(feed)
 }

@@ -12,6 +12,7 @@ use crate::protocol::views::{
     CheckoutView, ContextView, ConversationView, LastTurnView, LiveConversationView, LogTurnView,
     LogView, StatusView, TerminalState, TerminalView,
 };
+use crate::protocol::WatchEvent;
 use crate::store::{TerminalRow, TurnView};
 use crate::words::{ContextUsage, ProviderKind, TurnStatus};
 
@@ -182,4 +183,20 @@ pub fn status(srv: &Server) -> Result<StatusView, BatonError> {
         running_turns,
         version: env!("CARGO_PKG_VERSION").to_string(),
     })
+}
+
+impl Server {
+    /// Tells watching clients that terminal `tid` changed.
+    pub fn announce(&self, tid: &str) {
+        if self.watch.receiver_count() == 0 {
+            return;
+        }
+        if let Ok(Some(t)) = self.store.terminal(tid) {
+            if let Ok(terminal) = terminal(self, &t) {
+                let _ = self.watch.send(WatchEvent::Terminal {
+                    terminal: Box::new(terminal),
+                });
+            }
+        }
+    }
 }

@@ -156,20 +156,6 @@ impl Server {
         all
     }
 
-    /// Tells watching clients that terminal `tid` changed.
-    pub fn announce(&self, tid: &str) {
-        if self.watch.receiver_count() == 0 {
-            return;
-        }
-        if let Ok(Some(t)) = self.store.terminal(tid) {
-            if let Ok(terminal) = super::read::terminal(self, &t) {
-                let _ = self.watch.send(WatchEvent::Terminal {
-                    terminal: Box::new(terminal),
-                });
-            }
-        }
-    }
-
     pub fn screenshots(&self, tid: &str) -> PathBuf {
         self.store.data_dir().screenshots(tid)
     }

@@ -37,10 +37,10 @@ mod frames;
 mod skim;
 use frames::{nonzero, Frame, Mirror};
 
-use super::state::Server;
-use super::write_reply;
+use super::wire::write_reply;
 use crate::error::BatonError;
 use crate::protocol::{Reply, ShellEvent, ShellInput};
+use crate::store::TerminalRow;
 
 /// Bytes read from the PTY at a time.
 const READ_CHUNK: usize = 16 * 1024;
@@ -360,21 +360,17 @@ enum Wanted {
 /// Serves a [`crate::protocol::Request::Shell`] connection until the client goes away or the
 /// shell ends. Returns the error to send when the shell cannot be opened.
 pub async fn attach(
-    srv: &Server,
-    name: &str,
+    shells: &Shells,
+    t: &TerminalRow,
     (rows, cols): (u16, u16),
     reader: BufReader<tokio::io::Take<OwnedReadHalf>>,
     write: &mut OwnedWriteHalf,
 ) -> Option<Reply> {
-    let t = match srv.terminal(name) {
-        Ok(t) => t,
-        Err(error) => return Some(Reply::Error { error }),
-    };
     let size = pty_size(rows, cols);
     let mut tries = 0;
     let mut mirror = Mirror::new();
     let (shell, first) = loop {
-        let shell = match srv.shells.open(&t.id, Path::new(&t.dir), size) {
+        let shell = match shells.open(&t.id, Path::new(&t.dir), size) {
             Ok(s) => s,
             Err(error) => return Some(Reply::Error { error }),
         };

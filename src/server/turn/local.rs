@@ -1,16 +1,15 @@
 //! A turn on a `local` endpoint: the conversation's earlier turns are gathered from the journal
 //! (a local turn's own messages, another provider's prompt and answer), the system message is
 //! built from the terminal's CURRENT standing text, the run streams like a CLI's, and the
-//! messages it added are journalled for the next run. A terminal that switched to another
-//! provider remembers (in its journal) the endpoint it last ran on, so `--provider local`
-//! without a name goes back to it.
+//! messages it added are journalled for the next run. (A terminal that switched to another
+//! provider remembers the endpoint it last ran on: see `settings::choose_provider`.)
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
 use serde_json::{json, Value};
 
-use super::{Plan, Server, TurnCtx};
+use super::{Plan, TurnCtx};
 use crate::engine;
 use crate::error::BatonError;
 use crate::providers::local::{self, Endpoint, LocalRun};
@@ -112,31 +111,6 @@ pub fn last_context(
         }
         (_, ProviderKind::Claude | ProviderKind::Codex) => None,
     }
-}
-
-/// The endpoint the terminal last chose for `local` (at `new` or by a `send --provider`).
-/// The index keeps this (`Store::last_local_endpoint`); this journal-reading form stays as the
-/// definition its tests pin.
-#[cfg(test)]
-pub fn last_endpoint(entries: &[Entry]) -> Option<String> {
-    entries.iter().rev().find_map(|e| match &e.record {
-        Record::TerminalCreated {
-            provider: ProviderKind::Local,
-            endpoint,
-            ..
-        }
-        | Record::SettingsChanged {
-            provider: ProviderKind::Local,
-            endpoint,
-            ..
-        } => endpoint.clone(),
-        _ => None,
-    })
-}
-
-/// The endpoint terminal `tid` last chose for `local` (`last_endpoint`), as the index keeps it.
-pub fn remembered_endpoint(srv: &Server, tid: &str) -> Result<Option<String>, BatonError> {
-    Ok(srv.store.last_local_endpoint(tid)?)
 }
 
 impl TurnCtx<'_> {
@@ -283,14 +257,6 @@ mod tests {
         })
     }
 
-    fn settings(provider: ProviderKind, endpoint: Option<&str>) -> Entry {
-        at(Record::SettingsChanged {
-            provider,
-            model: None,
-            endpoint: endpoint.map(str::to_string),
-        })
-    }
-
     #[test]
     fn the_servers_last_count_is_taken_only_from_a_local_turn_of_the_conversation() {
         let done = |t, n| finished_at(t, TurnStatus::Completed, "a", n);
@@ -331,24 +297,6 @@ mod tests {
         for (mut entries, want) in cases {
             entries.push(local("now", "c"));
             assert_eq!(last_context(&entries, "c", "now"), want, "{entries:?}");
-        }
-    }
-
-    #[test]
-    fn the_endpoint_last_chosen_for_local_is_remembered_across_other_providers() {
-        let local = |e| settings(ProviderKind::Local, Some(e));
-        let claude = settings(ProviderKind::Claude, None);
-        let cases: Vec<(Vec<Entry>, Option<&str>)> = vec![
-            (vec![], None),
-            (vec![claude.clone()], None),
-            (vec![local("big"), claude.clone()], Some("big")),
-            (
-                vec![local("big"), claude.clone(), local("small"), claude.clone()],
-                Some("small"),
-            ),
-        ];
-        for (entries, want) in cases {
-            assert_eq!(last_endpoint(&entries).as_deref(), want, "{entries:?}");
         }
     }
 

@@ -1,15 +1,17 @@
-//! The server's answers to every request but `send`: creating, listing and inspecting
-//! terminals, instructions, interrupting, status.
+//! The write side of a terminal's life outside its turns: creating, renaming and removing
+//! it, editing its standing instructions, interrupting its turn. Every change is a journal
+//! record first; the answers are views from the read side. See ARCHITECTURE.md.
 
 use std::path::Path;
 use std::sync::atomic::Ordering;
 
+use super::settings::{existing_dir, validate_model, ProviderChoice};
 use super::state::Server;
 use crate::error::BatonError;
 use crate::protocol::views::{InstructionView, InterruptedView, RenamedView, TerminalView};
-use crate::protocol::InstructionsAction;
+use crate::protocol::{InstructionsAction, WatchEvent};
 use crate::providers::process;
-use crate::store::{Record, TerminalRow};
+use crate::store::Record;
 use crate::validate;
 use crate::words::ProviderKind;
 
@@ -24,11 +26,13 @@ pub fn new_terminal(
     in_place: bool,
 ) -> Result<TerminalView, BatonError> {
     let canonical = existing_dir(dir)?;
-    let ProviderChoice { kind, endpoint } = choose_provider(srv, provider.as_deref(), None)?
-        .unwrap_or(ProviderChoice {
-            kind: ProviderKind::Claude,
-            endpoint: None,
-        });
+    let ProviderChoice { kind, endpoint } =
+        super::settings::choose_provider(srv, provider.as_deref(), None)?.unwrap_or(
+            ProviderChoice {
+                kind: ProviderKind::Claude,
+                endpoint: None,
+            },
+        );
     let name = match name {
         Some(n) => n,
         None => free_name(srv, &validate::name_from_dir(Path::new(&canonical)))?,
@@ -68,21 +72,6 @@ pub fn new_terminal(
     super::read::show(srv, &name)
 }
 
-/// The physical path of an existing directory given with `--dir`.
-pub fn existing_dir(dir: &str) -> Result<String, BatonError> {
-    let canonical = Path::new(dir).canonicalize().map_err(|e| {
-        BatonError::bad_input(format!(
-            "--dir {dir}: {e} (create the directory first or fix the path)"
-        ))
-    })?;
-    if !canonical.is_dir() {
-        return Err(BatonError::bad_input(format!(
-            "--dir {dir} is not a directory"
-        )));
-    }
-    Ok(canonical.to_string_lossy().into_owned())
-}
-
 fn free_name(srv: &Server, base: &str) -> Result<String, BatonError> {
     if srv.store.terminal_id(base)?.is_none() {
         return Ok(base.to_string());
@@ -96,74 +85,6 @@ fn free_name(srv: &Server, base: &str) -> Result<String, BatonError> {
     Err(BatonError::bad_input(
         "could not find a free terminal name: pass one",
     ))
-}
-
-/// A provider name as typed (`claude`, `codex`, `local`, `local:ENDPOINT`); the endpoint is
-/// left to [`choose_provider`].
-pub fn parse_provider(p: Option<&str>) -> Result<Option<ProviderKind>, BatonError> {
-    match p {
-        None => Ok(None),
-        Some(s) => {
-            let kind = s.strip_prefix("local:").map_or(s, |_| "local");
-            match ProviderKind::parse(kind) {
-                Some(k) => Ok(Some(k)),
-                None => Err(BatonError::bad_input(format!(
-                    "unknown provider {s:?} (use claude, codex or local[:ENDPOINT])"
-                ))),
-            }
-        }
-    }
-}
-
-/// A provider with, for `local`, the configured endpoint it runs on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProviderChoice {
-    pub kind: ProviderKind,
-    pub endpoint: Option<String>,
-}
-
-/// What `--provider` asks for: `local` takes the endpoint named, else the terminal's own, else
-/// the only one configured, and it must be configured. With no `--provider`, a local
-/// terminal's endpoint is checked the same way (None is returned: nothing changes).
-pub fn choose_provider(
-    srv: &Server,
-    requested: Option<&str>,
-    terminal: Option<&TerminalRow>,
-) -> Result<Option<ProviderChoice>, BatonError> {
-    let kind = parse_provider(requested)?;
-    let named = requested.and_then(|s| s.strip_prefix("local:"));
-    let (kind, named) = match (kind, terminal) {
-        (Some(k), _) => (k, named),
-        (None, Some(t)) => (t.provider, t.endpoint.as_deref()),
-        (None, None) => return Ok(None),
-    };
-    let endpoint = match kind {
-        ProviderKind::Local => {
-            // The terminal's own: the one it runs on, else (back from another provider) the
-            // one it last ran on.
-            let own = match terminal {
-                Some(t) if t.provider == ProviderKind::Local => t.endpoint.clone(),
-                Some(t) if named.is_none() => super::turn::remembered_endpoint(srv, &t.id)?,
-                _ => None,
-            };
-            let (name, _) = srv
-                .config
-                .endpoint(named.or(own.as_deref()))
-                .map_err(BatonError::bad_input)?;
-            Some(name)
-        }
-        ProviderKind::Claude | ProviderKind::Codex => None,
-    };
-    Ok(requested.map(|_| ProviderChoice { kind, endpoint }))
-}
-
-pub fn validate_model(m: &str) -> Result<(), BatonError> {
-    if m.trim().is_empty() || m.chars().any(char::is_control) || m.starts_with('-') {
-        return Err(BatonError::bad_input(format!(
-            "invalid model name {m:?} (e.g. sonnet, opus, gpt-5.5)"
-        )));
-    }
-    Ok(())
 }
 
 /// True while a turn runs on the terminal or sends wait for it.
@@ -301,4 +222,32 @@ fn busy_refusal(name: &str, what: &str) -> BatonError {
     BatonError::bad_input(format!(
         "{name} is running a turn or has prompts waiting: {what} it once they ended (or `baton interrupt {name}`)"
     ))
+}
+
+/// `baton rm`: refused while the terminal runs or has sends waiting.
+pub fn remove(
+    srv: &Server,
+    name: &str,
+    delete_branch: bool,
+    force: bool,
+) -> Result<crate::protocol::views::RemovedView, BatonError> {
+    let t = srv.terminal(name)?;
+    let rt = srv.runtime(&t.id);
+    // Holding the turn lock keeps a send from starting while the terminal is removed.
+    let Ok(_turn) = rt.turn_lock.try_lock() else {
+        return Err(BatonError::bad_input(format!(
+            "{name} is running a turn: remove it once the turn ended (or `baton interrupt {name}` first)"
+        )));
+    };
+    if rt.waiting.load(Ordering::SeqCst) > 0 {
+        return Err(BatonError::bad_input(format!(
+            "{name} has prompts waiting: remove it once they ran"
+        )));
+    }
+    let removed = super::checkout::remove(srv, name, delete_branch, force)?;
+    srv.shells.hang_up(&t.id);
+    let _ = srv.watch.send(WatchEvent::Removed {
+        name: name.to_string(),
+    });
+    Ok(removed)
 }

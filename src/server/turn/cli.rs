@@ -1,0 +1,283 @@
+//! Running a turn's CLI: the command line (with the fence), the fallback to a fresh session
+//! when the one to resume is gone, and the pump that keeps the raw stream and turns the CLI's
+//! events into the turn's answer, tool lines and notes.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use super::super::feed::Feed;
+use super::super::state::{Server, TermRuntime};
+use super::plan::{new_mode, Plan};
+use crate::error::BatonError;
+use crate::protocol::{Reply, SendEvent};
+use crate::providers::{self, RunMsg, RunSpec, SessionMode, TurnOutcome};
+use crate::store::{Record, TerminalRow};
+use crate::words::{ProviderKind, SessionReason, TurnEvent, TurnStatus};
+
+/// Codex's `workspace-write` sandbox also leaves `/tmp` and `$TMPDIR` writable unless told
+/// otherwise: exclude both and give commands a temporary folder inside the fence instead
+/// (`<terminal>/tmp`, added as a writable root and set as TMPDIR).
+fn fence(srv: &Server, tid: &str, spec: &mut RunSpec) {
+    if spec.provider != ProviderKind::Codex || spec.sandbox.as_deref() != Some("workspace-write") {
+        return;
+    }
+    let tmp = srv.store.data_dir().terminal(tid).join("tmp");
+    if crate::paths::ensure_private_dir(&tmp).is_err() {
+        return;
+    }
+    let mut args: Vec<String> = [
+        "-c",
+        "sandbox_workspace_write.exclude_slash_tmp=true",
+        "-c",
+        "sandbox_workspace_write.exclude_tmpdir_env_var=true",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.append(&mut spec.extra_args);
+    spec.extra_args = args;
+    spec.add_dirs.push(tmp.clone());
+    spec.env
+        .push(("TMPDIR".to_string(), tmp.to_string_lossy().into_owned()));
+}
+
+/// The running turn's context: where its output goes.
+pub(super) struct TurnCtx<'a> {
+    pub(super) srv: &'a Arc<Server>,
+    pub(super) rt: &'a Arc<TermRuntime>,
+    pub(super) tid: &'a str,
+    pub(super) turn_id: &'a str,
+    pub(super) feed: &'a Feed,
+    pub(super) interrupted: Arc<AtomicBool>,
+    pub(super) answer: String,
+    pub(super) tools: Vec<String>,
+    pub(super) notes: Vec<String>,
+    /// The CLI ended the turn itself (a result / turn end event).
+    pub(super) saw_end: bool,
+}
+
+impl TurnCtx<'_> {
+    pub(super) fn note(&mut self, message: String) {
+        self.feed.push(Reply::Event {
+            event: SendEvent::Note {
+                message: message.clone(),
+            },
+        });
+        self.notes.push(message);
+    }
+
+    /// Runs the CLI; on a resume whose session is gone, starts a fresh session in the same
+    /// conversation and runs the prompt there. Returns the outcome, the turn's session id and
+    /// the model its session is pinned to.
+    pub(super) async fn execute(
+        &mut self,
+        term: &TerminalRow,
+        plan: &Plan,
+        prompt: &str,
+    ) -> Result<(TurnOutcome, Option<String>, Option<String>), BatonError> {
+        let srv = self.srv.clone();
+        let provider = term.provider;
+        if provider == ProviderKind::Local {
+            return self.execute_local(term, plan, prompt).await;
+        }
+        let bin = srv.resolve_bin(provider)?;
+        let pcfg = srv.config.provider(provider);
+        let mut spec = RunSpec {
+            provider,
+            bin,
+            cwd: PathBuf::from(&plan.conversation.dir),
+            session: plan.mode.clone(),
+            model: term
+                .model
+                .clone()
+                .or(plan.pinned_model.clone())
+                .or(pcfg.model.clone()),
+            system_text: plan.conversation.system_text.clone(),
+            permission_mode: if provider == ProviderKind::Claude {
+                srv.config.permission_mode()
+            } else {
+                None
+            },
+            sandbox: if provider == ProviderKind::Codex {
+                srv.config.sandbox()
+            } else {
+                None
+            },
+            add_dirs: vec![srv.screenshots(self.tid)],
+            extra_args: pcfg.args.clone(),
+            env: Vec::new(),
+        };
+        fence(&srv, self.tid, &mut spec);
+        if let Some(warning) = srv
+            .fence_checks
+            .warning(&spec, srv.path_var.as_deref())
+            .await
+        {
+            self.note(warning);
+        }
+        let mut reason = plan.session_reason;
+        let mut outcome = self.run_cli(&spec, prompt).await?;
+        if let SessionMode::Resume { session_id } = &spec.session {
+            if outcome.session_not_found && !self.interrupted.load(Ordering::SeqCst) {
+                self.note(format!(
+                    "cannot resume {provider} session {session_id}: the CLI no longer has it; starting a fresh session in the same conversation"
+                ));
+                spec.session = new_mode(provider);
+                spec.model = term.model.clone().or(pcfg.model.clone());
+                reason = Some(SessionReason::Lost);
+                outcome = self.run_cli(&spec, prompt).await?;
+            }
+        }
+        let session_id = match &spec.session {
+            SessionMode::Resume { session_id } => Some(session_id.clone()),
+            SessionMode::New { session_id } => outcome.session_id.clone().or(session_id.clone()),
+        };
+        let mut pinned = spec.model.clone();
+        if let (Some(reason), Some(sid)) = (reason, &session_id) {
+            if outcome.session_id.is_some() {
+                pinned = outcome.model.clone().or(spec.model.clone());
+                srv.store.append(
+                    self.tid,
+                    Record::SessionStarted {
+                        conversation_id: plan.conversation.id.clone(),
+                        turn_id: self.turn_id.to_string(),
+                        provider,
+                        session_id: sid.clone(),
+                        model: pinned.clone(),
+                        reason,
+                    },
+                )?;
+            }
+        }
+        let session_id =
+            if outcome.session_id.is_some() || matches!(spec.session, SessionMode::Resume { .. }) {
+                session_id
+            } else {
+                None
+            };
+        Ok((outcome, session_id, pinned))
+    }
+
+    /// One CLI run: raw lines to the turn file, events to the feed.
+    async fn run_cli(&mut self, spec: &RunSpec, prompt: &str) -> Result<TurnOutcome, BatonError> {
+        let srv = self.srv.clone();
+        let path = srv.turn_file(self.tid, self.turn_id);
+        // Checked before the CLI starts: a turn whose raw stream cannot be kept does not run.
+        crate::paths::open_private_append(&path)
+            .map_err(|e| BatonError::failed(format!("cannot write {}: {e}", path.display())))?;
+        let (tx, rx) = tokio::sync::mpsc::channel::<RunMsg>(1024);
+        let spec2 = spec.clone();
+        let prompt = prompt.as_bytes().to_vec();
+        let interrupted = self.interrupted.clone();
+        let task = tokio::spawn(async move {
+            providers::run::run_turn(
+                &spec2,
+                &prompt,
+                &srv.homes,
+                srv.path_var.as_deref(),
+                tx,
+                interrupted,
+            )
+            .await
+        });
+        self.pump(rx).await;
+        let outcome = task
+            .await
+            .map_err(|e| BatonError::failed(format!("the {} run crashed: {e}", spec.provider)))?
+            .map_err(|e| BatonError::failed(e.to_string()))?;
+        Ok(outcome)
+    }
+
+    /// Feeds a run's messages to the turn until the run ends: raw lines to the turn file,
+    /// events to the feed.
+    pub(super) async fn pump(&mut self, mut rx: tokio::sync::mpsc::Receiver<RunMsg>) {
+        let path = self.srv.turn_file(self.tid, self.turn_id);
+        let (mut raw, mut write_err) = match crate::paths::open_private_append(&path) {
+            Ok(f) => (Some(std::io::BufWriter::new(f)), None),
+            Err(e) => (None, Some(e)),
+        };
+        while let Some(msg) = rx.recv().await {
+            if let Some(e) = self.on_msg(msg, raw.as_mut()) {
+                write_err.get_or_insert(e);
+            }
+        }
+        if let Some(raw) = raw.as_mut() {
+            if let Err(e) = raw.flush().and_then(|_| raw.get_ref().sync_data()) {
+                write_err.get_or_insert(e);
+            }
+        }
+        if let Some(e) = write_err {
+            self.note(format!(
+                "could not keep the raw stream in {}: {e}",
+                path.display()
+            ));
+        }
+    }
+
+    /// One message of a run; returns a failure to write the raw stream.
+    fn on_msg(
+        &mut self,
+        msg: RunMsg,
+        raw: Option<&mut std::io::BufWriter<std::fs::File>>,
+    ) -> Option<std::io::Error> {
+        match msg {
+            RunMsg::Started { pid } => {
+                // Recorded and checked under one lock (see `handlers::interrupt`): an
+                // interrupt that came before the pid is sent now.
+                let interrupted = match self.rt.running.lock() {
+                    Ok(mut r) => {
+                        if let Some(run) = r.as_mut() {
+                            run.pid = Some(pid);
+                        }
+                        self.interrupted.load(Ordering::SeqCst)
+                    }
+                    Err(_) => self.interrupted.load(Ordering::SeqCst),
+                };
+                if interrupted {
+                    let _ = providers::process::interrupt(pid);
+                }
+            }
+            RunMsg::Raw(line) => {
+                if let Some(raw) = raw {
+                    return raw
+                        .write_all(line.as_bytes())
+                        .and_then(|_| raw.write_all(b"\n"))
+                        .err();
+                }
+            }
+            RunMsg::Event(ev) => self.on_event(ev),
+            RunMsg::Note(message) => self.note(message),
+        }
+        None
+    }
+
+    fn on_event(&mut self, ev: TurnEvent) {
+        // An interrupted Claude run ends with an error result (`aborted_streaming`): to the
+        // user that is an interruption, not a failure.
+        let ev = match ev {
+            TurnEvent::End {
+                status: TurnStatus::Failed,
+                ..
+            } if self.interrupted.load(Ordering::SeqCst) => TurnEvent::End {
+                status: TurnStatus::Interrupted,
+                error: None,
+            },
+            other => other,
+        };
+        // Deltas build the answer as they come, so an interrupted stream keeps what arrived.
+        ev.add_to_answer(&mut self.answer);
+        match &ev {
+            TurnEvent::ToolUse { summary, .. } => self.tools.push(summary.clone()),
+            TurnEvent::End { .. } => self.saw_end = true,
+            TurnEvent::Session { .. }
+            | TurnEvent::Text { .. }
+            | TurnEvent::Delta { .. }
+            | TurnEvent::Usage { .. }
+            | TurnEvent::Warning { .. } => {}
+        }
+        self.feed.push(Reply::Event {
+            event: SendEvent::Turn { event: ev },
+        });
+    }
+}

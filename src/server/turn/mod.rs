@@ -1,0 +1,343 @@
+//! One turn, from accepted prompt to journalled result, step by step: queueing behind the
+//! running turn, applying a switch of settings, asking the send path ([`plan`]), recording the
+//! start, running the CLI ([`cli`]) or baton's own loop for a local endpoint ([`local`]), and
+//! recording the end (automatic commit, result, summary). See ARCHITECTURE.md ("The send path").
+
+mod cli;
+mod local;
+mod plan;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use super::feed::Feed;
+use super::settings::ProviderChoice;
+use super::state::{Running, Server, TermRuntime};
+use crate::engine;
+use crate::error::BatonError;
+use crate::protocol::{Reply, SendEvent, TurnSummary};
+use crate::providers::TurnOutcome;
+use crate::store::{Record, TerminalRow};
+use crate::validate;
+use crate::words::TurnStatus;
+use cli::TurnCtx;
+use plan::Plan;
+
+/// A validated send, ready to queue.
+pub struct SendJob {
+    pub terminal: TerminalRow,
+    pub prompt: String,
+    /// A switch of provider (and, for `local`, endpoint) from this turn on.
+    pub provider: Option<ProviderChoice>,
+    pub model: Option<String>,
+    /// A checked, physical directory to move the terminal's runs to.
+    pub dir: Option<String>,
+}
+
+/// Validates a send (nothing changes when it is refused) and starts its turn task.
+pub fn accept(
+    srv: &Arc<Server>,
+    name: &str,
+    prompt: String,
+    provider: Option<String>,
+    model: Option<String>,
+    dir: Option<String>,
+) -> Result<Arc<Feed>, BatonError> {
+    if srv.shutting_down.load(Ordering::SeqCst) {
+        return Err(BatonError::failed(
+            "the baton server is shutting down; try again",
+        ));
+    }
+    let terminal = srv.terminal(name)?;
+    validate::prompt(&prompt)?;
+    let provider = super::settings::choose_provider(srv, provider.as_deref(), Some(&terminal))?;
+    if let Some(m) = &model {
+        super::settings::validate_model(m)?;
+    }
+    let dir = dir.map(|d| super::settings::existing_dir(&d)).transpose()?;
+    if dir.is_some() && terminal.mode == crate::words::CheckoutMode::Worktree {
+        return Err(BatonError::bad_input(format!(
+            "{name} works in its own git worktree: --dir cannot move it (open another terminal with `baton new NAME --dir DIR`)"
+        )));
+    }
+    let kind = provider.as_ref().map_or(terminal.provider, |p| p.kind);
+    if kind.is_cli() {
+        srv.resolve_bin(kind)?;
+    }
+    let feed = Arc::new(Feed::new(terminal.name.clone(), srv.watch.clone()));
+    let job = SendJob {
+        terminal,
+        prompt,
+        provider,
+        model,
+        dir,
+    };
+    tokio::spawn(run(srv.clone(), job, feed.clone()));
+    Ok(feed)
+}
+
+/// Runs `job` to its end, reporting every step to `feed`. Never fails silently: any error ends
+/// the feed with an error reply.
+async fn run(srv: Arc<Server>, job: SendJob, feed: Arc<Feed>) {
+    let rt = srv.runtime(&job.terminal.id);
+    let ahead = rt.waiting.fetch_add(1, Ordering::SeqCst) + usize::from(is_busy(&rt));
+    if ahead > 0 {
+        feed.push(Reply::Event {
+            event: SendEvent::Queued { ahead },
+        });
+    }
+    let tid = job.terminal.id.clone();
+    srv.announce(&tid);
+    let guard = rt.turn_lock.clone().lock_owned().await;
+    rt.waiting.fetch_sub(1, Ordering::SeqCst);
+    let result = if srv.shutting_down.load(Ordering::SeqCst) {
+        Err(BatonError::failed(
+            "the baton server is shutting down; the prompt was not run",
+        ))
+    } else {
+        run_locked(&srv, &rt, job, &feed).await
+    };
+    if let Ok(mut r) = rt.running.lock() {
+        *r = None;
+    }
+    drop(guard);
+    match result {
+        Ok(summary) => match serde_json::to_value(&summary) {
+            Ok(data) => feed.finish(Reply::Ok { data }),
+            Err(e) => feed.finish(Reply::Error {
+                error: BatonError::failed(e.to_string()),
+            }),
+        },
+        Err(error) => feed.finish(Reply::Error { error }),
+    }
+    // After the end of the turn, so watchers see its state change last.
+    srv.announce(&tid);
+}
+
+fn is_busy(rt: &TermRuntime) -> bool {
+    rt.is_running() || rt.turn_lock.try_lock().is_err()
+}
+
+/// A turn that started: its id and number, and the flag an interrupt sets.
+struct Started {
+    turn_id: String,
+    number: u32,
+    interrupted: Arc<AtomicBool>,
+}
+
+/// The turn, once it holds the terminal's turn lock.
+async fn run_locked(
+    srv: &Arc<Server>,
+    rt: &Arc<TermRuntime>,
+    job: SendJob,
+    feed: &Feed,
+) -> Result<TurnSummary, BatonError> {
+    let mut term = job.terminal.clone();
+    apply_settings(srv, &mut term, &job)?;
+    // The checkout may have moved since the last turn (rule 1 of the send path sees it).
+    let checkout_notes = super::checkout::follow(srv, &mut term)?;
+    for message in &checkout_notes {
+        feed.push(Reply::Event {
+            event: SendEvent::Note {
+                message: message.clone(),
+            },
+        });
+    }
+    let plan = plan::plan(srv, rt, &term).await?;
+    let started = start(srv, rt, &term, &plan, &job.prompt, feed)?;
+    let mut ctx = TurnCtx {
+        srv,
+        rt,
+        tid: &term.id,
+        turn_id: &started.turn_id,
+        feed,
+        interrupted: started.interrupted.clone(),
+        answer: String::new(),
+        tools: Vec::new(),
+        notes: checkout_notes,
+        saw_end: false,
+    };
+    let ran = ctx.execute(&term, &plan, &job.prompt).await;
+    finish(&mut ctx, &term, plan, &job.prompt, &started, ran).await
+}
+
+/// A switch of provider, endpoint, model or directory applies from this turn on: journalled,
+/// and applied to `term` for this turn.
+fn apply_settings(srv: &Server, term: &mut TerminalRow, job: &SendJob) -> Result<(), BatonError> {
+    let (provider, endpoint) = job.provider.clone().map_or_else(
+        || (term.provider, term.endpoint.clone()),
+        |c| (c.kind, c.endpoint),
+    );
+    let model = job.model.clone().or_else(|| {
+        if provider == term.provider && endpoint == term.endpoint {
+            term.model.clone()
+        } else {
+            None
+        }
+    });
+    if provider != term.provider || endpoint != term.endpoint || model != term.model {
+        srv.store.append(
+            &term.id,
+            Record::SettingsChanged {
+                provider,
+                model: model.clone(),
+                endpoint: endpoint.clone(),
+            },
+        )?;
+        term.provider = provider;
+        term.endpoint = endpoint;
+        term.model = model;
+    }
+    if let Some(dir) = job.dir.clone().filter(|d| *d != term.dir) {
+        srv.store
+            .append(&term.id, Record::DirChanged { dir: dir.clone() })?;
+        term.source = dir.clone();
+        term.dir = dir;
+    }
+    Ok(())
+}
+
+/// Records the start of the turn, starts the background extraction of its prompt and tells
+/// the watchers.
+fn start(
+    srv: &Arc<Server>,
+    rt: &Arc<TermRuntime>,
+    term: &TerminalRow,
+    plan: &Plan,
+    prompt: &str,
+    feed: &Feed,
+) -> Result<Started, BatonError> {
+    // Only the count: never the whole history.
+    let number = srv.store.turns_summary(&term.id, None)?.count + 1;
+    let turn_id = uuid::Uuid::now_v7().to_string();
+    let interrupted = Arc::new(AtomicBool::new(false));
+    if let Ok(mut r) = rt.running.lock() {
+        *r = Some(Running {
+            turn_id: turn_id.clone(),
+            pid: None,
+            interrupted: interrupted.clone(),
+        });
+    }
+    srv.store.append(
+        &term.id,
+        Record::TurnStarted {
+            turn_id: turn_id.clone(),
+            number,
+            conversation_id: plan.conversation.id.clone(),
+            provider: term.provider,
+            prompt: prompt.to_string(),
+        },
+    )?;
+    srv.announce(&term.id);
+    super::extract::spawn(
+        srv.clone(),
+        rt.clone(),
+        term.id.clone(),
+        turn_id.clone(),
+        prompt.to_string(),
+        term.provider,
+    );
+    feed.push(Reply::Event {
+        event: SendEvent::Started {
+            turn_id: turn_id.clone(),
+            number,
+            provider: term.provider,
+            conversation: plan.conversation.number,
+            opened: plan.opened,
+            rotate_at: engine::ROTATE_FRACTION,
+            session: plan.session_reason.into(),
+            prompt: prompt.to_string(),
+        },
+    });
+    Ok(Started {
+        turn_id,
+        number,
+        interrupted,
+    })
+}
+
+/// What running the turn gave: the outcome, its session id and the model it is pinned to.
+type Ran = Result<(TurnOutcome, Option<String>, Option<String>), BatonError>;
+
+/// Commits what the turn changed, records its end and sums it up.
+async fn finish(
+    ctx: &mut TurnCtx<'_>,
+    term: &TerminalRow,
+    plan: Plan,
+    prompt: &str,
+    started: &Started,
+    ran: Ran,
+) -> Result<TurnSummary, BatonError> {
+    let srv = ctx.srv;
+    let (outcome, session_id, session_model) = ran.unwrap_or_else(|e| {
+        let failed = TurnOutcome {
+            status: Some(TurnStatus::Failed),
+            error: Some(e.to_string()),
+            ..TurnOutcome::default()
+        };
+        (failed, None, None)
+    });
+    let status = outcome.status.unwrap_or(TurnStatus::Failed);
+    let model = outcome.model.clone().or(session_model);
+    let provider = term.provider;
+    // Every turn that changed files is committed, whatever its status.
+    let facts = super::checkout::TurnFacts {
+        prompt,
+        conversation: &plan.conversation.id,
+        provider: provider.as_str(),
+        session: session_id.as_deref().unwrap_or("none"),
+        number: started.number,
+    };
+    let commit = match super::checkout::commit_turn(term, facts).await {
+        Ok(c) => c,
+        Err(e) => {
+            ctx.note(format!(
+                "the automatic commit failed: {e} (the files are still in {})",
+                term.dir
+            ));
+            None
+        }
+    };
+    if let Some(commit) = &commit {
+        srv.store.append(
+            &term.id,
+            Record::TurnCommitted {
+                turn_id: started.turn_id.clone(),
+                commit: commit.clone(),
+            },
+        )?;
+    }
+    srv.store.append(
+        &term.id,
+        Record::TurnFinished {
+            turn_id: started.turn_id.clone(),
+            status,
+            error: outcome.error.clone(),
+            session_id: session_id.clone(),
+            model: model.clone(),
+            context: outcome.context,
+            answer: ctx.answer.clone(),
+            tools: ctx.tools.clone(),
+            notes: ctx.notes.clone(),
+        },
+    )?;
+    let unusable_cli =
+        status == TurnStatus::Failed && !ctx.saw_end && !ctx.interrupted.load(Ordering::SeqCst);
+    Ok(TurnSummary {
+        commit,
+        turn_id: started.turn_id.clone(),
+        number: started.number,
+        status,
+        error: outcome.error,
+        provider,
+        session_id,
+        model,
+        conversation: plan.conversation.number,
+        conversation_id: plan.conversation.id,
+        opened: plan.opened,
+        rotates_next: super::read::rotates_next(provider, outcome.context.as_ref()),
+        rotate_at: engine::ROTATE_FRACTION,
+        context: outcome.context,
+        unusable_cli,
+    })
+}

@@ -1,0 +1,161 @@
+//! The send path's facts, gathered for one turn, and its decision carried out: which
+//! conversation the turn runs in (opening one when the engine says so) and how its provider
+//! session starts. The decision itself is `engine::decide` (pure); this is its IO side.
+
+use std::path::{Path, PathBuf};
+
+use super::super::state::{Server, TermRuntime};
+use crate::engine::{self, ConversationFacts, Decision, SendFacts, SessionFact};
+use crate::error::BatonError;
+use crate::providers::{self, SessionMode};
+use crate::store::{ConversationView, Record, TerminalRow};
+use crate::words::{OpenReason, ProviderKind, SessionReason};
+
+/// What the send path settled on for this turn.
+pub(super) struct Plan {
+    pub(super) conversation: ConversationView,
+    pub(super) opened: Option<OpenReason>,
+    pub(super) mode: SessionMode,
+    pub(super) session_reason: Option<SessionReason>,
+    pub(super) pinned_model: Option<String>,
+}
+
+/// Gathers the facts, asks the send path, and opens a conversation when it says so.
+pub(super) async fn plan(
+    srv: &Server,
+    rt: &TermRuntime,
+    term: &TerminalRow,
+) -> Result<Plan, BatonError> {
+    let run_dir = PathBuf::from(&term.dir);
+    let live = srv.store.live_conversation(&term.id)?;
+    let facts_conv = match live.as_ref() {
+        Some(c) => Some(conversation_facts(srv, c)?),
+        None => None,
+    };
+    let session_on_disk = match facts_conv.as_ref().and_then(|c| c.session.as_ref()) {
+        Some(s) if s.provider == term.provider => session_on_disk(srv, s, &run_dir),
+        _ => false,
+    };
+    let facts = SendFacts {
+        conversation: facts_conv,
+        run_dir: run_dir.clone(),
+        provider: term.provider,
+        session_on_disk,
+    };
+    let decision = engine::decide(&facts);
+    let (conversation, opened) = match (&decision, live) {
+        (Decision::OpenConversation { reason }, prev) => {
+            // The fresh conversation opens with every line of the prompts before it.
+            super::super::extract::settle(rt).await;
+            let number = prev.map_or(0, |p| p.number) + 1;
+            (
+                open_conversation(srv, term, &run_dir, number, *reason)?,
+                Some(*reason),
+            )
+        }
+        (_, Some(c)) => (c, None),
+        (_, None) => {
+            return Err(BatonError::failed(
+                "internal: no live conversation to continue",
+            ))
+        }
+    };
+    let (mode, session_reason, pinned_model) = match decision {
+        Decision::Resume { session_id } => {
+            let pinned = srv
+                .store
+                .sessions(&conversation.id)?
+                .into_iter()
+                .rev()
+                .find(|s| s.session_id == session_id)
+                .and_then(|s| s.model);
+            (SessionMode::Resume { session_id }, None, pinned)
+        }
+        Decision::NewSession { reason } => (new_mode(term.provider), Some(reason), None),
+        Decision::OpenConversation { .. } => {
+            (new_mode(term.provider), Some(SessionReason::Fresh), None)
+        }
+    };
+    Ok(Plan {
+        conversation,
+        opened,
+        mode,
+        session_reason,
+        pinned_model,
+    })
+}
+
+pub(super) fn new_mode(provider: ProviderKind) -> SessionMode {
+    match provider {
+        // Claude lets the caller choose the id, so it is known before the CLI says anything;
+        // a local loop's id is baton's own.
+        ProviderKind::Claude | ProviderKind::Local => SessionMode::New {
+            session_id: Some(uuid::Uuid::new_v4().to_string()),
+        },
+        ProviderKind::Codex => SessionMode::New { session_id: None },
+    }
+}
+
+fn conversation_facts(srv: &Server, c: &ConversationView) -> Result<ConversationFacts, BatonError> {
+    let state = srv.store.conversation_state(&c.id)?;
+    Ok(ConversationFacts {
+        dir: PathBuf::from(&c.dir),
+        context: state.context,
+        session: state.session.map(|(provider, session_id)| SessionFact {
+            provider,
+            session_id,
+        }),
+    })
+}
+
+fn session_on_disk(srv: &Server, s: &SessionFact, cwd: &Path) -> bool {
+    match s.provider {
+        ProviderKind::Claude => providers::claude::session_exists(&srv.homes, cwd, &s.session_id),
+        ProviderKind::Codex => {
+            providers::codex::find_rollout(&srv.homes.codex, &s.session_id).is_some()
+        }
+        // A local loop lives in baton's own journal.
+        ProviderKind::Local => true,
+    }
+}
+
+fn open_conversation(
+    srv: &Server,
+    term: &TerminalRow,
+    run_dir: &Path,
+    number: u32,
+    reason: OpenReason,
+) -> Result<ConversationView, BatonError> {
+    let instructions: Vec<String> = srv
+        .store
+        .instructions(&term.id)?
+        .into_iter()
+        .map(|i| i.text)
+        .collect();
+    let system_text = engine::system_text::build(
+        run_dir,
+        &srv.screenshots(&term.id),
+        term.brief.as_deref(),
+        &instructions,
+    );
+    let id = uuid::Uuid::now_v7().to_string();
+    let entry = srv.store.append(
+        &term.id,
+        Record::ConversationOpened {
+            conversation_id: id.clone(),
+            number,
+            reason,
+            dir: run_dir.to_string_lossy().into_owned(),
+            system_text: system_text.clone(),
+        },
+    )?;
+    Ok(ConversationView {
+        id,
+        number,
+        opened_reason: reason.as_str().to_string(),
+        dir: run_dir.to_string_lossy().into_owned(),
+        system_text,
+        opened_at: entry.at,
+        retired_at: None,
+    })
+}
