@@ -1,11 +1,12 @@
-//! The `baton` command: parses arguments, runs the subcommand, maps errors to exit codes.
+//! The `baton` command: parses arguments, turns each subcommand into its request, runs it and
+//! maps errors to exit codes. Nothing else happens here (see ARCHITECTURE.md, "Code map").
 
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
 use baton::client::{commands, render, Client};
 use baton::error::BatonError;
@@ -27,27 +28,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Create a terminal working in a directory
-    New {
-        /// Terminal name (default: the directory's name)
-        name: Option<String>,
-        /// The directory its runs work in (default: the current directory)
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        /// claude or codex (default: claude)
-        #[arg(long)]
-        provider: Option<String>,
-        /// Model to use (default: the provider's configured or own default)
-        #[arg(long)]
-        model: Option<String>,
-        /// What this terminal is for; rides into every conversation's system instructions
-        #[arg(long)]
-        brief: Option<String>,
-        /// Run in the directory itself instead of a git worktree of its own
-        #[arg(long)]
-        in_place: bool,
-        #[arg(long)]
-        json: bool,
-    },
+    New(NewArgs),
     /// The terminal's branch against the commit it started from
     Diff {
         name: String,
@@ -91,25 +72,7 @@ enum Cmd {
         json: bool,
     },
     /// Run a prompt in a terminal and stream the turn (`-` reads the prompt from stdin)
-    Send {
-        name: String,
-        prompt: Option<String>,
-        /// Switch the terminal's provider from this turn on
-        #[arg(long)]
-        provider: Option<String>,
-        /// Switch the terminal's model from this turn on
-        #[arg(long)]
-        model: Option<String>,
-        /// Move the terminal's runs to this directory from this turn on (a fresh conversation opens)
-        #[arg(long)]
-        dir: Option<PathBuf>,
-        /// Return once the turn is accepted
-        #[arg(long)]
-        detach: bool,
-        /// Print the stream as JSON lines
-        #[arg(long)]
-        json: bool,
-    },
+    Send(SendArgs),
     /// List terminals
     Ls {
         #[arg(long)]
@@ -129,17 +92,7 @@ enum Cmd {
     },
     /// List or edit a terminal's standing instructions; `baton instructions extract` prints
     /// what the configured extractor keeps of a prompt read on stdin
-    Instructions {
-        /// A terminal, or `extract`
-        name: String,
-        #[command(subcommand)]
-        action: Option<InstrCmd>,
-        /// With `extract`: the provider a model-backed extractor asks (default: claude)
-        #[arg(long)]
-        provider: Option<String>,
-        #[arg(long, global = true)]
-        json: bool,
-    },
+    Instructions(InstructionsArgs),
     /// Interrupt the running turn (SIGINT to the CLI's process group)
     Interrupt { name: String },
     /// Start, stop or inspect the server
@@ -161,6 +114,114 @@ enum Cmd {
     },
     /// Open the multiplexer attached to the server (what `baton` alone does)
     Attach,
+}
+
+#[derive(Args)]
+struct NewArgs {
+    /// Terminal name (default: the directory's name)
+    name: Option<String>,
+    /// The directory its runs work in (default: the current directory)
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// claude or codex (default: claude)
+    #[arg(long)]
+    provider: Option<String>,
+    /// Model to use (default: the provider's configured or own default)
+    #[arg(long)]
+    model: Option<String>,
+    /// What this terminal is for; rides into every conversation's system instructions
+    #[arg(long)]
+    brief: Option<String>,
+    /// Run in the directory itself instead of a git worktree of its own
+    #[arg(long)]
+    in_place: bool,
+    #[arg(long)]
+    json: bool,
+}
+
+impl NewArgs {
+    fn request(self) -> Result<Request, BatonError> {
+        let dir = match self.dir {
+            Some(d) => d,
+            None => std::env::current_dir()
+                .map_err(|e| BatonError::bad_input(format!("no current directory: {e}")))?,
+        };
+        Ok(Request::New {
+            name: self.name,
+            dir: absolute(dir),
+            provider: self.provider,
+            model: self.model,
+            brief: self.brief,
+            in_place: self.in_place,
+        })
+    }
+}
+
+#[derive(Args)]
+struct SendArgs {
+    name: String,
+    prompt: Option<String>,
+    /// Switch the terminal's provider from this turn on
+    #[arg(long)]
+    provider: Option<String>,
+    /// Switch the terminal's model from this turn on
+    #[arg(long)]
+    model: Option<String>,
+    /// Move the terminal's runs to this directory from this turn on (a fresh conversation opens)
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Return once the turn is accepted
+    #[arg(long)]
+    detach: bool,
+    /// Print the stream as JSON lines
+    #[arg(long)]
+    json: bool,
+}
+
+impl SendArgs {
+    fn request(self) -> Result<Request, BatonError> {
+        Ok(Request::Send {
+            name: self.name,
+            prompt: commands::read_prompt(self.prompt)?,
+            provider: self.provider,
+            model: self.model,
+            dir: self.dir.map(absolute),
+            detach: self.detach,
+        })
+    }
+}
+
+#[derive(Args)]
+struct InstructionsArgs {
+    /// A terminal, or `extract`
+    name: String,
+    #[command(subcommand)]
+    action: Option<InstrCmd>,
+    /// With `extract`: the provider a model-backed extractor asks (default: claude)
+    #[arg(long)]
+    provider: Option<String>,
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+impl InstructionsArgs {
+    fn run(self, client: &Client) -> Result<i32, BatonError> {
+        let action = match self.action {
+            None if self.name == "extract" => {
+                let prompt = commands::read_prompt(Some("-".to_string()))?;
+                return commands::extract(client, prompt, self.provider, self.json);
+            }
+            None => InstructionsAction::List,
+            Some(InstrCmd::Add { text }) => InstructionsAction::Add { text },
+            Some(InstrCmd::Rm { number }) => InstructionsAction::Rm { number },
+            Some(InstrCmd::Clear) => InstructionsAction::Clear,
+        };
+        let req = Request::Instructions {
+            name: self.name,
+            action,
+        };
+        commands::simple(client, &req, self.json, render::instructions)
+    }
 }
 
 #[derive(Subcommand)]
@@ -186,6 +247,14 @@ enum ServerCmd {
     Run,
 }
 
+/// `path` made absolute against the current directory, as the server (elsewhere) needs it.
+fn absolute(path: PathBuf) -> String {
+    std::path::absolute(&path)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli.cmd) {
@@ -199,142 +268,78 @@ fn main() -> ExitCode {
 
 fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
     let client = Client::from_env()?;
-    let Some(cmd) = cmd else {
-        return baton::tui::run(&client);
-    };
+    let c = &client;
     match cmd {
-        Cmd::Attach => baton::tui::run(&client),
-        Cmd::New {
-            name,
-            dir,
-            provider,
-            model,
-            brief,
-            in_place,
-            json,
-        } => {
-            let dir = match dir {
-                Some(d) => d,
-                None => std::env::current_dir()
-                    .map_err(|e| BatonError::bad_input(format!("no current directory: {e}")))?,
-            };
-            let dir = std::path::absolute(&dir).unwrap_or(dir);
-            let req = Request::New {
-                name,
-                dir: dir.to_string_lossy().into_owned(),
-                provider,
-                model,
-                brief,
-                in_place,
-            };
-            commands::simple(&client, &req, json, render::show)
+        None | Some(Cmd::Attach) => baton::tui::run(c),
+        Some(Cmd::New(args)) => {
+            let json = args.json;
+            commands::simple(c, &args.request()?, json, render::show)
         }
-        Cmd::Send {
-            name,
-            prompt,
-            provider,
-            model,
-            dir,
-            detach,
-            json,
-        } => {
-            let prompt = commands::read_prompt(prompt)?;
-            let dir = dir.map(|d| {
-                std::path::absolute(&d)
-                    .unwrap_or(d)
-                    .to_string_lossy()
-                    .into_owned()
-            });
-            let req = Request::Send {
-                name: name.clone(),
-                prompt,
-                provider,
-                model,
-                dir,
-                detach,
-            };
-            commands::send(&client, req, &name, json)
+        Some(Cmd::Send(args)) => {
+            let (name, json) = (args.name.clone(), args.json);
+            commands::send(c, args.request()?, &name, json)
         }
-        Cmd::Diff { name, patch, json } => {
-            commands::simple(&client, &Request::Diff { name, patch }, json, render::diff)
+        Some(Cmd::Diff { name, patch, json }) => {
+            commands::simple(c, &Request::Diff { name, patch }, json, render::diff)
         }
-        Cmd::Merge { name, json } => {
-            commands::simple(&client, &Request::Merge { name }, json, render::merge)
+        Some(Cmd::Merge { name, json }) => {
+            commands::simple(c, &Request::Merge { name }, json, render::merge)
         }
-        Cmd::Revert { name, turn, json } => commands::simple(
-            &client,
-            &Request::Revert { name, turn },
-            json,
-            render::revert,
-        ),
-        Cmd::Rename {
+        Some(Cmd::Revert { name, turn, json }) => {
+            commands::simple(c, &Request::Revert { name, turn }, json, render::revert)
+        }
+        Some(Cmd::Rename {
             name,
             new_name,
             json,
-        } => {
-            let req = Request::Rename { name, new_name };
-            commands::simple(&client, &req, json, render::renamed)
-        }
-        Cmd::Rm {
+        }) => commands::simple(
+            c,
+            &Request::Rename { name, new_name },
+            json,
+            render::renamed,
+        ),
+        Some(Cmd::Rm {
             name,
             delete_branch,
             force,
             json,
-        } => {
+        }) => {
             let req = Request::Rm {
                 name,
                 delete_branch,
                 force,
             };
-            commands::simple(&client, &req, json, render::removed)
+            commands::simple(c, &req, json, render::removed)
         }
-        Cmd::Ls { json } => commands::simple(&client, &Request::Ls, json, render::ls),
-        Cmd::Show { name, json } => {
-            commands::simple(&client, &Request::Show { name }, json, render::show)
+        Some(Cmd::Ls { json }) => commands::simple(c, &Request::Ls, json, render::ls),
+        Some(Cmd::Show { name, json }) => {
+            commands::simple(c, &Request::Show { name }, json, render::show)
         }
-        Cmd::Log { name, json } => {
-            commands::simple(&client, &Request::Log { name }, json, render::log)
+        Some(Cmd::Log { name, json }) => {
+            commands::simple(c, &Request::Log { name }, json, render::log)
         }
-        Cmd::Instructions {
-            name,
-            action: None,
-            provider,
-            json,
-        } if name == "extract" => {
-            let prompt = commands::read_prompt(Some("-".to_string()))?;
-            commands::extract(&client, prompt, provider, json)
+        Some(Cmd::Instructions(args)) => args.run(c),
+        Some(Cmd::Interrupt { name }) => {
+            commands::simple(c, &Request::Interrupt { name }, false, render::interrupted)
         }
-        Cmd::Instructions {
-            name, action, json, ..
-        } => {
-            let action = match action {
-                None => InstructionsAction::List,
-                Some(InstrCmd::Add { text }) => InstructionsAction::Add { text },
-                Some(InstrCmd::Rm { number }) => InstructionsAction::Rm { number },
-                Some(InstrCmd::Clear) => InstructionsAction::Clear,
-            };
-            commands::instructions(&client, name, action, json)
+        Some(Cmd::Server { action }) => server(c, action),
+        Some(Cmd::Reindex { json }) => {
+            commands::simple(c, &Request::Reindex, json, render::reindexed)
         }
-        Cmd::Interrupt { name } => commands::simple(
-            &client,
-            &Request::Interrupt { name },
-            false,
-            render::interrupted,
-        ),
-        Cmd::Server { action } => match action {
-            ServerCmd::Start => commands::server_start(&client),
-            ServerCmd::Stop => commands::server_stop(&client),
-            ServerCmd::Status { json } => commands::server_status(&client, json),
-            ServerCmd::Run => {
-                let env = EnvDirs::from_env();
-                let config = baton::config::Config::load(env.config_file().as_deref())?;
-                baton::server::run(DataDir::new(client.data.root.clone()), config)?;
-                Ok(0)
-            }
-        },
-        Cmd::Reindex { json } => {
-            commands::simple(&client, &Request::Reindex, json, render::reindexed)
+        Some(Cmd::Demo { script }) => baton::demo::run(script),
+    }
+}
+
+fn server(client: &Client, action: ServerCmd) -> Result<i32, BatonError> {
+    match action {
+        ServerCmd::Start => commands::server_start(client),
+        ServerCmd::Stop => commands::server_stop(client),
+        ServerCmd::Status { json } => commands::server_status(client, json),
+        ServerCmd::Run => {
+            let env = EnvDirs::from_env();
+            let config = baton::config::Config::load(env.config_file().as_deref())?;
+            baton::server::run(DataDir::new(client.data.root.clone()), config)?;
+            Ok(0)
         }
-        Cmd::Demo { script } => baton::demo::run(script),
     }
 }

@@ -2,7 +2,7 @@
 //! folder adopted into a worktree once it became a repository, a moved worktree followed, a
 //! deleted one recreated, each changing turn committed, and review, landing and removal.
 //!
-//! Decisions made here (not in DESIGN.md):
+//! Decisions made here (the design leaves them open):
 //! - Worktrees live in `<data dir>/worktrees/<name>-<8 hex of the terminal id>` unless
 //!   `[git] worktrees` in config.toml names another folder.
 //! - `--in-place` terminals get no automatic commits: baton never commits on the user's own
@@ -239,7 +239,7 @@ pub struct TurnFacts<'a> {
 pub async fn commit_turn(
     term: &TerminalRow,
     facts: TurnFacts<'_>,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, BatonError> {
     let Some(wt) = term
         .worktree
         .clone()
@@ -258,8 +258,8 @@ pub async fn commit_turn(
     .message();
     tokio::task::spawn_blocking(move || git::auto_commit(&wt.path, &message, &[]))
         .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())
+        .map_err(|e| BatonError::failed(format!("the commit task crashed: {e}")))?
+        .map_err(|e| BatonError::failed(e.to_string()))
 }
 
 fn worktree_of(term: &TerminalRow) -> Result<Worktree, BatonError> {

@@ -151,7 +151,7 @@ async fn model_candidates(
     srv: &Server,
     prompt: &str,
     provider: ProviderKind,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, BatonError> {
     let mut args: Vec<OsString> = match provider {
         ProviderKind::Claude => [
             "-p",
@@ -175,10 +175,10 @@ async fn model_candidates(
         .map(OsString::from)
         .to_vec(),
         ProviderKind::Local => {
-            return Err("a local endpoint has no extraction run".to_string());
+            return Err(BatonError::failed("a local endpoint has no extraction run"));
         }
     };
-    let bin = srv.resolve_bin(provider).map_err(|e| e.message)?;
+    let bin = srv.resolve_bin(provider)?;
     if let Some(m) = srv.config.provider(provider).model.clone() {
         args.push(
             if provider == ProviderKind::Claude {
@@ -193,7 +193,7 @@ async fn model_candidates(
     let cwd = srv.data_root().to_path_buf();
     let request = instructions::model::request(prompt).into_bytes();
     let mut child = process::spawn(&bin, &args, &cwd, srv.path_var.as_deref(), &[], request)
-        .map_err(|e| format!("cannot start {provider}: {e}"))?;
+        .map_err(|e| BatonError::failed(format!("cannot start {provider}: {e}")))?;
     let pid = child.pid;
     let run = async move {
         let mut claude = ClaudeParser::new();
@@ -205,8 +205,11 @@ async fn model_candidates(
                 ProviderKind::Local => {}
             }
         }
-        let exit = child.wait(|| false).await.map_err(|e| e.to_string())?;
-        Ok::<_, String>(match provider {
+        let exit = child
+            .wait(|| false)
+            .await
+            .map_err(|e| BatonError::failed(e.to_string()))?;
+        Ok::<_, BatonError>(match provider {
             ProviderKind::Claude => claude.finish(&exit, &srv.homes, &cwd),
             ProviderKind::Codex => codex.finish(&exit, &srv.homes, None),
             ProviderKind::Local => crate::providers::TurnOutcome::default(),
@@ -216,13 +219,18 @@ async fn model_candidates(
         Ok(r) => r?,
         Err(_) => {
             let _ = process::terminate(pid);
-            return Err(format!("no answer within {}s", MODEL_TIMEOUT.as_secs()));
+            return Err(BatonError::failed(format!(
+                "no answer within {}s",
+                MODEL_TIMEOUT.as_secs()
+            )));
         }
     };
     if outcome.status != Some(TurnStatus::Completed) {
-        return Err(outcome
-            .error
-            .unwrap_or_else(|| "the run did not complete".to_string()));
+        return Err(BatonError::failed(
+            outcome
+                .error
+                .unwrap_or_else(|| "the run did not complete".to_string()),
+        ));
     }
     Ok(instructions::model::parse_answer(&outcome.answer))
 }

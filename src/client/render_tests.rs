@@ -1,0 +1,136 @@
+//! Tests of `render`.
+
+use super::*;
+use crate::words::ProviderKind;
+use pretty_assertions::assert_eq;
+
+#[test]
+fn summary_names_provider_session_context_and_rotation() {
+    let s = TurnSummary {
+        turn_id: "t".into(),
+        number: 2,
+        status: TurnStatus::Completed,
+        error: None,
+        provider: ProviderKind::Claude,
+        session_id: Some("abc".into()),
+        model: None,
+        conversation: 1,
+        conversation_id: "c".into(),
+        opened: None,
+        context: Some(ContextUsage {
+            tokens: 90_200,
+            window: 200_000,
+        }),
+        rotates_next: true,
+        rotate_at: 0.45,
+        unusable_cli: false,
+        commit: None,
+    };
+    assert_eq!(
+        summary_line(&s),
+        "── completed · claude · session abc · context 90,200 of 200,000 tokens (45.1%) · conversation 1 · passed 45%: the next prompt opens a fresh conversation"
+    );
+}
+
+/// What a printer writes for `events`, stdout and stderr apart.
+fn printed(events: &[SendEvent]) -> (String, Vec<String>) {
+    let mut printer = Printer::default();
+    let mut outs: Vec<Out> = events.iter().flat_map(|e| printer.event("t", e)).collect();
+    outs.extend(printer.finish());
+    let mut main = String::new();
+    let mut side = Vec::new();
+    for out in outs {
+        match out {
+            Out::Main(text) => main.push_str(&text),
+            Out::Side(line) => side.push(line),
+        }
+    }
+    (main, side)
+}
+
+fn turn(event: TurnEvent) -> SendEvent {
+    SendEvent::Turn { event }
+}
+
+fn delta(text: &str, start: bool) -> SendEvent {
+    turn(TurnEvent::Delta {
+        text: text.into(),
+        start,
+    })
+}
+
+#[test]
+fn deltas_print_as_they_come_and_read_like_whole_pieces() {
+    let text = |t: &str| turn(TurnEvent::Text { text: t.into() });
+    let tool = turn(TurnEvent::ToolUse {
+        name: "Read".into(),
+        summary: "a.rs".into(),
+    });
+    let usage = turn(TurnEvent::Usage { tokens: 5 });
+    let warning = turn(TurnEvent::Warning {
+        message: "slow".into(),
+    });
+    let rows: Vec<(Vec<SendEvent>, &str, Vec<&str>)> = vec![
+        (
+            vec![text("one"), tool.clone(), text("two")],
+            "one\n  ⚙ a.rs\ntwo\n",
+            vec![],
+        ),
+        (
+            vec![
+                delta("o", true),
+                delta("ne", false),
+                usage.clone(),
+                tool.clone(),
+                delta("tw", true),
+                delta("o", false),
+            ],
+            "one\n  ⚙ a.rs\ntwo\n",
+            vec![],
+        ),
+        (
+            vec![delta("one", true), delta("two", true), usage],
+            "one\ntwo\n",
+            vec![],
+        ),
+        (
+            vec![delta("par", true), warning, delta("tial", false)],
+            "par\ntial\n",
+            vec!["  ! slow"],
+        ),
+        (vec![], "", vec![]),
+    ];
+    for (events, main, side) in rows {
+        assert_eq!(
+            printed(&events),
+            (
+                main.to_string(),
+                side.iter().map(|s| s.to_string()).collect()
+            ),
+            "{events:?}"
+        );
+    }
+}
+
+#[test]
+fn a_delta_is_written_at_once_without_waiting_for_its_line_end() {
+    let mut printer = Printer::default();
+    assert_eq!(
+        printer.event("t", &delta("MOCK", true)),
+        vec![Out::Main("MOCK".into())]
+    );
+    assert_eq!(
+        printer.event("t", &delta("-REPLY", false)),
+        vec![Out::Main("-REPLY".into())]
+    );
+    assert_eq!(printer.finish(), Some(Out::Main("\n".into())));
+    assert_eq!(printer.finish(), None);
+}
+
+#[test]
+fn thousands_separators() {
+    assert_eq!(thousands(0), "0");
+    assert_eq!(thousands(999), "999");
+    assert_eq!(thousands(1000), "1,000");
+    assert_eq!(thousands(1_000_000), "1,000,000");
+}

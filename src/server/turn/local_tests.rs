@@ -1,0 +1,120 @@
+//! Tests of `local`.
+
+use super::*;
+use pretty_assertions::assert_eq;
+
+fn at(record: Record) -> Entry {
+    Entry {
+        at: "t".into(),
+        record,
+    }
+}
+
+fn started(turn: &str, conv: &str, provider: ProviderKind, prompt: &str) -> Entry {
+    at(Record::TurnStarted {
+        turn_id: turn.into(),
+        number: 1,
+        conversation_id: conv.into(),
+        provider,
+        prompt: prompt.into(),
+    })
+}
+
+fn finished(turn: &str, status: TurnStatus, answer: &str) -> Entry {
+    finished_at(turn, status, answer, None)
+}
+
+fn finished_at(turn: &str, status: TurnStatus, answer: &str, tokens: Option<u64>) -> Entry {
+    at(Record::TurnFinished {
+        turn_id: turn.into(),
+        status,
+        error: None,
+        session_id: None,
+        model: None,
+        context: tokens.map(|tokens| crate::words::ContextUsage {
+            tokens,
+            window: 2048,
+        }),
+        answer: answer.into(),
+        tools: vec![],
+        notes: vec![],
+    })
+}
+
+#[test]
+fn the_servers_last_count_is_taken_only_from_a_local_turn_of_the_conversation() {
+    let done = |t, n| finished_at(t, TurnStatus::Completed, "a", n);
+    let local = |t, c| started(t, c, ProviderKind::Local, "p");
+    let claude = |t, c| started(t, c, ProviderKind::Claude, "p");
+    let messages = |t: &str, left_out| {
+        at(Record::LocalMessages {
+            turn_id: t.into(),
+            messages: vec![],
+            left_out,
+        })
+    };
+    type Case = (Vec<Entry>, Option<(u64, usize)>);
+    let cases: Vec<Case> = vec![
+        (
+            vec![local("t1", "c"), done("t1", Some(900))],
+            Some((900, 0)),
+        ),
+        // with the number of earlier turns its request left out
+        (
+            vec![local("t1", "c"), messages("t1", 3), done("t1", Some(900))],
+            Some((900, 3)),
+        ),
+        // the latest turn ran on claude: its count is another tokenizer's
+        (
+            vec![
+                local("t1", "c"),
+                done("t1", Some(900)),
+                claude("t2", "c"),
+                done("t2", Some(40_000)),
+            ],
+            None,
+        ),
+        // another conversation's turn does not count; a turn without usage gives nothing
+        (vec![local("t1", "old"), done("t1", Some(900))], None),
+        (vec![local("t1", "c"), done("t1", None)], None),
+    ];
+    for (mut entries, want) in cases {
+        entries.push(local("now", "c"));
+        assert_eq!(last_context(&entries, "c", "now"), want, "{entries:?}");
+    }
+}
+
+#[test]
+fn local_turns_keep_their_messages_and_others_give_prompt_and_answer() {
+    let tool_turn = vec![
+        json!({"role": "user", "content": "write it"}),
+        json!({"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "write_file", "arguments": "{}"}}]}),
+        json!({"role": "tool", "tool_call_id": "c1", "content": "wrote"}),
+        json!({"role": "assistant", "content": "done"}),
+    ];
+    let entries = vec![
+        started("t0", "old", ProviderKind::Local, "before the move"),
+        started("t1", "c", ProviderKind::Local, "write it"),
+        at(Record::LocalMessages {
+            turn_id: "t1".into(),
+            messages: tool_turn.clone(),
+            left_out: 0,
+        }),
+        finished("t1", TurnStatus::Completed, "done"),
+        started("t2", "c", ProviderKind::Claude, "explain"),
+        finished("t2", TurnStatus::Completed, "because"),
+        started("t3", "c", ProviderKind::Codex, "stop"),
+        finished("t3", TurnStatus::Interrupted, ""),
+        started("t4", "c", ProviderKind::Local, "now"),
+    ];
+    let user = |c: &str| json!({"role": "user", "content": c});
+    let assistant = |c: &str| json!({"role": "assistant", "content": c});
+    assert_eq!(
+        history(&entries, "c", "t4"),
+        vec![
+            tool_turn,
+            vec![user("explain"), assistant("because")],
+            vec![user("stop"), assistant("[no answer: the turn interrupted]")],
+        ]
+    );
+}
