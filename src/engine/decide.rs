@@ -1,4 +1,5 @@
-//! Rules 1–4 of the send path (ARCHITECTURE.md, "The send path"): directory moved → size → provider switch → resume.
+//! Rules 1–4 of the send path (ARCHITECTURE.md, "The send path"): directory moved → size →
+//! provider switch → resume.
 //! A `local` endpoint keeps baton's own loop and is never rotated (rule 2 does not apply when
 //! this turn or the last session is local: its history is trimmed per request instead).
 

@@ -1,4 +1,5 @@
-//! Table tests of the send path's rules (ARCHITECTURE.md, "The send path"): every row, and the rotation line.
+//! Table tests of the send path's rules (ARCHITECTURE.md, "The send path"): every row, and
+//! the rotation line.
 
 use super::*;
 use pretty_assertions::assert_eq;

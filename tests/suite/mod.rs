@@ -1,5 +1,6 @@
 mod common;
 
+mod architecture;
 mod bad_input;
 mod config;
 mod git;
