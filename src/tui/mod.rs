@@ -3,32 +3,16 @@
 //! `draw`, threads in `io`; this file owns the screen and the loop.
 
 pub mod app;
-pub mod composer;
 pub mod copy;
-pub mod copying;
 pub mod diff;
 pub mod draw;
-pub mod face;
-pub mod form;
 pub mod input;
 pub mod io;
-pub mod keys;
-pub mod layout;
-pub mod lines;
-pub mod manage;
-pub mod mouse;
-pub mod notify;
 pub mod panes;
 pub mod shell;
-pub mod signals;
 #[cfg(test)]
-mod test_views;
+mod testing;
 pub mod transcript;
-
-#[cfg(test)]
-mod draw_tests;
-#[cfg(test)]
-mod pane_tests;
 
 use std::io::{IsTerminal, Write};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -47,7 +31,7 @@ use crate::client::Client;
 use crate::error::BatonError;
 use crate::paths::EnvDirs;
 use app::{App, Effect, Exit, Msg};
-use keys::Keys;
+use input::keys::Keys;
 
 /// How the UI is opened.
 #[derive(Debug, Clone, Default)]
@@ -94,8 +78,8 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
     let exit = {
         let mut screen = Screen::enter()?;
         io::spawn_input(tx.clone());
-        signals::spawn(tx.clone())?;
-        signals::watch_hangup(tx.clone());
+        io::signals::spawn(tx.clone())?;
+        io::signals::watch_hangup(tx.clone());
         let mut shells = io::ShellConns::default();
         let mut ctx = Ctx {
             client,
@@ -115,7 +99,7 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
         Exit::Signal(sig) => {
             eprintln!(
                 "baton: stopped by {} (running turns go on; `baton` attaches again)",
-                signals::name(sig)
+                io::signals::name(sig)
             );
             Ok(128 + sig)
         }
@@ -180,7 +164,7 @@ fn carry_out(effects: Vec<Effect>, ctx: &mut Ctx) {
         match effect {
             Effect::Call(tag, req) => io::spawn_call(ctx.client, tag, req, ctx.tx.clone()),
             Effect::Notify { title, body } => {
-                let bytes = notify::bytes(ctx.notify, &title, &body);
+                let bytes = io::notify::bytes(ctx.notify, &title, &body);
                 let mut out = std::io::stdout();
                 let _ = out.write_all(&bytes);
                 let _ = out.flush();

@@ -2,21 +2,25 @@
 //! line, and the overlays (help, new-terminal form). Nothing here changes what the UI knows;
 //! it only records where things landed (for the mouse) and caches wrapped lines.
 
+#[cfg(test)]
+#[path = "mod_tests.rs"]
+pub(in crate::tui) mod tests;
+
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
-use super::app::{App, Mode, Pane, TermView};
-use super::copying;
-use super::diff;
-use super::form::{Field, NewForm};
-use super::keys::PrefixAction as A;
-use super::layout;
-use super::lines::{self, str_width, truncate};
-use super::shell;
 use crate::protocol::views::TerminalState::{self, Running};
+use crate::tui::app::form::{Field, NewForm};
+use crate::tui::app::{App, Mode, Pane, TermView};
+use crate::tui::copy;
+use crate::tui::diff;
+use crate::tui::input::keys::PrefixAction as A;
+use crate::tui::panes::layout;
+use crate::tui::shell;
+use crate::tui::transcript::lines::{self, str_width, truncate};
 use crate::words::TurnStatus;
 
 /// The list is shown from this width on; narrower windows give all room to the transcript.
@@ -269,7 +273,7 @@ fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
     }
     if let Mode::Copy(v) = &app.mode {
         if v.pane == i {
-            copying::draw(f, v, inner);
+            copy::mode::draw(f, v, inner);
             return;
         }
     }
@@ -442,7 +446,7 @@ fn hints(app: &App) -> String {
         Mode::Rename { name, text } => format!("rename {name} to: {text}"),
         Mode::Model { text } => format!("model for the next prompt: {text}"),
         Mode::Instructions => "any key closes the list".into(),
-        Mode::Copy(v) => copying::hint(v),
+        Mode::Copy(v) => copy::mode::hint(v),
         Mode::Normal if app.shell_focused() => format!(
             "shell: keys go to the shell · {} transcript · {p} {p} sends {p} · {} help · {} detach",
             h(A::ToggleShell), h(A::Help), h(A::Detach)

@@ -9,9 +9,9 @@ use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 use serde_json::Value;
 
-use super::app::{App, Effect, Tag};
 use crate::error::BatonError;
 use crate::protocol::{data_as, views, Request};
+use crate::tui::app::{App, Effect, Tag};
 
 /// A scroll so far up that drawing clamps it to the first page.
 const TOP: usize = usize::MAX / 2;
@@ -97,12 +97,14 @@ fn diff_style(l: &str) -> Style {
 
 impl App {
     /// Prefix g: the active pane switches between the transcript and the terminal's diff.
-    pub(super) fn toggle_diff(&mut self) -> Vec<Effect> {
+    pub(in crate::tui) fn toggle_diff(&mut self) -> Vec<Effect> {
         let Some(p) = self.panes.get_mut(self.active) else {
             return Vec::new();
         };
         let Some(name) = p.term.clone() else {
-            let label = self.keys.hint(super::keys::PrefixAction::NewTerminal);
+            let label = self
+                .keys
+                .hint(crate::tui::input::keys::PrefixAction::NewTerminal);
             self.say(format!("no terminal yet: create one with {label}"));
             return Vec::new();
         };
@@ -118,7 +120,7 @@ impl App {
     }
 
     /// A turn of `name` ended: panes showing its diff read it again.
-    pub(super) fn refresh_diff(&mut self, name: &str) -> Vec<Effect> {
+    pub(in crate::tui) fn refresh_diff(&mut self, name: &str) -> Vec<Effect> {
         let shown = self
             .panes
             .iter()
@@ -144,7 +146,7 @@ impl App {
         )]
     }
 
-    pub(super) fn on_diff(&mut self, name: &str, result: Result<Value, BatonError>) {
+    pub(in crate::tui) fn on_diff(&mut self, name: &str, result: Result<Value, BatonError>) {
         let Some(t) = self.term_mut(name) else {
             return;
         };

@@ -4,6 +4,8 @@
 //! same view: a cell of the pane maps to a place in the rows (`pos_at`), a double click takes
 //! the word there, the wheel scrolls. Pure: table-tested.
 
+pub mod mode;
+
 use base64::Engine;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use unicode_width::UnicodeWidthChar;

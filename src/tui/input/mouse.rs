@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
-use super::app::{App, Effect, Mode};
-use super::shell;
+use crate::tui::app::{App, Effect, Mode};
+use crate::tui::shell;
 
 /// Rows the mouse wheel scrolls per notch.
 pub const WHEEL_ROWS: usize = 3;
@@ -268,7 +268,7 @@ mod tests {
 
     #[test]
     fn a_press_elsewhere_forgets_a_drag_and_other_buttons_only_focus() {
-        let mut app = App::new("baton", "/w", crate::tui::keys::Keys::default());
+        let mut app = App::new("baton", "/w", crate::tui::input::keys::Keys::default());
         let ev = |kind| MouseEvent {
             kind,
             column: 1,

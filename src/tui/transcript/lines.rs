@@ -5,9 +5,9 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthChar;
 
-use super::app::{LineCache, TurnSpan};
-use super::transcript::{Part, Transcript, TurnEnd, TurnEntry};
 use crate::client::render::thousands;
+use crate::tui::app::{LineCache, TurnSpan};
+use crate::tui::transcript::{Part, Transcript, TurnEnd, TurnEntry};
 use crate::words::OpenReason;
 use crate::words::TurnStatus;
 

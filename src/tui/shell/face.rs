@@ -5,8 +5,8 @@
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
 
-use super::app::{App, Effect, Mode};
-use super::shell::{key_bytes, paste_bytes, ShellUpdate, ShellView};
+use crate::tui::app::{App, Effect, Mode};
+use crate::tui::shell::{key_bytes, paste_bytes, ShellUpdate, ShellView};
 
 /// The shell's size (rows, cols) in a pane drawn at `area`: inside its border.
 pub fn shell_size(area: Rect) -> (u16, u16) {
@@ -22,12 +22,14 @@ impl App {
     }
 
     /// Prefix s: the active pane switches between the transcript and the shell.
-    pub(super) fn toggle_shell(&mut self) -> Vec<Effect> {
+    pub(in crate::tui) fn toggle_shell(&mut self) -> Vec<Effect> {
         let Some(p) = self.panes.get_mut(self.active) else {
             return Vec::new();
         };
         if p.term.is_none() {
-            let label = self.keys.hint(super::keys::PrefixAction::NewTerminal);
+            let label = self
+                .keys
+                .hint(crate::tui::input::keys::PrefixAction::NewTerminal);
             self.say(format!("no terminal yet: create one with {label}"));
             return Vec::new();
         }
@@ -45,7 +47,7 @@ impl App {
 
     /// A key while the shell face is focused: to the shell; once the shell ended, Enter starts
     /// another.
-    pub(super) fn shell_key(&mut self, k: KeyEvent) -> Vec<Effect> {
+    pub(in crate::tui) fn shell_key(&mut self, k: KeyEvent) -> Vec<Effect> {
         let Some(name) = self.focused_name() else {
             return Vec::new();
         };
@@ -69,14 +71,14 @@ impl App {
     }
 
     /// The prefix typed twice: the shell gets the prefix key itself (tmux's send-prefix).
-    pub(super) fn shell_prefix(&mut self) -> Vec<Effect> {
+    pub(in crate::tui) fn shell_prefix(&mut self) -> Vec<Effect> {
         if !self.shell_focused() {
             return Vec::new();
         }
         self.shell_key(self.keys.prefix.event())
     }
 
-    pub(super) fn shell_paste(&mut self, text: &str) -> Vec<Effect> {
+    pub(in crate::tui) fn shell_paste(&mut self, text: &str) -> Vec<Effect> {
         let Some(name) = self.focused_name() else {
             return Vec::new();
         };
@@ -90,7 +92,12 @@ impl App {
         vec![Effect::ShellInput { name, bytes }]
     }
 
-    pub(super) fn on_shell(&mut self, name: &str, id: u64, update: ShellUpdate) -> Vec<Effect> {
+    pub(in crate::tui) fn on_shell(
+        &mut self,
+        name: &str,
+        id: u64,
+        update: ShellUpdate,
+    ) -> Vec<Effect> {
         let Some(view) = self
             .term_mut(name)
             .and_then(|t| t.shell.as_mut())
@@ -165,14 +172,14 @@ mod tests {
     use super::*;
     use crate::protocol::WatchEvent;
     use crate::tui::app::Msg;
-    use crate::tui::keys::Keys;
+    use crate::tui::input::keys::Keys;
     use crossterm::event::KeyModifiers;
     use pretty_assertions::assert_eq;
     use serde_json::json;
 
     fn app() -> App {
         let mut app = App::new("baton", "/w/api", Keys::default());
-        let t = crate::tui::test_views::terminal(json!({"name": "api"}));
+        let t = crate::tui::testing::views::terminal(json!({"name": "api"}));
         app.update(Msg::Watch(WatchEvent::Terminals { terminals: vec![t] }));
         app.panes[0].area = Rect::new(0, 0, 42, 12);
         app

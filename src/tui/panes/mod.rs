@@ -3,13 +3,18 @@
 //! the focus (`o`, the arrow keys, a click) and zooming (`z`). The geometry is `layout`'s; any
 //! change of focus or of the tree ends a zoom, as in tmux.
 
-use super::app::{App, Effect, Pane};
-use super::layout::{self, Side, Split};
+pub mod layout;
+
+#[cfg(test)]
+mod screen_tests;
+
+use crate::tui::app::{App, Effect, Pane};
+use layout::{Side, Split};
 
 impl App {
     /// Prefix `%` / `"`: the active pane gives half its area to a new pane, which takes the
     /// focus and shows a terminal no pane shows yet (else the same one).
-    pub(super) fn split_pane(&mut self, dir: Split) -> Vec<Effect> {
+    pub(in crate::tui) fn split_pane(&mut self, dir: Split) -> Vec<Effect> {
         let area = self
             .layout
             .rects(self.panes_area)
@@ -42,7 +47,7 @@ impl App {
     }
 
     /// Prefix `x`: the active pane goes; its neighbour takes its place and the focus.
-    pub(super) fn close_pane(&mut self) -> Vec<Effect> {
+    pub(in crate::tui) fn close_pane(&mut self) -> Vec<Effect> {
         let Some(heir) = self.layout.close(self.active) else {
             self.say("the last pane stays");
             return Vec::new();
@@ -72,13 +77,13 @@ impl App {
     }
 
     /// Prefix `o`: the next pane in reading order.
-    pub(super) fn next_pane(&mut self) -> Vec<Effect> {
+    pub(in crate::tui) fn next_pane(&mut self) -> Vec<Effect> {
         let next = layout::next(&self.layout, self.active);
         self.select_pane(next)
     }
 
     /// Prefix and an arrow: the pane on that side (wrapping around, as tmux does).
-    pub(super) fn select_side(&mut self, side: Side) -> Vec<Effect> {
+    pub(in crate::tui) fn select_side(&mut self, side: Side) -> Vec<Effect> {
         let rects = self.layout.rects(self.panes_area);
         match layout::neighbour(&rects, self.active, side) {
             Some(p) => self.select_pane(p),
@@ -87,7 +92,7 @@ impl App {
     }
 
     /// Prefix `z`: the active pane fills the panes' area, or goes back to its place.
-    pub(super) fn toggle_zoom(&mut self) {
+    pub(in crate::tui) fn toggle_zoom(&mut self) {
         if self.panes.len() < 2 {
             self.say("one pane: nothing to zoom");
             return;
@@ -101,7 +106,7 @@ mod tests {
     use super::*;
     use crate::protocol::WatchEvent;
     use crate::tui::app::Msg;
-    use crate::tui::keys::Keys;
+    use crate::tui::input::keys::Keys;
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     use pretty_assertions::assert_eq;
     use ratatui::layout::Rect;
@@ -111,7 +116,7 @@ mod tests {
         let mut app = App::new("baton", "/w/api", Keys::default());
         let terms = names
             .iter()
-            .map(|n| crate::tui::test_views::terminal(json!({"name": n})))
+            .map(|n| crate::tui::testing::views::terminal(json!({"name": n})))
             .collect();
         app.update(Msg::Watch(WatchEvent::Terminals { terminals: terms }));
         app.panes_area = Rect::new(0, 0, 80, 24);

@@ -5,8 +5,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::layout::Side;
 use crate::config::KeysConfig;
+use crate::tui::panes::layout::Side;
 
 /// What a key after the prefix does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,6 +1,8 @@
 //! A terminal's transcript as the UI keeps it: every turn (from `log`), updated live from the
 //! watch stream. Pure data; `lines.rs` turns it into screen lines.
 
+pub mod lines;
+
 use crate::protocol::views::{ConversationView, LogTurnView, LogView};
 use crate::protocol::{SendEvent, SessionStart, TurnSummary};
 use crate::words::OpenReason;
@@ -280,7 +282,7 @@ mod tests {
     use serde_json::json;
 
     fn log() -> LogView {
-        crate::tui::test_views::log(json!({
+        crate::tui::testing::views::log(json!({
             "name": "api",
             "conversations": [
                 {"number": 1, "opened_reason": "first"},
@@ -429,7 +431,7 @@ mod tests {
     #[test]
     fn a_turn_that_missed_steps_is_read_again_when_it_ends() {
         let summary = |number: u32| -> TurnSummary {
-            crate::tui::test_views::summary(json!({"number": number, "conversation": 2}))
+            crate::tui::testing::views::summary(json!({"number": number, "conversation": 2}))
         };
         // Turn 3 is running when this client falls behind: only its end asks for the log.
         let mut t = Transcript::from_log(&log());

@@ -6,6 +6,8 @@
 //! The screen has the server's size (the latest active client's), drawn clipped or padded; the
 //! scrollback stays on the server and comes as a [`ShellUpdate::History`] when asked for.
 
+pub mod face;
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
