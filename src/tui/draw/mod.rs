@@ -4,7 +4,7 @@
 
 #[cfg(test)]
 #[path = "mod_tests.rs"]
-pub(in crate::tui) mod tests;
+mod tests;
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};

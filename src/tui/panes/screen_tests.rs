@@ -7,8 +7,8 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use crate::tui::app::{App, Effect, Msg, Tag};
-use crate::tui::draw::tests::{app_with, cell_style, key, log, prefix, screen, terminal};
 use crate::tui::testing::views;
+use crate::tui::testing::{app_with, cell_style, key, log, prefix, screen, terminal};
 
 #[test]
 fn nested_splits_show_their_own_terminals_and_faces() {
