@@ -64,6 +64,39 @@ pub const ACTIONS: [(PrefixAction, &str, char); 16] = [
     (PrefixAction::CopyMode, "copy", '['),
 ];
 
+/// A key name that is not one (`Key::parse`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyNameError {
+    #[error("{name:?} is not a key (one character, C-x for Ctrl, M-x for Alt)")]
+    NotAKey { name: String },
+    #[error("{name:?}: Ctrl goes only with a letter (C-a … C-z)")]
+    CtrlWithoutLetter { name: String },
+}
+
+/// A `[ui.keys]` setting refused (`Keys::from_config`); each message is one line naming the
+/// setting at fault, as the user wrote it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeysError {
+    /// `setting` (`prefix` or an action's name) is not a key name.
+    #[error("[ui.keys] {setting}: {error}")]
+    BadKey {
+        setting: String,
+        error: KeyNameError,
+    },
+    #[error("[ui.keys] {name}: no such action")]
+    NoSuchAction { name: String },
+    #[error("[ui.keys] {action} = {key:?} is the prefix key")]
+    OnThePrefix { action: &'static str, key: String },
+    #[error("[ui.keys] {action} = {key:?}: the digits jump to terminals")]
+    OnADigit { action: &'static str, key: String },
+    #[error("[ui.keys] {action} = {key:?} is already the key of {other}")]
+    Taken {
+        action: &'static str,
+        key: String,
+        other: &'static str,
+    },
+}
+
 /// One key: a character, with Ctrl and/or Alt (`c`, `%`, `C-a`, `M-x`, `C-M-x`, `Space`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Key {
@@ -91,8 +124,10 @@ impl Key {
 
     /// Reads a key name as tmux writes it: `C-` for Ctrl, `M-` for Alt, then one character
     /// (or `Space`).
-    pub fn parse(name: &str) -> Result<Key, String> {
-        let bad = || format!("{name:?} is not a key (one character, C-x for Ctrl, M-x for Alt)");
+    pub fn parse(name: &str) -> Result<Key, KeyNameError> {
+        let bad = || KeyNameError::NotAKey {
+            name: name.to_string(),
+        };
         let mut key = Key::plain(' ');
         let mut rest = name;
         loop {
@@ -114,9 +149,9 @@ impl Key {
         };
         if key.ctrl {
             if !key.ch.is_ascii_alphabetic() {
-                return Err(format!(
-                    "{name:?}: Ctrl goes only with a letter (C-a … C-z)"
-                ));
+                return Err(KeyNameError::CtrlWithoutLetter {
+                    name: name.to_string(),
+                });
             }
             key.ch = key.ch.to_ascii_lowercase();
         }
@@ -186,20 +221,26 @@ impl Keys {
     }
 
     /// The defaults with `[ui.keys]` applied; the error is one line naming the key at fault.
-    pub fn from_config(cfg: &KeysConfig, inside_tmux: bool) -> Result<Keys, String> {
+    pub fn from_config(cfg: &KeysConfig, inside_tmux: bool) -> Result<Keys, KeysError> {
+        let bad_key = |setting: &str| {
+            let setting = setting.to_string();
+            move |error| KeysError::BadKey { setting, error }
+        };
         let mut keys = Keys::for_env(inside_tmux);
         if let Some(p) = &cfg.prefix {
-            keys.prefix = Key::parse(p).map_err(|e| format!("[ui.keys] prefix: {e}"))?;
+            keys.prefix = Key::parse(p).map_err(bad_key("prefix"))?;
         }
         for (name, value) in cfg.entries() {
             let Some(value) = value else { continue };
-            let key = Key::parse(value).map_err(|e| format!("[ui.keys] {name}: {e}"))?;
+            let key = Key::parse(value).map_err(bad_key(name))?;
             let Some((_, slot)) = ACTIONS
                 .iter()
                 .position(|(_, n, _)| *n == name)
                 .and_then(|i| keys.bindings.get_mut(i))
             else {
-                return Err(format!("[ui.keys] {name}: no such action"));
+                return Err(KeysError::NoSuchAction {
+                    name: name.to_string(),
+                });
             };
             *slot = key;
         }
@@ -208,23 +249,22 @@ impl Keys {
     }
 
     /// Refuses two actions on one key, an action on the prefix key, and a plain digit (0-9 jump).
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), KeysError> {
         for (i, (a, key)) in self.bindings.iter().enumerate() {
-            let name = name_of(*a);
+            let action = name_of(*a);
             let label = key.label();
             if *key == self.prefix {
-                return Err(format!("[ui.keys] {name} = {label:?} is the prefix key"));
+                return Err(KeysError::OnThePrefix { action, key: label });
             }
             if !key.ctrl && !key.alt && key.ch.is_ascii_digit() {
-                return Err(format!(
-                    "[ui.keys] {name} = {label:?}: the digits jump to terminals"
-                ));
+                return Err(KeysError::OnADigit { action, key: label });
             }
             if let Some((b, _)) = self.bindings[..i].iter().find(|(_, k)| k == key) {
-                return Err(format!(
-                    "[ui.keys] {name} = {label:?} is already the key of {}",
-                    name_of(*b)
-                ));
+                return Err(KeysError::Taken {
+                    action,
+                    key: label,
+                    other: name_of(*b),
+                });
             }
         }
         Ok(())

@@ -9,7 +9,7 @@ fn key(c: char, m: KeyModifiers) -> KeyEvent {
 
 fn config(text: &str) -> Result<Keys, String> {
     let c = crate::config::Config::parse(text)?;
-    Keys::from_config(&c.ui.keys, false)
+    Keys::from_config(&c.ui.keys, false).map_err(|e| e.to_string())
 }
 
 #[test]
@@ -149,4 +149,37 @@ fn every_action_has_a_config_entry() {
         .collect();
     let actions: Vec<&str> = ACTIONS.iter().map(|(_, n, _)| *n).collect();
     assert_eq!(names, actions);
+}
+
+#[test]
+fn config_errors_read_as_whole_lines() {
+    let table = [
+        (
+            "prefix = \"xy\"",
+            r#"[ui.keys] prefix: "xy" is not a key (one character, C-x for Ctrl, M-x for Alt)"#,
+        ),
+        (
+            "new = \"C-%\"",
+            r#"[ui.keys] new: "C-%": Ctrl goes only with a letter (C-a … C-z)"#,
+        ),
+        (
+            "help = \"C-b\"",
+            r#"[ui.keys] help = "C-b" is the prefix key"#,
+        ),
+        (
+            "copy = \"5\"",
+            r#"[ui.keys] copy = "5": the digits jump to terminals"#,
+        ),
+        (
+            "next = \"c\"",
+            r#"[ui.keys] next = "c" is already the key of new"#,
+        ),
+    ];
+    for (text, want) in table {
+        assert_eq!(
+            config(&format!("[ui.keys]\n{text}\n")).err().as_deref(),
+            Some(want),
+            "{text}"
+        );
+    }
 }
