@@ -2,10 +2,6 @@
 //! line, and the overlays (help, new-terminal form). Nothing here changes what the UI knows;
 //! it only records where things landed (for the mouse) and caches wrapped lines.
 
-#[cfg(test)]
-#[path = "mod_tests.rs"]
-mod tests;
-
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -607,3 +603,7 @@ fn draw_form(f: &mut Frame, form: &NewForm) {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "mod_tests.rs"]
+mod tests;

@@ -310,19 +310,31 @@ impl Keys {
             .map(|(a, _)| *a)
     }
 
-    /// Every key, as the help overlay lists it.
+    /// Every key, as the help overlay lists it: the keys after the prefix, then the others.
     pub fn help(&self) -> Vec<(String, &'static str)> {
+        let mut rows = self.prefix_help();
+        rows.extend(PLAIN_HELP.iter().map(|(k, v)| (k.to_string(), *v)));
+        rows
+    }
+
+    /// The keys after the prefix, as bound (so a remapped key shows as the user set it).
+    fn prefix_help(&self) -> Vec<(String, &'static str)> {
         use PrefixAction as A;
         let p = self.prefix.label();
         let h = |a| self.hint(a);
-        let mut rows: Vec<(String, &'static str)> =
-            vec![
-            (h(A::NewTerminal), "new terminal (name, dir, provider, brief)"),
+        vec![
+            (
+                h(A::NewTerminal),
+                "new terminal (name, dir, provider, brief)",
+            ),
             (
                 h(A::ToggleShell),
                 "shell face: a shell in the terminal's checkout (keys go to it; again: back)",
             ),
-            (format!("{p} {p}"), "send the prefix key itself to the shell"),
+            (
+                format!("{p} {p}"),
+                "send the prefix key itself to the shell",
+            ),
             (
                 h(A::ToggleDiff),
                 "diff face: the terminal's branch since it started (again: back)",
@@ -362,47 +374,47 @@ impl Keys {
                 "detach (turns keep running; `baton` brings it back)",
             ),
             (h(A::Help), "this help"),
-        ];
-        let plain: [(&str, &'static str); 16] = [
-            ("Enter", "send the prompt (queued while a turn runs)"),
-            ("Alt-Enter, Shift-Enter, C-j", "new line"),
-            ("Up / Down", "earlier prompts (on the first / last line)"),
-            ("Tab", "switch provider for the next prompt"),
-            (
-                "C-o",
-                "model for the next prompt (empty: the terminal's own)",
-            ),
-            (
-                "Esc, C-c",
-                "interrupt the running turn (partial output stays)",
-            ),
-            ("C-e", "edit the last waiting prompt"),
-            ("C-x", "remove the last waiting prompt"),
-            ("C-t", "expand / collapse tool lines"),
-            (
-                "PageUp / PageDown",
-                "scroll the transcript (mouse wheel too)",
-            ),
-            ("C-End", "follow the end of the transcript"),
-            (
-                "C-u / C-w",
-                "delete to line start / the word before (C-u clears a form field)",
-            ),
-            ("Home / End", "start / end of the line"),
-            (
-                "mouse click / wheel",
-                "focus a pane or a terminal of the list / scroll",
-            ),
-            (
-                "mouse drag / double click",
-                "select text, copied (OSC 52) on release / copy a word",
-            ),
-            ("any key", "closes this help"),
-        ];
-        rows.extend(plain.iter().map(|(k, v)| (k.to_string(), *v)));
-        rows
+        ]
     }
 }
+
+/// The keys that work without the prefix, as the help overlay lists them.
+const PLAIN_HELP: [(&str, &str); 16] = [
+    ("Enter", "send the prompt (queued while a turn runs)"),
+    ("Alt-Enter, Shift-Enter, C-j", "new line"),
+    ("Up / Down", "earlier prompts (on the first / last line)"),
+    ("Tab", "switch provider for the next prompt"),
+    (
+        "C-o",
+        "model for the next prompt (empty: the terminal's own)",
+    ),
+    (
+        "Esc, C-c",
+        "interrupt the running turn (partial output stays)",
+    ),
+    ("C-e", "edit the last waiting prompt"),
+    ("C-x", "remove the last waiting prompt"),
+    ("C-t", "expand / collapse tool lines"),
+    (
+        "PageUp / PageDown",
+        "scroll the transcript (mouse wheel too)",
+    ),
+    ("C-End", "follow the end of the transcript"),
+    (
+        "C-u / C-w",
+        "delete to line start / the word before (C-u clears a form field)",
+    ),
+    ("Home / End", "start / end of the line"),
+    (
+        "mouse click / wheel",
+        "focus a pane or a terminal of the list / scroll",
+    ),
+    (
+        "mouse drag / double click",
+        "select text, copied (OSC 52) on release / copy a word",
+    ),
+    ("any key", "closes this help"),
+];
 
 fn name_of(a: PrefixAction) -> &'static str {
     ACTIONS
