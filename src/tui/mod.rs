@@ -1,6 +1,18 @@
 //! The multiplexer UI: a client of the server that watches every terminal and draws them
-//! (ratatui on crossterm). State and its changes live in `app`/`input` (pure), drawing in
-//! `draw`, threads in `io`; this file owns the screen and the loop.
+//! (ratatui on crossterm); see ARCHITECTURE.md. This file owns the real screen and the loop
+//! (draw, wait for a message, update, carry out the effects). The map:
+//!
+//! - `app`: the state and how messages change it (pure); the composer, the new-terminal form,
+//!   renaming and removing terminals.
+//! - `input`: what keys, pastes and the mouse do, mode by mode; the key bindings (`[ui.keys]`).
+//! - `panes`: splitting, closing, focusing and zooming panes; the layout tree they sit in.
+//! - `transcript`: a terminal's turns as the UI keeps them, and the screen lines they wrap to.
+//! - `shell`: the shell face: the shell's screen mirrored in vt100, and the state's part of it.
+//! - `diff`: the diff face: the terminal's branch against where it started.
+//! - `copy`: copy mode: the cursor and selection over a pane's rows, and the state's part of it.
+//! - `draw`: the whole screen drawn from the state (and its snapshot tests).
+//! - `io`: the threads feeding the loop (server, keyboard, shells), signals, notifications.
+//! - `testing` (tests only): test views and the helpers that build and draw a state.
 
 pub mod app;
 pub mod copy;

@@ -1,5 +1,5 @@
 //! The composer: a multi-line prompt editor with a history of earlier prompts. Pure state;
-//! keys are mapped to these operations in `app.rs`.
+//! keys are mapped to these operations in `tui::input`.
 
 use unicode_width::UnicodeWidthChar;
 

@@ -5,7 +5,7 @@
 //! Cells map to text through the copy view (`CopyView::pos_at`), which starts on the rows the
 //! pane showed, so what is selected is what was under the pointer.
 //!
-//! Decisions (not in DESIGN.md): two presses on one cell within `DOUBLE_CLICK` are a double
+//! Decisions made here (the UI as a whole: see ARCHITECTURE.md): two presses on one cell within `DOUBLE_CLICK` are a double
 //! click; a click outside the pane of copy mode leaves copy mode; over a shell whose program
 //! asked for mouse reports (vim, htop, less --mouse), events go to the program as that program
 //! asked (press, release, motion; SGR, UTF-8 or X10 encoding), and Shift held selects instead,

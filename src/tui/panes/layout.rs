@@ -3,7 +3,7 @@
 //! one gives its place to its sibling). From the tree: each pane's rectangle, the pane next to
 //! another in a direction, and the order `prefix o` walks. Pure: table-tested.
 //!
-//! Decisions of this module (not in DESIGN.md): a pane needs `MIN_WIDTH`×`MIN_HEIGHT` cells
+//! Decisions made here (the UI as a whole: see ARCHITECTURE.md): a pane needs `MIN_WIDTH`×`MIN_HEIGHT` cells
 //! (its border and a little text); a split that would make smaller halves is refused, and a
 //! window too small for the whole tree shows the focused pane alone (as a zoom would) rather
 //! than slivers. Moving focus past the last pane in a direction wraps around, as tmux does.

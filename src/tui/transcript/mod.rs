@@ -1,5 +1,5 @@
 //! A terminal's transcript as the UI keeps it: every turn (from `log`), updated live from the
-//! watch stream. Pure data; `lines.rs` turns it into screen lines.
+//! watch stream. Pure data; `lines` turns it into screen lines.
 
 pub mod lines;
 
