@@ -8,7 +8,7 @@
 //! - `panes`: splitting, closing, focusing and zooming panes; the layout tree they sit in.
 //! - `transcript`: a terminal's turns as the UI keeps them, and the screen lines they wrap to.
 //! - `shell`: the shell face: the shell's screen mirrored in vt100, and the state's part of it.
-//! - `diff`: the diff face: the terminal's branch against where it started.
+//! - `diff`: the diff face: the branch against where it started, and the state's part of it.
 //! - `copy`: copy mode: the cursor and selection over a pane's rows, and the state's part of it.
 //! - `draw`: the whole screen drawn from the state (and its snapshot tests).
 //! - `io`: the threads feeding the loop (server, keyboard, shells), signals, notifications.

@@ -236,7 +236,7 @@ fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
             Some(t) => {
                 let idx = app.terms.iter().position(|x| x.info.name == t.info.name);
                 let title = if pane.diff {
-                    diff::title(&t.info.name, idx, t.diff.as_ref())
+                    diff::face::title(&t.info.name, idx, t.diff.as_ref())
                 } else {
                     pane_title(t, idx, pane.scroll, pane.shell)
                 };
@@ -280,7 +280,7 @@ fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
         }
     }
     if app.panes[i].diff && app.connected && app.panes[i].term.is_some() {
-        diff::draw(f, app, i, inner);
+        diff::face::draw(f, app, i, inner);
         return;
     }
     if let Some(text) = placeholder(app, &app.panes[i]) {
