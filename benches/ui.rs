@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use baton::protocol::{SendEvent, SessionStart, WatchEvent};
 use baton::tui::app::{App, Msg, Tag};
 use baton::tui::draw::draw;
-use baton::tui::keys::Keys;
+use baton::tui::input::keys::Keys;
 use baton::words::{ProviderKind, TurnEvent};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::backend::TestBackend;

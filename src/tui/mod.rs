@@ -1,34 +1,30 @@
 //! The multiplexer UI: a client of the server that watches every terminal and draws them
-//! (ratatui on crossterm). State and its changes live in `app`/`input` (pure), drawing in
-//! `draw`, threads in `io`; this file owns the screen and the loop.
+//! (ratatui on crossterm); see ARCHITECTURE.md. This file owns the real screen and the loop
+//! (draw, wait for a message, update, carry out the effects). The map:
+//!
+//! - `app`: the state and how messages change it (pure); the composer, the new-terminal form,
+//!   renaming and removing terminals.
+//! - `input`: what keys, pastes and the mouse do, mode by mode; the key bindings (`[ui.keys]`).
+//! - `panes`: splitting, closing, focusing and zooming panes; the layout tree they sit in.
+//! - `transcript`: a terminal's turns as the UI keeps them, and the screen lines they wrap to.
+//! - `shell`: the shell face: the shell's screen mirrored in vt100, and the state's part of it.
+//! - `diff`: the diff face: the branch against where it started, and the state's part of it.
+//! - `copy`: copy mode: the cursor and selection over a pane's rows, and the state's part of it.
+//! - `draw`: the whole screen drawn from the state (and its snapshot tests).
+//! - `io`: the threads feeding the loop (server, keyboard, shells), signals, notifications.
+//! - `testing` (tests only): test views and the helpers that build and draw a state.
 
 pub mod app;
-pub mod composer;
 pub mod copy;
-pub mod copying;
 pub mod diff;
 pub mod draw;
-pub mod face;
-pub mod form;
 pub mod input;
 pub mod io;
-pub mod keys;
-pub mod layout;
-pub mod lines;
-pub mod manage;
-pub mod mouse;
-pub mod notify;
 pub mod panes;
 pub mod shell;
-pub mod signals;
 #[cfg(test)]
-mod test_views;
+mod testing;
 pub mod transcript;
-
-#[cfg(test)]
-mod draw_tests;
-#[cfg(test)]
-mod pane_tests;
 
 use std::io::{IsTerminal, Write};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -47,7 +43,7 @@ use crate::client::Client;
 use crate::error::BatonError;
 use crate::paths::EnvDirs;
 use app::{App, Effect, Exit, Msg};
-use keys::Keys;
+use input::keys::Keys;
 
 /// How the UI is opened.
 #[derive(Debug, Clone, Default)]
@@ -94,8 +90,8 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
     let exit = {
         let mut screen = Screen::enter()?;
         io::spawn_input(tx.clone());
-        signals::spawn(tx.clone())?;
-        signals::watch_hangup(tx.clone());
+        io::signals::spawn(tx.clone())?;
+        io::signals::watch_hangup(tx.clone());
         let mut shells = io::ShellConns::default();
         let mut ctx = Ctx {
             client,
@@ -115,7 +111,7 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
         Exit::Signal(sig) => {
             eprintln!(
                 "baton: stopped by {} (running turns go on; `baton` attaches again)",
-                signals::name(sig)
+                io::signals::name(sig)
             );
             Ok(128 + sig)
         }
@@ -180,7 +176,7 @@ fn carry_out(effects: Vec<Effect>, ctx: &mut Ctx) {
         match effect {
             Effect::Call(tag, req) => io::spawn_call(ctx.client, tag, req, ctx.tx.clone()),
             Effect::Notify { title, body } => {
-                let bytes = notify::bytes(ctx.notify, &title, &body);
+                let bytes = io::notify::bytes(ctx.notify, &title, &body);
                 let mut out = std::io::stdout();
                 let _ = out.write_all(&bytes);
                 let _ = out.flush();

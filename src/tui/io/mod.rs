@@ -3,6 +3,9 @@
 //! reading and a writing thread; all of them feed one channel, so the main loop sleeps until
 //! something happens (an idle client uses no CPU) and never waits on the server.
 
+pub mod notify;
+pub mod signals;
+
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::sync::mpsc::Sender;
@@ -12,11 +15,11 @@ use base64::Engine;
 
 use crossterm::event::Event;
 
-use super::app::{Msg, Tag};
-use super::shell::ShellUpdate;
 use crate::client::{send_request, Client};
 use crate::error::BatonError;
 use crate::protocol::{Reply, Request, ShellEvent, ShellInput};
+use crate::tui::app::{Msg, Tag};
+use crate::tui::shell::ShellUpdate;
 
 /// Starts the thread that follows the server's watch stream. When the stream ends the server
 /// is gone: the UI is told and exits.

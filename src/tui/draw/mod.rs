@@ -8,15 +8,15 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
-use super::app::{App, Mode, Pane, TermView};
-use super::copying;
-use super::diff;
-use super::form::{Field, NewForm};
-use super::keys::PrefixAction as A;
-use super::layout;
-use super::lines::{self, str_width, truncate};
-use super::shell;
 use crate::protocol::views::TerminalState::{self, Running};
+use crate::tui::app::form::{Field, NewForm};
+use crate::tui::app::{App, Mode, Pane, TermView};
+use crate::tui::copy;
+use crate::tui::diff;
+use crate::tui::input::keys::PrefixAction as A;
+use crate::tui::panes::layout;
+use crate::tui::shell;
+use crate::tui::transcript::lines::{self, str_width, truncate};
 use crate::words::TurnStatus;
 
 /// The list is shown from this width on; narrower windows give all room to the transcript.
@@ -236,7 +236,7 @@ fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
             Some(t) => {
                 let idx = app.terms.iter().position(|x| x.info.name == t.info.name);
                 let title = if pane.diff {
-                    diff::title(&t.info.name, idx, t.diff.as_ref())
+                    diff::face::title(&t.info.name, idx, t.diff.as_ref())
                 } else {
                     pane_title(t, idx, pane.scroll, pane.shell)
                 };
@@ -269,7 +269,7 @@ fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
     }
     if let Mode::Copy(v) = &app.mode {
         if v.pane == i {
-            copying::draw(f, v, inner);
+            copy::mode::draw(f, v, inner);
             return;
         }
     }
@@ -280,7 +280,7 @@ fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
         }
     }
     if app.panes[i].diff && app.connected && app.panes[i].term.is_some() {
-        diff::draw(f, app, i, inner);
+        diff::face::draw(f, app, i, inner);
         return;
     }
     if let Some(text) = placeholder(app, &app.panes[i]) {
@@ -442,7 +442,7 @@ fn hints(app: &App) -> String {
         Mode::Rename { name, text } => format!("rename {name} to: {text}"),
         Mode::Model { text } => format!("model for the next prompt: {text}"),
         Mode::Instructions => "any key closes the list".into(),
-        Mode::Copy(v) => copying::hint(v),
+        Mode::Copy(v) => copy::mode::hint(v),
         Mode::Normal if app.shell_focused() => format!(
             "shell: keys go to the shell · {} transcript · {p} {p} sends {p} · {} help · {} detach",
             h(A::ToggleShell), h(A::Help), h(A::Detach)
@@ -603,3 +603,7 @@ fn draw_form(f: &mut Frame, form: &NewForm) {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "mod_tests.rs"]
+mod tests;

@@ -5,7 +5,7 @@
 //! Cells map to text through the copy view (`CopyView::pos_at`), which starts on the rows the
 //! pane showed, so what is selected is what was under the pointer.
 //!
-//! Decisions (not in DESIGN.md): two presses on one cell within `DOUBLE_CLICK` are a double
+//! Decisions made here (the UI as a whole: see ARCHITECTURE.md): two presses on one cell within `DOUBLE_CLICK` are a double
 //! click; a click outside the pane of copy mode leaves copy mode; over a shell whose program
 //! asked for mouse reports (vim, htop, less --mouse), events go to the program as that program
 //! asked (press, release, motion; SGR, UTF-8 or X10 encoding), and Shift held selects instead,
@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::layout::{Position, Rect};
 
-use super::app::{App, Effect, Mode};
-use super::shell;
+use crate::tui::app::{App, Effect, Mode};
+use crate::tui::shell;
 
 /// Rows the mouse wheel scrolls per notch.
 pub const WHEEL_ROWS: usize = 3;
@@ -235,53 +235,5 @@ impl App {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crossterm::event::KeyModifiers;
-
-    #[test]
-    fn list_clicks_hit_two_row_entries_inside_the_border() {
-        let area = Rect::new(0, 0, 28, 10);
-        let table = [
-            ((5, 0), None),
-            ((5, 1), Some(0)),
-            ((5, 2), Some(0)),
-            ((5, 3), Some(1)),
-            ((0, 3), None),
-            ((27, 3), None),
-            ((5, 9), None),
-        ];
-        for ((x, y), want) in table {
-            assert_eq!(list_row(area, Position::new(x, y)), want, "{x},{y}");
-        }
-        assert_eq!(list_row(Rect::default(), Position::new(0, 0)), None);
-    }
-
-    #[test]
-    fn offsets_count_from_the_first_text_cell() {
-        let area = Rect::new(10, 4, 20, 8);
-        let table = [((11, 5), (0, 0)), ((15, 7), (4, 2)), ((10, 4), (-1, -1))];
-        for ((x, y), want) in table {
-            assert_eq!(offset(area, Position::new(x, y)), want, "{x},{y}");
-        }
-    }
-
-    #[test]
-    fn a_press_elsewhere_forgets_a_drag_and_other_buttons_only_focus() {
-        let mut app = App::new("baton", "/w", crate::tui::keys::Keys::default());
-        let ev = |kind| MouseEvent {
-            kind,
-            column: 1,
-            row: 1,
-            modifiers: KeyModifiers::NONE,
-        };
-        app.on_mouse(ev(MouseEventKind::Down(MouseButton::Right)));
-        assert_eq!(app.mouse.press, None);
-        app.on_mouse(ev(MouseEventKind::Drag(MouseButton::Left)));
-        assert_eq!(app.mode, Mode::Normal);
-        assert_eq!(
-            app.on_mouse(ev(MouseEventKind::Up(MouseButton::Left))),
-            vec![]
-        );
-    }
-}
+#[path = "mouse_tests.rs"]
+mod tests;

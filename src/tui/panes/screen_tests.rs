@@ -6,9 +6,9 @@ use crossterm::event::{KeyCode, KeyModifiers};
 use pretty_assertions::assert_eq;
 use serde_json::json;
 
-use super::app::{App, Effect, Msg, Tag};
-use super::draw_tests::{app_with, cell_style, key, log, prefix, screen, terminal};
-use super::test_views;
+use crate::tui::app::{App, Effect, Msg, Tag};
+use crate::tui::testing::views;
+use crate::tui::testing::{app_with, cell_style, key, log, prefix, screen, terminal};
 
 #[test]
 fn nested_splits_show_their_own_terminals_and_faces() {
@@ -18,7 +18,7 @@ fn nested_splits_show_their_own_terminals_and_faces() {
         terminal("docs", "claude", "running", None),
     ]);
     app.update(Msg::Reply(Tag::Log("api".into()), Ok(log())));
-    let empty = test_views::log_data(json!({}));
+    let empty = views::log_data(json!({}));
     app.update(Msg::Reply(Tag::Log("web".into()), Ok(empty.clone())));
     app.update(Msg::Reply(Tag::Log("docs".into()), Ok(empty)));
     screen(&mut app, 100, 18);
@@ -141,7 +141,10 @@ fn find(screen: &str, text: &str) -> (u16, u16) {
 fn find_from(screen: &str, text: &str, from: u16) -> (u16, u16) {
     for (y, line) in screen.lines().enumerate().skip(usize::from(from)) {
         if let Some(i) = line.find(text) {
-            return (super::lines::str_width(&line[..i]) as u16, y as u16);
+            return (
+                crate::tui::transcript::lines::str_width(&line[..i]) as u16,
+                y as u16,
+            );
         }
     }
     panic!("{text:?} not on the screen:\n{screen}");
@@ -163,10 +166,10 @@ fn a_drag_over_a_pane_selects_what_was_under_the_mouse_and_copies_it() {
     // The press focuses the left pane; the drag enters copy mode and selects.
     app.update(Msg::Mouse(mouse(K::Down(MouseButton::Left), x, y)));
     assert_eq!(app.active, 0);
-    assert_eq!(app.mode, super::app::Mode::Normal);
+    assert_eq!(app.mode, crate::tui::app::Mode::Normal);
     app.update(Msg::Mouse(mouse(K::Drag(MouseButton::Left), x + 10, y)));
     app.update(Msg::Mouse(mouse(K::Drag(MouseButton::Left), x + 21, y)));
-    assert!(matches!(app.mode, super::app::Mode::Copy(_)));
+    assert!(matches!(app.mode, crate::tui::app::Mode::Copy(_)));
     assert_eq!(
         cell_style(&mut app, 100, 23, x + 5, y).bg,
         Some(Color::Yellow)
@@ -177,7 +180,7 @@ fn a_drag_over_a_pane_selects_what_was_under_the_mouse_and_copies_it() {
     );
     let fx = app.update(Msg::Mouse(mouse(K::Up(MouseButton::Left), x + 21, y)));
     assert_eq!(fx, vec![Effect::Clipboard("Added tests/health.rs.".into())]);
-    assert_eq!(app.mode, super::app::Mode::Normal);
+    assert_eq!(app.mode, crate::tui::app::Mode::Normal);
 
     // Upwards across a wrapped summary line: the rows join back as one line.
     let (x, y) = find(&s, "6.0% of 200,000");
@@ -197,7 +200,7 @@ fn a_drag_over_a_pane_selects_what_was_under_the_mouse_and_copies_it() {
         app.update(Msg::Mouse(mouse(K::Up(MouseButton::Left), x, y))),
         vec![]
     );
-    assert_eq!(app.mode, super::app::Mode::Normal);
+    assert_eq!(app.mode, crate::tui::app::Mode::Normal);
 }
 
 #[test]
@@ -221,12 +224,12 @@ fn the_mouse_maps_through_the_scroll_offset_double_clicks_copy_a_word_and_the_wh
     assert_eq!(down(&mut app, t0 + Duration::from_secs(1)), vec![]);
     let fx = down(&mut app, t0 + Duration::from_millis(1200));
     assert_eq!(fx, vec![Effect::Clipboard("/health".into())]);
-    assert_eq!(app.mode, super::app::Mode::Normal);
+    assert_eq!(app.mode, crate::tui::app::Mode::Normal);
 
     // In copy mode the wheel moves the copy view, not the pane behind it.
     prefix(&mut app, '[');
     let top = |app: &App| match &app.mode {
-        super::app::Mode::Copy(v) => v.top,
+        crate::tui::app::Mode::Copy(v) => v.top,
         _ => usize::MAX,
     };
     let before = top(&app);
@@ -236,7 +239,7 @@ fn the_mouse_maps_through_the_scroll_offset_double_clicks_copy_a_word_and_the_wh
     assert_eq!(top(&app), before);
     // A press outside the pane leaves copy mode; the wheel then scrolls the pane again.
     app.update(Msg::Mouse(mouse(K::Down(MouseButton::Left), 0, 9)));
-    assert_eq!(app.mode, super::app::Mode::Normal);
+    assert_eq!(app.mode, crate::tui::app::Mode::Normal);
     let scroll = app.panes[0].scroll;
     app.update(Msg::Mouse(mouse(K::ScrollDown, x, y)));
     assert_eq!(app.panes[0].scroll, scroll.saturating_sub(3));
@@ -249,7 +252,7 @@ fn a_ten_megabyte_answer_draws_at_any_size_and_scrolls() {
         "{}THE-END",
         "all work and no play makes a long answer ".repeat(10 * 1024 * 1024 / 41)
     );
-    let log = test_views::log_data(json!({
+    let log = views::log_data(json!({
         "name": "api",
         "conversations": [{"number": 1, "opened_reason": "first"}],
         "turns": [{"number": 1, "conversation": 1, "provider": "claude", "prompt": "write a lot",

@@ -1,14 +1,18 @@
 //! The multiplexer's state and how it changes: messages in (keys, watch events, replies),
 //! effects out (requests to the server, the bell). Pure: no IO here, so it is table-tested.
 
-use super::composer::Composer;
-use super::diff::DiffView;
-use super::form::NewForm;
-use super::keys::{Keys, PrefixAction};
-use super::layout::Node;
-use super::mouse::MouseState;
-use super::shell::{ShellUpdate, ShellView};
-use super::transcript::Transcript;
+pub mod composer;
+pub mod form;
+pub mod manage;
+
+use crate::tui::diff::DiffView;
+use crate::tui::input::keys::{Keys, PrefixAction};
+use crate::tui::input::mouse::MouseState;
+use crate::tui::panes::layout::Node;
+use crate::tui::shell::{ShellUpdate, ShellView};
+use crate::tui::transcript::Transcript;
+use composer::Composer;
+use form::NewForm;
 use serde_json::Value;
 
 use crate::error::BatonError;
@@ -180,7 +184,7 @@ pub enum Mode {
         text: String,
     },
     /// Copy mode over a pane (prefix `[`).
-    Copy(Box<super::copy::CopyView>),
+    Copy(Box<crate::tui::copy::CopyView>),
 }
 
 /// Why the UI ends.
@@ -412,7 +416,7 @@ impl App {
     }
 
     /// A terminal came into view: clear its notice, read its history if not done yet.
-    pub(super) fn show_effects(&mut self, name: &str) -> Vec<Effect> {
+    pub(in crate::tui) fn show_effects(&mut self, name: &str) -> Vec<Effect> {
         let Some(t) = self.term_mut(name) else {
             return Vec::new();
         };

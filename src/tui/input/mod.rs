@@ -1,14 +1,17 @@
 //! What keys, pastes and the mouse do, mode by mode: the prefix, the composer's editing keys,
 //! the new-terminal form, the help overlay and the start-up offer.
 
+pub mod keys;
+pub mod mouse;
+
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use super::app::{App, Effect, Exit, Mode, Tag, Waiting};
-use super::form::{Field, NewForm};
-use super::keys::PrefixAction;
-use super::layout::Split;
 use crate::protocol::Request;
+use crate::tui::app::form::{Field, NewForm};
+use crate::tui::app::{App, Effect, Exit, Mode, Tag, Waiting};
+use crate::tui::panes::layout::Split;
 use crate::words::ProviderKind;
+use keys::PrefixAction;
 
 fn ctrl(k: &KeyEvent) -> bool {
     k.modifiers.contains(KeyModifiers::CONTROL)
@@ -255,7 +258,7 @@ impl App {
     }
 
     /// Scrolls the active pane (or `pane`) a page, or `rows` for the wheel.
-    pub(super) fn scroll_active(&mut self, up: bool, rows: Option<(usize, usize)>) {
+    pub(in crate::tui) fn scroll_active(&mut self, up: bool, rows: Option<(usize, usize)>) {
         let (idx, by) = match rows {
             Some((i, r)) => (i, r),
             None => {

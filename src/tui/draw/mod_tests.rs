@@ -5,78 +5,15 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use pretty_assertions::assert_eq;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
-use serde_json::{json, Value};
+use serde_json::json;
 
-use super::app::{App, Effect, Msg, Tag};
-use super::draw::draw;
-use super::keys::Keys;
-use super::test_views;
-use crate::protocol::views::TerminalView;
 use crate::protocol::{Request, SendEvent, SessionStart, TurnSummary, WatchEvent};
+use crate::tui::app::{App, Effect, Msg, Tag};
+use crate::tui::draw::draw;
+use crate::tui::input::keys::Keys;
+use crate::tui::testing::{app_with, cell_style, ctrl, key, log, prefix, screen, terminal, views};
 use crate::words::OpenReason;
 use crate::words::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};
-
-pub(super) fn terminal(
-    name: &str,
-    provider: &str,
-    state: &str,
-    ctx: Option<(u64, u64)>,
-) -> TerminalView {
-    let context = ctx.map_or(Value::Null, |(t, w)| json!({"tokens": t, "window": w}));
-    test_views::terminal(json!({"name": name, "provider": provider, "state": state,
-                                "conversation": {"number": 2}, "context": context}))
-}
-
-pub(super) fn app_with(terms: Vec<TerminalView>) -> App {
-    let mut app = App::new("baton", "/w/api", Keys::default());
-    app.update(Msg::Watch(WatchEvent::Terminals { terminals: terms }));
-    app
-}
-
-pub(super) fn log() -> Value {
-    test_views::log_data(json!({
-        "name": "api",
-        "conversations": [
-            {"number": 1, "opened_reason": "first"},
-            {"number": 2, "opened_reason": "size"},
-        ],
-        "turns": [
-            {"number": 1, "conversation": 1, "provider": "claude", "prompt": "Add a /health endpoint",
-             "status": "completed", "answer": "Done: GET /health returns 200.", "tools": ["Read src/main.rs"],
-             "notes": [], "context": {"tokens": 100000, "window": 200000}},
-            {"number": 2, "conversation": 2, "provider": "claude", "prompt": "Add a test",
-             "status": "completed", "answer": "Added tests/health.rs.", "tools": [], "notes": [],
-             "context": {"tokens": 12000, "window": 200000}},
-            {"number": 3, "conversation": 2, "provider": "codex", "prompt": "Review it",
-             "status": "failed", "error": "API error 400", "answer": null, "tools": [], "notes": [],
-             "context": null},
-        ]
-    }))
-}
-
-pub(super) fn screen(app: &mut App, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| draw(f, app)).unwrap();
-    let buf = t.backend().buffer().clone();
-    let mut out = String::new();
-    for y in 0..h {
-        let mut row = String::new();
-        for x in 0..w {
-            row.push_str(buf[(x, y)].symbol());
-        }
-        out.push_str(row.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
-pub(super) fn key(code: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
-}
-
-fn ctrl(c: char) -> Msg {
-    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
-}
 
 fn typed(app: &mut App, s: &str) -> Vec<Effect> {
     let mut fx = Vec::new();
@@ -151,7 +88,7 @@ fn a_prompt_streams_and_a_second_waits_below_the_transcript() {
     let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
     app.update(Msg::Reply(
         Tag::Log("api".into()),
-        Ok(test_views::log_data(json!({}))),
+        Ok(views::log_data(json!({}))),
     ));
     let fx = typed(&mut app, "hello");
     assert!(fx.is_empty());
@@ -286,7 +223,7 @@ fn ctrl_o_sets_the_model_for_the_next_prompts_shown_in_the_title_and_sent() {
     let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
     app.update(Msg::Reply(
         Tag::Log("api".into()),
-        Ok(test_views::log_data(json!({}))),
+        Ok(views::log_data(json!({}))),
     ));
     app.update(key(KeyCode::Tab));
     app.update(ctrl('o'));
@@ -497,11 +434,6 @@ fn scrolling_up_stops_following_and_ctrl_end_follows_again() {
     assert!(s.contains("API error 400"), "{s}");
 }
 
-pub(super) fn prefix(app: &mut App, c: char) -> Vec<Effect> {
-    app.update(ctrl('b'));
-    app.update(key(KeyCode::Char(c)))
-}
-
 fn finished(name: &str) -> Msg {
     let summary = TurnSummary {
         turn_id: "x".into(),
@@ -663,12 +595,6 @@ fn rename_and_remove_from_the_status_line() {
     );
 }
 
-pub(super) fn cell_style(app: &mut App, w: u16, h: u16, x: u16, y: u16) -> ratatui::style::Style {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| draw(f, app)).unwrap();
-    t.backend().buffer()[(x, y)].style()
-}
-
 #[test]
 fn copy_mode_searches_selects_across_a_wrap_and_copies_with_osc52() {
     use ratatui::style::{Color, Modifier};
@@ -724,13 +650,13 @@ fn copy_mode_searches_selects_across_a_wrap_and_copies_with_osc52() {
     let fx = app.update(key(KeyCode::Char('y')));
     let text = "the next prompt opens a fresh conversation";
     assert_eq!(fx, vec![Effect::Clipboard(text.into())]);
-    assert_eq!(app.mode, super::app::Mode::Normal);
+    assert_eq!(app.mode, crate::tui::app::Mode::Normal);
     let after = screen(&mut app, 90, 23);
     assert!(after.ends_with(" baton  copied 42 characters\n"), "{after}");
     // q and Esc leave without copying.
     prefix(&mut app, '[');
     assert_eq!(app.update(key(KeyCode::Char('q'))), vec![]);
-    assert_eq!(app.mode, super::app::Mode::Normal);
+    assert_eq!(app.mode, crate::tui::app::Mode::Normal);
 }
 
 #[test]

@@ -9,10 +9,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-use super::app::{App, Effect, Mode};
-use super::copy::{CopyView, Outcome, Row, Wrap};
-use super::diff::DiffView;
-use super::lines::str_width;
+use crate::tui::app::{App, Effect, Mode};
+use crate::tui::copy::{CopyView, Outcome, Row, Wrap};
+use crate::tui::diff::DiffView;
+use crate::tui::transcript::lines::str_width;
 
 fn line_text(l: &Line<'_>) -> String {
     l.spans.iter().map(|s| s.content.as_ref()).collect()
@@ -70,13 +70,13 @@ fn shell_rows(screen: &mut vt100::Screen) -> (Vec<Row>, usize, (usize, usize)) {
 impl App {
     /// Prefix `[`: copy mode over the active pane (over a live shell, once the server sent its
     /// scrollback).
-    pub(super) fn enter_copy(&mut self) -> Vec<Effect> {
+    pub(in crate::tui) fn enter_copy(&mut self) -> Vec<Effect> {
         self.copy_mode(true)
     }
 
     /// Copy mode at once over what this client has (a mouse selection: the shell's screen,
     /// without asking the server for the scrollback).
-    pub(super) fn enter_copy_now(&mut self) {
+    pub(in crate::tui) fn enter_copy_now(&mut self) {
         self.copy_mode(false);
     }
 
@@ -124,7 +124,7 @@ impl App {
         Vec::new()
     }
 
-    pub(super) fn copy_key(&mut self, k: KeyEvent) -> Vec<Effect> {
+    pub(in crate::tui) fn copy_key(&mut self, k: KeyEvent) -> Vec<Effect> {
         let Mode::Copy(v) = &mut self.mode else {
             return Vec::new();
         };
@@ -139,7 +139,7 @@ impl App {
 
     /// Copy mode ends with `text` on the clipboard (keys `y`/Enter, a mouse release, a double
     /// click).
-    pub(super) fn finish_copy(&mut self, text: String) -> Vec<Effect> {
+    pub(in crate::tui) fn finish_copy(&mut self, text: String) -> Vec<Effect> {
         self.mode = Mode::Normal;
         if text.is_empty() {
             self.say("nothing to copy");

@@ -5,8 +5,8 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::layout::Side;
 use crate::config::KeysConfig;
+use crate::tui::panes::layout::Side;
 
 /// What a key after the prefix does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +64,39 @@ pub const ACTIONS: [(PrefixAction, &str, char); 16] = [
     (PrefixAction::CopyMode, "copy", '['),
 ];
 
+/// A key name that is not one (`Key::parse`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyNameError {
+    #[error("{name:?} is not a key (one character, C-x for Ctrl, M-x for Alt)")]
+    NotAKey { name: String },
+    #[error("{name:?}: Ctrl goes only with a letter (C-a … C-z)")]
+    CtrlWithoutLetter { name: String },
+}
+
+/// A `[ui.keys]` setting refused (`Keys::from_config`); each message is one line naming the
+/// setting at fault, as the user wrote it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeysError {
+    /// `setting` (`prefix` or an action's name) is not a key name.
+    #[error("[ui.keys] {setting}: {error}")]
+    BadKey {
+        setting: String,
+        error: KeyNameError,
+    },
+    #[error("[ui.keys] {name}: no such action")]
+    NoSuchAction { name: String },
+    #[error("[ui.keys] {action} = {key:?} is the prefix key")]
+    OnThePrefix { action: &'static str, key: String },
+    #[error("[ui.keys] {action} = {key:?}: the digits jump to terminals")]
+    OnADigit { action: &'static str, key: String },
+    #[error("[ui.keys] {action} = {key:?} is already the key of {other}")]
+    Taken {
+        action: &'static str,
+        key: String,
+        other: &'static str,
+    },
+}
+
 /// One key: a character, with Ctrl and/or Alt (`c`, `%`, `C-a`, `M-x`, `C-M-x`, `Space`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Key {
@@ -91,8 +124,10 @@ impl Key {
 
     /// Reads a key name as tmux writes it: `C-` for Ctrl, `M-` for Alt, then one character
     /// (or `Space`).
-    pub fn parse(name: &str) -> Result<Key, String> {
-        let bad = || format!("{name:?} is not a key (one character, C-x for Ctrl, M-x for Alt)");
+    pub fn parse(name: &str) -> Result<Key, KeyNameError> {
+        let bad = || KeyNameError::NotAKey {
+            name: name.to_string(),
+        };
         let mut key = Key::plain(' ');
         let mut rest = name;
         loop {
@@ -114,9 +149,9 @@ impl Key {
         };
         if key.ctrl {
             if !key.ch.is_ascii_alphabetic() {
-                return Err(format!(
-                    "{name:?}: Ctrl goes only with a letter (C-a … C-z)"
-                ));
+                return Err(KeyNameError::CtrlWithoutLetter {
+                    name: name.to_string(),
+                });
             }
             key.ch = key.ch.to_ascii_lowercase();
         }
@@ -186,20 +221,26 @@ impl Keys {
     }
 
     /// The defaults with `[ui.keys]` applied; the error is one line naming the key at fault.
-    pub fn from_config(cfg: &KeysConfig, inside_tmux: bool) -> Result<Keys, String> {
+    pub fn from_config(cfg: &KeysConfig, inside_tmux: bool) -> Result<Keys, KeysError> {
+        let bad_key = |setting: &str| {
+            let setting = setting.to_string();
+            move |error| KeysError::BadKey { setting, error }
+        };
         let mut keys = Keys::for_env(inside_tmux);
         if let Some(p) = &cfg.prefix {
-            keys.prefix = Key::parse(p).map_err(|e| format!("[ui.keys] prefix: {e}"))?;
+            keys.prefix = Key::parse(p).map_err(bad_key("prefix"))?;
         }
         for (name, value) in cfg.entries() {
             let Some(value) = value else { continue };
-            let key = Key::parse(value).map_err(|e| format!("[ui.keys] {name}: {e}"))?;
+            let key = Key::parse(value).map_err(bad_key(name))?;
             let Some((_, slot)) = ACTIONS
                 .iter()
                 .position(|(_, n, _)| *n == name)
                 .and_then(|i| keys.bindings.get_mut(i))
             else {
-                return Err(format!("[ui.keys] {name}: no such action"));
+                return Err(KeysError::NoSuchAction {
+                    name: name.to_string(),
+                });
             };
             *slot = key;
         }
@@ -208,23 +249,22 @@ impl Keys {
     }
 
     /// Refuses two actions on one key, an action on the prefix key, and a plain digit (0-9 jump).
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), KeysError> {
         for (i, (a, key)) in self.bindings.iter().enumerate() {
-            let name = name_of(*a);
+            let action = name_of(*a);
             let label = key.label();
             if *key == self.prefix {
-                return Err(format!("[ui.keys] {name} = {label:?} is the prefix key"));
+                return Err(KeysError::OnThePrefix { action, key: label });
             }
             if !key.ctrl && !key.alt && key.ch.is_ascii_digit() {
-                return Err(format!(
-                    "[ui.keys] {name} = {label:?}: the digits jump to terminals"
-                ));
+                return Err(KeysError::OnADigit { action, key: label });
             }
             if let Some((b, _)) = self.bindings[..i].iter().find(|(_, k)| k == key) {
-                return Err(format!(
-                    "[ui.keys] {name} = {label:?} is already the key of {}",
-                    name_of(*b)
-                ));
+                return Err(KeysError::Taken {
+                    action,
+                    key: label,
+                    other: name_of(*b),
+                });
             }
         }
         Ok(())
@@ -270,19 +310,31 @@ impl Keys {
             .map(|(a, _)| *a)
     }
 
-    /// Every key, as the help overlay lists it.
+    /// Every key, as the help overlay lists it: the keys after the prefix, then the others.
     pub fn help(&self) -> Vec<(String, &'static str)> {
+        let mut rows = self.prefix_help();
+        rows.extend(PLAIN_HELP.iter().map(|(k, v)| (k.to_string(), *v)));
+        rows
+    }
+
+    /// The keys after the prefix, as bound (so a remapped key shows as the user set it).
+    fn prefix_help(&self) -> Vec<(String, &'static str)> {
         use PrefixAction as A;
         let p = self.prefix.label();
         let h = |a| self.hint(a);
-        let mut rows: Vec<(String, &'static str)> =
-            vec![
-            (h(A::NewTerminal), "new terminal (name, dir, provider, brief)"),
+        vec![
+            (
+                h(A::NewTerminal),
+                "new terminal (name, dir, provider, brief)",
+            ),
             (
                 h(A::ToggleShell),
                 "shell face: a shell in the terminal's checkout (keys go to it; again: back)",
             ),
-            (format!("{p} {p}"), "send the prefix key itself to the shell"),
+            (
+                format!("{p} {p}"),
+                "send the prefix key itself to the shell",
+            ),
             (
                 h(A::ToggleDiff),
                 "diff face: the terminal's branch since it started (again: back)",
@@ -322,47 +374,47 @@ impl Keys {
                 "detach (turns keep running; `baton` brings it back)",
             ),
             (h(A::Help), "this help"),
-        ];
-        let plain: [(&str, &'static str); 16] = [
-            ("Enter", "send the prompt (queued while a turn runs)"),
-            ("Alt-Enter, Shift-Enter, C-j", "new line"),
-            ("Up / Down", "earlier prompts (on the first / last line)"),
-            ("Tab", "switch provider for the next prompt"),
-            (
-                "C-o",
-                "model for the next prompt (empty: the terminal's own)",
-            ),
-            (
-                "Esc, C-c",
-                "interrupt the running turn (partial output stays)",
-            ),
-            ("C-e", "edit the last waiting prompt"),
-            ("C-x", "remove the last waiting prompt"),
-            ("C-t", "expand / collapse tool lines"),
-            (
-                "PageUp / PageDown",
-                "scroll the transcript (mouse wheel too)",
-            ),
-            ("C-End", "follow the end of the transcript"),
-            (
-                "C-u / C-w",
-                "delete to line start / the word before (C-u clears a form field)",
-            ),
-            ("Home / End", "start / end of the line"),
-            (
-                "mouse click / wheel",
-                "focus a pane or a terminal of the list / scroll",
-            ),
-            (
-                "mouse drag / double click",
-                "select text, copied (OSC 52) on release / copy a word",
-            ),
-            ("any key", "closes this help"),
-        ];
-        rows.extend(plain.iter().map(|(k, v)| (k.to_string(), *v)));
-        rows
+        ]
     }
 }
+
+/// The keys that work without the prefix, as the help overlay lists them.
+const PLAIN_HELP: [(&str, &str); 16] = [
+    ("Enter", "send the prompt (queued while a turn runs)"),
+    ("Alt-Enter, Shift-Enter, C-j", "new line"),
+    ("Up / Down", "earlier prompts (on the first / last line)"),
+    ("Tab", "switch provider for the next prompt"),
+    (
+        "C-o",
+        "model for the next prompt (empty: the terminal's own)",
+    ),
+    (
+        "Esc, C-c",
+        "interrupt the running turn (partial output stays)",
+    ),
+    ("C-e", "edit the last waiting prompt"),
+    ("C-x", "remove the last waiting prompt"),
+    ("C-t", "expand / collapse tool lines"),
+    (
+        "PageUp / PageDown",
+        "scroll the transcript (mouse wheel too)",
+    ),
+    ("C-End", "follow the end of the transcript"),
+    (
+        "C-u / C-w",
+        "delete to line start / the word before (C-u clears a form field)",
+    ),
+    ("Home / End", "start / end of the line"),
+    (
+        "mouse click / wheel",
+        "focus a pane or a terminal of the list / scroll",
+    ),
+    (
+        "mouse drag / double click",
+        "select text, copied (OSC 52) on release / copy a word",
+    ),
+    ("any key", "closes this help"),
+];
 
 fn name_of(a: PrefixAction) -> &'static str {
     ACTIONS
@@ -372,154 +424,5 @@ fn name_of(a: PrefixAction) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn key(c: char, m: KeyModifiers) -> KeyEvent {
-        KeyEvent::new(KeyCode::Char(c), m)
-    }
-
-    fn config(text: &str) -> Result<Keys, String> {
-        let c = crate::config::Config::parse(text)?;
-        Keys::from_config(&c.ui.keys, false)
-    }
-
-    #[test]
-    fn prefix_follows_tmux() {
-        assert!(Keys::for_env(false)
-            .prefix
-            .matches(&key('b', KeyModifiers::CONTROL)));
-        assert!(Keys::for_env(true)
-            .prefix
-            .matches(&key('a', KeyModifiers::CONTROL)));
-        assert!(!Keys::for_env(true)
-            .prefix
-            .matches(&key('a', KeyModifiers::NONE)));
-    }
-
-    #[test]
-    fn keys_after_the_prefix() {
-        let keys = Keys::default();
-        let table = [
-            ('c', KeyModifiers::NONE, Some(PrefixAction::NewTerminal)),
-            ('3', KeyModifiers::NONE, Some(PrefixAction::Jump(3))),
-            ('%', KeyModifiers::SHIFT, Some(PrefixAction::SplitBeside)),
-            ('d', KeyModifiers::NONE, Some(PrefixAction::Detach)),
-            ('n', KeyModifiers::CONTROL, Some(PrefixAction::Next)),
-            ('s', KeyModifiers::NONE, Some(PrefixAction::ToggleShell)),
-            ('g', KeyModifiers::NONE, Some(PrefixAction::ToggleDiff)),
-            (',', KeyModifiers::NONE, Some(PrefixAction::Rename)),
-            ('X', KeyModifiers::SHIFT, Some(PrefixAction::Remove)),
-            ('[', KeyModifiers::NONE, Some(PrefixAction::CopyMode)),
-            ('x', KeyModifiers::NONE, Some(PrefixAction::ClosePane)),
-            ('z', KeyModifiers::NONE, Some(PrefixAction::Zoom)),
-            ('o', KeyModifiers::NONE, Some(PrefixAction::NextPane)),
-            ('b', KeyModifiers::CONTROL, None),
-            ('Z', KeyModifiers::SHIFT, None),
-        ];
-        for (c, m, want) in table {
-            assert_eq!(keys.action(&key(c, m)), want, "{c} {m:?}");
-        }
-        let arrows = [
-            (KeyCode::Left, Some(PrefixAction::Select(Side::Left))),
-            (KeyCode::Right, Some(PrefixAction::Select(Side::Right))),
-            (KeyCode::Up, Some(PrefixAction::Select(Side::Up))),
-            (KeyCode::Down, Some(PrefixAction::Select(Side::Down))),
-            (KeyCode::Home, None),
-        ];
-        for (code, want) in arrows {
-            let k = KeyEvent::new(code, KeyModifiers::NONE);
-            assert_eq!(keys.action(&k), want, "{code:?}");
-        }
-    }
-
-    #[test]
-    fn key_names_parse_as_tmux_writes_them() {
-        type Want = Result<(char, bool, bool), ()>;
-        let table: [(&str, Want); 12] = [
-            ("c", Ok(('c', false, false))),
-            ("X", Ok(('X', false, false))),
-            ("\"", Ok(('"', false, false))),
-            ("-", Ok(('-', false, false))),
-            ("C-a", Ok(('a', true, false))),
-            ("C-A", Ok(('a', true, false))),
-            ("M-x", Ok(('x', false, true))),
-            ("C-M-x", Ok(('x', true, true))),
-            ("M-Space", Ok((' ', false, true))),
-            ("C-", Err(())),
-            ("Ctrl-a", Err(())),
-            ("", Err(())),
-        ];
-        for (name, want) in table {
-            let got = Key::parse(name)
-                .map(|k| (k.ch, k.ctrl, k.alt))
-                .map_err(|_| ());
-            assert_eq!(got, want, "{name:?}");
-            if let Ok(k) = Key::parse(name) {
-                assert_eq!(Key::parse(&k.label()), Ok(k), "{name:?} round trip");
-                assert!(k.matches(&k.event()), "{name:?}");
-            }
-        }
-        assert!(Key::parse("C-%").is_err());
-    }
-
-    #[test]
-    fn configured_keys_replace_the_defaults() {
-        let keys = config("[ui.keys]\nprefix = \"C-Space\"\n").err();
-        assert!(keys.is_some_and(|e| e.contains("prefix")));
-        let keys = config("[ui.keys]\nprefix = \"C-q\"\nnext = \"M-n\"\nnew = \"N\"\n").unwrap();
-        assert!(keys.prefix.matches(&key('q', KeyModifiers::CONTROL)));
-        let table = [
-            ('n', KeyModifiers::ALT, Some(PrefixAction::Next)),
-            ('N', KeyModifiers::SHIFT, Some(PrefixAction::NewTerminal)),
-            ('c', KeyModifiers::NONE, None),
-            ('n', KeyModifiers::NONE, None),
-            ('p', KeyModifiers::NONE, Some(PrefixAction::Prev)),
-        ];
-        for (c, m, want) in table {
-            assert_eq!(keys.action(&key(c, m)), want, "{c} {m:?}");
-        }
-        assert_eq!(keys.hint(PrefixAction::Next), "C-q M-n");
-        assert!(keys.help().iter().any(|(k, _)| k == "C-q N"));
-    }
-
-    #[test]
-    fn bad_configured_keys_are_refused_naming_the_key() {
-        let table = [
-            ("next = \"c\"", "next = \"c\" is already the key of new"),
-            ("new = \"n\"", "next = \"n\" is already the key of new"),
-            ("help = \"C-b\"", "help = \"C-b\" is the prefix key"),
-            (
-                "prefix = \"C-n\"\nnext = \"C-n\"",
-                "next = \"C-n\" is the prefix key",
-            ),
-            ("copy = \"5\"", "copy = \"5\": the digits jump"),
-            (
-                "rename = \"Ctrl-r\"",
-                "[ui.keys] rename: \"Ctrl-r\" is not a key",
-            ),
-            ("prefix = \"xy\"", "[ui.keys] prefix: \"xy\" is not a key"),
-            ("unzoom = \"u\"", "unzoom"),
-            (
-                "zoom = \"x\"",
-                "zoom = \"x\" is already the key of close_pane",
-            ),
-        ];
-        for (text, want) in table {
-            let e = config(&format!("[ui.keys]\n{text}\n")).unwrap_err();
-            assert!(e.contains(want), "{text}: {e}");
-            assert!(!e.contains('\n'), "{text}: one line: {e}");
-        }
-    }
-
-    #[test]
-    fn every_action_has_a_config_entry() {
-        let names: Vec<&str> = KeysConfig::default()
-            .entries()
-            .iter()
-            .map(|(n, _)| *n)
-            .collect();
-        let actions: Vec<&str> = ACTIONS.iter().map(|(_, n, _)| *n).collect();
-        assert_eq!(names, actions);
-    }
-}
+#[path = "keys_tests.rs"]
+mod tests;

@@ -5,9 +5,9 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthChar;
 
-use super::app::{LineCache, TurnSpan};
-use super::transcript::{Part, Transcript, TurnEnd, TurnEntry};
 use crate::client::render::thousands;
+use crate::tui::app::{LineCache, TurnSpan};
+use crate::tui::transcript::{Part, Transcript, TurnEnd, TurnEntry};
 use crate::words::OpenReason;
 use crate::words::TurnStatus;
 
@@ -327,108 +327,5 @@ pub fn meter(context: Option<(f64, bool)>, rotate_at: f64, cells: usize) -> Vec<
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use pretty_assertions::assert_eq;
-
-    #[test]
-    fn wraps_at_spaces_and_breaks_long_words() {
-        let table: &[(&str, usize, &[&str])] = &[
-            ("hello world", 20, &["hello world"]),
-            ("hello world", 5, &["hello", "world"]),
-            ("abcdefghij", 4, &["abcd", "efgh", "ij"]),
-            ("", 4, &[""]),
-            ("a  b", 1, &["a", "b"]),
-            ("日本語のテキスト", 6, &["日本語", "のテキ", "スト"]),
-        ];
-        for (text, width, want) in table {
-            assert_eq!(&wrap_line(text, *width), want, "{text:?} at {width}");
-        }
-    }
-
-    #[test]
-    fn truncates_by_display_width() {
-        assert_eq!(truncate("hello", 10), "hello");
-        assert_eq!(truncate("hello world", 6), "hello…");
-        assert_eq!(truncate("x", 0), "");
-    }
-
-    fn turn(number: u32, text: &str, running: bool) -> TurnEntry {
-        TurnEntry {
-            number,
-            conversation: 1,
-            opened: (number == 1).then_some(OpenReason::First),
-            rotate_at: 0.45,
-            switched: false,
-            provider: "claude".into(),
-            prompt: Some(format!("prompt {number}")),
-            parts: vec![Part::Text(text.into())],
-            end: (!running).then_some(TurnEnd {
-                rotates_next: false,
-                status: TurnStatus::Completed,
-                error: None,
-                context: None,
-                model: None,
-            }),
-            rev: 0,
-        }
-    }
-
-    #[test]
-    fn a_streamed_chunk_rewraps_only_its_turn() {
-        use crate::protocol::SendEvent;
-        use crate::words::TurnEvent;
-        let long = "words that wrap across several rows of a narrow pane ".repeat(4);
-        let mut t = Transcript {
-            turns: vec![
-                turn(1, &long, false),
-                turn(2, &long, false),
-                turn(3, "a", true),
-            ],
-            ..Transcript::default()
-        };
-        let mut cache = LineCache::default();
-        let check = |cache: &LineCache, t: &Transcript, width: u16| {
-            let full = transcript_rows(t, width, false);
-            assert_eq!(cache.lines, full.lines);
-            assert_eq!(cache.soft, full.soft);
-        };
-        rewrap(&mut cache, "api", &t, 30, false);
-        assert_eq!(cache.wrapped, 3);
-        check(&cache, &t, 30);
-        // Nothing changed: nothing is wrapped.
-        rewrap(&mut cache, "api", &t, 30, false);
-        assert_eq!(cache.wrapped, 3);
-        for n in 0..5 {
-            let chunk = SendEvent::Turn {
-                event: TurnEvent::Text {
-                    text: format!("chunk {n} of the streamed answer"),
-                },
-            };
-            t.step(&chunk, None);
-            rewrap(&mut cache, "api", &t, 30, false);
-            assert_eq!(cache.wrapped, 4 + n, "chunk {n}");
-            check(&cache, &t, 30);
-        }
-        // An older turn changing (its end arriving late) re-wraps that turn alone.
-        t.version += 1;
-        t.turns[1].rev = t.version;
-        t.turns[1].end = None;
-        rewrap(&mut cache, "api", &t, 30, false);
-        assert_eq!(cache.wrapped, 9);
-        check(&cache, &t, 30);
-        // A new width, or another terminal, wraps everything again.
-        rewrap(&mut cache, "api", &t, 50, false);
-        assert_eq!(cache.wrapped, 12);
-        check(&cache, &t, 50);
-        t.turns.remove(0);
-        t.version += 1;
-        rewrap(&mut cache, "api", &t, 50, false);
-        check(&cache, &t, 50);
-    }
-
-    #[test]
-    fn control_characters_never_reach_the_screen() {
-        assert_eq!(clean("a\x1b[31mb\tc\r\n"), "a[31mb    c\n");
-    }
-}
+#[path = "lines_tests.rs"]
+mod tests;

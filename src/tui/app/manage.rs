@@ -5,14 +5,14 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::Value;
 
-use super::app::{App, Effect, Mode, Tag};
 use crate::error::BatonError;
 use crate::protocol::views::RemovedView;
 use crate::protocol::{data_as, Request};
+use crate::tui::app::{App, Effect, Mode, Tag};
 
 impl App {
     /// Prefix `,`: a new name for the focused terminal.
-    pub(super) fn start_rename(&mut self) {
+    pub(in crate::tui) fn start_rename(&mut self) {
         match self.focused_name() {
             Some(name) => {
                 self.mode = Mode::Rename {
@@ -25,14 +25,14 @@ impl App {
     }
 
     /// Prefix `X`: asks before removing the focused terminal.
-    pub(super) fn ask_remove(&mut self) {
+    pub(in crate::tui) fn ask_remove(&mut self) {
         match self.focused_name() {
             Some(name) => self.mode = Mode::ConfirmRemove(name),
             None => self.say("no terminal to remove"),
         }
     }
 
-    pub(super) fn confirm_key(&mut self, k: KeyEvent) -> Vec<Effect> {
+    pub(in crate::tui) fn confirm_key(&mut self, k: KeyEvent) -> Vec<Effect> {
         let Mode::ConfirmRemove(name) = &self.mode else {
             return Vec::new();
         };
@@ -53,7 +53,7 @@ impl App {
         )]
     }
 
-    pub(super) fn rename_key(&mut self, k: KeyEvent) -> Vec<Effect> {
+    pub(in crate::tui) fn rename_key(&mut self, k: KeyEvent) -> Vec<Effect> {
         let Mode::Rename { name, text } = &mut self.mode else {
             return Vec::new();
         };
@@ -83,7 +83,7 @@ impl App {
         Vec::new()
     }
 
-    pub(super) fn on_manage_reply(
+    pub(in crate::tui) fn on_manage_reply(
         &mut self,
         tag: Tag,
         result: Result<Value, BatonError>,

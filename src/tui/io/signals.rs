@@ -17,8 +17,8 @@ use std::sync::mpsc::Sender;
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
 
-use super::app::Msg;
 use crate::error::BatonError;
+use crate::tui::app::Msg;
 
 /// The write end the handler writes to (-1: none yet). Kept open for the process's life.
 static WAKE_FD: AtomicI32 = AtomicI32::new(-1);

@@ -1,0 +1,174 @@
+//! Tests of the transcript: turns from the log with their dividers, live deltas, merging the log
+//! under a running turn, and reading a turn again when it missed steps.
+
+use super::*;
+use crate::words::ProviderKind;
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+fn log() -> LogView {
+    crate::tui::testing::views::log(json!({
+        "name": "api",
+        "conversations": [
+            {"number": 1, "opened_reason": "first"},
+            {"number": 2, "opened_reason": "size"},
+        ],
+        "turns": [
+            {"number": 1, "conversation": 1, "provider": "claude", "prompt": "one",
+             "status": "completed", "answer": "A1", "tools": ["Read x"], "notes": [],
+             "context": {"tokens": 100000, "window": 200000}},
+            {"number": 2, "conversation": 2, "provider": "claude", "prompt": "two",
+             "status": "completed", "answer": "A2", "tools": [], "notes": []},
+            {"number": 3, "conversation": 2, "provider": "codex", "prompt": "three",
+             "status": null, "answer": null, "tools": [], "notes": []},
+        ]
+    }))
+}
+
+#[test]
+fn log_turns_carry_their_dividers() {
+    let t = Transcript::from_log(&log());
+    let marks: Vec<(u32, Option<&str>, bool)> = t
+        .turns
+        .iter()
+        .map(|e| (e.number, e.opened.map(OpenReason::as_str), e.switched))
+        .collect();
+    assert_eq!(
+        marks,
+        vec![
+            (1, Some("first"), false),
+            (2, Some("size"), false),
+            (3, None, true)
+        ]
+    );
+    assert_eq!(
+        t.turns[0].parts,
+        vec![Part::Tool("Read x".into()), Part::Text("A1".into())]
+    );
+    assert!(t.running().is_some());
+}
+
+#[test]
+fn deltas_extend_the_current_piece_and_a_start_opens_the_next() {
+    let delta = |text: &str, start: bool| SendEvent::Turn {
+        event: TurnEvent::Delta {
+            text: text.into(),
+            start,
+        },
+    };
+    let tool = SendEvent::Turn {
+        event: TurnEvent::ToolUse {
+            name: "Read".into(),
+            summary: "a.rs".into(),
+        },
+    };
+    let note = SendEvent::Note {
+        message: "n".into(),
+    };
+    let rows: Vec<(Vec<SendEvent>, Vec<Part>)> = vec![
+        (
+            vec![delta("MOCK", true), delta("-REPLY", false)],
+            vec![Part::Text("MOCK-REPLY".into())],
+        ),
+        (
+            vec![delta("one", true), delta("two", true)],
+            vec![Part::Text("one".into()), Part::Text("two".into())],
+        ),
+        (
+            vec![
+                delta("one", true),
+                tool,
+                delta("two", true),
+                delta("!", false),
+            ],
+            vec![
+                Part::Text("one".into()),
+                Part::Tool("a.rs".into()),
+                Part::Text("two!".into()),
+            ],
+        ),
+        // A continuation whose piece was cut by something else starts a part of its own.
+        (
+            vec![delta("par", true), note, delta("tial", false)],
+            vec![
+                Part::Text("par".into()),
+                Part::Note("n".into()),
+                Part::Text("tial".into()),
+            ],
+        ),
+    ];
+    for (events, want) in rows {
+        let mut t = Transcript::default();
+        t.step(
+            &SendEvent::Started {
+                turn_id: "x".into(),
+                number: 1,
+                provider: ProviderKind::Claude,
+                conversation: 1,
+                opened: None,
+                rotate_at: 0.45,
+                session: SessionStart::Fresh,
+                prompt: "p".into(),
+            },
+            None,
+        );
+        let mut revs = Vec::new();
+        for e in &events {
+            t.step(e, None);
+            revs.push(t.turns[0].rev);
+        }
+        assert_eq!(t.turns[0].parts, want, "{events:?}");
+        assert!(
+            revs.windows(2).all(|w| w[0] < w[1]),
+            "every delta marks its turn changed: {revs:?}"
+        );
+    }
+}
+
+#[test]
+fn merging_the_log_keeps_live_steps_of_the_running_turn() {
+    let mut t = Transcript::default();
+    let started = SendEvent::Started {
+        turn_id: "x".into(),
+        number: 3,
+        provider: ProviderKind::Codex,
+        conversation: 2,
+        opened: None,
+        rotate_at: 0.45,
+        session: SessionStart::Switch,
+        prompt: "three".into(),
+    };
+    assert!(!t.step(&started, None), "the event names its prompt");
+    t.step(
+        &SendEvent::Turn {
+            event: TurnEvent::Text {
+                text: "partial".into(),
+            },
+        },
+        None,
+    );
+    t.merge_log(Transcript::from_log(&log()));
+    assert_eq!(t.turns.len(), 3);
+    assert_eq!(t.turns[2].prompt.as_deref(), Some("three"));
+    assert_eq!(t.turns[2].parts, vec![Part::Text("partial".into())]);
+}
+
+#[test]
+fn a_turn_that_missed_steps_is_read_again_when_it_ends() {
+    let summary = |number: u32| -> TurnSummary {
+        crate::tui::testing::views::summary(json!({"number": number, "conversation": 2}))
+    };
+    // Turn 3 is running when this client falls behind: only its end asks for the log.
+    let mut t = Transcript::from_log(&log());
+    t.fell_behind();
+    assert_eq!(t.gapped, Some(3));
+    assert!(!t.finished(&summary(2)));
+    assert!(t.finished(&summary(3)));
+    assert_eq!(t.gapped, None);
+    assert!(!t.finished(&summary(3)), "once");
+    // Falling behind with nothing running marks nothing.
+    let mut idle = Transcript::from_log(&log());
+    idle.finished(&summary(3));
+    idle.fell_behind();
+    assert_eq!(idle.gapped, None);
+}
