@@ -68,7 +68,12 @@ fn names_after(text: &str, prefix: &str) -> BTreeSet<String> {
 /// The top-level module a file of `src/` belongs to.
 fn top_module(path: &Path) -> String {
     let rel = path.strip_prefix(SRC).unwrap();
-    let first = rel.components().next().unwrap().as_os_str().to_string_lossy();
+    let first = rel
+        .components()
+        .next()
+        .unwrap()
+        .as_os_str()
+        .to_string_lossy();
     first.trim_end_matches(".rs").to_string()
 }
 
@@ -94,7 +99,12 @@ fn server_graph() -> Graph {
         let rel = f.strip_prefix(&server).unwrap();
         let parts: Vec<String> = rel
             .components()
-            .map(|c| c.as_os_str().to_string_lossy().trim_end_matches(".rs").to_string())
+            .map(|c| {
+                c.as_os_str()
+                    .to_string_lossy()
+                    .trim_end_matches(".rs")
+                    .to_string()
+            })
             .collect();
         if parts == ["mod"] {
             continue; // the module that declares them all
@@ -162,9 +172,21 @@ fn no_module_has_an_edge_the_code_map_forbids() {
         ("instructions", &["*"]),
         (
             "engine",
-            &["store", "server", "providers", "git", "client", "tui", "config", "paths"],
+            &[
+                "store",
+                "server",
+                "providers",
+                "git",
+                "client",
+                "tui",
+                "config",
+                "paths",
+            ],
         ),
-        ("protocol", &["server", "store", "engine", "providers", "client", "tui"]),
+        (
+            "protocol",
+            &["server", "store", "engine", "providers", "client", "tui"],
+        ),
         ("store", &["server", "client", "tui", "engine", "providers"]),
         ("providers", &["server", "store", "client", "tui"]),
         ("client", &["server", "store", "engine", "providers", "tui"]),

@@ -67,23 +67,13 @@ impl TurnCtx<'_> {
         self.notes.push(message);
     }
 
-    /// Runs the CLI; on a resume whose session is gone, starts a fresh session in the same
-    /// conversation and runs the prompt there. Returns the outcome, the turn's session id and
-    /// the model its session is pinned to.
-    pub(super) async fn execute(
-        &mut self,
-        term: &TerminalRow,
-        plan: &Plan,
-        prompt: &str,
-    ) -> Result<(TurnOutcome, Option<String>, Option<String>), BatonError> {
-        let srv = self.srv.clone();
+    /// The command line of the turn's CLI, before the fence is added.
+    fn spec(&self, term: &TerminalRow, plan: &Plan) -> Result<RunSpec, BatonError> {
+        let srv = self.srv;
         let provider = term.provider;
-        if provider == ProviderKind::Local {
-            return self.execute_local(term, plan, prompt).await;
-        }
         let bin = srv.resolve_bin(provider)?;
         let pcfg = srv.config.provider(provider);
-        let mut spec = RunSpec {
+        Ok(RunSpec {
             provider,
             bin,
             cwd: PathBuf::from(&plan.conversation.dir),
@@ -107,7 +97,24 @@ impl TurnCtx<'_> {
             add_dirs: vec![srv.screenshots(self.tid)],
             extra_args: pcfg.args.clone(),
             env: Vec::new(),
-        };
+        })
+    }
+
+    /// Runs the CLI; on a resume whose session is gone, starts a fresh session in the same
+    /// conversation and runs the prompt there. Returns the outcome, the turn's session id and
+    /// the model its session is pinned to.
+    pub(super) async fn execute(
+        &mut self,
+        term: &TerminalRow,
+        plan: &Plan,
+        prompt: &str,
+    ) -> Result<(TurnOutcome, Option<String>, Option<String>), BatonError> {
+        let srv = self.srv.clone();
+        let provider = term.provider;
+        if provider == ProviderKind::Local {
+            return self.execute_local(term, plan, prompt).await;
+        }
+        let mut spec = self.spec(term, plan)?;
         fence(&srv, self.tid, &mut spec);
         if let Some(warning) = srv
             .fence_checks
@@ -124,7 +131,10 @@ impl TurnCtx<'_> {
                     "cannot resume {provider} session {session_id}: the CLI no longer has it; starting a fresh session in the same conversation"
                 ));
                 spec.session = new_mode(provider);
-                spec.model = term.model.clone().or(pcfg.model.clone());
+                spec.model = term
+                    .model
+                    .clone()
+                    .or(srv.config.provider(provider).model.clone());
                 reason = Some(SessionReason::Lost);
                 outcome = self.run_cli(&spec, prompt).await?;
             }
