@@ -22,7 +22,7 @@ fn app_with_log(turns: usize, answer: &str) -> App {
         "checkout": {"mode": "in_place", "source": "/w/api", "branch": null, "base_branch": null,
                      "base_commit": null, "worktree": null},
         "provider": "claude", "endpoint": null, "model": null, "brief": null, "state": "idle",
-        "queued": 0, "created_at": "2026-01-01T00:00:00Z", "conversation": null, "sessions": [],
+        "queued": 0, "queue": [], "created_at": "2026-01-01T00:00:00Z", "conversation": null, "sessions": [],
         "context": null, "instructions": [], "rotate_at": 0.45, "turns": turns, "last_turn": null,
     });
     let t = serde_json::from_value(t).expect("a terminal view");
@@ -36,7 +36,7 @@ fn app_with_log(turns: usize, answer: &str) -> App {
                    "tools": ["Read src/main.rs", "Bash cargo test"], "notes": [],
                    "context": {"tokens": 1000 * n, "window": 200000},
                    "started_at": "2026-01-01T00:00:00Z", "finished_at": null, "commit": null,
-                   "rotates_next": false})
+                   "input": n, "mode": "direct", "rotates_next": false})
         })
         .collect();
     let log = json!({"name": "api", "rotate_at": 0.45, "turns": turns,

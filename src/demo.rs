@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::client::{commands, render, Client};
 use crate::error::BatonError;
 use crate::paths::DataDir;
-use crate::protocol::{InstructionsAction, Request};
+use crate::protocol::{InstructionsAction, Request, SendRequest};
 
 const SHIMS: [(&str, &str); 3] = [
     ("claude", include_str!("../shims/claude")),
@@ -75,10 +75,10 @@ fn send(
     step(title, &format!("baton send api {flag}{prompt:?}"));
     let req = Request::Send {
         name: "api".into(),
-        prompt: prompt.into(),
-        provider: provider.map(Into::into),
-        model: None,
-        dir: None,
+        send: SendRequest {
+            provider: provider.map(Into::into),
+            ..SendRequest::new(prompt)
+        },
         detach: false,
     };
     commands::send(client, req, "api", false)
@@ -148,10 +148,7 @@ fn multiplexer(client: &Client, project: &Path) -> Result<i32, BatonError> {
     for (name, prompt) in first {
         client.call(&Request::Send {
             name: name.into(),
-            prompt: prompt.into(),
-            provider: None,
-            model: None,
-            dir: None,
+            send: SendRequest::new(prompt),
             detach: true,
         })?;
     }

@@ -11,7 +11,9 @@ use clap::{Args, Parser, Subcommand};
 use baton::client::{commands, render, Client};
 use baton::error::BatonError;
 use baton::paths::{DataDir, EnvDirs};
-use baton::protocol::{InstructionsAction, Request};
+use baton::protocol::{
+    InstructionsAction, QueueAction, QueueChange, Request, SendModeArg, SendRequest,
+};
 
 #[derive(Parser)]
 #[command(
@@ -73,6 +75,8 @@ enum Cmd {
     },
     /// Run a prompt in a terminal and stream the turn (`-` reads the prompt from stdin)
     Send(SendArgs),
+    /// The terminal's waiting input, in order; edit, withdraw, move, steer or jump one
+    Queue(QueueArgs),
     /// List terminals
     Ls {
         #[arg(long)]
@@ -170,7 +174,17 @@ struct SendArgs {
     /// Move the terminal's runs to this directory from this turn on (a fresh conversation opens)
     #[arg(long)]
     dir: Option<PathBuf>,
-    /// Return once the turn is accepted
+    /// While a turn runs: wait and start the next turn (the default)
+    #[arg(long, conflicts_with_all = ["steer", "jump"])]
+    queue: bool,
+    /// While a turn runs: join it before its next model call where the CLI can take it
+    /// (else it runs next)
+    #[arg(long, conflicts_with = "jump")]
+    steer: bool,
+    /// While a turn runs: interrupt it (its partial output is kept) and run this next
+    #[arg(long)]
+    jump: bool,
+    /// Return once the prompt is accepted (journalled); prints its input number
     #[arg(long)]
     detach: bool,
     /// Print the stream as JSON lines
@@ -180,13 +194,66 @@ struct SendArgs {
 
 impl SendArgs {
     fn request(self) -> Result<Request, BatonError> {
+        let mode = match (self.steer, self.jump) {
+            (true, _) => SendModeArg::Steer,
+            (_, true) => SendModeArg::Jump,
+            _ => SendModeArg::Queue,
+        };
         Ok(Request::Send {
             name: self.name,
-            prompt: commands::read_prompt(self.prompt)?,
-            provider: self.provider,
-            model: self.model,
-            dir: self.dir.map(absolute),
+            send: SendRequest {
+                prompt: commands::read_prompt(self.prompt)?,
+                provider: self.provider,
+                model: self.model,
+                dir: self.dir.map(absolute),
+                mode,
+            },
             detach: self.detach,
+        })
+    }
+}
+
+#[derive(Args)]
+struct QueueArgs {
+    name: String,
+    #[command(subcommand)]
+    action: Option<QueueCmd>,
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+#[derive(Subcommand)]
+enum QueueCmd {
+    /// Replace waiting input N's text (`-` or nothing: read it from stdin)
+    Edit { input: u32, text: Option<String> },
+    /// Withdraw waiting input N
+    Rm { input: u32 },
+    /// Move waiting input N to POSITION (1 = next to run)
+    Move { input: u32, position: u32 },
+    /// Hand waiting input N to the running turn
+    Steer { input: u32 },
+    /// Interrupt the running turn and run waiting input N next
+    Jump { input: u32 },
+}
+
+impl QueueArgs {
+    fn request(self) -> Result<Request, BatonError> {
+        let change = match self.action {
+            None => None,
+            Some(QueueCmd::Edit { input, text }) => {
+                let text = commands::read_prompt(Some(text.unwrap_or_else(|| "-".into())))?;
+                Some((input, QueueAction::Edit { text }))
+            }
+            Some(QueueCmd::Rm { input }) => Some((input, QueueAction::Rm)),
+            Some(QueueCmd::Move { input, position }) => {
+                Some((input, QueueAction::Move { position }))
+            }
+            Some(QueueCmd::Steer { input }) => Some((input, QueueAction::Steer)),
+            Some(QueueCmd::Jump { input }) => Some((input, QueueAction::Jump)),
+        };
+        Ok(Request::Queue {
+            name: self.name,
+            change: change.map(|(input, action)| QueueChange { input, action }),
         })
     }
 }
@@ -278,6 +345,10 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
         Some(Cmd::Send(args)) => {
             let (name, json) = (args.name.clone(), args.json);
             commands::send(c, args.request()?, &name, json)
+        }
+        Some(Cmd::Queue(args)) => {
+            let json = args.json;
+            commands::simple(c, &args.request()?, json, render::queue)
         }
         Some(Cmd::Diff { name, patch, json }) => {
             commands::simple(c, &Request::Diff { name, patch }, json, render::diff)

@@ -1,8 +1,8 @@
 //! The vocabulary every layer shares: which provider runs a turn ([`ProviderKind`]), how a
 //! turn ended ([`TurnStatus`]), the context it left ([`ContextUsage`]), the one normalized
 //! event type all providers' streams become ([`TurnEvent`]), why a conversation or a provider
-//! session opened ([`OpenReason`], [`SessionReason`]) and where a terminal's runs happen
-//! ([`CheckoutMode`]). Their serialized forms are in the
+//! session opened ([`OpenReason`], [`SessionReason`]), how input waits and reached its turn
+//! ([`InputMode`], [`TurnMode`]) and where a terminal's runs happen ([`CheckoutMode`]). Their serialized forms are in the
 //! journal and on the socket, so a change here is a change of format.
 //!
 //! This module depends on nothing in the crate: everything else may depend on it.
@@ -202,6 +202,40 @@ impl SessionReason {
             SessionReason::Lost => "lost",
         }
     }
+}
+
+/// How waiting input joins the terminal's work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputMode {
+    /// Starts the next turn, after the input before it.
+    Queue,
+    /// Joins the running turn before its next model call where the CLI can take it; else it
+    /// runs next, before queued input.
+    Steer,
+}
+
+impl InputMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InputMode::Queue => "queue",
+            InputMode::Steer => "steer",
+        }
+    }
+}
+
+/// How a turn's input reached it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnMode {
+    /// Nothing was running or waiting: it started at once.
+    Direct,
+    /// It waited its turn.
+    Queue,
+    /// It was meant to join a running turn, which ended first (or could not take it).
+    Steer,
+    /// It interrupted the running turn and ran next.
+    Jump,
 }
 
 /// Where a terminal's runs happen.

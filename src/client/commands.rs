@@ -9,7 +9,9 @@ use serde::Serialize;
 use super::render::{self, Out};
 use super::Client;
 use crate::error::{BatonError, EXIT_BAD_INPUT, EXIT_FAILED};
-use crate::protocol::views::{ExtractedView, NotRunningView, StatusView};
+use crate::protocol::views::{
+    AcceptedView, ExtractedView, NotRunningView, StatusView, StoppingView,
+};
 use crate::protocol::{data_as, InstructionsAction, Reply, Request, TurnSummary};
 use crate::validate;
 use crate::words::TurnStatus;
@@ -111,8 +113,9 @@ pub fn send(client: &Client, req: Request, name: &str, json: bool) -> Result<i32
                 }
                 // A detached send answers with an acknowledgement, not a summary.
                 Err(_) => {
+                    let accepted: AcceptedView = data_as(data)?;
                     if !json {
-                        eprintln!("accepted: the turn runs on the server (follow it with `baton log {name}`)");
+                        eprintln!("{}", render::accepted(&accepted));
                     }
                     Ok(0)
                 }
@@ -211,11 +214,22 @@ pub fn server_stop(client: &Client) -> Result<i32, BatonError> {
         return Ok(0);
     };
     let reply = super::send_request(stream, &Request::Stop, &mut |_| {})?;
-    if let Reply::Error { error } = reply {
-        return Err(error);
-    }
+    let stopping: StoppingView = match reply {
+        Reply::Ok { data } => data_as(data)?,
+        Reply::Error { error } => return Err(error),
+        Reply::Event { .. } | Reply::Watch { .. } | Reply::Shell { .. } => {
+            return Err(BatonError::failed("unexpected event"))
+        }
+    };
     wait_unlocked(client);
-    println!("stopped");
+    match stopping.waiting {
+        0 => println!("stopped"),
+        n => println!(
+            "stopped; {n} input{} wait{} and run when the server starts again",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "s" } else { "" }
+        ),
+    }
     Ok(0)
 }
 

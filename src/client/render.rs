@@ -2,8 +2,8 @@
 //! `ls`, `show`, `log` and `instructions`. Pure: values in, text out.
 
 use crate::protocol::views::{
-    DiffView, InstructionView, InterruptedView, LogView, MergeView, ReindexView, RemovedView,
-    RenamedView, RevertView, StatusView, TerminalView,
+    AcceptedView, DiffView, InstructionView, InterruptedView, LogView, MergeView, QueuedView,
+    ReindexView, RemovedView, RenamedView, RevertView, StatusView, TerminalView,
 };
 use crate::protocol::{SendEvent, SessionStart, TurnSummary};
 use crate::words::OpenReason;
@@ -345,6 +345,51 @@ pub fn reindexed(v: &ReindexView) -> String {
     );
     for s in &v.skipped {
         out.push_str(&format!("skipped {s}\n"));
+    }
+    out
+}
+
+/// What `send --detach` says of the input it handed over.
+pub fn accepted(v: &AcceptedView) -> String {
+    let mut out = match v.position {
+        Some(p) => format!(
+            "accepted as input {} of {} ({}, position {p}); follow it with `baton log {}` or `baton queue {}`",
+            v.input, v.name, v.mode.as_str(), v.name, v.name
+        ),
+        None => format!(
+            "accepted as input {} of {}: its turn started (follow it with `baton log {}`)",
+            v.input, v.name, v.name
+        ),
+    };
+    if let Some(note) = &v.note {
+        out.push_str(&format!("\n  note: {note}"));
+    }
+    out
+}
+
+/// `baton queue NAME`: the waiting input, next to run first.
+pub fn queue(rows: &Vec<QueuedView>) -> String {
+    if rows.is_empty() {
+        return "no input waiting\n".to_string();
+    }
+    let mut out = String::new();
+    for q in rows {
+        let first = q.prompt.lines().next().unwrap_or("");
+        let more = if q.prompt.lines().nth(1).is_some() {
+            " …"
+        } else {
+            ""
+        };
+        let on = match &q.model {
+            Some(m) => format!("{}/{m}", q.provider),
+            None => q.provider.to_string(),
+        };
+        out.push_str(&format!(
+            "{:>3}. #{} [{}] {on} · {first}{more}\n",
+            q.position,
+            q.input,
+            q.mode.as_str()
+        ));
     }
     out
 }

@@ -27,12 +27,15 @@ pub enum Request {
     },
     Send {
         name: String,
-        prompt: String,
-        provider: Option<String>,
-        model: Option<String>,
-        /// Move the terminal's runs to this directory from this turn on.
-        dir: Option<String>,
+        #[serde(flatten)]
+        send: SendRequest,
         detach: bool,
+    },
+    /// The terminal's waiting input (`action`: none lists it; else change input `input`).
+    Queue {
+        name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        change: Option<QueueChange>,
     },
     Ls,
     Show {
@@ -93,6 +96,65 @@ pub enum Request {
         rows: u16,
         cols: u16,
     },
+}
+
+/// What a send hands the terminal.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SendRequest {
+    pub prompt: String,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    /// Move the terminal's runs to this directory from this turn on.
+    pub dir: Option<String>,
+    /// How it joins the work while a turn runs.
+    #[serde(default)]
+    pub mode: SendModeArg,
+}
+
+impl SendRequest {
+    /// `prompt`, queued, on the terminal's own provider, model and directory.
+    pub fn new(prompt: impl Into<String>) -> SendRequest {
+        SendRequest {
+            prompt: prompt.into(),
+            provider: None,
+            model: None,
+            dir: None,
+            mode: SendModeArg::Queue,
+        }
+    }
+}
+
+/// `--queue` (the default), `--steer` or `--jump`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SendModeArg {
+    #[default]
+    Queue,
+    Steer,
+    Jump,
+}
+
+/// One change of waiting input `input`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueueChange {
+    pub input: u32,
+    #[serde(flatten)]
+    pub action: QueueAction,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum QueueAction {
+    /// Replace its text.
+    Edit { text: String },
+    /// Withdraw it.
+    Rm,
+    /// Move it to `position` (1 = next to run).
+    Move { position: u32 },
+    /// Hand it to the running turn.
+    Steer,
+    /// Interrupt the running turn and run it next.
+    Jump,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -9,8 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::words::CheckoutMode;
 use crate::words::OpenReason;
+use crate::words::{CheckoutMode, InputMode, TurnMode};
 use crate::words::{ContextUsage, ProviderKind, TurnStatus};
 
 /// A provider session of a conversation.
@@ -44,6 +44,10 @@ pub struct TurnView {
     pub finished_at: Option<String>,
     /// The automatic commit of the turn's changes, if it changed files.
     pub commit: Option<String>,
+    /// The input it ran (null in turns from before inputs were journalled).
+    pub input: Option<u32>,
+    /// How that input reached the turn: `direct`, `queue`, `steer` or `jump`.
+    pub mode: Option<TurnMode>,
 }
 
 /// A standing instruction, numbered as `instructions` lists it.
@@ -87,6 +91,35 @@ impl TerminalState {
             TerminalState::Idle | TerminalState::Failed => false,
         }
     }
+}
+
+/// One waiting input, as `queue --json` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueuedView {
+    /// Its number, unique in the terminal and never reused.
+    pub input: u32,
+    /// 1 = next to run.
+    pub position: u32,
+    pub prompt: String,
+    pub mode: InputMode,
+    /// What it runs on: the provider it was sent with, else the terminal's.
+    pub provider: ProviderKind,
+    /// The model it was sent with (null: the terminal's own).
+    pub model: Option<String>,
+    pub queued_at: String,
+}
+
+/// What `send --detach` answers: the input was journalled and waits (or already started).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AcceptedView {
+    pub accepted: bool,
+    pub name: String,
+    pub input: u32,
+    /// Where it waits (1 = next to run); null once its turn started.
+    pub position: Option<u32>,
+    pub mode: InputMode,
+    /// Said to the user about it ("codex exec cannot take input mid-turn: it runs next").
+    pub note: Option<String>,
 }
 
 /// Where a terminal's runs happen (`checkout` in `show --json`).
@@ -153,8 +186,10 @@ pub struct TerminalView {
     pub model: Option<String>,
     pub brief: Option<String>,
     pub state: TerminalState,
-    /// Prompts waiting for a turn.
+    /// How many inputs wait for a turn.
     pub queued: usize,
+    /// The waiting input, in the order it will run.
+    pub queue: Vec<QueuedView>,
     pub created_at: String,
     pub conversation: Option<LiveConversationView>,
     /// The live conversation's provider sessions, oldest first.
@@ -212,6 +247,8 @@ pub struct StatusView {
     pub uptime_secs: u64,
     pub terminals: usize,
     pub running_turns: usize,
+    /// Inputs waiting for a turn, all terminals together.
+    pub waiting_inputs: usize,
     pub version: String,
 }
 
@@ -290,18 +327,13 @@ pub struct PongView {
     pub pong: bool,
 }
 
-/// `send --detach`: the prompt was accepted.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AcceptedView {
-    pub accepted: bool,
-    pub name: String,
-}
-
 /// `server stop`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StoppingView {
     pub stopping: bool,
     pub pid: u32,
+    /// Inputs still waiting: they stay journalled and run when the server starts again.
+    pub waiting: usize,
 }
 
 /// `reindex --json`.

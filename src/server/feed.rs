@@ -19,6 +19,14 @@ pub struct Feed {
     watchers: Option<(String, broadcast::Sender<WatchEvent>)>,
 }
 
+impl std::fmt::Debug for Feed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Feed")
+            .field("done", &self.done.load(Ordering::SeqCst))
+            .finish_non_exhaustive()
+    }
+}
+
 impl Feed {
     pub fn new(name: String, watchers: broadcast::Sender<WatchEvent>) -> Feed {
         Feed {

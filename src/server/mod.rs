@@ -27,7 +27,7 @@ use tokio::net::{UnixListener, UnixStream};
 use crate::config::Config;
 use crate::error::BatonError;
 use crate::paths::{open_private_append, DataDir};
-use crate::protocol::views::{AcceptedView, ReindexView, StoppingView};
+use crate::protocol::views::{ReindexView, StoppingView};
 use crate::protocol::{Reply, Request, WatchEvent};
 use crate::providers::process;
 use crate::store::{Record, Store};
@@ -110,6 +110,14 @@ async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
     println!("ready {}", std::process::id());
     let _ = std::io::stdout().flush();
     start_file_watch(&srv);
+    // Input that waited through a stop or a crash runs now, in order.
+    if let Ok(terminals) = srv.store.terminals() {
+        for t in terminals {
+            if srv.store.waiting_inputs(&t.id).is_ok_and(|w| !w.is_empty()) {
+                turn::queue::wake(&srv, &t.id);
+            }
+        }
+    }
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| BatonError::failed(e.to_string()))?;
@@ -318,27 +326,21 @@ async fn handle(
             force,
         } => done(terminals::remove(srv, &name, delete_branch, force)),
         Request::Rename { name, new_name } => done(terminals::rename(srv, &name, &new_name)),
-        Request::Send {
-            name,
-            prompt,
-            provider,
-            model,
-            dir,
-            detach,
-        } => {
-            let feed = match turn::accept(srv, &name, prompt, provider, model, dir) {
+        Request::Send { name, send, detach } => {
+            let (feed, accepted) = match turn::accept(srv, &name, send) {
                 Ok(f) => f,
                 Err(error) => return Some(Reply::Error { error }),
             };
             if detach {
-                return done(Ok(AcceptedView {
-                    accepted: true,
-                    name,
-                }));
+                return done(Ok(accepted));
             }
             follow(&feed, write).await;
             None
         }
+        Request::Queue { name, change } => done(srv.terminal(&name).and_then(|t| match change {
+            None => read::queue(srv, &t),
+            Some(c) => turn::queue::change(srv, &t, c.input, c.action),
+        })),
         Request::Ls => done(read::ls(srv)),
         Request::Show { name } => done(read::show(srv, &name)),
         Request::Log { name } => done(read::log(srv, &name)),
@@ -372,9 +374,10 @@ async fn handle(
         }
         Request::Stop => {
             let _ = stop.send(true);
-            done(Ok(StoppingView {
+            done(read::waiting_inputs(srv).map(|waiting| StoppingView {
                 stopping: true,
                 pid: std::process::id(),
+                waiting,
             }))
         }
     }

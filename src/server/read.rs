@@ -3,14 +3,12 @@
 //! Policy facts a client draws (the rotation line, whether the next prompt rotates) are decided
 //! here, with the engine, so no client needs it. See ARCHITECTURE.md ("Read side, write side").
 
-use std::sync::atomic::Ordering;
-
 use super::state::Server;
 use crate::engine::{self, ROTATE_FRACTION};
 use crate::error::BatonError;
 use crate::protocol::views::{
     CheckoutView, ContextView, ConversationView, LastTurnView, LiveConversationView, LogTurnView,
-    LogView, StatusView, TerminalState, TerminalView,
+    LogView, QueuedView, StatusView, TerminalState, TerminalView,
 };
 use crate::protocol::WatchEvent;
 use crate::store::{TerminalRow, TurnView};
@@ -28,11 +26,11 @@ pub fn rotates_next(provider: ProviderKind, context: Option<&ContextUsage>) -> b
 }
 
 /// The terminal's state as the list shows it.
-fn state(srv: &Server, t: &TerminalRow, last: Option<&TurnView>) -> TerminalState {
+fn state(srv: &Server, t: &TerminalRow, waiting: usize, last: Option<&TurnView>) -> TerminalState {
     let rt = srv.runtime(&t.id);
-    if rt.is_running() {
+    if rt.is_running() || rt.taken().is_some() {
         TerminalState::Running
-    } else if rt.waiting.load(Ordering::SeqCst) > 0 {
+    } else if waiting > 0 {
         TerminalState::Queued
     } else if last.and_then(|l| l.status) == Some(TurnStatus::Failed) {
         TerminalState::Failed
@@ -88,6 +86,7 @@ pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonErro
         .map(|i| i.text)
         .collect();
     let last = turns.last.as_ref();
+    let queue = queue(srv, t)?;
     Ok(TerminalView {
         name: t.name.clone(),
         id: t.id.clone(),
@@ -97,8 +96,9 @@ pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonErro
         endpoint: t.endpoint.clone(),
         model: t.model.clone(),
         brief: t.brief.clone(),
-        state: state(srv, t, last),
-        queued: srv.runtime(&t.id).waiting.load(Ordering::SeqCst),
+        state: state(srv, t, queue.len(), last),
+        queued: queue.len(),
+        queue,
         created_at: t.created_at.clone(),
         conversation,
         sessions,
@@ -168,6 +168,46 @@ pub fn log(srv: &Server, name: &str) -> Result<LogView, BatonError> {
     })
 }
 
+/// Terminal `t`'s waiting input as `queue --json` lists it.
+pub fn queue(srv: &Server, t: &TerminalRow) -> Result<Vec<QueuedView>, BatonError> {
+    let rt = srv.runtime(&t.id);
+    let taken = rt.taken();
+    Ok(srv
+        .store
+        .waiting_inputs(&t.id)?
+        .into_iter()
+        // The input the runner took is about to start: it no longer waits.
+        .filter(|i| Some(i.number) != taken)
+        .enumerate()
+        .map(|(k, i)| QueuedView {
+            input: i.number,
+            position: k as u32 + 1,
+            prompt: i.prompt,
+            mode: i.mode,
+            provider: i.provider.unwrap_or(t.provider),
+            model: i.model,
+            queued_at: i.queued_at,
+        })
+        .collect())
+}
+
+/// How many inputs wait, all terminals together.
+pub fn waiting_inputs(srv: &Server) -> Result<usize, BatonError> {
+    let mut n = 0;
+    for t in srv.store.terminals()? {
+        n += queue(srv, &t)?.len();
+    }
+    Ok(n)
+}
+
+/// How many inputs terminal `tid` has waiting.
+pub fn waiting(srv: &Server, tid: &str) -> Result<usize, BatonError> {
+    match srv.store.terminal(tid)? {
+        Some(t) => Ok(queue(srv, &t)?.len()),
+        None => Ok(0),
+    }
+}
+
 pub fn status(srv: &Server) -> Result<StatusView, BatonError> {
     let running_turns = srv
         .all_runtimes()
@@ -181,6 +221,7 @@ pub fn status(srv: &Server) -> Result<StatusView, BatonError> {
         uptime_secs: srv.started.elapsed().as_secs(),
         terminals: srv.store.terminals()?.len(),
         running_turns,
+        waiting_inputs: waiting_inputs(srv)?,
         version: env!("CARGO_PKG_VERSION").to_string(),
     })
 }

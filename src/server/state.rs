@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicUsize};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -30,11 +30,24 @@ pub struct Running {
 /// Live state of one terminal.
 #[derive(Debug, Default)]
 pub struct TermRuntime {
-    /// Held for the whole of a turn: sends to one terminal run one at a time, in order.
+    /// Held for the whole of a turn: one turn at a time per terminal.
     pub turn_lock: Arc<tokio::sync::Mutex<()>>,
-    /// Sends waiting for the lock.
-    pub waiting: AtomicUsize,
     pub running: Mutex<Option<Running>>,
+    /// Held while the queue changes (accepting, editing, moving input) and while the runner
+    /// takes the next input, so both see one order.
+    pub inputs_lock: Mutex<()>,
+    /// The input the runner took, from the moment it took it until its turn ended: it can no
+    /// longer be changed.
+    pub taken: Mutex<Option<u32>>,
+    /// Woken when input arrives or moves, so the terminal's runner looks at the queue again.
+    pub wake: tokio::sync::Notify,
+    /// The terminal's runner task was started.
+    pub runner: AtomicBool,
+    /// The replies of each input's turn, by input number, for the clients following it.
+    pub feeds: Mutex<HashMap<u32, Arc<super::feed::Feed>>>,
+    /// The highest input and turn numbers used: never reused, even if the index missed one.
+    pub last_input: AtomicU32,
+    pub last_turn: AtomicU32,
     /// Background extractions started and not yet stored.
     pub extracting: AtomicUsize,
     /// Signalled each time an extraction finished.
@@ -49,6 +62,11 @@ impl TermRuntime {
     /// True while a turn of this terminal runs.
     pub fn is_running(&self) -> bool {
         self.running.lock().map(|r| r.is_some()).unwrap_or(false)
+    }
+
+    /// The input the runner took, if any.
+    pub fn taken(&self) -> Option<u32> {
+        *self.taken.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 

@@ -90,7 +90,7 @@ fn free_name(srv: &Server, base: &str) -> Result<String, BatonError> {
 /// True while a turn runs on the terminal or sends wait for it.
 pub fn busy(srv: &Server, tid: &str) -> bool {
     let rt = srv.runtime(tid);
-    rt.is_running() || rt.waiting.load(Ordering::SeqCst) > 0
+    rt.is_running() || rt.taken().is_some() || super::read::waiting(srv, tid).unwrap_or(0) > 0
 }
 
 pub fn instructions(
@@ -239,7 +239,7 @@ pub fn remove(
             "{name} is running a turn: remove it once the turn ended (or `baton interrupt {name}` first)"
         )));
     };
-    if rt.waiting.load(Ordering::SeqCst) > 0 {
+    if super::read::waiting(srv, &t.id)? > 0 {
         return Err(BatonError::bad_input(format!(
             "{name} has prompts waiting: remove it once they ran"
         )));

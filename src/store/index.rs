@@ -16,7 +16,8 @@ use crate::words::{OpenReason, SessionReason};
 ///
 /// 0: no version (the index before versions, with the endpoint packed as `local:NAME`).
 /// 1: terminals get `endpoint` and `last_local_endpoint` columns.
-pub const SCHEMA_VERSION: i32 = 1;
+/// 2: the `inputs` table (waiting input, see `inputs.rs`); turns get `input` and `mode`.
+pub const SCHEMA_VERSION: i32 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE terminals (
@@ -36,7 +37,12 @@ CREATE TABLE turns (
   conversation_id TEXT NOT NULL, provider TEXT NOT NULL, prompt TEXT NOT NULL,
   started_at TEXT NOT NULL, status TEXT, error TEXT, session_id TEXT, model TEXT,
   context_tokens INTEGER, context_window INTEGER, answer TEXT, tools TEXT, notes TEXT,
-  finished_at TEXT, commit_id TEXT);
+  finished_at TEXT, commit_id TEXT, input INTEGER, mode TEXT);
+CREATE TABLE inputs (
+  terminal_id TEXT NOT NULL, number INTEGER NOT NULL, prompt TEXT NOT NULL, mode TEXT NOT NULL,
+  direct INTEGER NOT NULL, jumped INTEGER NOT NULL, provider TEXT, endpoint TEXT, model TEXT,
+  dir TEXT, queued_at TEXT NOT NULL, state TEXT NOT NULL, position INTEGER, turn_id TEXT,
+  PRIMARY KEY (terminal_id, number));
 CREATE TABLE instructions (
   terminal_id TEXT NOT NULL, seq INTEGER NOT NULL, text TEXT NOT NULL, turn_id TEXT,
   added_at TEXT NOT NULL, PRIMARY KEY (terminal_id, seq));
@@ -139,13 +145,16 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()>
             dir,
             system_text,
         } => apply_conversation_opened(&c, conversation_id, *number, *reason, dir, system_text),
-        Record::TurnStarted {
-            turn_id,
-            number,
-            conversation_id,
-            provider,
-            prompt,
-        } => apply_turn_started(&c, turn_id, *number, conversation_id, *provider, prompt),
+        r @ Record::TurnStarted { .. } => apply_turn_started(&c, r),
+        // Read from the journal by the recovery at server start.
+        Record::TurnProcess { .. } => Ok(()),
+        r @ (Record::InputAccepted { .. }
+        | Record::InputEdited { .. }
+        | Record::InputWithdrawn { .. }
+        | Record::InputMoved { .. }
+        | Record::InputModeChanged { .. }
+        | Record::InputJumped { .. }
+        | Record::InputSteered { .. }) => super::inputs::apply(c.tx, c.tid, c.at, r),
         Record::SessionStarted {
             conversation_id,
             turn_id,
@@ -241,7 +250,13 @@ fn apply_turn_committed(c: &At<'_>, turn_id: &str, commit: &str) -> rusqlite::Re
 }
 
 fn apply_terminal_removed(c: &At<'_>) -> rusqlite::Result<()> {
-    for t in ["conversations", "sessions", "turns", "instructions"] {
+    for t in [
+        "conversations",
+        "sessions",
+        "turns",
+        "instructions",
+        "inputs",
+    ] {
         c.tx.execute(
             &format!("DELETE FROM {t} WHERE terminal_id=:tid"),
             named_params! { ":tid": c.tid },
@@ -321,18 +336,24 @@ fn apply_conversation_opened(
     Ok(())
 }
 
-fn apply_turn_started(
-    c: &At<'_>,
-    turn_id: &str,
-    number: u32,
-    conversation_id: &str,
-    provider: ProviderKind,
-    prompt: &str,
-) -> rusqlite::Result<()> {
+/// `r` is a `TurnStarted`: the turn, and the input it runs leaves the queue.
+fn apply_turn_started(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
+    let Record::TurnStarted {
+        turn_id,
+        number,
+        conversation_id,
+        provider,
+        prompt,
+        input,
+        mode,
+    } = r
+    else {
+        return Ok(());
+    };
     c.tx.execute(
         "INSERT OR REPLACE INTO turns (id, terminal_id, number, conversation_id, provider, prompt,
-           started_at)
-         VALUES (:id, :tid, :number, :conversation_id, :provider, :prompt, :at)",
+           started_at, input, mode)
+         VALUES (:id, :tid, :number, :conversation_id, :provider, :prompt, :at, :input, :mode)",
         named_params! {
             ":id": turn_id,
             ":tid": c.tid,
@@ -341,9 +362,19 @@ fn apply_turn_started(
             ":provider": provider.as_str(),
             ":prompt": prompt,
             ":at": c.at,
+            ":input": input,
+            ":mode": mode.map(|m| json_name(&m)),
         },
     )?;
+    if let Some(n) = input {
+        super::inputs::leave_queue(c.tx, c.tid, *n, "started", Some(turn_id))?;
+    }
     Ok(())
+}
+
+/// An enum's serialized name (`"queue"` → `queue`).
+pub(super) fn json_name<T: serde::Serialize>(v: &T) -> String {
+    json(v).trim_matches('"').to_string()
 }
 
 fn apply_session_started(

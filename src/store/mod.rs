@@ -3,15 +3,18 @@
 //! index is only a cache: one of another schema version is rebuilt from the journals at open.
 
 pub mod index;
+mod inputs;
 pub mod journal;
 pub mod records;
 mod views;
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use rusqlite::Connection;
 
+pub use inputs::InputRow;
 pub use records::{now_stamp, Entry, Record};
 pub use views::{
     ConversationView, InstructionView, SessionView, TerminalRow, TurnView, TurnsSummary,
@@ -68,6 +71,12 @@ type Journal = (String, Vec<Entry>);
 pub struct Store {
     dir: DataDir,
     conn: Mutex<Connection>,
+    /// An index write failed after its journal append: the index misses entries until it is
+    /// rebuilt, which the next use of the store tries first.
+    stale: AtomicBool,
+    /// Fault injection for the tests (`BATON_FAULT_INDEX=PATH`): while `PATH` exists, index
+    /// writes fail as on a full disk. Never set in normal use.
+    fault: Option<PathBuf>,
 }
 
 impl Store {
@@ -95,6 +104,8 @@ impl Store {
         let store = Store {
             dir,
             conn: Mutex::new(conn),
+            stale: AtomicBool::new(false),
+            fault: std::env::var_os("BATON_FAULT_INDEX").map(PathBuf::from),
         };
         match index::on_open(found) {
             index::OnOpen::Keep => {}
@@ -110,10 +121,23 @@ impl Store {
         &self.dir
     }
 
+    /// The index, rebuilt first if a write to it failed earlier (best effort: if it cannot be
+    /// rebuilt yet, it is used as it is and the next use tries again).
     fn conn(&self) -> MutexGuard<'_, Connection> {
         // A panic while holding the lock cannot leave SQLite half-written (transactions roll
         // back), so a poisoned lock is still safe to use.
-        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        if self.stale.load(Ordering::SeqCst) && !self.faulty() {
+            match self.rebuild(&mut conn) {
+                Ok(_) => self.stale.store(false, Ordering::SeqCst),
+                Err(e) => eprintln!("baton: the index is behind its journals: {e}"),
+            }
+        }
+        conn
+    }
+
+    fn faulty(&self) -> bool {
+        self.fault.as_ref().is_some_and(|p| p.exists())
     }
 
     fn index_err(&self, source: rusqlite::Error) -> StoreError {
@@ -123,7 +147,10 @@ impl Store {
         }
     }
 
-    /// Journals `record` for terminal `tid` (synced), then applies it to the index.
+    /// Journals `record` for terminal `tid` (synced), then applies it to the index. Once the
+    /// journal has it, the record is kept and this succeeds: an index write that fails then
+    /// leaves the index stale, rebuilt from the journals at the next use (the journal is the
+    /// truth; the index only speeds up reading it).
     pub fn append(&self, tid: &str, record: Record) -> Result<Entry> {
         let entry = Entry {
             at: now_stamp(),
@@ -144,9 +171,24 @@ impl Store {
             path: jpath.clone(),
             source,
         })?;
-        let tx = conn.transaction().map_err(|e| self.index_err(e))?;
-        index::apply(&tx, tid, &entry).map_err(|e| self.index_err(e))?;
-        tx.commit().map_err(|e| self.index_err(e))?;
+        let indexed = if self.faulty() {
+            Err(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
+                Some("BATON_FAULT_INDEX".to_string()),
+            ))
+        } else {
+            conn.transaction().and_then(|tx| {
+                index::apply(&tx, tid, &entry)?;
+                tx.commit()
+            })
+        };
+        if let Err(e) = indexed {
+            self.stale.store(true, Ordering::SeqCst);
+            eprintln!(
+                "baton: {} (the journal has the change; the index is rebuilt at its next use)",
+                self.index_err(e)
+            );
+        }
         Ok(entry)
     }
 
@@ -155,7 +197,13 @@ impl Store {
     /// version (a crash before the commit leaves the old index, rebuilt again next open).
     pub fn reindex(&self) -> Result<ReindexReport> {
         // Held while reading too: an entry appended after the read would be lost by the rebuild.
-        let mut conn = self.conn();
+        let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let report = self.rebuild(&mut conn)?;
+        self.stale.store(false, Ordering::SeqCst);
+        Ok(report)
+    }
+
+    fn rebuild(&self, conn: &mut Connection) -> Result<ReindexReport> {
         let (journals, mut report) = self.read_journals()?;
         let tx = conn.transaction().map_err(|e| self.index_err(e))?;
         index::recreate_schema(&tx).map_err(|e| self.index_err(e))?;
@@ -255,6 +303,26 @@ impl Store {
 
     pub fn instructions(&self, tid: &str) -> Result<Vec<InstructionView>> {
         views::instructions(&self.conn(), tid).map_err(|e| self.index_err(e))
+    }
+
+    /// Terminal `tid`'s waiting input, in the order it will run.
+    pub fn waiting_inputs(&self, tid: &str) -> Result<Vec<InputRow>> {
+        inputs::waiting(&self.conn(), tid).map_err(|e| self.index_err(e))
+    }
+
+    /// Input `n` of terminal `tid`, whatever became of it.
+    pub fn input(&self, tid: &str, n: u32) -> Result<Option<InputRow>> {
+        inputs::input(&self.conn(), tid, n).map_err(|e| self.index_err(e))
+    }
+
+    /// The highest input number terminal `tid` used (0: none yet).
+    pub fn last_input_number(&self, tid: &str) -> Result<u32> {
+        inputs::last_number(&self.conn(), tid).map_err(|e| self.index_err(e))
+    }
+
+    /// The highest turn number terminal `tid` used (0: none yet).
+    pub fn last_turn_number(&self, tid: &str) -> Result<u32> {
+        views::last_turn_number(&self.conn(), tid).map_err(|e| self.index_err(e))
     }
 }
 

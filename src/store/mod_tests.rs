@@ -52,6 +52,8 @@ fn busy_store(d: &tempfile::TempDir) -> Store {
             conversation_id: "C1".into(),
             provider: ProviderKind::Local,
             prompt: "p".into(),
+            input: None,
+            mode: None,
         },
         Record::SessionStarted {
             conversation_id: "C1".into(),

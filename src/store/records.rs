@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::git::Worktree;
-use crate::words::{CheckoutMode, OpenReason, SessionReason};
+use crate::words::{CheckoutMode, InputMode, OpenReason, SessionReason, TurnMode};
 use crate::words::{ContextUsage, ProviderKind, TurnStatus};
 
 /// One journal line.
@@ -80,6 +80,67 @@ pub enum Record {
         conversation_id: String,
         provider: ProviderKind,
         prompt: String,
+        /// The input the turn runs (absent in journals from before inputs were journalled).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        input: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<TurnMode>,
+    },
+    /// The turn's CLI started: what identifies it, so a server that starts after a crash can
+    /// find it and stop it (it leads its own process group, `pid`).
+    TurnProcess {
+        turn_id: String,
+        pid: i32,
+        /// The process's start time in clock ticks since boot (`/proc/PID/stat` field 22): a
+        /// pid reused by another process has another.
+        start_time: u64,
+    },
+    /// A prompt handed to the terminal: journalled and synced before the send is acknowledged.
+    /// It waits until it starts a turn or joins one.
+    InputAccepted {
+        input: u32,
+        prompt: String,
+        mode: InputMode,
+        /// Nothing ran or waited when it came: its turn is `direct`.
+        #[serde(default)]
+        direct: bool,
+        /// A switch of provider (and endpoint), model or directory from its turn on.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        provider: Option<ProviderKind>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        endpoint: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dir: Option<String>,
+    },
+    /// Waiting input's text was replaced.
+    InputEdited {
+        input: u32,
+        prompt: String,
+    },
+    /// Waiting input was taken back.
+    InputWithdrawn {
+        input: u32,
+    },
+    /// Waiting input moved to `position` (1 = next to run).
+    InputMoved {
+        input: u32,
+        position: u32,
+    },
+    /// Waiting input is now meant to steer the running turn (or queue again).
+    InputModeChanged {
+        input: u32,
+        mode: InputMode,
+    },
+    /// Waiting input jumps: it runs next, and the running turn is interrupted for it.
+    InputJumped {
+        input: u32,
+    },
+    /// Waiting input joined the running turn `turn_id` (the CLI took it mid-turn).
+    InputSteered {
+        input: u32,
+        turn_id: String,
     },
     SessionStarted {
         conversation_id: String,

@@ -153,7 +153,8 @@ pub fn sessions(c: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<S
 }
 
 const TURN_COLS: &str = "id, number, conversation_id, provider, session_id, model, prompt, status,
-    error, answer, tools, notes, context_tokens, context_window, started_at, finished_at, commit_id";
+    error, answer, tools, notes, context_tokens, context_window, started_at, finished_at, commit_id,
+    input, mode";
 
 pub fn turns(c: &Connection, tid: &str) -> rusqlite::Result<Vec<TurnView>> {
     let mut s = c.prepare(&format!(
@@ -282,6 +283,10 @@ fn turn_row(r: &Row<'_>) -> rusqlite::Result<TurnView> {
         started_at: r.get("started_at")?,
         finished_at: r.get("finished_at")?,
         commit: r.get("commit_id")?,
+        input: r.get("input")?,
+        mode: r
+            .get::<_, Option<String>>("mode")?
+            .and_then(|m| serde_json::from_value(serde_json::Value::from(m)).ok()),
     })
 }
 
@@ -323,3 +328,12 @@ pub fn instructions(c: &Connection, tid: &str) -> rusqlite::Result<Vec<Instructi
 #[cfg(test)]
 #[path = "views_tests.rs"]
 mod tests;
+
+/// The highest turn number of terminal `tid` (0: none yet).
+pub fn last_turn_number(c: &Connection, tid: &str) -> rusqlite::Result<u32> {
+    c.query_row(
+        "SELECT COALESCE(MAX(number), 0) AS n FROM turns WHERE terminal_id=:tid",
+        named_params! { ":tid": tid },
+        |r| r.get("n"),
+    )
+}

@@ -17,6 +17,8 @@ fn started(turn: &str, conv: &str, provider: ProviderKind, prompt: &str) -> Entr
         conversation_id: conv.into(),
         provider,
         prompt: prompt.into(),
+        input: None,
+        mode: None,
     })
 }
 

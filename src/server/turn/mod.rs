@@ -6,6 +6,7 @@
 mod cli;
 mod local;
 mod plan;
+pub mod queue;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -15,13 +16,15 @@ use super::settings::ProviderChoice;
 use super::state::{Running, Server, TermRuntime};
 use crate::engine;
 use crate::error::BatonError;
+use crate::protocol::views::AcceptedView;
 use crate::protocol::{Reply, SendEvent, TurnSummary};
 use crate::providers::TurnOutcome;
-use crate::store::{Record, TerminalRow};
+use crate::store::{InputRow, Record, TerminalRow};
 use crate::validate;
-use crate::words::TurnStatus;
+use crate::words::{InputMode, TurnMode, TurnStatus};
 use cli::TurnCtx;
 use plan::Plan;
+use queue::{Asked, SendMode};
 
 /// A validated send, ready to queue.
 pub struct SendJob {
@@ -32,29 +35,33 @@ pub struct SendJob {
     pub model: Option<String>,
     /// A checked, physical directory to move the terminal's runs to.
     pub dir: Option<String>,
+    /// The input it runs, and how that input reached it.
+    pub input: u32,
+    pub mode: TurnMode,
 }
 
-/// Validates a send (nothing changes when it is refused) and starts its turn task.
+/// Validates a send (nothing changes when it is refused) and hands it to the terminal's queue.
 pub fn accept(
     srv: &Arc<Server>,
     name: &str,
-    prompt: String,
-    provider: Option<String>,
-    model: Option<String>,
-    dir: Option<String>,
-) -> Result<Arc<Feed>, BatonError> {
+    send: crate::protocol::SendRequest,
+) -> Result<(Arc<Feed>, AcceptedView), BatonError> {
     if srv.shutting_down.load(Ordering::SeqCst) {
         return Err(BatonError::failed(
             "the baton server is shutting down; try again",
         ));
     }
     let terminal = srv.terminal(name)?;
-    validate::prompt(&prompt)?;
-    let provider = super::settings::choose_provider(srv, provider.as_deref(), Some(&terminal))?;
-    if let Some(m) = &model {
+    validate::prompt(&send.prompt)?;
+    let provider =
+        super::settings::choose_provider(srv, send.provider.as_deref(), Some(&terminal))?;
+    if let Some(m) = &send.model {
         super::settings::validate_model(m)?;
     }
-    let dir = dir.map(|d| super::settings::existing_dir(&d)).transpose()?;
+    let dir = send
+        .dir
+        .map(|d| super::settings::existing_dir(&d))
+        .transpose()?;
     if dir.is_some() && terminal.mode == crate::words::CheckoutMode::Worktree {
         return Err(BatonError::bad_input(format!(
             "{name} works in its own git worktree: --dir cannot move it (open another terminal with `baton new NAME --dir DIR`)"
@@ -64,43 +71,65 @@ pub fn accept(
     if kind.is_cli() {
         srv.resolve_bin(kind)?;
     }
-    let feed = Arc::new(Feed::new(terminal.name.clone(), srv.watch.clone()));
-    let job = SendJob {
-        terminal,
-        prompt,
-        provider,
-        model,
-        dir,
+    let mode = match send.mode {
+        crate::protocol::SendModeArg::Queue => SendMode::Queue,
+        crate::protocol::SendModeArg::Steer => SendMode::Steer,
+        crate::protocol::SendModeArg::Jump => SendMode::Jump,
     };
-    tokio::spawn(run(srv.clone(), job, feed.clone()));
-    Ok(feed)
+    queue::enqueue(
+        srv,
+        Asked {
+            terminal,
+            prompt: send.prompt,
+            mode,
+            provider,
+            model: send.model,
+            dir,
+        },
+    )
 }
 
-/// Runs `job` to its end, reporting every step to `feed`. Never fails silently: any error ends
-/// the feed with an error reply.
-async fn run(srv: Arc<Server>, job: SendJob, feed: Arc<Feed>) {
-    let rt = srv.runtime(&job.terminal.id);
-    let ahead = rt.waiting.fetch_add(1, Ordering::SeqCst) + usize::from(is_busy(&rt));
-    if ahead > 0 {
-        feed.push(Reply::Event {
-            event: SendEvent::Queued { ahead },
-        });
+impl SendJob {
+    /// The job of a waiting input, on terminal `terminal` as it is now.
+    fn from_input(terminal: TerminalRow, input: &InputRow) -> SendJob {
+        let mode = if input.jumped {
+            TurnMode::Jump
+        } else if input.direct {
+            TurnMode::Direct
+        } else {
+            match input.mode {
+                InputMode::Queue => TurnMode::Queue,
+                InputMode::Steer => TurnMode::Steer,
+            }
+        };
+        SendJob {
+            terminal,
+            prompt: input.prompt.clone(),
+            provider: input.provider.map(|kind| ProviderChoice {
+                kind,
+                endpoint: input.endpoint.clone(),
+            }),
+            model: input.model.clone(),
+            dir: input.dir.clone(),
+            input: input.number,
+            mode,
+        }
     }
-    let tid = job.terminal.id.clone();
-    srv.announce(&tid);
-    let guard = rt.turn_lock.clone().lock_owned().await;
-    rt.waiting.fetch_sub(1, Ordering::SeqCst);
+}
+
+/// Runs `job`'s turn to its end (the caller holds the terminal's turn lock), reporting every
+/// step to `feed`. Never fails silently: any error ends the feed with an error reply.
+async fn run(srv: &Arc<Server>, rt: &Arc<TermRuntime>, job: SendJob, feed: &Feed) {
     let result = if srv.shutting_down.load(Ordering::SeqCst) {
         Err(BatonError::failed(
-            "the baton server is shutting down; the prompt was not run",
+            "the baton server is shutting down; the prompt waits for its next start",
         ))
     } else {
-        run_locked(&srv, &rt, job, &feed).await
+        run_locked(srv, rt, job, feed).await
     };
     if let Ok(mut r) = rt.running.lock() {
         *r = None;
     }
-    drop(guard);
     match result {
         Ok(summary) => match serde_json::to_value(&summary) {
             Ok(data) => feed.finish(Reply::Ok { data }),
@@ -110,12 +139,6 @@ async fn run(srv: Arc<Server>, job: SendJob, feed: Arc<Feed>) {
         },
         Err(error) => feed.finish(Reply::Error { error }),
     }
-    // After the end of the turn, so watchers see its state change last.
-    srv.announce(&tid);
-}
-
-fn is_busy(rt: &TermRuntime) -> bool {
-    rt.is_running() || rt.turn_lock.try_lock().is_err()
 }
 
 /// A turn that started: its id and number, and the flag an interrupt sets.
@@ -144,7 +167,7 @@ async fn run_locked(
         });
     }
     let plan = plan::plan(srv, rt, &term).await?;
-    let started = start(srv, rt, &term, &plan, &job.prompt, feed)?;
+    let started = start(srv, rt, &term, &plan, &job, feed)?;
     let mut ctx = TurnCtx {
         srv,
         rt,
@@ -204,11 +227,17 @@ fn start(
     rt: &Arc<TermRuntime>,
     term: &TerminalRow,
     plan: &Plan,
-    prompt: &str,
+    job: &SendJob,
     feed: &Feed,
 ) -> Result<Started, BatonError> {
-    // Only the count: never the whole history.
-    let number = srv.store.turns_summary(&term.id, None)?.count + 1;
+    let prompt = job.prompt.as_str();
+    // Above every number the index or this server used: never one twice.
+    let number = srv
+        .store
+        .last_turn_number(&term.id)?
+        .max(rt.last_turn.load(Ordering::SeqCst))
+        + 1;
+    rt.last_turn.store(number, Ordering::SeqCst);
     let turn_id = uuid::Uuid::now_v7().to_string();
     let interrupted = Arc::new(AtomicBool::new(false));
     if let Ok(mut r) = rt.running.lock() {
@@ -226,6 +255,8 @@ fn start(
             conversation_id: plan.conversation.id.clone(),
             provider: term.provider,
             prompt: prompt.to_string(),
+            input: Some(job.input),
+            mode: Some(job.mode),
         },
     )?;
     srv.announce(&term.id);

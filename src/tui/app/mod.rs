@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::error::BatonError;
 use crate::protocol::views::{ContextView, LogView, TerminalState, TerminalView};
-use crate::protocol::{data_as, Request, WatchEvent};
+use crate::protocol::{data_as, Request, SendRequest, WatchEvent};
 use crate::words::{ProviderKind, TurnStatus};
 
 /// A terminal as the list shows it, read from its `show` view.
@@ -690,10 +690,11 @@ fn send_now(t: &mut TermView, w: Waiting) -> Effect {
         Tag::Send(name.clone()),
         Request::Send {
             name,
-            prompt: w.prompt,
-            provider: w.provider.map(|p| p.to_string()),
-            model: w.model,
-            dir: None,
+            send: SendRequest {
+                provider: w.provider.map(|p| p.to_string()),
+                model: w.model,
+                ..SendRequest::new(w.prompt)
+            },
             detach: true,
         },
     )

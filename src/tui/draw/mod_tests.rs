@@ -150,8 +150,8 @@ fn a_prompt_streams_and_a_second_waits_below_the_transcript() {
         terminal: Box::new(terminal("api", "claude", "idle", None)),
     }));
     match &fx[..] {
-        [Effect::Call(Tag::Send(_), crate::protocol::Request::Send { prompt, .. })] => {
-            assert_eq!(prompt, "second one")
+        [Effect::Call(Tag::Send(_), crate::protocol::Request::Send { send, .. })] => {
+            assert_eq!(send.prompt, "second one")
         }
         other => panic!("expected the waiting prompt to be sent: {other:?}"),
     }
@@ -253,14 +253,9 @@ fn ctrl_o_sets_the_model_for_the_next_prompts_shown_in_the_title_and_sent() {
     typed(&mut app, "first");
     let fx = app.update(key(KeyCode::Enter));
     match &fx[..] {
-        [Effect::Call(
-            Tag::Send(_),
-            Request::Send {
-                provider, model, ..
-            },
-        )] => {
-            assert_eq!(provider.as_deref(), Some("codex"));
-            assert_eq!(model.as_deref(), Some("gpt-5.5"));
+        [Effect::Call(Tag::Send(_), Request::Send { send, .. })] => {
+            assert_eq!(send.provider.as_deref(), Some("codex"));
+            assert_eq!(send.model.as_deref(), Some("gpt-5.5"));
         }
         other => panic!("expected a send: {other:?}"),
     }
@@ -288,15 +283,8 @@ fn ctrl_o_sets_the_model_for_the_next_prompts_shown_in_the_title_and_sent() {
         terminal: Box::new(terminal("api", "claude", "idle", None)),
     }));
     match &fx[..] {
-        [Effect::Call(
-            Tag::Send(_),
-            Request::Send {
-                prompt,
-                provider,
-                model,
-                ..
-            },
-        )] => {
+        [Effect::Call(Tag::Send(_), Request::Send { send, .. })] => {
+            let (prompt, provider, model) = (&send.prompt, &send.provider, &send.model);
             assert_eq!(prompt, "second");
             assert_eq!(provider, &None);
             assert_eq!(model.as_deref(), Some("opus"));

@@ -35,7 +35,7 @@ pub fn terminal(over: Value) -> TerminalView {
         "checkout": {"mode": "in_place", "source": dir, "branch": null, "base_branch": null,
                      "base_commit": null, "worktree": null},
         "provider": "claude", "endpoint": null, "model": null, "brief": null, "state": "idle",
-        "queued": 0, "created_at": "2026-01-01T00:00:00Z", "conversation": null, "sessions": [],
+        "queued": 0, "queue": [], "created_at": "2026-01-01T00:00:00Z", "conversation": null, "sessions": [],
         "context": null, "instructions": [], "rotate_at": 0.45, "turns": 0, "last_turn": null,
     });
     let mut v = merged(base, &over);
@@ -81,7 +81,7 @@ pub fn log(over: Value) -> LogView {
                               "prompt": "", "status": null, "error": null, "answer": null,
                               "tools": [], "notes": [], "context": null,
                               "started_at": "2026-01-01T00:00:00Z", "finished_at": null,
-                              "commit": null});
+                              "commit": null, "input": null, "mode": null});
             let mut v = merged(base, t);
             let over_line = v["context"]["tokens"].as_f64().unwrap_or(0.0)
                 > 0.45 * v["context"]["window"].as_f64().unwrap_or(f64::INFINITY);

@@ -1,0 +1,331 @@
+//! Input the server owns: accepting a prompt (journalled and synced before it is acknowledged),
+//! each terminal's runner (one task that takes waiting input in order and runs its turn), and
+//! the changes waiting input allows (edit, withdraw, move, steer, jump).
+//!
+//! The queue is the journal's `Input*` records as the index orders them (`store::inputs`);
+//! nothing of it lives only in memory, so every client sees the same queue and a crash or a
+//! stop loses none of it: the next server start runs it in order. Decisions made here: a
+//! steer that must wait (the turn ended first, or its CLI cannot take input mid-turn) runs
+//! before queued input; a jump interrupts the running turn (its partial output kept, as
+//! `baton interrupt`) and runs next.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use super::super::feed::Feed;
+use super::super::state::{Server, TermRuntime};
+use super::SendJob;
+use crate::error::BatonError;
+use crate::protocol::views::AcceptedView;
+use crate::protocol::{QueueAction, Reply, SendEvent};
+use crate::store::{InputRow, Record, TerminalRow};
+use crate::words::{InputMode, ProviderKind};
+
+/// How a send asks to join the terminal's work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SendMode {
+    Queue,
+    Steer,
+    Jump,
+}
+
+/// What a send asks for, checked ([`super::accept`] checks it).
+pub struct Asked {
+    pub terminal: TerminalRow,
+    pub prompt: String,
+    pub mode: SendMode,
+    pub provider: Option<super::super::settings::ProviderChoice>,
+    pub model: Option<String>,
+    pub dir: Option<String>,
+}
+
+/// Journals the input (synced: from here on it is the server's) and wakes the runner.
+/// Returns the feed its turn will report to and what to tell the client.
+pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedView), BatonError> {
+    let tid = asked.terminal.id.clone();
+    let rt = srv.runtime(&tid);
+    let (number, feed, position, note) = {
+        let _queue = rt.inputs_lock.lock().unwrap_or_else(|p| p.into_inner());
+        let waiting = srv.store.waiting_inputs(&tid)?;
+        let busy = rt.taken().is_some() || rt.is_running();
+        let number = next_number(srv, &rt, &tid)?;
+        let mode = match asked.mode {
+            SendMode::Steer => InputMode::Steer,
+            SendMode::Queue | SendMode::Jump => InputMode::Queue,
+        };
+        srv.store.append(
+            &tid,
+            Record::InputAccepted {
+                input: number,
+                prompt: asked.prompt,
+                mode,
+                direct: !busy && waiting.is_empty(),
+                provider: asked.provider.as_ref().map(|p| p.kind),
+                endpoint: asked.provider.and_then(|p| p.endpoint),
+                model: asked.model,
+                dir: asked.dir,
+            },
+        )?;
+        if asked.mode == SendMode::Jump {
+            srv.store
+                .append(&tid, Record::InputJumped { input: number })?;
+        }
+        let feed = feed_of(srv, &rt, &asked.terminal.name, number);
+        let position = srv
+            .store
+            .input(&tid, number)?
+            .and_then(|i| i.position)
+            .unwrap_or(1);
+        let ahead = position as usize - 1 + usize::from(busy);
+        if ahead > 0 {
+            feed.push(Reply::Event {
+                event: SendEvent::Queued { ahead },
+            });
+        }
+        let note = steer_note(asked.mode, asked.terminal.provider, busy);
+        if let Some(message) = &note {
+            feed.push(Reply::Event {
+                event: SendEvent::Note {
+                    message: message.clone(),
+                },
+            });
+        }
+        (number, feed, position, note)
+    };
+    if asked.mode == SendMode::Jump {
+        interrupt_for_jump(&rt);
+    }
+    srv.announce(&tid);
+    wake(srv, &tid);
+    let view = AcceptedView {
+        accepted: true,
+        name: asked.terminal.name,
+        input: number,
+        position: Some(position),
+        mode: match asked.mode {
+            SendMode::Steer => InputMode::Steer,
+            SendMode::Queue | SendMode::Jump => InputMode::Queue,
+        },
+        note,
+    };
+    Ok((feed, view))
+}
+
+/// What baton says of a steer it cannot hand to the running turn.
+fn steer_note(mode: SendMode, provider: ProviderKind, busy: bool) -> Option<String> {
+    if mode != SendMode::Steer || !busy {
+        return None;
+    }
+    Some(match provider {
+        ProviderKind::Claude => {
+            "claude takes a steer at its next model call; if the turn ends first, it runs next"
+                .to_string()
+        }
+        ProviderKind::Codex => "codex exec cannot take input mid-turn: it runs next".to_string(),
+        ProviderKind::Local => {
+            "a local endpoint's turn cannot take input mid-turn: it runs next".to_string()
+        }
+    })
+}
+
+/// The next input number: above every one the index or this server used.
+fn next_number(srv: &Server, rt: &TermRuntime, tid: &str) -> Result<u32, BatonError> {
+    let n = srv
+        .store
+        .last_input_number(tid)?
+        .max(rt.last_input.load(Ordering::SeqCst))
+        + 1;
+    rt.last_input.store(n, Ordering::SeqCst);
+    Ok(n)
+}
+
+/// The feed of input `n`'s turn (made when first asked for).
+pub fn feed_of(srv: &Server, rt: &TermRuntime, name: &str, n: u32) -> Arc<Feed> {
+    let mut feeds = rt.feeds.lock().unwrap_or_else(|p| p.into_inner());
+    feeds
+        .entry(n)
+        .or_insert_with(|| Arc::new(Feed::new(name.to_string(), srv.watch.clone())))
+        .clone()
+}
+
+/// Interrupts the running turn for a jump (its partial output is kept, as an interrupt).
+fn interrupt_for_jump(rt: &TermRuntime) {
+    let pid = rt.running.lock().ok().and_then(|r| {
+        r.as_ref().map(|run| {
+            run.interrupted.store(true, Ordering::SeqCst);
+            run.pid
+        })
+    });
+    if let Some(Some(pid)) = pid {
+        let _ = crate::providers::process::interrupt(pid);
+    }
+}
+
+/// Makes sure terminal `tid` has a runner, and wakes it.
+pub fn wake(srv: &Arc<Server>, tid: &str) {
+    let rt = srv.runtime(tid);
+    if !rt.runner.swap(true, Ordering::SeqCst) {
+        tokio::spawn(runner(srv.clone(), tid.to_string()));
+    }
+    rt.wake.notify_one();
+}
+
+/// Runs terminal `tid`'s waiting input, one turn at a time, in order, until the server stops
+/// or the terminal is removed.
+async fn runner(srv: Arc<Server>, tid: String) {
+    let rt = srv.runtime(&tid);
+    loop {
+        let woken = rt.wake.notified();
+        tokio::pin!(woken);
+        woken.as_mut().enable();
+        if srv.shutting_down.load(Ordering::SeqCst) {
+            break;
+        }
+        let guard = rt.turn_lock.clone().lock_owned().await;
+        let next = match take(&srv, &rt, &tid) {
+            Ok(next) => next,
+            Err(e) => {
+                eprintln!("baton server: cannot read the queue of {tid}: {e}");
+                None
+            }
+        };
+        let Some((terminal, input)) = next else {
+            drop(guard);
+            if srv.store.terminal(&tid).ok().flatten().is_none() {
+                break;
+            }
+            woken.await;
+            continue;
+        };
+        let feed = feed_of(&srv, &rt, &terminal.name, input.number);
+        let job = SendJob::from_input(terminal, &input);
+        super::run(&srv, &rt, job, &feed).await;
+        rt.feeds
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&input.number);
+        if let Ok(mut t) = rt.taken.lock() {
+            *t = None;
+        }
+        drop(guard);
+        // After the end of the turn, so watchers see its state change last.
+        srv.announce(&tid);
+    }
+    rt.runner.store(false, Ordering::SeqCst);
+}
+
+/// The next waiting input, marked taken (it can no longer change), with the terminal.
+fn take(
+    srv: &Server,
+    rt: &TermRuntime,
+    tid: &str,
+) -> Result<Option<(TerminalRow, InputRow)>, BatonError> {
+    let _queue = rt.inputs_lock.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(terminal) = srv.store.terminal(tid)? else {
+        return Ok(None);
+    };
+    let Some(input) = srv.store.waiting_inputs(tid)?.into_iter().next() else {
+        return Ok(None);
+    };
+    if let Ok(mut t) = rt.taken.lock() {
+        *t = Some(input.number);
+    }
+    Ok(Some((terminal, input)))
+}
+
+/// `baton queue NAME edit|rm|move|steer|jump N`: refused once the input started.
+pub fn change(
+    srv: &Arc<Server>,
+    t: &TerminalRow,
+    number: u32,
+    action: QueueAction,
+) -> Result<Vec<crate::protocol::views::QueuedView>, BatonError> {
+    let rt = srv.runtime(&t.id);
+    let jumped = {
+        let _queue = rt.inputs_lock.lock().unwrap_or_else(|p| p.into_inner());
+        waiting_input(srv, &rt, t, number)?;
+        let record = match action {
+            QueueAction::Edit { text } => {
+                crate::validate::prompt(&text)?;
+                Record::InputEdited {
+                    input: number,
+                    prompt: text,
+                }
+            }
+            QueueAction::Rm => Record::InputWithdrawn { input: number },
+            QueueAction::Move { position } => {
+                if position == 0 {
+                    return Err(BatonError::bad_input(
+                        "positions start at 1 (1 = next to run)",
+                    ));
+                }
+                Record::InputMoved {
+                    input: number,
+                    position: index_position(srv, &rt, &t.id, position)?,
+                }
+            }
+            QueueAction::Steer => Record::InputModeChanged {
+                input: number,
+                mode: InputMode::Steer,
+            },
+            QueueAction::Jump => Record::InputJumped { input: number },
+        };
+        let jumped = matches!(record, Record::InputJumped { .. });
+        srv.store.append(&t.id, record)?;
+        jumped
+    };
+    if jumped {
+        interrupt_for_jump(&rt);
+    }
+    srv.announce(&t.id);
+    wake(srv, &t.id);
+    super::super::read::queue(srv, t)
+}
+
+/// The index's position for list position `position`: the list leaves out the input the
+/// runner took, which the index still counts until its turn starts.
+fn index_position(
+    srv: &Server,
+    rt: &TermRuntime,
+    tid: &str,
+    position: u32,
+) -> Result<u32, BatonError> {
+    let taken_at = match rt.taken() {
+        Some(n) => srv.store.input(tid, n)?.and_then(|i| i.position),
+        None => None,
+    };
+    Ok(match taken_at {
+        Some(p) if position >= p => position + 1,
+        _ => position,
+    })
+}
+
+/// Input `number` of `t`, if it still waits; else the error that says what became of it.
+fn waiting_input(
+    srv: &Server,
+    rt: &TermRuntime,
+    t: &TerminalRow,
+    number: u32,
+) -> Result<InputRow, BatonError> {
+    let name = &t.name;
+    let Some(input) = srv.store.input(&t.id, number)? else {
+        return Err(BatonError::bad_input(format!(
+            "{name} has no input {number} (see `baton queue {name}`)"
+        )));
+    };
+    let started = |how: &str| match input.turn {
+        Some(turn) => format!("input {number} already {how} turn {turn}"),
+        None => format!("input {number} already started"),
+    };
+    match input.state.as_str() {
+        "waiting" if rt.taken() == Some(number) => Err(BatonError::bad_input(format!(
+            "input {number} already started (its turn is starting now)"
+        ))),
+        "waiting" => Ok(input),
+        "withdrawn" => Err(BatonError::bad_input(format!(
+            "input {number} was withdrawn"
+        ))),
+        "steered" => Err(BatonError::bad_input(started("joined"))),
+        _ => Err(BatonError::bad_input(started("started as"))),
+    }
+}
