@@ -16,6 +16,14 @@ Markers in the LAST user message (anywhere in its text):
   [[reply:TEXT]] answer TEXT instead of "STANDIN-REPLY #n model=M last_user=<first 60 chars>"
   [[slow:MS]]    stream the answer in 40 pieces, MS milliseconds apart
   [[status:C]]   answer HTTP status C with an API error body instead (e.g. 529, 400, 401)
+  [[tools:K]]    (Claude) the first K calls of the turn answer with a Bash tool_use instead of
+                 text (counted as tool_use blocks after the user message holding the marker);
+                 the command is `sleep S; echo STANDIN-TOOL-n` with [[toolms:MS]] (S = MS/1000),
+                 else `echo STANDIN-TOOL-n`. [[slow:MS]] from that message applies to every
+                 call of the turn (a tool call's input streams in 40 pieces too).
+  The default text answer of such a turn ends with " saw=<the steers the request carries,
+  joined by ' | ', 200 chars at most>" when it carries any (the TEXT of "The user sent a new
+  message while you were working:\nTEXT\n\n…", in a user text block or a system message).
 
   python3 standin.py PORT LOGFILE
 """
@@ -80,6 +88,47 @@ def markers(text):
     if r:
         m["reply"] = r[-1]
     return m
+
+
+def user_texts(msg):
+    """The text blocks of a user message (not tool results), reminders removed, non-empty."""
+    c = msg.get("content")
+    if isinstance(c, str):
+        c = [{"type": "text", "text": c}]
+    out = []
+    for b in c or []:
+        if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str):
+            t = strip_reminders(b["text"])
+            if t:
+                out.append(t)
+        elif isinstance(b, dict) and b.get("type") == "tool_result":
+            inner = b.get("content")
+            if isinstance(inner, list):
+                for ib in inner:
+                    if isinstance(ib, dict) and ib.get("type") == "text":
+                        t = strip_reminders(ib.get("text") or "")
+                        if "new message" in t:
+                            out.append(t)
+    return out
+
+
+def tool_turn(msgs):
+    """(K, slow, toolms, index of the message with [[tools:K]]) or None."""
+    for i in range(len(msgs) - 1, -1, -1):
+        m = msgs[i]
+        if m.get("role") != "user":
+            continue
+        t = "\n".join(user_texts(m))
+        r = re.findall(r"\[\[tools:(\d+)\]\]", t)
+        if r:
+            mk = markers(t)
+            tm = re.findall(r"\[\[toolms:(\d+)\]\]", t)
+            return int(r[-1]), mk.get("slow"), int(tm[-1]) if tm else 0, i
+        c = m.get("content")
+        if not (isinstance(c, list) and any(isinstance(b, dict) and b.get("type") == "tool_result"
+                                            for b in c)):
+            return None  # a prompt without the marker: a turn of its own
+    return None
 
 
 def strip_reminders(text):
@@ -186,8 +235,36 @@ class Handler(BaseHTTPRequestHandler):
         else:
             inp, cc, cr = 1000 + n, 2000 + n, 3000 + n
         visible = strip_reminders(utext)
+        # Only the agent's own calls (streamed, with tools) get tool calls, not side queries.
+        tt = tool_turn(msgs) if body.get("stream") and body.get("tools") else None
+        tool = None
+        if tt is not None:
+            k, tslow, toolms, at = tt
+            used = sum(1 for m in msgs[at + 1:] if m.get("role") == "assistant"
+                       for b in (m.get("content") if isinstance(m.get("content"), list) else [])
+                       if isinstance(b, dict) and b.get("type") == "tool_use")
+            if tslow and "slow" not in mk:
+                mk["slow"] = tslow
+            if used < k:
+                cmd = ("sleep %g; echo STANDIN-TOOL-%d" % (toolms / 1000.0, n)) if toolms \
+                    else "echo STANDIN-TOOL-%d" % n
+                tool = {"id": "toolu_standin_%d" % n, "name": "Bash",
+                        "input": {"command": cmd, "description": "standin tool call %d" % n}}
+            later = [t for m in msgs[at + 1:] if m.get("role") == "user" for t in user_texts(m)] + \
+                [t for m in msgs[at + 1:] if m.get("role") == "system" for t in user_texts(m)
+                 if "new message while you were working" in t]
+            # A steer: "The user sent a new message while you were working:\nTEXT\n\n…" (2.1.332:
+            # a text block next to the tool result; 2.1.197: a `system` message after it).
+            later = [x for t in later for x in re.findall(
+                r"The user sent a new message while you were working:\n(.*?)\n\n", t, re.S)] or later
+            if tool is None:  # the answer of a tool turn names the turn's prompt
+                visible = "\n".join(user_texts(msgs[at]))
+        else:
+            later = []
         reply = mk.get("reply", "STANDIN-REPLY #%d model=%s last_user=%s"
                        % (n, model, visible[:60]))
+        if later and "reply" not in mk:
+            reply += " saw=" + " | ".join(later)[:200]
         usage = {"input_tokens": inp, "cache_creation_input_tokens": cc,
                  "cache_read_input_tokens": cr, "output_tokens": out}
         mid = "msg_standin_%d_%s" % (n, uuid.uuid4().hex[:8])
@@ -201,10 +278,27 @@ class Handler(BaseHTTPRequestHandler):
         self._sse("message_start", {"type": "message_start", "message": {
             "id": mid, "type": "message", "role": "assistant", "model": model, "content": [],
             "stop_reason": None, "stop_sequence": None, "usage": start_usage}})
+        slow = mk.get("slow")
+        if tool is not None:
+            self._sse("content_block_start", {"type": "content_block_start", "index": 0,
+                                              "content_block": {"type": "tool_use", "id": tool["id"],
+                                                                "name": tool["name"], "input": {}}})
+            self._sse("ping", {"type": "ping"})
+            for p in pieces(json.dumps(tool["input"]), 40 if slow else 2):
+                if slow:
+                    time.sleep(slow / 1000.0)
+                self._sse("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                                  "delta": {"type": "input_json_delta",
+                                                            "partial_json": p}})
+            self._sse("content_block_stop", {"type": "content_block_stop", "index": 0})
+            self._sse("message_delta", {"type": "message_delta",
+                                        "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                                        "usage": {"output_tokens": out}})
+            self._sse("message_stop", {"type": "message_stop"})
+            return
         self._sse("content_block_start", {"type": "content_block_start", "index": 0,
                                           "content_block": {"type": "text", "text": ""}})
         self._sse("ping", {"type": "ping"})
-        slow = mk.get("slow")
         for p in pieces(reply, 40 if slow else 3):
             if slow:
                 time.sleep(slow / 1000.0)
