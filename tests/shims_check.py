@@ -988,6 +988,406 @@ def rows_text(E, tid):
 
 # --------------------------------------------------------------------------
 
+# --------------------------------------------------------------------------
+# --input-format stream-json: steering (fixtures/captures/steer/)
+
+STEER = os.path.join(CAP, "steer")
+STREAM_IN = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+             "--include-partial-messages"]
+STEER_SID = "5e5e0001-0000-4000-8000-000000000001"
+
+
+def steer_cap(case, version, fn="stdout.jsonl"):
+    return cap_jsonl(STEER, "%s-%s" % (case, version), fn)
+
+
+def user_line(text):
+    return json.dumps({"type": "user", "message": {"role": "user", "content": text}})
+
+
+class Streaming:
+    """The claude shim with stdin kept open: write lines, read events as they come."""
+
+    def __init__(self, E, version, *extra):
+        import threading
+        self.p = subprocess.Popen([CLAUDE] + STREAM_IN + list(extra), stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=E.proj,
+                                  env=E.env(BATON_SHIM_CLAUDE_VERSION=version), start_new_session=True)
+        self.events, self.cond, self.err = [], threading.Condition(), []
+        self.seen = 0
+
+        def read():
+            for line in self.p.stdout:
+                with self.cond:
+                    self.events.append(json.loads(line))
+                    self.cond.notify_all()
+            with self.cond:
+                self.events.append(None)
+                self.cond.notify_all()
+        threading.Thread(target=read, daemon=True).start()
+        threading.Thread(target=lambda: self.err.append(self.p.stderr.read()), daemon=True).start()
+
+    def send(self, line):
+        self.p.stdin.write((line + "\n").encode())
+        self.p.stdin.flush()
+
+    def close(self):
+        self.p.stdin.close()
+
+    def wait_for(self, pred, what, timeout=10):
+        """The first event after those already waited for that matches."""
+        end = time.monotonic() + timeout
+        with self.cond:
+            while True:
+                while self.seen < len(self.events):
+                    e = self.events[self.seen]
+                    self.seen += 1
+                    check(e is not None, "stdout ended while waiting for %s" % what)
+                    if pred(e):
+                        return e
+                left = end - time.monotonic()
+                check(left > 0, "no %s within %s s" % (what, timeout))
+                self.cond.wait(left)
+
+    def idle(self, secs=0.3):
+        """Nothing more comes out for a while."""
+        time.sleep(secs)
+        with self.cond:
+            return self.seen == len(self.events)
+
+    def end(self, timeout=10):
+        rc = self.p.wait(timeout=timeout)
+        time.sleep(0.05)
+        with self.cond:
+            evs = [e for e in self.events if e is not None]
+        return rc, evs
+
+    def kill(self):
+        if self.p.poll() is None:
+            os.killpg(self.p.pid, signal.SIGKILL)
+            self.p.wait()
+
+
+def is_kind(t, sub=None):
+    return lambda e: e.get("type") == t and (sub is None or e.get("subtype") == sub)
+
+
+def collapsed(evs):
+    """Event kinds (stream events by their event type), repeated deltas counted once."""
+    out = []
+    for e in evs:
+        k = kinds([e])[0]
+        if k == "stream_event":
+            k += "/" + e["event"]["type"]
+        elif k == "user" and isinstance(e["message"]["content"], list) and \
+                e["message"]["content"][0].get("type") == "tool_result":
+            k = "user/tool_result"
+        elif k == "user" and e.get("isReplay"):
+            k = "user/replay"
+        if not out or out[-1] != k or not k.endswith("content_block_delta"):
+            out.append(k)
+    return out
+
+
+def real_kinds(case, version, drop=("system/task_started", "system/task_notification")):
+    return [k for k in collapsed(steer_cap(case, version)) if k not in drop]
+
+
+def first_of(evs, k):
+    return next(e for e in evs if collapsed([e])[0] == k)
+
+
+def same_kinds_and_shapes(got, case, version, what):
+    want = [e for e in steer_cap(case, version) if collapsed([e])[0] not in
+            ("system/task_started", "system/task_notification")]
+    eq(collapsed(got), collapsed(want), "%s: event order as %s-%s" % (what, case, version))
+    for k in dict.fromkeys(collapsed(want)):
+        if k.startswith("stream_event"):
+            continue
+        g, w = tool_neutral(first_of(got, k)), tool_neutral(first_of(want, k))
+        same_shape(g, w, "%s: %s line" % (what, k))
+
+
+def tool_neutral(e):
+    """The shim's tool is Read, the captures' Bash: their input and result details differ."""
+    e = json.loads(json.dumps(e))
+    if e.get("type") == "assistant":
+        for b in e["message"]["content"]:
+            b.pop("input", None)
+    e.pop("tool_use_result", None)
+    c = e.get("message", {}).get("content") if e.get("type") == "user" else None
+    for b in c if isinstance(c, list) else []:
+        if b.get("type") == "tool_result" and b.get("is_error") is False:
+            b.pop("is_error")  # Bash results carry is_error: false, Read results do not
+    for m in e.get("tool_result_meta") or []:
+        m.pop("permission_decision", None)
+    return e
+
+
+def session_rows(E, sid=STEER_SID):
+    return read_jsonl(session_file(E, sid, E.proj))
+
+
+def queue_ops(rows):
+    return [(r["operation"], r.get("content"), r.get("reason")) for r in rows if r.get("type") == "queue-operation"]
+
+
+@test
+def claude_stream_json_two_turns(E):
+    for v in ("2.1.332", "2.1.197"):
+        E2 = Env()
+        try:
+            s = Streaming(E2, v, "--session-id", STEER_SID)
+            try:
+                s.send(user_line("first turn"))
+                r1 = s.wait_for(is_kind("result"), "the first result")
+                check(s.idle(), "%s: output after the first result with stdin open" % v)
+                eq(s.p.poll(), None, "%s: the process waits for the next line after a result" % v)
+                s.send(user_line("second turn"))
+                r2 = s.wait_for(is_kind("result"), "the second result")
+                s.close()
+                rc, evs = s.end()
+            finally:
+                s.kill()
+            eq(rc, 0, "%s rc at EOF" % v)
+            same_kinds_and_shapes(evs, "two-turns", v, "two turns " + v)
+            real = [e for e in steer_cap("two-turns", v) if e["type"] == "result"]
+            same_shape(r2, real[1], "second result " + v)
+            eq(r2["session_id"], r1["session_id"], "one session")
+            check(r2["result"].endswith("last_user=second turn"), "second answer: %r" % r2["result"])
+            eq([r1["num_turns"], r2["num_turns"]], [1, 1], "num_turns")
+            if v == "2.1.332":
+                eq([r1["result_index"], r2["result_index"]], [0, 1], "result_index counts the results")
+            m = next(iter(r2["modelUsage"]))
+            eq(list(r2["modelUsage"]), list(real[1]["modelUsage"].keys()) if v == "2.1.332" else [m], "model key")
+            eq(r2["modelUsage"][m]["inputTokens"], r1["usage"]["input_tokens"] + r2["usage"]["input_tokens"],
+               "modelUsage is cumulative over the process")
+            eq(m, "claude-opus-5-5" if v == "2.1.332" else "claude-opus-4-8[1m]",
+               "the model stays for the second turn")
+            ops = [o[0] for o in queue_ops(session_rows(E2))]
+            eq(ops, ["enqueue", "dequeue", "enqueue", "dequeue"], "queue rows of two turns")
+        finally:
+            E2.cleanup()
+
+
+@test
+def claude_stream_json_steer_joins_turn(E):
+    """A steer written while the first tool runs (held) joins the turn at its tool result."""
+    for v in ("2.1.332", "2.1.197"):
+        E2 = Env()
+        try:
+            s = Streaming(E2, v, "--session-id", STEER_SID, "--replay-user-messages")
+            try:
+                s.send(user_line("tool then answer [[calls:2]] [[hold:go]]"))
+                s.wait_for(lambda e: e["type"] == "assistant" and
+                           e["message"]["content"][0]["type"] == "tool_use", "the tool_use")
+                s.wait_for(lambda e: e["type"] == "stream_event" and e["event"]["type"] == "message_stop",
+                           "the tool call's message_stop")
+                check(s.idle(), "held: nothing after the tool call")
+                s.send(user_line("STEER while the tool runs"))
+                open(os.path.join(E2.proj, "go"), "w").close()
+                res = s.wait_for(is_kind("result"), "the result")
+                check(s.idle(), "%s: a steer read within the turn must not start a second turn" % v)
+                s.close()
+                rc, evs = s.end()
+            finally:
+                s.kill()
+            eq(rc, 0, "rc")
+            same_kinds_and_shapes(evs, "steer-replay", v, "steer " + v)
+            eq(sum(1 for e in evs if e["type"] == "result"), 1, "one result")
+            eq(res["num_turns"], 2, "num_turns")
+            check(res["result"].endswith("last_user=STEER while the tool runs"), "answer shows the steer: %r"
+                  % res["result"])
+            echo = [e for e in evs if e.get("isReplay")]
+            eq([e["message"]["content"] for e in echo], ["tool then answer [[calls:2]] [[hold:go]]",
+                                                         "STEER while the tool runs"], "replayed user lines")
+            real = [e for e in steer_cap("steer-replay", v) if e.get("isReplay")]
+            same_shape(echo[1], real[1], "steer echo")
+            k = collapsed(evs)
+            eq(k[k.index("user/tool_result") + 1], "user/replay", "the steer echo follows the tool result")
+            rows = session_rows(E2)
+            rrows = steer_cap("steer-while-tool-runs", v, "session.jsonl")
+            eq(queue_ops(rows)[2:], queue_ops(rrows)[2:], "queue rows of the steer")
+            eq([o[0] for o in queue_ops(rows)], [o[0] for o in queue_ops(rrows)], "queue row operations")
+            for name, pred in (("remove", lambda r: r.get("operation") == "remove"),
+                               ("queued_command", lambda r: (r.get("attachment") or {}).get("type") ==
+                                "queued_command")):
+                g = [r for r in rows if pred(r)]
+                w = [r for r in rrows if pred(r)]
+                check(g, "no %s row" % name)
+                same_shape(g[0], w[0], "session %s row %s" % (name, v))
+            qc = [r for r in rows if (r.get("attachment") or {}).get("type") == "queued_command"][0]
+            eq(qc["attachment"]["prompt"], "STEER while the tool runs", "queued_command prompt")
+        finally:
+            E2.cleanup()
+
+
+@test
+def claude_stream_json_steer_after_last_call(E):
+    """A message that arrives once the turn's last call streams runs as a turn of its own."""
+    for v in ("2.1.332", "2.1.197"):
+        E2 = Env()
+        try:
+            s = Streaming(E2, v, "--session-id", STEER_SID)
+            try:
+                s.send(user_line("tool then answer [[calls:2]]"))
+                s.wait_for(is_kind("result"), "the first result")
+                s.send(user_line("x"))  # warm: a plain second turn
+                s.wait_for(is_kind("result"), "the warm-up result")
+                s.send(user_line("answer slowly [[hold:go]]"))
+                s.wait_for(lambda e: e["type"] == "stream_event" and
+                           e["event"]["type"] == "content_block_delta", "the first delta")
+                s.send(user_line("STEER after the last call"))
+                open(os.path.join(E2.proj, "go"), "w").close()
+                r1 = s.wait_for(is_kind("result"), "the held turn's result")
+                r2 = s.wait_for(is_kind("result"), "the steer's own result")
+                s.close()
+                rc, evs = s.end()
+            finally:
+                s.kill()
+            eq(rc, 0, "rc")
+            check("last_user=answer slowly" in r1["result"], "held answer: %r" % r1["result"])
+            check(r2["result"].endswith("last_user=STEER after the last call"), "steer turn: %r" % r2["result"])
+            eq(r2["num_turns"], 1, "the steer's turn has num_turns 1")
+            k = collapsed(evs)
+            eq(k.count("system/init"), 4, "every turn starts with system/init")
+            eq(k[-8:], real_kinds("steer-after-last-call", v)[-8:], "the steer's turn as the capture")
+            ops = queue_ops(session_rows(E2))
+            eq(ops[-2:], [("enqueue", "STEER after the last call", None), ("dequeue", None, None)],
+               "a queued message: enqueue while the turn ran, dequeue when its turn starts")
+        finally:
+            E2.cleanup()
+
+
+@test
+def claude_stream_json_interrupts(E):
+    for v in ("2.1.332", "2.1.197"):
+        # control_request interrupt while the answer streams (held): control_response first.
+        E2 = Env()
+        try:
+            s = Streaming(E2, v, "--session-id", STEER_SID)
+            try:
+                s.send(user_line("long answer [[hold:never]]"))
+                s.wait_for(lambda e: e["type"] == "stream_event" and
+                           e["event"]["type"] == "content_block_delta", "the first delta")
+                s.send(json.dumps({"type": "control_request", "request_id": "ctl-1",
+                                   "request": {"subtype": "interrupt"}}))
+                res = s.wait_for(is_kind("result"), "the interrupted result")
+                s.send(user_line("after the interrupt"))
+                res2 = s.wait_for(is_kind("result"), "the next turn's result")
+                s.close()
+                rc, evs = s.end()
+            finally:
+                s.kill()
+            real = steer_cap("control-interrupt", v)
+            same_kinds_and_shapes(evs, "control-interrupt", v, "control interrupt " + v)
+            cr = [e for e in evs if e["type"] == "control_response"][0]
+            want = [e for e in real if e["type"] == "control_response"][0]
+            eq(cr, want, "control_response line")
+            rr = [e for e in real if e["type"] == "result"][0]
+            for key in ("subtype", "is_error", "terminal_reason", "num_turns", "stop_reason", "errors"):
+                eq(res[key], rr[key], "interrupted result " + key)
+            eq(res["usage"], rr["usage"], "interrupted result usage (zero)")
+            check(res2["result"].endswith("last_user=after the interrupt"), "the process reads on")
+            eq(rc, 0, "rc 0 when the last result succeeded")
+        finally:
+            E2.cleanup()
+        # control_request interrupt while the tool runs (held), then EOF: rc 1.
+        E2 = Env()
+        try:
+            s = Streaming(E2, v, "--session-id", STEER_SID)
+            try:
+                s.send(user_line("tool then answer [[calls:2]] [[hold:never]]"))
+                s.wait_for(lambda e: e["type"] == "assistant" and
+                           e["message"]["content"][0]["type"] == "tool_use", "the tool_use")
+                s.send(json.dumps({"type": "control_request", "request_id": "ctl-2",
+                                   "request": {"subtype": "interrupt"}}))
+                res = s.wait_for(is_kind("result"), "the interrupted result")
+                s.close()
+                rc, evs = s.end()
+            finally:
+                s.kill()
+            eq(rc, 1, "rc 1 at EOF after an interrupted (error) result")
+            same_kinds_and_shapes(evs, "control-interrupt-tool", v, "tool interrupt " + v)
+            real = steer_cap("control-interrupt-tool", v)
+            rr = [e for e in real if e["type"] == "result"][0]
+            for key in ("subtype", "is_error", "terminal_reason", "num_turns", "stop_reason", "errors"):
+                eq(res[key], rr[key], "tool-interrupted result " + key)
+            got_u = [e for e in evs if e["type"] == "user"]
+            want_u = [e for e in real if e["type"] == "user"]
+            eq([u["message"]["content"][0].get("text") or u["message"]["content"][0]["content"] for u in got_u],
+               [u["message"]["content"][0].get("text") or u["message"]["content"][0]["content"] for u in want_u],
+               "rejection and note texts")
+            same_shape(got_u[0], want_u[0], "tool rejection line")
+        finally:
+            E2.cleanup()
+        # an interrupt when no turn runs: only the control_response
+        E2 = Env()
+        try:
+            s = Streaming(E2, v, "--session-id", STEER_SID)
+            try:
+                s.send(user_line("hello then idle"))
+                s.wait_for(is_kind("result"), "the result")
+                s.send(json.dumps({"type": "control_request", "request_id": "ctl-4",
+                                   "request": {"subtype": "interrupt"}}))
+                cr = s.wait_for(is_kind("control_response"), "the control_response")
+                check(s.idle(), "idle interrupt: nothing but the control_response")
+                s.close()
+                rc, evs = s.end()
+            finally:
+                s.kill()
+            eq(rc, 0, "idle interrupt rc")
+            eq(cr, [e for e in steer_cap("control-interrupt-idle", v) if e["type"] == "control_response"][0],
+               "idle control_response")
+        finally:
+            E2.cleanup()
+
+
+@test
+def claude_stream_json_eof_sigint_badline(E):
+    for v in ("2.1.332", "2.1.197"):
+        # EOF while the turn is held, with a steer written: the turn finishes with it, rc 0.
+        s = Streaming(E, v)
+        try:
+            s.send(user_line("tool then answer [[calls:2]] [[hold:go-%s]]" % v))
+            s.wait_for(lambda e: e["type"] == "assistant", "the tool_use")
+            s.send(user_line("STEER then EOF"))
+            s.close()
+            open(os.path.join(E.proj, "go-" + v), "w").close()
+            rc, evs = s.end()
+        finally:
+            s.kill()
+        eq(rc, 0, "steer then EOF: rc")
+        res = [e for e in evs if e["type"] == "result"]
+        eq(len(res), 1, "steer then EOF: one result")
+        check(res[0]["result"].endswith("last_user=STEER then EOF"), "EOF: the steer still joined")
+        # SIGINT when idle: rc 0, no output.
+        s = Streaming(E, v)
+        try:
+            s.send(user_line("hello then idle"))
+            s.wait_for(is_kind("result"), "the result")
+            n = len(s.events)
+            os.killpg(s.p.pid, signal.SIGINT)
+            rc, evs = s.end(timeout=3)
+        finally:
+            s.kill()
+        eq((rc, len(evs)), (0, n), "SIGINT when idle: rc 0 and nothing more")
+        eq(int(cap_text(STEER, "sigint-idle-" + v, "rc")), 0, "capture rc")
+        # EOF with no message: rc 0, nothing.
+        r = run(E, CLAUDE, STREAM_IN, stdin="", BATON_SHIM_CLAUDE_VERSION=v)
+        eq((r.rc, r.out), (0, ""), "EOF without a message")
+        # a line that is not JSON: rc 1, the error on stderr, no stdout
+        r = run(E, CLAUDE, STREAM_IN, stdin="this is not json\n", BATON_SHIM_CLAUDE_VERSION=v)
+        eq((r.rc, r.out), (1, ""), "bad line rc/stdout")
+        eq(r.err, cap_text(STEER, "bad-line-" + v, "stderr.txt"), "bad line stderr")
+    r = run(E, CLAUDE, ["-p", "--input-format", "stream-json", "--output-format", "text"], stdin="")
+    eq((r.rc, r.err), (1, "Error: --input-format=stream-json requires output-format=stream-json.\n"),
+       "stream-json input needs stream-json output")
+    # text stdin stays as it was: --replay-user-messages needs stream-json input
+    r = run(E, CLAUDE, STREAM + ["--replay-user-messages"], stdin="hi")
+    eq(r.rc, 1, "--replay-user-messages without stream-json input")
+
+
 def timing(n=10):
     E = Env()
     try:
