@@ -39,7 +39,7 @@ impl Client {
 
     /// Connects to the running server, starting one when there is none.
     pub fn connect(&self) -> Result<UnixStream, BatonError> {
-        if let Ok(s) = UnixStream::connect(self.data.socket()) {
+        if let Some(s) = self.connect_existing() {
             return Ok(s);
         }
         self.start_server()?;
@@ -52,8 +52,12 @@ impl Client {
         })
     }
 
-    /// Connects only if a server is already running.
+    /// Connects only if a server is already running. The lock says so: a server killed a
+    /// moment ago may leave a socket that still accepts a connection and then resets it.
     pub fn connect_existing(&self) -> Option<UnixStream> {
+        if !self.data.server_locked() {
+            return None;
+        }
         UnixStream::connect(self.data.socket()).ok()
     }
 
@@ -133,7 +137,26 @@ impl Client {
         mut on_event: impl FnMut(&Reply),
     ) -> Result<Reply, BatonError> {
         let stream = self.connect()?;
-        send_request(stream, req, &mut on_event)
+        match send_request_once(stream, req, &mut on_event) {
+            Err(Unanswered::Reset) => {
+                // A server dying as it accepted: it never read the request (a read one would
+                // have been answered or closed, not reset), so it is safe to ask a new one.
+                self.wait_unlocked(START_TIMEOUT);
+                let stream = self.connect()?;
+                send_request(stream, req, &mut on_event)
+            }
+            other => other.map_err(BatonError::from),
+        }
+    }
+
+    /// Waits (bounded) until no server holds the data directory's lock.
+    fn wait_unlocked(&self, limit: Duration) {
+        let deadline = Instant::now() + limit;
+        let mut pause = Duration::from_millis(5);
+        while self.data.server_locked() && Instant::now() < deadline {
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(100));
+        }
     }
 
     /// Like [`Client::request`] for a one-reply request, returning its data.
@@ -148,25 +171,74 @@ impl Client {
     }
 }
 
+/// Why a request got no final reply.
+enum Unanswered {
+    /// The connection was reset before any reply: the server never read the request.
+    Reset,
+    Failed(BatonError),
+}
+
+impl From<Unanswered> for BatonError {
+    fn from(u: Unanswered) -> BatonError {
+        match u {
+            Unanswered::Reset => BatonError::failed(
+                "lost the connection to the baton server: it reset the connection (see server.log in the data directory)",
+            ),
+            Unanswered::Failed(e) => e,
+        }
+    }
+}
+
+impl From<BatonError> for Unanswered {
+    fn from(e: BatonError) -> Unanswered {
+        Unanswered::Failed(e)
+    }
+}
+
 pub fn send_request(
-    mut stream: UnixStream,
+    stream: UnixStream,
     req: &Request,
     on_event: &mut dyn FnMut(&Reply),
 ) -> Result<Reply, BatonError> {
+    send_request_once(stream, req, on_event).map_err(BatonError::from)
+}
+
+fn send_request_once(
+    mut stream: UnixStream,
+    req: &Request,
+    on_event: &mut dyn FnMut(&Reply),
+) -> Result<Reply, Unanswered> {
     let gone = |e: std::io::Error| {
         BatonError::failed(format!("lost the connection to the baton server: {e}"))
     };
     let mut line = serde_json::to_vec(req).map_err(|e| BatonError::failed(e.to_string()))?;
     line.push(b'\n');
-    stream.write_all(&line).map_err(gone)?;
+    match stream.write_all(&line) {
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe
+            ) =>
+        {
+            return Err(Unanswered::Reset)
+        }
+        other => other.map_err(gone)?,
+    }
     let mut reader = BufReader::new(stream);
+    let mut replies = 0usize;
     loop {
         let mut buf = String::new();
-        let n = reader.read_line(&mut buf).map_err(gone)?;
+        let n = match reader.read_line(&mut buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset && replies == 0 => {
+                return Err(Unanswered::Reset)
+            }
+            other => other.map_err(gone)?,
+        };
+        replies += 1;
         if n == 0 {
-            return Err(BatonError::failed(
+            return Err(Unanswered::Failed(BatonError::failed(
                 "the baton server closed the connection before answering (see server.log in the data directory)",
-            ));
+            )));
         }
         let reply: Reply = serde_json::from_str(&buf)
             .map_err(|e| BatonError::failed(format!("unreadable reply from the server: {e}")))?;

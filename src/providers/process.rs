@@ -127,6 +127,25 @@ pub fn interrupt(pid: i32) -> std::io::Result<()> {
     signal_group(pid, Signal::SIGINT)
 }
 
+/// Sends SIGKILL to the process group `pid` leads (a CLI left by a crashed server that would
+/// not stop).
+pub fn kill(pid: i32) -> std::io::Result<()> {
+    signal_group(pid, Signal::SIGKILL)
+}
+
+/// When process `pid` started, in clock ticks since boot (`/proc/PID/stat` field 22), and
+/// whether it still runs (a zombie does not): what tells it from a later process that got the
+/// same pid. None when there is no such process.
+pub fn start_time(pid: i32) -> Option<(u64, bool)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: count after it.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    let state = fields.first()?;
+    let start = fields.get(19)?.parse().ok()?;
+    Some((start, *state != "Z" && *state != "X"))
+}
+
 /// Sends SIGTERM to the process group `pid` leads (server shutdown).
 pub fn terminate(pid: i32) -> std::io::Result<()> {
     signal_group(pid, Signal::SIGTERM)
@@ -185,14 +204,23 @@ pub fn spawn(
         cmd.env("PATH", path);
     }
     cmd.envs(env.iter().map(|(k, v)| (k, v)));
-    // SAFETY: the closure runs between fork and exec and only calls sigaction, which is
-    // async-signal-safe. A server started with SIGINT ignored (`nohup`, `cmd &` in a script)
-    // would otherwise pass that on, and interrupting the CLI would silently do nothing.
+    let parent = nix::unistd::getpid();
+    // SAFETY: the closure runs between fork and exec and only calls sigaction, prctl, getppid
+    // and kill, which are async-signal-safe. A server started with SIGINT ignored (`nohup`,
+    // `cmd &` in a script) would otherwise pass that on, and interrupting the CLI would
+    // silently do nothing. The CLI is interrupted when the server dies (however it dies), so it
+    // never goes on writing its session unwatched; the next server start stops whatever is
+    // left (see `server::recover`).
     unsafe {
-        cmd.pre_exec(|| {
+        cmd.pre_exec(move || {
             for sig in [Signal::SIGINT, Signal::SIGTERM] {
                 nix::sys::signal::signal(sig, nix::sys::signal::SigHandler::SigDfl)
                     .map_err(std::io::Error::from)?;
+            }
+            nix::sys::prctl::set_pdeathsig(Signal::SIGINT).map_err(std::io::Error::from)?;
+            // The server died between fork and prctl: nobody would ever signal this child.
+            if nix::unistd::getppid() != parent {
+                return Err(std::io::Error::other("the baton server is gone"));
             }
             Ok(())
         });

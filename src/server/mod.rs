@@ -6,6 +6,7 @@ mod extract;
 mod feed;
 mod fence;
 mod read;
+mod recover;
 mod settings;
 mod shell;
 mod state;
@@ -30,8 +31,7 @@ use crate::paths::{open_private_append, DataDir};
 use crate::protocol::views::{ReindexView, StoppingView};
 use crate::protocol::{Reply, Request, WatchEvent};
 use crate::providers::process;
-use crate::store::{Record, Store};
-use crate::words::TurnStatus;
+use crate::store::Store;
 use feed::Feed;
 use state::Server;
 use wire::write_reply;
@@ -68,7 +68,7 @@ pub fn run(data: DataDir, config: Config) -> Result<(), BatonError> {
         eprintln!("baton server: skipped unreadable journal line {s}");
     }
     let srv = Arc::new(Server::new(store, config));
-    recover_unfinished(&srv)?;
+    recover::unfinished(&srv)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -76,28 +76,6 @@ pub fn run(data: DataDir, config: Config) -> Result<(), BatonError> {
     let result = runtime.block_on(serve(srv, data));
     drop(lock);
     result
-}
-
-/// Turns the journal says started but never finished died with a previous server: record them
-/// as failed so nothing stays "running" forever.
-fn recover_unfinished(srv: &Server) -> Result<(), BatonError> {
-    for (tid, turn_id) in srv.store.unfinished_turns()? {
-        srv.store.append(
-            &tid,
-            Record::TurnFinished {
-                turn_id,
-                status: TurnStatus::Failed,
-                error: Some("the baton server stopped while this turn ran".to_string()),
-                session_id: None,
-                model: None,
-                context: None,
-                answer: String::new(),
-                tools: vec![],
-                notes: vec![],
-            },
-        )?;
-    }
-    Ok(())
 }
 
 async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
@@ -133,8 +111,14 @@ async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
                 }
             }
             _ = stop_rx.changed() => break,
-            _ = term.recv() => break,
-            _ = int.recv() => break,
+            _ = term.recv() => {
+                eprintln!("baton server: stopping on SIGTERM");
+                break;
+            }
+            _ = int.recv() => {
+                eprintln!("baton server: stopping on SIGINT");
+                break;
+            }
         }
     }
     shutdown(&srv).await;

@@ -233,7 +233,19 @@ impl TurnCtx<'_> {
     ) -> Option<std::io::Error> {
         match msg {
             RunMsg::Started { pid } => {
-                // Recorded and checked under one lock (see `handlers::interrupt`): an
+                // What identifies the CLI, so a server that starts after a crash of this one
+                // finds it and stops it before anything else runs here.
+                if let Some((start_time, _)) = providers::process::start_time(pid) {
+                    let record = Record::TurnProcess {
+                        turn_id: self.turn_id.to_string(),
+                        pid,
+                        start_time,
+                    };
+                    if let Err(e) = self.srv.store.append(self.tid, record) {
+                        self.note(format!("could not journal the CLI's pid {pid}: {e}"));
+                    }
+                }
+                // Recorded and checked under one lock (see `terminals::interrupt`): an
                 // interrupt that came before the pid is sent now.
                 let interrupted = match self.rt.running.lock() {
                     Ok(mut r) => {
@@ -249,10 +261,13 @@ impl TurnCtx<'_> {
                 }
             }
             RunMsg::Raw(line) => {
+                // Flushed line by line: what streamed is on disk as it streams, so a crash of
+                // the server keeps it (the next start rebuilds the answer from it).
                 if let Some(raw) = raw {
                     return raw
                         .write_all(line.as_bytes())
                         .and_then(|_| raw.write_all(b"\n"))
+                        .and_then(|_| raw.flush())
                         .err();
                 }
             }

@@ -1,0 +1,148 @@
+//! What a server that starts finds of one that died: turns the journal started and never
+//! finished. Before anything else runs in such a terminal, the turn's CLI (if it still runs:
+//! the same pid with the same start time, as `TurnProcess` recorded) is stopped, its whole
+//! process group, and the turn is journalled as interrupted with what it had streamed, read
+//! back from its raw stream file with the provider's own parser.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use super::state::Server;
+use crate::error::BatonError;
+use crate::providers::claude::ClaudeParser;
+use crate::providers::codex::CodexParser;
+use crate::providers::process;
+use crate::store::{Entry, Record};
+use crate::words::{ProviderKind, SessionReason, TurnEvent, TurnStatus};
+
+/// How long a left-over CLI gets to stop on SIGTERM before it is killed.
+const STOP_GRACE: Duration = Duration::from_secs(3);
+
+/// Closes every unfinished turn of every terminal.
+pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
+    for (tid, turn_id) in srv.store.unfinished_turns()? {
+        let journal = srv.store.data_dir().journal(&tid);
+        let entries = crate::store::journal::read(&journal)
+            .map(|r| r.entries)
+            .unwrap_or_default();
+        let stopped = stop_leftover(&entries, &turn_id);
+        let provider = entries.iter().find_map(|e| match &e.record {
+            Record::TurnStarted {
+                turn_id: t,
+                provider,
+                conversation_id,
+                ..
+            } if *t == turn_id => Some((*provider, conversation_id.clone())),
+            _ => None,
+        });
+        let streamed = match provider {
+            Some((p, _)) => read_back(&srv.turn_file(&tid, &turn_id), p),
+            None => Streamed::default(),
+        };
+        if let (Some((p, conv)), Some((sid, model))) = (&provider, &streamed.session) {
+            let known = srv
+                .store
+                .sessions(conv)?
+                .iter()
+                .any(|s| s.session_id == *sid);
+            if !known {
+                srv.store.append(
+                    &tid,
+                    Record::SessionStarted {
+                        conversation_id: conv.clone(),
+                        turn_id: turn_id.clone(),
+                        provider: *p,
+                        session_id: sid.clone(),
+                        model: model.clone(),
+                        reason: SessionReason::Fresh,
+                    },
+                )?;
+            }
+        }
+        let mut error = "the baton server stopped while this turn ran".to_string();
+        if let Some(pid) = stopped {
+            error.push_str(&format!(
+                " (its CLI, pid {pid}, was still running: stopped)"
+            ));
+        }
+        srv.store.append(
+            &tid,
+            Record::TurnFinished {
+                turn_id,
+                status: TurnStatus::Interrupted,
+                error: Some(error),
+                session_id: streamed.session.map(|(s, _)| s),
+                model: None,
+                context: None,
+                answer: streamed.answer,
+                tools: streamed.tools,
+                notes: vec![],
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// Stops turn `turn_id`'s CLI if it still runs; returns its pid when it did.
+fn stop_leftover(entries: &[Entry], turn_id: &str) -> Option<i32> {
+    let (pid, start_time) = entries.iter().rev().find_map(|e| match &e.record {
+        Record::TurnProcess {
+            turn_id: t,
+            pid,
+            start_time,
+        } if t == turn_id => Some((*pid, *start_time)),
+        _ => None,
+    })?;
+    let alive = || process::start_time(pid).is_some_and(|(t, running)| t == start_time && running);
+    if !alive() {
+        return None;
+    }
+    let _ = process::terminate(pid);
+    let deadline = Instant::now() + STOP_GRACE;
+    while alive() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The group too: tools the CLI started may outlive it.
+    let _ = process::kill(pid);
+    Some(pid)
+}
+
+/// What a turn's raw stream holds.
+#[derive(Debug, Default)]
+struct Streamed {
+    answer: String,
+    tools: Vec<String>,
+    /// The provider session it ran in, and that session's model.
+    session: Option<(String, Option<String>)>,
+}
+
+/// The turn's answer, tool lines and session as its raw stream (as far as it got) gives them.
+fn read_back(path: &Path, provider: ProviderKind) -> Streamed {
+    let mut out = Streamed::default();
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return out;
+    };
+    let mut claude = ClaudeParser::new();
+    let mut codex = CodexParser::new();
+    for line in text.lines() {
+        let events = match provider {
+            ProviderKind::Claude => claude.feed(line),
+            ProviderKind::Codex => codex.feed(line),
+            // A local turn's raw stream is the endpoint's; its messages are journalled.
+            ProviderKind::Local => vec![],
+        };
+        for ev in events {
+            ev.add_to_answer(&mut out.answer);
+            match ev {
+                TurnEvent::ToolUse { summary, .. } => out.tools.push(summary),
+                TurnEvent::Session { session_id, model } => out.session = Some((session_id, model)),
+                TurnEvent::Text { .. }
+                | TurnEvent::Delta { .. }
+                | TurnEvent::Usage { .. }
+                | TurnEvent::Warning { .. }
+                | TurnEvent::End { .. } => {}
+            }
+        }
+    }
+    out
+}
