@@ -136,6 +136,13 @@ impl Store {
         conn
     }
 
+    /// False while the index misses journal entries (a write to it failed and it could not be
+    /// rebuilt yet). Tries the rebuild first.
+    pub fn index_current(&self) -> bool {
+        drop(self.conn());
+        !self.stale.load(Ordering::SeqCst)
+    }
+
     fn faulty(&self) -> bool {
         self.fault.as_ref().is_some_and(|p| p.exists())
     }

@@ -304,3 +304,24 @@ pub fn repo(w: &World, name: &str) -> PathBuf {
     git(w, &dir, &["commit", "-q", "-m", "init"]);
     dir
 }
+
+/// Kills the server with SIGKILL and waits until it is gone; returns its pid.
+pub fn kill_server(w: &World) -> i32 {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let server = w.json(&["server", "status"])["pid"].as_i64().unwrap() as i32;
+    kill(Pid::from_raw(server), Signal::SIGKILL).unwrap();
+    w.wait_for("the server to be gone", || !process_runs(server));
+    server
+}
+
+/// True while process `pid` runs (a zombie does not).
+pub fn process_runs(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+            !state.starts_with('Z') && !state.starts_with('X')
+        }
+        Err(_) => false,
+    }
+}

@@ -7,6 +7,7 @@ mod git;
 mod instructions;
 mod json_contract;
 mod local;
+mod queue;
 mod rename;
 mod send_path;
 mod server;

@@ -21,6 +21,9 @@ use crate::protocol::{QueueAction, Reply, SendEvent};
 use crate::store::{InputRow, Record, TerminalRow};
 use crate::words::{InputMode, ProviderKind};
 
+/// How soon a runner looks at the queue again while the index is behind its journals.
+const INDEX_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// How a send asks to join the terminal's work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SendMode {
@@ -191,6 +194,12 @@ async fn runner(srv: Arc<Server>, tid: String) {
         };
         let Some((terminal, input)) = next else {
             drop(guard);
+            if !srv.store.index_current() {
+                // The queue is read from the index: while it misses entries (a full disk),
+                // nothing runs that might have run already. Look again soon.
+                let _ = tokio::time::timeout(INDEX_RETRY, woken).await;
+                continue;
+            }
             if srv.store.terminal(&tid).ok().flatten().is_none() {
                 break;
             }
@@ -221,6 +230,9 @@ fn take(
     tid: &str,
 ) -> Result<Option<(TerminalRow, InputRow)>, BatonError> {
     let _queue = rt.inputs_lock.lock().unwrap_or_else(|p| p.into_inner());
+    if !srv.store.index_current() {
+        return Ok(None);
+    }
     let Some(terminal) = srv.store.terminal(tid)? else {
         return Ok(None);
     };

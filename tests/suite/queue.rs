@@ -1,0 +1,355 @@
+//! Input the server owns, end to end: a send is journalled before it is acknowledged, waiting
+//! input is the server's (every client sees it, it survives a stop and a `kill -9`), runs in
+//! order exactly once, and can be edited, withdrawn, moved, turned into a steer or made to
+//! jump until it starts.
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+use super::common::*;
+
+/// `send --detach --json`: the acknowledgement.
+fn detach(w: &World, name: &str, prompt: &str, extra: &[&str]) -> Value {
+    let mut args = vec!["send", name, prompt, "--detach", "--json"];
+    args.extend_from_slice(extra);
+    let out = w.ok(&args);
+    let v: Value = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(v["reply"], "ok", "{v}");
+    v["data"].clone()
+}
+
+/// The waiting input as (input, mode, prompt), in order.
+fn queue(w: &World, name: &str) -> Vec<(u64, String, String)> {
+    w.json(&["queue", name])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|q| {
+            (
+                q["input"].as_u64().unwrap(),
+                q["mode"].as_str().unwrap().to_string(),
+                q["prompt"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Every turn of `log` as (number, input, mode, status, prompt).
+fn turns(w: &World, name: &str) -> Vec<(u64, u64, String, String, String)> {
+    w.json(&["log", name])["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["number"].as_u64().unwrap(),
+                t["input"].as_u64().unwrap_or(0),
+                t["mode"].as_str().unwrap_or("").to_string(),
+                t["status"].as_str().unwrap_or("running").to_string(),
+                t["prompt"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn all_done(w: &World, name: &str, n: usize) -> bool {
+    let t = turns(w, name);
+    t.len() == n && t.iter().all(|x| x.3 != "running") && w.show(name)["queued"] == 0
+}
+
+fn owned(v: &[(u64, u64, &str, &str, &str)]) -> Vec<(u64, u64, String, String, String)> {
+    v.iter()
+        .map(|(a, b, c, d, e)| (*a, *b, c.to_string(), d.to_string(), e.to_string()))
+        .collect()
+}
+
+/// A claude terminal whose first turn is held until `release` is called.
+fn held(w: &World) -> (std::path::PathBuf, Value) {
+    let dir = w.new_terminal("t", "claude");
+    let first = detach(w, "t", "first [[hold:go]]", &[]);
+    w.wait_for("the first turn to run", || {
+        w.show("t")["state"] == "running" && !w.invocations().is_empty()
+    });
+    (dir, first)
+}
+
+fn release(dir: &std::path::Path) {
+    std::fs::write(dir.join("go"), "").unwrap();
+}
+
+#[test]
+fn waiting_input_is_the_servers_and_runs_in_order() {
+    let w = World::new();
+    let (dir, first) = held(&w);
+    assert_eq!(first["input"], 1);
+    assert_eq!(first["accepted"], true);
+    let second = detach(&w, "t", "second", &[]);
+    let third = detach(&w, "t", "third", &[]);
+    assert_eq!(
+        (second["input"].clone(), second["position"].clone()),
+        (2.into(), 1.into())
+    );
+    assert_eq!(
+        (third["input"].clone(), third["position"].clone()),
+        (3.into(), 2.into())
+    );
+    let want = vec![
+        (2, "queue".to_string(), "second".to_string()),
+        (3, "queue".to_string(), "third".to_string()),
+    ];
+    assert_eq!(queue(&w, "t"), want);
+    // `show` carries the same list and its count; any client sees it.
+    let show = w.show("t");
+    assert_eq!(show["queued"], 2);
+    assert_eq!(show["queue"], w.json(&["queue", "t"]));
+    assert_eq!(show["state"], "running");
+    release(&dir);
+    w.wait_for("every input to run", || all_done(&w, "t", 3));
+    assert_eq!(
+        turns(&w, "t"),
+        owned(&[
+            (1, 1, "direct", "completed", "first [[hold:go]]"),
+            (2, 2, "queue", "completed", "second"),
+            (3, 3, "queue", "completed", "third"),
+        ])
+    );
+    // A later send starts at once again, and its number is never one used before.
+    w.send("t", "fourth");
+    assert_eq!(turns(&w, "t")[3].1, 4);
+    assert_eq!(turns(&w, "t")[3].2, "direct");
+}
+
+#[test]
+fn waiting_input_is_edited_withdrawn_moved_steered_and_made_to_jump() {
+    let w = World::new();
+    let (_dir, _) = held(&w);
+    for p in ["a", "b", "c"] {
+        detach(&w, "t", p, &[]);
+    }
+    w.ok(&["queue", "t", "edit", "3", "b2"]);
+    w.ok(&["queue", "t", "rm", "2"]);
+    w.ok(&["queue", "t", "move", "4", "1"]);
+    assert_eq!(
+        queue(&w, "t"),
+        vec![
+            (4, "queue".to_string(), "c".to_string()),
+            (3, "queue".to_string(), "b2".to_string())
+        ]
+    );
+    // A steer that has to wait goes ahead of queued input.
+    w.ok(&["queue", "t", "steer", "3"]);
+    assert_eq!(
+        queue(&w, "t"),
+        vec![
+            (3, "steer".to_string(), "b2".to_string()),
+            (4, "queue".to_string(), "c".to_string())
+        ]
+    );
+    // Input that started, or is gone, cannot change: exit 2, one line, nothing changes.
+    for (args, says) in [
+        (
+            vec!["queue", "t", "edit", "1", "x"],
+            "input 1 already started as turn 1",
+        ),
+        (vec!["queue", "t", "rm", "2"], "input 2 was withdrawn"),
+        (vec!["queue", "t", "move", "9", "1"], "t has no input 9"),
+        (vec!["queue", "t", "move", "3", "0"], "positions start at 1"),
+    ] {
+        let out = w.run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    // A jump interrupts the running turn (its partial output kept) and runs next.
+    w.ok(&["queue", "t", "jump", "4"]);
+    w.wait_for("every input to run", || all_done(&w, "t", 3));
+    assert_eq!(
+        turns(&w, "t"),
+        owned(&[
+            (1, 1, "direct", "interrupted", "first [[hold:go]]"),
+            (2, 4, "jump", "completed", "c"),
+            (3, 3, "steer", "completed", "b2"),
+        ])
+    );
+}
+
+#[test]
+fn send_jump_interrupts_the_running_turn_and_runs_in_the_same_session() {
+    let w = World::new();
+    let (_dir, _) = held(&w);
+    detach(&w, "t", "queued", &[]);
+    let out = w.run(&["send", "t", "right now", "--jump"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains("last_user=right now"), "{stdout}");
+    w.wait_for("every input to run", || all_done(&w, "t", 3));
+    let t = turns(&w, "t");
+    assert_eq!(
+        t.iter()
+            .map(|x| (x.1, x.2.as_str(), x.3.as_str()))
+            .collect::<Vec<_>>(),
+        vec![
+            (1, "direct", "interrupted"),
+            (3, "jump", "completed"),
+            (2, "queue", "completed")
+        ]
+    );
+    let log = w.json(&["log", "t"]);
+    let sessions: Vec<&Value> = log["turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| &t["session_id"])
+        .collect();
+    assert!(
+        sessions.windows(2).all(|p| p[0] == p[1]),
+        "one provider session: {sessions:?}"
+    );
+}
+
+#[test]
+fn a_steer_codex_cannot_take_runs_next_and_baton_says_so() {
+    let w = World::new();
+    w.new_terminal("t", "codex");
+    let client = w.spawn(&["send", "t", "long job [[hang]]"]);
+    w.wait_for("the turn to run", || {
+        w.show("t")["state"] == "running" && !w.invocations().is_empty()
+    });
+    detach(&w, "t", "queued", &[]);
+    let steer = detach(&w, "t", "look at the tests too", &["--steer"]);
+    assert_eq!(steer["mode"], "steer");
+    assert_eq!(steer["position"], 1, "ahead of queued input");
+    assert!(
+        steer["note"]
+            .as_str()
+            .unwrap()
+            .contains("codex exec cannot take input mid-turn: it runs next"),
+        "{steer}"
+    );
+    w.ok(&["interrupt", "t"]);
+    let _ = client.wait_with_output();
+    w.wait_for("every input to run", || all_done(&w, "t", 3));
+    let t = turns(&w, "t");
+    assert_eq!(
+        t.iter().map(|x| (x.1, x.2.as_str())).collect::<Vec<_>>(),
+        vec![(1, "direct"), (3, "steer"), (2, "queue")]
+    );
+}
+
+#[test]
+fn waiting_input_survives_a_kill_and_runs_once_in_order_after_the_crashed_cli_stopped() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    let client = w.spawn(&["send", "t", "crashing [[hang]]"]);
+    w.wait_for("the turn to run", || {
+        w.show("t")["state"] == "running" && !w.invocations().is_empty()
+    });
+    for p in ["two", "three", "four"] {
+        detach(&w, "t", p, &[]);
+    }
+    let crashed = w.last_invocation()["pid"].as_i64().unwrap() as i32;
+    kill_server(&w);
+    let _ = client.wait_with_output();
+    // Any command starts a new server; it stops what is left and runs the queue.
+    w.wait_for("every input to run", || all_done(&w, "t", 4));
+    assert!(!process_runs(crashed));
+    assert_eq!(
+        turns(&w, "t")
+            .iter()
+            .map(|x| (x.1, x.3.as_str(), x.4.as_str()))
+            .collect::<Vec<_>>(),
+        vec![
+            (1, "interrupted", "crashing [[hang]]"),
+            (2, "completed", "two"),
+            (3, "completed", "three"),
+            (4, "completed", "four"),
+        ]
+    );
+    // Each prompt reached a CLI exactly once.
+    let prompts: Vec<String> = w
+        .invocations()
+        .iter()
+        .map(|i| i["stdin"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(prompts, vec!["crashing [[hang]]", "two", "three", "four"]);
+}
+
+#[test]
+fn accepted_means_journalled_even_when_the_server_dies_right_after() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    for round in 1..=4u64 {
+        let ack = detach(&w, "t", &format!("prompt {round}"), &[]);
+        assert_eq!(ack["input"], round);
+        kill_server(&w);
+        w.wait_for("the prompt to run after the restart", || {
+            all_done(&w, "t", round as usize)
+        });
+    }
+    let t = turns(&w, "t");
+    assert_eq!(
+        t.iter()
+            .map(|x| (x.0, x.1, x.4.as_str()))
+            .collect::<Vec<_>>(),
+        vec![
+            (1, 1, "prompt 1"),
+            (2, 2, "prompt 2"),
+            (3, 3, "prompt 3"),
+            (4, 4, "prompt 4")
+        ]
+    );
+}
+
+#[test]
+fn a_stop_says_how_many_inputs_wait_and_the_next_start_runs_them() {
+    let w = World::new();
+    let (dir, _) = held(&w);
+    detach(&w, "t", "later one", &[]);
+    detach(&w, "t", "later two", &[]);
+    assert_eq!(w.json(&["server", "status"])["waiting_inputs"], 2);
+    let out = w.ok(&["server", "stop"]);
+    assert!(out.contains("2 inputs wait"), "{out}");
+    release(&dir);
+    w.wait_for("the waiting input to run after a restart", || {
+        all_done(&w, "t", 3)
+    });
+    assert_eq!(
+        turns(&w, "t")
+            .iter()
+            .map(|x| (x.1, x.3.as_str()))
+            .collect::<Vec<_>>(),
+        vec![(1, "interrupted"), (2, "completed"), (3, "completed")]
+    );
+}
+
+#[test]
+fn nothing_is_lost_or_numbered_twice_when_the_index_cannot_be_written() {
+    let mut w = World::new();
+    let fault = w.tmp.path().join("index-full");
+    w.env
+        .push(("BATON_FAULT_INDEX".into(), fault.display().to_string()));
+    let (dir, _) = held(&w);
+    detach(&w, "t", "second", &[]);
+    // The disk fills up while turn 1 runs: its end reaches only the journal.
+    std::fs::write(&fault, "").unwrap();
+    release(&dir);
+    let id = w.show("t")["id"].as_str().unwrap().to_string();
+    let journal = w.data().join("terminals").join(&id).join("journal.jsonl");
+    w.wait_for("turn 1 to end in the journal", || {
+        std::fs::read_to_string(&journal).is_ok_and(|j| j.contains("turn_finished"))
+    });
+    // Nothing runs from an index that misses entries; the input waits, journalled.
+    assert_eq!(w.invocations().len(), 1);
+    let detached = detach(&w, "t", "third", &[]);
+    assert_eq!(detached["input"], 3);
+    std::fs::remove_file(&fault).unwrap();
+    w.wait_for("every input to run", || all_done(&w, "t", 3));
+    assert_eq!(
+        turns(&w, "t")
+            .iter()
+            .map(|x| (x.0, x.1, x.3.as_str()))
+            .collect::<Vec<_>>(),
+        vec![(1, 1, "completed"), (2, 2, "completed"), (3, 3, "completed")]
+    );
+}
