@@ -34,6 +34,24 @@ const SESSION_TAIL_BYTES: u64 = 4 * 1024 * 1024;
 /// Longest tool summary, in characters.
 const SUMMARY_CHARS: usize = 80;
 
+/// `text` as the stdin line of a user message (`--input-format stream-json`), newline included.
+/// The text reaches the model byte for byte (`fixtures/captures/steer`).
+pub fn user_line(text: &str) -> String {
+    let msg = serde_json::json!({"type": "user", "message": {"role": "user", "content": text}});
+    format!("{msg}\n")
+}
+
+/// True for the echo (`--replay-user-messages`) of a user line the CLI just read: the prompt
+/// first, then each steer, in the order written, at the moment the CLI takes it in.
+pub fn is_replay(line: &str) -> bool {
+    match super::json_event(line) {
+        Some((v, kind)) => {
+            kind == "user" && v.get("isReplay").and_then(Value::as_bool) == Some(true)
+        }
+        None => false,
+    }
+}
+
 /// The Claude Code command line for one run. The prompt is never in it: it goes on stdin.
 pub fn args(spec: &RunSpec) -> Vec<OsString> {
     let mut args: Vec<OsString> = [
@@ -42,6 +60,11 @@ pub fn args(spec: &RunSpec) -> Vec<OsString> {
         "stream-json",
         "--verbose",
         "--include-partial-messages",
+        // The prompt is one JSON line on stdin and stdin stays open while the turn runs, so a
+        // steer can join it; each line is echoed when the CLI reads it (see [`is_replay`]).
+        "--input-format",
+        "stream-json",
+        "--replay-user-messages",
     ]
     .into_iter()
     .map(OsString::from)

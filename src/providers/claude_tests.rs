@@ -93,7 +93,7 @@ fn strings(args: Vec<OsString>) -> Vec<String> {
 
 #[test]
 fn args_table() {
-    let base = "-p --output-format stream-json --verbose --include-partial-messages";
+    let base = "-p --output-format stream-json --verbose --include-partial-messages --input-format stream-json --replay-user-messages";
     let new_id = SessionMode::New {
         session_id: Some("id-1".into()),
     };

@@ -111,6 +111,8 @@ pub enum RunMsg {
     /// Something baton itself did during the run that the turn's notes keep (a local run's
     /// trimmed history, an estimated usage).
     Note(String),
+    /// The CLI read the `index`-th line sent on the run's steer channel (from 0).
+    SteerRead { index: usize },
 }
 
 /// A stdout line as a JSON object with a string `type` (and that type), or None for anything

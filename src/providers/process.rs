@@ -191,6 +191,31 @@ pub fn spawn(
     env: &[(String, String)],
     prompt: Vec<u8>,
 ) -> std::io::Result<Spawned> {
+    spawn_with(bin, args, cwd, path_var, env, Stdin::Once(prompt))
+}
+
+/// What a child reads on stdin.
+pub enum Stdin {
+    /// These bytes, then EOF.
+    Once(Vec<u8>),
+    /// These bytes, then each line sent on `more`, until `close` is notified (or every sender
+    /// is gone): a CLI that takes further input while it runs (Claude's stream-json input).
+    Open {
+        first: Vec<u8>,
+        more: tokio::sync::mpsc::UnboundedReceiver<String>,
+        close: Arc<tokio::sync::Notify>,
+    },
+}
+
+/// Like [`spawn`], with stdin as `stdin` says.
+pub fn spawn_with(
+    bin: &Path,
+    args: &[OsString],
+    cwd: &Path,
+    path_var: Option<&OsStr>,
+    env: &[(String, String)],
+    stdin: Stdin,
+) -> std::io::Result<Spawned> {
     let mut cmd = tokio::process::Command::new(bin);
     cmd.args(args)
         .current_dir(cwd)
@@ -230,13 +255,16 @@ pub fn spawn(
         .id()
         .and_then(|id| i32::try_from(id).ok())
         .ok_or_else(|| std::io::Error::other("the child exited before its pid was read"))?;
-    let (Some(stdin), Some(stdout), Some(stderr)) =
+    let (Some(pipe), Some(stdout), Some(stderr)) =
         (child.stdin.take(), child.stdout.take(), child.stderr.take())
     else {
         return Err(std::io::Error::other("the child's pipes were not set up"));
     };
     // Its own task: a child that prints a lot before reading a large prompt must not deadlock.
-    let stdin_task = tokio::spawn(write_prompt(stdin, prompt));
+    let stdin_task = match stdin {
+        Stdin::Once(prompt) => tokio::spawn(write_prompt(pipe, prompt)),
+        Stdin::Open { first, more, close } => tokio::spawn(write_lines(pipe, first, more, close)),
+    };
     let stderr_tail = Arc::new(Mutex::new(Vec::new()));
     let stderr_task = tokio::spawn(drain_stderr(stderr, Arc::clone(&stderr_tail)));
     let exit_task = tokio::spawn(async move { child.wait().await });
@@ -260,6 +288,32 @@ async fn write_prompt(mut stdin: ChildStdin, prompt: Vec<u8>) -> std::io::Result
     drop(stdin);
     match written.and(closed) {
         // The child exited without reading it all; its exit status tells the story.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+/// Writes `first`, then every line of `more` as it comes, until `close`; then EOF.
+async fn write_lines(
+    mut stdin: ChildStdin,
+    first: Vec<u8>,
+    mut more: tokio::sync::mpsc::UnboundedReceiver<String>,
+    close: Arc<tokio::sync::Notify>,
+) -> std::io::Result<()> {
+    let mut written = stdin.write_all(&first).await;
+    while written.is_ok() {
+        tokio::select! {
+            biased;
+            line = more.recv() => match line {
+                Some(line) => written = stdin.write_all(line.as_bytes()).await,
+                None => break,
+            },
+            _ = close.notified() => break,
+        }
+    }
+    let closed = stdin.shutdown().await;
+    drop(stdin);
+    match written.and(closed) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
         other => other,
     }

@@ -56,6 +56,7 @@ pub async fn run_turn(
     path_var: Option<&OsStr>,
     tx: Sender<RunMsg>,
     interrupted: Arc<AtomicBool>,
+    steer: Option<tokio::sync::mpsc::UnboundedReceiver<String>>,
 ) -> Result<TurnOutcome, ProviderError> {
     let provider = spec.provider;
     let bin = process::find_bin(&spec.bin, path_var).ok_or_else(|| ProviderError::NotFound {
@@ -75,9 +76,21 @@ pub async fn run_turn(
             })
         }
     };
-    let mut child = spawn(provider, &bin, &args, spec, path_var, prompt)?;
+    // Claude takes its prompt as a stream-json line and keeps reading stdin: steers join the
+    // running turn, and stdin closes at the turn's result (so the CLI exits).
+    let close = Arc::new(tokio::sync::Notify::new());
+    let stdin = match provider {
+        ProviderKind::Claude => process::Stdin::Open {
+            first: claude::user_line(&String::from_utf8_lossy(prompt)).into_bytes(),
+            more: steer.unwrap_or_else(|| tokio::sync::mpsc::unbounded_channel().1),
+            close: close.clone(),
+        },
+        ProviderKind::Codex | ProviderKind::Local => process::Stdin::Once(prompt.to_vec()),
+    };
+    let mut child = spawn(provider, &bin, &args, spec, path_var, stdin)?;
     // Send errors only mean the receiver is gone; the turn carries on.
     let _ = tx.send(RunMsg::Started { pid: child.pid }).await;
+    let mut replays = 0usize;
     loop {
         let line = match child.next_line().await {
             Ok(Some(line)) => line,
@@ -85,8 +98,19 @@ pub async fn run_turn(
             Err(source) => return Err(ProviderError::Io { provider, source }),
         };
         let events = parser.feed(&line);
+        let replay = provider == ProviderKind::Claude && claude::is_replay(&line);
         let _ = tx.send(RunMsg::Raw(line)).await;
+        if replay {
+            // The first echo is the prompt; each later one a steer it took in.
+            if replays > 0 {
+                let _ = tx.send(RunMsg::SteerRead { index: replays - 1 }).await;
+            }
+            replays += 1;
+        }
         for event in events {
+            if matches!(event, crate::words::TurnEvent::End { .. }) {
+                close.notify_one();
+            }
             let _ = tx.send(RunMsg::Event(event)).await;
         }
     }
@@ -111,9 +135,9 @@ fn spawn(
     args: &[std::ffi::OsString],
     spec: &RunSpec,
     path_var: Option<&OsStr>,
-    prompt: &[u8],
+    stdin: process::Stdin,
 ) -> Result<process::Spawned, ProviderError> {
-    process::spawn(bin, args, &spec.cwd, path_var, &spec.env, prompt.to_vec()).map_err(|source| {
+    process::spawn_with(bin, args, &spec.cwd, path_var, &spec.env, stdin).map_err(|source| {
         let detail = if spec.cwd.is_dir() {
             source
         } else {

@@ -76,6 +76,7 @@ impl Fake {
                 None,
                 tx.clone(),
                 flag.clone(),
+                None,
             );
             match tokio::time::timeout(DEADLINE, run)
                 .await
@@ -107,18 +108,27 @@ async fn prompt_goes_byte_for_byte_on_stdin_in_the_cwd_and_lines_stream_out() {
         lines(&[RESULT])
     );
     let fake = fake(ProviderKind::Claude, &body);
-    // Every byte value, and more than a pipe holds, so a blocking write would deadlock.
-    let prompt: Vec<u8> = (0..1_100_000u32).map(|i| (i % 256) as u8).collect();
+    // Quotes, backslashes, newlines, control characters, wide characters, and more than a pipe
+    // holds, so a blocking write would deadlock.
+    let prompt: String = (0..1_100_000u32)
+        .map(|i| ['a', '"', '\\', '\n', '\t', '\u{1}', 'é', '中', '✓', '$'][(i % 10) as usize])
+        .collect();
     let (tx, mut rx) = mpsc::channel(1024);
-    let outcome = fake.run(&prompt, tx, Arc::default()).await;
-    assert_eq!(std::fs::read(fake.out("stdin.bin")).unwrap(), prompt);
+    let outcome = fake.run(prompt.as_bytes(), tx, Arc::default()).await;
+    // Claude reads its prompt as one stream-json user message: the text arrives byte for byte.
+    let stdin = std::fs::read_to_string(fake.out("stdin.bin")).unwrap();
+    assert_eq!(stdin.lines().count(), 1, "one line, then EOF");
+    let line: serde_json::Value = serde_json::from_str(&stdin).unwrap();
+    assert_eq!(line["type"], "user");
+    assert_eq!(line["message"]["role"], "user");
+    assert_eq!(line["message"]["content"].as_str(), Some(prompt.as_str()));
     let cwd = std::fs::read_to_string(fake.out("cwd.txt")).unwrap();
     assert_eq!(
         Path::new(cwd.trim_end()),
         std::fs::canonicalize(&fake.spec.cwd).unwrap()
     );
     let args = std::fs::read_to_string(fake.out("args.txt")).unwrap();
-    assert_eq!(args, "-p\n--output-format\nstream-json\n--verbose\n--include-partial-messages\n--session-id\ns-1\n--append-system-prompt\nbe brief\n");
+    assert_eq!(args, "-p\n--output-format\nstream-json\n--verbose\n--include-partial-messages\n--input-format\nstream-json\n--replay-user-messages\n--session-id\ns-1\n--append-system-prompt\nbe brief\n");
 
     let mut msgs = Vec::new();
     while let Ok(msg) = rx.try_recv() {
@@ -273,6 +283,7 @@ async fn a_missing_binary_names_the_install_step() {
         Some(&empty),
         tx,
         Arc::default(),
+        None,
     )
     .await
     .unwrap_err();

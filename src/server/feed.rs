@@ -37,6 +37,14 @@ impl Feed {
         }
     }
 
+    /// The terminal the feed's turn runs on.
+    pub fn name(&self) -> String {
+        self.watchers
+            .as_ref()
+            .map(|(n, _)| n.clone())
+            .unwrap_or_default()
+    }
+
     fn tell_watchers(&self, r: &Reply) {
         let Some((name, tx)) = &self.watchers else {
             return;

@@ -27,6 +27,19 @@ pub struct Running {
     pub interrupted: Arc<AtomicBool>,
 }
 
+/// Where steers for the running turn go, and which inputs went there (in order).
+#[derive(Debug)]
+pub struct Steering {
+    pub lines: tokio::sync::mpsc::UnboundedSender<String>,
+    pub sent: Vec<u32>,
+}
+
+impl Steering {
+    pub fn has(&self, input: u32) -> bool {
+        self.sent.contains(&input)
+    }
+}
+
 /// Live state of one terminal.
 #[derive(Debug, Default)]
 pub struct TermRuntime {
@@ -45,6 +58,8 @@ pub struct TermRuntime {
     pub runner: AtomicBool,
     /// The replies of each input's turn, by input number, for the clients following it.
     pub feeds: Mutex<HashMap<u32, Arc<super::feed::Feed>>>,
+    /// The running Claude turn's stdin for steers, while it takes them.
+    pub steer: Mutex<Option<Steering>>,
     /// The highest input and turn numbers used: never reused, even if the index missed one.
     pub last_input: AtomicU32,
     pub last_turn: AtomicU32,

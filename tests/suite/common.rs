@@ -325,3 +325,19 @@ pub fn process_runs(pid: i32) -> bool {
         Err(_) => false,
     }
 }
+
+/// The prompt a CLI invocation read on stdin: Claude reads it as a stream-json user message
+/// (one JSON line; later lines are steers), Codex as plain text.
+pub fn stdin_prompt(inv: &Value) -> String {
+    let stdin = inv["stdin"].as_str().unwrap_or_default();
+    if flag(&inv["argv"], "--input-format") == Some("stream-json") {
+        let first = stdin.lines().next().unwrap_or_default();
+        let line: Value = serde_json::from_str(first).unwrap_or_else(|e| panic!("{e}: {stdin:?}"));
+        assert_eq!(line["type"], "user", "{line}");
+        return line["message"]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+    }
+    stdin.to_string()
+}

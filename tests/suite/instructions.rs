@@ -160,7 +160,7 @@ fn the_model_extractor_runs_ephemeral_and_only_verbatim_lines_pass() {
         };
         assert!(has_arg(&inv["argv"], ephemeral), "{}", inv["argv"]);
         assert!(
-            inv["stdin"].as_str().unwrap().contains(&prompt),
+            stdin_prompt(&inv).contains(&prompt),
             "the request quotes the prompt"
         );
         assert!(

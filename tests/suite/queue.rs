@@ -153,7 +153,12 @@ fn waiting_input_is_edited_withdrawn_moved_steered_and_made_to_jump() {
         ),
         (vec!["queue", "t", "rm", "2"], "input 2 was withdrawn"),
         (vec!["queue", "t", "move", "9", "1"], "t has no input 9"),
-        (vec!["queue", "t", "move", "3", "0"], "positions start at 1"),
+        (vec!["queue", "t", "move", "4", "0"], "positions start at 1"),
+        // Claude takes steers mid-turn: one handed to its CLI can no longer change.
+        (
+            vec!["queue", "t", "edit", "3", "y"],
+            "input 3 was handed to the running turn",
+        ),
     ] {
         let out = w.run(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
@@ -267,11 +272,7 @@ fn waiting_input_survives_a_kill_and_runs_once_in_order_after_the_crashed_cli_st
         ]
     );
     // Each prompt reached a CLI exactly once.
-    let prompts: Vec<String> = w
-        .invocations()
-        .iter()
-        .map(|i| i["stdin"].as_str().unwrap().to_string())
-        .collect();
+    let prompts: Vec<String> = w.invocations().iter().map(stdin_prompt).collect();
     assert_eq!(prompts, vec!["crashing [[hang]]", "two", "three", "four"]);
 }
 
@@ -350,6 +351,58 @@ fn nothing_is_lost_or_numbered_twice_when_the_index_cannot_be_written() {
             .iter()
             .map(|x| (x.0, x.1, x.3.as_str()))
             .collect::<Vec<_>>(),
-        vec![(1, 1, "completed"), (2, 2, "completed"), (3, 3, "completed")]
+        vec![
+            (1, 1, "completed"),
+            (2, 2, "completed"),
+            (3, 3, "completed")
+        ]
     );
+}
+
+#[test]
+fn a_steer_joins_a_running_claude_turn_at_its_next_tool_result() {
+    for version in ["2.1.332", "2.1.197"] {
+        let mut w = World::new();
+        w.env
+            .push(("BATON_SHIM_CLAUDE_VERSION".into(), version.into()));
+        let dir = w.new_terminal("t", "claude");
+        let first = w.spawn(&["send", "t", "fix the bug [[calls:2]] [[hold:go]]"]);
+        w.wait_for("the turn to run its tool", || {
+            w.show("t")["state"] == "running" && !w.invocations().is_empty()
+        });
+        // A non-detached steer follows its input: it says which turn it joined.
+        let steer = w.spawn(&["send", "t", "also check the tests", "--steer"]);
+        w.wait_for("the steer to be accepted", || w.show("t")["queued"] == 1);
+        std::fs::write(dir.join("go"), "").unwrap();
+        let out = first.wait_with_output().unwrap();
+        assert!(out.status.success(), "{version}: {}", text(&out));
+        let answer = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            answer.contains("last_user=also check the tests"),
+            "{version}: the model saw the steer in the same turn: {answer}"
+        );
+        let out = steer.wait_with_output().unwrap();
+        assert!(out.status.success(), "{version}: {}", text(&out));
+        let said = String::from_utf8(out.stderr).unwrap();
+        assert!(
+            said.contains("joined the running turn 1"),
+            "{version}: {said}"
+        );
+        // One turn, and the steer is no longer waiting: it ran once, inside turn 1.
+        let log = w.json(&["log", "t"]);
+        assert_eq!(
+            log["turns"].as_array().unwrap().len(),
+            1,
+            "{version}: {log}"
+        );
+        assert!(
+            log["turns"][0]["notes"]
+                .to_string()
+                .contains("input 2 joined this turn"),
+            "{version}: {log}"
+        );
+        assert_eq!(w.show("t")["queued"], 0);
+        w.send("t", "next");
+        assert_eq!(w.json(&["log", "t"])["turns"][1]["input"], 3);
+    }
 }

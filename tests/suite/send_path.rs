@@ -27,7 +27,7 @@ fn first_send_runs_claude_headless_with_the_prompt_on_stdin_only() {
     let (out, err) = w.send("api", prompt);
     let inv = w.last_invocation();
     assert_eq!(inv["cli"], "claude");
-    assert_eq!(inv["stdin"], prompt);
+    assert_eq!(stdin_prompt(&inv), prompt);
     assert_eq!(inv["cwd"], dir.to_str().unwrap());
     let argv = &inv["argv"];
     assert!(

@@ -108,11 +108,7 @@ fn two_sends_to_one_terminal_never_run_at_once() {
         "{}",
         text(&out2)
     );
-    let prompts: Vec<_> = w
-        .invocations()
-        .iter()
-        .map(|i| i["stdin"].as_str().unwrap().to_string())
-        .collect();
+    let prompts: Vec<_> = w.invocations().iter().map(stdin_prompt).collect();
     assert_eq!(prompts, vec!["first [[hang]]", "second"]);
 }
 

@@ -94,6 +94,8 @@ fn each_turns_raw_stream_is_kept_verbatim() {
     let messages: Vec<&str> = lines
         .iter()
         .filter(|l| l["type"] != "stream_event" && l["subtype"] != "status")
+        // The echo of the prompt as Claude read it (`--replay-user-messages`).
+        .filter(|l| l["isReplay"] != true)
         .map(|l| l["type"].as_str().unwrap())
         .collect();
     assert_eq!(

@@ -111,7 +111,7 @@ fn the_prompt_is_never_edited() {
     let prompt = "  leading spaces, trailing newline\n\n";
     let out = w.run_stdin(&["send", "t", "-"], prompt.as_bytes());
     assert!(out.status.success(), "{}", text(&out));
-    assert_eq!(w.last_invocation()["stdin"], prompt);
+    assert_eq!(stdin_prompt(&w.last_invocation()), prompt);
 }
 
 #[test]

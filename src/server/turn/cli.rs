@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::super::feed::Feed;
-use super::super::state::{Server, TermRuntime};
+use super::super::state::{Server, Steering, TermRuntime};
 use super::plan::{new_mode, Plan};
 use crate::error::BatonError;
 use crate::protocol::{Reply, SendEvent};
@@ -180,6 +180,15 @@ impl TurnCtx<'_> {
         let spec2 = spec.clone();
         let prompt = prompt.as_bytes().to_vec();
         let interrupted = self.interrupted.clone();
+        // A Claude turn takes steers while it runs: the queue hands them to this channel.
+        let steer = (spec.provider == ProviderKind::Claude).then(|| {
+            let (line_tx, line_rx) = tokio::sync::mpsc::unbounded_channel();
+            *self.rt.steer.lock().unwrap_or_else(|p| p.into_inner()) = Some(Steering {
+                lines: line_tx,
+                sent: Vec::new(),
+            });
+            line_rx
+        });
         let task = tokio::spawn(async move {
             providers::run::run_turn(
                 &spec2,
@@ -188,10 +197,13 @@ impl TurnCtx<'_> {
                 srv.path_var.as_deref(),
                 tx,
                 interrupted,
+                steer,
             )
             .await
         });
         self.pump(rx).await;
+        // Steers the CLI never read wait again, ahead of queued input: they run next.
+        *self.rt.steer.lock().unwrap_or_else(|p| p.into_inner()) = None;
         let outcome = task
             .await
             .map_err(|e| BatonError::failed(format!("the {} run crashed: {e}", spec.provider)))?
@@ -273,8 +285,43 @@ impl TurnCtx<'_> {
             }
             RunMsg::Event(ev) => self.on_event(ev),
             RunMsg::Note(message) => self.note(message),
+            RunMsg::SteerRead { index } => self.steer_read(index),
         }
         None
+    }
+
+    /// The CLI read the `index`-th steer handed to it: that input joined this turn.
+    fn steer_read(&mut self, index: usize) {
+        let input = {
+            let steering = self.rt.steer.lock().unwrap_or_else(|p| p.into_inner());
+            steering.as_ref().and_then(|s| s.sent.get(index).copied())
+        };
+        let Some(input) = input else {
+            return;
+        };
+        let record = Record::InputSteered {
+            input,
+            turn_id: self.turn_id.to_string(),
+        };
+        if let Err(e) = self.srv.store.append(self.tid, record) {
+            self.note(format!(
+                "could not journal that input {input} joined the turn: {e}"
+            ));
+            return;
+        }
+        let prompt = self
+            .srv
+            .store
+            .input(self.tid, input)
+            .ok()
+            .flatten()
+            .map(|i| i.prompt)
+            .unwrap_or_default();
+        self.note(format!(
+            "input {input} joined this turn: {}",
+            prompt.lines().next().unwrap_or("")
+        ));
+        super::queue::joined(self.srv, self.rt, self.tid, input, self.turn_id);
     }
 
     fn on_event(&mut self, ev: TurnEvent) {

@@ -56,6 +56,7 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
             SendMode::Steer => InputMode::Steer,
             SendMode::Queue | SendMode::Jump => InputMode::Queue,
         };
+        let prompt_text = asked.prompt.clone();
         srv.store.append(
             &tid,
             Record::InputAccepted {
@@ -85,7 +86,8 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
                 event: SendEvent::Queued { ahead },
             });
         }
-        let note = steer_note(asked.mode, asked.terminal.provider, busy);
+        let handed = asked.mode == SendMode::Steer && hand_over(&rt, number, &prompt_text);
+        let note = steer_note(asked.mode, asked.terminal.provider, busy, handed);
         if let Some(message) = &note {
             feed.push(Reply::Event {
                 event: SendEvent::Note {
@@ -114,21 +116,76 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
     Ok((feed, view))
 }
 
-/// What baton says of a steer it cannot hand to the running turn.
-fn steer_note(mode: SendMode, provider: ProviderKind, busy: bool) -> Option<String> {
+/// What baton says of a steer: where it went.
+fn steer_note(mode: SendMode, provider: ProviderKind, busy: bool, handed: bool) -> Option<String> {
     if mode != SendMode::Steer || !busy {
         return None;
     }
-    Some(match provider {
-        ProviderKind::Claude => {
-            "claude takes a steer at its next model call; if the turn ends first, it runs next"
-                .to_string()
+    Some(match (provider, handed) {
+        (_, true) => "handed to the running claude turn: claude reads it with its next tool result (a turn with no more tool calls takes it right after its answer, in the same session)".to_string(),
+        (ProviderKind::Claude, false) => {
+            "the running claude turn cannot take it yet: it runs next".to_string()
         }
-        ProviderKind::Codex => "codex exec cannot take input mid-turn: it runs next".to_string(),
-        ProviderKind::Local => {
+        (ProviderKind::Codex, false) => {
+            "codex exec cannot take input mid-turn: it runs next".to_string()
+        }
+        (ProviderKind::Local, false) => {
             "a local endpoint's turn cannot take input mid-turn: it runs next".to_string()
         }
     })
+}
+
+/// Hands input `number` to the running turn's CLI when it takes steers (Claude). The input
+/// stays journalled as waiting until the CLI echoes it ([`joined`]); one it never read waits
+/// again when the turn ends, and runs next.
+fn hand_over(rt: &TermRuntime, number: u32, prompt: &str) -> bool {
+    let mut steering = rt.steer.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(s) = steering.as_mut() else {
+        return false;
+    };
+    if s.lines
+        .send(crate::providers::claude::user_line(prompt))
+        .is_err()
+    {
+        return false;
+    }
+    s.sent.push(number);
+    true
+}
+
+/// Input `number` joined the running turn `turn_id`: whoever follows its send is told so.
+pub fn joined(srv: &Server, rt: &TermRuntime, tid: &str, number: u32, turn_id: &str) {
+    let feed = rt
+        .feeds
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(&number);
+    let Some(feed) = feed else {
+        return;
+    };
+    let turn = srv
+        .store
+        .input(tid, number)
+        .ok()
+        .flatten()
+        .and_then(|i| i.turn);
+    let view = AcceptedView {
+        accepted: true,
+        name: feed.name(),
+        input: number,
+        position: None,
+        mode: InputMode::Steer,
+        note: Some(match turn {
+            Some(t) => format!("it joined the running turn {t}"),
+            None => format!("it joined the running turn ({turn_id})"),
+        }),
+    };
+    match serde_json::to_value(&view) {
+        Ok(data) => feed.finish(Reply::Ok { data }),
+        Err(e) => feed.finish(Reply::Error {
+            error: BatonError::failed(e.to_string()),
+        }),
+    }
 }
 
 /// The next input number: above every one the index or this server used.
@@ -255,7 +312,7 @@ pub fn change(
     let rt = srv.runtime(&t.id);
     let jumped = {
         let _queue = rt.inputs_lock.lock().unwrap_or_else(|p| p.into_inner());
-        waiting_input(srv, &rt, t, number)?;
+        let input = waiting_input(srv, &rt, t, number)?;
         let record = match action {
             QueueAction::Edit { text } => {
                 crate::validate::prompt(&text)?;
@@ -283,7 +340,11 @@ pub fn change(
             QueueAction::Jump => Record::InputJumped { input: number },
         };
         let jumped = matches!(record, Record::InputJumped { .. });
+        let steered = matches!(record, Record::InputModeChanged { .. });
         srv.store.append(&t.id, record)?;
+        if steered {
+            hand_over(&rt, number, &input.prompt);
+        }
         jumped
     };
     if jumped {
@@ -329,9 +390,18 @@ fn waiting_input(
         Some(turn) => format!("input {number} already {how} turn {turn}"),
         None => format!("input {number} already started"),
     };
+    let handed = rt
+        .steer
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .as_ref()
+        .is_some_and(|s| s.has(number));
     match input.state.as_str() {
         "waiting" if rt.taken() == Some(number) => Err(BatonError::bad_input(format!(
             "input {number} already started (its turn is starting now)"
+        ))),
+        "waiting" if handed => Err(BatonError::bad_input(format!(
+            "input {number} was handed to the running turn (its CLI reads it at its next step)"
         ))),
         "waiting" => Ok(input),
         "withdrawn" => Err(BatonError::bad_input(format!(
