@@ -235,3 +235,7 @@ fn queue_call(name: &str, input: u32, action: QueueAction) -> Effect {
         },
     )
 }
+
+#[cfg(test)]
+#[path = "queue_tests.rs"]
+mod tests;

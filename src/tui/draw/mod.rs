@@ -289,13 +289,13 @@ fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
         diff::face::draw(f, app, i, inner);
         return;
     }
-    if let Some(text) = placeholder(app, &app.panes[i]) {
-        f.render_widget(Paragraph::new(Line::styled(text, dim())), inner);
-        return;
-    }
     let wait_h = (waiting.len() as u16).min(inner.height.saturating_sub(1));
     let [body, wait] = split_v(inner, [Constraint::Min(0), Constraint::Length(wait_h)]);
     f.render_widget(Paragraph::new(waiting), wait);
+    if let Some(text) = placeholder(app, &app.panes[i]) {
+        f.render_widget(Paragraph::new(Line::styled(text, dim())), body);
+        return;
+    }
     wrap_pane(app, i, body.width);
     let pane = &mut app.panes[i];
     let lines = &pane.cache.lines;
@@ -398,6 +398,13 @@ fn composer_title(app: &App) -> String {
     let Some(t) = app.focused() else {
         return " prompt ".into();
     };
+    if let Some((_, input)) = app.editing.as_ref().filter(|(n, _)| *n == t.info.name) {
+        // The edit keeps the input's own provider and model: only its text changes.
+        return format!(
+            " editing waiting input #{input} of {} · Enter saves (empty: leaves it) ",
+            t.info.name
+        );
+    }
     let mut provider = app.prompt_provider().unwrap_or_default();
     if let Some(m) = app.prompt_model() {
         provider = format!("{provider}/{m}");
@@ -411,9 +418,7 @@ fn composer_title(app: &App) -> String {
         " prompt → {} · {provider}{switch} · Tab: provider",
         t.info.name
     );
-    if let Some((_, input)) = app.editing.as_ref().filter(|(n, _)| *n == t.info.name) {
-        title.push_str(&format!(" · editing #{input} · Enter saves"));
-    } else if t.info.busy() {
+    if t.info.busy() {
         title.push_str(" · Enter queues");
     }
     title.push(' ');
