@@ -177,10 +177,9 @@ impl App {
             app.term(name)
                 .is_some_and(|t| t.info.queue.iter().any(|q| q.input == input))
         };
-        if self.focused_name().as_deref() == Some(name) {
-            if self.selected.is_some_and(|i| !waits(self, i)) {
-                self.selected = None;
-            }
+        let focused = self.focused_name().as_deref() == Some(name);
+        if focused && self.selected.is_some_and(|i| !waits(self, i)) {
+            self.selected = None;
         }
         if let Some((_, input)) = self.editing.clone().filter(|(t, _)| t == name) {
             if !waits(self, input) {
