@@ -226,7 +226,9 @@ fn the_waiting_list_is_the_servers_in_two_clients_and_after_a_reattach() {
     // A turn held by the shim; two prompts typed in client a wait for it on the server.
     a.type_text(&format!("held [[hold:{}]]", go_on.display()));
     a.keys(&["Enter"]);
-    w.wait_for("the held turn running", || w.show("api")["state"] == "running");
+    w.wait_for("the held turn running", || {
+        w.show("api")["state"] == "running"
+    });
     for prompt in ["first waiting", "second waiting"] {
         a.type_text(prompt);
         a.keys(&["Enter"]);
@@ -276,7 +278,9 @@ fn a_waiting_input_taken_back_from_the_ui_is_edited_in_place() {
     ui.wait_for("No turns yet");
     ui.type_text(&format!("held [[hold:{}]]", go_on.display()));
     ui.keys(&["Enter"]);
-    w.wait_for("the held turn running", || w.show("api")["state"] == "running");
+    w.wait_for("the held turn running", || {
+        w.show("api")["state"] == "running"
+    });
     ui.type_text("typo here");
     ui.keys(&["Enter"]);
     ui.wait_for("⏸ waiting 1 · #2: typo here");
