@@ -144,13 +144,13 @@ fn create_send_queue_interrupt_detach_and_reattach() {
     ui.wait_for("last_user=hello there");
     ui.wait_for("── completed · claude");
 
-    // A turn that hangs; a second prompt waits for it in this client; Esc interrupts.
+    // A turn that hangs; a second prompt waits for it on the server; Esc interrupts.
     ui.type_text("slow one [[hang]]");
     ui.keys(&["Enter"]);
     ui.wait_for("MOCK-PARTIAL before hang");
     ui.type_text("after the hang");
     ui.keys(&["Enter"]);
-    ui.wait_for("⏸ waiting 1: after the hang");
+    ui.wait_for("⏸ waiting 1 · #3: after the hang");
     ui.keys(&["Escape"]);
     ui.wait_for("── interrupted");
     // The partial answer stays, and the waiting prompt runs once the terminal is free.
@@ -202,6 +202,105 @@ fn two_clients_see_the_same_turn_and_a_new_terminal_from_the_form() {
     a.wait_for("1 web · codex");
     b.wait_for("1 web");
     assert_eq!(w.show("web")["provider"], "codex");
+}
+
+/// The inputs `baton queue NAME --json` says wait, next to run first.
+fn waiting_inputs(w: &World, name: &str) -> Vec<u64> {
+    let queue = w.json(&["queue", name]);
+    let items = queue.as_array().cloned().unwrap_or_default();
+    items.iter().filter_map(|q| q["input"].as_u64()).collect()
+}
+
+#[test]
+fn the_waiting_list_is_the_servers_in_two_clients_and_after_a_reattach() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    let go_on = w.tmp.path().join("go-on");
+    let a = Tmux::start(&w, &dir, "");
+    let b = Tmux::start(&w, &dir, "attach");
+    a.wait_for("No turns yet");
+    b.wait_for("No turns yet");
+    // A turn held by the shim; two prompts typed in client a wait for it on the server.
+    a.type_text(&format!("held [[hold:{}]]", go_on.display()));
+    a.keys(&["Enter"]);
+    w.wait_for("the held turn running", || {
+        w.show("api")["state"] == "running"
+    });
+    for prompt in ["first waiting", "second waiting"] {
+        a.type_text(prompt);
+        a.keys(&["Enter"]);
+    }
+    // Client b, which sent nothing, shows the same list.
+    for ui in [&a, &b] {
+        ui.wait_for("⏸ waiting 1 · #2: first waiting");
+        ui.wait_for("⏸ waiting 2 · #3: second waiting");
+    }
+    assert_eq!(waiting_inputs(&w, "api"), [2, 3]);
+
+    // Moved earlier from b (Up selects the last one, K moves it): the server's order changes,
+    // and a shows it.
+    b.keys(&["Up"]);
+    b.wait_for("▸ waiting 2 · #3: second waiting");
+    b.keys(&["K"]);
+    a.wait_for("⏸ waiting 1 · #3: second waiting");
+    assert_eq!(waiting_inputs(&w, "api"), [3, 2]);
+
+    // Withdrawn from a: gone from the server and from b.
+    a.keys(&["Up", "x"]);
+    b.wait_until("input 2 gone from b", |s| !s.contains("first waiting"));
+    assert_eq!(waiting_inputs(&w, "api"), [3]);
+
+    // A detach and a re-attach keep the list: it never lived in the client.
+    a.keys(&["C-b", "d"]);
+    a.wait_for("BATON-EXITED 0");
+    let again = Tmux::start(&w, &dir, "attach");
+    again.wait_for("⏸ waiting 1 · #3: second waiting");
+
+    // Released, the held turn ends and the server runs what waits.
+    std::fs::write(&go_on, "").unwrap();
+    let s = again.wait_for("last_user=second waiting");
+    assert!(!s.contains("⏸ waiting"), "{s}");
+    assert!(waiting_inputs(&w, "api").is_empty());
+}
+
+#[test]
+fn a_waiting_input_taken_back_from_the_ui_is_edited_in_place() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    let go_on = w.tmp.path().join("go-on");
+    let ui = Tmux::start(&w, &dir, "");
+    ui.wait_for("No turns yet");
+    ui.type_text(&format!("held [[hold:{}]]", go_on.display()));
+    ui.keys(&["Enter"]);
+    w.wait_for("the held turn running", || {
+        w.show("api")["state"] == "running"
+    });
+    ui.type_text("typo here");
+    ui.keys(&["Enter"]);
+    ui.wait_for("⏸ waiting 1 · #2: typo here");
+    // C-e takes it back; C-u clears it; the new text is saved in place (same input number).
+    ui.keys(&["C-e"]);
+    ui.wait_for("editing waiting input #2");
+    ui.keys(&["C-u"]);
+    ui.type_text("fixed text");
+    ui.keys(&["Enter"]);
+    ui.wait_for("⏸ waiting 1 · #2: fixed text");
+    let queue = w.json(&["queue", "api"]);
+    assert_eq!(queue[0]["prompt"], "fixed text", "{queue}");
+    // Sent as a steer (M-s), input 3 is marked so on the list.
+    ui.type_text("and a steer");
+    ui.keys(&["M-s"]);
+    ui.wait_until("the steer listed or taken", |s| {
+        s.contains("#3: and a steer") || s.contains("and a steer\n")
+    });
+    std::fs::write(&go_on, "").unwrap();
+    ui.wait_for("last_user=fixed text");
 }
 
 #[test]

@@ -4,9 +4,10 @@
 pub mod composer;
 pub mod form;
 pub mod manage;
+pub mod queue;
 
 use crate::tui::diff::DiffView;
-use crate::tui::input::keys::{Keys, PrefixAction};
+use crate::tui::input::keys::Keys;
 use crate::tui::input::mouse::MouseState;
 use crate::tui::panes::layout::Node;
 use crate::tui::shell::{ShellUpdate, ShellView};
@@ -16,8 +17,8 @@ use form::NewForm;
 use serde_json::Value;
 
 use crate::error::BatonError;
-use crate::protocol::views::{ContextView, LogView, TerminalState, TerminalView};
-use crate::protocol::{data_as, Request, SendRequest, WatchEvent};
+use crate::protocol::views::{ContextView, LogView, QueuedView, TerminalState, TerminalView};
+use crate::protocol::{data_as, Request, WatchEvent};
 use crate::words::{ProviderKind, TurnStatus};
 
 /// A terminal as the list shows it, read from its `show` view.
@@ -36,6 +37,8 @@ pub struct TermInfo {
     pub rotate_at: f64,
     /// The standing instructions, oldest first.
     pub instructions: Vec<String>,
+    /// The input waiting on the server, in the order it will run (every client sees this list).
+    pub queue: Vec<QueuedView>,
 }
 
 impl TermInfo {
@@ -51,6 +54,7 @@ impl TermInfo {
             context: v.context,
             rotate_at: v.rotate_at,
             instructions: v.instructions.clone(),
+            queue: v.queue.clone(),
         }
     }
 
@@ -59,26 +63,11 @@ impl TermInfo {
     }
 }
 
-/// A prompt typed while the terminal was busy: sent when it goes idle.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Waiting {
-    pub prompt: String,
-    pub provider: Option<ProviderKind>,
-    /// The model chosen for it (None: the terminal's own).
-    pub model: Option<String>,
-}
-
 /// One terminal and what this client keeps for it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TermView {
     pub info: TermInfo,
     pub transcript: Transcript,
-    /// Prompts queued in this client, oldest first.
-    pub waiting: Vec<Waiting>,
-    /// A prompt this client sent whose turn has not started yet (it names the turn when it does).
-    pub awaiting: Option<String>,
-    /// The server reported the terminal busy since `awaiting` was sent.
-    pub saw_busy: bool,
     /// A turn ended while the terminal was out of view.
     pub unseen: Option<TurnStatus>,
     pub log_requested: bool,
@@ -93,35 +82,11 @@ impl TermView {
         TermView {
             info,
             transcript: Transcript::default(),
-            waiting: Vec::new(),
-            awaiting: None,
-            saw_busy: false,
             unseen: None,
             log_requested: false,
             shell: None,
             diff: None,
         }
-    }
-
-    /// A prompt sent now would have to wait.
-    pub fn busy(&self) -> bool {
-        self.info.busy() || self.awaiting.is_some()
-    }
-
-    /// After a state change: a sent prompt whose terminal went busy and idle again without its
-    /// turn ever starting failed before it began (the watch stream carries no event for that).
-    /// Returns that prompt.
-    fn settle(&mut self) -> Option<String> {
-        self.awaiting.as_ref()?;
-        if self.info.busy() {
-            self.saw_busy = true;
-            return None;
-        }
-        if !self.saw_busy {
-            return None;
-        }
-        self.saw_busy = false;
-        self.awaiting.take()
     }
 }
 
@@ -200,7 +165,16 @@ pub enum Exit {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tag {
     Log(String),
-    Send(String),
+    /// A send to terminal `name`; a refusal puts `prompt` back in the composer.
+    Send {
+        name: String,
+        prompt: String,
+    },
+    /// A change of terminal `name`'s waiting input; a refused edit puts `edit` back.
+    Queue {
+        name: String,
+        edit: Option<String>,
+    },
     Interrupt(String),
     New,
     Diff(String),
@@ -281,6 +255,12 @@ pub struct App {
     pub next_provider: Option<ProviderKind>,
     /// The model the next prompt asks for (None: the terminal's own).
     pub next_model: Option<String>,
+    /// The waiting input of the focused terminal that the input keys act on (Up from an empty
+    /// composer), by its number.
+    pub selected: Option<u32>,
+    /// The composer holds waiting input taken back to edit: (terminal, input). Enter saves it
+    /// in place (`queue edit`) rather than sending new input.
+    pub editing: Option<(String, u32)>,
     pub mode: Mode,
     pub keys: Keys,
     pub prefix_armed: bool,
@@ -314,6 +294,8 @@ impl App {
             composer: Composer::default(),
             next_provider: None,
             next_model: None,
+            selected: None,
+            editing: None,
             mode: Mode::Normal,
             keys,
             prefix_armed: false,
@@ -412,6 +394,10 @@ impl App {
         }
         self.next_provider = None;
         self.next_model = None;
+        self.selected = None;
+        if self.editing.as_ref().is_some_and(|(t, _)| t != name) {
+            self.editing = None;
+        }
         self.show_effects(name)
     }
 
@@ -438,33 +424,23 @@ impl App {
                     Some(t) => t.info = info,
                     None => self.terms.push(TermView::new(info)),
                 }
-                let mut fx = Vec::new();
-                if let Some(lost) = self.term_mut(&name).and_then(TermView::settle) {
-                    self.error(format!(
-                        "{name}: the prompt did not start ({lost:.40}…); see `baton log {name}`"
-                    ));
-                }
+                self.queue_changed(&name);
                 if self.panes.iter().all(|p| p.term.is_none()) {
-                    fx.extend(self.focus(&name));
+                    return self.focus(&name);
                 }
-                fx.extend(self.pump(&name));
-                fx
+                Vec::new()
             }
             WatchEvent::Turn { name, event } => {
                 let Some(t) = self.term_mut(&name) else {
                     return Vec::new();
                 };
                 let started = matches!(event, crate::protocol::SendEvent::Started { .. });
-                let prompt = if started { t.awaiting.take() } else { None };
-                if t.transcript.step(&event, prompt) && started {
+                if t.transcript.step(&event, None) && started {
                     return vec![log_call(&name)];
                 }
                 Vec::new()
             }
             WatchEvent::Refused { name, error } => {
-                if let Some(t) = self.term_mut(&name) {
-                    t.awaiting = None;
-                }
                 self.error(format!("{name}: {}", error.message));
                 Vec::new()
             }
@@ -544,21 +520,9 @@ impl App {
         }
         let names: Vec<String> = self.terms.iter().map(|t| t.info.name.clone()).collect();
         for name in names {
-            fx.extend(self.pump(&name));
+            self.queue_changed(&name);
         }
         fx
-    }
-
-    /// Sends the oldest waiting prompt of `name` if the terminal is free for it.
-    pub fn pump(&mut self, name: &str) -> Vec<Effect> {
-        let Some(t) = self.term_mut(name) else {
-            return Vec::new();
-        };
-        if t.busy() || t.waiting.is_empty() {
-            return Vec::new();
-        }
-        let w = t.waiting.remove(0);
-        vec![send_now(t, w)]
     }
 
     fn on_reply(&mut self, tag: Tag, result: Result<Value, BatonError>) -> Vec<Effect> {
@@ -580,15 +544,11 @@ impl App {
                 self.error(format!("cannot read the history of {name}: {e}"));
                 Vec::new()
             }
-            (Tag::Send(_), Ok(_)) | (Tag::Interrupt(_), Ok(_)) => Vec::new(),
-            (Tag::Send(name), Err(e)) => {
-                let back = self.term_mut(&name).and_then(|t| t.awaiting.take());
-                if let Some(p) = back.filter(|_| self.composer.is_empty()) {
-                    self.composer.set_text(&p);
-                }
-                self.error(format!("{name}: {e}"));
-                self.pump(&name)
+            (tag @ (Tag::Send { .. } | Tag::Queue { .. }), result) => {
+                self.on_input_reply(tag, result);
+                Vec::new()
             }
+            (Tag::Interrupt(_), Ok(_)) => Vec::new(),
             (Tag::Interrupt(name), Err(e)) => {
                 self.error(format!("{name}: {e}"));
                 Vec::new()
@@ -625,36 +585,6 @@ impl App {
         }
     }
 
-    /// Enter in the composer: send now, or queue behind the running turn.
-    pub fn submit(&mut self) -> Vec<Effect> {
-        if self.composer.text().trim().is_empty() {
-            return Vec::new();
-        }
-        let Some(name) = self.focused_name() else {
-            self.error(format!(
-                "no terminal yet: create one with {}",
-                self.keys.hint(PrefixAction::NewTerminal)
-            ));
-            return Vec::new();
-        };
-        let prompt = self.composer.take();
-        let provider = self.next_provider.take();
-        let model = self.next_model.take();
-        let Some(t) = self.term_mut(&name) else {
-            return Vec::new();
-        };
-        let w = Waiting {
-            prompt,
-            provider,
-            model,
-        };
-        if t.busy() || !t.waiting.is_empty() {
-            t.waiting.push(w);
-            return Vec::new();
-        }
-        vec![send_now(t, w)]
-    }
-
     /// Esc / Ctrl-C: interrupt the focused terminal's running turn.
     pub fn interrupt(&mut self) -> Vec<Effect> {
         let Some(t) = self.focused() else {
@@ -678,24 +608,6 @@ fn log_call(name: &str) -> Effect {
         Tag::Log(name.to_string()),
         Request::Log {
             name: name.to_string(),
-        },
-    )
-}
-
-fn send_now(t: &mut TermView, w: Waiting) -> Effect {
-    let name = t.info.name.clone();
-    t.awaiting = Some(w.prompt.clone());
-    t.saw_busy = false;
-    Effect::Call(
-        Tag::Send(name.clone()),
-        Request::Send {
-            name,
-            send: SendRequest {
-                provider: w.provider.map(|p| p.to_string()),
-                model: w.model,
-                ..SendRequest::new(w.prompt)
-            },
-            detach: true,
         },
     )
 }

@@ -13,7 +13,7 @@ use crate::tui::app::form::{Field, NewForm};
 use crate::tui::app::{App, Mode, Pane, TermView};
 use crate::tui::copy;
 use crate::tui::diff;
-use crate::tui::input::keys::PrefixAction as A;
+use crate::tui::input::keys::{input_key, InputAction as I, PrefixAction as A};
 use crate::tui::panes::layout;
 use crate::tui::shell;
 use crate::tui::transcript::lines::{self, str_width, truncate};
@@ -240,7 +240,13 @@ fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
                 } else {
                     pane_title(t, idx, pane.scroll, pane.shell)
                 };
-                (title, waiting_lines(t))
+                let selected = app.selected.filter(|_| active);
+                let editing = app
+                    .editing
+                    .as_ref()
+                    .filter(|(n, _)| *n == t.info.name)
+                    .map(|(_, i)| *i);
+                (title, waiting_lines(t, selected, editing))
             }
             None => (" baton ".to_string(), Vec::new()),
         }
@@ -283,13 +289,13 @@ fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
         diff::face::draw(f, app, i, inner);
         return;
     }
-    if let Some(text) = placeholder(app, &app.panes[i]) {
-        f.render_widget(Paragraph::new(Line::styled(text, dim())), inner);
-        return;
-    }
     let wait_h = (waiting.len() as u16).min(inner.height.saturating_sub(1));
     let [body, wait] = split_v(inner, [Constraint::Min(0), Constraint::Length(wait_h)]);
     f.render_widget(Paragraph::new(waiting), wait);
+    if let Some(text) = placeholder(app, &app.panes[i]) {
+        f.render_widget(Paragraph::new(Line::styled(text, dim())), body);
+        return;
+    }
     wrap_pane(app, i, body.width);
     let pane = &mut app.panes[i];
     let lines = &pane.cache.lines;
@@ -341,29 +347,49 @@ fn draw_shell(f: &mut Frame, t: &TermView, inner: Rect, focused: bool) {
     }
 }
 
-fn waiting_lines(t: &TermView) -> Vec<Line<'static>> {
+/// The server's waiting input under the transcript, next to run first: the selected one marked
+/// (and kept in view), the one taken back to edit said so.
+fn waiting_lines(t: &TermView, selected: Option<u32>, editing: Option<u32>) -> Vec<Line<'static>> {
+    let queue = &t.info.queue;
     let style = Style::default().fg(Color::Yellow);
-    let mut out: Vec<Line<'static>> = t
-        .waiting
-        .iter()
-        .take(WAITING_SHOWN)
-        .enumerate()
-        .map(|(i, w)| {
-            let first = w.prompt.lines().next().unwrap_or("");
-            let via = match (w.provider, &w.model) {
-                (Some(p), Some(m)) => format!(" ({p}/{m})"),
-                (Some(p), None) => format!(" ({p})"),
-                (None, Some(m)) => format!(" ({m})"),
-                (None, None) => String::new(),
-            };
-            Line::styled(format!("⏸ waiting {}{via}: {first}", i + 1), style)
-        })
-        .collect();
-    if t.waiting.len() > WAITING_SHOWN {
-        out.push(Line::styled(
-            format!("  +{} more", t.waiting.len() - WAITING_SHOWN),
-            style,
-        ));
+    let at = selected.and_then(|s| queue.iter().position(|q| q.input == s));
+    let start = at.map_or(0, |i| (i + 1).saturating_sub(WAITING_SHOWN));
+    let mut out = Vec::new();
+    if start > 0 {
+        out.push(Line::styled(format!("  +{start} before"), style));
+    }
+    for q in queue.iter().skip(start).take(WAITING_SHOWN) {
+        let first = q.prompt.lines().next().unwrap_or("");
+        let provider = q.provider.to_string();
+        let via = match (provider != t.info.provider, &q.model) {
+            (true, Some(m)) => format!(" ({provider}/{m})"),
+            (true, None) => format!(" ({provider})"),
+            (false, Some(m)) => format!(" ({m})"),
+            (false, None) => String::new(),
+        };
+        let what = match q.mode {
+            crate::words::InputMode::Queue => "waiting",
+            crate::words::InputMode::Steer => "steer",
+        };
+        let (mark, line_style) = if Some(q.input) == selected {
+            ("▸", style.add_modifier(Modifier::REVERSED))
+        } else {
+            ("⏸", style)
+        };
+        let edit = if Some(q.input) == editing {
+            " ✎ editing"
+        } else {
+            ""
+        };
+        let text = format!(
+            "{mark} {what} {} · #{}{via}{edit}: {first}",
+            q.position, q.input
+        );
+        out.push(Line::styled(text, line_style));
+    }
+    let after = queue.len().saturating_sub(start + WAITING_SHOWN);
+    if after > 0 {
+        out.push(Line::styled(format!("  +{after} more"), style));
     }
     out
 }
@@ -372,6 +398,13 @@ fn composer_title(app: &App) -> String {
     let Some(t) = app.focused() else {
         return " prompt ".into();
     };
+    if let Some((_, input)) = app.editing.as_ref().filter(|(n, _)| *n == t.info.name) {
+        // The edit keeps the input's own provider and model: only its text changes.
+        return format!(
+            " editing waiting input #{input} of {} · Enter saves (empty: leaves it) ",
+            t.info.name
+        );
+    }
     let mut provider = app.prompt_provider().unwrap_or_default();
     if let Some(m) = app.prompt_model() {
         provider = format!("{provider}/{m}");
@@ -385,7 +418,7 @@ fn composer_title(app: &App) -> String {
         " prompt → {} · {provider}{switch} · Tab: provider",
         t.info.name
     );
-    if t.busy() {
+    if t.info.busy() {
         title.push_str(" · Enter queues");
     }
     title.push(' ');
@@ -447,8 +480,13 @@ fn hints(app: &App) -> String {
             "shell: keys go to the shell · {} transcript · {p} {p} sends {p} · {} help · {} detach",
             h(A::ToggleShell), h(A::Help), h(A::Detach)
         ),
+        Mode::Normal if app.selected.is_some() => format!(
+            "waiting #{}: e edit · x withdraw · K/J move · s steer · ! jump · ↑/↓ select · Esc back",
+            app.selected.unwrap_or_default()
+        ),
         Mode::Normal if app.focused().is_some_and(|t| t.info.state == Running) => format!(
-            "Enter queue · Esc interrupt · PgUp/PgDn scroll · {} new · {} help · {} detach",
+            "Enter queue · {} steer · {} jump · ↑ waiting list · Esc interrupt · PgUp/PgDn scroll · {} new · {} help · {} detach",
+            input_key(I::SendSteer).label(), input_key(I::SendJump).label(),
             h(A::NewTerminal), h(A::Help), h(A::Detach)
         ),
         Mode::Normal => format!(

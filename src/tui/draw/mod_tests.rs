@@ -7,11 +7,13 @@ use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use serde_json::json;
 
-use crate::protocol::{Request, SendEvent, SessionStart, TurnSummary, WatchEvent};
+use crate::protocol::{Request, SendEvent, SendRequest, SessionStart, TurnSummary, WatchEvent};
 use crate::tui::app::{App, Effect, Msg, Tag};
 use crate::tui::draw::draw;
 use crate::tui::input::keys::Keys;
-use crate::tui::testing::{app_with, cell_style, ctrl, key, log, prefix, screen, terminal, views};
+use crate::tui::testing::{
+    announce, app_with, cell_style, ctrl, key, log, prefix, queued, screen, terminal, views,
+};
 use crate::words::OpenReason;
 use crate::words::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};
 
@@ -84,7 +86,7 @@ fn text(s: &str) -> WatchEvent {
 }
 
 #[test]
-fn a_prompt_streams_and_a_second_waits_below_the_transcript() {
+fn a_prompt_streams_and_the_servers_waiting_input_shows_below_the_transcript() {
     let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
     app.update(Msg::Reply(
         Tag::Log("api".into()),
@@ -93,17 +95,21 @@ fn a_prompt_streams_and_a_second_waits_below_the_transcript() {
     let fx = typed(&mut app, "hello");
     assert!(fx.is_empty());
     let fx = app.update(key(KeyCode::Enter));
-    assert!(matches!(&fx[..], [Effect::Call(Tag::Send(n), _)] if n == "api"));
-    app.update(Msg::Watch(WatchEvent::Terminal {
-        terminal: Box::new(terminal("api", "claude", "running", None)),
-    }));
+    assert!(matches!(&fx[..], [Effect::Call(Tag::Send { name, .. }, _)] if name == "api"));
+    app.update(announce(queued("api", "running", &[])));
     app.update(Msg::Watch(started(1, "hello")));
     app.update(Msg::Watch(text("MOCK-PARTIAL before hang")));
+    // A second prompt goes to the server at once, whatever the terminal does.
     typed(&mut app, "second one");
-    assert!(
-        app.update(key(KeyCode::Enter)).is_empty(),
-        "queued, not sent"
-    );
+    match &app.update(key(KeyCode::Enter))[..] {
+        [Effect::Call(Tag::Send { .. }, Request::Send { send, detach, .. })] => {
+            assert_eq!(send, &SendRequest::new("second one"));
+            assert!(detach);
+        }
+        other => panic!("expected the prompt sent at once: {other:?}"),
+    }
+    // The list below the transcript is the server's (it says so for every client).
+    app.update(announce(queued("api", "running", &[(2, "second one")])));
     let want = "\
 ┌ 0 api · claude · conversation 2 · running ───┐
 │── conversation 1 ────────────────────────────│
@@ -112,15 +118,15 @@ fn a_prompt_streams_and_a_second_waits_below_the_transcript() {
 │  … working                                   │
 │                                              │
 │                                              │
-│⏸ waiting 1: second one                       │
+│⏸ waiting 1 · #2: second one                  │
 └──────────────────────────────────────────────┘
 ┌ prompt → api · claude · Tab: provider · Ente…┐
 │                                              │
 └──────────────────────────────────────────────┘
- baton  Enter queue · Esc interrupt · PgUp/PgDn…
+ baton  Enter queue · M-s steer · M-j jump · ↑ …
 ";
     assert_eq!(screen(&mut app, 48, 13), want);
-    // The turn ends: the waiting prompt is sent once the server says the terminal is idle.
+    // The turn ends and the server starts the waiting input: this client sends nothing.
     let summary = TurnSummary {
         turn_id: "t1".into(),
         number: 1,
@@ -145,16 +151,14 @@ fn a_prompt_streams_and_a_second_waits_below_the_transcript() {
         name: "api".into(),
         summary,
     }));
-    assert!(fx.is_empty(), "in view: no bell, nothing sent yet");
-    let fx = app.update(Msg::Watch(WatchEvent::Terminal {
-        terminal: Box::new(terminal("api", "claude", "idle", None)),
-    }));
-    match &fx[..] {
-        [Effect::Call(Tag::Send(_), crate::protocol::Request::Send { send, .. })] => {
-            assert_eq!(send.prompt, "second one")
-        }
-        other => panic!("expected the waiting prompt to be sent: {other:?}"),
-    }
+    assert!(fx.is_empty(), "in view: no bell");
+    assert!(app
+        .update(announce(queued("api", "running", &[])))
+        .is_empty());
+    app.update(Msg::Watch(started(2, "second one")));
+    let s = screen(&mut app, 48, 13);
+    assert!(!s.contains("⏸ waiting"), "{s}");
+    assert!(s.contains("› second one"), "{s}");
 }
 
 #[test]
@@ -253,25 +257,35 @@ fn ctrl_o_sets_the_model_for_the_next_prompts_shown_in_the_title_and_sent() {
     typed(&mut app, "first");
     let fx = app.update(key(KeyCode::Enter));
     match &fx[..] {
-        [Effect::Call(Tag::Send(_), Request::Send { send, .. })] => {
+        [Effect::Call(Tag::Send { .. }, Request::Send { send, .. })] => {
             assert_eq!(send.provider.as_deref(), Some("codex"));
             assert_eq!(send.model.as_deref(), Some("gpt-5.5"));
         }
         other => panic!("expected a send: {other:?}"),
     }
     assert_eq!(app.next_model, None, "the choice goes with the prompt");
-    // A prompt queued behind the running turn keeps the model chosen when it was typed.
-    app.update(Msg::Watch(WatchEvent::Terminal {
-        terminal: Box::new(terminal("api", "claude", "running", None)),
-    }));
+    // A prompt sent while the turn runs carries the model chosen when it was typed, and the
+    // server's list shows it.
+    app.update(announce(queued("api", "running", &[])));
     app.update(Msg::Watch(started(1, "first")));
     app.update(ctrl('o'));
     typed(&mut app, "opus");
     app.update(key(KeyCode::Enter));
     typed(&mut app, "second");
-    assert!(app.update(key(KeyCode::Enter)).is_empty(), "queued");
+    match &app.update(key(KeyCode::Enter))[..] {
+        [Effect::Call(Tag::Send { .. }, Request::Send { send, .. })] => {
+            let (prompt, provider, model) = (&send.prompt, &send.provider, &send.model);
+            assert_eq!(prompt, "second");
+            assert_eq!(provider, &None);
+            assert_eq!(model.as_deref(), Some("opus"));
+        }
+        other => panic!("expected the prompt sent at once: {other:?}"),
+    }
+    let mut v = queued("api", "running", &[(2, "second")]);
+    v.queue[0].model = Some("opus".into());
+    app.update(announce(v));
     let s = screen(&mut app, 59, 12);
-    assert!(s.contains("⏸ waiting 1 (opus): second"), "{s}");
+    assert!(s.contains("⏸ waiting 1 · #2 (opus): second"), "{s}");
     // Emptied, the entry clears the choice back to the terminal's model.
     app.update(ctrl('o'));
     app.update(ctrl('u'));
@@ -279,18 +293,6 @@ fn ctrl_o_sets_the_model_for_the_next_prompts_shown_in_the_title_and_sent() {
     assert_eq!(app.next_model, None);
     let s = screen(&mut app, 59, 12);
     assert!(s.contains("┌ prompt → api · claude · Tab: provider"), "{s}");
-    let fx = app.update(Msg::Watch(WatchEvent::Terminal {
-        terminal: Box::new(terminal("api", "claude", "idle", None)),
-    }));
-    match &fx[..] {
-        [Effect::Call(Tag::Send(_), Request::Send { send, .. })] => {
-            let (prompt, provider, model) = (&send.prompt, &send.provider, &send.model);
-            assert_eq!(prompt, "second");
-            assert_eq!(provider, &None);
-            assert_eq!(model.as_deref(), Some("opus"));
-        }
-        other => panic!("expected the waiting prompt to be sent: {other:?}"),
-    }
 }
 
 #[test]
@@ -305,6 +307,9 @@ fn help_overlay_lists_the_keys() {
         "Alt-Enter",
         "Esc, C-c",
         "C-e",
+        "M-s",
+        "M-j",
+        "Up (empty composer)",
         "C-o",
         "PageUp / PageDown",
         "C-b z / C-b x",

@@ -2,6 +2,15 @@
 //! the config), and the help overlay's list (one table, so the overlay and the status line can
 //! never disagree with the bindings). The digits (jump to a terminal) and the arrow keys (the
 //! pane on that side, as tmux binds them) are fixed; every other action has a configurable key.
+//!
+//! The keys of waiting input work without the prefix ([`INPUT_KEYS`], [`WAITING_KEYS`]): the
+//! list sits right above the composer, so Up from an empty composer goes into it (Up past its
+//! top goes on to the earlier prompts, as Up did before), and while one input is selected plain
+//! letters act on it (`e` edit, `x` withdraw, `K`/`J` move, `s` steer, `!` jump — vi's K/J
+//! and copy mode's letters). Sending as steer or jump is Alt with a letter (`M-s`, `M-j`):
+//! tmux passes Alt as an ESC prefix in raw mode, nothing else in baton binds Alt with a
+//! letter, and Ctrl-s/Ctrl-j are flow control and the newline. They are in the table (one
+//! place for the help and the hints) but not yet in `[ui.keys]`, which has no names for them.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -64,6 +73,111 @@ pub const ACTIONS: [(PrefixAction, &str, char); 16] = [
     (PrefixAction::CopyMode, "copy", '['),
 ];
 
+/// What a key does in the composer, without the prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputAction {
+    /// Send the prompt to join the running turn.
+    SendSteer,
+    /// Send the prompt to interrupt the running turn and run next.
+    SendJump,
+    /// The last waiting input goes back into the composer to be edited.
+    EditLast,
+    /// Withdraw the last waiting input.
+    WithdrawLast,
+}
+
+/// The composer's keys for waiting input, with what the help says of them.
+pub const INPUT_KEYS: [(InputAction, Key, &str); 4] = [
+    (
+        InputAction::SendSteer,
+        Key::alt('s'),
+        "send as steer: joins the running turn where the CLI can take it, else runs next",
+    ),
+    (
+        InputAction::SendJump,
+        Key::alt('j'),
+        "send as jump: interrupts the running turn (partial output stays) and runs next",
+    ),
+    (
+        InputAction::EditLast,
+        Key::ctrl('e'),
+        "take the last waiting input back to edit (Enter saves it in place)",
+    ),
+    (
+        InputAction::WithdrawLast,
+        Key::ctrl('x'),
+        "withdraw the last waiting input",
+    ),
+];
+
+/// What a key does while one waiting input is selected (Up from an empty composer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WaitingAction {
+    /// Select the one before (Up) or after (Down); past the ends the selection ends.
+    Select(Side),
+    /// Move it one place earlier (`Up`) or later (`Down`).
+    Move(Side),
+    /// Take it back into the composer to be edited.
+    Edit,
+    Withdraw,
+    Steer,
+    Jump,
+    /// Back to the composer.
+    Leave,
+}
+
+/// The letters of the selected waiting input (the arrows, Enter, Delete and Esc are fixed).
+pub const WAITING_KEYS: [(WaitingAction, char); 6] = [
+    (WaitingAction::Edit, 'e'),
+    (WaitingAction::Withdraw, 'x'),
+    (WaitingAction::Move(Side::Up), 'K'),
+    (WaitingAction::Move(Side::Down), 'J'),
+    (WaitingAction::Steer, 's'),
+    (WaitingAction::Jump, '!'),
+];
+
+/// What `k` does to the selected waiting input (None: it leaves the selection and goes to
+/// the composer).
+pub fn waiting_action(k: &KeyEvent) -> Option<WaitingAction> {
+    let shift = k.modifiers.contains(KeyModifiers::SHIFT);
+    match k.code {
+        KeyCode::Up if shift => Some(WaitingAction::Move(Side::Up)),
+        KeyCode::Down if shift => Some(WaitingAction::Move(Side::Down)),
+        KeyCode::Up => Some(WaitingAction::Select(Side::Up)),
+        KeyCode::Down => Some(WaitingAction::Select(Side::Down)),
+        KeyCode::Enter => Some(WaitingAction::Edit),
+        KeyCode::Delete => Some(WaitingAction::Withdraw),
+        KeyCode::Esc => Some(WaitingAction::Leave),
+        KeyCode::Char(c)
+            if !k
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+        {
+            WAITING_KEYS
+                .iter()
+                .find(|(_, key)| *key == c)
+                .map(|(a, _)| *a)
+        }
+        _ => None,
+    }
+}
+
+/// What `k` does in the composer, if it is one of [`INPUT_KEYS`].
+pub fn input_action(k: &KeyEvent) -> Option<InputAction> {
+    INPUT_KEYS
+        .iter()
+        .find(|(_, key, _)| key.matches(k))
+        .map(|(a, _, _)| *a)
+}
+
+/// The key of `a` in the composer.
+pub fn input_key(a: InputAction) -> Key {
+    INPUT_KEYS
+        .iter()
+        .find(|(b, _, _)| *b == a)
+        .map_or(Key::plain(' '), |(_, k, _)| *k)
+}
+
 /// A key name that is not one (`Key::parse`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum KeyNameError {
@@ -119,6 +233,14 @@ impl Key {
             ch,
             ctrl: true,
             alt: false,
+        }
+    }
+
+    pub const fn alt(ch: char) -> Key {
+        Key {
+            ch,
+            ctrl: false,
+            alt: true,
         }
     }
 
@@ -313,7 +435,20 @@ impl Keys {
     /// Every key, as the help overlay lists it: the keys after the prefix, then the others.
     pub fn help(&self) -> Vec<(String, &'static str)> {
         let mut rows = self.prefix_help();
-        rows.extend(PLAIN_HELP.iter().map(|(k, v)| (k.to_string(), *v)));
+        let (first, rest) = PLAIN_HELP.split_at(1);
+        rows.extend(first.iter().map(|(k, v)| (k.to_string(), *v)));
+        rows.extend(INPUT_KEYS.iter().map(|(_, k, v)| (k.label(), *v)));
+        rows.extend(rest.iter().map(|(k, v)| (k.to_string(), *v)));
+        rows.push((
+            "Up (empty composer)".into(),
+            "select a waiting input: Up/Down (past the top: earlier prompts), Esc back",
+        ));
+        let letters: Vec<String> = WAITING_KEYS.iter().map(|(_, c)| c.to_string()).collect();
+        rows.push((
+            format!("  {}", letters.join(" ")),
+            "on it: edit (Enter) · withdraw (Delete) · earlier · later (S-Up/Down) · steer · jump",
+        ));
+        rows.push(("any key".into(), "closes this help"));
         rows
     }
 
@@ -379,8 +514,11 @@ impl Keys {
 }
 
 /// The keys that work without the prefix, as the help overlay lists them.
-const PLAIN_HELP: [(&str, &str); 16] = [
-    ("Enter", "send the prompt (queued while a turn runs)"),
+const PLAIN_HELP: [(&str, &str); 13] = [
+    (
+        "Enter",
+        "send the prompt (the server queues it while a turn runs)",
+    ),
     ("Alt-Enter, Shift-Enter, C-j", "new line"),
     ("Up / Down", "earlier prompts (on the first / last line)"),
     ("Tab", "switch provider for the next prompt"),
@@ -392,8 +530,6 @@ const PLAIN_HELP: [(&str, &str); 16] = [
         "Esc, C-c",
         "interrupt the running turn (partial output stays)",
     ),
-    ("C-e", "edit the last waiting prompt"),
-    ("C-x", "remove the last waiting prompt"),
     ("C-t", "expand / collapse tool lines"),
     (
         "PageUp / PageDown",
@@ -413,7 +549,6 @@ const PLAIN_HELP: [(&str, &str); 16] = [
         "mouse drag / double click",
         "select text, copied (OSC 52) on release / copy a word",
     ),
-    ("any key", "closes this help"),
 ];
 
 fn name_of(a: PrefixAction) -> &'static str {

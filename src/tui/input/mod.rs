@@ -7,8 +7,9 @@ pub mod mouse;
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::protocol::Request;
+use crate::protocol::SendModeArg;
 use crate::tui::app::form::{Field, NewForm};
-use crate::tui::app::{App, Effect, Exit, Mode, Tag, Waiting};
+use crate::tui::app::{App, Effect, Exit, Mode, Tag};
 use crate::tui::panes::layout::Split;
 use crate::words::ProviderKind;
 use keys::PrefixAction;
@@ -130,17 +131,21 @@ impl App {
     }
 
     fn plain_key(&mut self, k: KeyEvent) -> Vec<Effect> {
+        if let Some(fx) = self.waiting_key(&k) {
+            return fx;
+        }
+        if let Some(a) = keys::input_action(&k) {
+            return self.input_key(a);
+        }
         let alt = k.modifiers.contains(KeyModifiers::ALT);
         let shift = k.modifiers.contains(KeyModifiers::SHIFT);
         match k.code {
             KeyCode::Enter if alt || shift => self.composer.insert_char('\n'),
             KeyCode::Char('j') if ctrl(&k) => self.composer.insert_char('\n'),
-            KeyCode::Enter => return self.submit(),
+            KeyCode::Enter => return self.submit(SendModeArg::Queue),
             KeyCode::Esc => return self.interrupt(),
             KeyCode::Char('c') if ctrl(&k) => return self.interrupt(),
             KeyCode::Char('t') if ctrl(&k) => self.expand_tools = !self.expand_tools,
-            KeyCode::Char('e') if ctrl(&k) => self.edit_waiting(),
-            KeyCode::Char('x') if ctrl(&k) => self.remove_waiting(),
             KeyCode::Char('u') if ctrl(&k) => self.composer.kill_to_start(),
             KeyCode::Char('w') if ctrl(&k) => self.composer.kill_word(),
             KeyCode::Char('a') if ctrl(&k) => self.composer.home(),
@@ -156,6 +161,8 @@ impl App {
                     p.scroll = 0;
                 }
             }
+            // The waiting list sits right above an empty composer: Up goes into it.
+            KeyCode::Up if self.composer.is_empty() && self.enter_waiting() => {}
             KeyCode::Up if self.composer.on_first_line() => self.history_prev(),
             KeyCode::Down if self.composer.on_last_line() => self.composer.history_next(),
             KeyCode::Up => self.composer.up(),
@@ -172,18 +179,11 @@ impl App {
         Vec::new()
     }
 
-    fn history_prev(&mut self) {
+    pub(in crate::tui) fn history_prev(&mut self) {
         if !self.composer.is_browsing() {
             let prompts: Vec<String> = self
                 .focused()
-                .map(|t| {
-                    let waiting = t.waiting.iter().map(|w| w.prompt.as_str());
-                    t.transcript
-                        .prompts()
-                        .chain(waiting)
-                        .map(str::to_string)
-                        .collect()
-                })
+                .map(|t| t.transcript.prompts().map(str::to_string).collect())
                 .unwrap_or_default();
             self.composer.set_history(prompts);
         }
@@ -201,23 +201,6 @@ impl App {
             ProviderKind::Codex | ProviderKind::Local => ProviderKind::Claude,
         };
         self.next_provider = (Some(next) != own).then_some(next);
-    }
-
-    /// Ctrl-E: the last waiting prompt goes back into the composer to be edited (Enter queues
-    /// it again).
-    fn edit_waiting(&mut self) {
-        if !self.composer.is_empty() {
-            self.say("send or clear the composer first (C-u), then C-e edits the waiting prompt");
-            return;
-        }
-        let name = self.focused_name().unwrap_or_default();
-        let Some(w) = self.term_mut(&name).and_then(|t| t.waiting.pop()) else {
-            self.say("no waiting prompt");
-            return;
-        };
-        self.composer.set_text(&w.prompt);
-        self.next_provider = w.provider;
-        self.next_model = w.model;
     }
 
     /// The one-line model entry: Enter sets the model for the next prompt (empty: the
@@ -247,14 +230,6 @@ impl App {
             _ => {}
         }
         Vec::new()
-    }
-
-    fn remove_waiting(&mut self) {
-        let name = self.focused_name().unwrap_or_default();
-        match self.term_mut(&name).and_then(|t| t.waiting.pop()) {
-            Some(Waiting { .. }) => self.say("removed the last waiting prompt"),
-            None => self.say("no waiting prompt"),
-        }
     }
 
     /// Scrolls the active pane (or `pane`) a page, or `rows` for the wheel.

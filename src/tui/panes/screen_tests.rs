@@ -48,7 +48,7 @@ fn nested_splits_show_their_own_terminals_and_faces() {
 │                          │┌ prompt → docs · claude · Tab: provider · Enter queues ───────────────┐
 │                          ││                                                                      │
 └──────────────────────────┘└──────────────────────────────────────────────────────────────────────┘
- baton  Enter queue · Esc interrupt · PgUp/PgDn scroll · C-b c new · C-b ? help · C-b d detach
+ baton  Enter queue · M-s steer · M-j jump · ↑ waiting list · Esc interrupt · PgUp/PgDn scroll · C-…
 ";
     assert_eq!(screen(&mut app, 100, 18), want);
     // The focused pane's border is highlighted.

@@ -23,6 +23,29 @@ pub fn terminal(name: &str, provider: &str, state: &str, ctx: Option<(u64, u64)>
                                 "conversation": {"number": 2}, "context": context}))
 }
 
+/// `name` in `state` with `waiting` on the server (input number, prompt), next to run first.
+pub fn queued(name: &str, state: &str, waiting: &[(u32, &str)]) -> TerminalView {
+    let queue: Vec<Value> = waiting
+        .iter()
+        .enumerate()
+        .map(|(i, (input, prompt))| {
+            json!({"input": input, "position": i + 1, "prompt": prompt, "mode": "queue",
+                   "provider": "claude", "model": null, "queued_at": "2026-01-01T00:00:00Z"})
+        })
+        .collect();
+    views::terminal(
+        json!({"name": name, "state": state, "conversation": {"number": 2},
+                           "queued": queue.len(), "queue": queue}),
+    )
+}
+
+/// The server's announcement of a changed terminal.
+pub fn announce(v: TerminalView) -> Msg {
+    Msg::Watch(WatchEvent::Terminal {
+        terminal: Box::new(v),
+    })
+}
+
 /// The UI after the server announced `terms`.
 pub fn app_with(terms: Vec<TerminalView>) -> App {
     let mut app = App::new("baton", "/w/api", Keys::default());
