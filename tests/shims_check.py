@@ -1366,7 +1366,11 @@ def claude_stream_json_eof_sigint_badline(E):
         try:
             s.send(user_line("hello then idle"))
             s.wait_for(is_kind("result"), "the result")
-            n = len(s.events)
+            # Idle once nothing more comes (a loaded machine may still be delivering lines).
+            n = -1
+            while n != len(s.events):
+                n = len(s.events)
+                time.sleep(0.3)
             os.killpg(s.p.pid, signal.SIGINT)
             rc, evs = s.end(timeout=3)
         finally:
