@@ -35,6 +35,12 @@ pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
             } if *t == turn_id => Some((*provider, conversation_id.clone())),
             _ => None,
         });
+        let input = entries.iter().find_map(|e| match &e.record {
+            Record::TurnStarted {
+                turn_id: t, input, ..
+            } if *t == turn_id => *input,
+            _ => None,
+        });
         let streamed = match provider {
             Some((p, _)) => read_back(&srv.turn_file(&tid, &turn_id), p),
             None => Streamed::default(),
@@ -63,6 +69,17 @@ pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
         if let Some(pid) = stopped {
             error.push_str(&format!(
                 " (its CLI, pid {pid}, was still running: stopped)"
+            ));
+        }
+        // A CLI that printed nothing never reached the model (both CLIs print their session
+        // before the first model call): the prompt goes back to the queue, first, as new input.
+        let requeued = match input {
+            Some(n) if streamed.lines == 0 => requeue(srv, &tid, n)?,
+            _ => None,
+        };
+        if let Some(m) = requeued {
+            error.push_str(&format!(
+                " before its CLI printed anything: the prompt runs again as input {m}"
             ));
         }
         srv.store.append(
@@ -107,9 +124,41 @@ fn stop_leftover(entries: &[Entry], turn_id: &str) -> Option<i32> {
     Some(pid)
 }
 
+/// Puts input `n`'s prompt back at the head of terminal `tid`'s queue as a new input (numbers
+/// are never reused); returns its number.
+fn requeue(srv: &Server, tid: &str, n: u32) -> Result<Option<u32>, BatonError> {
+    let Some(old) = srv.store.input(tid, n)? else {
+        return Ok(None);
+    };
+    let m = srv.store.last_input_number(tid)? + 1;
+    srv.store.append(
+        tid,
+        Record::InputAccepted {
+            input: m,
+            prompt: old.prompt,
+            mode: old.mode,
+            direct: false,
+            provider: old.provider,
+            endpoint: old.endpoint,
+            model: old.model,
+            dir: old.dir,
+        },
+    )?;
+    srv.store.append(
+        tid,
+        Record::InputMoved {
+            input: m,
+            position: 1,
+        },
+    )?;
+    Ok(Some(m))
+}
+
 /// What a turn's raw stream holds.
 #[derive(Debug, Default)]
 struct Streamed {
+    /// How many lines the CLI printed.
+    lines: usize,
     answer: String,
     tools: Vec<String>,
     /// The provider session it ran in, and that session's model.
@@ -125,6 +174,7 @@ fn read_back(path: &Path, provider: ProviderKind) -> Streamed {
     let mut claude = ClaudeParser::new();
     let mut codex = CodexParser::new();
     for line in text.lines() {
+        out.lines += 1;
         let events = match provider {
             ProviderKind::Claude => claude.feed(line),
             ProviderKind::Codex => codex.feed(line),

@@ -58,6 +58,8 @@ pub struct TermRuntime {
     pub runner: AtomicBool,
     /// The replies of each input's turn, by input number, for the clients following it.
     pub feeds: Mutex<HashMap<u32, Arc<super::feed::Feed>>>,
+    /// An interrupt came while the taken input's turn was starting: it starts interrupted.
+    pub interrupt_pending: AtomicBool,
     /// The running Claude turn's stdin for steers, while it takes them.
     pub steer: Mutex<Option<Steering>>,
     /// The highest input and turn numbers used: never reused, even if the index missed one.

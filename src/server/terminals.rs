@@ -161,6 +161,15 @@ pub fn interrupt(srv: &Server, name: &str) -> Result<InterruptedView, BatonError
         })
     });
     let Some((turn_id, pid)) = marked else {
+        // The runner took input whose turn is still starting: it starts interrupted.
+        if let Some(input) = rt.taken() {
+            rt.interrupt_pending.store(true, Ordering::SeqCst);
+            return Ok(InterruptedView {
+                name: name.to_string(),
+                turn_id: format!("(the turn of input {input}, starting)"),
+                interrupted: true,
+            });
+        }
         return Err(BatonError::failed(format!(
             "{name} has no running turn to interrupt"
         )));

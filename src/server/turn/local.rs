@@ -49,25 +49,63 @@ pub fn history(entries: &[Entry], conversation_id: &str, current: &str) -> Vec<V
     }
     order
         .into_iter()
-        .map(|(id, prompt)| match own.get(id) {
-            Some(messages) => messages
-                .iter()
-                .cloned()
-                .map(local::sse::with_json_arguments)
-                .collect(),
-            None => {
-                let answer = match answers.get(id) {
-                    Some((a, _)) if !a.is_empty() => a.to_string(),
-                    Some((_, status)) => format!("[no answer: the turn {}]", status.as_str()),
-                    None => "[no answer: the turn never finished]".to_string(),
-                };
-                vec![
-                    json!({"role": "user", "content": prompt}),
-                    json!({"role": "assistant", "content": answer}),
-                ]
+        .map(|(id, prompt)| {
+            let interrupted = matches!(answers.get(id), Some((_, TurnStatus::Interrupted)));
+            match own.get(id) {
+                Some(messages) => {
+                    let mut messages: Vec<Value> = messages
+                        .iter()
+                        .cloned()
+                        .map(local::sse::with_json_arguments)
+                        .collect();
+                    if interrupted {
+                        mark_interrupted(&mut messages);
+                    }
+                    messages
+                }
+                None => other_turn(prompt, answers.get(id).copied()),
             }
         })
         .collect()
+}
+
+/// What the model is told when a turn was cut short (the seeds tell it too).
+const INTERRUPTED: &str = "[the user interrupted this turn here]";
+
+/// Ends an interrupted turn's messages with the mark, keeping user and assistant turns
+/// alternating (chat templates such as Gemma's refuse anything else): on the last assistant
+/// text, or as an assistant message of its own after a user or tool message.
+fn mark_interrupted(messages: &mut Vec<Value>) {
+    match messages.last_mut() {
+        Some(last)
+            if last["role"] == "assistant"
+                && last.get("tool_calls").is_none_or(Value::is_null)
+                && last["content"].is_string() =>
+        {
+            let text = last["content"].as_str().unwrap_or_default();
+            last["content"] = Value::from(if text.is_empty() {
+                INTERRUPTED.to_string()
+            } else {
+                format!("{text}\n\n{INTERRUPTED}")
+            });
+        }
+        _ => messages.push(json!({"role": "assistant", "content": INTERRUPTED})),
+    }
+}
+
+/// A turn another provider ran (or a local one without its messages): its prompt and answer.
+fn other_turn(prompt: &str, end: Option<(&str, TurnStatus)>) -> Vec<Value> {
+    let answer = match end {
+        Some((a, TurnStatus::Interrupted)) if !a.is_empty() => format!("{a}\n\n{INTERRUPTED}"),
+        Some((a, _)) if !a.is_empty() => a.to_string(),
+        Some((_, TurnStatus::Interrupted)) => INTERRUPTED.to_string(),
+        Some((_, status)) => format!("[no answer: the turn {}]", status.as_str()),
+        None => "[no answer: the turn never finished]".to_string(),
+    };
+    vec![
+        json!({"role": "user", "content": prompt}),
+        json!({"role": "assistant", "content": answer}),
+    ]
 }
 
 /// The context the server counted at the end of the conversation's latest turn before

@@ -116,7 +116,58 @@ fn local_turns_keep_their_messages_and_others_give_prompt_and_answer() {
         vec![
             tool_turn,
             vec![user("explain"), assistant("because")],
-            vec![user("stop"), assistant("[no answer: the turn interrupted]")],
+            vec![
+                user("stop"),
+                assistant("[the user interrupted this turn here]")
+            ],
         ]
+    );
+}
+
+#[test]
+fn an_interrupted_turn_is_marked_in_the_replayed_history_and_turns_still_alternate() {
+    let mark = "[the user interrupted this turn here]";
+    let user = |c: &str| json!({"role": "user", "content": c});
+    let assistant = |c: &str| json!({"role": "assistant", "content": c});
+    let call = json!({"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": "{}"}}]});
+    let result = json!({"role": "tool", "tool_call_id": "c1", "content": "text"});
+    let marked = |c: &str| format!("{c}\n\n{mark}");
+    // (what the interrupted turn left, what the next request replays)
+    let local_rows: Vec<(Vec<Value>, Vec<Value>)> = vec![
+        // cut while answering: the partial answer carries the mark
+        (
+            vec![user("go"), assistant("half an")],
+            vec![user("go"), assistant(&marked("half an"))],
+        ),
+        // cut before any answer: an assistant message of its own keeps the alternation
+        (vec![user("go")], vec![user("go"), assistant(mark)]),
+        // cut after a tool ran
+        (
+            vec![user("go"), call.clone(), result.clone()],
+            vec![user("go"), call.clone(), result.clone(), assistant(mark)],
+        ),
+    ];
+    for (left, want) in local_rows {
+        let entries = vec![
+            started("t1", "c", ProviderKind::Local, "go"),
+            at(Record::LocalMessages {
+                turn_id: "t1".into(),
+                messages: left.clone(),
+                left_out: 0,
+            }),
+            finished("t1", TurnStatus::Interrupted, ""),
+            started("t2", "c", ProviderKind::Local, "now"),
+        ];
+        assert_eq!(history(&entries, "c", "t2"), vec![want], "{left:?}");
+    }
+    // Another provider's interrupted turn: its partial answer, marked.
+    let entries = vec![
+        started("t1", "c", ProviderKind::Claude, "go"),
+        finished("t1", TurnStatus::Interrupted, "partial"),
+        started("t2", "c", ProviderKind::Local, "now"),
+    ];
+    assert_eq!(
+        history(&entries, "c", "t2"),
+        vec![vec![user("go"), assistant(&marked("partial"))]]
     );
 }

@@ -239,7 +239,10 @@ fn start(
         + 1;
     rt.last_turn.store(number, Ordering::SeqCst);
     let turn_id = uuid::Uuid::now_v7().to_string();
-    let interrupted = Arc::new(AtomicBool::new(false));
+    // An interrupt (or a jump, or a stop) that came while the turn was starting applies to it.
+    let pending = rt.interrupt_pending.swap(false, Ordering::SeqCst)
+        || srv.shutting_down.load(Ordering::SeqCst);
+    let interrupted = Arc::new(AtomicBool::new(pending));
     if let Ok(mut r) = rt.running.lock() {
         *r = Some(Running {
             turn_id: turn_id.clone(),

@@ -216,8 +216,14 @@ fn interrupt_for_jump(rt: &TermRuntime) {
             run.pid
         })
     });
-    if let Some(Some(pid)) = pid {
-        let _ = crate::providers::process::interrupt(pid);
+    match pid {
+        Some(Some(pid)) => {
+            let _ = crate::providers::process::interrupt(pid);
+        }
+        Some(None) => {}
+        // The taken input's turn is still starting: it starts interrupted.
+        None if rt.taken().is_some() => rt.interrupt_pending.store(true, Ordering::SeqCst),
+        None => {}
     }
 }
 
@@ -273,6 +279,7 @@ async fn runner(srv: Arc<Server>, tid: String) {
         if let Ok(mut t) = rt.taken.lock() {
             *t = None;
         }
+        rt.interrupt_pending.store(false, Ordering::SeqCst);
         drop(guard);
         // After the end of the turn, so watchers see its state change last.
         srv.announce(&tid);
