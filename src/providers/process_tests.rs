@@ -105,3 +105,26 @@ fn read_file_tail_starts_at_a_line_boundary() {
         ("third\n".into(), false)
     );
 }
+
+#[test]
+fn start_time_tells_a_running_process_from_one_that_is_gone() {
+    let me = std::process::id() as i32;
+    let (start, running) = start_time(me).expect("this process has a start time");
+    assert!(running);
+    assert_eq!(
+        start_time(me),
+        Some((start, true)),
+        "the same on a second look"
+    );
+    // A zombie (exited, not yet reaped) does not run.
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id() as i32;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while start_time(pid).is_some_and(|(_, running)| running) {
+        assert!(std::time::Instant::now() < deadline, "`true` never exited");
+        std::thread::yield_now();
+    }
+    assert!(matches!(start_time(pid), Some((_, false))));
+    child.wait().unwrap();
+    assert_eq!(start_time(pid), None, "reaped: no such process");
+}

@@ -30,7 +30,6 @@ use crate::error::BatonError;
 use crate::paths::{open_private_append, DataDir};
 use crate::protocol::views::{ReindexView, StoppingView};
 use crate::protocol::{Reply, Request, WatchEvent};
-use crate::providers::process;
 use crate::store::Store;
 use feed::Feed;
 use state::Server;
@@ -176,13 +175,7 @@ async fn shutdown(srv: &Arc<Server>) {
     srv.shells.hang_up_all();
     let runtimes = srv.all_runtimes();
     for (_, rt) in &runtimes {
-        let running = rt.running.lock().map(|r| r.clone()).unwrap_or(None);
-        if let Some(run) = running {
-            run.interrupted.store(true, Ordering::SeqCst);
-            if let Some(pid) = run.pid {
-                let _ = process::interrupt(pid);
-            }
-        }
+        let _ = rt.interrupt();
     }
     let wait_all = async {
         for (_, rt) in &runtimes {
@@ -300,7 +293,7 @@ async fn handle(
         Request::Revert { name, turn } => {
             let running = srv
                 .terminal(&name)
-                .map(|t| terminals::busy(srv, &t.id))
+                .map(|t| terminals::busy(srv, &t))
                 .unwrap_or(false);
             done(checkout::revert(srv, &name, turn, running))
         }

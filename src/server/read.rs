@@ -200,12 +200,9 @@ pub fn waiting_inputs(srv: &Server) -> Result<usize, BatonError> {
     Ok(n)
 }
 
-/// How many inputs terminal `tid` has waiting.
-pub fn waiting(srv: &Server, tid: &str) -> Result<usize, BatonError> {
-    match srv.store.terminal(tid)? {
-        Some(t) => Ok(queue(srv, &t)?.len()),
-        None => Ok(0),
-    }
+/// How many inputs terminal `t` has waiting.
+pub fn waiting(srv: &Server, t: &TerminalRow) -> Result<usize, BatonError> {
+    Ok(queue(srv, t)?.len())
 }
 
 pub fn status(srv: &Server) -> Result<StatusView, BatonError> {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -85,6 +85,45 @@ impl TermRuntime {
     pub fn taken(&self) -> Option<u32> {
         *self.taken.lock().unwrap_or_else(|p| p.into_inner())
     }
+
+    /// Interrupts the terminal's turn (`baton interrupt`, a jump, a stop): SIGINT to its CLI's
+    /// process group, or, while the turn is still starting, a mark it starts with. The flag is
+    /// set and the pid read under the lock the turn holds to record its pid and read the flag:
+    /// whichever comes second sends the signal, exactly once.
+    pub fn interrupt(&self) -> std::io::Result<Interrupting> {
+        let marked = self.running.lock().ok().and_then(|r| {
+            r.as_ref().map(|run| {
+                run.interrupted.store(true, Ordering::SeqCst);
+                (run.turn_id.clone(), run.pid)
+            })
+        });
+        match marked {
+            Some((turn_id, pid)) => {
+                if let Some(pid) = pid {
+                    process::interrupt(pid)?;
+                }
+                Ok(Interrupting::Turn(turn_id))
+            }
+            None => match self.taken() {
+                Some(input) => {
+                    self.interrupt_pending.store(true, Ordering::SeqCst);
+                    Ok(Interrupting::Starting(input))
+                }
+                None => Ok(Interrupting::Nothing),
+            },
+        }
+    }
+}
+
+/// What [`TermRuntime::interrupt`] reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Interrupting {
+    /// The running turn (its id).
+    Turn(String),
+    /// The turn of this input, still starting: it starts interrupted.
+    Starting(u32),
+    /// No turn runs or starts.
+    Nothing,
 }
 
 pub struct Server {

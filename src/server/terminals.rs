@@ -3,15 +3,13 @@
 //! record first; the answers are views from the read side. See ARCHITECTURE.md.
 
 use std::path::Path;
-use std::sync::atomic::Ordering;
 
 use super::settings::{existing_dir, validate_model, ProviderChoice};
-use super::state::Server;
+use super::state::{Interrupting, Server};
 use crate::error::BatonError;
 use crate::protocol::views::{InstructionView, InterruptedView, RenamedView, TerminalView};
 use crate::protocol::{InstructionsAction, WatchEvent};
-use crate::providers::process;
-use crate::store::Record;
+use crate::store::{Record, TerminalRow};
 use crate::validate;
 use crate::words::ProviderKind;
 
@@ -88,9 +86,9 @@ fn free_name(srv: &Server, base: &str) -> Result<String, BatonError> {
 }
 
 /// True while a turn runs on the terminal or sends wait for it.
-pub fn busy(srv: &Server, tid: &str) -> bool {
-    let rt = srv.runtime(tid);
-    rt.is_running() || rt.taken().is_some() || super::read::waiting(srv, tid).unwrap_or(0) > 0
+pub fn busy(srv: &Server, t: &TerminalRow) -> bool {
+    let rt = srv.runtime(&t.id);
+    rt.is_running() || rt.taken().is_some() || super::read::waiting(srv, t).unwrap_or(0) > 0
 }
 
 pub fn instructions(
@@ -152,32 +150,18 @@ pub fn instructions(
 pub fn interrupt(srv: &Server, name: &str) -> Result<InterruptedView, BatonError> {
     let t = srv.terminal(name)?;
     let rt = srv.runtime(&t.id);
-    // The flag is set and the pid read under the lock the turn holds to record its pid and
-    // read the flag: whichever comes second sends the signal, exactly once.
-    let marked = rt.running.lock().ok().and_then(|r| {
-        r.as_ref().map(|run| {
-            run.interrupted.store(true, Ordering::SeqCst);
-            (run.turn_id.clone(), run.pid)
-        })
-    });
-    let Some((turn_id, pid)) = marked else {
-        // The runner took input whose turn is still starting: it starts interrupted.
-        if let Some(input) = rt.taken() {
-            rt.interrupt_pending.store(true, Ordering::SeqCst);
-            return Ok(InterruptedView {
-                name: name.to_string(),
-                turn_id: format!("(the turn of input {input}, starting)"),
-                interrupted: true,
-            });
+    let turn_id = match rt
+        .interrupt()
+        .map_err(|e| BatonError::failed(format!("cannot interrupt {name}: {e}")))?
+    {
+        Interrupting::Turn(turn_id) => turn_id,
+        Interrupting::Starting(input) => format!("(the turn of input {input}, starting)"),
+        Interrupting::Nothing => {
+            return Err(BatonError::failed(format!(
+                "{name} has no running turn to interrupt"
+            )))
         }
-        return Err(BatonError::failed(format!(
-            "{name} has no running turn to interrupt"
-        )));
     };
-    if let Some(pid) = pid {
-        process::interrupt(pid)
-            .map_err(|e| BatonError::failed(format!("cannot interrupt {name}: {e}")))?;
-    }
     Ok(InterruptedView {
         name: name.to_string(),
         turn_id,
@@ -207,7 +191,7 @@ pub fn rename(srv: &Server, name: &str, new_name: &str) -> Result<RenamedView, B
     let Ok(_turn) = rt.turn_lock.try_lock() else {
         return Err(busy_refusal(name, "rename"));
     };
-    if busy(srv, &t.id) {
+    if busy(srv, &t) {
         return Err(busy_refusal(name, "rename"));
     }
     srv.store.append(
@@ -248,7 +232,7 @@ pub fn remove(
             "{name} is running a turn: remove it once the turn ended (or `baton interrupt {name}` first)"
         )));
     };
-    if super::read::waiting(srv, &t.id)? > 0 {
+    if super::read::waiting(srv, &t)? > 0 {
         return Err(BatonError::bad_input(format!(
             "{name} has prompts waiting: remove it once they ran"
         )));

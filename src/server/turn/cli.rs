@@ -10,6 +10,7 @@ use std::sync::Arc;
 use super::super::feed::Feed;
 use super::super::state::{Server, Steering, TermRuntime};
 use super::plan::{new_mode, Plan};
+use super::Ran;
 use crate::error::BatonError;
 use crate::protocol::{Reply, SendEvent};
 use crate::providers::{self, RunMsg, RunSpec, SessionMode, TurnOutcome};
@@ -103,12 +104,7 @@ impl TurnCtx<'_> {
     /// Runs the CLI; on a resume whose session is gone, starts a fresh session in the same
     /// conversation and runs the prompt there. Returns the outcome, the turn's session id and
     /// the model its session is pinned to.
-    pub(super) async fn execute(
-        &mut self,
-        term: &TerminalRow,
-        plan: &Plan,
-        prompt: &str,
-    ) -> Result<(TurnOutcome, Option<String>, Option<String>), BatonError> {
+    pub(super) async fn execute(&mut self, term: &TerminalRow, plan: &Plan, prompt: &str) -> Ran {
         let srv = self.srv.clone();
         let provider = term.provider;
         if provider == ProviderKind::Local {

@@ -9,11 +9,11 @@ use std::sync::atomic::Ordering;
 
 use serde_json::{json, Value};
 
-use super::{Plan, TurnCtx};
+use super::{Plan, Ran, TurnCtx};
 use crate::engine;
 use crate::error::BatonError;
 use crate::providers::local::{self, Endpoint, LocalRun};
-use crate::providers::{RunMsg, SessionMode, TurnOutcome};
+use crate::providers::{RunMsg, SessionMode};
 use crate::store::{Entry, Record, TerminalRow};
 use crate::words::{ProviderKind, TurnStatus};
 
@@ -159,7 +159,7 @@ impl TurnCtx<'_> {
         term: &TerminalRow,
         plan: &Plan,
         prompt: &str,
-    ) -> Result<(TurnOutcome, Option<String>, Option<String>), BatonError> {
+    ) -> Ran {
         let srv = self.srv.clone();
         let run = self.prepare(term, plan, prompt)?;
         let session_id = run.session_id.clone();

@@ -24,7 +24,7 @@ use crate::validate;
 use crate::words::{InputMode, TurnMode, TurnStatus};
 use cli::TurnCtx;
 use plan::Plan;
-use queue::{Asked, SendMode};
+use queue::Asked;
 
 /// A validated send, ready to queue.
 pub struct SendJob {
@@ -71,17 +71,12 @@ pub fn accept(
     if kind.is_cli() {
         srv.resolve_bin(kind)?;
     }
-    let mode = match send.mode {
-        crate::protocol::SendModeArg::Queue => SendMode::Queue,
-        crate::protocol::SendModeArg::Steer => SendMode::Steer,
-        crate::protocol::SendModeArg::Jump => SendMode::Jump,
-    };
     queue::enqueue(
         srv,
         Asked {
             terminal,
             prompt: send.prompt,
-            mode,
+            mode: send.mode,
             provider,
             model: send.model,
             dir,
@@ -291,7 +286,7 @@ fn start(
 }
 
 /// What running the turn gave: the outcome, its session id and the model it is pinned to.
-type Ran = Result<(TurnOutcome, Option<String>, Option<String>), BatonError>;
+pub(super) type Ran = Result<(TurnOutcome, Option<String>, Option<String>), BatonError>;
 
 /// Commits what the turn changed, records its end and sums it up.
 async fn finish(

@@ -17,26 +17,18 @@ use super::super::state::{Server, TermRuntime};
 use super::SendJob;
 use crate::error::BatonError;
 use crate::protocol::views::AcceptedView;
-use crate::protocol::{QueueAction, Reply, SendEvent};
+use crate::protocol::{QueueAction, Reply, SendEvent, SendModeArg};
 use crate::store::{InputRow, Record, TerminalRow};
 use crate::words::{InputMode, ProviderKind};
 
 /// How soon a runner looks at the queue again while the index is behind its journals.
 const INDEX_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// How a send asks to join the terminal's work.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SendMode {
-    Queue,
-    Steer,
-    Jump,
-}
-
 /// What a send asks for, checked ([`super::accept`] checks it).
 pub struct Asked {
     pub terminal: TerminalRow,
     pub prompt: String,
-    pub mode: SendMode,
+    pub mode: SendModeArg,
     pub provider: Option<super::super::settings::ProviderChoice>,
     pub model: Option<String>,
     pub dir: Option<String>,
@@ -47,15 +39,16 @@ pub struct Asked {
 pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedView), BatonError> {
     let tid = asked.terminal.id.clone();
     let rt = srv.runtime(&tid);
+    // A jump waits as queued input, at the head; only a steer waits as one.
+    let mode = match asked.mode {
+        SendModeArg::Steer => InputMode::Steer,
+        SendModeArg::Queue | SendModeArg::Jump => InputMode::Queue,
+    };
     let (number, feed, position, note) = {
         let _queue = rt.inputs_lock.lock().unwrap_or_else(|p| p.into_inner());
         let waiting = srv.store.waiting_inputs(&tid)?;
         let busy = rt.taken().is_some() || rt.is_running();
         let number = next_number(srv, &rt, &tid)?;
-        let mode = match asked.mode {
-            SendMode::Steer => InputMode::Steer,
-            SendMode::Queue | SendMode::Jump => InputMode::Queue,
-        };
         let prompt_text = asked.prompt.clone();
         srv.store.append(
             &tid,
@@ -70,7 +63,7 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
                 dir: asked.dir,
             },
         )?;
-        if asked.mode == SendMode::Jump {
+        if asked.mode == SendModeArg::Jump {
             srv.store
                 .append(&tid, Record::InputJumped { input: number })?;
         }
@@ -86,7 +79,7 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
                 event: SendEvent::Queued { ahead },
             });
         }
-        let handed = asked.mode == SendMode::Steer && hand_over(&rt, number, &prompt_text);
+        let handed = asked.mode == SendModeArg::Steer && hand_over(&rt, number, &prompt_text);
         let note = steer_note(asked.mode, asked.terminal.provider, busy, handed);
         if let Some(message) = &note {
             feed.push(Reply::Event {
@@ -97,7 +90,7 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
         }
         (number, feed, position, note)
     };
-    if asked.mode == SendMode::Jump {
+    if asked.mode == SendModeArg::Jump {
         interrupt_for_jump(&rt);
     }
     srv.announce(&tid);
@@ -107,18 +100,20 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
         name: asked.terminal.name,
         input: number,
         position: Some(position),
-        mode: match asked.mode {
-            SendMode::Steer => InputMode::Steer,
-            SendMode::Queue | SendMode::Jump => InputMode::Queue,
-        },
+        mode,
         note,
     };
     Ok((feed, view))
 }
 
 /// What baton says of a steer: where it went.
-fn steer_note(mode: SendMode, provider: ProviderKind, busy: bool, handed: bool) -> Option<String> {
-    if mode != SendMode::Steer || !busy {
+fn steer_note(
+    mode: SendModeArg,
+    provider: ProviderKind,
+    busy: bool,
+    handed: bool,
+) -> Option<String> {
+    if mode != SendModeArg::Steer || !busy {
         return None;
     }
     Some(match (provider, handed) {
@@ -210,20 +205,8 @@ pub fn feed_of(srv: &Server, rt: &TermRuntime, name: &str, n: u32) -> Arc<Feed> 
 
 /// Interrupts the running turn for a jump (its partial output is kept, as an interrupt).
 fn interrupt_for_jump(rt: &TermRuntime) {
-    let pid = rt.running.lock().ok().and_then(|r| {
-        r.as_ref().map(|run| {
-            run.interrupted.store(true, Ordering::SeqCst);
-            run.pid
-        })
-    });
-    match pid {
-        Some(Some(pid)) => {
-            let _ = crate::providers::process::interrupt(pid);
-        }
-        Some(None) => {}
-        // The taken input's turn is still starting: it starts interrupted.
-        None if rt.taken().is_some() => rt.interrupt_pending.store(true, Ordering::SeqCst),
-        None => {}
+    if let Err(e) = rt.interrupt() {
+        eprintln!("baton server: cannot interrupt the turn for a jump: {e}");
     }
 }
 
