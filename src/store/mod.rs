@@ -65,6 +65,9 @@ pub struct ReindexReport {
     pub skipped: Vec<String>,
 }
 
+/// How often a stale index is rebuilt at most (see [`Store::append`]).
+const REBUILD_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// One terminal's id and its journal's entries, oldest first.
 type Journal = (String, Vec<Entry>);
 
@@ -74,6 +77,9 @@ pub struct Store {
     /// An index write failed after its journal append: the index misses entries until it is
     /// rebuilt, which the next use of the store tries first.
     stale: AtomicBool,
+    /// When a rebuild of a stale index was last tried: a full disk makes every try read every
+    /// journal, so they are spaced by [`REBUILD_EVERY`].
+    rebuilt_at: Mutex<Option<std::time::Instant>>,
     /// Fault injection for the tests (`BATON_FAULT_INDEX=PATH`): while `PATH` exists, index
     /// writes fail as on a full disk. Never set in normal use.
     fault: Option<PathBuf>,
@@ -105,6 +111,7 @@ impl Store {
             dir,
             conn: Mutex::new(conn),
             stale: AtomicBool::new(false),
+            rebuilt_at: Mutex::new(None),
             fault: std::env::var_os("BATON_FAULT_INDEX").map(PathBuf::from),
         };
         match index::on_open(found) {
@@ -127,7 +134,7 @@ impl Store {
         // A panic while holding the lock cannot leave SQLite half-written (transactions roll
         // back), so a poisoned lock is still safe to use.
         let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
-        if self.stale.load(Ordering::SeqCst) && !self.faulty() {
+        if self.stale.load(Ordering::SeqCst) && !self.faulty() && self.time_to_rebuild() {
             match self.rebuild(&mut conn) {
                 Ok(_) => self.stale.store(false, Ordering::SeqCst),
                 Err(e) => eprintln!("baton: the index is behind its journals: {e}"),
@@ -141,6 +148,16 @@ impl Store {
     pub fn index_current(&self) -> bool {
         drop(self.conn());
         !self.stale.load(Ordering::SeqCst)
+    }
+
+    fn time_to_rebuild(&self) -> bool {
+        let mut at = self.rebuilt_at.lock().unwrap_or_else(|p| p.into_inner());
+        let now = std::time::Instant::now();
+        if at.is_some_and(|t| now.duration_since(t) < REBUILD_EVERY) {
+            return false;
+        }
+        *at = Some(now);
+        true
     }
 
     fn faulty(&self) -> bool {

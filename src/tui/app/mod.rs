@@ -434,10 +434,7 @@ impl App {
                 let Some(t) = self.term_mut(&name) else {
                     return Vec::new();
                 };
-                let started = matches!(event, crate::protocol::SendEvent::Started { .. });
-                if t.transcript.step(&event, None) && started {
-                    return vec![log_call(&name)];
-                }
+                t.transcript.step(&event);
                 Vec::new()
             }
             WatchEvent::Refused { name, error } => {

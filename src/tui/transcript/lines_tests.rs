@@ -78,7 +78,7 @@ fn a_streamed_chunk_rewraps_only_its_turn() {
                 text: format!("chunk {n} of the streamed answer"),
             },
         };
-        t.step(&chunk, None);
+        t.step(&chunk);
         rewrap(&mut cache, "api", &t, 30, false);
         assert_eq!(cache.wrapped, 4 + n, "chunk {n}");
         check(&cache, &t, 30);

@@ -169,12 +169,11 @@ impl Transcript {
         self.turns.last_mut().filter(|t| t.end.is_none())
     }
 
-    /// Applies one step of a running turn. Returns true when the UI should fetch the log (a
-    /// turn started whose prompt it does not know).
-    pub fn step(&mut self, ev: &SendEvent, prompt: Option<String>) -> bool {
+    /// Applies one step of a running turn (a `Started` event names its prompt).
+    pub fn step(&mut self, ev: &SendEvent) {
         self.version += 1;
         match ev {
-            SendEvent::Queued { .. } => false,
+            SendEvent::Queued { .. } => {}
             SendEvent::Started {
                 number,
                 provider,
@@ -185,9 +184,6 @@ impl Transcript {
                 prompt: sent,
                 ..
             } => {
-                // The event names its prompt; `prompt` (what this client sent) is a fallback.
-                let prompt = Some(sent.clone()).or(prompt);
-                let unknown = false;
                 self.turns.retain(|t| t.number != *number);
                 self.turns.push(TurnEntry {
                     number: *number,
@@ -196,12 +192,11 @@ impl Transcript {
                     rotate_at: *rotate_at,
                     switched: *session == SessionStart::Switch,
                     provider: provider.to_string(),
-                    prompt,
+                    prompt: Some(sent.clone()),
                     parts: Vec::new(),
                     end: None,
                     rev: self.version,
                 });
-                unknown
             }
             SendEvent::Turn { event } => {
                 let part = match event {
@@ -212,12 +207,12 @@ impl Transcript {
                             append_delta(&mut t.parts, text, *start);
                             t.rev = rev;
                         }
-                        return false;
+                        return;
                     }
                     TurnEvent::ToolUse { summary, .. } => Part::Tool(summary.clone()),
                     TurnEvent::Warning { message } => Part::Warning(message.clone()),
                     TurnEvent::Session { .. } | TurnEvent::Usage { .. } | TurnEvent::End { .. } => {
-                        return false
+                        return
                     }
                 };
                 let rev = self.version;
@@ -225,7 +220,6 @@ impl Transcript {
                     t.parts.push(part);
                     t.rev = rev;
                 }
-                false
             }
             SendEvent::Note { message } => {
                 let rev = self.version;
@@ -233,12 +227,10 @@ impl Transcript {
                     t.parts.push(Part::Note(message.clone()));
                     t.rev = rev;
                 }
-                false
             }
         }
     }
 
-    /// The end of a turn.
     /// This client fell behind: the running turn may have missed steps.
     pub fn fell_behind(&mut self) {
         self.gapped = self.running().map(|t| t.number).or(self.gapped);

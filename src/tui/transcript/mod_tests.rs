@@ -99,22 +99,19 @@ fn deltas_extend_the_current_piece_and_a_start_opens_the_next() {
     ];
     for (events, want) in rows {
         let mut t = Transcript::default();
-        t.step(
-            &SendEvent::Started {
-                turn_id: "x".into(),
-                number: 1,
-                provider: ProviderKind::Claude,
-                conversation: 1,
-                opened: None,
-                rotate_at: 0.45,
-                session: SessionStart::Fresh,
-                prompt: "p".into(),
-            },
-            None,
-        );
+        t.step(&SendEvent::Started {
+            turn_id: "x".into(),
+            number: 1,
+            provider: ProviderKind::Claude,
+            conversation: 1,
+            opened: None,
+            rotate_at: 0.45,
+            session: SessionStart::Fresh,
+            prompt: "p".into(),
+        });
         let mut revs = Vec::new();
         for e in &events {
-            t.step(e, None);
+            t.step(e);
             revs.push(t.turns[0].rev);
         }
         assert_eq!(t.turns[0].parts, want, "{events:?}");
@@ -138,15 +135,12 @@ fn merging_the_log_keeps_live_steps_of_the_running_turn() {
         session: SessionStart::Switch,
         prompt: "three".into(),
     };
-    assert!(!t.step(&started, None), "the event names its prompt");
-    t.step(
-        &SendEvent::Turn {
-            event: TurnEvent::Text {
-                text: "partial".into(),
-            },
+    t.step(&started);
+    t.step(&SendEvent::Turn {
+        event: TurnEvent::Text {
+            text: "partial".into(),
         },
-        None,
-    );
+    });
     t.merge_log(Transcript::from_log(&log()));
     assert_eq!(t.turns.len(), 3);
     assert_eq!(t.turns[2].prompt.as_deref(), Some("three"));
