@@ -184,7 +184,7 @@ def log_invocation(cli, argv, stdin_text):
 
 def parse_markers(prompt):
     """The scripting markers of README.md, found anywhere in the prompt."""
-    m = {"ctx": None, "window": None, "calls": 1, "fail": None, "hang": False,
+    m = {"ctx": None, "window": None, "calls": 1, "fail": None, "hang": False, "deaf": False,
          "garbage": False, "die": False, "reply": None, "write": [], "hold": None}
     pos = 0
     while True:
@@ -208,7 +208,7 @@ def parse_markers(prompt):
             m[name] = max(0, v)
         elif name == "fail" and sep:
             m["fail"] = val.strip() or "api"
-        elif name in ("hang", "garbage", "die") and not sep:
+        elif name in ("hang", "garbage", "die", "deaf") and not sep:
             m[name] = True
         elif name == "reply" and sep:
             if m["reply"] is None:

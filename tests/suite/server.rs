@@ -148,6 +148,47 @@ fn interrupt_with_nothing_running_says_so() {
 }
 
 #[test]
+fn a_cli_that_outlived_its_killed_server_is_stopped_before_anything_else_runs() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    // A CLI that ignores SIGINT survives its server's death (PR_SET_PDEATHSIG sends SIGINT).
+    let client = w.spawn(&["send", "t", "stuck [[hang]] [[deaf]]"]);
+    let id = w.show("t")["id"].as_str().unwrap().to_string();
+    let turns = w.data().join("terminals").join(&id).join("turns");
+    w.wait_for("the partial answer to stream", || {
+        read_dir_files(&turns).iter().any(|f| {
+            std::fs::read_to_string(f).is_ok_and(|t| t.contains("MOCK-PARTIAL before hang"))
+        })
+    });
+    let shim = w.last_invocation()["pid"].as_i64().unwrap() as i32;
+    kill_server(&w);
+    let _ = client.wait_with_output();
+    assert!(process_runs(shim), "the deaf CLI outlives its server");
+    // The first command after the crash starts a new server, which runs this prompt.
+    w.send("t", "after the crash");
+    // The next server stopped it first, and kept what it had streamed.
+    assert!(!process_runs(shim));
+    let log = w.json(&["log", "t"]);
+    let first = &log["turns"][0];
+    assert_eq!(first["status"], "interrupted", "{first}");
+    assert!(
+        first["error"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("its CLI, pid {shim}, was still running: stopped")),
+        "{first}"
+    );
+    assert!(first["answer"]
+        .as_str()
+        .unwrap()
+        .contains("MOCK-PARTIAL before hang"));
+    assert_eq!(
+        log["turns"][1]["status"], "completed",
+        "the next prompt ran after it"
+    );
+}
+
+#[test]
 fn a_turn_cut_short_by_a_killed_server_keeps_what_streamed_and_its_cli_stops() {
     for provider in ["claude", "codex"] {
         let w = World::new();
