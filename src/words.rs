@@ -170,6 +170,12 @@ pub enum OpenReason {
     Moved,
     /// The context passed 45% of the window (rule 2).
     Size,
+    /// The user asked for one (`send --fresh`).
+    Manual,
+    /// The terminal was forked from another: its first conversation carries on the original's.
+    Fork,
+    /// The terminal was rewound from another: the original's conversation up to a turn.
+    Rewind,
 }
 
 impl OpenReason {
@@ -178,6 +184,9 @@ impl OpenReason {
             OpenReason::First => "first",
             OpenReason::Moved => "moved",
             OpenReason::Size => "size",
+            OpenReason::Manual => "manual",
+            OpenReason::Fork => "fork",
+            OpenReason::Rewind => "rewind",
         }
     }
 }
@@ -192,6 +201,8 @@ pub enum SessionReason {
     Switch,
     /// The session to resume is gone from disk (rule 4's fallback).
     Lost,
+    /// A fork of another terminal's session: the model keeps that session's history.
+    Fork,
 }
 
 impl SessionReason {
@@ -200,6 +211,7 @@ impl SessionReason {
             SessionReason::Fresh => "fresh",
             SessionReason::Switch => "switch",
             SessionReason::Lost => "lost",
+            SessionReason::Fork => "fork",
         }
     }
 }

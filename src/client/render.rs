@@ -86,6 +86,11 @@ fn event(name: &str, ev: &SendEvent) -> Option<Out> {
                 Some(OpenReason::Moved) => {
                     format!("conversation {conversation} (new: the directory moved)")
                 }
+                Some(OpenReason::Manual) => {
+                    format!("conversation {conversation} (new: asked for with --fresh)")
+                }
+                Some(OpenReason::Fork) => format!("conversation {conversation} (forked)"),
+                Some(OpenReason::Rewind) => format!("conversation {conversation} (rewound)"),
                 None => format!("conversation {conversation}"),
             };
             let sess = match session {
@@ -93,6 +98,7 @@ fn event(name: &str, ev: &SendEvent) -> Option<Out> {
                 SessionStart::Switch => "new session (provider switched)",
                 SessionStart::Lost => "new session (the old one is gone)",
                 SessionStart::Fresh => "new session",
+                SessionStart::Fork => "a fork of the original's session",
             };
             Some(Out::Side(format!(
                 "▸ {name} · turn {number} · {provider} · {conv} · {sess}"

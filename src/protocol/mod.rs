@@ -279,6 +279,8 @@ pub enum SessionStart {
     Switch,
     /// A new session: the one to resume is gone.
     Lost,
+    /// A new session forked from another terminal's (it keeps that history).
+    Fork,
 }
 
 impl From<Option<SessionReason>> for SessionStart {
@@ -288,6 +290,7 @@ impl From<Option<SessionReason>> for SessionStart {
             Some(SessionReason::Fresh) => SessionStart::Fresh,
             Some(SessionReason::Switch) => SessionStart::Switch,
             Some(SessionReason::Lost) => SessionStart::Lost,
+            Some(SessionReason::Fork) => SessionStart::Fork,
         }
     }
 }

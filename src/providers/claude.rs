@@ -69,26 +69,37 @@ pub fn args(spec: &RunSpec) -> Vec<OsString> {
     .into_iter()
     .map(OsString::from)
     .collect();
-    let mut pair = |flag: &str, value: &str| {
-        args.push(flag.into());
-        args.push(value.into());
-    };
+    let mut add = |items: &[&str]| args.extend(items.iter().map(OsString::from));
     match &spec.session {
         SessionMode::New {
             session_id: Some(id),
-        } => pair("--session-id", id),
+        } => add(&["--session-id", id]),
         SessionMode::New { session_id: None } => {}
-        SessionMode::Resume { session_id } => pair("--resume", session_id),
+        SessionMode::Resume { session_id } => add(&["--resume", session_id]),
+        SessionMode::Fork {
+            from,
+            session_id,
+            at,
+        } => {
+            add(&["--resume", from]);
+            add(&["--fork-session"]);
+            if let Some(id) = session_id {
+                add(&["--session-id", id]);
+            }
+            if let Some(at) = at {
+                add(&["--resume-session-at", at]);
+            }
+        }
     }
     // Passed on resume too: some CLI versions otherwise resume on a model with another window.
     if let Some(model) = &spec.model {
-        pair("--model", model);
+        add(&["--model", model]);
     }
     if !spec.system_text.is_empty() {
-        pair("--append-system-prompt", &spec.system_text);
+        add(&["--append-system-prompt", &spec.system_text]);
     }
     if let Some(mode) = &spec.permission_mode {
-        pair("--permission-mode", mode);
+        add(&["--permission-mode", mode]);
     }
     for dir in &spec.add_dirs {
         // `--add-dir DIR` is variadic and would swallow what follows; `=` takes exactly one.

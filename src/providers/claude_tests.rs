@@ -119,6 +119,34 @@ fn args_table() {
         ),
         (spec(resume.clone()), vec!["--resume".into(), "id-2".into()]),
         (
+            spec(SessionMode::Fork {
+                from: "id-2".into(),
+                session_id: Some("id-3".into()),
+                at: None,
+            }),
+            ["--resume", "id-2", "--fork-session", "--session-id", "id-3"]
+                .map(String::from)
+                .to_vec(),
+        ),
+        (
+            spec(SessionMode::Fork {
+                from: "id-2".into(),
+                session_id: Some("id-3".into()),
+                at: Some("uuid-7".into()),
+            }),
+            [
+                "--resume",
+                "id-2",
+                "--fork-session",
+                "--session-id",
+                "id-3",
+                "--resume-session-at",
+                "uuid-7",
+            ]
+            .map(String::from)
+            .to_vec(),
+        ),
+        (
             RunSpec {
                 model: Some("sonnet".into()),
                 system_text: "rules".into(),

@@ -46,6 +46,8 @@ pub fn args(spec: &RunSpec) -> Vec<OsString> {
     match &spec.session {
         SessionMode::New { .. } => {}
         SessionMode::Resume { session_id } => args.extend(["resume".into(), session_id.into()]),
+        // Without the final `-` Codex forks but sends no prompt.
+        SessionMode::Fork { from, .. } => args.extend(["fork".into(), from.into(), "-".into()]),
     }
     args
 }

@@ -23,6 +23,14 @@ pub enum SessionMode {
     New { session_id: Option<String> },
     /// Resume this session id.
     Resume { session_id: String },
+    /// A new session that starts as a copy of session `from` (another terminal's): Claude
+    /// `--resume FROM --fork-session --session-id ID`, cut back to the entry `at` when given
+    /// (`--resume-session-at`); Codex `exec … fork FROM -` (it picks the id).
+    Fork {
+        from: String,
+        session_id: Option<String>,
+        at: Option<String>,
+    },
 }
 
 /// Everything needed to launch one provider run. Built by the engine; turned into argv by the

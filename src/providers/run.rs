@@ -34,7 +34,7 @@ impl Parser {
             Parser::Codex(p) => {
                 let expected = match &spec.session {
                     SessionMode::Resume { session_id } => Some(session_id.as_str()),
-                    SessionMode::New { .. } => None,
+                    SessionMode::New { .. } | SessionMode::Fork { .. } => None,
                 };
                 p.finish(exit, homes, expected)
             }

@@ -137,7 +137,9 @@ impl TurnCtx<'_> {
         }
         let session_id = match &spec.session {
             SessionMode::Resume { session_id } => Some(session_id.clone()),
-            SessionMode::New { session_id } => outcome.session_id.clone().or(session_id.clone()),
+            SessionMode::New { session_id } | SessionMode::Fork { session_id, .. } => {
+                outcome.session_id.clone().or(session_id.clone())
+            }
         };
         let mut pinned = spec.model.clone();
         if let (Some(reason), Some(sid)) = (reason, &session_id) {

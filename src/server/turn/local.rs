@@ -219,7 +219,7 @@ impl TurnCtx<'_> {
         }
         let session_id = match &plan.mode {
             SessionMode::Resume { session_id } => session_id.clone(),
-            SessionMode::New { session_id } => session_id
+            SessionMode::New { session_id } | SessionMode::Fork { session_id, .. } => session_id
                 .clone()
                 .unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
         };

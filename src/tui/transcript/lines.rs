@@ -148,6 +148,9 @@ fn opened_text(conversation: u32, reason: OpenReason, rotate_at: f64) -> String 
             rotate_at * 100.0
         ),
         OpenReason::Moved => format!("conversation {conversation} · the directory moved"),
+        OpenReason::Manual => format!("conversation {conversation} · fresh, as asked"),
+        OpenReason::Fork => format!("conversation {conversation} · forked"),
+        OpenReason::Rewind => format!("conversation {conversation} · rewound"),
     }
 }
 
