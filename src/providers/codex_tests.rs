@@ -104,6 +104,14 @@ fn args_table() {
             spec(resume.clone()),
             vec!["-c", r#"developer_instructions="""#, "resume", "01a2-uuid"],
         ),
+        (
+            spec(SessionMode::Fork {
+                from: "01a2-uuid".into(),
+                session_id: None,
+                at: None,
+            }),
+            vec!["-c", r#"developer_instructions=""#, "fork", "01a2-uuid", "-"],
+        ),
         (full(new), full_opts.to_vec()),
         (
             full(resume),
