@@ -184,6 +184,10 @@ struct SendArgs {
     /// While a turn runs: interrupt it (its partial output is kept) and run this next
     #[arg(long)]
     jump: bool,
+    /// Retire the live conversation first: this prompt opens a fresh one (the standing text,
+    /// nothing summarized)
+    #[arg(long, conflicts_with = "steer")]
+    fresh: bool,
     /// Return once the prompt is accepted (journalled); prints its input number
     #[arg(long)]
     detach: bool,
@@ -207,6 +211,7 @@ impl SendArgs {
                 model: self.model,
                 dir: self.dir.map(absolute),
                 mode,
+                fresh: self.fresh,
             },
             detach: self.detach,
         })

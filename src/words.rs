@@ -284,3 +284,45 @@ impl CheckoutMode {
 #[cfg(test)]
 #[path = "words_tests.rs"]
 mod tests;
+
+/// Longest automatic conversation title, in characters.
+pub const TITLE_CHARS: usize = 40;
+
+/// A conversation's automatic title: the first non-blank line of its first prompt, trimmed, at
+/// most [`TITLE_CHARS`] characters (cut at a character boundary, trimmed again).
+pub fn title_of(prompt: &str) -> String {
+    let line = prompt
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or_default();
+    let cut: String = line.chars().take(TITLE_CHARS).collect();
+    cut.trim_end().to_string()
+}
+
+#[cfg(test)]
+mod title_tests {
+    use super::title_of;
+
+    #[test]
+    fn titles_are_the_first_line_cut_at_forty_characters() {
+        let rows = [
+            ("fix the login bug", "fix the login bug"),
+            ("  padded  \nsecond line", "padded"),
+            ("\n\n  \nafter blank lines\nmore", "after blank lines"),
+            (
+                "0123456789012345678901234567890123456789XYZ",
+                "0123456789012345678901234567890123456789",
+            ),
+            ("ééééééééééééééééééééééééééééééééééééééééé", "éééééééééééééééééééééééééééééééééééééééé"),
+            ("a space falls at forty              |    x", "a space falls at forty"),
+            ("日本語のプロンプトです。日本語のプロンプトです。日本語のプロンプトです。日本語", "日本語のプロンプトです。日本語のプロンプトです。日本語のプロンプトです。日本語"),
+            ("🙂 emoji", "🙂 emoji"),
+            ("", ""),
+            ("\r\nwindows\r\nline", "windows"),
+        ];
+        for (prompt, want) in rows {
+            assert_eq!(title_of(prompt), want, "{prompt:?}");
+        }
+    }
+}

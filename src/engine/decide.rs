@@ -1,5 +1,7 @@
 //! Rules 1–4 of the send path (ARCHITECTURE.md, "The send path"): directory moved → size →
-//! provider switch → resume.
+//! provider switch → resume, after the user's own ask for a fresh conversation (`--fresh`).
+//! A conversation that a fork or rewind opened and that has no session of its own yet forks
+//! the original's session on its first turn (rule 4, when the provider is the same).
 //! A `local` endpoint keeps baton's own loop and is never rotated (rule 2 does not apply when
 //! this turn or the last session is local: its history is trimmed per request instead).
 
@@ -26,6 +28,20 @@ pub struct ConversationFacts {
     pub context: Option<ContextUsage>,
     /// The session of its most recent turn that had one.
     pub session: Option<SessionFact>,
+    /// The session it was forked from (a fork or rewind of another terminal): its first
+    /// session starts as a copy of that one.
+    pub fork: Option<ForkFact>,
+}
+
+/// The session a forked conversation starts from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForkFact {
+    pub provider: ProviderKind,
+    pub session_id: String,
+    /// Where to cut the copy back to (Claude `--resume-session-at`), for a rewind.
+    pub at: Option<String>,
+    /// The copy already exists (made when the fork was asked for): resume it.
+    pub ready: bool,
 }
 
 /// Everything the send path looks at.
@@ -36,8 +52,11 @@ pub struct SendFacts {
     pub run_dir: PathBuf,
     /// The provider this turn runs on.
     pub provider: ProviderKind,
-    /// Whether the CLI's file for `conversation.session` still exists.
+    /// Whether the CLI's file for `conversation.session` (or, with no session yet, for
+    /// `conversation.fork`) still exists.
     pub session_on_disk: bool,
+    /// The user asked for a fresh conversation with this turn (`send --fresh`).
+    pub fresh: bool,
 }
 
 /// What to do before the turn starts.
@@ -49,6 +68,8 @@ pub enum Decision {
     NewSession { reason: SessionReason },
     /// Resume this provider session.
     Resume { session_id: String },
+    /// Start the conversation's first session as a fork of another terminal's session.
+    Fork { fork: ForkFact },
 }
 
 /// True once `context` passed the rotation line.
@@ -62,6 +83,11 @@ pub fn decide(facts: &SendFacts) -> Decision {
             reason: OpenReason::First,
         };
     };
+    if facts.fresh {
+        return Decision::OpenConversation {
+            reason: OpenReason::Manual,
+        };
+    }
     if conv.dir != facts.run_dir {
         return Decision::OpenConversation {
             reason: OpenReason::Moved,
@@ -78,8 +104,17 @@ pub fn decide(facts: &SendFacts) -> Decision {
         };
     }
     match &conv.session {
-        None => Decision::NewSession {
-            reason: SessionReason::Fresh,
+        None => match &conv.fork {
+            Some(f) if f.provider != facts.provider => Decision::NewSession {
+                reason: SessionReason::Switch,
+            },
+            Some(_) if !facts.session_on_disk => Decision::NewSession {
+                reason: SessionReason::Lost,
+            },
+            Some(f) => Decision::Fork { fork: f.clone() },
+            None => Decision::NewSession {
+                reason: SessionReason::Fresh,
+            },
         },
         Some(s) if s.provider != facts.provider => Decision::NewSession {
             reason: SessionReason::Switch,

@@ -17,6 +17,19 @@ fn conv(
             provider,
             session_id: id.to_string(),
         }),
+        fork: None,
+    }
+}
+
+fn forked(provider: ProviderKind, ready: bool) -> ConversationFacts {
+    ConversationFacts {
+        fork: Some(ForkFact {
+            provider,
+            session_id: "orig".into(),
+            at: Some("cut".into()),
+            ready,
+        }),
+        ..conv("/f", None, None)
     }
 }
 
@@ -188,8 +201,78 @@ fn every_row_of_the_send_path() {
             run_dir: PathBuf::from(run_dir),
             provider,
             session_on_disk: on_disk,
+            fresh: false,
         };
         assert_eq!(decide(&facts), want, "{what}");
+    }
+}
+
+#[test]
+fn a_forked_conversation_forks_its_source_on_its_first_turn() {
+    let fork = |provider, ready| Decision::Fork {
+        fork: forked(provider, ready).fork.unwrap(),
+    };
+    // (what, live conversation, provider, source on disk, decision)
+    let cases: Vec<(&str, ConversationFacts, ProviderKind, bool, Decision)> = vec![
+        ("first turn forks", forked(Claude, false), Claude, true, fork(Claude, false)),
+        ("a ready copy is forked too", forked(Codex, true), Codex, true, fork(Codex, true)),
+        (
+            "another provider cannot read it",
+            forked(Claude, false),
+            Codex,
+            true,
+            new(SessionReason::Switch),
+        ),
+        (
+            "the source is gone",
+            forked(Claude, false),
+            Claude,
+            false,
+            new(SessionReason::Lost),
+        ),
+        (
+            "once it has its own session, that one is resumed",
+            ConversationFacts {
+                session: Some(SessionFact {
+                    provider: Claude,
+                    session_id: "own".into(),
+                }),
+                ..forked(Claude, false)
+            },
+            Claude,
+            true,
+            resume("own"),
+        ),
+    ];
+    for (what, c, provider, on_disk, want) in cases {
+        let facts = SendFacts {
+            conversation: Some(c),
+            run_dir: PathBuf::from("/f"),
+            provider,
+            session_on_disk: on_disk,
+            fresh: false,
+        };
+        assert_eq!(decide(&facts), want, "{what}");
+    }
+}
+
+#[test]
+fn fresh_retires_any_live_conversation_as_manual() {
+    let rows = [
+        (None, open(OpenReason::First)),
+        (Some(conv("/a", None, Some((Claude, "s")))), open(OpenReason::Manual)),
+        (Some(conv("/b", None, None)), open(OpenReason::Manual)),
+        (Some(forked(Claude, false)), open(OpenReason::Manual)),
+    ];
+    for (conversation, want) in rows {
+        let facts = SendFacts {
+            conversation,
+            run_dir: PathBuf::from("/a"),
+            provider: Claude,
+            session_on_disk: true,
+            fresh: true,
+        };
+        assert_eq!(decide(&facts), want);
     }
 }
 

@@ -5,4 +5,6 @@
 pub mod decide;
 pub mod system_text;
 
-pub use decide::{decide, ConversationFacts, Decision, SendFacts, SessionFact, ROTATE_FRACTION};
+pub use decide::{
+    decide, ConversationFacts, Decision, ForkFact, SendFacts, SessionFact, ROTATE_FRACTION,
+};

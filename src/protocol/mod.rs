@@ -109,6 +109,9 @@ pub struct SendRequest {
     /// How it joins the work while a turn runs.
     #[serde(default)]
     pub mode: SendModeArg,
+    /// Its turn opens a fresh conversation (`send --fresh`, reason `manual`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fresh: bool,
 }
 
 impl SendRequest {
@@ -120,6 +123,7 @@ impl SendRequest {
             model: None,
             dir: None,
             mode: SendModeArg::Queue,
+            fresh: false,
         }
     }
 }

@@ -142,6 +142,8 @@ fn requeue(srv: &Server, tid: &str, n: u32) -> Result<Option<u32>, BatonError> {
             endpoint: old.endpoint,
             model: old.model,
             dir: old.dir,
+            // Its turn had started, so a fresh conversation it asked for is already open.
+            fresh: false,
         },
     )?;
     srv.store.append(

@@ -17,17 +17,27 @@ use crate::words::{OpenReason, SessionReason};
 /// 0: no version (the index before versions, with the endpoint packed as `local:NAME`).
 /// 1: terminals get `endpoint` and `last_local_endpoint` columns.
 /// 2: the `inputs` table (waiting input, see `inputs.rs`); turns get `input` and `mode`.
-pub const SCHEMA_VERSION: i32 = 2;
+/// 3: terminals get `archived` and `forked_from`; conversations `title`, `titled` and `fork`;
+///    the `forks` and `removals` tables (see `life.rs`); inputs get `fresh`.
+pub const SCHEMA_VERSION: i32 = 3;
 
 const SCHEMA: &str = "
 CREATE TABLE terminals (
   id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, dir TEXT NOT NULL, provider TEXT NOT NULL,
   endpoint TEXT, last_local_endpoint TEXT, model TEXT, brief TEXT, created_at TEXT NOT NULL,
-  source TEXT NOT NULL, mode TEXT NOT NULL, worktree TEXT);
+  source TEXT NOT NULL, mode TEXT NOT NULL, worktree TEXT,
+  archived INTEGER NOT NULL DEFAULT 0, forked_from TEXT);
 CREATE TABLE conversations (
   id TEXT PRIMARY KEY, terminal_id TEXT NOT NULL, number INTEGER NOT NULL,
   opened_reason TEXT NOT NULL, dir TEXT NOT NULL, system_text TEXT NOT NULL,
-  opened_at TEXT NOT NULL, retired_at TEXT);
+  opened_at TEXT NOT NULL, retired_at TEXT, title TEXT, titled INTEGER NOT NULL DEFAULT 0,
+  fork TEXT);
+CREATE TABLE forks (
+  terminal_id TEXT NOT NULL, seq INTEGER NOT NULL, link TEXT NOT NULL, at TEXT NOT NULL,
+  PRIMARY KEY (terminal_id, seq));
+CREATE TABLE removals (
+  terminal_id TEXT PRIMARY KEY, name TEXT NOT NULL, mode TEXT NOT NULL, worktree TEXT,
+  delete_branch INTEGER NOT NULL, force INTEGER NOT NULL, at TEXT NOT NULL);
 CREATE TABLE sessions (
   provider TEXT NOT NULL, session_id TEXT NOT NULL, conversation_id TEXT NOT NULL,
   terminal_id TEXT NOT NULL, turn_id TEXT NOT NULL, model TEXT, reason TEXT NOT NULL,
@@ -41,7 +51,7 @@ CREATE TABLE turns (
 CREATE TABLE inputs (
   terminal_id TEXT NOT NULL, number INTEGER NOT NULL, prompt TEXT NOT NULL, mode TEXT NOT NULL,
   direct INTEGER NOT NULL, jumped INTEGER NOT NULL, provider TEXT, endpoint TEXT, model TEXT,
-  dir TEXT, queued_at TEXT NOT NULL, state TEXT NOT NULL, position INTEGER, turn_id TEXT,
+  dir TEXT, fresh INTEGER NOT NULL DEFAULT 0, queued_at TEXT NOT NULL, state TEXT NOT NULL, position INTEGER, turn_id TEXT,
   PRIMARY KEY (terminal_id, number));
 CREATE TABLE instructions (
   terminal_id TEXT NOT NULL, seq INTEGER NOT NULL, text TEXT NOT NULL, turn_id TEXT,
@@ -96,7 +106,7 @@ pub fn recreate_schema(tx: &Transaction<'_>) -> rusqlite::Result<()> {
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)
 }
 
-fn json<T: serde::Serialize>(v: &T) -> String {
+pub(super) fn json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
 
@@ -128,7 +138,27 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()>
             reason: _,
         } => apply_checkout_moved(&c, dir, *mode, worktree.as_ref()),
         Record::TurnCommitted { turn_id, commit } => apply_turn_committed(&c, turn_id, commit),
-        Record::TerminalRemoved => apply_terminal_removed(&c),
+        Record::TerminalRemoved => {
+            super::life::removal_done(c.tx, c.tid)?;
+            apply_terminal_removed(&c)
+        }
+        Record::RemovalStarted {
+            delete_branch,
+            force,
+        } => {
+            super::life::removal_started(c.tx, c.tid, c.at, *delete_branch, *force)?;
+            apply_terminal_removed(&c)
+        }
+        Record::Archived => super::life::archived(c.tx, c.tid, true),
+        Record::Unarchived => super::life::archived(c.tx, c.tid, false),
+        Record::Forked { from } => super::life::forked(c.tx, c.tid, from),
+        Record::ForkedInto { into } => super::life::forked_into(c.tx, c.tid, c.at, into),
+        Record::ConversationTitled {
+            conversation_id,
+            title,
+        } => super::life::titled(c.tx, conversation_id, title),
+        // Read from the journal by the local loop, like `LocalMessages`.
+        Record::HistoryCopied { .. } => Ok(()),
         Record::Renamed { name } => apply_renamed(&c, name),
         Record::SettingsChanged {
             provider,
@@ -144,7 +174,12 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()>
             reason,
             dir,
             system_text,
-        } => apply_conversation_opened(&c, conversation_id, *number, *reason, dir, system_text),
+            title,
+            fork,
+        } => {
+            apply_conversation_opened(&c, conversation_id, *number, *reason, dir, system_text)?;
+            super::life::conversation_carries(c.tx, conversation_id, title.as_deref(), fork)
+        }
         r @ Record::TurnStarted { .. } => apply_turn_started(&c, r),
         // Read from the journal by the recovery at server start.
         Record::TurnProcess { .. } => Ok(()),
@@ -369,7 +404,7 @@ fn apply_turn_started(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
     if let Some(n) = input {
         super::inputs::leave_queue(c.tx, c.tid, *n, "started", Some(turn_id))?;
     }
-    Ok(())
+    super::life::title_from_first_prompt(c.tx, conversation_id, prompt)
 }
 
 /// An enum's serialized name (`"queue"` → `queue`).

@@ -25,6 +25,8 @@ pub struct InputRow {
     pub endpoint: Option<String>,
     pub model: Option<String>,
     pub dir: Option<String>,
+    /// Its turn opens a fresh conversation.
+    pub fresh: bool,
     pub queued_at: String,
     /// `waiting`, `started`, `steered` or `withdrawn`.
     pub state: String,
@@ -48,18 +50,19 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, at: &str, r: &Record) -> rusqlite:
             endpoint,
             model,
             dir,
+            fresh,
         } => {
             let last = waiting_count(tx, tid)?;
             tx.execute(
                 "INSERT OR REPLACE INTO inputs (terminal_id, number, prompt, mode, direct, jumped,
-                   provider, endpoint, model, dir, queued_at, state, position)
+                   provider, endpoint, model, dir, fresh, queued_at, state, position)
                  VALUES (:tid, :n, :prompt, :mode, :direct, 0, :provider, :endpoint, :model, :dir,
-                   :at, 'waiting', :position)",
+                   :fresh, :at, 'waiting', :position)",
                 named_params! {
                     ":tid": tid, ":n": input, ":prompt": prompt, ":mode": json_name(mode),
                     ":direct": direct, ":provider": provider.map(|p| p.as_str()),
-                    ":endpoint": endpoint, ":model": model, ":dir": dir, ":at": at,
-                    ":position": last + 1,
+                    ":endpoint": endpoint, ":model": model, ":dir": dir, ":fresh": fresh,
+                    ":at": at, ":position": last + 1,
                 },
             )?;
             if *mode == InputMode::Steer {
@@ -181,7 +184,7 @@ pub fn leave_queue(
 }
 
 const COLS: &str = "i.number, i.prompt, i.mode, i.direct, i.jumped, i.provider, i.endpoint,
-    i.model, i.dir, i.queued_at, i.state, i.position, i.turn_id, t.number AS turn";
+    i.model, i.dir, i.fresh, i.queued_at, i.state, i.position, i.turn_id, t.number AS turn";
 
 fn row(r: &Row<'_>) -> rusqlite::Result<InputRow> {
     let mode: String = r.get("mode")?;
@@ -200,6 +203,7 @@ fn row(r: &Row<'_>) -> rusqlite::Result<InputRow> {
         endpoint: r.get("endpoint")?,
         model: r.get("model")?,
         dir: r.get("dir")?,
+        fresh: r.get("fresh")?,
         queued_at: r.get("queued_at")?,
         state: r.get("state")?,
         position: r.get("position")?,

@@ -4,6 +4,7 @@
 
 pub mod index;
 mod inputs;
+mod life;
 pub mod journal;
 pub mod records;
 mod views;
@@ -15,9 +16,10 @@ use std::sync::{Mutex, MutexGuard};
 use rusqlite::Connection;
 
 pub use inputs::InputRow;
-pub use records::{now_stamp, Entry, Record};
+pub use records::{now_stamp, Entry, ForkLink, Record, SessionFork};
 pub use views::{
-    ConversationView, InstructionView, SessionView, TerminalRow, TurnView, TurnsSummary,
+    ConversationView, InstructionView, PendingRemoval, SessionView, TerminalRow, TurnView,
+    TurnsSummary,
 };
 
 use crate::error::BatonError;
@@ -342,6 +344,16 @@ impl Store {
     /// The highest input number terminal `tid` used (0: none yet).
     pub fn last_input_number(&self, tid: &str) -> Result<u32> {
         inputs::last_number(&self.conn(), tid).map_err(|e| self.index_err(e))
+    }
+
+    /// Removals that started and never finished (a crash cut them short).
+    pub fn pending_removals(&self) -> Result<Vec<PendingRemoval>> {
+        views::pending_removals(&self.conn()).map_err(|e| self.index_err(e))
+    }
+
+    /// The terminals forked (or rewound) from terminal `tid`, oldest first.
+    pub fn forks(&self, tid: &str) -> Result<Vec<records::ForkLink>> {
+        views::forks(&self.conn(), tid).map_err(|e| self.index_err(e))
     }
 
     /// The highest turn number terminal `tid` used (0: none yet).

@@ -50,6 +50,32 @@ pub enum Record {
     },
     /// `baton rm`: the terminal is gone from the index; its journal stays on disk.
     TerminalRemoved,
+    /// `baton rm` began: written before anything is removed, so a removal a crash cut short
+    /// is finished by the next server start or `baton reindex` (`TerminalRemoved` ends it).
+    /// From here on the terminal is gone from listings.
+    RemovalStarted {
+        delete_branch: bool,
+        force: bool,
+    },
+    /// `baton archive`: hidden from `ls` and the multiplexer's list; nothing else changes.
+    Archived,
+    /// `baton unarchive`.
+    Unarchived,
+    /// This terminal was made by `baton fork` or `baton rewind` of another one.
+    Forked { from: ForkLink },
+    /// Another terminal was forked (or rewound) from this one.
+    ForkedInto { into: ForkLink },
+    /// The user titled the conversation (`baton rename NAME --conversation TITLE`).
+    ConversationTitled {
+        conversation_id: String,
+        title: String,
+    },
+    /// A local conversation's earlier turns, copied from the terminal it was forked from:
+    /// each turn's messages in Chat Completions form, oldest first.
+    HistoryCopied {
+        conversation_id: String,
+        turns: Vec<Vec<serde_json::Value>>,
+    },
     /// `baton rename`: the terminal is known by this name from now on.
     Renamed {
         name: String,
@@ -73,6 +99,12 @@ pub enum Record {
         dir: String,
         /// The system text, frozen for the conversation's life.
         system_text: String,
+        /// The title it carries on with (a fork's, from the original); else its first prompt's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        title: Option<String>,
+        /// The session its first turn forks (a fork or rewind of another terminal).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fork: Option<SessionFork>,
     },
     TurnStarted {
         turn_id: String,
@@ -113,6 +145,9 @@ pub enum Record {
         model: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         dir: Option<String>,
+        /// Its turn opens a fresh conversation (`send --fresh`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        fresh: bool,
     },
     /// Waiting input's text was replaced.
     InputEdited {
@@ -180,6 +215,34 @@ pub enum Record {
         text: String,
     },
     InstructionsCleared,
+}
+
+/// The other end of a fork: the terminal (by id and its name then), the conversation, the
+/// turn, and whether it was a rewind (the fork stops before `turn`) or a fork (after it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForkLink {
+    pub terminal_id: String,
+    pub name: String,
+    pub conversation_id: Option<String>,
+    /// A fork: the original's last turn it carries; a rewind: the turn it stops before.
+    pub turn: u32,
+    #[serde(default)]
+    pub rewind: bool,
+}
+
+/// The provider session a forked conversation's first turn starts from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionFork {
+    pub provider: ProviderKind,
+    pub session_id: String,
+    /// The model that session is pinned to.
+    pub model: Option<String>,
+    /// Where a rewind cuts the copy back to (Claude's `--resume-session-at` entry).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    /// The copy was made when the fork was asked for (its id is `session_id`): resume it.
+    #[serde(default)]
+    pub ready: bool,
 }
 
 impl Record {

@@ -3,6 +3,7 @@
 use rusqlite::{named_params, Connection, OptionalExtension, Row};
 use serde::Serialize;
 
+use super::records::{ForkLink, SessionFork};
 use crate::git::Worktree;
 pub use crate::protocol::views::{InstructionView, SessionView, TurnView};
 use crate::words::CheckoutMode;
@@ -22,6 +23,10 @@ pub struct TerminalRow {
     pub source: String,
     pub mode: CheckoutMode,
     pub worktree: Option<Worktree>,
+    /// Hidden from `ls` and the multiplexer's list (`baton archive`).
+    pub archived: bool,
+    /// The terminal it was forked or rewound from.
+    pub forked_from: Option<ForkLink>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -34,6 +39,22 @@ pub struct ConversationView {
     pub system_text: String,
     pub opened_at: String,
     pub retired_at: Option<String>,
+    /// Its first prompt's first line (40 characters) until the user renames it.
+    pub title: Option<String>,
+    /// The session its first turn forks (a fork or rewind of another terminal).
+    #[serde(skip)]
+    pub fork: Option<SessionFork>,
+}
+
+/// A `baton rm` that started and has not finished (a crash cut it short).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingRemoval {
+    pub terminal_id: String,
+    pub name: String,
+    pub mode: CheckoutMode,
+    pub worktree: Option<Worktree>,
+    pub delete_branch: bool,
+    pub force: bool,
 }
 
 fn provider(s: String) -> rusqlite::Result<ProviderKind> {
@@ -60,8 +81,12 @@ fn list(s: Option<String>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-const TERMINAL_COLS: &str =
-    "id, name, dir, provider, endpoint, model, brief, created_at, source, mode, worktree";
+const TERMINAL_COLS: &str = "id, name, dir, provider, endpoint, model, brief, created_at, source,
+    mode, worktree, archived, forked_from";
+
+fn from_json<T: serde::de::DeserializeOwned>(s: Option<String>) -> Option<T> {
+    s.and_then(|s| serde_json::from_str(&s).ok())
+}
 
 fn terminal_row(r: &Row<'_>) -> rusqlite::Result<TerminalRow> {
     Ok(TerminalRow {
@@ -78,9 +103,9 @@ fn terminal_row(r: &Row<'_>) -> rusqlite::Result<TerminalRow> {
             let m: String = r.get("mode")?;
             CheckoutMode::parse(&m).unwrap_or(CheckoutMode::InPlace)
         },
-        worktree: r
-            .get::<_, Option<String>>("worktree")?
-            .and_then(|w| serde_json::from_str(&w).ok()),
+        worktree: from_json(r.get("worktree")?),
+        archived: r.get("archived")?,
+        forked_from: from_json(r.get("forked_from")?),
     })
 }
 
@@ -101,7 +126,8 @@ pub fn terminal(c: &Connection, tid: &str) -> rusqlite::Result<Option<TerminalRo
     .optional()
 }
 
-const CONV_COLS: &str = "id, number, opened_reason, dir, system_text, opened_at, retired_at";
+const CONV_COLS: &str =
+    "id, number, opened_reason, dir, system_text, opened_at, retired_at, title, fork";
 
 fn conversation_row(r: &Row<'_>) -> rusqlite::Result<ConversationView> {
     Ok(ConversationView {
@@ -112,7 +138,41 @@ fn conversation_row(r: &Row<'_>) -> rusqlite::Result<ConversationView> {
         system_text: r.get("system_text")?,
         opened_at: r.get("opened_at")?,
         retired_at: r.get("retired_at")?,
+        title: r.get("title")?,
+        fork: from_json(r.get("fork")?),
     })
+}
+
+/// Removals that started and never finished.
+pub fn pending_removals(c: &Connection) -> rusqlite::Result<Vec<PendingRemoval>> {
+    let mut s = c.prepare(
+        "SELECT terminal_id, name, mode, worktree, delete_branch, force FROM removals ORDER BY at",
+    )?;
+    let rows = s.query_map([], |r| {
+        Ok(PendingRemoval {
+            terminal_id: r.get("terminal_id")?,
+            name: r.get("name")?,
+            mode: {
+                let m: String = r.get("mode")?;
+                CheckoutMode::parse(&m).unwrap_or(CheckoutMode::InPlace)
+            },
+            worktree: from_json(r.get("worktree")?),
+            delete_branch: r.get("delete_branch")?,
+            force: r.get("force")?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// The terminals forked (or rewound) from terminal `tid`, oldest first.
+pub fn forks(c: &Connection, tid: &str) -> rusqlite::Result<Vec<ForkLink>> {
+    let mut s = c.prepare("SELECT link FROM forks WHERE terminal_id=:tid ORDER BY seq")?;
+    let rows = s.query_map(named_params! { ":tid": tid }, |r| r.get::<_, String>("link"))?;
+    Ok(rows
+        .collect::<rusqlite::Result<Vec<_>>>()?
+        .into_iter()
+        .filter_map(|l| serde_json::from_str(&l).ok())
+        .collect())
 }
 
 pub fn live_conversation(c: &Connection, tid: &str) -> rusqlite::Result<Option<ConversationView>> {

@@ -121,7 +121,11 @@ impl TurnCtx<'_> {
         }
         let mut reason = plan.session_reason;
         let mut outcome = self.run_cli(&spec, prompt).await?;
-        if let SessionMode::Resume { session_id } = &spec.session {
+        if let SessionMode::Resume { session_id }
+        | SessionMode::Fork {
+            from: session_id, ..
+        } = &spec.session
+        {
             if outcome.session_not_found && !self.interrupted.load(Ordering::SeqCst) {
                 self.note(format!(
                     "cannot resume {provider} session {session_id}: the CLI no longer has it; starting a fresh session in the same conversation"

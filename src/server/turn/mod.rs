@@ -38,6 +38,8 @@ pub struct SendJob {
     /// The input it runs, and how that input reached it.
     pub input: u32,
     pub mode: TurnMode,
+    /// The turn opens a fresh conversation (`send --fresh`).
+    pub fresh: bool,
 }
 
 /// Validates a send (nothing changes when it is refused) and hands it to the terminal's queue.
@@ -80,6 +82,7 @@ pub fn accept(
             provider,
             model: send.model,
             dir,
+            fresh: send.fresh,
         },
     )
 }
@@ -108,6 +111,7 @@ impl SendJob {
             dir: input.dir.clone(),
             input: input.number,
             mode,
+            fresh: input.fresh,
         }
     }
 }
@@ -161,7 +165,7 @@ async fn run_locked(
             },
         });
     }
-    let plan = plan::plan(srv, rt, &term).await?;
+    let plan = plan::plan(srv, rt, &term, job.fresh).await?;
     let started = start(srv, rt, &term, &plan, &job, feed)?;
     let mut ctx = TurnCtx {
         srv,

@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 
 use super::super::state::{Server, TermRuntime};
-use crate::engine::{self, ConversationFacts, Decision, SendFacts, SessionFact};
+use crate::engine::{self, ConversationFacts, Decision, ForkFact, SendFacts, SessionFact};
 use crate::error::BatonError;
 use crate::providers::{self, SessionMode};
-use crate::store::{ConversationView, Record, TerminalRow};
+use crate::store::{ConversationView, Record, SessionFork, TerminalRow};
 use crate::words::{OpenReason, ProviderKind, SessionReason};
 
 /// What the send path settled on for this turn.
@@ -25,6 +25,7 @@ pub(super) async fn plan(
     srv: &Server,
     rt: &TermRuntime,
     term: &TerminalRow,
+    fresh: bool,
 ) -> Result<Plan, BatonError> {
     let run_dir = PathBuf::from(&term.dir);
     let live = srv.store.live_conversation(&term.id)?;
@@ -32,8 +33,21 @@ pub(super) async fn plan(
         Some(c) => Some(conversation_facts(srv, c)?),
         None => None,
     };
-    let session_on_disk = match facts_conv.as_ref().and_then(|c| c.session.as_ref()) {
-        Some(s) if s.provider == term.provider => session_on_disk(srv, s, &run_dir),
+    let session_on_disk = match facts_conv.as_ref() {
+        Some(ConversationFacts {
+            session: Some(s), ..
+        }) if s.provider == term.provider => session_on_disk(srv, s, &run_dir),
+        Some(ConversationFacts {
+            session: None,
+            fork: Some(f),
+            ..
+        }) if f.provider == term.provider => {
+            let s = SessionFact {
+                provider: f.provider,
+                session_id: f.session_id.clone(),
+            };
+            session_on_disk(srv, &s, &run_dir)
+        }
         _ => false,
     };
     let facts = SendFacts {
@@ -41,6 +55,7 @@ pub(super) async fn plan(
         run_dir: run_dir.clone(),
         provider: term.provider,
         session_on_disk,
+        fresh,
     };
     let decision = engine::decide(&facts);
     let (conversation, opened) = match (&decision, live) {
@@ -48,8 +63,14 @@ pub(super) async fn plan(
             // The fresh conversation opens with every line of the prompts before it.
             super::super::extract::settle(rt).await;
             let number = prev.map_or(0, |p| p.number) + 1;
+            let opening = Opening {
+                number,
+                reason: *reason,
+                title: None,
+                fork: None,
+            };
             (
-                open_conversation(srv, term, &run_dir, number, *reason)?,
+                open_conversation(srv, term, &run_dir, opening, None)?,
                 Some(*reason),
             )
         }
@@ -72,6 +93,25 @@ pub(super) async fn plan(
             (SessionMode::Resume { session_id }, None, pinned)
         }
         Decision::NewSession { reason } => (new_mode(term.provider), Some(reason), None),
+        Decision::Fork { fork } => {
+            let mode = if fork.ready {
+                SessionMode::Resume {
+                    session_id: fork.session_id.clone(),
+                }
+            } else {
+                let session_id = match new_mode(term.provider) {
+                    SessionMode::New { session_id } => session_id,
+                    _ => None,
+                };
+                SessionMode::Fork {
+                    from: fork.session_id.clone(),
+                    session_id,
+                    at: fork.at.clone(),
+                }
+            };
+            let pinned = conversation.fork.as_ref().and_then(|f| f.model.clone());
+            (mode, Some(SessionReason::Fork), pinned)
+        }
         Decision::OpenConversation { .. } => {
             (new_mode(term.provider), Some(SessionReason::Fresh), None)
         }
@@ -105,6 +145,12 @@ fn conversation_facts(srv: &Server, c: &ConversationView) -> Result<Conversation
             provider,
             session_id,
         }),
+        fork: c.fork.as_ref().map(|f| ForkFact {
+            provider: f.provider,
+            session_id: f.session_id.clone(),
+            at: f.at.clone(),
+            ready: f.ready,
+        }),
     })
 }
 
@@ -119,19 +165,38 @@ fn session_on_disk(srv: &Server, s: &SessionFact, cwd: &Path) -> bool {
     }
 }
 
-fn open_conversation(
+/// A conversation about to open: its number and why, and what a fork carries into it.
+pub struct Opening {
+    pub number: u32,
+    pub reason: OpenReason,
+    pub title: Option<String>,
+    pub fork: Option<SessionFork>,
+}
+
+/// Journals a fresh conversation for terminal `term`, running in `run_dir`, frozen with the
+/// terminal's brief and `instructions` (None: its standing instructions now).
+pub fn open_conversation(
     srv: &Server,
     term: &TerminalRow,
     run_dir: &Path,
-    number: u32,
-    reason: OpenReason,
+    opening: Opening,
+    instructions: Option<Vec<String>>,
 ) -> Result<ConversationView, BatonError> {
-    let instructions: Vec<String> = srv
-        .store
-        .instructions(&term.id)?
-        .into_iter()
-        .map(|i| i.text)
-        .collect();
+    let instructions: Vec<String> = match instructions {
+        Some(i) => i,
+        None => srv
+            .store
+            .instructions(&term.id)?
+            .into_iter()
+            .map(|i| i.text)
+            .collect(),
+    };
+    let Opening {
+        number,
+        reason,
+        title,
+        fork,
+    } = opening;
     let system_text = engine::system_text::build(
         run_dir,
         &srv.screenshots(&term.id),
@@ -147,6 +212,8 @@ fn open_conversation(
             reason,
             dir: run_dir.to_string_lossy().into_owned(),
             system_text: system_text.clone(),
+            title: title.clone(),
+            fork: fork.clone(),
         },
     )?;
     Ok(ConversationView {
@@ -157,5 +224,7 @@ fn open_conversation(
         system_text,
         opened_at: entry.at,
         retired_at: None,
+        title,
+        fork,
     })
 }

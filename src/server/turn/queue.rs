@@ -32,6 +32,7 @@ pub struct Asked {
     pub provider: Option<super::super::settings::ProviderChoice>,
     pub model: Option<String>,
     pub dir: Option<String>,
+    pub fresh: bool,
 }
 
 /// Journals the input (synced: from here on it is the server's) and wakes the runner.
@@ -61,6 +62,7 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
                 endpoint: asked.provider.and_then(|p| p.endpoint),
                 model: asked.model,
                 dir: asked.dir,
+                fresh: asked.fresh,
             },
         )?;
         if asked.mode == SendModeArg::Jump {

@@ -1,0 +1,129 @@
+//! The index side of a terminal's life beyond its turns: archiving, removal in two steps
+//! (`RemovalStarted` hides the terminal at once and remembers what to finish; `TerminalRemoved`
+//! ends it), forks (where a terminal came from, where it was forked into) and conversation
+//! titles (the first prompt's until the user renames it). See ARCHITECTURE.md ("The journal's
+//! records").
+
+use rusqlite::{named_params, OptionalExtension, Transaction};
+
+use super::index::json;
+use super::records::{ForkLink, SessionFork};
+use crate::words::title_of;
+
+pub fn archived(tx: &Transaction<'_>, tid: &str, archived: bool) -> rusqlite::Result<()> {
+    tx.execute(
+        "UPDATE terminals SET archived=:archived WHERE id=:tid",
+        named_params! { ":tid": tid, ":archived": archived },
+    )?;
+    Ok(())
+}
+
+/// Remembers what a removal has to finish (the terminal's row is dropped right after).
+pub fn removal_started(
+    tx: &Transaction<'_>,
+    tid: &str,
+    at: &str,
+    delete_branch: bool,
+    force: bool,
+) -> rusqlite::Result<()> {
+    let row: Option<(String, String, Option<String>)> = tx
+        .query_row(
+            "SELECT name, mode, worktree FROM terminals WHERE id=:tid",
+            named_params! { ":tid": tid },
+            |r| Ok((r.get("name")?, r.get("mode")?, r.get("worktree")?)),
+        )
+        .optional()?;
+    let Some((name, mode, worktree)) = row else {
+        return Ok(());
+    };
+    tx.execute(
+        "INSERT OR REPLACE INTO removals (terminal_id, name, mode, worktree, delete_branch, force, at)
+         VALUES (:tid, :name, :mode, :worktree, :delete_branch, :force, :at)",
+        named_params! {
+            ":tid": tid,
+            ":name": name,
+            ":mode": mode,
+            ":worktree": worktree,
+            ":delete_branch": delete_branch,
+            ":force": force,
+            ":at": at,
+        },
+    )?;
+    Ok(())
+}
+
+pub fn removal_done(tx: &Transaction<'_>, tid: &str) -> rusqlite::Result<()> {
+    tx.execute(
+        "DELETE FROM removals WHERE terminal_id=:tid",
+        named_params! { ":tid": tid },
+    )?;
+    Ok(())
+}
+
+pub fn forked(tx: &Transaction<'_>, tid: &str, from: &ForkLink) -> rusqlite::Result<()> {
+    tx.execute(
+        "UPDATE terminals SET forked_from=:from WHERE id=:tid",
+        named_params! { ":tid": tid, ":from": json(from) },
+    )?;
+    Ok(())
+}
+
+pub fn forked_into(
+    tx: &Transaction<'_>,
+    tid: &str,
+    at: &str,
+    into: &ForkLink,
+) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT INTO forks (terminal_id, seq, link, at)
+         VALUES (:tid, (SELECT COALESCE(MAX(seq), 0) + 1 FROM forks WHERE terminal_id=:tid),
+           :link, :at)",
+        named_params! { ":tid": tid, ":link": json(into), ":at": at },
+    )?;
+    Ok(())
+}
+
+/// A user's title: it stays, whatever the prompts.
+pub fn titled(tx: &Transaction<'_>, conversation_id: &str, title: &str) -> rusqlite::Result<()> {
+    tx.execute(
+        "UPDATE conversations SET title=:title, titled=1 WHERE id=:id",
+        named_params! { ":id": conversation_id, ":title": title },
+    )?;
+    Ok(())
+}
+
+/// What a conversation opened with: a title carried on from the original, and the session
+/// its first turn forks.
+pub fn conversation_carries(
+    tx: &Transaction<'_>,
+    conversation_id: &str,
+    title: Option<&str>,
+    fork: &Option<SessionFork>,
+) -> rusqlite::Result<()> {
+    tx.execute(
+        "UPDATE conversations SET title=:title, fork=:fork WHERE id=:id",
+        named_params! {
+            ":id": conversation_id,
+            ":title": title,
+            ":fork": fork.as_ref().map(json),
+        },
+    )?;
+    Ok(())
+}
+
+/// A conversation without a title takes its first prompt's.
+pub fn title_from_first_prompt(
+    tx: &Transaction<'_>,
+    conversation_id: &str,
+    prompt: &str,
+) -> rusqlite::Result<()> {
+    let title = title_of(prompt);
+    if title.is_empty() {
+        return Ok(());
+    }
+    tx.execute(
+        "UPDATE conversations SET title=:title WHERE id=:id AND title IS NULL",
+        named_params! { ":id": conversation_id, ":title": title },
+    )?;
+    Ok(())
+}
