@@ -214,8 +214,20 @@ fn a_forked_conversation_forks_its_source_on_its_first_turn() {
     };
     // (what, live conversation, provider, source on disk, decision)
     let cases: Vec<(&str, ConversationFacts, ProviderKind, bool, Decision)> = vec![
-        ("first turn forks", forked(Claude, false), Claude, true, fork(Claude, false)),
-        ("a ready copy is forked too", forked(Codex, true), Codex, true, fork(Codex, true)),
+        (
+            "first turn forks",
+            forked(Claude, false),
+            Claude,
+            true,
+            fork(Claude, false),
+        ),
+        (
+            "a ready copy is forked too",
+            forked(Codex, true),
+            Codex,
+            true,
+            fork(Codex, true),
+        ),
         (
             "another provider cannot read it",
             forked(Claude, false),
@@ -260,7 +272,10 @@ fn a_forked_conversation_forks_its_source_on_its_first_turn() {
 fn fresh_retires_any_live_conversation_as_manual() {
     let rows = [
         (None, open(OpenReason::First)),
-        (Some(conv("/a", None, Some((Claude, "s")))), open(OpenReason::Manual)),
+        (
+            Some(conv("/a", None, Some((Claude, "s")))),
+            open(OpenReason::Manual),
+        ),
         (Some(conv("/b", None, None)), open(OpenReason::Manual)),
         (Some(forked(Claude, false)), open(OpenReason::Manual)),
     ];

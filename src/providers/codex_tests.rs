@@ -110,7 +110,13 @@ fn args_table() {
                 session_id: None,
                 at: None,
             }),
-            vec!["-c", r#"developer_instructions="""#, "fork", "01a2-uuid", "-"],
+            vec![
+                "-c",
+                r#"developer_instructions="""#,
+                "fork",
+                "01a2-uuid",
+                "-",
+            ],
         ),
         (full(new), full_opts.to_vec()),
         (

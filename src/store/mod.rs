@@ -4,8 +4,8 @@
 
 pub mod index;
 mod inputs;
-mod life;
 pub mod journal;
+mod life;
 pub mod records;
 mod views;
 

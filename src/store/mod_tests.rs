@@ -45,6 +45,8 @@ fn busy_store(d: &tempfile::TempDir) -> Store {
             reason: OpenReason::First,
             dir: "/w".into(),
             system_text: "s".into(),
+            title: None,
+            fork: None,
         },
         Record::TurnStarted {
             turn_id: "t1".into(),

@@ -62,9 +62,13 @@ pub enum Record {
     /// `baton unarchive`.
     Unarchived,
     /// This terminal was made by `baton fork` or `baton rewind` of another one.
-    Forked { from: ForkLink },
+    Forked {
+        from: ForkLink,
+    },
     /// Another terminal was forked (or rewound) from this one.
-    ForkedInto { into: ForkLink },
+    ForkedInto {
+        into: ForkLink,
+    },
     /// The user titled the conversation (`baton rename NAME --conversation TITLE`).
     ConversationTitled {
         conversation_id: String,

@@ -167,7 +167,9 @@ pub fn pending_removals(c: &Connection) -> rusqlite::Result<Vec<PendingRemoval>>
 /// The terminals forked (or rewound) from terminal `tid`, oldest first.
 pub fn forks(c: &Connection, tid: &str) -> rusqlite::Result<Vec<ForkLink>> {
     let mut s = c.prepare("SELECT link FROM forks WHERE terminal_id=:tid ORDER BY seq")?;
-    let rows = s.query_map(named_params! { ":tid": tid }, |r| r.get::<_, String>("link"))?;
+    let rows = s.query_map(named_params! { ":tid": tid }, |r| {
+        r.get::<_, String>("link")
+    })?;
     Ok(rows
         .collect::<rusqlite::Result<Vec<_>>>()?
         .into_iter()
