@@ -66,10 +66,46 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Give a terminal another name (its history, worktree and branch stay)
+    /// Give a terminal another name (its history, worktree and branch stay), or title its live
+    /// conversation (--conversation)
     Rename {
         name: String,
-        new_name: String,
+        #[arg(required_unless_present = "conversation")]
+        new_name: Option<String>,
+        /// Title the live conversation instead (it is titled from its first prompt until then)
+        #[arg(long, value_name = "TITLE", conflicts_with = "new_name")]
+        conversation: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// A new terminal that carries on from where NAME is now: its own worktree on a new branch
+    /// at NAME's head, the same instructions, and a fork of NAME's provider session
+    Fork {
+        name: String,
+        /// The new terminal's name (default: NAME-2, NAME-3…)
+        new: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// A new terminal that carries on from just before NAME's turn TURN: the files as they were
+    /// when it was sent, the provider's history before it; prints its prompt to edit and resend
+    Rewind {
+        name: String,
+        turn: u32,
+        /// The new terminal's name (default: NAME-2, NAME-3…)
+        new: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Hide a terminal from `ls` and the multiplexer's list (nothing else changes)
+    Archive {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show an archived terminal again
+    Unarchive {
+        name: String,
         #[arg(long)]
         json: bool,
     },
@@ -79,6 +115,9 @@ enum Cmd {
     Queue(QueueArgs),
     /// List terminals
     Ls {
+        /// Archived terminals too (marked)
+        #[arg(long)]
+        all: bool,
         #[arg(long)]
         json: bool,
     },
@@ -367,12 +406,56 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
         Some(Cmd::Rename {
             name,
             new_name,
+            conversation: Some(title),
+            json,
+        }) if new_name.is_none() => {
+            commands::simple(c, &Request::Title { name, title }, json, render::titled)
+        }
+        Some(Cmd::Rename {
+            name,
+            new_name,
+            conversation: _,
             json,
         }) => commands::simple(
             c,
-            &Request::Rename { name, new_name },
+            &Request::Rename {
+                name,
+                new_name: new_name.unwrap_or_default(),
+            },
             json,
             render::renamed,
+        ),
+        Some(Cmd::Fork { name, new, json }) => {
+            commands::simple(c, &Request::Fork { name, new }, json, render::forked)
+        }
+        Some(Cmd::Rewind {
+            name,
+            turn,
+            new,
+            json,
+        }) => commands::simple(
+            c,
+            &Request::Rewind { name, turn, new },
+            json,
+            render::rewound,
+        ),
+        Some(Cmd::Archive { name, json }) => commands::simple(
+            c,
+            &Request::Archive {
+                name,
+                archived: true,
+            },
+            json,
+            render::archived,
+        ),
+        Some(Cmd::Unarchive { name, json }) => commands::simple(
+            c,
+            &Request::Archive {
+                name,
+                archived: false,
+            },
+            json,
+            render::archived,
         ),
         Some(Cmd::Rm {
             name,
@@ -387,7 +470,7 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
             };
             commands::simple(c, &req, json, render::removed)
         }
-        Some(Cmd::Ls { json }) => commands::simple(c, &Request::Ls, json, render::ls),
+        Some(Cmd::Ls { all, json }) => commands::simple(c, &Request::Ls { all }, json, render::ls),
         Some(Cmd::Show { name, json }) => {
             commands::simple(c, &Request::Show { name }, json, render::show)
         }

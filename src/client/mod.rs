@@ -3,6 +3,7 @@
 
 pub mod commands;
 pub mod render;
+mod render_life;
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};

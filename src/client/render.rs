@@ -200,9 +200,14 @@ pub fn ls(rows: &Vec<TerminalView>) -> String {
         "NAME", "PROVIDER", "STATE", "CONTEXT", "DIR"
     );
     for v in rows {
+        let name = if v.archived {
+            format!("{} (archived)", v.name)
+        } else {
+            v.name.clone()
+        };
         out.push_str(&format!(
             "{:<16} {:<24} {:<8} {:<14} {}\n",
-            v.name,
+            name,
             provider_cell(v),
             v.state.as_str(),
             ctx_cell(v),
@@ -221,8 +226,12 @@ pub fn show(v: &TerminalView) -> String {
     }
     match &v.conversation {
         Some(c) => out.push_str(&format!(
-            "  conversation: {} (opened: {}) {}\n",
+            "  conversation: {}{} (opened: {}) {}\n",
             c.number,
+            c.title
+                .as_deref()
+                .map(|t| format!(" {t:?}"))
+                .unwrap_or_default(),
             c.opened_reason.as_str(),
             c.id
         )),
@@ -244,18 +253,24 @@ pub fn show(v: &TerminalView) -> String {
 
 pub fn log(v: &LogView) -> String {
     let mut out = String::new();
+    if let Some(f) = &v.forked_from {
+        out.push_str(&format!("{}\n", super::render_life::forked_from(f)));
+    }
     let mut current = None;
     for t in &v.turns {
         if t.conversation != current {
             current = t.conversation;
-            let reason = v
+            let conv = v
                 .conversations
                 .iter()
-                .find(|c| Some(c.number) == t.conversation)
-                .map(|c| c.opened_reason.as_str())
+                .find(|c| Some(c.number) == t.conversation);
+            let reason = conv.map(|c| c.opened_reason.as_str()).unwrap_or_default();
+            let title = conv
+                .and_then(|c| c.title.as_deref())
+                .map(|t| format!(" {t:?}"))
                 .unwrap_or_default();
             out.push_str(&format!(
-                "──── conversation {} (opened: {reason})\n",
+                "──── conversation {}{title} (opened: {reason})\n",
                 t.conversation.unwrap_or(0)
             ));
         }
@@ -277,6 +292,12 @@ pub fn log(v: &LogView) -> String {
         if let Some(e) = &turn.error {
             out.push_str(&format!("  error: {e}\n"));
         }
+        for f in v.forked_into.iter().filter(|f| f.turn == turn.number) {
+            out.push_str(&format!("{}\n", super::render_life::forked_into(f)));
+        }
+    }
+    for f in v.forked_into.iter().filter(|f| f.turn == 0) {
+        out.push_str(&format!("{}\n", super::render_life::forked_into(f)));
     }
     if out.is_empty() {
         out.push_str("no turns yet\n");
@@ -325,6 +346,8 @@ pub fn revert(v: &RevertView) -> String {
         v.turn, v.reverted, v.commit
     )
 }
+
+pub use super::render_life::{archived, forked, rewound, titled};
 
 pub fn renamed(v: &RenamedView) -> String {
     format!("renamed {} to {}", v.old_name, v.name)

@@ -71,7 +71,10 @@ pub use error::GitError;
 pub use message::{branch_name, commit_message, squash_message, CommitInfo, BODY_MAX, SUBJECT_MAX};
 pub use review::{diff, merge_squash, revert};
 pub use watch::Watch;
-pub use worktree::{create_worktree, locate, recreate, remove, Located, Removed};
+pub use worktree::{
+    branch_head, check_removable, create_worktree, create_worktree_at, locate, parent_of, recreate,
+    remove, Located, Removed,
+};
 
 use error::GitContext;
 

@@ -48,6 +48,29 @@ pub fn create_worktree(repo_dir: &Path, terminal: &str, into: &Path) -> Result<W
         RepoState::Branch { root, branch, head } => (root, branch, head),
     };
     let repo = open(&root)?;
+    branch_worktree(&repo, terminal, into, &head, base_branch)
+}
+
+/// A worktree for `terminal` on a new branch started at commit `start` of `from`'s repository
+/// (a fork or rewind of the terminal `from` belongs to). Its base branch is `from`'s: merging
+/// it lands where `from` would.
+pub fn create_worktree_at(
+    from: &Worktree,
+    terminal: &str,
+    into: &Path,
+    start: &str,
+) -> Result<Worktree, GitError> {
+    let repo = open(&from.repo)?;
+    branch_worktree(&repo, terminal, into, start, from.base_branch.clone())
+}
+
+fn branch_worktree(
+    repo: &Repository,
+    terminal: &str,
+    into: &Path,
+    head: &str,
+    base_branch: String,
+) -> Result<Worktree, GitError> {
     let branch = branch_name(terminal).ok_or_else(|| GitError::InvalidName {
         terminal: terminal.to_string(),
     })?;
@@ -56,15 +79,16 @@ pub fn create_worktree(repo_dir: &Path, terminal: &str, into: &Path) -> Result<W
     }
     let into = absolute(into)?;
     ensure_free(&into)?;
-    prepare(&repo, &into)?;
+    prepare(repo, &into)?;
     let commit = repo
-        .revparse_single(&head)
+        .revparse_single(head)
         .and_then(|o| o.peel_to_commit())
         .ctx(|| format!("cannot read commit {head}"))?;
+    let head = commit.id().to_string();
     let mut created = repo
         .branch(&branch, &commit, false)
         .ctx(|| format!("cannot create branch {branch}"))?;
-    let name = match add_worktree(&repo, terminal, &into, created.get()) {
+    let name = match add_worktree(repo, terminal, &into, created.get()) {
         Ok(name) => name,
         Err(e) => {
             // Nothing was committed on the new branch yet: deleting it loses nothing.
@@ -78,9 +102,49 @@ pub fn create_worktree(repo_dir: &Path, terminal: &str, into: &Path) -> Result<W
         branch,
         base_commit: head,
         base_branch,
-        repo: main_repo_path(&repo),
+        repo: main_repo_path(repo),
         name,
     })
+}
+
+/// The commit at the tip of `wt`'s branch.
+pub fn branch_head(wt: &Worktree) -> Result<String, GitError> {
+    let repo = open(&wt.repo)?;
+    Ok(super::commit::branch_tip(&repo, &wt.branch)?.to_string())
+}
+
+/// The first parent of `commit` in `wt`'s repository (None: it has none).
+pub fn parent_of(wt: &Worktree, commit: &str) -> Result<Option<String>, GitError> {
+    let repo = open(&wt.repo)?;
+    let c = repo
+        .revparse_single(commit)
+        .and_then(|o| o.peel_to_commit())
+        .ctx(|| format!("cannot read commit {commit}"))?;
+    Ok(c.parent_ids().next().map(|p| p.to_string()))
+}
+
+/// Refuses, before anything changes, what [`remove`] would refuse: a locked worktree, or a
+/// branch to delete that is not merged (without `force`).
+pub fn check_removable(wt: &Worktree, delete_branch: bool, force: bool) -> Result<(), GitError> {
+    let repo = open(&wt.repo)?;
+    if let Ok(found) = repo.find_worktree(&wt.name) {
+        ensure_unlocked(&found)?;
+    }
+    if !delete_branch || force {
+        return Ok(());
+    }
+    let pending = match locate(wt) {
+        Located::Here => changed_paths(&open_linked(&wt.path)?, true)?,
+        Located::Moved(p) => changed_paths(&open_linked(&p)?, true)?,
+        Located::Gone => Vec::new(),
+    };
+    if !pending.is_empty() || !super::review::is_merged(&repo, &wt.branch, &wt.base_branch)? {
+        return Err(GitError::Unmerged {
+            branch: wt.branch.clone(),
+            base: wt.base_branch.clone(),
+        });
+    }
+    Ok(())
 }
 
 /// Where the worktree is now: git's registration (which `git worktree move` and

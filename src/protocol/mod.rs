@@ -37,7 +37,11 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         change: Option<QueueChange>,
     },
-    Ls,
+    Ls {
+        /// Archived terminals too.
+        #[serde(default)]
+        all: bool,
+    },
     Show {
         name: String,
     },
@@ -75,6 +79,27 @@ pub enum Request {
     Rename {
         name: String,
         new_name: String,
+    },
+    /// Title the terminal's live conversation.
+    Title {
+        name: String,
+        title: String,
+    },
+    /// A new terminal carrying on from where `name` is now (`new`: its name).
+    Fork {
+        name: String,
+        new: Option<String>,
+    },
+    /// A new terminal carrying on from just before `name`'s turn `turn`.
+    Rewind {
+        name: String,
+        turn: u32,
+        new: Option<String>,
+    },
+    /// Hide the terminal from listings (`archived: false` shows it again).
+    Archive {
+        name: String,
+        archived: bool,
     },
     /// What the configured extractor keeps of `prompt` (no terminal is touched).
     Extract {

@@ -142,6 +142,8 @@ pub struct LiveConversationView {
     pub opened_reason: OpenReason,
     pub opened_at: String,
     pub dir: String,
+    /// Its first prompt's first line (40 characters) until the user renames it.
+    pub title: Option<String>,
 }
 
 /// The live conversation's context at the end of its last turn, and what the server concluded.
@@ -202,6 +204,8 @@ pub struct TerminalView {
     /// How many turns the terminal ran.
     pub turns: u32,
     pub last_turn: Option<LastTurnView>,
+    /// Hidden from `ls` and the multiplexer's list (`baton archive`).
+    pub archived: bool,
 }
 
 /// One conversation of `log --json`, with its provider sessions.
@@ -213,6 +217,7 @@ pub struct ConversationView {
     pub dir: String,
     pub opened_at: String,
     pub retired_at: Option<String>,
+    pub title: Option<String>,
     pub sessions: Vec<SessionView>,
 }
 
@@ -236,6 +241,82 @@ pub struct LogView {
     pub rotate_at: f64,
     pub conversations: Vec<ConversationView>,
     pub turns: Vec<LogTurnView>,
+    /// The terminal it was forked or rewound from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forked_from: Option<ForkedView>,
+    /// The terminals forked or rewound from it, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forked_into: Vec<ForkedView>,
+}
+
+/// One end of a fork in `log --json`: the other terminal (its name at the time, and id), the
+/// turn (a fork: the last one it carried; a rewind: the one it stopped before), which it was.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForkedView {
+    pub name: String,
+    pub id: String,
+    pub turn: u32,
+    pub rewind: bool,
+}
+
+/// Whether a fork's or rewind's first turn keeps the provider's history or starts afresh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HistoryMode {
+    /// `fork`: the first turn resumes a fork of the original's session.
+    Forked,
+    /// `rewind`: the provider's history up to the turn is kept.
+    Kept,
+    /// It could not be carried: a fresh conversation opens with the standing text.
+    Fresh,
+}
+
+/// `fork --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForkView {
+    pub name: String,
+    pub from: String,
+    /// The original's last turn the fork carries (0: it had none).
+    pub from_turn: u32,
+    pub branch: Option<String>,
+    pub worktree: Option<String>,
+    /// `forked` or `fresh`.
+    pub session_mode: HistoryMode,
+    /// Why it is `fresh`, or anything else worth telling.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// `rewind --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RewindView {
+    pub name: String,
+    pub from: String,
+    pub before_turn: u32,
+    pub branch: Option<String>,
+    /// The commit the new branch starts at: the files as they were when the turn was sent.
+    pub base_commit: Option<String>,
+    /// The turn's prompt, byte for byte, to edit and send again.
+    pub prompt: String,
+    /// `kept` or `fresh`.
+    pub history: HistoryMode,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// `archive` / `unarchive`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArchivedView {
+    pub name: String,
+    pub archived: bool,
+}
+
+/// `rename NAME --conversation TITLE`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TitledView {
+    pub name: String,
+    pub conversation: u32,
+    pub title: String,
 }
 
 /// `server status --json`.
@@ -343,6 +424,9 @@ pub struct ReindexView {
     pub entries: usize,
     /// Lines that could not be read, as `journal:line: why` (a torn last line after a crash).
     pub skipped: Vec<String>,
+    /// Removals a crash had cut short, finished now (by terminal name).
+    #[serde(default)]
+    pub finished_removals: Vec<String>,
 }
 
 /// `instructions extract --json`: what the configured extractor keeps of a prompt.

@@ -38,7 +38,7 @@ pub fn worktree_home(srv: &Server, name: &str, tid: &str) -> PathBuf {
 }
 
 /// `base/rel`, without the trailing slash `join("")` would add.
-fn under(base: &Path, rel: &Path) -> PathBuf {
+pub(super) fn under(base: &Path, rel: &Path) -> PathBuf {
     if rel.as_os_str().is_empty() {
         base.to_path_buf()
     } else {
@@ -334,13 +334,16 @@ pub fn revert(
 
 /// `baton rm`: commit leftovers, remove the worktree (the branch stays unless asked), forget the
 /// terminal. Its journal stays on disk.
+/// Removes what a removal of terminal `name` takes away on disk (its worktree, and its branch
+/// when asked), committing work left in it first. Safe to run again after a crash: a worktree
+/// already gone and a branch already deleted are skipped.
 pub fn remove(
-    srv: &Server,
     name: &str,
+    mode: CheckoutMode,
+    worktree: Option<&Worktree>,
     delete_branch: bool,
     force: bool,
 ) -> Result<RemovedView, BatonError> {
-    let term = srv.terminal(name)?;
     let mut out = RemovedView {
         name: name.to_string(),
         removed: true,
@@ -349,18 +352,13 @@ pub fn remove(
         worktree_removed: None,
         branch_deleted: None,
     };
-    if let (CheckoutMode::Worktree, Some(wt)) = (term.mode, &term.worktree) {
+    if let (CheckoutMode::Worktree, Some(wt)) = (mode, worktree) {
         let message = format!("baton: uncommitted work left in {name} when it was removed");
         let removed = git::remove(wt, &message, &[], delete_branch, force).map_err(git_err)?;
         out.branch = Some(wt.branch.clone());
         out.committed = Some(removed.committed);
         out.worktree_removed = Some(removed.path.map(|p| p.to_string_lossy().into_owned()));
         out.branch_deleted = Some(removed.branch_deleted);
-    } else if delete_branch {
-        return Err(BatonError::bad_input(format!(
-            "{name} has no branch of its own: drop --delete-branch"
-        )));
     }
-    srv.store.append(&term.id, Record::TerminalRemoved)?;
     Ok(out)
 }

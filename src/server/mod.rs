@@ -5,8 +5,10 @@ mod checkout;
 mod extract;
 mod feed;
 mod fence;
+mod forks;
 mod read;
 mod recover;
+mod removal;
 mod settings;
 mod shell;
 mod state;
@@ -68,6 +70,7 @@ pub fn run(data: DataDir, config: Config) -> Result<(), BatonError> {
     }
     let srv = Arc::new(Server::new(store, config));
     recover::unfinished(&srv)?;
+    removal::finish_removals(&srv);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -215,7 +218,7 @@ async fn connection(srv: Arc<Server>, stream: UnixStream, stop: tokio::sync::wat
 async fn watch(srv: &Server, write: &mut tokio::net::unix::OwnedWriteHalf) {
     use tokio::sync::broadcast::error::RecvError;
     let mut rx = srv.watch.subscribe();
-    let snapshot = |srv: &Server| match read::ls(srv) {
+    let snapshot = |srv: &Server| match read::ls(srv, true) {
         Ok(terminals) => Reply::Watch {
             event: WatchEvent::Terminals { terminals },
         },
@@ -301,8 +304,12 @@ async fn handle(
             name,
             delete_branch,
             force,
-        } => done(terminals::remove(srv, &name, delete_branch, force)),
+        } => done(removal::remove(srv, &name, delete_branch, force)),
         Request::Rename { name, new_name } => done(terminals::rename(srv, &name, &new_name)),
+        Request::Title { name, title } => done(terminals::title(srv, &name, &title)),
+        Request::Archive { name, archived } => done(terminals::archive(srv, &name, archived)),
+        Request::Fork { name, new } => done(forks::fork(srv, &name, new).await),
+        Request::Rewind { name, turn, new } => done(forks::rewind(srv, &name, turn, new).await),
         Request::Send { name, send, detach } => {
             let (feed, accepted) = match turn::accept(srv, &name, send) {
                 Ok(f) => f,
@@ -318,7 +325,7 @@ async fn handle(
             None => read::queue(srv, &t),
             Some(c) => turn::queue::change(srv, &t, c.input, c.action),
         })),
-        Request::Ls => done(read::ls(srv)),
+        Request::Ls { all } => done(read::ls(srv, all)),
         Request::Show { name } => done(read::show(srv, &name)),
         Request::Log { name } => done(read::log(srv, &name)),
         Request::Instructions { name, action } => done(terminals::instructions(srv, &name, action)),
@@ -346,6 +353,7 @@ async fn handle(
                         terminals: r.terminals,
                         entries: r.entries,
                         skipped: r.skipped,
+                        finished_removals: removal::finish_removals(srv),
                     }),
             )
         }

@@ -7,8 +7,8 @@ use super::state::Server;
 use crate::engine::{self, ROTATE_FRACTION};
 use crate::error::BatonError;
 use crate::protocol::views::{
-    CheckoutView, ContextView, ConversationView, LastTurnView, LiveConversationView, LogTurnView,
-    LogView, QueuedView, StatusView, TerminalState, TerminalView,
+    CheckoutView, ContextView, ConversationView, ForkedView, LastTurnView, LiveConversationView,
+    LogTurnView, LogView, QueuedView, StatusView, TerminalState, TerminalView,
 };
 use crate::protocol::WatchEvent;
 use crate::store::{TerminalRow, TurnView};
@@ -76,6 +76,7 @@ pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonErro
                 number: c.number,
                 opened_at: c.opened_at,
                 dir: c.dir,
+                title: c.title,
             })
         })
         .transpose()?;
@@ -111,6 +112,7 @@ pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonErro
             status: l.status,
             error: l.error.clone(),
         }),
+        archived: t.archived,
     })
 }
 
@@ -118,10 +120,12 @@ pub fn show(srv: &Server, name: &str) -> Result<TerminalView, BatonError> {
     terminal(srv, &srv.terminal(name)?)
 }
 
-pub fn ls(srv: &Server) -> Result<Vec<TerminalView>, BatonError> {
+/// Every terminal (`all`: archived ones too), oldest first.
+pub fn ls(srv: &Server, all: bool) -> Result<Vec<TerminalView>, BatonError> {
     srv.store
         .terminals()?
         .iter()
+        .filter(|t| all || !t.archived)
         .map(|t| terminal(srv, t))
         .collect()
 }
@@ -145,6 +149,7 @@ pub fn log(srv: &Server, name: &str) -> Result<LogView, BatonError> {
             dir: c.dir,
             opened_at: c.opened_at,
             retired_at: c.retired_at,
+            title: c.title,
         });
     }
     let turns = srv
@@ -160,7 +165,15 @@ pub fn log(srv: &Server, name: &str) -> Result<LogView, BatonError> {
             turn,
         })
         .collect();
+    let forked = |l: &crate::store::ForkLink| ForkedView {
+        name: l.name.clone(),
+        id: l.terminal_id.clone(),
+        turn: l.turn,
+        rewind: l.rewind,
+    };
     Ok(LogView {
+        forked_from: t.forked_from.as_ref().map(forked),
+        forked_into: srv.store.forks(&t.id)?.iter().map(forked).collect(),
         name: t.name,
         rotate_at: ROTATE_FRACTION,
         conversations,

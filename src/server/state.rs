@@ -191,9 +191,16 @@ impl Server {
             .store
             .terminal_id(name)?
             .ok_or_else(|| BatonError::unknown_terminal(name))?;
-        self.store
+        let t = self
+            .store
             .terminal(&tid)?
-            .ok_or_else(|| BatonError::unknown_terminal(name))
+            .ok_or_else(|| BatonError::unknown_terminal(name))?;
+        if t.removing {
+            return Err(BatonError::bad_input(format!(
+                "{name} is being removed (a removal cut short is finished by the next server start or `baton reindex`)"
+            )));
+        }
+        Ok(t)
     }
 
     /// The CLI binary for `kind`, or the error naming how to install or configure it.

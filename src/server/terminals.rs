@@ -7,8 +7,9 @@ use std::path::Path;
 use super::settings::{existing_dir, validate_model, ProviderChoice};
 use super::state::{Interrupting, Server};
 use crate::error::BatonError;
-use crate::protocol::views::{InstructionView, InterruptedView, RenamedView, TerminalView};
-use crate::protocol::{InstructionsAction, WatchEvent};
+use crate::protocol::views::{ArchivedView, InstructionView, InterruptedView, RenamedView};
+use crate::protocol::views::{TerminalView, TitledView};
+use crate::protocol::InstructionsAction;
 use crate::store::{Record, TerminalRow};
 use crate::validate;
 use crate::words::ProviderKind;
@@ -70,7 +71,7 @@ pub fn new_terminal(
     super::read::show(srv, &name)
 }
 
-fn free_name(srv: &Server, base: &str) -> Result<String, BatonError> {
+pub(super) fn free_name(srv: &Server, base: &str) -> Result<String, BatonError> {
     if srv.store.terminal_id(base)?.is_none() {
         return Ok(base.to_string());
     }
@@ -211,36 +212,64 @@ pub fn rename(srv: &Server, name: &str, new_name: &str) -> Result<RenamedView, B
     })
 }
 
-fn busy_refusal(name: &str, what: &str) -> BatonError {
+pub(super) fn busy_refusal(name: &str, what: &str) -> BatonError {
     BatonError::bad_input(format!(
         "{name} is running a turn or has prompts waiting: {what} it once they ended (or `baton interrupt {name}`)"
     ))
 }
 
-/// `baton rm`: refused while the terminal runs or has sends waiting.
-pub fn remove(
-    srv: &Server,
-    name: &str,
-    delete_branch: bool,
-    force: bool,
-) -> Result<crate::protocol::views::RemovedView, BatonError> {
+/// `baton archive` / `unarchive`: hides the terminal from `ls` and the multiplexer's list (or
+/// shows it again). Nothing else changes: a running turn goes on, waiting input still runs. Its
+/// shell is closed (a hidden terminal's shell would linger unseen).
+pub fn archive(srv: &Server, name: &str, archived: bool) -> Result<ArchivedView, BatonError> {
     let t = srv.terminal(name)?;
-    let rt = srv.runtime(&t.id);
-    // Holding the turn lock keeps a send from starting while the terminal is removed.
-    let Ok(_turn) = rt.turn_lock.try_lock() else {
+    if t.archived != archived {
+        let record = if archived {
+            Record::Archived
+        } else {
+            Record::Unarchived
+        };
+        srv.store.append(&t.id, record)?;
+        if archived {
+            srv.shells.hang_up(&t.id);
+        }
+        srv.announce(&t.id);
+    }
+    Ok(ArchivedView {
+        name: name.to_string(),
+        archived,
+    })
+}
+
+/// Longest conversation title a user may give, in characters.
+const TITLE_MAX: usize = 200;
+
+/// `baton rename NAME --conversation TITLE`: titles the live conversation.
+pub fn title(srv: &Server, name: &str, title: &str) -> Result<TitledView, BatonError> {
+    let t = srv.terminal(name)?;
+    let title = title.trim();
+    if title.is_empty() || title.chars().any(char::is_control) || title.chars().count() > TITLE_MAX
+    {
         return Err(BatonError::bad_input(format!(
-            "{name} is running a turn: remove it once the turn ended (or `baton interrupt {name}` first)"
-        )));
-    };
-    if super::read::waiting(srv, &t)? > 0 {
-        return Err(BatonError::bad_input(format!(
-            "{name} has prompts waiting: remove it once they ran"
+            "a conversation title is one line of text, 1 to {TITLE_MAX} characters, without control characters"
         )));
     }
-    let removed = super::checkout::remove(srv, name, delete_branch, force)?;
-    srv.shells.hang_up(&t.id);
-    let _ = srv.watch.send(WatchEvent::Removed {
+    let Some(conv) = srv.store.live_conversation(&t.id)? else {
+        return Err(BatonError::bad_input(format!(
+            "{name} has no conversation yet: its first prompt opens one (and titles it)"
+        )));
+    };
+    srv.store.append(
+        &t.id,
+        Record::ConversationTitled {
+            conversation_id: conv.id.clone(),
+            title: title.to_string(),
+        },
+    )?;
+    srv.announce(&t.id);
+    Ok(TitledView {
         name: name.to_string(),
-    });
-    Ok(removed)
+        conversation: conv.number,
+        title: title.to_string(),
+    })
 }

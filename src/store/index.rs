@@ -17,7 +17,7 @@ use crate::words::{OpenReason, SessionReason};
 /// 0: no version (the index before versions, with the endpoint packed as `local:NAME`).
 /// 1: terminals get `endpoint` and `last_local_endpoint` columns.
 /// 2: the `inputs` table (waiting input, see `inputs.rs`); turns get `input` and `mode`.
-/// 3: terminals get `archived` and `forked_from`; conversations `title`, `titled` and `fork`;
+/// 3: terminals get `archived`, `forked_from` and `removing`; conversations `title`, `titled` and `fork`;
 ///    the `forks` and `removals` tables (see `life.rs`); inputs get `fresh`.
 pub const SCHEMA_VERSION: i32 = 3;
 
@@ -26,7 +26,7 @@ CREATE TABLE terminals (
   id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, dir TEXT NOT NULL, provider TEXT NOT NULL,
   endpoint TEXT, last_local_endpoint TEXT, model TEXT, brief TEXT, created_at TEXT NOT NULL,
   source TEXT NOT NULL, mode TEXT NOT NULL, worktree TEXT,
-  archived INTEGER NOT NULL DEFAULT 0, forked_from TEXT);
+  archived INTEGER NOT NULL DEFAULT 0, forked_from TEXT, removing INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE conversations (
   id TEXT PRIMARY KEY, terminal_id TEXT NOT NULL, number INTEGER NOT NULL,
   opened_reason TEXT NOT NULL, dir TEXT NOT NULL, system_text TEXT NOT NULL,
@@ -145,10 +145,8 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()>
         Record::RemovalStarted {
             delete_branch,
             force,
-        } => {
-            super::life::removal_started(c.tx, c.tid, c.at, *delete_branch, *force)?;
-            apply_terminal_removed(&c)
-        }
+        } => super::life::removal_started(c.tx, c.tid, c.at, *delete_branch, *force),
+        Record::RemovalCancelled { .. } => super::life::removal_cancelled(c.tx, c.tid),
         Record::Archived => super::life::archived(c.tx, c.tid, true),
         Record::Unarchived => super::life::archived(c.tx, c.tid, false),
         Record::Forked { from } => super::life::forked(c.tx, c.tid, from),

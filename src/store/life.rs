@@ -1,6 +1,6 @@
 //! The index side of a terminal's life beyond its turns: archiving, removal in two steps
-//! (`RemovalStarted` hides the terminal at once and remembers what to finish; `TerminalRemoved`
-//! ends it), forks (where a terminal came from, where it was forked into) and conversation
+//! (`RemovalStarted` hides the terminal from listings at once, keeps its name taken and
+//! remembers what to finish; `TerminalRemoved` drops it, `RemovalCancelled` brings it back), forks (where a terminal came from, where it was forked into) and conversation
 //! titles (the first prompt's until the user renames it). See ARCHITECTURE.md ("The journal's
 //! records").
 
@@ -18,7 +18,7 @@ pub fn archived(tx: &Transaction<'_>, tid: &str, archived: bool) -> rusqlite::Re
     Ok(())
 }
 
-/// Remembers what a removal has to finish (the terminal's row is dropped right after).
+/// Hides the terminal and remembers what its removal has to finish.
 pub fn removal_started(
     tx: &Transaction<'_>,
     tid: &str,
@@ -48,6 +48,19 @@ pub fn removal_started(
             ":force": force,
             ":at": at,
         },
+    )?;
+    tx.execute(
+        "UPDATE terminals SET removing=1 WHERE id=:tid",
+        named_params! { ":tid": tid },
+    )?;
+    Ok(())
+}
+
+pub fn removal_cancelled(tx: &Transaction<'_>, tid: &str) -> rusqlite::Result<()> {
+    removal_done(tx, tid)?;
+    tx.execute(
+        "UPDATE terminals SET removing=0 WHERE id=:tid",
+        named_params! { ":tid": tid },
     )?;
     Ok(())
 }

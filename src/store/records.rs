@@ -57,6 +57,10 @@ pub enum Record {
         delete_branch: bool,
         force: bool,
     },
+    /// The removal could not be carried out (git refused): the terminal is back as it was.
+    RemovalCancelled {
+        error: String,
+    },
     /// `baton archive`: hidden from `ls` and the multiplexer's list; nothing else changes.
     Archived,
     /// `baton unarchive`.

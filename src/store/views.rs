@@ -27,6 +27,8 @@ pub struct TerminalRow {
     pub archived: bool,
     /// The terminal it was forked or rewound from.
     pub forked_from: Option<ForkLink>,
+    /// `baton rm` started and has not finished: hidden from listings, its name still taken.
+    pub removing: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -82,7 +84,7 @@ fn list(s: Option<String>) -> Vec<String> {
 }
 
 const TERMINAL_COLS: &str = "id, name, dir, provider, endpoint, model, brief, created_at, source,
-    mode, worktree, archived, forked_from";
+    mode, worktree, archived, forked_from, removing";
 
 fn from_json<T: serde::de::DeserializeOwned>(s: Option<String>) -> Option<T> {
     s.and_then(|s| serde_json::from_str(&s).ok())
@@ -106,12 +108,13 @@ fn terminal_row(r: &Row<'_>) -> rusqlite::Result<TerminalRow> {
         worktree: from_json(r.get("worktree")?),
         archived: r.get("archived")?,
         forked_from: from_json(r.get("forked_from")?),
+        removing: r.get("removing")?,
     })
 }
 
 pub fn terminals(c: &Connection) -> rusqlite::Result<Vec<TerminalRow>> {
     let mut s = c.prepare(&format!(
-        "SELECT {TERMINAL_COLS} FROM terminals ORDER BY created_at, name"
+        "SELECT {TERMINAL_COLS} FROM terminals WHERE removing=0 ORDER BY created_at, name"
     ))?;
     let rows = s.query_map([], terminal_row)?;
     rows.collect()

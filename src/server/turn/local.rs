@@ -17,20 +17,29 @@ use crate::providers::{RunMsg, SessionMode};
 use crate::store::{Entry, Record, TerminalRow};
 use crate::words::{ProviderKind, TurnStatus};
 
-/// The conversation's turns before `current`, oldest first, each whole: a local turn's own
-/// messages, any other turn as its prompt and answer (so a switch back to local carries on).
+/// The conversation's turns before `current` (a turn id), oldest first, each whole: the turns
+/// a fork copied in first, then a local turn's own messages, any other turn as its prompt and
+/// answer (so a switch back to local carries on). Turns from `current` on are left out (a
+/// rewind asks for the history before one of its turns).
 pub fn history(entries: &[Entry], conversation_id: &str, current: &str) -> Vec<Vec<Value>> {
+    let mut copied: Vec<Vec<Value>> = Vec::new();
     let mut order: Vec<(&str, &str)> = Vec::new();
     let mut own = std::collections::HashMap::new();
     let mut answers = std::collections::HashMap::new();
+    let mut reached = false;
     for e in entries {
         match &e.record {
+            Record::HistoryCopied {
+                conversation_id: c,
+                turns,
+            } if c == conversation_id => copied.extend(turns.iter().cloned()),
+            Record::TurnStarted { turn_id, .. } if turn_id == current => reached = true,
             Record::TurnStarted {
                 turn_id,
                 conversation_id: c,
                 prompt,
                 ..
-            } if c == conversation_id && turn_id != current => order.push((turn_id, prompt)),
+            } if c == conversation_id && !reached => order.push((turn_id, prompt)),
             Record::LocalMessages {
                 turn_id, messages, ..
             } => {
@@ -47,26 +56,24 @@ pub fn history(entries: &[Entry], conversation_id: &str, current: &str) -> Vec<V
             _ => {}
         }
     }
-    order
-        .into_iter()
-        .map(|(id, prompt)| {
-            let interrupted = matches!(answers.get(id), Some((_, TurnStatus::Interrupted)));
-            match own.get(id) {
-                Some(messages) => {
-                    let mut messages: Vec<Value> = messages
-                        .iter()
-                        .cloned()
-                        .map(local::sse::with_json_arguments)
-                        .collect();
-                    if interrupted {
-                        mark_interrupted(&mut messages);
-                    }
-                    messages
+    let own_turns = order.into_iter().map(|(id, prompt)| {
+        let interrupted = matches!(answers.get(id), Some((_, TurnStatus::Interrupted)));
+        match own.get(id) {
+            Some(messages) => {
+                let mut messages: Vec<Value> = messages
+                    .iter()
+                    .cloned()
+                    .map(local::sse::with_json_arguments)
+                    .collect();
+                if interrupted {
+                    mark_interrupted(&mut messages);
                 }
-                None => other_turn(prompt, answers.get(id).copied()),
+                messages
             }
-        })
-        .collect()
+            None => other_turn(prompt, answers.get(id).copied()),
+        }
+    });
+    copied.into_iter().chain(own_turns).collect()
 }
 
 /// What the model is told when a turn was cut short (the seeds tell it too).

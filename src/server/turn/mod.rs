@@ -4,8 +4,8 @@
 //! recording the end (automatic commit, result, summary). See ARCHITECTURE.md ("The send path").
 
 mod cli;
-mod local;
-mod plan;
+pub(super) mod local;
+pub(super) mod plan;
 pub mod queue;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -54,6 +54,11 @@ pub fn accept(
         ));
     }
     let terminal = srv.terminal(name)?;
+    if terminal.archived {
+        return Err(BatonError::bad_input(format!(
+            "{name} is archived: `baton unarchive {name}` first, then send"
+        )));
+    }
     validate::prompt(&send.prompt)?;
     let provider =
         super::settings::choose_provider(srv, send.provider.as_deref(), Some(&terminal))?;

@@ -1,0 +1,461 @@
+//! `baton fork` and `baton rewind`: a new terminal that carries on from another one, now or
+//! from just before one of its turns. Each gets its own worktree on a new branch (a fork's at
+//! the original's branch head, after committing its uncommitted work as after a turn; a
+//! rewind's at the commit before the turn's automatic commit), the original's brief and
+//! standing instructions (a rewind's as they were when the turn was sent), and a first
+//! conversation (reason `fork` / `rewind`) whose first turn starts from a copy of the
+//! original's provider session (`SessionFork`; see `engine::decide`), cut back before the turn
+//! for a rewind (`rewind_cut`). A local conversation's history is copied into the new
+//! journal. Where the history cannot be carried, the new conversation opens fresh on the
+//! standing text and the answer says so. The original is never changed, apart from a
+//! `ForkedInto` record so its transcript says where a fork left. See ARCHITECTURE.md.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::state::Server;
+use super::terminals::{busy, busy_refusal, free_name};
+use super::turn::plan::{open_conversation, Opening};
+use crate::error::BatonError;
+use crate::git::{self, Worktree};
+use crate::protocol::views::{ForkView, HistoryMode, RewindView};
+use crate::store::{ForkLink, Record, SessionFork, TerminalRow, TurnView};
+use crate::validate;
+use crate::words::{CheckoutMode, OpenReason, ProviderKind};
+
+mod cut;
+
+/// What the new terminal's first conversation carries of the original's.
+enum Carried {
+    /// Its first turn forks this session.
+    Session(SessionFork),
+    /// A local conversation's turns, copied.
+    Local(Vec<Vec<serde_json::Value>>),
+    /// Nothing, and that is all the model had (a rewind to the turn that opened its session).
+    Nothing,
+    /// Nothing: a fresh conversation on the standing text (the reason is in the notes).
+    Fresh,
+}
+
+/// Everything a new terminal made from `from` needs.
+struct Branching {
+    from: TerminalRow,
+    new_name: String,
+    /// Where its branch starts (None: `from` has no worktree, the new terminal shares its dir).
+    start: Option<String>,
+    instructions: Vec<String>,
+    carried: Carried,
+    title: Option<String>,
+    /// A fork: the last turn carried; a rewind: the turn it stops before.
+    turn: u32,
+    rewind: bool,
+    conversation_id: Option<String>,
+}
+
+/// `baton fork NAME [NEW]`.
+pub async fn fork(
+    srv: &Arc<Server>,
+    name: &str,
+    new: Option<String>,
+) -> Result<ForkView, BatonError> {
+    let from = srv.terminal(name)?;
+    let rt = srv.runtime(&from.id);
+    let Ok(_turn) = rt.turn_lock.try_lock() else {
+        return Err(busy_refusal(name, "fork"));
+    };
+    if busy(srv, &from) {
+        return Err(busy_refusal(name, "fork"));
+    }
+    let new_name = new_name(srv, name, new)?;
+    let mut notes = Vec::new();
+    let start = match worktree(&from) {
+        Some(wt) => {
+            commit_left_work(&from, wt, &new_name).await?;
+            Some(git::branch_head(wt).map_err(git_err)?)
+        }
+        None => {
+            notes.push(format!(
+                "{name} has no worktree of its own: {new_name} works in the same directory ({})",
+                from.dir
+            ));
+            None
+        }
+    };
+    let live = srv.store.live_conversation(&from.id)?;
+    let turn = srv.store.last_turn_number(&from.id)?;
+    let carried = match &live {
+        None => {
+            notes.push(format!(
+                "{name} has no conversation yet: {new_name} starts fresh"
+            ));
+            Carried::Fresh
+        }
+        Some(c) => carry_live(srv, &from, c, &mut notes)?,
+    };
+    let instructions = srv
+        .store
+        .instructions(&from.id)?
+        .into_iter()
+        .map(|i| i.text)
+        .collect();
+    let session_mode = match carried {
+        Carried::Fresh => HistoryMode::Fresh,
+        _ => HistoryMode::Forked,
+    };
+    let made = branch(
+        srv,
+        Branching {
+            title: live.as_ref().and_then(|c| c.title.clone()),
+            conversation_id: live.map(|c| c.id),
+            from,
+            new_name,
+            start,
+            instructions,
+            carried,
+            turn,
+            rewind: false,
+        },
+    )?;
+    Ok(ForkView {
+        name: made.name.clone(),
+        from: name.to_string(),
+        from_turn: turn,
+        branch: made.worktree.as_ref().map(|w| w.branch.clone()),
+        worktree: made.worktree.map(|w| w.path.to_string_lossy().into_owned()),
+        session_mode,
+        notes,
+    })
+}
+
+/// `baton rewind NAME TURN [NEW]`.
+pub async fn rewind(
+    srv: &Arc<Server>,
+    name: &str,
+    turn: u32,
+    new: Option<String>,
+) -> Result<RewindView, BatonError> {
+    let from = srv.terminal(name)?;
+    let rt = srv.runtime(&from.id);
+    let Ok(_turn) = rt.turn_lock.try_lock() else {
+        return Err(busy_refusal(name, "rewind"));
+    };
+    if busy(srv, &from) {
+        return Err(busy_refusal(name, "rewind"));
+    }
+    let Some(wt) = worktree(&from).cloned() else {
+        return Err(BatonError::bad_input(format!(
+            "{name} has no git worktree of its own, so there are no automatic commits to bring its files back to turn {turn}: fork it instead (`baton fork {name}`)"
+        )));
+    };
+    let turns = srv.store.turns(&from.id)?;
+    let Some(target) = turns.iter().find(|t| t.number == turn).cloned() else {
+        let hint = match turns.last() {
+            Some(l) => format!("it has turns 1 to {}", l.number),
+            None => "it has none yet".to_string(),
+        };
+        return Err(BatonError::bad_input(format!(
+            "{name} has no turn {turn} ({hint}; see `baton log {name}`)"
+        )));
+    };
+    let new_name = new_name(srv, name, new)?;
+    let mut notes = Vec::new();
+    let base = base_commit(&wt, &turns, &target, &mut notes)?;
+    let entries = journal(srv, &from.id)?;
+    let instructions = instructions_before(&entries, &target.id);
+    let carried = cut::carry_before(srv, &from, &turns, &target, &entries, &mut notes).await?;
+    let history = match carried {
+        Carried::Fresh => HistoryMode::Fresh,
+        _ => HistoryMode::Kept,
+    };
+    let conversation = srv
+        .store
+        .conversations(&from.id)?
+        .into_iter()
+        .find(|c| c.id == target.conversation_id);
+    let made = branch(
+        srv,
+        Branching {
+            title: conversation.and_then(|c| c.title),
+            conversation_id: Some(target.conversation_id.clone()),
+            from,
+            new_name,
+            start: Some(base.clone()),
+            instructions,
+            carried,
+            turn,
+            rewind: true,
+        },
+    )?;
+    Ok(RewindView {
+        name: made.name,
+        from: name.to_string(),
+        before_turn: turn,
+        branch: made.worktree.map(|w| w.branch),
+        base_commit: Some(base),
+        prompt: target.prompt,
+        history,
+        notes,
+    })
+}
+
+fn new_name(srv: &Server, name: &str, new: Option<String>) -> Result<String, BatonError> {
+    let new_name = match new {
+        Some(n) => n,
+        None => free_name(srv, name)?,
+    };
+    validate::terminal_name(&new_name)?;
+    if srv.store.terminal_id(&new_name)?.is_some() {
+        return Err(BatonError::bad_input(format!(
+            "a terminal named {new_name:?} already exists: pick another name"
+        )));
+    }
+    Ok(new_name)
+}
+
+fn worktree(t: &TerminalRow) -> Option<&Worktree> {
+    t.worktree
+        .as_ref()
+        .filter(|_| t.mode == CheckoutMode::Worktree)
+}
+
+fn git_err(e: git::GitError) -> BatonError {
+    BatonError::failed(e.to_string())
+}
+
+/// The original's uncommitted work is committed on its branch first, as after a turn, so the
+/// fork starts with it.
+async fn commit_left_work(from: &TerminalRow, wt: &Worktree, new: &str) -> Result<(), BatonError> {
+    let message = format!(
+        "baton: work in {} when it was forked into {new}\n\nBaton-Terminal: {}\n",
+        from.name, from.name
+    );
+    let path = wt.path.clone();
+    tokio::task::spawn_blocking(move || git::auto_commit(&path, &message, &[]))
+        .await
+        .map_err(|e| BatonError::failed(format!("the commit task crashed: {e}")))?
+        .map_err(git_err)?;
+    Ok(())
+}
+
+/// What a fork carries of the original's live conversation `c`.
+fn carry_live(
+    srv: &Server,
+    from: &TerminalRow,
+    c: &crate::store::ConversationView,
+    notes: &mut Vec<String>,
+) -> Result<Carried, BatonError> {
+    let state = srv.store.conversation_state(&c.id)?;
+    let provider = state.session.as_ref().map_or(from.provider, |s| s.0);
+    if super::read::rotates_next(provider, state.context.as_ref()) {
+        notes.push(format!(
+            "{}'s conversation passed the rotation line: the fork opens a fresh one, as its next prompt would",
+            from.name
+        ));
+        return Ok(Carried::Fresh);
+    }
+    match state.session {
+        Some((ProviderKind::Local, _)) => {
+            let entries = journal(srv, &from.id)?;
+            Ok(Carried::Local(super::turn::local::history(
+                &entries, &c.id, "",
+            )))
+        }
+        Some((provider, session_id)) => {
+            let model = srv
+                .store
+                .sessions(&c.id)?
+                .into_iter()
+                .rev()
+                .find(|s| s.session_id == session_id)
+                .and_then(|s| s.model);
+            Ok(Carried::Session(SessionFork {
+                provider,
+                session_id,
+                model,
+                at: None,
+                ready: false,
+            }))
+        }
+        None => match c.fork.clone() {
+            // A fork not yet run on carries what it was going to carry.
+            Some(f) => Ok(Carried::Session(f)),
+            None => {
+                let entries = journal(srv, &from.id)?;
+                let copied = super::turn::local::history(&entries, &c.id, "");
+                if copied.is_empty() {
+                    notes.push(format!(
+                        "{}'s conversation has no provider session yet: the fork starts fresh",
+                        from.name
+                    ));
+                    Ok(Carried::Fresh)
+                } else {
+                    Ok(Carried::Local(copied))
+                }
+            }
+        },
+    }
+}
+
+fn journal(srv: &Server, tid: &str) -> Result<Vec<crate::store::Entry>, BatonError> {
+    let path = srv.store.data_dir().journal(tid);
+    Ok(crate::store::journal::read(&path)
+        .map_err(|e| BatonError::failed(format!("cannot read {}: {e}", path.display())))?
+        .entries)
+}
+
+/// The commit a rewind to `target` starts at: the parent of its automatic commit (the files
+/// as they were when it was sent); for a turn that changed nothing, the newest commit of an
+/// earlier turn, else where the branch started.
+fn base_commit(
+    wt: &Worktree,
+    turns: &[TurnView],
+    target: &TurnView,
+    notes: &mut Vec<String>,
+) -> Result<String, BatonError> {
+    if let Some(commit) = &target.commit {
+        if let Some(parent) = git::parent_of(wt, commit).map_err(git_err)? {
+            return Ok(parent);
+        }
+    }
+    let earlier = turns
+        .iter()
+        .filter(|t| t.number < target.number)
+        .rev()
+        .find_map(|t| t.commit.clone());
+    let (commit, what) = match earlier {
+        Some(c) => (
+            c,
+            "the commit of the last turn before it that changed files",
+        ),
+        None => (wt.base_commit.clone(), "the commit the branch started from"),
+    };
+    if target.commit.is_none() {
+        notes.push(format!(
+            "turn {} changed no files: the files are those of {what} ({})",
+            target.number,
+            &commit[..commit.len().min(12)]
+        ));
+    }
+    Ok(commit)
+}
+
+/// The standing instructions as they were when turn `turn_id` was sent.
+fn instructions_before(entries: &[crate::store::Entry], turn_id: &str) -> Vec<String> {
+    let mut list: Vec<String> = Vec::new();
+    for e in entries {
+        match &e.record {
+            Record::TurnStarted { turn_id: t, .. } if t == turn_id => break,
+            Record::InstructionAdded { text, .. } if !list.contains(text) => {
+                list.push(text.clone())
+            }
+            Record::InstructionRemoved { text } => list.retain(|l| l != text),
+            Record::InstructionsCleared => list.clear(),
+            _ => {}
+        }
+    }
+    let keep = crate::instructions::MAX_LINES_PER_TERMINAL;
+    let drop = list.len().saturating_sub(keep);
+    list.split_off(drop)
+}
+
+/// The new terminal, made and journalled: its checkout, its first conversation, the links
+/// both ways.
+fn branch(srv: &Server, b: Branching) -> Result<TerminalRow, BatonError> {
+    let from = &b.from;
+    let tid = uuid::Uuid::now_v7().to_string();
+    let (mode, dir, wt) = match (worktree(from), &b.start) {
+        (Some(wt), Some(start)) => {
+            let into = super::checkout::worktree_home(srv, &b.new_name, &tid);
+            if let Some(parent) = into.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| {
+                    BatonError::failed(format!("cannot create {}: {e}", parent.display()))
+                })?;
+            }
+            let new = git::create_worktree_at(wt, &b.new_name, &into, start).map_err(git_err)?;
+            // Runs happen in the same place inside the checkout as the original's.
+            let rel = Path::new(&from.dir)
+                .strip_prefix(&wt.path)
+                .map(Path::to_path_buf)
+                .unwrap_or_default();
+            let dir = super::checkout::under(&new.path, &rel);
+            (CheckoutMode::Worktree, dir, Some(new))
+        }
+        _ => (from.mode, PathBuf::from(&from.dir), None),
+    };
+    srv.store.append(
+        &tid,
+        Record::TerminalCreated {
+            terminal_id: tid.clone(),
+            name: b.new_name.clone(),
+            dir: dir.to_string_lossy().into_owned(),
+            source: from.source.clone(),
+            mode,
+            worktree: wt,
+            provider: from.provider,
+            model: from.model.clone(),
+            brief: from.brief.clone(),
+            endpoint: from.endpoint.clone(),
+        },
+    )?;
+    let link = |terminal_id: &str, name: &str| ForkLink {
+        terminal_id: terminal_id.to_string(),
+        name: name.to_string(),
+        conversation_id: b.conversation_id.clone(),
+        turn: b.turn,
+        rewind: b.rewind,
+    };
+    srv.store.append(
+        &tid,
+        Record::Forked {
+            from: link(&from.id, &from.name),
+        },
+    )?;
+    for text in &b.instructions {
+        srv.store.append(
+            &tid,
+            Record::InstructionAdded {
+                text: text.clone(),
+                turn_id: None,
+            },
+        )?;
+    }
+    let new = srv
+        .store
+        .terminal(&tid)?
+        .ok_or_else(|| BatonError::failed("internal: the new terminal is not in the index"))?;
+    let (fork, copied) = match b.carried {
+        Carried::Session(f) => (Some(f), None),
+        Carried::Local(turns) => (None, Some(turns)),
+        Carried::Nothing | Carried::Fresh => (None, None),
+    };
+    let opening = Opening {
+        number: 1,
+        reason: if b.rewind {
+            OpenReason::Rewind
+        } else {
+            OpenReason::Fork
+        },
+        title: b.title,
+        fork,
+    };
+    let conv = open_conversation(srv, &new, &dir, opening, Some(b.instructions.clone()))?;
+    if let Some(turns) = copied {
+        srv.store.append(
+            &tid,
+            Record::HistoryCopied {
+                conversation_id: conv.id,
+                turns,
+            },
+        )?;
+    }
+    srv.store.append(
+        &from.id,
+        Record::ForkedInto {
+            into: link(&tid, &b.new_name),
+        },
+    )?;
+    srv.announce(&tid);
+    srv.announce(&from.id);
+    srv.watch_files(&new);
+    Ok(new)
+}

@@ -1,0 +1,127 @@
+//! `baton rm` in two steps that survive a crash: the intent is journalled first
+//! (`RemovalStarted`: from then on the terminal is gone from listings but its name is still
+//! taken), then the checkout is removed, then `TerminalRemoved` ends it. A removal a crash cut
+//! short is finished by the next server start or `baton reindex` ([`finish_removals`]), which
+//! says so. What git would refuse is checked before the intent is written, so a refusal
+//! changes nothing; a failure after it (rare: git failing mid-way) journals
+//! `RemovalCancelled` and the terminal is back. See ARCHITECTURE.md ("The journal's records").
+
+use super::state::Server;
+use crate::error::BatonError;
+use crate::git;
+use crate::protocol::views::RemovedView;
+use crate::protocol::WatchEvent;
+use crate::store::{PendingRemoval, Record};
+use crate::words::CheckoutMode;
+
+/// `baton rm`: refused while the terminal runs or has sends waiting.
+pub fn remove(
+    srv: &Server,
+    name: &str,
+    delete_branch: bool,
+    force: bool,
+) -> Result<RemovedView, BatonError> {
+    let t = srv.terminal(name)?;
+    let rt = srv.runtime(&t.id);
+    // Holding the turn lock keeps a send from starting while the terminal is removed.
+    let Ok(_turn) = rt.turn_lock.try_lock() else {
+        return Err(BatonError::bad_input(format!(
+            "{name} is running a turn: remove it once the turn ended (or `baton interrupt {name}` first)"
+        )));
+    };
+    if super::read::waiting(srv, &t)? > 0 {
+        return Err(BatonError::bad_input(format!(
+            "{name} has prompts waiting: remove it once they ran"
+        )));
+    }
+    match (t.mode, &t.worktree) {
+        (CheckoutMode::Worktree, Some(wt)) => git::check_removable(wt, delete_branch, force)
+            .map_err(|e| BatonError::bad_input(format!("cannot remove {name}: {e}")))?,
+        _ if delete_branch => {
+            return Err(BatonError::bad_input(format!(
+                "{name} has no branch of its own: drop --delete-branch"
+            )))
+        }
+        _ => {}
+    }
+    srv.store.append(
+        &t.id,
+        Record::RemovalStarted {
+            delete_branch,
+            force,
+        },
+    )?;
+    srv.shells.hang_up(&t.id);
+    let _ = srv.watch.send(WatchEvent::Removed {
+        name: name.to_string(),
+    });
+    crash_point("rm-started");
+    let pending = PendingRemoval {
+        terminal_id: t.id.clone(),
+        name: name.to_string(),
+        mode: t.mode,
+        worktree: t.worktree.clone(),
+        delete_branch,
+        force,
+    };
+    carry_out(srv, &pending).inspect_err(|e| {
+        let cancelled = Record::RemovalCancelled {
+            error: e.to_string(),
+        };
+        if srv.store.append(&t.id, cancelled).is_ok() {
+            srv.announce(&t.id);
+        }
+    })
+}
+
+/// Removes the checkout and ends the removal in the journal.
+fn carry_out(srv: &Server, p: &PendingRemoval) -> Result<RemovedView, BatonError> {
+    let removed = super::checkout::remove(
+        &p.name,
+        p.mode,
+        p.worktree.as_ref(),
+        p.delete_branch,
+        p.force,
+    )?;
+    crash_point("rm-checkout");
+    srv.store.append(&p.terminal_id, Record::TerminalRemoved)?;
+    Ok(removed)
+}
+
+/// Finishes every removal a crash cut short; returns the names it finished. One that fails
+/// again is cancelled (the terminal comes back, the error in the server's log).
+pub fn finish_removals(srv: &Server) -> Vec<String> {
+    let Ok(pending) = srv.store.pending_removals() else {
+        return Vec::new();
+    };
+    let mut done = Vec::new();
+    for p in pending {
+        match carry_out(srv, &p) {
+            Ok(_) => {
+                eprintln!(
+                    "baton server: finished removing {} (a crash had cut its removal short)",
+                    p.name
+                );
+                let _ = srv.watch.send(WatchEvent::Removed {
+                    name: p.name.clone(),
+                });
+                done.push(p.name);
+            }
+            Err(e) => {
+                eprintln!("baton server: cannot finish removing {}: {e}", p.name);
+                let cancelled = Record::RemovalCancelled {
+                    error: e.to_string(),
+                };
+                let _ = srv.store.append(&p.terminal_id, cancelled);
+            }
+        }
+    }
+    done
+}
+
+/// Tests stop the server dead here (`BATON_CRASH_AT=NAME`), as a `kill -9` would.
+pub(super) fn crash_point(name: &str) {
+    if std::env::var_os("BATON_CRASH_AT").is_some_and(|v| v == name) {
+        std::process::abort();
+    }
+}
