@@ -41,10 +41,7 @@ pub enum CutError {
     /// No file for the session in the cwd's project folder or any other.
     Missing { session_id: String },
     /// The session file is there but could not be read.
-    Read {
-        path: PathBuf,
-        source: io::Error,
-    },
+    Read { path: PathBuf, source: io::Error },
     /// The session holds fewer prompts than the cut needs (`keep` kept and one more after).
     TooFewPrompts {
         session_id: String,
@@ -255,7 +252,13 @@ pub fn cut_point(
         path: path.clone(),
         source,
     })?;
-    cut_in(&String::from_utf8_lossy(&bytes), session_id, keep, next_prompt).map(Some)
+    cut_in(
+        &String::from_utf8_lossy(&bytes),
+        session_id,
+        keep,
+        next_prompt,
+    )
+    .map(Some)
 }
 
 /// What [`prepare_fork`] did: the copy of the session it made in the fork's project folder, if
@@ -393,8 +396,13 @@ mod tests {
             );
             let cut = cut_json(version, "cut-keep1.json");
             assert_eq!(
-                cut_in(&steered, ST, 1, "turn two with a steer [[tools:1]] [[toolms:3000]]")
-                    .unwrap(),
+                cut_in(
+                    &steered,
+                    ST,
+                    1,
+                    "turn two with a steer [[tools:1]] [[toolms:3000]]"
+                )
+                .unwrap(),
                 cut["prompt2_parentUuid"].as_str().unwrap()
             );
         }
@@ -437,12 +445,7 @@ mod tests {
         );
         // --resume-session-at without --fork-session branched S itself: the active chain is
         // the new branch, turns 3 and 4 are left behind.
-        let branched = fixture(
-            "2.1.332",
-            "11-rewind-without-fork",
-            "-home-dev-A",
-            S,
-        );
+        let branched = fixture("2.1.332", "11-rewind-without-fork", "-home-dev-A", S);
         assert_eq!(
             texts(&branched),
             [
@@ -457,7 +460,10 @@ mod tests {
     fn cut_errors_say_why() {
         let three = fixture("2.1.197", "03-turn3", "-home-dev-A", S);
         let e = cut_in(&three, S, 3, "x").unwrap_err();
-        assert!(matches!(e, CutError::TooFewPrompts { found: 3, .. }), "{e:?}");
+        assert!(
+            matches!(e, CutError::TooFewPrompts { found: 3, .. }),
+            "{e:?}"
+        );
         assert!(e.to_string().contains("holds 3 prompt(s)"), "{e}");
         let e = cut_in(&three, S, 2, "turn two: use a tool [[tools:1]]").unwrap_err();
         assert!(matches!(e, CutError::PromptMismatch { .. }), "{e:?}");
@@ -586,7 +592,13 @@ mod tests {
             let (a, b) = (home.dir.path().join("A"), home.dir.path().join("B"));
             std::fs::create_dir_all(&a).unwrap();
             std::fs::create_dir_all(&b).unwrap();
-            assert!(shim_turn(&home, version, &a, &["--session-id", S], turns[0]));
+            assert!(shim_turn(
+                &home,
+                version,
+                &a,
+                &["--session-id", S],
+                turns[0]
+            ));
             for prompt in &turns[1..] {
                 assert!(shim_turn(&home, version, &a, &["--resume", S], prompt));
             }
@@ -610,13 +622,12 @@ mod tests {
             assert!(shim_turn(&home, version, &b, &fork, "rewound"), "{version}");
             copy.remove().unwrap();
             let forked = std::fs::read_to_string(session_file(&home.homes, &b, NEW)).unwrap();
-            assert_eq!(
-                texts(&forked),
-                [turns[0], turns[1], "rewound"],
+            assert_eq!(texts(&forked), [turns[0], turns[1], "rewound"], "{version}");
+            assert!(!forked.contains(turns[2]), "{version}: nothing of turn 3");
+            assert!(
+                !forked.contains(&format!("\"sessionId\":\"{S}\"")),
                 "{version}"
             );
-            assert!(!forked.contains(turns[2]), "{version}: nothing of turn 3");
-            assert!(!forked.contains(&format!("\"sessionId\":\"{S}\"")), "{version}");
             let original = std::fs::read_to_string(session_file(&home.homes, &a, S)).unwrap();
             assert_eq!(texts(&original), turns, "{version}: S untouched");
         }
