@@ -12,7 +12,7 @@
 //!   it cuts S itself (a branch appended to S): baton never does that.
 //! - 2.1.197 finds a session only in its own cwd's project folder; 2.1.332 in any folder, but
 //!   it refuses (`No conversation found`) an id that sits in two folders when its cwd holds
-//!   neither, and it prefers the copy in its own cwd's folder, stale or not.
+//!   neither. Both take the copy in their own cwd's folder first, stale or not.
 //!
 //! Session lines are JSON objects. The **chain** is the entries with a `uuid` of type `user`,
 //! `assistant`, `attachment` or `system` (not `isSidechain`), each naming the one before it in
@@ -263,7 +263,8 @@ pub fn cut_point(
 
 /// What [`prepare_fork`] did: the copy of the session it made in the fork's project folder, if
 /// any. Remove it once the fork's CLI has exited ([`ForkCopy::remove`]): a copy left behind
-/// goes stale, and 2.1.332 then forks from it (in that cwd) or refuses the id (elsewhere).
+/// goes stale, a later fork in that cwd reads it (both versions), and 2.1.332 refuses the id
+/// from any third cwd (it is in two folders).
 #[derive(Debug, PartialEq, Eq)]
 #[must_use = "remove the copy once the fork's CLI has exited"]
 pub struct ForkCopy {
