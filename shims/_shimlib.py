@@ -385,6 +385,26 @@ def find_claude_project_dir(cwd):
     return None
 
 
+def claude_session_copies(session_id):
+    """Every non-empty <id>.jsonl in the project dirs (a session copied into another checkout's
+    folder shows up twice)."""
+    name = session_id + ".jsonl"
+    projects = os.path.join(claude_config_dir(), "projects")
+    try:
+        entries = sorted(os.scandir(projects), key=lambda e: e.name)
+    except OSError:
+        return []
+    found = []
+    for e in entries:
+        p = os.path.join(e.path, name)
+        try:
+            if os.path.getsize(p) > 0:
+                found.append(p)
+        except OSError:
+            pass
+    return found
+
+
 def find_claude_session(session_id, cwd, any_project):
     """Path of <id>.jsonl: in the cwd's project dir, else (2.1.332) in any project dir."""
     name = session_id + ".jsonl"

@@ -1392,6 +1392,202 @@ def claude_stream_json_eof_sigint_badline(E):
     eq(r.rc, 1, "--replay-user-messages without stream-json input")
 
 
+# ---- claude fork / rewind (fixtures/captures/fork/claude/): the shim against the real CLIs'
+# fork (`--resume S --fork-session --session-id NEW`) and rewind (`… --resume-session-at UUID`)
+
+FORK = os.path.join(CAP, "fork", "claude")
+FORK_IN = ["-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages",
+           "--input-format", "stream-json", "--replay-user-messages"]
+FORK_S = "f0f0aaaa-0000-4000-8000-000000000001"
+FORK_NEW = "f0f0f0b0-0000-4000-8000-0000000000b1"
+FORK_TURNS = ["turn one: hello", "turn two: use a tool [[calls:2]]", "turn three: last one"]
+FORK_VERSIONS = ("2.1.332", "2.1.197")
+
+
+def fork_cap(version, step, fn):
+    d = [x for x in os.listdir(os.path.join(FORK, version)) if x[3:] == step or x == step]
+    check(len(d) == 1, "capture %s/%s" % (version, step))
+    return cap_text(FORK, version, d[0], fn)
+
+
+def fork_run(E, version, cwd, args, prompt):
+    return run(E, CLAUDE, FORK_IN + list(args), stdin=user_line(prompt) + "\n", cwd=cwd,
+               BATON_SHIM_CLAUDE_VERSION=version)
+
+
+def fork_three_turns(E, version):
+    ok(fork_run(E, version, E.proj, ["--session-id", FORK_S], FORK_TURNS[0]), "turn 1")
+    for t in FORK_TURNS[1:]:
+        ok(fork_run(E, version, E.proj, ["--resume", FORK_S], t), "turn")
+    return read_jsonl(session_file(E, FORK_S, E.proj))
+
+
+def chain_rows(rows):
+    return [r for r in rows if r.get("type") in ("user", "assistant", "attachment", "system") and r.get("uuid")]
+
+
+def prompt_rows(rows):
+    return [r for r in rows if r.get("type") == "user" and isinstance(r["message"].get("content"), str)]
+
+
+def talk(rows):
+    """user/assistant entries as (type, what): the conversation a cut or fork kept."""
+    out = []
+    for r in rows:
+        if r.get("type") not in ("user", "assistant"):
+            continue
+        c = r["message"].get("content")
+        kind = "prompt" if isinstance(c, str) else (c[0].get("type") if c else "?")
+        out.append((r["type"], kind))
+    return out
+
+
+def cap_session(version, step, sid):
+    base = os.path.join(FORK, version)
+    d = [x for x in os.listdir(base) if x[3:] == step][0]
+    for dp, _, fns in os.walk(os.path.join(base, d, "sessions")):
+        if sid + ".jsonl" in fns:
+            return read_jsonl(os.path.join(dp, sid + ".jsonl"))
+    raise CheckFailed("no %s in capture %s/%s" % (sid, version, step))
+
+
+def error_line_check(r, version, step, bad_id, new_id, what):
+    """rc, stderr and the one error result as the capture has them (ids put in)."""
+    cap_out = fork_cap(version, step, "stdout.jsonl")
+    want = json.loads(cap_out)
+    want_err = fork_cap(version, step, "stderr.txt")
+    cap_bad = want["errors"][0].rsplit(" ", 1)[1]
+    eq(r.rc, int(fork_cap(version, step, "rc")), "%s rc" % what)
+    eq(r.err, want_err.replace(cap_bad, bad_id), "%s stderr" % what)
+    evs = r.events()
+    eq(len(evs), 1, "%s: one stdout line" % what)
+    same_shape(evs[0], want, "%s result" % what)
+    eq(evs[0]["errors"], [want["errors"][0].replace(cap_bad, bad_id)], "%s errors" % what)
+    eq(evs[0]["session_id"], new_id, "%s: the error result names the fork's id" % what)
+
+
+@test
+def claude_fork_from_another_cwd(E):
+    for version in FORK_VERSIONS:
+        E2 = Env()
+        try:
+            rows = fork_three_turns(E2, version)
+            args = ["--resume", FORK_S, "--fork-session", "--session-id", FORK_NEW]
+            r = fork_run(E2, version, E2.proj2, args, "fork prompt in B")
+            if version == "2.1.197":
+                # 2.1.197 looks only in its cwd's project folder (fork-into-B): copy S there first
+                error_line_check(r, version, "fork-into-B", FORK_S, FORK_NEW, "%s fork" % version)
+                dst = session_file(E2, FORK_S, E2.proj2)
+                os.makedirs(os.path.dirname(dst))
+                shutil.copyfile(session_file(E2, FORK_S, E2.proj), dst)
+                r = fork_run(E2, version, E2.proj2, args, "fork prompt in B")
+            evs = ok(r, "%s fork" % version)
+            eq(evs[0]["session_id"], FORK_NEW, "fork init")
+            check(os.path.isfile(session_file(E2, FORK_NEW, E2.proj2)), "the fork's file is in B's folder")
+            frows = read_jsonl(session_file(E2, FORK_NEW, E2.proj2))
+            # as the capture: the prompt's queue rows, S's chain (same uuids, the fork's sessionId
+            # and cwd), then the fork's turn
+            cap = cap_session(version, "fork-into-B-after-copy" if version == "2.1.197" else "fork-into-B",
+                              "f0f0f0b0-0000-4000-8000-0000000000b%d" % (2 if version == "2.1.197" else 1))
+            cap_lead = [r.get("operation") for r in cap if r.get("type") == "queue-operation"][:2]
+            eq([r.get("operation") for r in frows[:2]], cap_lead, "%s: queue rows first" % version)
+            src = chain_rows(rows)
+            got = chain_rows(frows)[:len(src)]
+            eq([r["uuid"] for r in got], [r["uuid"] for r in src], "%s: copied chain" % version)
+            for a, b in zip(got, src):
+                eq(a["sessionId"], FORK_NEW, "copied sessionId")
+                eq(a["cwd"], E2.proj2, "copied cwd")
+                if version == "2.1.332" and a["type"] == "assistant":
+                    eq(a["requestSessionId"], FORK_S, "2.1.332 copied requestSessionId")
+                if version == "2.1.332" and a["type"] == "user":
+                    eq(a["promptId"], prompt_rows(frows)[-1]["promptId"], "2.1.332 copied promptId")
+                if version == "2.1.197":
+                    eq(sorted(a), sorted(b), "2.1.197 copies keep their keys")
+            eq(prompt_rows(frows)[-1]["parentUuid"], src[-1]["uuid"], "the fork's prompt follows S's leaf")
+            eq(talk(frows)[:len(talk(cap))], talk(cap), "%s: the conversation as the capture's" % version)
+            # S is untouched, and its next resume does not carry the fork's prompt
+            ok(fork_run(E2, version, E2.proj, ["--resume", FORK_S], "turn four in A"), "resume S")
+            srows = read_jsonl(session_file(E2, FORK_S, E2.proj))
+            check("fork prompt in B" not in json.dumps(srows), "S knows nothing of the fork")
+        finally:
+            E2.cleanup()
+
+
+@test
+def claude_rewind_cut_and_errors(E):
+    new = "f0f0e0e0-0000-4000-8000-000000000001"
+    for version in FORK_VERSIONS:
+        E2 = Env()
+        try:
+            rows = fork_three_turns(E2, version)
+            p3 = prompt_rows(rows)[2]
+            last = [r for r in rows[:rows.index(p3)] if r["type"] == "assistant"][-1]
+            eq(p3["parentUuid"], last["uuid"], "prompt 3 follows turn 2's last assistant entry")
+            base = ["--resume", FORK_S, "--fork-session", "--session-id", new, "--resume-session-at"]
+            r = fork_run(E2, version, E2.proj, base + [last["message"]["id"]], "by msg id")
+            error_line_check(r, version, "rewind-at-msg-id", last["message"]["id"], new, "msg id")
+            unknown = "12345678-1234-4234-8234-123456789abc"
+            r = fork_run(E2, version, E2.proj, base + [unknown], "unknown")
+            error_line_check(r, version, "rewind-at-unknown-uuid", unknown, new, "unknown uuid")
+            check(not os.path.exists(session_file(E2, new, E2.proj)), "no file for a refused rewind")
+            r = fork_run(E2, version, E2.proj, ["--session-id", new, "--resume-session-at", unknown], "x")
+            eq((r.rc, r.err, r.out), (int(fork_cap(version, "at-without-resume", "rc")),
+                                      fork_cap(version, "at-without-resume", "stderr.txt"),
+                                      fork_cap(version, "at-without-resume", "stdout.jsonl")),
+               "--resume-session-at without --resume")
+            # the cut: turns 1-2 and the new prompt, as the capture's rewind file
+            evs = ok(fork_run(E2, version, E2.proj, base + [last["uuid"]], "rewound prompt 3"), "rewind")
+            eq(evs[0]["session_id"], new, "rewind init")
+            frows = read_jsonl(session_file(E2, new, E2.proj))
+            eq([r["message"]["content"] for r in prompt_rows(frows)], FORK_TURNS[:2] + ["rewound prompt 3"],
+               "%s: the rewind keeps turns 1-2" % version)
+            check(FORK_TURNS[2] not in json.dumps(frows), "nothing of turn 3")
+            cap = cap_session(version, "rewind-at-last-assistant", new)
+            eq(talk(frows), talk(cap), "%s: the conversation as the capture's" % version)
+            eq(prompt_rows(frows)[-1]["parentUuid"], last["uuid"], "the new prompt follows the cut")
+            check("STANDIN-REPLY" not in json.dumps(frows), "shim rows only")
+            # a reply numbering that continues from what was kept (turn 2's calls: 1 + 2)
+            check(evs[-1]["result"].startswith("MOCK-REPLY #4 "), "reply counter after the cut: %r" % evs[-1]["result"])
+            # at prompt 3 itself: the kept chain ends with prompt 3 (the CLI folds the two prompts)
+            r = fork_run(E2, version, E2.proj, base[:-3] + ["--session-id", "f0f0e0e0-0000-4000-8000-000000000005",
+                                                             "--resume-session-at", p3["uuid"]], "at p3")
+            ok(r, "cut at prompt 3")
+            # without --fork-session: S itself branches at the cut
+            ok(fork_run(E2, version, E2.proj, ["--resume", FORK_S, "--resume-session-at", last["uuid"]],
+                        "rewind without --fork-session"), "in-place cut")
+            srows = read_jsonl(session_file(E2, FORK_S, E2.proj))
+            eq(prompt_rows(srows)[-1]["parentUuid"], last["uuid"], "S branches at the cut")
+            eq(prompt_rows(srows)[-1]["sessionId"], FORK_S, "same session")
+        finally:
+            E2.cleanup()
+
+
+@test
+def claude_fork_copies_left_behind(E):
+    """2.1.332 prefers its cwd's copy of S (stale or not) and refuses an id two other folders
+    hold (fork-from-C-stale-copy, fork-from-D-two-copies)."""
+    version = "2.1.332"
+    rows = fork_three_turns(E, version)
+    c, d = os.path.join(E.base, "C"), os.path.join(E.base, "D")
+    os.makedirs(c)
+    os.makedirs(d)
+    dst = session_file(E, FORK_S, c)
+    os.makedirs(os.path.dirname(dst))
+    with open(dst, "w", encoding="utf-8") as f:
+        f.write("".join(json.dumps(r) + "\n" for r in rows[:rows.index(prompt_rows(rows)[2])]))
+    evs = ok(fork_run(E, version, c, ["--resume", FORK_S, "--fork-session", "--session-id", FORK_NEW], "from C"),
+             "fork from C")
+    frows = read_jsonl(session_file(E, FORK_NEW, c))
+    check(FORK_TURNS[2] not in json.dumps(frows), "the fork in C read C's stale copy")
+    new = "f0f0e0e0-0000-4000-8000-000000000011"
+    r = fork_run(E, version, d, ["--resume", FORK_S, "--fork-session", "--session-id", new], "from D")
+    error_line_check(r, version, "fork-from-D-two-copies", FORK_S, new, "two copies")
+    check(evs[0]["session_id"] == FORK_NEW, "fork init")
+    # 2.1.197 with the same copies: only its cwd's folder counts
+    ok(fork_run(E, "2.1.197", c, ["--resume", FORK_S, "--fork-session", "--session-id",
+                                  "f0f0e0e0-0000-4000-8000-000000000012"], "197 from C"), "2.1.197 fork from C")
+
+
 def timing(n=10):
     E = Env()
     try:

@@ -635,7 +635,7 @@ pub fn session_exists(homes: &ProviderHomes, cwd: &Path, id: &str) -> bool {
     find_session_file(homes, cwd, id).is_some()
 }
 
-fn find_session_file(homes: &ProviderHomes, cwd: &Path, id: &str) -> Option<PathBuf> {
+pub(crate) fn find_session_file(homes: &ProviderHomes, cwd: &Path, id: &str) -> Option<PathBuf> {
     // A session id names a file: anything path-like is not one.
     if id.is_empty() || id.contains('/') || id.starts_with('.') {
         return None;

@@ -6,6 +6,7 @@
 //! (`claude`, `codex`, `local`) hold everything that knows a provider's raw JSON.
 
 pub mod claude;
+pub mod claude_session;
 pub mod codex;
 pub mod local;
 pub mod process;

@@ -1,0 +1,636 @@
+//! Claude Code session files for **fork** and **rewind**: where to cut a session
+//! (`--resume-session-at`) and how to make a session findable from another checkout.
+//!
+//! Measured on the real CLIs, 2.1.332 and 2.1.197 (`fixtures/captures/fork/claude/README.md`):
+//!
+//! - A fork is `--resume S --fork-session --session-id NEW` run in the new checkout. The CLI
+//!   writes `NEW.jsonl` in the NEW cwd's project folder: S's chain entries (same `uuid`s, their
+//!   `sessionId` and `cwd` rewritten), then the fork's own turn. S is not touched.
+//! - A rewind adds `--resume-session-at UUID`: the fork keeps S's chain up to and including the
+//!   entry `UUID` and nothing after. `UUID` must be an entry's `uuid` (a `msg_…` id or an
+//!   unknown uuid: rc 1, `No message found with message.uuid of: …`). Without `--fork-session`
+//!   it cuts S itself (a branch appended to S): baton never does that.
+//! - 2.1.197 finds a session only in its own cwd's project folder; 2.1.332 in any folder, but
+//!   it refuses (`No conversation found`) an id that sits in two folders when its cwd holds
+//!   neither. Both take the copy in their own cwd's folder first, stale or not.
+//!
+//! Session lines are JSON objects. The **chain** is the entries with a `uuid` of type `user`,
+//! `assistant`, `attachment` or `system` (not `isSidechain`), each naming the one before it in
+//! `parentUuid`; the CLI resumes from the last one written (the leaf) back to the root, so this
+//! module follows the same walk and ignores branches left behind. A **prompt** is a chain `user`
+//! entry whose content is the text baton wrote: a string, or only text blocks (not `isMeta`, not
+//! a compact summary, not an interruption note `[Request interrupted by user…]`). What is not a
+//! prompt: tool results (`tool_result` blocks), a steer that joined a running turn (an
+//! `attachment` of type `queued_command`, never a `user` entry), meta and summary entries. A
+//! stdin line that arrived too late to join its turn runs as a turn of its own and is a prompt
+//! like any other.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::claude::{find_session_file, session_file};
+use super::ProviderHomes;
+
+/// Why [`cut_point`] found no place to cut.
+#[derive(Debug)]
+pub enum CutError {
+    /// No file for the session in the cwd's project folder or any other.
+    Missing { session_id: String },
+    /// The session file is there but could not be read.
+    Read { path: PathBuf, source: io::Error },
+    /// The session holds fewer prompts than the cut needs (`keep` kept and one more after).
+    TooFewPrompts {
+        session_id: String,
+        keep: usize,
+        found: usize,
+    },
+    /// Prompt number `keep` (0-based) is not the text the caller expected there.
+    PromptMismatch {
+        session_id: String,
+        keep: usize,
+        expected: String,
+        found: String,
+    },
+    /// The prompt has no entry before it on the chain (a broken or hand-made file).
+    NoParent { session_id: String, keep: usize },
+}
+
+impl fmt::Display for CutError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CutError::Missing { session_id } => {
+                write!(f, "Claude session {session_id} has no session file any more")
+            }
+            CutError::Read { path, source } => {
+                write!(f, "cannot read Claude session file {}: {source}", path.display())
+            }
+            CutError::TooFewPrompts {
+                session_id,
+                keep,
+                found,
+            } => write!(
+                f,
+                "Claude session {session_id} holds {found} prompt(s): cannot keep {keep} and cut before prompt {}",
+                keep + 1
+            ),
+            CutError::PromptMismatch {
+                session_id,
+                keep,
+                expected,
+                found,
+            } => write!(
+                f,
+                "prompt {} of Claude session {session_id} is {:?}, not {:?}: the session does not match the turns",
+                keep + 1,
+                super::claude::one_line(found, 60),
+                super::claude::one_line(expected, 60),
+            ),
+            CutError::NoParent { session_id, keep } => write!(
+                f,
+                "prompt {} of Claude session {session_id} has no entry before it to cut at",
+                keep + 1
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CutError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CutError::Read { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+/// One prompt baton sent, as a session file records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prompt {
+    /// The prompt entry's own `uuid`.
+    pub uuid: String,
+    /// The chain entry before it (its `parentUuid`), where a cut keeping everything before this
+    /// prompt goes. `None` for the session's first prompt.
+    pub parent: Option<String>,
+    /// The prompt's text (text blocks joined by newlines).
+    pub text: String,
+}
+
+/// The prompts on the session's active chain (leaf back to root, then in order). Lines that are
+/// not JSON are skipped, as the CLI does with a torn last line.
+pub fn prompts(session_text: &str) -> Vec<Prompt> {
+    let mut by_uuid: HashMap<&str, Value> = HashMap::new();
+    let mut leaf: Option<String> = None;
+    let rows: Vec<Value> = session_text
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    for row in &rows {
+        if let Some(uuid) = chain_uuid(row) {
+            leaf = Some(uuid.to_owned());
+            by_uuid.insert(uuid, row.clone());
+        }
+    }
+    let mut chain = Vec::new();
+    let mut at = leaf;
+    while let Some(uuid) = at {
+        let Some(row) = by_uuid.remove(uuid.as_str()) else {
+            break; // the root, or a parent the file does not hold (a loop ends here too)
+        };
+        at = row["parentUuid"].as_str().map(str::to_owned);
+        chain.push(row);
+    }
+    chain.reverse();
+    chain
+        .iter()
+        .filter_map(|row| {
+            Some(Prompt {
+                uuid: row["uuid"].as_str()?.to_owned(),
+                parent: row["parentUuid"].as_str().map(str::to_owned),
+                text: prompt_text(row)?,
+            })
+        })
+        .collect()
+}
+
+/// The `uuid` of a chain entry, `None` for any other line (queue operations, cost state…).
+fn chain_uuid(row: &Value) -> Option<&str> {
+    let kind = row["type"].as_str()?;
+    if !matches!(kind, "user" | "assistant" | "attachment" | "system")
+        || row["isSidechain"].as_bool() == Some(true)
+    {
+        return None;
+    }
+    row["uuid"].as_str()
+}
+
+/// The text of a prompt entry, `None` when the entry is not one of baton's prompts.
+fn prompt_text(row: &Value) -> Option<String> {
+    if row["type"].as_str() != Some("user")
+        || row["isMeta"].as_bool() == Some(true)
+        || row["isCompactSummary"].as_bool() == Some(true)
+        || row["isVisibleInTranscriptOnly"].as_bool() == Some(true)
+    {
+        return None;
+    }
+    let text = match &row["message"]["content"] {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) if !blocks.is_empty() => {
+            let texts = blocks
+                .iter()
+                .map(|b| match b["type"].as_str() {
+                    Some("text") => b["text"].as_str(),
+                    _ => None,
+                })
+                .collect::<Option<Vec<&str>>>()?;
+            texts.join("\n")
+        }
+        _ => return None,
+    };
+    if text.starts_with("[Request interrupted by user") {
+        return None;
+    }
+    Some(text)
+}
+
+/// The cut in a session file's text that keeps the first `keep` prompts' turns (`keep` ≥ 1):
+/// the `parentUuid` of prompt number `keep` (0-based), which must read `next_prompt`. That is
+/// the chain's leaf as it was when that prompt came in: the last entry of turn `keep` (its last
+/// assistant entry, or on 2.1.332 sometimes a `prompt_snapshot` attachment after it; both give
+/// the model the same history), so an interrupted turn keeps its interruption note.
+pub fn cut_in(
+    session_text: &str,
+    session_id: &str,
+    keep: usize,
+    next_prompt: &str,
+) -> Result<String, CutError> {
+    let prompts = prompts(session_text);
+    let Some(prompt) = prompts.get(keep) else {
+        return Err(CutError::TooFewPrompts {
+            session_id: session_id.to_owned(),
+            keep,
+            found: prompts.len(),
+        });
+    };
+    if prompt.text != next_prompt {
+        return Err(CutError::PromptMismatch {
+            session_id: session_id.to_owned(),
+            keep,
+            expected: next_prompt.to_owned(),
+            found: prompt.text.clone(),
+        });
+    }
+    prompt.parent.clone().ok_or_else(|| CutError::NoParent {
+        session_id: session_id.to_owned(),
+        keep,
+    })
+}
+
+/// The uuid to pass as `--resume-session-at` so that a fork of `session_id` keeps the first
+/// `keep` prompts' turns and nothing after: the entry before the user entry of prompt number
+/// `keep` (0-based, counting only the prompts baton sent: see the module doc), which must read
+/// `next_prompt`. `Ok(None)` when `keep == 0` (nothing to keep: the caller opens a fresh
+/// session). `cwd` is where the session last ran (its file is looked for there first, then in
+/// every project folder).
+pub fn cut_point(
+    homes: &ProviderHomes,
+    cwd: &Path,
+    session_id: &str,
+    keep: usize,
+    next_prompt: &str,
+) -> Result<Option<String>, CutError> {
+    if keep == 0 {
+        return Ok(None);
+    }
+    let path = find_session_file(homes, cwd, session_id).ok_or_else(|| CutError::Missing {
+        session_id: session_id.to_owned(),
+    })?;
+    let bytes = std::fs::read(&path).map_err(|source| CutError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    cut_in(
+        &String::from_utf8_lossy(&bytes),
+        session_id,
+        keep,
+        next_prompt,
+    )
+    .map(Some)
+}
+
+/// What [`prepare_fork`] did: the copy of the session it made in the fork's project folder, if
+/// any. Remove it once the fork's CLI has exited ([`ForkCopy::remove`]): a copy left behind
+/// goes stale, a later fork in that cwd reads it (both versions), and 2.1.332 refuses the id
+/// from any third cwd (it is in two folders).
+#[derive(Debug, PartialEq, Eq)]
+#[must_use = "remove the copy once the fork's CLI has exited"]
+pub struct ForkCopy {
+    path: Option<PathBuf>,
+}
+
+impl ForkCopy {
+    /// The copy, `None` when the session was findable as it was.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// Deletes the copy (nothing when there is none or it is gone already).
+    pub fn remove(self) -> io::Result<()> {
+        match self.path {
+            Some(path) => match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+                _ => Ok(()),
+            },
+            None => Ok(()),
+        }
+    }
+}
+
+/// Makes session `session_id` (last run in `from_cwd`) findable by a CLI started in `to_cwd`,
+/// for versions that look only in the cwd's project folder (2.1.197): copies its file, as it is
+/// now, into `to_cwd`'s project folder (through a temporary file and a rename, replacing an
+/// older copy). A no-op when both cwds share a project folder. The copy must not outlive the
+/// fork's run: see [`ForkCopy`]. Fails with `NotFound` when the session has no file.
+pub fn prepare_fork(
+    homes: &ProviderHomes,
+    session_id: &str,
+    from_cwd: &Path,
+    to_cwd: &Path,
+) -> io::Result<ForkCopy> {
+    let Some(source) = find_session_file(homes, from_cwd, session_id) else {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("Claude session {session_id} has no session file"),
+        ));
+    };
+    let target = session_file(homes, to_cwd, session_id);
+    if target == source {
+        return Ok(ForkCopy { path: None });
+    }
+    let dir = target.parent().ok_or_else(|| {
+        io::Error::new(io::ErrorKind::InvalidInput, "session file without a folder")
+    })?;
+    std::fs::create_dir_all(dir)?;
+    let temp = dir.join(format!(".{session_id}.jsonl.baton-{}", std::process::id()));
+    let copied = std::fs::copy(&source, &temp).and_then(|_| std::fs::rename(&temp, &target));
+    if let Err(e) = copied {
+        let _ = std::fs::remove_file(&temp);
+        return Err(e);
+    }
+    Ok(ForkCopy { path: Some(target) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    const S: &str = "f0f0aaaa-0000-4000-8000-000000000001";
+    const ST: &str = "f0f0bbbb-0000-4000-8000-000000000002";
+    const VERSIONS: [&str; 2] = ["2.1.332", "2.1.197"];
+
+    fn fixture(version: &str, step: &str, folder: &str, id: &str) -> String {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/captures/fork/claude")
+            .join(version)
+            .join(step)
+            .join("sessions")
+            .join(folder)
+            .join(format!("{id}.jsonl"));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    fn texts(text: &str) -> Vec<String> {
+        prompts(text).into_iter().map(|p| p.text).collect()
+    }
+
+    fn cut_json(version: &str, name: &str) -> Value {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/captures/fork/claude")
+            .join(version)
+            .join(name);
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    /// The captured session files: prompts (steers, tool results, attachments left out) and the
+    /// cut the real CLIs were given (recorded in cut*.json, each rewind run rc 0).
+    #[test]
+    fn captured_sessions_table() {
+        for version in VERSIONS {
+            let three = fixture(version, "03-turn3", "-home-dev-A", S);
+            assert_eq!(
+                texts(&three),
+                [
+                    "turn one: hello",
+                    "turn two: use a tool [[tools:1]]",
+                    "turn three: last one"
+                ],
+                "{version}"
+            );
+            let cut = cut_json(version, "cut.json");
+            assert_eq!(
+                cut_in(&three, S, 2, "turn three: last one").unwrap(),
+                cut["last_assistant_before_prompt3"].as_str().unwrap(),
+                "{version}: prompt 3's parent is turn 2's last assistant entry"
+            );
+            // The steered session: the steer joined turn 2 and is no prompt.
+            let steered = steer_session(version);
+            assert_eq!(
+                texts(&steered),
+                [
+                    "steer session turn one",
+                    "turn two with a steer [[tools:1]] [[toolms:3000]]",
+                    "steer session turn three"
+                ],
+                "{version}"
+            );
+            assert!(steered.contains("queued_command"), "{version}");
+            let cut = cut_json(version, "cut-steer.json");
+            assert_eq!(
+                cut_in(&steered, ST, 2, "steer session turn three").unwrap(),
+                cut["last_assistant_before_prompt3"].as_str().unwrap()
+            );
+            let cut = cut_json(version, "cut-keep1.json");
+            assert_eq!(
+                cut_in(
+                    &steered,
+                    ST,
+                    1,
+                    "turn two with a steer [[tools:1]] [[toolms:3000]]"
+                )
+                .unwrap(),
+                cut["prompt2_parentUuid"].as_str().unwrap()
+            );
+        }
+    }
+
+    fn steer_session(version: &str) -> String {
+        let step = if version == "2.1.332" {
+            "16-steer-turn3"
+        } else {
+            "20-steer-turn3"
+        };
+        fixture(version, step, "-home-dev-A", ST)
+    }
+
+    #[test]
+    fn forks_and_branches_follow_the_active_chain() {
+        // 2.1.332's fork file holds S's entries (same uuids) then the fork's prompt.
+        let fork = fixture(
+            "2.1.332",
+            "04-fork-into-B",
+            "-home-dev-B",
+            "f0f0f0b0-0000-4000-8000-0000000000b1",
+        );
+        assert_eq!(texts(&fork).last().unwrap(), "fork prompt in B");
+        assert_eq!(texts(&fork).len(), 4);
+        // A rewind fork holds turns 1–2 and its own prompt.
+        let rewound = fixture(
+            "2.1.332",
+            "07-rewind-at-last-assistant",
+            "-home-dev-B",
+            "f0f0e0e0-0000-4000-8000-000000000001",
+        );
+        assert_eq!(
+            texts(&rewound),
+            [
+                "turn one: hello",
+                "turn two: use a tool [[tools:1]]",
+                "rewound prompt 3"
+            ]
+        );
+        // --resume-session-at without --fork-session branched S itself: the active chain is
+        // the new branch, turns 3 and 4 are left behind.
+        let branched = fixture("2.1.332", "11-rewind-without-fork", "-home-dev-A", S);
+        assert_eq!(
+            texts(&branched),
+            [
+                "turn one: hello",
+                "turn two: use a tool [[tools:1]]",
+                "rewind without --fork-session"
+            ]
+        );
+    }
+
+    #[test]
+    fn cut_errors_say_why() {
+        let three = fixture("2.1.197", "03-turn3", "-home-dev-A", S);
+        let e = cut_in(&three, S, 3, "x").unwrap_err();
+        assert!(
+            matches!(e, CutError::TooFewPrompts { found: 3, .. }),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("holds 3 prompt(s)"), "{e}");
+        let e = cut_in(&three, S, 2, "turn two: use a tool [[tools:1]]").unwrap_err();
+        assert!(matches!(e, CutError::PromptMismatch { .. }), "{e:?}");
+        assert!(e.to_string().contains("\"turn three: last one\""), "{e}");
+        let e = cut_in(&three, S, 0, "turn one: hello").unwrap_err();
+        assert!(matches!(e, CutError::NoParent { .. }), "{e:?}");
+        // Rows that are not prompts.
+        let rows = [
+            r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"content":"one"}}"#,
+            r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"content":[]}}"#,
+            r#"{"type":"user","uuid":"m1","parentUuid":"a1","isMeta":true,"message":{"content":"meta"}}"#,
+            r#"{"type":"user","uuid":"i1","parentUuid":"m1","message":{"content":[{"type":"text","text":"[Request interrupted by user]"}]}}"#,
+            r#"{"type":"user","uuid":"t1","parentUuid":"i1","message":{"content":[{"type":"tool_result","content":"x"}]}}"#,
+            r#"{"type":"user","uuid":"s1","parentUuid":"t1","isSidechain":true,"message":{"content":"side"}}"#,
+            "not json",
+            r#"{"type":"user","uuid":"u2","parentUuid":"t1","message":{"content":[{"type":"text","text":"two"}]}}"#,
+        ]
+        .join("\n");
+        assert_eq!(texts(&rows), ["one", "two"]);
+        assert_eq!(cut_in(&rows, "x", 1, "two").unwrap(), "t1");
+
+        let home = home();
+        let a = home.dir.path().join("A");
+        std::fs::create_dir_all(&a).unwrap();
+        assert!(matches!(
+            cut_point(&home.homes, &a, S, 1, "x"),
+            Err(CutError::Missing { .. })
+        ));
+        assert_eq!(cut_point(&home.homes, &a, S, 0, "x").unwrap(), None);
+    }
+
+    struct Home {
+        dir: tempfile::TempDir,
+        homes: ProviderHomes,
+    }
+
+    fn home() -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        let homes = ProviderHomes {
+            claude: dir.path().join(".claude"),
+            codex: dir.path().join(".codex"),
+        };
+        Home { dir, homes }
+    }
+
+    #[test]
+    fn prepare_fork_copies_into_the_new_folder_and_removes_the_copy() {
+        let home = home();
+        let (a, b) = (home.dir.path().join("A"), home.dir.path().join("B"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        assert_eq!(
+            prepare_fork(&home.homes, S, &a, &b).unwrap_err().kind(),
+            io::ErrorKind::NotFound
+        );
+        let source = session_file(&home.homes, &a, S);
+        std::fs::create_dir_all(source.parent().unwrap()).unwrap();
+        std::fs::write(&source, "{\"v\":1}\n").unwrap();
+        let same = prepare_fork(&home.homes, S, &a, &a).unwrap();
+        assert_eq!(same.path(), None);
+        same.remove().unwrap();
+        // A stale copy is replaced by the file as it is now.
+        let target = session_file(&home.homes, &b, S);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::write(&target, "{\"v\":0}\n").unwrap();
+        let copy = prepare_fork(&home.homes, S, &a, &b).unwrap();
+        assert_eq!(copy.path(), Some(target.as_path()));
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "{\"v\":1}\n");
+        copy.remove().unwrap();
+        assert!(!target.exists());
+        assert!(source.exists());
+        let names: Vec<_> = std::fs::read_dir(target.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(names.is_empty(), "no temporary file left: {names:?}");
+    }
+
+    /// One turn of the claude shim with baton's input mode: the prompt as a JSON line, stdin
+    /// closed after it (the shim finishes the turn, then exits).
+    fn shim_turn(home: &Home, version: &str, cwd: &Path, args: &[&str], prompt: &str) -> bool {
+        let shim = Path::new(env!("CARGO_MANIFEST_DIR")).join("shims/claude");
+        let mut child = Command::new("python3")
+            .arg(shim)
+            .args([
+                "-p",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--include-partial-messages",
+                "--input-format",
+                "stream-json",
+                "--replay-user-messages",
+            ])
+            .args(args)
+            .current_dir(cwd)
+            .env("HOME", home.dir.path())
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("BATON_SHIM_LOG")
+            .env_remove("BATON_SHIM_DELAY_MS")
+            .env("BATON_SHIM_CLAUDE_VERSION", version)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("python3 runs the shim");
+        let line = super::super::claude::user_line(prompt);
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(line.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        out.status.success()
+    }
+
+    /// Three turns on the shim, the cut before turn 3, a rewind fork from another checkout: the
+    /// fork's session file holds turns 1–2 and its own prompt, nothing of turn 3.
+    #[test]
+    fn rewind_fork_on_the_shim_keeps_turns_one_and_two() {
+        const NEW: &str = "f0f0e0e0-0000-4000-8000-0000000000aa";
+        let turns = ["first [[calls:2]]", "second", "third"];
+        for version in VERSIONS {
+            let home = home();
+            let (a, b) = (home.dir.path().join("A"), home.dir.path().join("B"));
+            std::fs::create_dir_all(&a).unwrap();
+            std::fs::create_dir_all(&b).unwrap();
+            assert!(shim_turn(
+                &home,
+                version,
+                &a,
+                &["--session-id", S],
+                turns[0]
+            ));
+            for prompt in &turns[1..] {
+                assert!(shim_turn(&home, version, &a, &["--resume", S], prompt));
+            }
+            let cut = cut_point(&home.homes, &a, S, 2, turns[2]).unwrap().unwrap();
+            let fork = [
+                "--resume",
+                S,
+                "--fork-session",
+                "--session-id",
+                NEW,
+                "--resume-session-at",
+                cut.as_str(),
+            ];
+            if version == "2.1.197" {
+                assert!(
+                    !shim_turn(&home, version, &b, &fork, "rewound"),
+                    "2.1.197 finds S only from A"
+                );
+            }
+            let copy = prepare_fork(&home.homes, S, &a, &b).unwrap();
+            assert!(shim_turn(&home, version, &b, &fork, "rewound"), "{version}");
+            copy.remove().unwrap();
+            let forked = std::fs::read_to_string(session_file(&home.homes, &b, NEW)).unwrap();
+            assert_eq!(texts(&forked), [turns[0], turns[1], "rewound"], "{version}");
+            assert!(!forked.contains(turns[2]), "{version}: nothing of turn 3");
+            assert!(
+                !forked.contains(&format!("\"sessionId\":\"{S}\"")),
+                "{version}"
+            );
+            let original = std::fs::read_to_string(session_file(&home.homes, &a, S)).unwrap();
+            assert_eq!(texts(&original), turns, "{version}: S untouched");
+        }
+    }
+}
