@@ -6,6 +6,8 @@
 //! fork's source; a local conversation's turns before T, copied. Where the CLI cannot cut its
 //! session (its file is gone, the turns do not match), the rewind opens fresh and says why.
 
+use std::path::Path;
+
 use super::Carried;
 use crate::error::BatonError;
 use crate::server::state::Server;
@@ -117,16 +119,45 @@ struct Cut {
 }
 
 async fn cut_session(srv: &Server, from: &TerminalRow, cut: Cut) -> Result<SessionFork, String> {
+    match cut.provider {
+        ProviderKind::Claude => claude_cut(srv, cut),
+        ProviderKind::Codex => codex_cut(srv, from, cut).await,
+        ProviderKind::Local => Err("a local conversation is copied, not cut".to_string()),
+    }
+}
+
+/// Claude cuts at the fork's first run (`--resume-session-at`): find the entry before the
+/// turn's prompt now, counting the prompts of the session file from its end.
+fn claude_cut(srv: &Server, cut: Cut) -> Result<SessionFork, String> {
+    use crate::providers::claude_session;
+    let dir = Path::new(&cut.dir);
+    let path = crate::providers::claude::find_session_file(&srv.homes, dir, &cut.session_id)
+        .ok_or_else(|| "its session file is gone".to_string())?;
+    let text = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let count = claude_session::prompts(&String::from_utf8_lossy(&text)).len();
+    let keep = count
+        .checked_sub(cut.later_prompts + 1)
+        .ok_or_else(|| format!("its session file holds {count} prompts, too few"))?;
+    let at = claude_session::cut_point(&srv.homes, dir, &cut.session_id, keep, &cut.prompt)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| "its session file holds nothing before the turn".to_string())?;
+    Ok(SessionFork {
+        provider: ProviderKind::Claude,
+        session_id: cut.session_id,
+        model: cut.model,
+        at: Some(at),
+        ready: false,
+    })
+}
+
+async fn codex_cut(srv: &Server, from: &TerminalRow, cut: Cut) -> Result<SessionFork, String> {
     let _ = (
         srv,
         from,
-        &cut.dir,
         cut.later_prompts,
         &cut.prompt,
         &cut.model,
+        &cut.session_id,
     );
-    Err(format!(
-        "cutting a {} session is not wired yet",
-        cut.provider
-    ))
+    Err("cutting a codex session is not wired yet".to_string())
 }

@@ -13,7 +13,7 @@ use super::plan::{new_mode, Plan};
 use super::Ran;
 use crate::error::BatonError;
 use crate::protocol::{Reply, SendEvent};
-use crate::providers::{self, RunMsg, RunSpec, SessionMode, TurnOutcome};
+use crate::providers::{self, claude_session, RunMsg, RunSpec, SessionMode, TurnOutcome};
 use crate::store::{Record, TerminalRow};
 use crate::words::{ProviderKind, SessionReason, TurnEvent, TurnStatus};
 
@@ -120,7 +120,16 @@ impl TurnCtx<'_> {
             self.note(warning);
         }
         let mut reason = plan.session_reason;
-        let mut outcome = self.run_cli(&spec, prompt).await?;
+        let copy = fork_copy(&srv, &spec);
+        let ran = self.run_cli(&spec, prompt).await;
+        if let Some(copy) = copy {
+            if let Err(e) = copy.remove() {
+                self.note(format!(
+                    "cannot remove the session copy made for the fork: {e}"
+                ));
+            }
+        }
+        let mut outcome = ran?;
         if let SessionMode::Resume { session_id }
         | SessionMode::Fork {
             from: session_id, ..
@@ -353,5 +362,17 @@ impl TurnCtx<'_> {
         self.feed.push(Reply::Event {
             event: SendEvent::Turn { event: ev },
         });
+    }
+}
+
+/// A Claude fork's source session made findable from the fork's checkout for the run (CLI
+/// versions that look only in the cwd's project folder); the copy is removed after the run.
+/// None when nothing was copied (or could be: the run then reports the session missing).
+fn fork_copy(srv: &Server, spec: &RunSpec) -> Option<claude_session::ForkCopy> {
+    match (&spec.provider, &spec.session) {
+        (ProviderKind::Claude, SessionMode::Fork { from, .. }) => {
+            claude_session::prepare_fork(&srv.homes, from, &spec.cwd, &spec.cwd).ok()
+        }
+        _ => None,
     }
 }
