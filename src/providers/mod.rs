@@ -7,6 +7,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod codex_app;
 pub mod local;
 pub mod process;
 pub mod run;
