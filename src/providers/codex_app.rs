@@ -709,6 +709,44 @@ mod tests {
         }
     }
 
+    /// By hand against the real CLI: `BATON_REAL_CODEX_FORK=BIN:CODEX_HOME:THREAD:NEW_CWD cargo
+    /// test --lib codex_app::tests::real -- --ignored --nocapture` (THREAD with at least 3 turns,
+    /// e.g. `orig` of a `measure.py` world).
+    #[test]
+    #[ignore]
+    fn real_codex_fork_keeps_two_turns() {
+        let spec = std::env::var("BATON_REAL_CODEX_FORK").unwrap();
+        let parts: Vec<&str> = spec.split(':').collect();
+        let [bin, home, thread, cwd] = parts[..] else {
+            panic!("BIN:CODEX_HOME:THREAD:NEW_CWD")
+        };
+        let env = [(OsString::from("CODEX_HOME"), OsString::from(home))];
+        let mut req = ForkRequest {
+            bin: Path::new(bin),
+            env: &env,
+            cwd: Path::new(cwd),
+            thread_id: thread,
+            system_text: "real fork test: you work in the new checkout",
+            model: None,
+            keep: Some(Keep {
+                turns: 2,
+                next_prompt: "third prompt THREE",
+            }),
+        };
+        let started = Instant::now();
+        let fork = fork_thread(&req).unwrap();
+        println!("fork {fork} in {:?}", started.elapsed());
+        req.keep = Some(Keep {
+            turns: 2,
+            next_prompt: "not the prompt",
+        });
+        println!("mismatch: {}", fork_thread(&req).unwrap_err());
+        req.keep = None;
+        println!("whole: {}", fork_thread(&req).unwrap());
+        req.thread_id = "11111111-2222-4333-8444-555555555555";
+        println!("missing: {}", fork_thread(&req).unwrap_err());
+    }
+
     #[test]
     fn classify_skips_notifications_and_finds_answers_and_errors() {
         let cases: &[(&str, u64, Incoming)] = &[
