@@ -747,6 +747,268 @@ mod tests {
         println!("missing: {}", fork_thread(&req).unwrap_err());
     }
 
+    // ---- end to end against shims/codex
+
+    struct World {
+        _dir: tempfile::TempDir,
+        home: PathBuf,
+        a: PathBuf,
+        b: PathBuf,
+        env: Vec<(OsString, OsString)>,
+    }
+
+    fn world() -> World {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (home, a, b) = (root.join("codex-home"), root.join("a"), root.join("b"));
+        for d in [&home, &a, &b] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let env = vec![
+            (OsString::from("CODEX_HOME"), home.clone().into_os_string()),
+            (OsString::from("HOME"), root.clone().into_os_string()),
+        ];
+        World {
+            _dir: dir,
+            home,
+            a,
+            b,
+            env,
+        }
+    }
+
+    fn shim() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("shims/codex")
+    }
+
+    impl World {
+        /// One `codex exec` turn on the shim in `cwd`; the thread id it reports.
+        fn turn(&self, cwd: &Path, resume: Option<&str>, prompt: &str) -> String {
+            let mut args = vec![
+                "exec",
+                "--json",
+                "--skip-git-repo-check",
+                "-c",
+                "developer_instructions=\"DEV A\"",
+            ];
+            if let Some(thread) = resume {
+                args.extend(["resume", thread]);
+            }
+            args.push("-");
+            let mut child = Command::new(shim())
+                .args(&args)
+                .current_dir(cwd)
+                .envs(self.env.iter().map(|(k, v)| (k, v)))
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(prompt.as_bytes())
+                .unwrap();
+            let out = child.wait_with_output().unwrap();
+            assert!(out.status.success(), "{prompt}: {:?}", out.status);
+            let text = String::from_utf8(out.stdout).unwrap();
+            let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+            first["thread_id"].as_str().unwrap().to_owned()
+        }
+
+        fn rollout(&self, thread: &str) -> PathBuf {
+            super::super::codex::find_rollout(&self.home, thread).unwrap()
+        }
+
+        /// The rows a thread's history is made of, a fork's `history_base` followed.
+        fn history(&self, thread: &str) -> Vec<Value> {
+            let rows: Vec<Value> = std::fs::read_to_string(self.rollout(thread))
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            let base = &rows[0]["payload"]["history_base"];
+            let Some(parent) = base["thread_id"].as_str() else {
+                return rows;
+            };
+            let end = base["end_ordinal_exclusive"].as_u64().unwrap();
+            let mut all: Vec<Value> = self
+                .history(parent)
+                .into_iter()
+                .filter(|r| r["ordinal"].as_u64().unwrap() < end)
+                .collect();
+            all.extend(rows);
+            all
+        }
+
+        /// The texts of the thread's model-visible messages of `role` (environment contexts left out).
+        fn texts(&self, thread: &str, role: &str) -> Vec<String> {
+            self.history(thread)
+                .iter()
+                .filter(|r| r["type"] == "response_item" && r["payload"]["role"] == role)
+                .map(|r| {
+                    r["payload"]["content"][0]["text"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned()
+                })
+                .filter(|t| !t.starts_with("<environment_context>"))
+                .collect()
+        }
+
+        fn rollouts(&self) -> usize {
+            walk(&self.home.join("sessions"))
+        }
+    }
+
+    fn walk(dir: &Path) -> usize {
+        std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .map(|e| {
+                        if e.path().is_dir() {
+                            walk(&e.path())
+                        } else {
+                            1
+                        }
+                    })
+                    .sum()
+            })
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn fork_thread_on_the_shim_holds_the_kept_turns_only() {
+        let w = world();
+        let orig = w.turn(&w.a, None, "p one");
+        w.turn(&w.a, Some(&orig), "p two");
+        w.turn(&w.a, Some(&orig), "p three");
+        let before = std::fs::read(w.rollout(&orig)).unwrap();
+        let bin = shim();
+        let mut req = ForkRequest {
+            bin: &bin,
+            env: &w.env,
+            cwd: &w.b,
+            thread_id: &orig,
+            system_text: "You now work in the checkout B.",
+            model: Some("gpt-test"),
+            keep: Some(Keep {
+                turns: 2,
+                next_prompt: "p three",
+            }),
+        };
+        let fork = fork_thread(&req).unwrap();
+        assert_ne!(fork, orig);
+        let meta = &w
+            .history(&fork)
+            .iter()
+            .find(|r| r["payload"]["id"] == fork.as_str())
+            .unwrap()["payload"]
+            .clone();
+        assert_eq!(meta["forked_from_id"], orig.as_str());
+        assert_eq!(meta["cwd"], w.b.to_str().unwrap());
+        assert_eq!(w.texts(&fork, "user"), ["p one", "p two"]);
+        // The original's developer message stays; baton's new text comes after the kept turns.
+        let devs = w.texts(&fork, "developer");
+        assert_eq!(
+            (
+                devs.first().unwrap().as_str(),
+                devs.last().unwrap().as_str()
+            ),
+            ("DEV A", "You now work in the checkout B.")
+        );
+        // The fork carries on from the kept turns; the original is untouched.
+        w.turn(&w.b, Some(&fork), "p four");
+        assert_eq!(w.texts(&fork, "user"), ["p one", "p two", "p four"]);
+        assert!(w
+            .texts(&fork, "assistant")
+            .last()
+            .unwrap()
+            .starts_with("MOCK-REPLY #3 "));
+        assert_eq!(std::fs::read(w.rollout(&orig)).unwrap(), before);
+
+        // A turn list that does not match is an error, and nothing is forked.
+        let files = w.rollouts();
+        req.keep = Some(Keep {
+            turns: 2,
+            next_prompt: "p two",
+        });
+        let err = fork_thread(&req).unwrap_err().to_string();
+        assert!(
+            err.contains("is \"p three\", not the prompt to cut at"),
+            "{err}"
+        );
+        req.keep = Some(Keep {
+            turns: 3,
+            next_prompt: "p four",
+        });
+        assert!(fork_thread(&req)
+            .unwrap_err()
+            .to_string()
+            .contains("has 3 turns"));
+        assert_eq!(w.rollouts(), files);
+
+        // Without a cut every turn is kept.
+        req.keep = None;
+        let whole = fork_thread(&req).unwrap();
+        assert_eq!(w.texts(&whole, "user"), ["p one", "p two", "p three"]);
+        req.thread_id = "11111111-2222-4333-8444-555555555555";
+        let err = fork_thread(&req).unwrap_err().to_string();
+        assert!(
+            err.contains("refused thread/fork: no rollout found for thread id"),
+            "{err}"
+        );
+        let missing = Path::new("/nonexistent/codex");
+        req.bin = missing;
+        assert!(matches!(
+            fork_thread(&req),
+            Err(ProviderError::NotFound { .. })
+        ));
+    }
+
+    #[test]
+    fn a_silent_app_server_times_out_and_is_killed() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("codex");
+        // Reads nothing, answers nothing; records its pid.
+        let script = format!(
+            "#!/bin/sh\necho $$ > {}/pid\nexec sleep 30\n",
+            dir.path().display()
+        );
+        std::fs::write(&bin, script).unwrap();
+        std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let req = ForkRequest {
+            bin: &bin,
+            env: &[],
+            cwd: dir.path(),
+            thread_id: "T",
+            system_text: "x",
+            model: None,
+            keep: None,
+        };
+        let started = Instant::now();
+        let err = fork_thread_within(&req, Duration::from_millis(300))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("did not answer initialize within"), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let pid: i32 = std::fs::read_to_string(dir.path().join("pid"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert_eq!(
+            process::start_time(pid)
+                .map(|(_, alive)| alive)
+                .unwrap_or(false),
+            false,
+            "still running"
+        );
+    }
+
     #[test]
     fn classify_skips_notifications_and_finds_answers_and_errors() {
         let cases: &[(&str, u64, Incoming)] = &[
