@@ -988,6 +988,242 @@ def rows_text(E, tid):
 
 # --------------------------------------------------------------------------
 
+# ---- codex fork / app-server (fixtures/captures/fork/codex/, see its README)
+
+FORK = os.path.join(CAP, "fork", "codex")
+DEV_B = "You work in the checkout /CHECKOUT-B. (baton system text B)"
+
+
+def fork_cap_rows(name_part):
+    """The captured rollout whose file name contains name_part."""
+    for fn in sorted(os.listdir(FORK)):
+        if fn.startswith("rollout-") and name_part in fn:
+            return cap_jsonl(FORK, fn)
+    raise CheckFailed("no captured rollout %s" % name_part)
+
+
+def fork_ids():
+    return json.loads(cap_text(FORK, "ids.json"))
+
+
+def history_rows_ref(E, tid):
+    """A thread's history rows, a fork's history_base followed (independent of the shim's code)."""
+    path = [f for f in rollouts(E) if f.endswith("-%s.jsonl" % tid)]
+    check(len(path) == 1, "one rollout for %s: %s" % (tid, path))
+    rows = read_jsonl(path[0])
+    base = rows[0]["payload"].get("history_base")
+    if not base:
+        return rows
+    return [r for r in history_rows_ref(E, base["thread_id"]) if r["ordinal"] < base["end_ordinal_exclusive"]] + rows
+
+
+def visible(rows, role):
+    return [x["payload"]["content"][0]["text"] for x in rows if x["type"] == "response_item"
+            and x["payload"].get("role") == role and not x["payload"]["content"][0]["text"].startswith("<environment")]
+
+
+def three_turns(E):
+    tid = ok(codex(E, "first prompt ONE", "-c", "developer_instructions=\"DEV A\""), "turn 1")[0]["thread_id"]
+    for p in ("second prompt TWO", "third prompt THREE"):
+        ok(codex(E, p, resume=tid), p)
+    return tid
+
+
+@test
+def codex_exec_fork(E):
+    orig = three_turns(E)
+    before = read_jsonl(rollouts(E)[0])
+    r = run(E, CODEX, EXEC + ["-c", "developer_instructions=" + json.dumps(DEV_B), "fork", orig, "-"],
+            stdin="fork prompt FOUR", cwd=E.proj2)
+    evs = ok(r, "exec fork")
+    same_events(evs, cap_jsonl(FORK, "a2-fork.stdout.jsonl"), "a2-fork")
+    fork = evs[0]["thread_id"]
+    check(fork != orig, "a new thread id")
+    eq(r.err, codex_warning(E), "stderr (with `-`: no reading note)")
+    eq(len(rollouts(E)), 2, "the fork has its own rollout")
+    real = fork_cap_rows(fork_ids()["fork"])
+    rows = read_jsonl([f for f in rollouts(E) if fork in f][0])
+    same_shape(rows[0], real[0], "fork session_meta")
+    meta = rows[0]["payload"]
+    eq((meta["forked_from_id"], meta["cwd"], meta["source"]), (orig, E.proj2, "exec"), "session_meta values")
+    eq(meta["forked_from_ordinal_exclusive"], before[-1]["ordinal"] + 1, "cut after the original's last row")
+    eq(meta["history_base"]["end_ordinal_exclusive"], meta["forked_from_ordinal_exclusive"], "history_base")
+    eq(rows[0]["ordinal"], meta["forked_from_ordinal_exclusive"], "ordinals go on")
+
+    def kind(x):
+        return x["type"] + "/" + str(x["payload"].get("type"))
+
+    eq([kind(x) for x in rows[:8]], [kind(x) for x in real[:8]], "the fork's first rows")
+    check(not any(x["type"] == "response_item" and x["payload"].get("role") == "assistant" and "ONE" in json.dumps(x)
+                  for x in rows), "nothing of the original is copied")
+    hist = history_rows_ref(E, fork)
+    eq(visible(hist, "user"), ["first prompt ONE", "second prompt TWO", "third prompt THREE", "fork prompt FOUR"],
+       "the fork's history")
+    eq(visible(hist, "developer"), ["DEV A"], "the original's developer message, once")
+    check(DEV_B not in json.dumps(rows), "-c developer_instructions is ignored by a fork")
+    envs = [x["payload"]["content"][0]["text"] for x in hist if x["type"] == "response_item"
+            and x["payload"]["content"][0]["text"].startswith("<environment_context>")]
+    eq([("<cwd>%s</cwd>" % E.proj) in envs[0], ("<cwd>%s</cwd>" % E.proj2) in envs[-1], len(envs)],
+       [True, True, 2], "a second environment context names the fork's cwd")
+    check(evs[3]["item"]["text"].startswith("MOCK-REPLY #4 "), "the fork counts the original's calls")
+    ok(codex(E, "fork second FIVE", resume=fork, cwd=E.proj2), "resume the fork")
+    eq(read_jsonl([f for f in rollouts(E) if orig in f][0]), before, "the original is untouched")
+    eq(visible(history_rows_ref(E, fork), "user")[-1], "fork second FIVE", "resume appends to the fork")
+
+
+@test
+def codex_exec_fork_errors(E):
+    orig = three_turns(E)
+    for args, name in ((["fork", MISSING, "-"], "a5-fork-missing"), (["fork", "not-a-uuid", "-"], "a6-fork-notuuid"),
+                       (["fork", orig], "a7-fork-noprompt")):
+        r = run(E, CODEX, EXEC + args, stdin="x" if "-" in args else "", cwd=E.proj2)
+        want_err = cap_text(FORK, name + ".stderr.txt").replace(
+            'AbsolutePathBuf("/tmp/codexfork-a/codex-home")', 'AbsolutePathBuf("%s")' % E.codex_home)
+        eq(r.rc, int(cap_text(FORK, name + ".rc")), name + " rc")
+        eq(r.err, want_err, name + " stderr")
+        if name == "a7-fork-noprompt":
+            same_events(r.events(), cap_jsonl(FORK, name + ".stdout.jsonl"), name)
+            rows = read_jsonl([f for f in rollouts(E) if r.events()[0]["thread_id"] in f][0])
+            eq([x["type"] for x in rows], ["session_meta", "event_msg"], "a fork without a prompt: two rows")
+        else:
+            eq(r.out, "", name + " stdout")
+    eq(len(rollouts(E)), 2, "only the prompt-less fork wrote a rollout")
+
+
+def rpc_cap(name):
+    """A captured app-server session: the answers and notifications it printed, by request id."""
+    sent, printed = [], []
+    for l in cap_text(FORK, name).splitlines():
+        if l.startswith(">> "):
+            sent.append(json.loads(l[3:]))
+        elif l.startswith("<< "):
+            printed.append(json.loads(l[3:]))
+    return sent, printed
+
+
+def cap_answer(name, rid):
+    return [m for m in rpc_cap(name)[1] if m.get("id") == rid and "method" not in m][0]
+
+
+class AppRpc:
+    def __init__(self, E, cwd):
+        self.p = subprocess.Popen([CODEX, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, cwd=cwd, env=E.env())
+        self.n = 0
+        self.notes = []
+
+    def send(self, obj):
+        self.p.stdin.write((json.dumps(obj) + "\n").encode())
+        self.p.stdin.flush()
+
+    def call(self, method, params):
+        self.n += 1
+        self.send({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params})
+        while True:
+            line = self.p.stdout.readline()
+            check(line, "app-server closed stdout before answering %s" % method)
+            msg = json.loads(line)
+            if msg.get("id") == self.n and "method" not in msg:
+                return msg
+            self.notes.append(msg)
+
+    def close(self):
+        self.p.stdin.close()
+        rest = [json.loads(l) for l in self.p.stdout.read().decode().splitlines() if l.strip()]
+        rc = self.p.wait(10)
+        self.p.stdout.close()
+        self.p.stderr.close()
+        return rc, rest
+
+
+@test
+def codex_app_server_fork(E):
+    orig = three_turns(E)
+    a = AppRpc(E, E.proj2)
+    eq(a.call("thread/turns/list", {"threadId": orig}), {"error": {"code": -32600, "message": "Not initialized"},
+                                                         "id": 1}, "before initialize (b6)")
+    init = a.call("initialize", {"clientInfo": {"name": "baton", "version": "0.0.0"}})
+    same_shape(init, cap_answer("c1-fork-inject.rpc.txt", 1), "initialize")
+    eq(init["result"]["codexHome"], E.codex_home, "codexHome")
+    a.send({"jsonrpc": "2.0", "method": "initialized"})
+    listed = a.call("thread/turns/list", {"threadId": orig, "sortDirection": "asc"})
+    want = cap_answer("c1-fork-inject.rpc.txt", 2)
+    same_shape(listed, want, "thread/turns/list")
+    turns = listed["result"]["data"]
+    eq([t["items"][0]["content"][0]["text"] for t in turns],
+       ["first prompt ONE", "second prompt TWO", "third prompt THREE"], "turns oldest first")
+    same_shape(turns[0]["items"][1], want["result"]["data"][0]["items"][1], "agentMessage item")
+    desc = a.call("thread/turns/list", {"threadId": orig})["result"]["data"]
+    eq([t["id"] for t in desc], [t["id"] for t in reversed(turns)], "newest first by default")
+    fk = a.call("thread/fork", {"threadId": orig, "cwd": E.proj2, "excludeTurns": True,
+                                "developerInstructions": DEV_B, "lastTurnId": turns[1]["id"]})
+    same_shape(fk, cap_answer("c1-fork-inject.rpc.txt", 3), "thread/fork")
+    fork = fk["result"]["thread"]["id"]
+    eq((fk["result"]["thread"]["forkedFromId"], fk["result"]["cwd"]), (orig, E.proj2), "fork answer values")
+    eq(os.path.exists(fk["result"]["thread"]["path"]), True, "thread.path is the rollout, on disk")
+    inj = a.call("thread/inject_items", {"threadId": fork, "items": [
+        {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "NEW CHECKOUT"}]}]})
+    eq(inj["result"], {}, "thread/inject_items")
+    started = [m for m in a.notes if m.get("method") == "thread/started"]
+    want_started = [m for m in rpc_cap("c1-fork-inject.rpc.txt")[1] if m.get("method") == "thread/started"][0]
+    check(started, "a thread/started notification after the fork")
+    same_shape(started[0], want_started, "thread/started")
+    kept = a.call("thread/turns/list", {"threadId": fork, "sortDirection": "asc"})["result"]["data"]
+    eq([t["id"] for t in kept], [t["id"] for t in turns[:2]], "the fork lists the kept turns, same ids")
+    rc, rest = a.close()
+    eq(rc, 0, "app-server exits at EOF with rc 0")
+    rows = read_jsonl(fk["result"]["thread"]["path"])
+    real = fork_cap_rows(fork_ids()["c1"])
+    same_shape(rows[0], real[0], "app-server fork session_meta")
+    eq(rows[0]["payload"]["source"], "vscode", "source")
+    orig_rows = read_jsonl([f for f in rollouts(E) if orig in f][0])
+    done2 = [x["ordinal"] for x in orig_rows if x["payload"].get("type") == "task_complete"][1]
+    eq(rows[0]["payload"]["forked_from_ordinal_exclusive"], done2 + 1, "cut after turn 2's task_complete (lastTurnId)")
+    same_shape(rows[-1], real[2], "the injected developer message")
+    check(DEV_B not in json.dumps(rows), "developerInstructions is ignored by a fork")
+    evs = ok(codex(E, "after inject TWELVE", resume=fork, cwd=E.proj2), "exec resume of the fork")
+    check(evs[3]["item"]["text"].startswith("MOCK-REPLY #3 "), "the fork goes on from the kept calls")
+    hist = history_rows_ref(E, fork)
+    eq(visible(hist, "user"), ["first prompt ONE", "second prompt TWO", "after inject TWELVE"], "kept turns only")
+    eq(visible(hist, "developer"), ["DEV A", "NEW CHECKOUT"], "the injected message after the original's")
+
+
+@test
+def codex_app_server_errors(E):
+    orig = three_turns(E)
+    a = AppRpc(E, E.proj2)
+    a.call("initialize", {"clientInfo": {"name": "baton", "version": "0.0.0"}})
+    a.send({"jsonrpc": "2.0", "method": "initialized"})
+    sent, _ = rpc_cap("b5-errors.rpc.txt")
+    for req in sent:
+        if "id" not in req or req["method"] == "initialize":
+            continue
+        params = json.loads(json.dumps(req["params"]).replace(fork_ids()["orig"], orig).replace(
+            "/tmp/codexfork-a/checkout-b", E.proj2))
+        if req["method"] == "thread/revert":
+            continue  # not emulated: baton's fork never reverts (see the README)
+        got = a.call(req["method"], params)
+        want = cap_answer("b5-errors.rpc.txt", req["id"])
+        if "error" in want:
+            eq(got, {"error": want["error"], "id": got["id"]}, "%s %s" % (req["method"], req["params"]))
+        else:
+            same_shape(got, want, "%s %s" % (req["method"], req["params"]))
+    dep = [m for m in a.notes if m.get("method") == "deprecationNotice"]
+    eq(len(dep), 1, "a fork without excludeTurns gets the deprecation notice")
+    got = a.call("thread/inject_items", {"threadId": MISSING, "items": []})
+    eq(got["error"], cap_answer("c3-inject-unloaded.rpc.txt", 3)["error"], "inject into an unknown thread (c3)")
+    rc, _ = a.close()
+    eq(rc, 0, "rc")
+    # A thread another process forked is not loaded here (c3).
+    fork = [f for f in rollouts(E) if orig not in f][0][-len(MISSING + ".jsonl"):-len(".jsonl")]
+    b = AppRpc(E, E.proj2)
+    b.call("initialize", {"clientInfo": {"name": "baton", "version": "0.0.0"}})
+    got = b.call("thread/inject_items", {"threadId": fork, "items": []})
+    eq(got["error"], {"code": -32600, "message": "thread not found: %s" % fork}, "inject into an unloaded thread")
+    b.close()
+
+# ---- end of codex fork / app-server
+
 # --------------------------------------------------------------------------
 # --input-format stream-json: steering (fixtures/captures/steer/)
 

@@ -8,6 +8,7 @@
 pub mod claude;
 pub mod claude_session;
 pub mod codex;
+pub mod codex_app;
 pub mod local;
 pub mod process;
 pub mod run;

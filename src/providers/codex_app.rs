@@ -1,0 +1,1200 @@
+//! Forking and rewinding a Codex thread through `codex app-server` (JSON-RPC over stdio).
+//!
+//! `codex exec` can fork a thread but neither tells the fork its new checkout (a fork keeps the
+//! original's developer message; `-c developer_instructions=` and `thread/fork
+//! developerInstructions` are both ignored) nor cuts it. One short app-server session does
+//! both, without calling the model: `initialize`, `initialized`, `thread/turns/list` of the
+//! source (when cutting: turn K must be the expected prompt), `thread/fork` run in the NEW
+//! checkout (`lastTurnId` = turn K-1 when cutting), `thread/inject_items` with one developer
+//! message holding baton's system text, then `thread/turns/list` of the fork to check the cut.
+//! Baton then resumes the new thread with `codex exec … resume ID -` as any other. The facts
+//! and the why: `fixtures/captures/fork/codex/README.md`.
+//!
+//! Blocking (the server calls it in `spawn_blocking`). The child runs in its own process
+//! group, dies with the thread that started it, and is killed when the session is dropped or
+//! runs past its deadline.
+
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::{process, ProviderError};
+use crate::words::ProviderKind;
+
+/// The whole app-server session (start to exit) must fit in this.
+pub const FORK_TIMEOUT: Duration = Duration::from_secs(30);
+/// How much of the app-server's stderr is kept for an error message.
+const STDERR_TAIL_BYTES: usize = 16 * 1024;
+/// A thread with more pages of turns than this is not listed further (a loop guard).
+const MAX_TURN_PAGES: usize = 1000;
+
+/// Fork `thread_id` into a new thread that runs in `cwd` and is told `system_text`.
+pub struct ForkRequest<'a> {
+    /// The codex binary.
+    pub bin: &'a Path,
+    /// Extra environment for the child (e.g. `CODEX_HOME`); may be empty.
+    pub env: &'a [(OsString, OsString)],
+    /// The NEW checkout: the app-server runs there and the fork records it as its cwd.
+    pub cwd: &'a Path,
+    pub thread_id: &'a str,
+    /// Baton's developer text for the new checkout, injected after the kept turns.
+    pub system_text: &'a str,
+    pub model: Option<&'a str>,
+    /// Cut the fork to its first turns (None: keep every turn).
+    pub keep: Option<Keep<'a>>,
+}
+
+/// Keep the first `turns` turns; the turn after them must be `next_prompt`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Keep<'a> {
+    pub turns: usize,
+    /// The user text of turn `turns` (0-based): the first one cut off, to check the match.
+    pub next_prompt: &'a str,
+}
+
+/// What went wrong talking to `codex app-server`.
+#[derive(Debug, thiserror::Error)]
+pub enum AppServerError {
+    #[error("codex app-server did not answer {method} within {secs} s")]
+    Timeout { method: String, secs: u64 },
+    #[error("codex app-server exited before answering {method}{stderr}")]
+    Exited { method: String, stderr: String },
+    #[error("codex app-server refused {method}: {message} (code {code})")]
+    Rpc {
+        method: String,
+        code: i64,
+        message: String,
+    },
+    #[error("codex app-server's answer to {method} has no {field}")]
+    Reply { method: String, field: &'static str },
+    #[error("keeping 0 turns of thread {thread} is not a fork: start a new thread instead")]
+    KeepNothing { thread: String },
+    #[error(
+        "thread {thread} has {found} turns: keeping {keep} needs turn {keep} (0-based) to cut at"
+    )]
+    TooFewTurns {
+        thread: String,
+        found: usize,
+        keep: usize,
+    },
+    #[error("turn {index} (0-based) of thread {thread} is {found:?}, not the prompt to cut at ({expected:?}): nothing was forked")]
+    Mismatch {
+        thread: String,
+        index: usize,
+        found: String,
+        expected: String,
+    },
+    #[error("the fork {fork} holds turns {found:?} instead of {expected:?}")]
+    WrongCut {
+        fork: String,
+        found: Vec<String>,
+        expected: Vec<String>,
+    },
+    #[error("codex app-server named the fork's rollout {0} but it is not on disk")]
+    NoRollout(PathBuf),
+    #[error("talking to codex app-server failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl From<AppServerError> for ProviderError {
+    fn from(error: AppServerError) -> Self {
+        ProviderError::Io {
+            provider: ProviderKind::Codex,
+            source: std::io::Error::other(error),
+        }
+    }
+}
+
+/// Forks the thread as the request says and returns the new thread's id; its rollout is on
+/// disk when this returns. With `keep`, the fork holds exactly the first `keep.turns` turns,
+/// or nothing is forked and the mismatch is the error.
+pub fn fork_thread(req: &ForkRequest) -> Result<String, ProviderError> {
+    fork_thread_within(req, FORK_TIMEOUT)
+}
+
+fn fork_thread_within(req: &ForkRequest, timeout: Duration) -> Result<String, ProviderError> {
+    if let Some(keep) = req.keep {
+        if keep.turns == 0 {
+            return Err(AppServerError::KeepNothing {
+                thread: req.thread_id.to_owned(),
+            }
+            .into());
+        }
+    }
+    let mut session = Session::start(req.bin, req.env, req.cwd, timeout)?;
+    session.call("initialize", initialize_params())?;
+    session.notify("initialized")?;
+    let kept = match req.keep {
+        Some(keep) => {
+            let turns = list_turns(&mut session, req.thread_id, keep.turns + 1)?;
+            Some(check_keep(req.thread_id, &turns, keep)?.to_vec())
+        }
+        None => None,
+    };
+    let last_turn = kept.as_ref().and_then(|k| k.last()).map(|t| t.id.as_str());
+    let reply = session.call("thread/fork", fork_params(req, last_turn))?;
+    let fork = ForkedThread::from_reply(&reply)?;
+    session.call(
+        "thread/inject_items",
+        inject_params(&fork.id, req.system_text),
+    )?;
+    if let Some(kept) = &kept {
+        let got = list_turns(&mut session, &fork.id, kept.len() + 1)?;
+        check_cut(&fork.id, &got, kept)?;
+    }
+    session.finish()?;
+    if let Some(path) = &fork.path {
+        if !path.is_file() {
+            return Err(AppServerError::NoRollout(path.clone()).into());
+        }
+    }
+    Ok(fork.id)
+}
+
+// ---- the messages (pure)
+
+fn initialize_params() -> Value {
+    json!({"clientInfo": {"name": "baton", "version": env!("CARGO_PKG_VERSION")}})
+}
+
+/// One JSON-RPC request line (with its newline).
+fn request_line(id: u64, method: &str, params: &Value) -> String {
+    let mut line =
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+    line.push('\n');
+    line
+}
+
+fn notification_line(method: &str) -> String {
+    let mut line = json!({"jsonrpc": "2.0", "method": method}).to_string();
+    line.push('\n');
+    line
+}
+
+fn fork_params(req: &ForkRequest, last_turn_id: Option<&str>) -> Value {
+    let mut params = json!({
+        "threadId": req.thread_id,
+        "cwd": req.cwd.to_string_lossy(),
+        "excludeTurns": true,
+    });
+    if let Some(model) = req.model {
+        params["model"] = json!(model);
+    }
+    if let Some(turn) = last_turn_id {
+        params["lastTurnId"] = json!(turn);
+    }
+    params
+}
+
+fn inject_params(thread_id: &str, system_text: &str) -> Value {
+    json!({
+        "threadId": thread_id,
+        "items": [{
+            "type": "message",
+            "role": "developer",
+            "content": [{"type": "input_text", "text": system_text}],
+        }],
+    })
+}
+
+fn turns_params(thread_id: &str, cursor: Option<&str>) -> Value {
+    let mut params = json!({"threadId": thread_id, "sortDirection": "asc"});
+    if let Some(cursor) = cursor {
+        params["cursor"] = json!(cursor);
+    }
+    params
+}
+
+/// What one line the app-server printed is, seen from a request with id `id`.
+#[derive(Debug, PartialEq)]
+enum Incoming {
+    /// The answer to our request.
+    Result(Value),
+    /// Our request failed.
+    Error { code: i64, message: String },
+    /// A request of the server's own (it needs an answer, or it waits).
+    ServerRequest(Value),
+    /// A notification, another request's answer, or a line that is not JSON: skipped.
+    Other,
+}
+
+fn classify(line: &str, id: u64) -> Incoming {
+    let Ok(msg) = serde_json::from_str::<Value>(line) else {
+        return Incoming::Other;
+    };
+    let Some(obj) = msg.as_object() else {
+        return Incoming::Other;
+    };
+    match (obj.get("id"), obj.get("method")) {
+        (Some(rid), Some(_)) => Incoming::ServerRequest(rid.clone()),
+        (Some(rid), None) if rid.as_u64() == Some(id) => {
+            if let Some(error) = obj.get("error") {
+                Incoming::Error {
+                    code: error["code"].as_i64().unwrap_or_default(),
+                    message: error["message"].as_str().unwrap_or_default().to_owned(),
+                }
+            } else {
+                Incoming::Result(obj.get("result").cloned().unwrap_or(Value::Null))
+            }
+        }
+        _ => Incoming::Other,
+    }
+}
+
+/// A turn as `thread/turns/list` shows it: its id and its user text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct TurnInfo {
+    id: String,
+    /// The text parts of its first `userMessage` item, joined by newlines.
+    user_text: String,
+}
+
+/// The turns of one `thread/turns/list` page and the cursor of the next (None: last page).
+fn parse_turns(result: &Value) -> Result<(Vec<TurnInfo>, Option<String>), AppServerError> {
+    let data = result["data"]
+        .as_array()
+        .ok_or_else(|| AppServerError::Reply {
+            method: "thread/turns/list".into(),
+            field: "data",
+        })?;
+    let mut turns = Vec::with_capacity(data.len());
+    for turn in data {
+        let id = turn["id"].as_str().ok_or_else(|| AppServerError::Reply {
+            method: "thread/turns/list".into(),
+            field: "data[].id",
+        })?;
+        let user = turn["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|item| item["type"] == "userMessage");
+        let user_text = user
+            .and_then(|u| u["content"].as_array())
+            .into_iter()
+            .flatten()
+            .filter(|c| c["type"] == "text")
+            .filter_map(|c| c["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n");
+        turns.push(TurnInfo {
+            id: id.to_owned(),
+            user_text,
+        });
+    }
+    let next = result["nextCursor"].as_str().map(str::to_owned);
+    Ok((turns, next))
+}
+
+/// The turns to keep (the first `keep.turns`), once turn `keep.turns` is known to be the
+/// expected prompt. Trailing whitespace does not count.
+fn check_keep<'t>(
+    thread: &str,
+    turns: &'t [TurnInfo],
+    keep: Keep,
+) -> Result<&'t [TurnInfo], AppServerError> {
+    if keep.turns == 0 {
+        return Err(AppServerError::KeepNothing {
+            thread: thread.to_owned(),
+        });
+    }
+    let Some(next) = turns.get(keep.turns) else {
+        return Err(AppServerError::TooFewTurns {
+            thread: thread.to_owned(),
+            found: turns.len(),
+            keep: keep.turns,
+        });
+    };
+    if next.user_text.trim_end() != keep.next_prompt.trim_end() {
+        return Err(AppServerError::Mismatch {
+            thread: thread.to_owned(),
+            index: keep.turns,
+            found: next.user_text.clone(),
+            expected: keep.next_prompt.to_owned(),
+        });
+    }
+    Ok(&turns[..keep.turns])
+}
+
+/// The fork must list exactly the kept turns (same ids, same order).
+fn check_cut(fork: &str, got: &[TurnInfo], kept: &[TurnInfo]) -> Result<(), AppServerError> {
+    let ids = |t: &[TurnInfo]| t.iter().map(|t| t.id.clone()).collect::<Vec<_>>();
+    if ids(got) != ids(kept) {
+        return Err(AppServerError::WrongCut {
+            fork: fork.to_owned(),
+            found: ids(got),
+            expected: ids(kept),
+        });
+    }
+    Ok(())
+}
+
+/// The new thread of a `thread/fork` answer.
+#[derive(Debug, PartialEq, Eq)]
+struct ForkedThread {
+    id: String,
+    /// Where Codex wrote its rollout (an "unstable" field: may be missing).
+    path: Option<PathBuf>,
+}
+
+impl ForkedThread {
+    fn from_reply(result: &Value) -> Result<Self, AppServerError> {
+        let thread = &result["thread"];
+        let id = thread["id"]
+            .as_str()
+            .filter(|id| !id.is_empty())
+            .ok_or_else(|| AppServerError::Reply {
+                method: "thread/fork".into(),
+                field: "thread.id",
+            })?;
+        Ok(ForkedThread {
+            id: id.to_owned(),
+            path: thread["path"].as_str().map(PathBuf::from),
+        })
+    }
+}
+
+/// Every turn of `thread` from the first, page by page, stopping once `enough` are known.
+fn list_turns(
+    session: &mut Session,
+    thread: &str,
+    enough: usize,
+) -> Result<Vec<TurnInfo>, AppServerError> {
+    let mut turns = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..MAX_TURN_PAGES {
+        let reply = session.call("thread/turns/list", turns_params(thread, cursor.as_deref()))?;
+        let (page, next) = parse_turns(&reply)?;
+        turns.extend(page);
+        match next {
+            Some(next) if turns.len() < enough => cursor = Some(next),
+            _ => break,
+        }
+    }
+    Ok(turns)
+}
+
+// ---- the process
+
+/// A running `codex app-server`: requests out through a writer thread, lines in through a
+/// reader thread, one deadline for everything.
+struct Session {
+    child: Child,
+    pid: i32,
+    /// Dropping it closes the child's stdin (the app-server exits at EOF).
+    to_stdin: Option<Sender<String>>,
+    lines: Receiver<String>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    deadline: Instant,
+    timeout: Duration,
+    next_id: u64,
+}
+
+impl Session {
+    fn start(
+        bin: &Path,
+        env: &[(OsString, OsString)],
+        cwd: &Path,
+        timeout: Duration,
+    ) -> Result<Self, ProviderError> {
+        let mut cmd = Command::new(bin);
+        cmd.arg("app-server")
+            .current_dir(cwd)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .process_group(0)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let parent = nix::unistd::getpid();
+        // SAFETY: the closure runs between fork and exec and only calls sigaction, prctl and
+        // getppid, which are async-signal-safe. The child dies with the thread that started
+        // it (PR_SET_PDEATHSIG follows the thread): that thread waits for it in `finish` or
+        // kills it on drop, so the child never outlives this session.
+        unsafe {
+            cmd.pre_exec(move || {
+                use nix::sys::signal::{signal, SigHandler, Signal};
+                for sig in [Signal::SIGINT, Signal::SIGTERM] {
+                    signal(sig, SigHandler::SigDfl).map_err(std::io::Error::from)?;
+                }
+                nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(std::io::Error::from)?;
+                if nix::unistd::getppid() != parent {
+                    return Err(std::io::Error::other("baton is gone"));
+                }
+                Ok(())
+            });
+        }
+        let spawn_error = |source: std::io::Error| {
+            if source.kind() == std::io::ErrorKind::NotFound && !bin.exists() {
+                ProviderError::NotFound {
+                    provider: ProviderKind::Codex,
+                    bin: bin.display().to_string(),
+                    hint: ProviderKind::Codex.install_hint(),
+                }
+            } else {
+                let source = if cwd.is_dir() {
+                    source
+                } else {
+                    std::io::Error::new(
+                        source.kind(),
+                        format!("the new checkout {} is missing ({source})", cwd.display()),
+                    )
+                };
+                ProviderError::Spawn {
+                    provider: ProviderKind::Codex,
+                    bin: bin.display().to_string(),
+                    source,
+                }
+            }
+        };
+        let mut child = cmd.spawn().map_err(spawn_error)?;
+        let pid = i32::try_from(child.id()).unwrap_or(0);
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(AppServerError::Io(std::io::Error::other(
+                "the app-server's pipes were not set up",
+            ))
+            .into());
+        };
+        let (to_stdin, from_us) = mpsc::channel::<String>();
+        std::thread::spawn(move || write_lines(stdin, from_us));
+        let (to_us, lines) = mpsc::channel::<String>();
+        std::thread::spawn(move || read_lines(stdout, to_us));
+        let stderr_tail = Arc::new(Mutex::new(Vec::new()));
+        let tail = Arc::clone(&stderr_tail);
+        std::thread::spawn(move || drain_stderr(stderr, tail));
+        Ok(Session {
+            child,
+            pid,
+            to_stdin: Some(to_stdin),
+            lines,
+            stderr: stderr_tail,
+            deadline: Instant::now() + timeout,
+            timeout,
+            next_id: 0,
+        })
+    }
+
+    fn send(&mut self, line: String) -> Result<(), AppServerError> {
+        let sent = self.to_stdin.as_ref().map(|tx| tx.send(line));
+        match sent {
+            Some(Ok(())) => Ok(()),
+            _ => Err(AppServerError::Io(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "the app-server's stdin is closed",
+            ))),
+        }
+    }
+
+    fn notify(&mut self, method: &str) -> Result<(), AppServerError> {
+        self.send(notification_line(method))
+    }
+
+    /// Sends one request and waits for its answer, skipping notifications and refusing any
+    /// request of the server's own.
+    fn call(&mut self, method: &str, params: Value) -> Result<Value, AppServerError> {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(request_line(id, method, &params))?;
+        loop {
+            let left = self.deadline.saturating_duration_since(Instant::now());
+            let line = match self.lines.recv_timeout(left) {
+                Ok(line) => line,
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err(AppServerError::Timeout {
+                        method: method.to_owned(),
+                        secs: self.timeout.as_secs(),
+                    })
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(AppServerError::Exited {
+                        method: method.to_owned(),
+                        stderr: self.stderr_summary(),
+                    })
+                }
+            };
+            match classify(&line, id) {
+                Incoming::Result(result) => return Ok(result),
+                Incoming::Error { code, message } => {
+                    return Err(AppServerError::Rpc {
+                        method: method.to_owned(),
+                        code,
+                        message,
+                    })
+                }
+                Incoming::ServerRequest(rid) => {
+                    let refusal = json!({"jsonrpc": "2.0", "id": rid, "error": {
+                        "code": -32601, "message": "baton answers no server requests"}});
+                    self.send(format!("{refusal}\n"))?;
+                }
+                Incoming::Other => {}
+            }
+        }
+    }
+
+    /// Closes stdin and waits (until the deadline) for the app-server to exit.
+    fn finish(mut self) -> Result<(), AppServerError> {
+        self.to_stdin = None;
+        loop {
+            if self.child.try_wait()?.is_some() {
+                return Ok(());
+            }
+            if Instant::now() >= self.deadline {
+                return Err(AppServerError::Timeout {
+                    method: "its exit".into(),
+                    secs: self.timeout.as_secs(),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// `: <the last stderr line that says error, else the last one>`, or "" when none.
+    fn stderr_summary(&self) -> String {
+        // Give the reader a moment: the child just closed stdout and is still writing stderr.
+        std::thread::sleep(Duration::from_millis(50));
+        let bytes = match self.stderr.lock() {
+            Ok(kept) => kept.clone(),
+            Err(_) => return String::new(),
+        };
+        let text = strip_ansi(&String::from_utf8_lossy(&bytes));
+        let lines: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        let line = lines
+            .iter()
+            .rev()
+            .find(|l| l.to_ascii_lowercase().contains("error"))
+            .or(lines.last());
+        line.map(|l| format!(": {l}")).unwrap_or_default()
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.to_stdin = None;
+        if matches!(self.child.try_wait(), Ok(None)) {
+            if self.pid > 1 {
+                let _ = process::kill(self.pid);
+            }
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+fn write_lines(mut stdin: std::process::ChildStdin, lines: Receiver<String>) {
+    for line in lines {
+        if stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| stdin.flush())
+            .is_err()
+        {
+            break;
+        }
+    }
+}
+
+fn read_lines(stdout: std::process::ChildStdout, tx: Sender<String>) {
+    let mut reader = BufReader::new(stdout);
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match reader.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                let line = String::from_utf8_lossy(&buf).trim_end().to_owned();
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+fn drain_stderr(mut stderr: std::process::ChildStderr, tail: Arc<Mutex<Vec<u8>>>) {
+    let mut buf = [0u8; 4096];
+    loop {
+        match stderr.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let Ok(mut kept) = tail.lock() else { break };
+                kept.extend_from_slice(&buf[..n]);
+                if kept.len() > 2 * STDERR_TAIL_BYTES {
+                    let cut = kept.len() - STDERR_TAIL_BYTES;
+                    kept.drain(..cut);
+                }
+            }
+        }
+    }
+}
+
+/// Text without ANSI colour sequences (`ESC [ … letter`): Codex colours its log lines.
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            if chars.next() == Some('[') {
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    //! Against the captured app-server sessions (`fixtures/captures/fork/codex/*.rpc.txt`) and,
+    //! end to end, against `shims/codex`.
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn capture_dir() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/captures/fork/codex")
+    }
+
+    /// The lines the app-server printed (`<< `) in a captured session.
+    fn printed(name: &str) -> Vec<String> {
+        let path = capture_dir().join(name);
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        text.lines()
+            .filter_map(|l| l.strip_prefix("<< "))
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// The answer to request `id` in a captured session.
+    fn answer(name: &str, id: u64) -> Incoming {
+        printed(name)
+            .iter()
+            .map(|l| classify(l, id))
+            .find(|c| *c != Incoming::Other)
+            .unwrap_or_else(|| panic!("{name}: no answer to {id}"))
+    }
+
+    fn result(name: &str, id: u64) -> Value {
+        match answer(name, id) {
+            Incoming::Result(v) => v,
+            other => panic!("{name} #{id}: {other:?}"),
+        }
+    }
+
+    fn ids() -> Value {
+        let text = std::fs::read_to_string(capture_dir().join("ids.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    fn turn(id: &str, text: &str) -> TurnInfo {
+        TurnInfo {
+            id: id.into(),
+            user_text: text.into(),
+        }
+    }
+
+    /// By hand against the real CLI: `BATON_REAL_CODEX_FORK=BIN:CODEX_HOME:THREAD:NEW_CWD cargo
+    /// test --lib codex_app::tests::real -- --ignored --nocapture` (THREAD with at least 3 turns,
+    /// e.g. `orig` of a `measure.py` world).
+    #[test]
+    #[ignore]
+    fn real_codex_fork_keeps_two_turns() {
+        let spec = std::env::var("BATON_REAL_CODEX_FORK").unwrap();
+        let parts: Vec<&str> = spec.split(':').collect();
+        let [bin, home, thread, cwd] = parts[..] else {
+            panic!("BIN:CODEX_HOME:THREAD:NEW_CWD")
+        };
+        let env = [(OsString::from("CODEX_HOME"), OsString::from(home))];
+        let mut req = ForkRequest {
+            bin: Path::new(bin),
+            env: &env,
+            cwd: Path::new(cwd),
+            thread_id: thread,
+            system_text: "real fork test: you work in the new checkout",
+            model: None,
+            keep: Some(Keep {
+                turns: 2,
+                next_prompt: "third prompt THREE",
+            }),
+        };
+        let started = Instant::now();
+        let fork = fork_thread(&req).unwrap();
+        println!("fork {fork} in {:?}", started.elapsed());
+        req.keep = Some(Keep {
+            turns: 2,
+            next_prompt: "not the prompt",
+        });
+        println!("mismatch: {}", fork_thread(&req).unwrap_err());
+        req.keep = None;
+        println!("whole: {}", fork_thread(&req).unwrap());
+        req.thread_id = "11111111-2222-4333-8444-555555555555";
+        println!("missing: {}", fork_thread(&req).unwrap_err());
+    }
+
+    // ---- end to end against shims/codex
+
+    struct World {
+        _dir: tempfile::TempDir,
+        home: PathBuf,
+        a: PathBuf,
+        b: PathBuf,
+        env: Vec<(OsString, OsString)>,
+    }
+
+    fn world() -> World {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (home, a, b) = (root.join("codex-home"), root.join("a"), root.join("b"));
+        for d in [&home, &a, &b] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let env = vec![
+            (OsString::from("CODEX_HOME"), home.clone().into_os_string()),
+            (OsString::from("HOME"), root.clone().into_os_string()),
+        ];
+        World {
+            _dir: dir,
+            home,
+            a,
+            b,
+            env,
+        }
+    }
+
+    fn shim() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("shims/codex")
+    }
+
+    impl World {
+        /// One `codex exec` turn on the shim in `cwd`; the thread id it reports.
+        fn turn(&self, cwd: &Path, resume: Option<&str>, prompt: &str) -> String {
+            let mut args = vec![
+                "exec",
+                "--json",
+                "--skip-git-repo-check",
+                "-c",
+                "developer_instructions=\"DEV A\"",
+            ];
+            if let Some(thread) = resume {
+                args.extend(["resume", thread]);
+            }
+            args.push("-");
+            let mut child = Command::new(shim())
+                .args(&args)
+                .current_dir(cwd)
+                .envs(self.env.iter().map(|(k, v)| (k, v)))
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(prompt.as_bytes())
+                .unwrap();
+            let out = child.wait_with_output().unwrap();
+            assert!(out.status.success(), "{prompt}: {:?}", out.status);
+            let text = String::from_utf8(out.stdout).unwrap();
+            let first: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+            first["thread_id"].as_str().unwrap().to_owned()
+        }
+
+        fn rollout(&self, thread: &str) -> PathBuf {
+            super::super::codex::find_rollout(&self.home, thread).unwrap()
+        }
+
+        /// The rows a thread's history is made of, a fork's `history_base` followed.
+        fn history(&self, thread: &str) -> Vec<Value> {
+            let rows: Vec<Value> = std::fs::read_to_string(self.rollout(thread))
+                .unwrap()
+                .lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect();
+            let base = &rows[0]["payload"]["history_base"];
+            let Some(parent) = base["thread_id"].as_str() else {
+                return rows;
+            };
+            let end = base["end_ordinal_exclusive"].as_u64().unwrap();
+            let mut all: Vec<Value> = self
+                .history(parent)
+                .into_iter()
+                .filter(|r| r["ordinal"].as_u64().unwrap() < end)
+                .collect();
+            all.extend(rows);
+            all
+        }
+
+        /// The texts of the thread's model-visible messages of `role` (environment contexts left out).
+        fn texts(&self, thread: &str, role: &str) -> Vec<String> {
+            self.history(thread)
+                .iter()
+                .filter(|r| r["type"] == "response_item" && r["payload"]["role"] == role)
+                .map(|r| {
+                    r["payload"]["content"][0]["text"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .to_owned()
+                })
+                .filter(|t| !t.starts_with("<environment_context>"))
+                .collect()
+        }
+
+        fn rollouts(&self) -> usize {
+            walk(&self.home.join("sessions"))
+        }
+    }
+
+    fn walk(dir: &Path) -> usize {
+        std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .map(|e| {
+                        if e.path().is_dir() {
+                            walk(&e.path())
+                        } else {
+                            1
+                        }
+                    })
+                    .sum()
+            })
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn fork_thread_on_the_shim_holds_the_kept_turns_only() {
+        let w = world();
+        let orig = w.turn(&w.a, None, "p one");
+        w.turn(&w.a, Some(&orig), "p two");
+        w.turn(&w.a, Some(&orig), "p three");
+        let before = std::fs::read(w.rollout(&orig)).unwrap();
+        let bin = shim();
+        let mut req = ForkRequest {
+            bin: &bin,
+            env: &w.env,
+            cwd: &w.b,
+            thread_id: &orig,
+            system_text: "You now work in the checkout B.",
+            model: Some("gpt-test"),
+            keep: Some(Keep {
+                turns: 2,
+                next_prompt: "p three",
+            }),
+        };
+        let fork = fork_thread(&req).unwrap();
+        assert_ne!(fork, orig);
+        let meta = &w
+            .history(&fork)
+            .iter()
+            .find(|r| r["payload"]["id"] == fork.as_str())
+            .unwrap()["payload"]
+            .clone();
+        assert_eq!(meta["forked_from_id"], orig.as_str());
+        assert_eq!(meta["cwd"], w.b.to_str().unwrap());
+        assert_eq!(w.texts(&fork, "user"), ["p one", "p two"]);
+        // The original's developer message stays; baton's new text comes after the kept turns.
+        let devs = w.texts(&fork, "developer");
+        assert_eq!(
+            (
+                devs.first().unwrap().as_str(),
+                devs.last().unwrap().as_str()
+            ),
+            ("DEV A", "You now work in the checkout B.")
+        );
+        // The fork carries on from the kept turns; the original is untouched.
+        w.turn(&w.b, Some(&fork), "p four");
+        assert_eq!(w.texts(&fork, "user"), ["p one", "p two", "p four"]);
+        assert!(w
+            .texts(&fork, "assistant")
+            .last()
+            .unwrap()
+            .starts_with("MOCK-REPLY #3 "));
+        assert_eq!(std::fs::read(w.rollout(&orig)).unwrap(), before);
+
+        // A turn list that does not match is an error, and nothing is forked.
+        let files = w.rollouts();
+        req.keep = Some(Keep {
+            turns: 2,
+            next_prompt: "p two",
+        });
+        let err = fork_thread(&req).unwrap_err().to_string();
+        assert!(
+            err.contains("is \"p three\", not the prompt to cut at"),
+            "{err}"
+        );
+        req.keep = Some(Keep {
+            turns: 3,
+            next_prompt: "p four",
+        });
+        assert!(fork_thread(&req)
+            .unwrap_err()
+            .to_string()
+            .contains("has 3 turns"));
+        assert_eq!(w.rollouts(), files);
+
+        // Without a cut every turn is kept.
+        req.keep = None;
+        let whole = fork_thread(&req).unwrap();
+        assert_eq!(w.texts(&whole, "user"), ["p one", "p two", "p three"]);
+        req.thread_id = "11111111-2222-4333-8444-555555555555";
+        let err = fork_thread(&req).unwrap_err().to_string();
+        assert!(
+            err.contains("refused thread/fork: no rollout found for thread id"),
+            "{err}"
+        );
+        let missing = Path::new("/nonexistent/codex");
+        req.bin = missing;
+        assert!(matches!(
+            fork_thread(&req),
+            Err(ProviderError::NotFound { .. })
+        ));
+    }
+
+    #[test]
+    fn a_silent_app_server_times_out_and_is_killed() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("codex");
+        // Reads nothing, answers nothing; records its pid.
+        let script = format!(
+            "#!/bin/sh\necho $$ > {}/pid\nexec sleep 30\n",
+            dir.path().display()
+        );
+        std::fs::write(&bin, script).unwrap();
+        std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        let req = ForkRequest {
+            bin: &bin,
+            env: &[],
+            cwd: dir.path(),
+            thread_id: "T",
+            system_text: "x",
+            model: None,
+            keep: None,
+        };
+        let started = Instant::now();
+        let err = fork_thread_within(&req, Duration::from_millis(300))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("did not answer initialize within"), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        let pid: i32 = std::fs::read_to_string(dir.path().join("pid"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert_eq!(
+            process::start_time(pid)
+                .map(|(_, alive)| alive)
+                .unwrap_or(false),
+            false,
+            "still running"
+        );
+    }
+
+    #[test]
+    fn classify_skips_notifications_and_finds_answers_and_errors() {
+        let cases: &[(&str, u64, Incoming)] = &[
+            (
+                r#"{"id":1,"result":{"a":1}}"#,
+                1,
+                Incoming::Result(json!({"a": 1})),
+            ),
+            (r#"{"id":2,"result":{}}"#, 1, Incoming::Other),
+            (
+                r#"{"method":"configWarning","params":{}}"#,
+                1,
+                Incoming::Other,
+            ),
+            (
+                r#"{"id":7,"method":"item/commandExecution/requestApproval","params":{}}"#,
+                1,
+                Incoming::ServerRequest(json!(7)),
+            ),
+            (
+                r#"{"error":{"code":-32600,"message":"Not initialized"},"id":1}"#,
+                1,
+                Incoming::Error {
+                    code: -32600,
+                    message: "Not initialized".into(),
+                },
+            ),
+            ("not json", 1, Incoming::Other),
+            ("[1,2]", 1, Incoming::Other),
+        ];
+        for (line, id, want) in cases {
+            assert_eq!(&classify(line, *id), want, "{line}");
+        }
+        // Every notification of a real session is skipped; only the answer counts.
+        let lines = printed("c1-fork-inject.rpc.txt");
+        let answers: Vec<u64> = (1..=5)
+            .filter(|id| {
+                lines
+                    .iter()
+                    .any(|l| matches!(classify(l, *id), Incoming::Result(_)))
+            })
+            .collect();
+        assert_eq!(answers, vec![1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn captured_errors_come_back_as_code_and_message() {
+        let cases: &[(&str, u64, &str)] = &[
+            (
+                "b5-errors.rpc.txt",
+                2,
+                "no rollout found for thread id 11111111-2222-4333-8444-555555555555",
+            ),
+            (
+                "b5-errors.rpc.txt",
+                5,
+                "turn not found: 11111111-2222-4333-8444-555555555555",
+            ),
+            ("b6-no-initialize.rpc.txt", 1, "Not initialized"),
+            ("c3-inject-unloaded.rpc.txt", 2, "thread not found: "),
+        ];
+        for (name, id, text) in cases {
+            match answer(name, *id) {
+                Incoming::Error { code, message } => {
+                    assert_eq!(code, -32600, "{name} #{id}");
+                    assert!(message.starts_with(text), "{name} #{id}: {message}");
+                }
+                other => panic!("{name} #{id}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn turns_and_fork_answers_parse() {
+        let ids = ids();
+        let (turns, next) = parse_turns(&result("c1-fork-inject.rpc.txt", 2)).unwrap();
+        let texts: Vec<&str> = turns.iter().map(|t| t.user_text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "first prompt ONE",
+                "second prompt TWO",
+                "third prompt THREE",
+                "orig fourth SIX"
+            ]
+        );
+        assert_eq!(next, None);
+        let fork = ForkedThread::from_reply(&result("c1-fork-inject.rpc.txt", 3)).unwrap();
+        assert_eq!(fork.id, ids["c1"].as_str().unwrap());
+        let path = fork.path.unwrap();
+        assert!(
+            path.to_string_lossy()
+                .ends_with(&format!("-{}.jsonl", fork.id)),
+            "{}",
+            path.display()
+        );
+        // The fork lists the kept turns with the original's ids.
+        let (forked, _) = parse_turns(&result("c1-fork-inject.rpc.txt", 5)).unwrap();
+        assert_eq!(forked, turns[..2].to_vec());
+        assert_eq!(result("c1-fork-inject.rpc.txt", 4), json!({}));
+        for bad in [json!({}), json!({"data": [{"items": []}]})] {
+            assert!(parse_turns(&bad).is_err(), "{bad}");
+        }
+        assert!(ForkedThread::from_reply(&json!({"thread": {"id": ""}})).is_err());
+        let paged = json!({"data": [{"id": "t", "items": [
+            {"type": "agentMessage", "text": "no"},
+            {"type": "userMessage", "content": [{"type": "text", "text": "a"}, {"type": "image", "url": "u"},
+                                                {"type": "text", "text": "b"}]}]}], "nextCursor": "C"});
+        assert_eq!(
+            parse_turns(&paged).unwrap(),
+            (vec![turn("t", "a\nb")], Some("C".into()))
+        );
+    }
+
+    #[test]
+    fn check_keep_table() {
+        let turns = [turn("1", "one"), turn("2", "two"), turn("3", "three\n")];
+        let keep = |turns, next_prompt| Keep { turns, next_prompt };
+        assert_eq!(
+            check_keep("T", &turns, keep(2, "three")).unwrap(),
+            &turns[..2]
+        );
+        assert_eq!(
+            check_keep("T", &turns, keep(1, "two\n")).unwrap(),
+            &turns[..1]
+        );
+        let err = |k| check_keep("T", &turns, k).unwrap_err().to_string();
+        assert_eq!(err(keep(1, "three")),
+                   "turn 1 (0-based) of thread T is \"two\", not the prompt to cut at (\"three\"): nothing was forked");
+        assert_eq!(
+            err(keep(3, "x")),
+            "thread T has 3 turns: keeping 3 needs turn 3 (0-based) to cut at"
+        );
+        assert_eq!(
+            err(keep(0, "one")),
+            "keeping 0 turns of thread T is not a fork: start a new thread instead"
+        );
+        assert!(check_cut("F", &turns[..2], &turns[..2]).is_ok());
+        assert!(check_cut("F", &turns, &turns[..2]).is_err());
+    }
+
+    #[test]
+    fn request_lines() {
+        let env = [];
+        let req = ForkRequest {
+            bin: Path::new("codex"),
+            env: &env,
+            cwd: Path::new("/work/new"),
+            thread_id: "T",
+            system_text: "You work in /work/new.\n\"quoted\"",
+            model: Some("gpt-5.5"),
+            keep: None,
+        };
+        assert_eq!(
+            fork_params(&req, Some("turn2")),
+            json!({"threadId": "T", "cwd": "/work/new",
+            "excludeTurns": true, "model": "gpt-5.5", "lastTurnId": "turn2"})
+        );
+        let req = ForkRequest { model: None, ..req };
+        assert_eq!(
+            fork_params(&req, None),
+            json!({"threadId": "T", "cwd": "/work/new", "excludeTurns": true})
+        );
+        assert_eq!(
+            inject_params("F", req.system_text),
+            json!({"threadId": "F", "items": [{"type": "message",
+            "role": "developer", "content": [{"type": "input_text", "text": req.system_text}]}]})
+        );
+        assert_eq!(
+            turns_params("T", Some("c")),
+            json!({"threadId": "T", "sortDirection": "asc", "cursor": "c"})
+        );
+        let line = request_line(3, "thread/fork", &json!({"a": 1}));
+        assert!(line.ends_with('\n') && !line[..line.len() - 1].contains('\n'));
+        let sent: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(
+            sent,
+            json!({"jsonrpc": "2.0", "id": 3, "method": "thread/fork", "params": {"a": 1}})
+        );
+        assert_eq!(
+            notification_line("initialized"),
+            "{\"jsonrpc\":\"2.0\",\"method\":\"initialized\"}\n"
+        );
+        assert_eq!(
+            strip_ansi("\u{1b}[2mtime\u{1b}[0m \u{1b}[31mERROR\u{1b}[0m x"),
+            "time ERROR x"
+        );
+    }
+}
