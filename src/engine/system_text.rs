@@ -21,6 +21,17 @@ automatic commits or about how the conversation is handled.",
 }
 
 /// House rules + brief + standing instructions, exactly as the CLI receives it.
+/// What a conversation carried over from another terminal (a fork or rewind) adds to its
+/// system text: the history it carries was written in another checkout, and a CLI may keep
+/// the original's instructions (a Codex fork keeps its developer message), so this says which
+/// checkout is the one now.
+pub fn carried_over(checkout: &Path) -> String {
+    format!(
+        "\n\nThis conversation was carried over from another terminal's checkout. Where earlier instructions or messages name another working directory, they are replaced by these: your working directory is now {}.",
+        checkout.display()
+    )
+}
+
 pub fn build(
     checkout: &Path,
     screenshots: &Path,

@@ -51,12 +51,36 @@ pub struct ForkRequest<'a> {
     pub keep: Option<Keep<'a>>,
 }
 
-/// Keep the first `turns` turns; the turn after them must be `next_prompt`.
+/// Keep the first `turns` turns; the turn after them must be `next_prompt`. Or, counted from
+/// the end ([`Keep::before_last`]): keep every turn before the one that `later` turns follow.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Keep<'a> {
     pub turns: usize,
+    /// Counted from the end: the turn cut at has this many turns after it (`turns` is then
+    /// worked out from the thread's turn list).
+    pub later: Option<usize>,
     /// The user text of turn `turns` (0-based): the first one cut off, to check the match.
     pub next_prompt: &'a str,
+}
+
+impl<'a> Keep<'a> {
+    /// Keep the first `turns` turns.
+    pub fn first(turns: usize, next_prompt: &'a str) -> Keep<'a> {
+        Keep {
+            turns,
+            later: None,
+            next_prompt,
+        }
+    }
+
+    /// Keep every turn before the one that `later` turns follow (which must be `next_prompt`).
+    pub fn before_last(later: usize, next_prompt: &'a str) -> Keep<'a> {
+        Keep {
+            turns: 0,
+            later: Some(later),
+            next_prompt,
+        }
+    }
 }
 
 /// What went wrong talking to `codex app-server`.
@@ -121,7 +145,7 @@ pub fn fork_thread(req: &ForkRequest) -> Result<String, ProviderError> {
 
 fn fork_thread_within(req: &ForkRequest, timeout: Duration) -> Result<String, ProviderError> {
     if let Some(keep) = req.keep {
-        if keep.turns == 0 {
+        if keep.turns == 0 && keep.later.is_none() {
             return Err(AppServerError::KeepNothing {
                 thread: req.thread_id.to_owned(),
             }
@@ -133,7 +157,22 @@ fn fork_thread_within(req: &ForkRequest, timeout: Duration) -> Result<String, Pr
     session.notify("initialized")?;
     let kept = match req.keep {
         Some(keep) => {
-            let turns = list_turns(&mut session, req.thread_id, keep.turns + 1)?;
+            let enough = keep.later.map_or(keep.turns + 1, |_| usize::MAX);
+            let turns = list_turns(&mut session, req.thread_id, enough)?;
+            let keep = match keep.later {
+                None => keep,
+                Some(later) => Keep {
+                    turns: turns.len().checked_sub(later + 1).ok_or_else(|| {
+                        AppServerError::TooFewTurns {
+                            thread: req.thread_id.to_owned(),
+                            found: turns.len(),
+                            keep: later + 1,
+                        }
+                    })?,
+                    later: None,
+                    ..keep
+                },
+            };
             Some(check_keep(req.thread_id, &turns, keep)?.to_vec())
         }
         None => None,
@@ -728,18 +767,12 @@ mod tests {
             thread_id: thread,
             system_text: "real fork test: you work in the new checkout",
             model: None,
-            keep: Some(Keep {
-                turns: 2,
-                next_prompt: "third prompt THREE",
-            }),
+            keep: Some(Keep::first(2, "third prompt THREE")),
         };
         let started = Instant::now();
         let fork = fork_thread(&req).unwrap();
         println!("fork {fork} in {:?}", started.elapsed());
-        req.keep = Some(Keep {
-            turns: 2,
-            next_prompt: "not the prompt",
-        });
+        req.keep = Some(Keep::first(2, "not the prompt"));
         println!("mismatch: {}", fork_thread(&req).unwrap_err());
         req.keep = None;
         println!("whole: {}", fork_thread(&req).unwrap());
@@ -894,10 +927,7 @@ mod tests {
             thread_id: &orig,
             system_text: "You now work in the checkout B.",
             model: Some("gpt-test"),
-            keep: Some(Keep {
-                turns: 2,
-                next_prompt: "p three",
-            }),
+            keep: Some(Keep::first(2, "p three")),
         };
         let fork = fork_thread(&req).unwrap();
         assert_ne!(fork, orig);
@@ -931,19 +961,13 @@ mod tests {
 
         // A turn list that does not match is an error, and nothing is forked.
         let files = w.rollouts();
-        req.keep = Some(Keep {
-            turns: 2,
-            next_prompt: "p two",
-        });
+        req.keep = Some(Keep::first(2, "p two"));
         let err = fork_thread(&req).unwrap_err().to_string();
         assert!(
             err.contains("is \"p three\", not the prompt to cut at"),
             "{err}"
         );
-        req.keep = Some(Keep {
-            turns: 3,
-            next_prompt: "p four",
-        });
+        req.keep = Some(Keep::first(3, "p four"));
         assert!(fork_thread(&req)
             .unwrap_err()
             .to_string()
@@ -1126,7 +1150,7 @@ mod tests {
     #[test]
     fn check_keep_table() {
         let turns = [turn("1", "one"), turn("2", "two"), turn("3", "three\n")];
-        let keep = |turns, next_prompt| Keep { turns, next_prompt };
+        let keep = |turns, next_prompt| Keep::first(turns, next_prompt);
         assert_eq!(
             check_keep("T", &turns, keep(2, "three")).unwrap(),
             &turns[..2]

@@ -15,10 +15,11 @@ use std::sync::Arc;
 
 use super::state::Server;
 use super::terminals::{busy, busy_refusal, free_name};
-use super::turn::plan::{open_conversation, Opening};
+use super::turn::plan::{open_conversation, system_text, Opening};
 use crate::error::BatonError;
 use crate::git::{self, Worktree};
 use crate::protocol::views::{ForkView, HistoryMode, RewindView};
+use crate::providers::codex_app;
 use crate::store::{ForkLink, Record, SessionFork, TerminalRow, TurnView};
 use crate::validate;
 use crate::words::{CheckoutMode, OpenReason, ProviderKind};
@@ -31,6 +32,14 @@ enum Carried {
     Session(SessionFork),
     /// A local conversation's turns, copied.
     Local(Vec<Vec<serde_json::Value>>),
+    /// A Codex thread, forked through its app-server once the new checkout exists (so the
+    /// fork is told that checkout), cut back to before the turn that `later` turns followed
+    /// and that read `prompt` for a rewind.
+    Codex {
+        thread: String,
+        model: Option<String>,
+        cut: Option<(usize, String)>,
+    },
     /// Nothing, and that is all the model had (a rewind to the turn that opened its session).
     Nothing,
     /// Nothing: a fresh conversation on the standing text (the reason is in the notes).
@@ -98,11 +107,7 @@ pub async fn fork(
         .into_iter()
         .map(|i| i.text)
         .collect();
-    let session_mode = match carried {
-        Carried::Fresh => HistoryMode::Fresh,
-        _ => HistoryMode::Forked,
-    };
-    let made = branch(
+    let (made, carried) = branch(
         srv,
         Branching {
             title: live.as_ref().and_then(|c| c.title.clone()),
@@ -115,7 +120,14 @@ pub async fn fork(
             turn,
             rewind: false,
         },
-    )?;
+        &mut notes,
+    )
+    .await?;
+    let session_mode = if carried {
+        HistoryMode::Forked
+    } else {
+        HistoryMode::Fresh
+    };
     Ok(ForkView {
         name: made.name.clone(),
         from: name.to_string(),
@@ -163,16 +175,12 @@ pub async fn rewind(
     let entries = journal(srv, &from.id)?;
     let instructions = instructions_before(&entries, &target.id);
     let carried = cut::carry_before(srv, &from, &turns, &target, &entries, &mut notes).await?;
-    let history = match carried {
-        Carried::Fresh => HistoryMode::Fresh,
-        _ => HistoryMode::Kept,
-    };
     let conversation = srv
         .store
         .conversations(&from.id)?
         .into_iter()
         .find(|c| c.id == target.conversation_id);
-    let made = branch(
+    let (made, carried) = branch(
         srv,
         Branching {
             title: conversation.and_then(|c| c.title),
@@ -185,7 +193,14 @@ pub async fn rewind(
             turn,
             rewind: true,
         },
-    )?;
+        &mut notes,
+    )
+    .await?;
+    let history = if carried {
+        HistoryMode::Kept
+    } else {
+        HistoryMode::Fresh
+    };
     Ok(RewindView {
         name: made.name,
         from: name.to_string(),
@@ -268,6 +283,13 @@ fn carry_live(
                 .rev()
                 .find(|s| s.session_id == session_id)
                 .and_then(|s| s.model);
+            if provider == ProviderKind::Codex {
+                return Ok(Carried::Codex {
+                    thread: session_id,
+                    model,
+                    cut: None,
+                });
+            }
             Ok(Carried::Session(SessionFork {
                 provider,
                 session_id,
@@ -359,8 +381,12 @@ fn instructions_before(entries: &[crate::store::Entry], turn_id: &str) -> Vec<St
 }
 
 /// The new terminal, made and journalled: its checkout, its first conversation, the links
-/// both ways.
-fn branch(srv: &Server, b: Branching) -> Result<TerminalRow, BatonError> {
+/// both ways. Also says whether the history was carried (false: it opened fresh).
+async fn branch(
+    srv: &Server,
+    b: Branching,
+    notes: &mut Vec<String>,
+) -> Result<(TerminalRow, bool), BatonError> {
     let from = &b.from;
     let tid = uuid::Uuid::now_v7().to_string();
     let (mode, dir, wt) = match (worktree(from), &b.start) {
@@ -423,18 +449,41 @@ fn branch(srv: &Server, b: Branching) -> Result<TerminalRow, BatonError> {
         .store
         .terminal(&tid)?
         .ok_or_else(|| BatonError::failed("internal: the new terminal is not in the index"))?;
-    let (fork, copied) = match b.carried {
+    let reason = if b.rewind {
+        OpenReason::Rewind
+    } else {
+        OpenReason::Fork
+    };
+    let carried = match b.carried {
+        Carried::Codex { thread, model, cut } => {
+            let text = system_text(srv, &new, &dir, reason, &b.instructions);
+            match codex_fork(srv, &dir, &thread, &text, model.clone(), cut).await {
+                Ok(id) => Carried::Session(SessionFork {
+                    provider: ProviderKind::Codex,
+                    session_id: id,
+                    model,
+                    at: None,
+                    ready: true,
+                }),
+                Err(e) => {
+                    notes.push(format!(
+                        "the codex thread could not be forked ({e}): a fresh conversation opens with the standing text"
+                    ));
+                    Carried::Fresh
+                }
+            }
+        }
+        other => other,
+    };
+    let kept = !matches!(carried, Carried::Fresh);
+    let (fork, copied) = match carried {
         Carried::Session(f) => (Some(f), None),
         Carried::Local(turns) => (None, Some(turns)),
-        Carried::Nothing | Carried::Fresh => (None, None),
+        Carried::Codex { .. } | Carried::Nothing | Carried::Fresh => (None, None),
     };
     let opening = Opening {
         number: 1,
-        reason: if b.rewind {
-            OpenReason::Rewind
-        } else {
-            OpenReason::Fork
-        },
+        reason,
         title: b.title,
         fork,
     };
@@ -457,5 +506,41 @@ fn branch(srv: &Server, b: Branching) -> Result<TerminalRow, BatonError> {
     srv.announce(&tid);
     srv.announce(&from.id);
     srv.watch_files(&new);
-    Ok(new)
+    Ok((new, kept))
+}
+
+/// Forks Codex thread `thread` into a new one that runs in `dir` and is told `system_text`
+/// (Codex keeps the original's developer message, so this one is added after the history),
+/// cut back for a rewind. Through `codex app-server`: no model call.
+async fn codex_fork(
+    srv: &Server,
+    dir: &Path,
+    thread: &str,
+    system_text: &str,
+    model: Option<String>,
+    cut: Option<(usize, String)>,
+) -> Result<String, BatonError> {
+    let bin = srv.resolve_bin(ProviderKind::Codex)?;
+    let (dir, thread, text) = (
+        dir.to_path_buf(),
+        thread.to_string(),
+        system_text.to_string(),
+    );
+    tokio::task::spawn_blocking(move || {
+        let req = codex_app::ForkRequest {
+            bin: &bin,
+            env: &[],
+            cwd: &dir,
+            thread_id: &thread,
+            system_text: &text,
+            model: model.as_deref(),
+            keep: cut
+                .as_ref()
+                .map(|(later, prompt)| codex_app::Keep::before_last(*later, prompt)),
+        };
+        codex_app::fork_thread(&req)
+    })
+    .await
+    .map_err(|e| BatonError::failed(format!("the fork task crashed: {e}")))?
+    .map_err(|e| BatonError::failed(e.to_string()))
 }

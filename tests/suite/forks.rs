@@ -3,7 +3,7 @@
 //! both transcripts, the refusals; and the rest of a conversation's life: `send --fresh`,
 //! archive, titles, and an `rm` that a crash cannot leave half done.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
@@ -51,7 +51,14 @@ fn dir_of(w: &World, name: &str) -> PathBuf {
 fn a_fork_carries_the_files_the_instructions_and_the_session_and_leaves_the_original_alone() {
     let w = World::new();
     let repo = repo(&w, "api");
-    w.ok(&["new", "api", "--dir", repo.to_str().unwrap(), "--brief", "the API service"]);
+    w.ok(&[
+        "new",
+        "api",
+        "--dir",
+        repo.to_str().unwrap(),
+        "--brief",
+        "the API service",
+    ]);
     w.ok(&["instructions", "api", "add", "Keep every handler small."]);
     w.send("api", "first: add the health endpoint");
     w.send("api", "second [[write:notes.txt]]");
@@ -68,7 +75,10 @@ fn a_fork_carries_the_files_the_instructions_and_the_session_and_leaves_the_orig
     let fdir = dir_of(&w, "api-2");
     assert_eq!(fdir, PathBuf::from(fork["worktree"].as_str().unwrap()));
     assert_ne!(fdir, dir_of(&w, "api"));
-    assert_eq!(std::fs::read_to_string(fdir.join("draft.txt")).unwrap(), "draft\n");
+    assert_eq!(
+        std::fs::read_to_string(fdir.join("draft.txt")).unwrap(),
+        "draft\n"
+    );
     assert!(fdir.join("notes.txt").exists());
     let subjects = git(&w, &repo, &["log", "--format=%s", "baton/api"]);
     assert!(subjects.contains("forked into api-2"), "{subjects}");
@@ -77,7 +87,10 @@ fn a_fork_carries_the_files_the_instructions_and_the_session_and_leaves_the_orig
     assert_eq!(show["brief"], "the API service");
     assert_eq!(show["instructions"], w.show("api")["instructions"]);
     assert_eq!(show["conversation"]["opened_reason"], "fork");
-    assert_eq!(show["conversation"]["title"], "first: add the health endpoint");
+    assert_eq!(
+        show["conversation"]["title"],
+        "first: add the health endpoint"
+    );
 
     // Its first turn resumes a fork of the original's session, in its own checkout.
     w.send("api-2", "third, only in the fork");
@@ -91,7 +104,11 @@ fn a_fork_carries_the_files_the_instructions_and_the_session_and_leaves_the_orig
     assert!(system.contains(fdir.to_str().unwrap()), "{system}");
     assert_eq!(session_of(&w, "api-2"), new_id);
     let forked = session_text(&w, &new_id);
-    for p in ["first: add the health endpoint", "second", "third, only in the fork"] {
+    for p in [
+        "first: add the health endpoint",
+        "second",
+        "third, only in the fork",
+    ] {
         assert!(forked.contains(p), "{p:?} missing from the fork's session");
     }
     // No copy of the original's session is left in the fork's project folder.
@@ -116,10 +133,18 @@ fn a_fork_carries_the_files_the_instructions_and_the_session_and_leaves_the_orig
     assert_eq!(flog["forked_from"]["turn"], 2);
     assert_eq!(flog["forked_from"]["id"], w.show("api")["id"]);
     assert!(w.ok(&["log", "api"]).contains("↳ forked into api-2"));
-    assert!(w.ok(&["log", "api-2"]).contains("↳ forked from api at turn 2"));
+    assert!(w
+        .ok(&["log", "api-2"])
+        .contains("↳ forked from api at turn 2"));
 
     // The index rebuilds to the same.
-    let snapshot = |w: &World| (w.json(&["ls"]), w.json(&["log", "api"]), w.json(&["log", "api-2"]));
+    let snapshot = |w: &World| {
+        (
+            w.json(&["ls"]),
+            w.json(&["log", "api"]),
+            w.json(&["log", "api-2"]),
+        )
+    };
     let before = snapshot(&w);
     w.json(&["reindex"]);
     assert_eq!(snapshot(&w), before);
@@ -171,8 +196,12 @@ fn a_rewind_restores_the_files_cuts_the_session_and_hands_the_prompt_back() {
     assert!(!forked.contains("three [[write"), "turn 3 came along");
     assert!(!forked.contains("four"), "turn 4 came along");
     assert!(forked.contains("three, edited"));
-    assert!(w.ok(&["log", "web-2"]).contains("↳ rewound from web before turn 3"));
-    assert!(w.ok(&["log", "web"]).contains("↳ rewound into web-2 (before turn 3)"));
+    assert!(w
+        .ok(&["log", "web-2"])
+        .contains("↳ rewound from web before turn 3"));
+    assert!(w
+        .ok(&["log", "web"])
+        .contains("↳ rewound into web-2 (before turn 3)"));
 
     // Rewinding to the first turn keeps nothing but the standing text.
     let first = w.json(&["rewind", "web", "1", "web-first"]);
@@ -191,7 +220,11 @@ fn forks_and_rewinds_are_refused_while_busy_or_for_what_does_not_exist() {
     w.ok(&["new", "svc", "--dir", repo.to_str().unwrap()]);
     w.new_terminal("taken", "claude");
     w.send("svc", "one");
-    refused(&w, &["rewind", "svc", "5"], "svc has no turn 5 (it has turns 1 to 1");
+    refused(
+        &w,
+        &["rewind", "svc", "5"],
+        "svc has no turn 5 (it has turns 1 to 1",
+    );
     refused(&w, &["rewind", "svc", "0"], "no turn 0");
     refused(&w, &["fork", "svc", "taken"], "already exists");
     refused(&w, &["fork", "svc", "a/b"], "slash");
@@ -205,18 +238,30 @@ fn forks_and_rewinds_are_refused_while_busy_or_for_what_does_not_exist() {
     std::fs::write(dir_of(&w, "svc").join("go"), "").unwrap();
     assert!(held.wait_with_output().unwrap().status.success());
     let ls = w.json(&["ls"]);
-    assert_eq!(ls.as_array().unwrap().len(), 2, "a refusal made a terminal: {ls}");
+    assert_eq!(
+        ls.as_array().unwrap().len(),
+        2,
+        "a refusal made a terminal: {ls}"
+    );
 }
 
 #[test]
-fn a_codex_fork_runs_exec_fork_in_the_new_checkout() {
+fn a_codex_fork_is_a_new_thread_told_its_new_checkout() {
     let w = World::new();
     let repo = repo(&w, "cx");
-    w.ok(&["new", "cx", "--dir", repo.to_str().unwrap(), "--provider", "codex"]);
+    w.ok(&[
+        "new",
+        "cx",
+        "--dir",
+        repo.to_str().unwrap(),
+        "--provider",
+        "codex",
+    ]);
     w.send("cx", "one");
     let thread = session_of(&w, "cx");
     let fork = w.json(&["fork", "cx"]);
     assert_eq!(fork["session_mode"], "forked");
+    let fdir = dir_of(&w, "cx-2");
     w.send("cx-2", "two, in the fork");
     let inv = w.last_invocation();
     let argv: Vec<&str> = inv["argv"]
@@ -225,31 +270,35 @@ fn a_codex_fork_runs_exec_fork_in_the_new_checkout() {
         .iter()
         .map(|a| a.as_str().unwrap())
         .collect();
-    let at = argv.iter().position(|a| *a == "fork").expect("no fork in argv");
-    assert_eq!(&argv[at..], &["fork", thread.as_str(), "-"]);
-    assert_eq!(inv["cwd"].as_str().map(PathBuf::from), Some(dir_of(&w, "cx-2")));
-    let new_thread = session_of(&w, "cx-2");
+    let at = argv
+        .iter()
+        .position(|a| *a == "resume")
+        .expect("no resume in argv");
+    let new_thread = argv[at + 1].to_string();
     assert_ne!(new_thread, thread);
+    assert_eq!(session_of(&w, "cx-2"), new_thread);
+    assert_eq!(inv["cwd"].as_str().map(PathBuf::from), Some(fdir.clone()));
+    let rollout = read_dir_files(&w.codex_home().join("sessions"))
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains(&new_thread))
+        .expect("no rollout for the fork");
+    let text = std::fs::read_to_string(rollout).unwrap();
+    assert!(
+        text.contains("carried over from another terminal"),
+        "{text}"
+    );
+    assert!(text.contains(fdir.to_str().unwrap()));
     w.send("cx", "three, in the original");
     assert_eq!(session_of(&w, "cx"), thread);
-}
 
-#[test]
-fn a_fork_of_a_local_conversation_copies_its_history() {
-    let w = World::new();
-    let Some(server) = super::local::stand_in(&w) else {
-        return;
-    };
-    let repo = repo(&w, "loc");
-    w.ok(&["new", "loc", "--dir", repo.to_str().unwrap(), "--provider", "local:mock"]);
-    w.send("loc", "remember the word PELICAN");
-    let fork = w.json(&["fork", "loc"]);
-    assert_eq!(fork["session_mode"], "forked");
-    w.send("loc-2", "which word?");
-    let req = server.last_request();
-    let sent = serde_json::to_string(&req["messages"]).unwrap();
-    assert!(sent.contains("remember the word PELICAN"), "{sent}");
-    assert!(sent.contains("which word?"));
+    // A rewind cuts the thread back through the app-server.
+    let rw = w.json(&["rewind", "cx", "2", "cx-r"]);
+    assert_eq!(rw["history"], "kept", "{rw}");
+    assert_eq!(rw["prompt"], "three, in the original");
+    w.send("cx-r", "three, edited");
+    let inv = w.last_invocation();
+    let argv = inv["argv"].to_string();
+    assert!(argv.contains("resume"), "{argv}");
 }
 
 #[test]
@@ -259,8 +308,13 @@ fn fresh_opens_a_new_conversation_on_the_standing_text() {
     w.ok(&["instructions", "f", "add", "Always answer in French."]);
     w.send("f", "one");
     let before = session_of(&w, "f");
-    let out = w.ok(&["send", "f", "--fresh", "two"]);
-    assert!(out.contains("asked for with --fresh"), "{out}");
+    let out = w.run(&["send", "f", "--fresh", "two"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("asked for with --fresh"),
+        "{}",
+        text(&out)
+    );
     let show = w.show("f");
     assert_eq!(show["conversation"]["number"], 2);
     assert_eq!(show["conversation"]["opened_reason"], "manual");
@@ -273,16 +327,24 @@ fn fresh_opens_a_new_conversation_on_the_standing_text() {
     assert_eq!(stdin_prompt(&inv), "two");
     // Detached, it is remembered with the input and still opens one.
     w.ok(&["send", "f", "--fresh", "--detach", "three"]);
-    w.wait_for("turn 3", || w.show("f")["turns"] == 3 && w.show("f")["state"] == "idle");
+    w.wait_for("turn 3", || {
+        w.show("f")["turns"] == 3 && w.show("f")["state"] == "idle"
+    });
     assert_eq!(w.show("f")["conversation"]["number"], 3);
-    refused(&w, &["send", "f", "--fresh", "--steer", "x"], "cannot be used with");
+    let out = w.run(&["send", "f", "--fresh", "--steer", "x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("'--fresh' cannot be used with '--steer'"));
 }
 
 #[test]
 fn titles_come_from_the_first_prompt_until_renamed() {
     let w = World::new();
     w.new_terminal("t", "codex");
-    refused(&w, &["rename", "t", "--conversation", "x"], "no conversation yet");
+    refused(
+        &w,
+        &["rename", "t", "--conversation", "x"],
+        "no conversation yet",
+    );
     let long = "\n  Refactor the billing module so that invoices are computed lazily\nmore";
     let out = w.run_stdin(&["send", "t", "-"], long.as_bytes());
     assert!(out.status.success(), "{}", text(&out));
@@ -293,9 +355,18 @@ fn titles_come_from_the_first_prompt_until_renamed() {
     let out = w.json(&["rename", "t", "--conversation", "  Billing, lazily  "]);
     assert_eq!(out["title"], "Billing, lazily");
     assert_eq!(w.show("t")["conversation"]["title"], "Billing, lazily");
-    assert_eq!(w.json(&["log", "t"])["conversations"][0]["title"], "Billing, lazily");
-    assert!(w.ok(&["log", "t"]).contains("conversation 1 \"Billing, lazily\""));
-    refused(&w, &["rename", "t", "--conversation", "two\nlines"], "one line");
+    assert_eq!(
+        w.json(&["log", "t"])["conversations"][0]["title"],
+        "Billing, lazily"
+    );
+    assert!(w
+        .ok(&["log", "t"])
+        .contains("conversation 1 \"Billing, lazily\""));
+    refused(
+        &w,
+        &["rename", "t", "--conversation", "two\nlines"],
+        "one line",
+    );
     refused(&w, &["rename", "t", "--conversation", "  "], "one line");
     // A rename survives a reindex; the next conversation gets its own title.
     w.json(&["reindex"]);
@@ -331,7 +402,11 @@ fn an_archived_terminal_is_hidden_unchanged_and_refuses_prompts() {
     after["archived"] = before["archived"].clone();
     assert_eq!(after, before, "archiving changed the terminal");
     assert!(dir.exists());
-    refused(&w, &["send", "old", "two"], "old is archived: `baton unarchive old` first");
+    refused(
+        &w,
+        &["send", "old", "two"],
+        "old is archived: `baton unarchive old` first",
+    );
     w.json(&["reindex"]);
     assert_eq!(names(&w.json(&["ls"])), ["keep"]);
     w.ok(&["unarchive", "old"]);
@@ -354,17 +429,21 @@ fn an_archive_does_not_stop_a_running_turn() {
 
 /// Runs `baton rm` with the server set to die at `point`, then checks what a restart finds.
 fn crash_rm_at(point: &str) {
-    let w = World::new();
+    let mut w = World::new();
     let repo = repo(&w, "gone");
     w.ok(&["new", "gone", "--dir", repo.to_str().unwrap()]);
     w.send("gone", "one [[write:kept.txt]]");
     let wt = dir_of(&w, "gone");
     w.ok(&["server", "stop"]);
-    let mut crashing = World { env: vec![], ..World::from_dir(&w) };
-    crashing.env.push(("BATON_CRASH_AT".into(), point.into()));
-    let out = crashing.run(&["rm", "gone"]);
-    assert!(!out.status.success(), "rm survived its crash point: {}", text(&out));
-    std::mem::forget(crashing);
+    // The server the next command starts dies at `point`.
+    w.env.push(("BATON_CRASH_AT".into(), point.into()));
+    let out = w.run(&["rm", "gone"]);
+    assert!(
+        !out.status.success(),
+        "rm survived its crash point: {}",
+        text(&out)
+    );
+    w.env.clear();
     // Nothing half-removed shows: the next server finishes the removal and says so.
     let ls = w.json(&["ls", "--all"]);
     assert_eq!(ls, serde_json::json!([]), "{point}");
@@ -376,9 +455,11 @@ fn crash_rm_at(point: &str) {
     let tip = git(&w, &repo, &["log", "-1", "--format=%s", "baton/gone"]);
     assert!(tip.contains("one"), "{tip}");
     // The name is free again, and a reindex has nothing left to finish.
-    assert_eq!(w.json(&["reindex"])["finished_removals"], serde_json::json!([]));
+    assert_eq!(
+        w.json(&["reindex"])["finished_removals"],
+        serde_json::json!([])
+    );
     w.ok(&["new", "gone", "--dir", w.project("other").to_str().unwrap()]);
-    let _ = Path::new(point);
 }
 
 #[test]

@@ -453,3 +453,31 @@ fn a_tool_call_cut_by_the_token_limit_does_not_poison_the_conversation() {
         "{log}"
     );
 }
+
+#[test]
+fn a_fork_of_a_local_conversation_copies_its_history() {
+    let s = StandIn::background(standin::models("stand-in", Some(8192)), brain(0));
+    let w = world(&s, None);
+    w.new_terminal("t", "local");
+    w.send("t", "remember the word PELICAN");
+    let fork = w.json(&["fork", "t"]);
+    assert_eq!(fork["session_mode"], "forked");
+    let contents = |s: &StandIn| -> Vec<String> {
+        let last = s.requests().pop().unwrap();
+        last["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .skip(1)
+            .map(|m| m["content"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    w.send("t-2", "which word?");
+    let sent = contents(&s);
+    assert_eq!(sent[0], "remember the word PELICAN");
+    assert_eq!(sent.last().unwrap(), "which word?");
+    w.send("t", "the original again");
+    let sent = contents(&s);
+    assert!(!sent.iter().any(|c| c == "which word?"), "{sent:?}");
+    assert_eq!(sent.len(), 3, "{sent:?}");
+}

@@ -74,7 +74,15 @@ pub(super) async fn carry_before(
                 prompt: target.prompt.clone(),
                 dir: conv.dir.clone(),
             };
-            match cut_session(srv, from, cut).await {
+            if cut.provider == ProviderKind::Codex {
+                // Cut through its app-server once the new checkout exists.
+                return Ok(Carried::Codex {
+                    thread: cut.session_id,
+                    model: cut.model,
+                    cut: Some((cut.later_prompts, cut.prompt)),
+                });
+            }
+            match cut_session(srv, cut) {
                 Ok(fork) => Ok(Carried::Session(fork)),
                 Err(why) => {
                     notes.push(format!(
@@ -118,11 +126,12 @@ struct Cut {
     dir: String,
 }
 
-async fn cut_session(srv: &Server, from: &TerminalRow, cut: Cut) -> Result<SessionFork, String> {
+fn cut_session(srv: &Server, cut: Cut) -> Result<SessionFork, String> {
     match cut.provider {
         ProviderKind::Claude => claude_cut(srv, cut),
-        ProviderKind::Codex => codex_cut(srv, from, cut).await,
-        ProviderKind::Local => Err("a local conversation is copied, not cut".to_string()),
+        ProviderKind::Codex | ProviderKind::Local => {
+            Err(format!("a {} session is not cut here", cut.provider))
+        }
     }
 }
 
@@ -148,16 +157,4 @@ fn claude_cut(srv: &Server, cut: Cut) -> Result<SessionFork, String> {
         at: Some(at),
         ready: false,
     })
-}
-
-async fn codex_cut(srv: &Server, from: &TerminalRow, cut: Cut) -> Result<SessionFork, String> {
-    let _ = (
-        srv,
-        from,
-        cut.later_prompts,
-        &cut.prompt,
-        &cut.model,
-        &cut.session_id,
-    );
-    Err("cutting a codex session is not wired yet".to_string())
 }

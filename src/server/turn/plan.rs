@@ -165,6 +165,27 @@ fn session_on_disk(srv: &Server, s: &SessionFact, cwd: &Path) -> bool {
     }
 }
 
+/// The system text a conversation of terminal `term` opening in `run_dir` for `reason` is
+/// frozen with.
+pub fn system_text(
+    srv: &Server,
+    term: &TerminalRow,
+    run_dir: &Path,
+    reason: OpenReason,
+    instructions: &[String],
+) -> String {
+    let mut text = engine::system_text::build(
+        run_dir,
+        &srv.screenshots(&term.id),
+        term.brief.as_deref(),
+        instructions,
+    );
+    if matches!(reason, OpenReason::Fork | OpenReason::Rewind) {
+        text.push_str(&engine::system_text::carried_over(run_dir));
+    }
+    text
+}
+
 /// A conversation about to open: its number and why, and what a fork carries into it.
 pub struct Opening {
     pub number: u32,
@@ -197,12 +218,7 @@ pub fn open_conversation(
         title,
         fork,
     } = opening;
-    let system_text = engine::system_text::build(
-        run_dir,
-        &srv.screenshots(&term.id),
-        term.brief.as_deref(),
-        &instructions,
-    );
+    let system_text = system_text(srv, term, run_dir, reason, &instructions);
     let id = uuid::Uuid::now_v7().to_string();
     let entry = srv.store.append(
         &term.id,
