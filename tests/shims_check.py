@@ -990,20 +990,20 @@ def rows_text(E, tid):
 
 # ---- codex fork / app-server (fixtures/captures/fork/codex/, see its README)
 
-FORK = os.path.join(CAP, "fork", "codex")
+CODEX_FORK = os.path.join(CAP, "fork", "codex")
 DEV_B = "You work in the checkout /CHECKOUT-B. (baton system text B)"
 
 
 def fork_cap_rows(name_part):
     """The captured rollout whose file name contains name_part."""
-    for fn in sorted(os.listdir(FORK)):
+    for fn in sorted(os.listdir(CODEX_FORK)):
         if fn.startswith("rollout-") and name_part in fn:
-            return cap_jsonl(FORK, fn)
+            return cap_jsonl(CODEX_FORK, fn)
     raise CheckFailed("no captured rollout %s" % name_part)
 
 
 def fork_ids():
-    return json.loads(cap_text(FORK, "ids.json"))
+    return json.loads(cap_text(CODEX_FORK, "ids.json"))
 
 
 def history_rows_ref(E, tid):
@@ -1036,7 +1036,7 @@ def codex_exec_fork(E):
     r = run(E, CODEX, EXEC + ["-c", "developer_instructions=" + json.dumps(DEV_B), "fork", orig, "-"],
             stdin="fork prompt FOUR", cwd=E.proj2)
     evs = ok(r, "exec fork")
-    same_events(evs, cap_jsonl(FORK, "a2-fork.stdout.jsonl"), "a2-fork")
+    same_events(evs, cap_jsonl(CODEX_FORK, "a2-fork.stdout.jsonl"), "a2-fork")
     fork = evs[0]["thread_id"]
     check(fork != orig, "a new thread id")
     eq(r.err, codex_warning(E), "stderr (with `-`: no reading note)")
@@ -1077,12 +1077,12 @@ def codex_exec_fork_errors(E):
     for args, name in ((["fork", MISSING, "-"], "a5-fork-missing"), (["fork", "not-a-uuid", "-"], "a6-fork-notuuid"),
                        (["fork", orig], "a7-fork-noprompt")):
         r = run(E, CODEX, EXEC + args, stdin="x" if "-" in args else "", cwd=E.proj2)
-        want_err = cap_text(FORK, name + ".stderr.txt").replace(
+        want_err = cap_text(CODEX_FORK, name + ".stderr.txt").replace(
             'AbsolutePathBuf("/tmp/codexfork-a/codex-home")', 'AbsolutePathBuf("%s")' % E.codex_home)
-        eq(r.rc, int(cap_text(FORK, name + ".rc")), name + " rc")
+        eq(r.rc, int(cap_text(CODEX_FORK, name + ".rc")), name + " rc")
         eq(r.err, want_err, name + " stderr")
         if name == "a7-fork-noprompt":
-            same_events(r.events(), cap_jsonl(FORK, name + ".stdout.jsonl"), name)
+            same_events(r.events(), cap_jsonl(CODEX_FORK, name + ".stdout.jsonl"), name)
             rows = read_jsonl([f for f in rollouts(E) if r.events()[0]["thread_id"] in f][0])
             eq([x["type"] for x in rows], ["session_meta", "event_msg"], "a fork without a prompt: two rows")
         else:
@@ -1093,7 +1093,7 @@ def codex_exec_fork_errors(E):
 def rpc_cap(name):
     """A captured app-server session: the answers and notifications it printed, by request id."""
     sent, printed = [], []
-    for l in cap_text(FORK, name).splitlines():
+    for l in cap_text(CODEX_FORK, name).splitlines():
         if l.startswith(">> "):
             sent.append(json.loads(l[3:]))
         elif l.startswith("<< "):

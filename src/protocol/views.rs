@@ -205,6 +205,7 @@ pub struct TerminalView {
     pub turns: u32,
     pub last_turn: Option<LastTurnView>,
     /// Hidden from `ls` and the multiplexer's list (`baton archive`).
+    #[serde(default)]
     pub archived: bool,
 }
 
