@@ -497,8 +497,9 @@ fn hints(app: &App) -> String {
     let h = |a| app.keys.hint(a);
     if app.prefix_armed {
         return format!(
-            "{p} … {} shell · {} diff · {} new · {} rename · {} remove · {}/{} next/prev · 0-9 jump · {} {} split · {}/arrows pane · {} zoom · {} close pane · {} detach · {} help",
-            k(A::ToggleShell), k(A::ToggleDiff), k(A::NewTerminal), k(A::Rename), k(A::Remove),
+            "{p} … {} shell · {} diff · {} new · {} fork · {} rename · {} remove · {}/{} archive/archived · {}/{} next/prev · 0-9 jump · {} {} split · {}/arrows pane · {} zoom · {} close pane · {} detach · {} help",
+            k(A::ToggleShell), k(A::ToggleDiff), k(A::NewTerminal), k(A::Fork), k(A::Rename), k(A::Remove),
+            k(A::Archive), k(A::ShowArchived),
             k(A::Next), k(A::Prev), k(A::SplitBeside), k(A::SplitBelow), k(A::NextPane),
             k(A::Zoom), k(A::ClosePane), k(A::Detach), k(A::Help)
         );

@@ -91,8 +91,13 @@ pub fn log(over: Value) -> LogView {
             v
         })
         .collect();
-    let v = json!({"name": over["name"].as_str().unwrap_or("t"), "rotate_at": 0.45,
-                   "conversations": conversations, "turns": turns});
+    let mut v = json!({"name": over["name"].as_str().unwrap_or("t"), "rotate_at": 0.45,
+                       "conversations": conversations, "turns": turns});
+    for k in ["forked_from", "forked_into"] {
+        if !over[k].is_null() {
+            v[k] = over[k].clone();
+        }
+    }
     serde_json::from_value(v).unwrap()
 }
 
