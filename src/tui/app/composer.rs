@@ -42,6 +42,19 @@ impl Composer {
         self.browsing.is_some()
     }
 
+    /// Which history entry is shown (0: the oldest), while browsing.
+    pub fn browsing_index(&self) -> Option<usize> {
+        self.browsing.as_ref().map(|(i, _)| *i)
+    }
+
+    /// Back to the draft the browsing replaced.
+    pub fn stop_browsing(&mut self) {
+        if let Some((_, draft)) = self.browsing.take() {
+            self.text = draft;
+            self.cursor = self.text.len();
+        }
+    }
+
     /// Replaces the history (the focused terminal's earlier prompts, oldest first).
     pub fn set_history(&mut self, prompts: Vec<String>) {
         self.history = prompts;

@@ -164,25 +164,7 @@ impl App {
         {
             self.mode = Mode::Normal;
         }
-        for idx in 0..self.panes.len() {
-            if self.panes[idx].term.as_deref() != Some(name) {
-                continue;
-            }
-            let next = self
-                .terms
-                .iter()
-                .map(|t| t.info.name.clone())
-                .find(|n| !self.visible(n))
-                .or_else(|| self.terms.first().map(|t| t.info.name.clone()));
-            let p = &mut self.panes[idx];
-            p.term = next.clone();
-            p.scroll = 0;
-            p.shell = false;
-            p.diff = false;
-            if let Some(n) = next {
-                fx.extend(self.show_effects(&n));
-            }
-        }
+        fx.extend(self.unshow(name));
         fx
     }
 }

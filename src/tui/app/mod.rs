@@ -1,6 +1,7 @@
 //! The multiplexer's state and how it changes: messages in (keys, watch events, replies),
 //! effects out (requests to the server, the bell). Pure: no IO here, so it is table-tested.
 
+pub mod branch;
 pub mod composer;
 pub mod form;
 pub mod manage;
@@ -39,6 +40,10 @@ pub struct TermInfo {
     pub instructions: Vec<String>,
     /// The input waiting on the server, in the order it will run (every client sees this list).
     pub queue: Vec<QueuedView>,
+    /// Hidden from the list unless archived terminals are shown (prefix `A`).
+    pub archived: bool,
+    /// The live conversation's title.
+    pub title: Option<String>,
 }
 
 impl TermInfo {
@@ -55,6 +60,8 @@ impl TermInfo {
             rotate_at: v.rotate_at,
             instructions: v.instructions.clone(),
             queue: v.queue.clone(),
+            archived: v.archived,
+            title: v.conversation.as_ref().and_then(|c| c.title.clone()),
         }
     }
 
@@ -180,6 +187,12 @@ pub enum Tag {
     Diff(String),
     Rename(String, String),
     Remove(String),
+    /// A fork of terminal `name`.
+    Fork(String),
+    /// A rewind of terminal `name`.
+    Rewind(String),
+    /// Archiving (or unarchiving) terminal `name`.
+    Archive(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -255,6 +268,12 @@ pub struct App {
     pub next_provider: Option<ProviderKind>,
     /// The model the next prompt asks for (None: the terminal's own).
     pub next_model: Option<String>,
+    /// The next prompt opens a fresh conversation (M-f arms it; the send disarms it).
+    pub next_fresh: bool,
+    /// Esc was pressed once on an empty composer: a second Esc rewinds the last turn.
+    pub esc_armed: bool,
+    /// Archived terminals are listed too (prefix `A`).
+    pub show_archived: bool,
     /// The waiting input of the focused terminal that the input keys act on (Up from an empty
     /// composer), by its number.
     pub selected: Option<u32>,
@@ -294,6 +313,9 @@ impl App {
             composer: Composer::default(),
             next_provider: None,
             next_model: None,
+            next_fresh: false,
+            esc_armed: false,
+            show_archived: false,
             selected: None,
             editing: None,
             mode: Mode::Normal,
@@ -327,6 +349,12 @@ impl App {
 
     pub fn focused_name(&self) -> Option<String> {
         self.focused().map(|t| t.info.name.clone())
+    }
+
+    /// The focused terminal runs a turn (Esc interrupts it rather than rewinding).
+    pub fn focused_running(&self) -> bool {
+        self.focused()
+            .is_some_and(|t| t.info.state == TerminalState::Running)
     }
 
     pub fn visible(&self, name: &str) -> bool {
@@ -394,6 +422,8 @@ impl App {
         }
         self.next_provider = None;
         self.next_model = None;
+        self.next_fresh = false;
+        self.esc_armed = false;
         self.selected = None;
         if self.editing.as_ref().is_some_and(|(t, _)| t != name) {
             self.editing = None;
@@ -420,15 +450,30 @@ impl App {
             WatchEvent::Terminal { terminal } => {
                 let info = TermInfo::from_view(&terminal);
                 let name = info.name.clone();
-                match self.term_mut(&name) {
-                    Some(t) => t.info = info,
-                    None => self.terms.push(TermView::new(info)),
-                }
+                let hidden = info.archived && !self.show_archived;
+                let mut fx = match self.term_mut(&name) {
+                    Some(t) => {
+                        t.info = info;
+                        Vec::new()
+                    }
+                    None => {
+                        self.terms.push(TermView::new(info));
+                        // A pane may show it already (a fork's reply came first).
+                        if self.visible(&name) {
+                            self.show_effects(&name)
+                        } else {
+                            Vec::new()
+                        }
+                    }
+                };
                 self.queue_changed(&name);
-                if self.panes.iter().all(|p| p.term.is_none()) {
-                    return self.focus(&name);
+                if hidden && self.visible(&name) {
+                    fx.extend(self.unshow(&name));
                 }
-                Vec::new()
+                if !hidden && self.panes.iter().all(|p| p.term.is_none()) {
+                    fx.extend(self.focus(&name));
+                }
+                fx
             }
             WatchEvent::Turn { name, event } => {
                 let Some(t) = self.term_mut(&name) else {
@@ -496,14 +541,12 @@ impl App {
         self.terms = terms;
         let mut fx = Vec::new();
         if first {
-            let here = self
-                .terms
+            let listed = self.listed();
+            let here = listed
                 .iter()
                 .find(|t| t.info.dir == self.cwd || t.info.source == self.cwd)
                 .map(|t| t.info.name.clone());
-            let pick = here
-                .clone()
-                .or(self.terms.first().map(|t| t.info.name.clone()));
+            let pick = here.clone().or(listed.first().map(|t| t.info.name.clone()));
             if let Some(name) = pick {
                 fx.extend(self.focus(&name));
             }
@@ -568,6 +611,9 @@ impl App {
             }
             (tag @ (Tag::Diff(_) | Tag::Rename(..) | Tag::Remove(_)), result) => {
                 self.on_manage_reply(tag, result)
+            }
+            (tag @ (Tag::Fork(_) | Tag::Rewind(_) | Tag::Archive(_)), result) => {
+                self.on_branch_reply(tag, result)
             }
             (Tag::New, Err(e)) => {
                 match &mut self.mode {

@@ -40,6 +40,7 @@ impl App {
             provider: self.next_provider.take().map(|p| p.to_string()),
             model: self.next_model.take(),
             mode,
+            fresh: std::mem::take(&mut self.next_fresh),
             ..SendRequest::new(prompt.clone())
         };
         vec![Effect::Call(
@@ -76,6 +77,11 @@ impl App {
         match a {
             InputAction::SendSteer => self.submit(SendModeArg::Steer),
             InputAction::SendJump => self.submit(SendModeArg::Jump),
+            InputAction::RewindBrowsed => self.rewind_browsed(),
+            InputAction::ToggleFresh => {
+                self.next_fresh = !self.next_fresh;
+                Vec::new()
+            }
             InputAction::EditLast => match self.focused_queue().last().map(|q| q.input) {
                 Some(input) => self.on_waiting_input(input, WaitingAction::Edit),
                 None => self.nothing_waits(),

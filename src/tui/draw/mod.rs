@@ -126,14 +126,34 @@ fn list_entry(i: usize, t: &TermView, width: usize, focused: bool) -> [Line<'sta
     let head = format!("{i} ");
     let name_w = width.saturating_sub(str_width(&head) + str_width(&state.content) + 1);
     let name = truncate(&t.info.name, name_w);
-    let pad = width.saturating_sub(str_width(&head) + str_width(&name) + str_width(&state.content));
     let mut name_style = Style::default();
+    if t.info.archived {
+        name_style = dim();
+    }
     if focused {
         name_style = name_style.add_modifier(Modifier::BOLD | Modifier::REVERSED);
     }
+    // After the name, as room allows: "(archived)", then the live conversation's title.
+    let mut extra = String::new();
+    if t.info.archived {
+        extra.push_str(" (archived)");
+    }
+    if let Some(title) = &t.info.title {
+        extra.push(' ');
+        extra.push_str(&lines::clean(title).replace('\n', " "));
+    }
+    let room = name_w.saturating_sub(str_width(&name));
+    let extra = if room > 1 {
+        truncate(&extra, room)
+    } else {
+        String::new()
+    };
+    let used = str_width(&head) + str_width(&name) + str_width(&extra);
+    let pad = width.saturating_sub(used + str_width(&state.content));
     let first = Line::from(vec![
         Span::raw(head),
         Span::styled(name, name_style),
+        Span::styled(extra, dim()),
         Span::raw(" ".repeat(pad)),
         state,
     ]);
@@ -161,12 +181,22 @@ fn draw_list(f: &mut Frame, app: &App, area: Rect) {
     f.render_widget(block, area);
     let focused = app.focused_name();
     let mut out = Vec::new();
-    for (i, t) in app.terms.iter().enumerate() {
+    let listed = app.listed();
+    for (i, t) in listed.iter().enumerate() {
         let is_focused = focused.as_deref() == Some(t.info.name.as_str());
         out.extend(list_entry(i, t, usize::from(inner.width), is_focused));
     }
-    if app.terms.is_empty() && app.connected {
-        out.push(Line::styled("(none yet)", dim()));
+    let archived = app.terms.iter().filter(|t| t.info.archived).count();
+    if listed.is_empty() && app.connected {
+        let text = if archived > 0 {
+            format!(
+                "(none; {archived} archived: {})",
+                app.keys.hint(A::ShowArchived)
+            )
+        } else {
+            "(none yet)".to_string()
+        };
+        out.push(Line::styled(text, dim()));
     }
     f.render_widget(Paragraph::new(out), inner);
 }
@@ -222,7 +252,12 @@ fn placeholder(app: &App, pane: &Pane) -> Option<String> {
         return None;
     }
     Some(if t.transcript.loaded {
-        "No turns yet: type a prompt below and press Enter.".into()
+        let from = t.transcript.forked_from.as_ref();
+        let from = from.map(|f| format!("{} · ", lines::forked_from_text(f)));
+        format!(
+            "{}No turns yet: type a prompt below and press Enter.",
+            from.unwrap_or_default()
+        )
     } else {
         "reading the history…".into()
     })
@@ -234,7 +269,7 @@ fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
         let pane = &app.panes[i];
         match pane.term.as_deref().and_then(|n| app.term(n)) {
             Some(t) => {
-                let idx = app.terms.iter().position(|x| x.info.name == t.info.name);
+                let idx = app.listed_index(&t.info.name);
                 let title = if pane.diff {
                     diff::face::title(&t.info.name, idx, t.diff.as_ref())
                 } else {
@@ -414,8 +449,16 @@ fn composer_title(app: &App) -> String {
     } else {
         ""
     };
+    let fresh = if app.next_fresh {
+        format!(
+            " · opens a fresh conversation ({}: no)",
+            input_key(I::ToggleFresh).label()
+        )
+    } else {
+        String::new()
+    };
     let mut title = format!(
-        " prompt → {} · {provider}{switch} · Tab: provider",
+        " prompt → {}{fresh} · {provider}{switch} · Tab: provider",
         t.info.name
     );
     if t.info.busy() {
@@ -454,8 +497,9 @@ fn hints(app: &App) -> String {
     let h = |a| app.keys.hint(a);
     if app.prefix_armed {
         return format!(
-            "{p} … {} shell · {} diff · {} new · {} rename · {} remove · {}/{} next/prev · 0-9 jump · {} {} split · {}/arrows pane · {} zoom · {} close pane · {} detach · {} help",
-            k(A::ToggleShell), k(A::ToggleDiff), k(A::NewTerminal), k(A::Rename), k(A::Remove),
+            "{p} … {} shell · {} diff · {} new · {} fork · {} rename · {} remove · {}/{} archive/archived · {}/{} next/prev · 0-9 jump · {} {} split · {}/arrows pane · {} zoom · {} close pane · {} detach · {} help",
+            k(A::ToggleShell), k(A::ToggleDiff), k(A::NewTerminal), k(A::Fork), k(A::Rename), k(A::Remove),
+            k(A::Archive), k(A::ShowArchived),
             k(A::Next), k(A::Prev), k(A::SplitBeside), k(A::SplitBelow), k(A::NextPane),
             k(A::Zoom), k(A::ClosePane), k(A::Detach), k(A::Help)
         );

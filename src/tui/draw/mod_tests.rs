@@ -300,7 +300,7 @@ fn help_overlay_lists_the_keys() {
     let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
     app.update(ctrl('b'));
     app.update(key(KeyCode::Char('?')));
-    let s = screen(&mut app, 90, 36);
+    let s = screen(&mut app, 90, 44);
     for k in [
         "C-b c",
         "C-b d",
@@ -315,11 +315,16 @@ fn help_overlay_lists_the_keys() {
         "C-b z / C-b x",
         "C-b ←↑↓→ / o",
         "mouse drag / double click",
+        "C-b f",
+        "C-b a / C-b A",
+        "M-f",
+        "M-r",
+        "Esc Esc (empty composer)",
     ] {
         assert!(s.contains(k), "help misses {k}:\n{s}");
     }
     app.update(key(KeyCode::Char('q')));
-    assert!(!screen(&mut app, 90, 36).contains("PageUp / PageDown"));
+    assert!(!screen(&mut app, 90, 44).contains("PageUp / PageDown"));
 }
 
 #[test]

@@ -50,11 +50,17 @@ pub enum PrefixAction {
     Remove,
     /// Copy mode over the active pane (tmux `[`).
     CopyMode,
+    /// A new terminal carrying on from where the focused one is now.
+    Fork,
+    /// Archive the focused terminal (an archived one: bring it back to the list).
+    Archive,
+    /// List archived terminals too, or not.
+    ShowArchived,
 }
 
 /// Every configurable action: its name in `[ui.keys]` and its default key (tmux's where tmux
 /// has one). The digits 0-9 always jump.
-pub const ACTIONS: [(PrefixAction, &str, char); 16] = [
+pub const ACTIONS: [(PrefixAction, &str, char); 19] = [
     (PrefixAction::NewTerminal, "new", 'c'),
     (PrefixAction::Next, "next", 'n'),
     (PrefixAction::Prev, "prev", 'p'),
@@ -71,6 +77,9 @@ pub const ACTIONS: [(PrefixAction, &str, char); 16] = [
     (PrefixAction::Rename, "rename", ','),
     (PrefixAction::Remove, "remove", 'X'),
     (PrefixAction::CopyMode, "copy", '['),
+    (PrefixAction::Fork, "fork", 'f'),
+    (PrefixAction::Archive, "archive", 'a'),
+    (PrefixAction::ShowArchived, "show_archived", 'A'),
 ];
 
 /// What a key does in the composer, without the prefix.
@@ -84,10 +93,14 @@ pub enum InputAction {
     EditLast,
     /// Withdraw the last waiting input.
     WithdrawLast,
+    /// The next prompt opens a fresh conversation (again: it does not).
+    ToggleFresh,
+    /// Rewind to before the turn of the earlier prompt shown (Up).
+    RewindBrowsed,
 }
 
 /// The composer's keys for waiting input, with what the help says of them.
-pub const INPUT_KEYS: [(InputAction, Key, &str); 4] = [
+pub const INPUT_KEYS: [(InputAction, Key, &str); 6] = [
     (
         InputAction::SendSteer,
         Key::alt('s'),
@@ -107,6 +120,16 @@ pub const INPUT_KEYS: [(InputAction, Key, &str); 4] = [
         InputAction::WithdrawLast,
         Key::ctrl('x'),
         "withdraw the last waiting input",
+    ),
+    (
+        InputAction::ToggleFresh,
+        Key::alt('f'),
+        "the next prompt opens a fresh conversation (again: it does not)",
+    ),
+    (
+        InputAction::RewindBrowsed,
+        Key::alt('r'),
+        "on an earlier prompt (Up): rewind to before its turn, into a new terminal",
     ),
 ];
 
@@ -484,6 +507,14 @@ impl Keys {
             ),
             (h(A::Rename), "rename the focused terminal"),
             (
+                h(A::Fork),
+                "fork: a new terminal carrying on from where the focused one is",
+            ),
+            (
+                format!("{} / {}", h(A::Archive), h(A::ShowArchived)),
+                "archive the focused terminal (archived: bring it back) / list archived ones",
+            ),
+            (
                 h(A::Remove),
                 "remove the focused terminal (asks; its work is committed, its branch kept)",
             ),
@@ -514,7 +545,7 @@ impl Keys {
 }
 
 /// The keys that work without the prefix, as the help overlay lists them.
-const PLAIN_HELP: [(&str, &str); 13] = [
+const PLAIN_HELP: [(&str, &str); 14] = [
     (
         "Enter",
         "send the prompt (the server queues it while a turn runs)",
@@ -529,6 +560,10 @@ const PLAIN_HELP: [(&str, &str); 13] = [
     (
         "Esc, C-c",
         "interrupt the running turn (partial output stays)",
+    ),
+    (
+        "Esc Esc (empty composer)",
+        "rewind the last turn: a new terminal from before it, its prompt in the composer",
     ),
     ("C-t", "expand / collapse tool lines"),
     (

@@ -74,7 +74,7 @@ impl App {
             }
             PrefixAction::Next => self.step_focus(1),
             PrefixAction::Prev => self.step_focus(-1),
-            PrefixAction::Jump(n) => match self.terms.get(n).map(|t| t.info.name.clone()) {
+            PrefixAction::Jump(n) => match self.listed_name(n) {
                 Some(name) => self.focus(&name),
                 None => {
                     self.say(format!("no terminal {n}"));
@@ -104,6 +104,9 @@ impl App {
                 Vec::new()
             }
             PrefixAction::CopyMode => self.enter_copy(),
+            PrefixAction::Fork => self.fork(),
+            PrefixAction::Archive => self.toggle_archive(),
+            PrefixAction::ShowArchived => self.toggle_show_archived(),
             PrefixAction::SplitBeside => self.split_pane(Split::Beside),
             PrefixAction::SplitBelow => self.split_pane(Split::Below),
             PrefixAction::NextPane => self.next_pane(),
@@ -117,20 +120,25 @@ impl App {
     }
 
     fn step_focus(&mut self, by: isize) -> Vec<Effect> {
-        let n = self.terms.len() as isize;
+        let n = self.listed().len() as isize;
         if n == 0 {
             return Vec::new();
         }
         let cur = self
             .focused_name()
-            .and_then(|f| self.terms.iter().position(|t| t.info.name == f))
+            .and_then(|f| self.listed_index(&f))
             .map_or(0, |i| i as isize);
         let next = (cur + by).rem_euclid(n) as usize;
-        let name = self.terms[next].info.name.clone();
-        self.focus(&name)
+        match self.listed_name(next) {
+            Some(name) => self.focus(&name),
+            None => Vec::new(),
+        }
     }
 
     fn plain_key(&mut self, k: KeyEvent) -> Vec<Effect> {
+        if k.code != KeyCode::Esc {
+            self.esc_armed = false;
+        }
         if let Some(fx) = self.waiting_key(&k) {
             return fx;
         }
@@ -143,6 +151,9 @@ impl App {
             KeyCode::Enter if alt || shift => self.composer.insert_char('\n'),
             KeyCode::Char('j') if ctrl(&k) => self.composer.insert_char('\n'),
             KeyCode::Enter => return self.submit(SendModeArg::Queue),
+            KeyCode::Esc if self.composer.is_empty() && !self.focused_running() => {
+                return self.esc_rewind()
+            }
             KeyCode::Esc => return self.interrupt(),
             KeyCode::Char('c') if ctrl(&k) => return self.interrupt(),
             KeyCode::Char('t') if ctrl(&k) => self.expand_tools = !self.expand_tools,

@@ -136,11 +136,8 @@ impl App {
         if let Some(i) = pane {
             return self.select_pane(i);
         }
-        match list_row(self.list_area, at).and_then(|n| self.terms.get(n)) {
-            Some(t) => {
-                let name = t.info.name.clone();
-                self.focus(&name)
-            }
+        match list_row(self.list_area, at).and_then(|n| self.listed_name(n)) {
+            Some(name) => self.focus(&name),
             None => Vec::new(),
         }
     }

@@ -31,8 +31,8 @@ impl App {
         self.zoomed = false;
         let shown = self.focused_name();
         let next = self
-            .terms
-            .iter()
+            .listed()
+            .into_iter()
             .map(|t| t.info.name.clone())
             .find(|n| !self.visible(n))
             .or(shown);

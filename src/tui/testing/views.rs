@@ -37,11 +37,13 @@ pub fn terminal(over: Value) -> TerminalView {
         "provider": "claude", "endpoint": null, "model": null, "brief": null, "state": "idle",
         "queued": 0, "queue": [], "created_at": "2026-01-01T00:00:00Z", "conversation": null, "sessions": [],
         "context": null, "instructions": [], "rotate_at": 0.45, "turns": 0, "last_turn": null,
+        "archived": false,
     });
     let mut v = merged(base, &over);
     if let Some(n) = over["conversation"]["number"].as_u64() {
         v["conversation"] = json!({"id": format!("c{n}"), "number": n, "opened_reason": "first",
-                                   "opened_at": "2026-01-01T00:00:00Z", "dir": dir});
+                                   "opened_at": "2026-01-01T00:00:00Z", "dir": dir,
+                                   "title": over["conversation"]["title"].clone()});
     }
     if let (Some(t), Some(w)) = (
         over["context"]["tokens"].as_u64(),
@@ -64,7 +66,7 @@ pub fn log(over: Value) -> LogView {
             let n = c["number"].as_u64().unwrap_or(1);
             let base = json!({"id": format!("c{n}"), "number": n, "opened_reason": "first",
                               "dir": "/w", "opened_at": "2026-01-01T00:00:00Z",
-                              "retired_at": null, "sessions": []});
+                              "retired_at": null, "title": null, "sessions": []});
             merged(base, c)
         })
         .collect();
@@ -89,8 +91,13 @@ pub fn log(over: Value) -> LogView {
             v
         })
         .collect();
-    let v = json!({"name": over["name"].as_str().unwrap_or("t"), "rotate_at": 0.45,
-                   "conversations": conversations, "turns": turns});
+    let mut v = json!({"name": over["name"].as_str().unwrap_or("t"), "rotate_at": 0.45,
+                       "conversations": conversations, "turns": turns});
+    for k in ["forked_from", "forked_into"] {
+        if !over[k].is_null() {
+            v[k] = over[k].clone();
+        }
+    }
     serde_json::from_value(v).unwrap()
 }
 

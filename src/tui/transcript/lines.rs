@@ -6,6 +6,7 @@ use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthChar;
 
 use crate::client::render::thousands;
+use crate::protocol::views::ForkedView;
 use crate::tui::app::{LineCache, TurnSpan};
 use crate::tui::transcript::{Part, Transcript, TurnEnd, TurnEntry};
 use crate::words::OpenReason;
@@ -177,10 +178,59 @@ pub fn summary_text(t: &TurnEntry, end: &TurnEnd) -> String {
     parts.join(" · ")
 }
 
-fn turn_lines(t: &TurnEntry, width: usize, expand: bool, out: &mut Rows) {
+/// "forked from api at turn 7" / "rewound from api before turn 3": the top of a transcript.
+pub fn forked_from_text(f: &ForkedView) -> String {
+    if f.rewind {
+        format!("rewound from {} before turn {}", f.name, f.turn)
+    } else {
+        format!("forked from {} at turn {}", f.name, f.turn)
+    }
+}
+
+/// What the transcript adds around one turn: the title of the conversation it opens, and the
+/// lines of the forks that branched there.
+#[derive(Debug, Default)]
+struct Marks {
+    title: Option<String>,
+    before: Vec<String>,
+    after: Vec<String>,
+}
+
+/// The marks of turn `k` of `t`.
+fn marks(t: &Transcript, k: usize) -> Marks {
+    let Some(turn) = t.turns.get(k) else {
+        return Marks::default();
+    };
+    let mut m = Marks {
+        title: t.title(turn.conversation).map(str::to_string),
+        ..Marks::default()
+    };
+    if k == 0 {
+        m.before
+            .extend(t.forked_from.as_ref().map(forked_from_text));
+    }
+    for f in &t.forked_into {
+        if f.rewind && f.turn == turn.number {
+            m.before
+                .push(format!("↳ rewound into {} (before this turn)", f.name));
+        } else if !f.rewind && (f.turn == turn.number || (f.turn == 0 && k == 0)) {
+            m.after.push(format!("↳ forked into {}", f.name));
+        }
+    }
+    m
+}
+
+fn turn_lines(t: &TurnEntry, marks: &Marks, width: usize, expand: bool, out: &mut Rows) {
     let divider = Style::default().fg(Color::Yellow);
+    let branch = Style::default().fg(Color::Magenta);
+    for text in &marks.before {
+        wrapped(text, width, "", branch, out);
+    }
     if let Some(reason) = t.opened {
-        let text = opened_text(t.conversation, reason, t.rotate_at);
+        let mut text = opened_text(t.conversation, reason, t.rotate_at);
+        if let Some(title) = &marks.title {
+            text = format!("{text} · {}", clean(title).replace('\n', " "));
+        }
         out.push(rule(&text, width, divider));
     } else if t.switched {
         let text = format!("provider switched to {} · same conversation", t.provider);
@@ -232,6 +282,9 @@ fn turn_lines(t: &TurnEntry, width: usize, expand: bool, out: &mut Rows) {
             }
         }
     }
+    for text in &marks.after {
+        wrapped(text, width, "", branch, out);
+    }
     out.push(Line::default());
 }
 
@@ -244,8 +297,8 @@ pub fn transcript_lines(t: &Transcript, width: u16, expand_tools: bool) -> Vec<L
 pub fn transcript_rows(t: &Transcript, width: u16, expand_tools: bool) -> Rows {
     let width = usize::from(width).max(1);
     let mut out = Rows::default();
-    for turn in &t.turns {
-        turn_lines(turn, width, expand_tools, &mut out);
+    for (k, turn) in t.turns.iter().enumerate() {
+        turn_lines(turn, &marks(t, k), width, expand_tools, &mut out);
     }
     out
 }
@@ -281,7 +334,7 @@ pub fn rewrap(cache: &mut LineCache, name: &str, t: &Transcript, width: u16, exp
             continue;
         }
         let mut rows = Rows::default();
-        turn_lines(turn, cols, expand, &mut rows);
+        turn_lines(turn, &marks(t, k), cols, expand, &mut rows);
         cache.wrapped += 1;
         let len = rows.lines.len();
         let end = (offset + kept.map_or(0, |s| s.len)).min(cache.lines.len());

@@ -3,7 +3,7 @@
 
 pub mod lines;
 
-use crate::protocol::views::{ConversationView, LogTurnView, LogView};
+use crate::protocol::views::{ConversationView, ForkedView, LogTurnView, LogView};
 use crate::protocol::{SendEvent, SessionStart, TurnSummary};
 use crate::words::OpenReason;
 use crate::words::{ContextUsage, TurnEvent, TurnStatus};
@@ -65,6 +65,12 @@ pub struct Transcript {
     /// The running turn (its number) missed steps while this client fell behind: its parts
     /// have gaps until the log, read again when it ends, replaces them.
     pub gapped: Option<u32>,
+    /// The conversations' titles, by number (the dividers show them).
+    pub titles: Vec<(u32, String)>,
+    /// The terminal this one was forked or rewound from.
+    pub forked_from: Option<ForkedView>,
+    /// The terminals forked or rewound from this one.
+    pub forked_into: Vec<ForkedView>,
 }
 
 /// One turn of `log`; `prev` is the turn before it, for the dividers.
@@ -128,11 +134,19 @@ impl Transcript {
             let e = entry_from_log(t, &log.conversations, log.rotate_at, turns.last());
             turns.push(e);
         }
+        let titles = log
+            .conversations
+            .iter()
+            .filter_map(|c| Some((c.number, c.title.clone()?)))
+            .collect();
         Transcript {
             turns,
             version: 0,
             loaded: true,
             gapped: None,
+            titles,
+            forked_from: log.forked_from.clone(),
+            forked_into: log.forked_into.clone(),
         }
     }
 
@@ -154,6 +168,9 @@ impl Transcript {
             }
         }
         self.turns = log.turns;
+        self.titles = log.titles;
+        self.forked_from = log.forked_from;
+        self.forked_into = log.forked_into;
         self.loaded = true;
         self.version += 1;
         for t in &mut self.turns {
@@ -258,6 +275,14 @@ impl Transcript {
                 model: s.model.clone(),
             });
         }
+    }
+
+    /// The title of conversation `number`, if it has one.
+    pub fn title(&self, number: u32) -> Option<&str> {
+        self.titles
+            .iter()
+            .find(|(n, _)| *n == number)
+            .map(|(_, t)| t.as_str())
     }
 
     /// The prompts of every turn, oldest first (the composer's history).
