@@ -99,11 +99,14 @@ pub struct KeysConfig {
     pub rename: Option<String>,
     pub remove: Option<String>,
     pub copy: Option<String>,
+    pub fork: Option<String>,
+    pub archive: Option<String>,
+    pub show_archived: Option<String>,
 }
 
 impl KeysConfig {
     /// Each action's name and configured key, in the order of the help.
-    pub fn entries(&self) -> [(&'static str, Option<&str>); 16] {
+    pub fn entries(&self) -> [(&'static str, Option<&str>); 19] {
         [
             ("new", self.new.as_deref()),
             ("next", self.next.as_deref()),
@@ -121,6 +124,9 @@ impl KeysConfig {
             ("rename", self.rename.as_deref()),
             ("remove", self.remove.as_deref()),
             ("copy", self.copy.as_deref()),
+            ("fork", self.fork.as_deref()),
+            ("archive", self.archive.as_deref()),
+            ("show_archived", self.show_archived.as_deref()),
         ]
     }
 }

@@ -343,19 +343,18 @@ fn base_commit(
         .iter()
         .filter(|t| t.number < target.number)
         .rev()
-        .find_map(|t| t.commit.clone());
+        .find_map(|t| t.commit.clone().map(|c| (c, t.number)));
     let (commit, what) = match earlier {
-        Some(c) => (
-            c,
-            "the commit of the last turn before it that changed files",
+        Some((c, n)) => (c, format!("as turn {n} left them")),
+        None => (
+            wt.base_commit.clone(),
+            "as they were when the branch started".to_string(),
         ),
-        None => (wt.base_commit.clone(), "the commit the branch started from"),
     };
     if target.commit.is_none() {
         notes.push(format!(
-            "turn {} changed no files: the files are those of {what} ({})",
-            target.number,
-            &commit[..commit.len().min(12)]
+            "turn {} changed no files: the files are {what}",
+            target.number
         ));
     }
     Ok(commit)

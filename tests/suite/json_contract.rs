@@ -140,6 +140,10 @@ fn documented_json_output_keeps_its_fields_and_values() {
     ]);
     let switched = w.ok(&["send", "api", "--provider", "codex", "Review it.", "--json"]);
     w.send("notes", "Write the release notes.");
+    let title = w.json(&["rename", "api", "--conversation", "Health work"]);
+    let fork = w.json(&["fork", "api", "api-fork"]);
+    let rewind = w.json(&["rewind", "api", "2", "api-rewound"]);
+    let archived = w.json(&["archive", "notes"]);
     let status = w.json(&["server", "status"]);
 
     let snap = [
@@ -154,6 +158,12 @@ fn documented_json_output_keeps_its_fields_and_values() {
         ("instructions", n.pretty(&w.json(&["instructions", "api"]))),
         ("diff", n.pretty(&w.json(&["diff", "api"]))),
         ("server_status", n.pretty(&status)),
+        ("rename_conversation", n.pretty(&title)),
+        ("fork", n.pretty(&fork)),
+        ("rewind", n.pretty(&rewind)),
+        ("archive", n.pretty(&archived)),
+        ("ls_all", n.pretty(&w.json(&["ls", "--all"]))),
+        ("log_fork", n.pretty(&w.json(&["log", "api-fork"]))),
     ];
     for (name, text) in snap {
         insta::assert_snapshot!(name, text);
