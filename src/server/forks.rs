@@ -46,6 +46,23 @@ enum Carried {
     Fresh,
 }
 
+impl Carried {
+    /// What a new terminal carries of a fork that has not run yet: the same source, except a
+    /// Codex copy already made for that fork, which is forked again (two terminals never share
+    /// one thread).
+    fn again(f: SessionFork) -> Carried {
+        if f.ready && f.provider == ProviderKind::Codex {
+            Carried::Codex {
+                thread: f.session_id,
+                model: f.model,
+                cut: None,
+            }
+        } else {
+            Carried::Session(f)
+        }
+    }
+}
+
 /// Everything a new terminal made from `from` needs.
 struct Branching {
     from: TerminalRow,
@@ -300,7 +317,7 @@ fn carry_live(
         }
         None => match c.fork.clone() {
             // A fork not yet run on carries what it was going to carry.
-            Some(f) => Ok(Carried::Session(f)),
+            Some(f) => Ok(Carried::again(f)),
             None => {
                 let entries = journal(srv, &from.id)?;
                 let copied = super::turn::local::history(&entries, &c.id, "");

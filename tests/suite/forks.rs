@@ -291,6 +291,13 @@ fn a_codex_fork_is_a_new_thread_told_its_new_checkout() {
     w.send("cx", "three, in the original");
     assert_eq!(session_of(&w, "cx"), thread);
 
+    // A fork of a fork that has not run yet gets a thread of its own.
+    w.json(&["fork", "cx", "cx-a"]);
+    w.json(&["fork", "cx-a", "cx-b"]);
+    w.send("cx-b", "in b");
+    w.send("cx-a", "in a");
+    assert_ne!(session_of(&w, "cx-a"), session_of(&w, "cx-b"));
+
     // A rewind cuts the thread back through the app-server.
     let rw = w.json(&["rewind", "cx", "2", "cx-r"]);
     assert_eq!(rw["history"], "kept", "{rw}");

@@ -49,7 +49,7 @@ pub(super) async fn carry_before(
         // T opened its session: the model had the standing text, or the fork's source.
         Some((turn_id, reason)) if turn_id == target.id => {
             if reason == SessionReason::Fork {
-                Ok(conv.fork.clone().map_or(Carried::Nothing, Carried::Session))
+                Ok(conv.fork.clone().map_or(Carried::Nothing, Carried::again))
             } else {
                 Ok(Carried::Nothing)
             }
@@ -98,7 +98,7 @@ pub(super) async fn carry_before(
 
 /// A conversation that had no session before the turn: it had what it opened with.
 fn nothing_before(conv: &ConversationView) -> Carried {
-    conv.fork.clone().map_or(Carried::Nothing, Carried::Session)
+    conv.fork.clone().map_or(Carried::Nothing, Carried::again)
 }
 
 /// The turn that started session `id`, and why.
