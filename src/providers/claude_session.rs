@@ -294,11 +294,19 @@ impl ForkCopy {
 /// now, into `to_cwd`'s project folder (through a temporary file and a rename, replacing an
 /// older copy). A no-op when both cwds share a project folder. The copy must not outlive the
 /// fork's run: see [`ForkCopy`]. Fails with `NotFound` when the session has no file.
+///
+/// With `system` = (old, new), the copy's `prompt_snapshot` entries have their system prompt
+/// part `old` replaced by `new` (see [`rewrite_snapshots`]): 2.1.332 keeps the system prompt a
+/// session was created with in those entries, copies them into a fork and sends them on every
+/// resume, ignoring `--append-system-prompt`, so without this a fork in a new checkout would be
+/// told the original's (`fixtures/captures/fork/claude/README.md`). The original's file is
+/// never changed; a fork from the same project folder gets no copy and no rewrite.
 pub fn prepare_fork(
     homes: &ProviderHomes,
     session_id: &str,
     from_cwd: &Path,
     to_cwd: &Path,
+    system: Option<(&str, &str)>,
 ) -> io::Result<ForkCopy> {
     let Some(source) = find_session_file(homes, from_cwd, session_id) else {
         return Err(io::Error::new(
@@ -315,7 +323,13 @@ pub fn prepare_fork(
     })?;
     std::fs::create_dir_all(dir)?;
     let temp = dir.join(format!(".{session_id}.jsonl.baton-{}", std::process::id()));
-    let copied = std::fs::copy(&source, &temp).and_then(|_| std::fs::rename(&temp, &target));
+    let copied = std::fs::read(&source)
+        .map(|bytes| match system {
+            Some((old, new)) => rewrite_snapshots(&bytes, old, new),
+            None => bytes,
+        })
+        .and_then(|bytes| write_private(&temp, &bytes))
+        .and_then(|_| std::fs::rename(&temp, &target));
     if let Err(e) = copied {
         let _ = std::fs::remove_file(&temp);
         return Err(e);
@@ -323,10 +337,78 @@ pub fn prepare_fork(
     Ok(ForkCopy { path: Some(target) })
 }
 
+/// Writes a new file only its owner can read (a session holds the user's prompts).
+fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    f.write_all(bytes)?;
+    f.sync_all()
+}
+
+/// `session` with every `prompt_snapshot` entry's system prompt part that is exactly `old`
+/// replaced by `new`. Only those lines change (the JSON string is replaced in place, the rest
+/// of the line byte for byte); every other line is kept as it is.
+pub fn rewrite_snapshots(session: &[u8], old: &str, new: &str) -> Vec<u8> {
+    let (Ok(old_json), Ok(new_json)) = (serde_json::to_string(old), serde_json::to_string(new))
+    else {
+        return session.to_vec();
+    };
+    let mut out = Vec::with_capacity(session.len());
+    for line in session.split_inclusive(|b| *b == b'\n') {
+        let text = std::str::from_utf8(line).ok();
+        let snapshot = text
+            .and_then(|t| serde_json::from_str::<Value>(t.trim_end()).ok())
+            .filter(|v| v["type"] == "attachment" && v["attachment"]["type"] == "prompt_snapshot")
+            .is_some_and(|v| {
+                v["attachment"]["systemPrompt"]
+                    .as_array()
+                    .is_some_and(|parts| parts.iter().any(|p| p.as_str() == Some(old)))
+            });
+        match text {
+            Some(t) if snapshot => {
+                out.extend_from_slice(t.replace(&old_json, &new_json).as_bytes())
+            }
+            _ => out.extend_from_slice(line),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn only_the_kept_system_text_of_prompt_snapshots_is_replaced() {
+        let old = "rules for /w/a \"quoted\"\nline";
+        let new = "rules for /w/b";
+        let snap = |part: &str| {
+            serde_json::json!({"type": "attachment", "uuid": "u1",
+                "attachment": {"type": "prompt_snapshot", "systemPrompt": ["cli's own", part]}})
+            .to_string()
+        };
+        let user = serde_json::json!({"type": "user", "message": {"content": old}}).to_string();
+        let rows: Vec<(String, String)> = vec![
+            (snap(old), snap(new)),
+            (snap("something else"), snap("something else")),
+            // A prompt that quotes the text is the user's: left alone.
+            (user.clone(), user),
+            ("not json at all".into(), "not json at all".into()),
+        ];
+        for (line, want) in rows {
+            let got = rewrite_snapshots(format!("{line}\n").as_bytes(), old, new);
+            assert_eq!(String::from_utf8(got).unwrap(), format!("{want}\n"));
+        }
+        // A torn last line without its newline stays as it was.
+        assert_eq!(rewrite_snapshots(b"{\"type\":", old, new), b"{\"type\":");
+    }
     use std::io::Write;
     use std::process::{Command, Stdio};
 
@@ -517,20 +599,22 @@ mod tests {
         std::fs::create_dir_all(&a).unwrap();
         std::fs::create_dir_all(&b).unwrap();
         assert_eq!(
-            prepare_fork(&home.homes, S, &a, &b).unwrap_err().kind(),
+            prepare_fork(&home.homes, S, &a, &b, None)
+                .unwrap_err()
+                .kind(),
             io::ErrorKind::NotFound
         );
         let source = session_file(&home.homes, &a, S);
         std::fs::create_dir_all(source.parent().unwrap()).unwrap();
         std::fs::write(&source, "{\"v\":1}\n").unwrap();
-        let same = prepare_fork(&home.homes, S, &a, &a).unwrap();
+        let same = prepare_fork(&home.homes, S, &a, &a, None).unwrap();
         assert_eq!(same.path(), None);
         same.remove().unwrap();
         // A stale copy is replaced by the file as it is now.
         let target = session_file(&home.homes, &b, S);
         std::fs::create_dir_all(target.parent().unwrap()).unwrap();
         std::fs::write(&target, "{\"v\":0}\n").unwrap();
-        let copy = prepare_fork(&home.homes, S, &a, &b).unwrap();
+        let copy = prepare_fork(&home.homes, S, &a, &b, None).unwrap();
         assert_eq!(copy.path(), Some(target.as_path()));
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "{\"v\":1}\n");
         copy.remove().unwrap();
@@ -619,7 +703,7 @@ mod tests {
                     "2.1.197 finds S only from A"
                 );
             }
-            let copy = prepare_fork(&home.homes, S, &a, &b).unwrap();
+            let copy = prepare_fork(&home.homes, S, &a, &b, None).unwrap();
             assert!(shim_turn(&home, version, &b, &fork, "rewound"), "{version}");
             copy.remove().unwrap();
             let forked = std::fs::read_to_string(session_file(&home.homes, &b, NEW)).unwrap();

@@ -313,6 +313,7 @@ fn carry_live(
                 model,
                 at: None,
                 ready: false,
+                system_text: Some(c.system_text.clone()),
             }))
         }
         None => match c.fork.clone() {
@@ -480,6 +481,7 @@ async fn branch(
                     model,
                     at: None,
                     ready: true,
+                    system_text: None,
                 }),
                 Err(e) => {
                     notes.push(format!(

@@ -251,6 +251,10 @@ pub struct SessionFork {
     /// The copy was made when the fork was asked for (its id is `session_id`): resume it.
     #[serde(default)]
     pub ready: bool,
+    /// The system text that session was started with (a Claude session keeps it in its file:
+    /// the fork's copy is given the new one, see `claude_session::prepare_fork`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_text: Option<String>,
 }
 
 impl Record {

@@ -111,11 +111,27 @@ fn a_fork_carries_the_files_the_instructions_and_the_session_and_leaves_the_orig
     ] {
         assert!(forked.contains(p), "{p:?} missing from the fork's session");
     }
+    // The system prompt the session keeps (2.1.332 sends it on every resume) is the fork's.
+    let odir = dir_of(&w, "api");
+    let snapshots: Vec<Value> = forked
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["attachment"]["type"] == "prompt_snapshot")
+        .collect();
+    assert!(!snapshots.is_empty(), "the shim keeps no system prompt");
+    for snap in &snapshots {
+        let text = snap["attachment"]["systemPrompt"].to_string();
+        assert!(text.contains(fdir.to_str().unwrap()), "{text}");
+        assert!(!text.contains(&format!("{}.", odir.display())), "{text}");
+    }
     // No copy of the original's session is left in the fork's project folder.
-    assert_eq!(
-        claude_session_file(&w, &original).map(|p| p.parent().unwrap().to_path_buf()),
-        claude_session_file(&w, &original).map(|p| p.parent().unwrap().to_path_buf())
-    );
+    let projects = w.home().join(".claude").join("projects");
+    let copies = std::fs::read_dir(projects)
+        .unwrap()
+        .flatten()
+        .filter(|d| d.path().join(format!("{original}.jsonl")).exists())
+        .count();
+    assert_eq!(copies, 1);
 
     // The original resumes its own session, which never saw the fork's prompt.
     w.send("api", "fourth, in the original");

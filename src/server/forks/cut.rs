@@ -73,6 +73,7 @@ pub(super) async fn carry_before(
                 later_prompts: after,
                 prompt: target.prompt.clone(),
                 dir: conv.dir.clone(),
+                system_text: conv.system_text.clone(),
             };
             if cut.provider == ProviderKind::Codex {
                 // Cut through its app-server once the new checkout exists.
@@ -124,6 +125,8 @@ struct Cut {
     prompt: String,
     /// Where the session ran.
     dir: String,
+    /// The system text of the conversation it ran in.
+    system_text: String,
 }
 
 fn cut_session(srv: &Server, cut: Cut) -> Result<SessionFork, String> {
@@ -156,5 +159,6 @@ fn claude_cut(srv: &Server, cut: Cut) -> Result<SessionFork, String> {
         model: cut.model,
         at: Some(at),
         ready: false,
+        system_text: Some(cut.system_text),
     })
 }

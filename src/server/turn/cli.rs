@@ -120,7 +120,7 @@ impl TurnCtx<'_> {
             self.note(warning);
         }
         let mut reason = plan.session_reason;
-        let copy = fork_copy(&srv, &spec);
+        let copy = fork_copy(&srv, &spec, plan);
         let ran = self.run_cli(&spec, prompt).await;
         if let Some(copy) = copy {
             if let Err(e) = copy.remove() {
@@ -366,13 +366,19 @@ impl TurnCtx<'_> {
 }
 
 /// A Claude fork's source session made findable from the fork's checkout for the run (CLI
-/// versions that look only in the cwd's project folder); the copy is removed after the run.
-/// None when nothing was copied (or could be: the run then reports the session missing).
-fn fork_copy(srv: &Server, spec: &RunSpec) -> Option<claude_session::ForkCopy> {
-    match (&spec.provider, &spec.session) {
-        (ProviderKind::Claude, SessionMode::Fork { from, .. }) => {
-            claude_session::prepare_fork(&srv.homes, from, &spec.cwd, &spec.cwd).ok()
-        }
-        _ => None,
-    }
+/// versions that look only in the cwd's project folder), with the system text it keeps
+/// replaced by this conversation's (2.1.332 sends the kept one); the copy is removed after the
+/// run. None when nothing was copied (or could be: the run then reports the session missing).
+fn fork_copy(srv: &Server, spec: &RunSpec, plan: &Plan) -> Option<claude_session::ForkCopy> {
+    let (ProviderKind::Claude, SessionMode::Fork { from, .. }) = (&spec.provider, &spec.session)
+    else {
+        return None;
+    };
+    let old = plan
+        .conversation
+        .fork
+        .as_ref()
+        .and_then(|f| f.system_text.as_deref());
+    let system = old.map(|old| (old, spec.system_text.as_str()));
+    claude_session::prepare_fork(&srv.homes, from, &spec.cwd, &spec.cwd, system).ok()
 }
