@@ -107,6 +107,19 @@ fn branch_worktree(
     })
 }
 
+/// Refuses a terminal name whose branch cannot be made in `wt`'s repository (taken, or not a
+/// branch name), before anything changes.
+pub fn check_branch_free(wt: &Worktree, terminal: &str) -> Result<(), GitError> {
+    let repo = open(&wt.repo)?;
+    let branch = branch_name(terminal).ok_or_else(|| GitError::InvalidName {
+        terminal: terminal.to_string(),
+    })?;
+    if repo.find_branch(&branch, BranchType::Local).is_ok() {
+        return Err(GitError::BranchExists { branch });
+    }
+    Ok(())
+}
+
 /// The commit at the tip of `wt`'s branch.
 pub fn branch_head(wt: &Worktree) -> Result<String, GitError> {
     let repo = open(&wt.repo)?;

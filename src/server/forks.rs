@@ -7,15 +7,16 @@
 //! original's provider session (`SessionFork`; see `engine::decide`), cut back before the turn
 //! for a rewind (`rewind_cut`). A local conversation's history is copied into the new
 //! journal. Where the history cannot be carried, the new conversation opens fresh on the
-//! standing text and the answer says so. The original is never changed, apart from a
-//! `ForkedInto` record so its transcript says where a fork left. See ARCHITECTURE.md.
+//! standing text and the answer says so. The new terminal's journal is written whole or not
+//! at all (`Store::create`); the original's journal is never touched (the index lists a fork
+//! under its original from the fork's `Forked` record). See ARCHITECTURE.md.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::state::Server;
 use super::terminals::{busy, busy_refusal, free_name};
-use super::turn::plan::{open_conversation, system_text, Opening};
+use super::turn::plan::system_text;
 use crate::error::BatonError;
 use crate::git::{self, Worktree};
 use crate::protocol::views::{ForkView, HistoryMode, RewindView};
@@ -92,7 +93,7 @@ pub async fn fork(
     if busy(srv, &from) {
         return Err(busy_refusal(name, "fork"));
     }
-    let new_name = new_name(srv, name, new)?;
+    let new_name = new_name(srv, &from, new)?;
     let mut notes = Vec::new();
     let start = match worktree(&from) {
         Some(wt) => {
@@ -186,7 +187,7 @@ pub async fn rewind(
             "{name} has no turn {turn} ({hint}; see `baton log {name}`)"
         )));
     };
-    let new_name = new_name(srv, name, new)?;
+    let new_name = new_name(srv, &from, new)?;
     let mut notes = Vec::new();
     let base = base_commit(&wt, &turns, &target, &mut notes)?;
     let entries = journal(srv, &from.id)?;
@@ -230,7 +231,8 @@ pub async fn rewind(
     })
 }
 
-fn new_name(srv: &Server, name: &str, new: Option<String>) -> Result<String, BatonError> {
+fn new_name(srv: &Server, from: &TerminalRow, new: Option<String>) -> Result<String, BatonError> {
+    let name = from.name.as_str();
     let new_name = match new {
         Some(n) => n,
         None => free_name(srv, name)?,
@@ -240,6 +242,9 @@ fn new_name(srv: &Server, name: &str, new: Option<String>) -> Result<String, Bat
         return Err(BatonError::bad_input(format!(
             "a terminal named {new_name:?} already exists: pick another name"
         )));
+    }
+    if let Some(wt) = worktree(from) {
+        git::check_branch_free(wt, &new_name).map_err(|e| BatonError::bad_input(e.to_string()))?;
     }
     Ok(new_name)
 }
@@ -425,55 +430,28 @@ async fn branch(
         }
         _ => (from.mode, PathBuf::from(&from.dir), None),
     };
-    srv.store.append(
-        &tid,
-        Record::TerminalCreated {
-            terminal_id: tid.clone(),
-            name: b.new_name.clone(),
-            dir: dir.to_string_lossy().into_owned(),
-            source: from.source.clone(),
-            mode,
-            worktree: wt,
-            provider: from.provider,
-            model: from.model.clone(),
-            brief: from.brief.clone(),
-            endpoint: from.endpoint.clone(),
-        },
-    )?;
-    let link = |terminal_id: &str, name: &str| ForkLink {
-        terminal_id: terminal_id.to_string(),
-        name: name.to_string(),
+    let link = ForkLink {
+        terminal_id: from.id.clone(),
+        name: from.name.clone(),
         conversation_id: b.conversation_id.clone(),
         turn: b.turn,
         rewind: b.rewind,
     };
-    srv.store.append(
-        &tid,
-        Record::Forked {
-            from: link(&from.id, &from.name),
-        },
-    )?;
-    for text in &b.instructions {
-        srv.store.append(
-            &tid,
-            Record::InstructionAdded {
-                text: text.clone(),
-                turn_id: None,
-            },
-        )?;
-    }
-    let new = srv
-        .store
-        .terminal(&tid)?
-        .ok_or_else(|| BatonError::failed("internal: the new terminal is not in the index"))?;
     let reason = if b.rewind {
         OpenReason::Rewind
     } else {
         OpenReason::Fork
     };
+    let text = system_text(
+        srv,
+        &tid,
+        from.brief.as_deref(),
+        &dir,
+        reason,
+        &b.instructions,
+    );
     let carried = match b.carried {
         Carried::Codex { thread, model, cut } => {
-            let text = system_text(srv, &new, &dir, reason, &b.instructions);
             match codex_fork(srv, &dir, &thread, &text, model.clone(), cut).await {
                 Ok(id) => Carried::Session(SessionFork {
                     provider: ProviderKind::Codex,
@@ -499,28 +477,49 @@ async fn branch(
         Carried::Local(turns) => (None, Some(turns)),
         Carried::Codex { .. } | Carried::Nothing | Carried::Fresh => (None, None),
     };
-    let opening = Opening {
+    let dir_text = dir.to_string_lossy().into_owned();
+    let conversation_id = uuid::Uuid::now_v7().to_string();
+    let mut records = vec![
+        Record::TerminalCreated {
+            terminal_id: tid.clone(),
+            name: b.new_name.clone(),
+            dir: dir_text.clone(),
+            source: from.source.clone(),
+            mode,
+            worktree: wt,
+            provider: from.provider,
+            model: from.model.clone(),
+            brief: from.brief.clone(),
+            endpoint: from.endpoint.clone(),
+        },
+        Record::Forked { from: link },
+    ];
+    records.extend(b.instructions.iter().map(|text| Record::InstructionAdded {
+        text: text.clone(),
+        turn_id: None,
+    }));
+    records.push(Record::ConversationOpened {
+        conversation_id: conversation_id.clone(),
         number: 1,
         reason,
+        dir: dir_text,
+        system_text: text,
         title: b.title,
         fork,
-    };
-    let conv = open_conversation(srv, &new, &dir, opening, Some(b.instructions.clone()))?;
+    });
     if let Some(turns) = copied {
-        srv.store.append(
-            &tid,
-            Record::HistoryCopied {
-                conversation_id: conv.id,
-                turns,
-            },
-        )?;
+        records.push(Record::HistoryCopied {
+            conversation_id,
+            turns,
+        });
     }
-    srv.store.append(
-        &from.id,
-        Record::ForkedInto {
-            into: link(&tid, &b.new_name),
-        },
-    )?;
+    super::removal::crash_point("fork-journal");
+    // All of it or nothing: a crash never leaves half a terminal.
+    srv.store.create(&tid, records)?;
+    let new = srv
+        .store
+        .terminal(&tid)?
+        .ok_or_else(|| BatonError::failed("internal: the new terminal is not in the index"))?;
     srv.announce(&tid);
     srv.announce(&from.id);
     srv.watch_files(&new);

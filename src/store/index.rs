@@ -149,8 +149,7 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()>
         Record::RemovalCancelled { .. } => super::life::removal_cancelled(c.tx, c.tid),
         Record::Archived => super::life::archived(c.tx, c.tid, true),
         Record::Unarchived => super::life::archived(c.tx, c.tid, false),
-        Record::Forked { from } => super::life::forked(c.tx, c.tid, from),
-        Record::ForkedInto { into } => super::life::forked_into(c.tx, c.tid, c.at, into),
+        Record::Forked { from } => super::life::forked(c.tx, c.tid, c.at, from),
         Record::ConversationTitled {
             conversation_id,
             title,
@@ -289,6 +288,7 @@ fn apply_terminal_removed(c: &At<'_>) -> rusqlite::Result<()> {
         "turns",
         "instructions",
         "inputs",
+        "forks",
     ] {
         c.tx.execute(
             &format!("DELETE FROM {t} WHERE terminal_id=:tid"),

@@ -22,6 +22,33 @@ pub fn append(path: &Path, entry: &Entry) -> io::Result<()> {
     f.sync_data()
 }
 
+/// Writes a NEW journal holding `entries`, all or nothing: to a temporary file first, synced,
+/// then renamed into place (and the folder synced), so a crash leaves either the whole journal
+/// or none (a leftover temporary file is never read). Fails if the journal exists.
+pub fn create(path: &Path, entries: &[Entry]) -> io::Result<()> {
+    if path.exists() {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!("{} exists", path.display()),
+        ));
+    }
+    let mut bytes = Vec::new();
+    for e in entries {
+        serde_json::to_writer(&mut bytes, e).map_err(io::Error::other)?;
+        bytes.push(b'\n');
+    }
+    let temp = path.with_extension("jsonl.new");
+    let _ = fs::remove_file(&temp);
+    let mut f = open_private_append(&temp)?;
+    f.write_all(&bytes)?;
+    f.sync_all()?;
+    fs::rename(&temp, path)?;
+    if let Some(dir) = path.parent() {
+        File::open(dir)?.sync_all()?;
+    }
+    Ok(())
+}
+
 fn ends_without_newline(path: &Path) -> io::Result<bool> {
     let mut f = File::open(path)?;
     let len = f.metadata()?.len();

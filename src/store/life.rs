@@ -73,25 +73,29 @@ pub fn removal_done(tx: &Transaction<'_>, tid: &str) -> rusqlite::Result<()> {
     Ok(())
 }
 
-pub fn forked(tx: &Transaction<'_>, tid: &str, from: &ForkLink) -> rusqlite::Result<()> {
+/// Terminal `tid` came from `from`: it says so, and `from` lists it among its forks.
+pub fn forked(tx: &Transaction<'_>, tid: &str, at: &str, from: &ForkLink) -> rusqlite::Result<()> {
     tx.execute(
         "UPDATE terminals SET forked_from=:from WHERE id=:tid",
         named_params! { ":tid": tid, ":from": json(from) },
     )?;
-    Ok(())
-}
-
-pub fn forked_into(
-    tx: &Transaction<'_>,
-    tid: &str,
-    at: &str,
-    into: &ForkLink,
-) -> rusqlite::Result<()> {
+    let name: Option<String> = tx
+        .query_row(
+            "SELECT name FROM terminals WHERE id=:tid",
+            named_params! { ":tid": tid },
+            |r| r.get("name"),
+        )
+        .optional()?;
+    let into = ForkLink {
+        terminal_id: tid.to_string(),
+        name: name.unwrap_or_default(),
+        ..from.clone()
+    };
     tx.execute(
         "INSERT INTO forks (terminal_id, seq, link, at)
-         VALUES (:tid, (SELECT COALESCE(MAX(seq), 0) + 1 FROM forks WHERE terminal_id=:tid),
+         VALUES (:from, (SELECT COALESCE(MAX(seq), 0) + 1 FROM forks WHERE terminal_id=:from),
            :link, :at)",
-        named_params! { ":tid": tid, ":link": json(into), ":at": at },
+        named_params! { ":from": from.terminal_id, ":link": json(&into), ":at": at },
     )?;
     Ok(())
 }

@@ -182,13 +182,7 @@ impl Store {
             at: now_stamp(),
             record,
         };
-        let tdir = self.dir.terminal(tid);
-        for d in [tdir.clone(), tdir.join("turns"), tdir.join("screenshots")] {
-            ensure_private_dir(&d).map_err(|source| StoreError::Journal {
-                path: d.clone(),
-                source,
-            })?;
-        }
+        self.ensure_terminal_dirs(tid)?;
         // One writer at a time for journal and index together, so both see changes in the
         // same order and a rebuilt index matches the live one.
         let mut conn = self.conn();
@@ -197,6 +191,46 @@ impl Store {
             path: jpath.clone(),
             source,
         })?;
+        self.index_entries(&mut conn, tid, std::slice::from_ref(&entry));
+        Ok(entry)
+    }
+
+    /// Creates terminal `tid` with `records`, all or nothing (`journal::create`), then applies
+    /// them to the index in one transaction. A crash leaves the whole terminal or none of it.
+    pub fn create(&self, tid: &str, records: Vec<Record>) -> Result<Vec<Entry>> {
+        let at = now_stamp();
+        let entries: Vec<Entry> = records
+            .into_iter()
+            .map(|record| Entry {
+                at: at.clone(),
+                record,
+            })
+            .collect();
+        self.ensure_terminal_dirs(tid)?;
+        let mut conn = self.conn();
+        let jpath = self.dir.journal(tid);
+        journal::create(&jpath, &entries).map_err(|source| StoreError::Journal {
+            path: jpath.clone(),
+            source,
+        })?;
+        self.index_entries(&mut conn, tid, &entries);
+        Ok(entries)
+    }
+
+    fn ensure_terminal_dirs(&self, tid: &str) -> Result<()> {
+        let tdir = self.dir.terminal(tid);
+        for d in [tdir.clone(), tdir.join("turns"), tdir.join("screenshots")] {
+            ensure_private_dir(&d).map_err(|source| StoreError::Journal {
+                path: d.clone(),
+                source,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Applies journalled `entries` of terminal `tid` in one transaction. A failure leaves the
+    /// index stale (rebuilt from the journals at its next use), never the journal.
+    fn index_entries(&self, conn: &mut Connection, tid: &str, entries: &[Entry]) {
         let indexed = if self.faulty() {
             Err(rusqlite::Error::SqliteFailure(
                 rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
@@ -204,7 +238,9 @@ impl Store {
             ))
         } else {
             conn.transaction().and_then(|tx| {
-                index::apply(&tx, tid, &entry)?;
+                for e in entries {
+                    index::apply(&tx, tid, e)?;
+                }
                 tx.commit()
             })
         };
@@ -215,7 +251,6 @@ impl Store {
                 self.index_err(e)
             );
         }
-        Ok(entry)
     }
 
     /// Rebuilds the whole index from the journals: drops its tables, creates this build's

@@ -232,3 +232,34 @@ fn a_local_terminal_has_its_endpoint_and_others_none() {
         ]
     );
 }
+
+#[test]
+fn a_terminal_created_whole_is_all_there_or_not_at_all() {
+    let d = tempfile::tempdir().unwrap();
+    let store = store_in(&d);
+    // What a crash before the rename leaves: a temporary journal nobody reads.
+    let tdir = d.path().join("terminals").join("T9");
+    std::fs::create_dir_all(&tdir).unwrap();
+    std::fs::write(tdir.join("journal.jsonl.new"), b"{\"torn").unwrap();
+    assert!(store.reindex().unwrap().skipped.is_empty());
+    assert_eq!(store.terminals().unwrap().len(), 0);
+
+    let records = vec![
+        created("T9", ProviderKind::Claude, None),
+        Record::InstructionAdded {
+            text: "Keep it small.".into(),
+            turn_id: None,
+        },
+    ];
+    let entries = store.create("T9", records.clone()).unwrap();
+    assert_eq!(entries.len(), 2);
+    assert!(!tdir.join("journal.jsonl.new").exists());
+    assert_eq!(store.terminals().unwrap().len(), 1);
+    assert_eq!(store.instructions("T9").unwrap().len(), 1);
+    let dump = store.dump().unwrap();
+    store.reindex().unwrap();
+    assert_eq!(store.dump().unwrap(), dump);
+    // An existing terminal is never created over.
+    assert!(store.create("T9", records).is_err());
+    assert_eq!(store.instructions("T9").unwrap().len(), 1);
+}

@@ -65,13 +65,10 @@ pub enum Record {
     Archived,
     /// `baton unarchive`.
     Unarchived,
-    /// This terminal was made by `baton fork` or `baton rewind` of another one.
+    /// This terminal was made by `baton fork` or `baton rewind` of another one (the index
+    /// also lists it among the forks of that one: the original's journal is not touched).
     Forked {
         from: ForkLink,
-    },
-    /// Another terminal was forked (or rewound) from this one.
-    ForkedInto {
-        into: ForkLink,
     },
     /// The user titled the conversation (`baton rename NAME --conversation TITLE`).
     ConversationTitled {

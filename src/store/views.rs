@@ -167,16 +167,30 @@ pub fn pending_removals(c: &Connection) -> rusqlite::Result<Vec<PendingRemoval>>
     rows.collect()
 }
 
-/// The terminals forked (or rewound) from terminal `tid`, oldest first.
+/// The terminals forked (or rewound) from terminal `tid`, oldest first, each by its name now
+/// (the name it had then once it is gone).
 pub fn forks(c: &Connection, tid: &str) -> rusqlite::Result<Vec<ForkLink>> {
-    let mut s = c.prepare("SELECT link FROM forks WHERE terminal_id=:tid ORDER BY seq")?;
+    let mut s = c.prepare(
+        "SELECT f.link, t.name FROM forks f
+         LEFT JOIN terminals t ON t.id = json_extract(f.link, '$.terminal_id')
+         WHERE f.terminal_id=:tid ORDER BY f.at, f.seq",
+    )?;
     let rows = s.query_map(named_params! { ":tid": tid }, |r| {
-        r.get::<_, String>("link")
+        Ok((
+            r.get::<_, String>("link")?,
+            r.get::<_, Option<String>>("name")?,
+        ))
     })?;
     Ok(rows
         .collect::<rusqlite::Result<Vec<_>>>()?
         .into_iter()
-        .filter_map(|l| serde_json::from_str(&l).ok())
+        .filter_map(|(link, name)| {
+            let mut l: ForkLink = serde_json::from_str(&link).ok()?;
+            if let Some(name) = name {
+                l.name = name;
+            }
+            Some(l)
+        })
         .collect())
 }
 

@@ -494,3 +494,41 @@ fn an_rm_cut_short_after_its_intent_is_finished_by_the_next_start() {
 fn an_rm_cut_short_after_the_checkout_went_is_finished_by_the_next_start() {
     crash_rm_at("rm-checkout");
 }
+
+#[test]
+fn a_fork_cut_short_by_a_crash_leaves_no_half_terminal() {
+    let mut w = World::new();
+    let repo = repo(&w, "api");
+    w.ok(&["new", "api", "--dir", repo.to_str().unwrap()]);
+    w.send("api", "one");
+    let before = (w.show("api"), w.json(&["log", "api"]));
+    w.ok(&["server", "stop"]);
+    // The server dies after the fork's worktree exists, before its journal is written.
+    w.env.push(("BATON_CRASH_AT".into(), "fork-journal".into()));
+    let out = w.run(&["fork", "api", "api-2"]);
+    assert!(
+        !out.status.success(),
+        "the fork survived its crash point: {}",
+        text(&out)
+    );
+    w.env.clear();
+    let names: Vec<String> = w
+        .json(&["ls", "--all"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["api"]);
+    assert_eq!((w.show("api"), w.json(&["log", "api"])), before);
+    // The name's branch is taken by what the crash left: said plainly, nothing changes.
+    refused(
+        &w,
+        &["fork", "api", "api-2"],
+        "branch baton/api-2 already exists",
+    );
+    assert_eq!(w.json(&["ls"]).as_array().unwrap().len(), 1);
+    w.json(&["fork", "api", "api-3"]);
+    w.send("api-3", "two");
+    assert!(has_arg(&w.last_invocation()["argv"], "--fork-session"));
+}

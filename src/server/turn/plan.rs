@@ -70,7 +70,7 @@ pub(super) async fn plan(
                 fork: None,
             };
             (
-                open_conversation(srv, term, &run_dir, opening, None)?,
+                open_conversation(srv, term, &run_dir, opening)?,
                 Some(*reason),
             )
         }
@@ -169,17 +169,13 @@ fn session_on_disk(srv: &Server, s: &SessionFact, cwd: &Path) -> bool {
 /// frozen with.
 pub fn system_text(
     srv: &Server,
-    term: &TerminalRow,
+    tid: &str,
+    brief: Option<&str>,
     run_dir: &Path,
     reason: OpenReason,
     instructions: &[String],
 ) -> String {
-    let mut text = engine::system_text::build(
-        run_dir,
-        &srv.screenshots(&term.id),
-        term.brief.as_deref(),
-        instructions,
-    );
+    let mut text = engine::system_text::build(run_dir, &srv.screenshots(tid), brief, instructions);
     if matches!(reason, OpenReason::Fork | OpenReason::Rewind) {
         text.push_str(&engine::system_text::carried_over(run_dir));
     }
@@ -187,38 +183,41 @@ pub fn system_text(
 }
 
 /// A conversation about to open: its number and why, and what a fork carries into it.
-pub struct Opening {
-    pub number: u32,
-    pub reason: OpenReason,
-    pub title: Option<String>,
-    pub fork: Option<SessionFork>,
+struct Opening {
+    number: u32,
+    reason: OpenReason,
+    title: Option<String>,
+    fork: Option<SessionFork>,
 }
 
 /// Journals a fresh conversation for terminal `term`, running in `run_dir`, frozen with the
-/// terminal's brief and `instructions` (None: its standing instructions now).
-pub fn open_conversation(
+/// terminal's brief and its standing instructions now.
+fn open_conversation(
     srv: &Server,
     term: &TerminalRow,
     run_dir: &Path,
     opening: Opening,
-    instructions: Option<Vec<String>>,
 ) -> Result<ConversationView, BatonError> {
-    let instructions: Vec<String> = match instructions {
-        Some(i) => i,
-        None => srv
-            .store
-            .instructions(&term.id)?
-            .into_iter()
-            .map(|i| i.text)
-            .collect(),
-    };
+    let instructions: Vec<String> = srv
+        .store
+        .instructions(&term.id)?
+        .into_iter()
+        .map(|i| i.text)
+        .collect();
     let Opening {
         number,
         reason,
         title,
         fork,
     } = opening;
-    let system_text = system_text(srv, term, run_dir, reason, &instructions);
+    let system_text = system_text(
+        srv,
+        &term.id,
+        term.brief.as_deref(),
+        run_dir,
+        reason,
+        &instructions,
+    );
     let id = uuid::Uuid::now_v7().to_string();
     let entry = srv.store.append(
         &term.id,
