@@ -267,3 +267,27 @@ fn titles_show_in_the_list_and_the_dividers_and_forks_in_the_transcript() {
     assert!(at("↳ forked into api-2") < at("↳ rewound into api-3"));
     assert!(at("↳ rewound into api-3") < at("› two"));
 }
+
+#[test]
+fn a_live_conversation_titled_meanwhile_shows_its_title_in_its_divider() {
+    let mut app = app_with(vec![views::terminal(json!({
+        "name": "api", "conversation": {"number": 1}
+    }))]);
+    let log = views::log_data(json!({
+        "name": "api",
+        "conversations": [{"number": 1, "opened_reason": "first"}],
+        "turns": [{"number": 1, "conversation": 1, "prompt": "one", "status": "completed", "answer": "a1"}],
+    }));
+    app.update(Msg::Reply(Tag::Log("api".into()), Ok(log)));
+    assert!(!screen(&mut app, 100, 20).contains("Renamed by hand"));
+    // `baton rename api --conversation …` from another client: the change of the terminal
+    // carries the title, no log is read again.
+    let fx = app.update(Msg::Watch(crate::protocol::WatchEvent::Terminal {
+        terminal: Box::new(views::terminal(json!({
+            "name": "api", "conversation": {"number": 1, "title": "Renamed by hand"}
+        }))),
+    }));
+    assert!(!fx.iter().any(|e| matches!(e, Effect::Call(Tag::Log(_), _))));
+    let s = screen(&mut app, 100, 20);
+    assert!(s.contains("── conversation 1 · Renamed by hand"), "{s}");
+}

@@ -454,6 +454,7 @@ impl App {
                 let mut fx = match self.term_mut(&name) {
                     Some(t) => {
                         t.info = info;
+                        live_title(t, &terminal);
                         Vec::new()
                     }
                     None => {
@@ -532,6 +533,7 @@ impl App {
                 None => TermView::new(info.clone()),
             };
             t.info = info;
+            live_title(&mut t, v);
             // Steps may have been lost: the history is read again when shown, and a turn
             // still running is read again when it ends.
             t.log_requested = false;
@@ -653,4 +655,13 @@ fn log_call(name: &str) -> Effect {
             name: name.to_string(),
         },
     )
+}
+
+/// The live conversation's title, as the server has it now, for the transcript's dividers.
+fn live_title(t: &mut TermView, v: &TerminalView) {
+    if let Some(c) = &v.conversation {
+        if let Some(title) = &c.title {
+            t.transcript.set_title(c.number, title);
+        }
+    }
 }

@@ -277,6 +277,22 @@ impl Transcript {
         }
     }
 
+    /// Conversation `number` is titled `title` now (the live one's title comes with every
+    /// change of the terminal, before its log is read again).
+    pub fn set_title(&mut self, number: u32, title: &str) {
+        if self.title(number) == Some(title) {
+            return;
+        }
+        self.titles.retain(|(n, _)| *n != number);
+        self.titles.push((number, title.to_string()));
+        self.version += 1;
+        // The conversation's first turn draws its divider: it is wrapped again.
+        let version = self.version;
+        if let Some(t) = self.turns.iter_mut().find(|t| t.conversation == number) {
+            t.rev = version;
+        }
+    }
+
     /// The title of conversation `number`, if it has one.
     pub fn title(&self, number: u32) -> Option<&str> {
         self.titles
