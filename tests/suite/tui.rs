@@ -783,3 +783,41 @@ fn a_mouse_drag_selects_and_copies_by_osc52_with_or_without_copy_mode() {
     ui.wait_for("copied 5 characters");
     assert_eq!(ui.tmux(&["show-buffer"]), "hello");
 }
+
+#[test]
+fn esc_twice_rewinds_the_last_turn_and_prefix_f_forks_from_the_multiplexer() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = super::common::repo(&w, "api");
+    w.ok(&["new", "api", "--dir", dir.to_str().unwrap()]);
+    w.send("api", "first prompt");
+    w.send("api", "second prompt, to edit");
+    let ui = Tmux::start(&w, &dir, "");
+    ui.wait_for("second prompt, to edit");
+    // Esc twice on an empty composer: a new terminal from before turn 2, its prompt to edit.
+    ui.keys(&["Escape"]);
+    ui.wait_for("Esc again");
+    ui.keys(&["Escape"]);
+    ui.wait_for("rewound api to before turn 2 into api-2");
+    w.wait_for("api-2", || {
+        w.json(&["ls"]).as_array().is_some_and(|l| l.len() == 2)
+    });
+    assert_eq!(w.show("api-2")["conversation"]["opened_reason"], "rewind");
+    // The prompt is in the composer: Enter sends it to the new terminal.
+    ui.keys(&["Enter"]);
+    w.wait_for("api-2's turn to end", || {
+        w.show("api-2")["last_turn"]["status"] == "completed"
+    });
+    let log = w.json(&["log", "api-2"]);
+    assert_eq!(log["turns"][0]["prompt"], "second prompt, to edit");
+    // Prefix f forks the focused terminal.
+    // At once: the runner of the turn that just ended may still be finishing up.
+    ui.wait_for("── completed");
+    ui.keys(&["C-b", "f"]);
+    ui.wait_for("forked api-2 at turn 1 into api-2-2");
+    w.wait_for("the fork", || {
+        w.json(&["ls"]).as_array().is_some_and(|l| l.len() == 3)
+    });
+}
