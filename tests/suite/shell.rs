@@ -294,3 +294,23 @@ fn the_latest_client_to_type_sets_the_size() {
     small.until_row("sized-4");
     assert_eq!(size(&small), (nz(30), nz(100)));
 }
+
+#[test]
+fn archiving_a_terminal_closes_its_shell() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    let mut sh = ShellConn::open(&w, "t", 24, 80);
+    sh.type_text("echo before-$((2+2))\r");
+    sh.until_row("before-4");
+    w.ok(&["archive", "t"]);
+    // The server hangs the shell up: the connection reports the end and closes.
+    while let Some(v) = sh.next() {
+        if v["event"]["what"] == "exited" {
+            break;
+        }
+    }
+    assert!(sh.next().is_none(), "the shell's connection stayed open");
+    w.ok(&["unarchive", "t"]);
+    let fresh = ShellConn::open(&w, "t", 24, 80);
+    assert!(!fresh.shows("before-4"), "{:#?}", fresh.rows());
+}
