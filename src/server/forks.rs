@@ -13,8 +13,8 @@
 
 use std::sync::Arc;
 
-use super::state::{Server, TermRuntime};
-use super::terminals::{busy, busy_refusal, free_name};
+use super::state::Server;
+use super::terminals::{free_name, settled};
 use crate::error::BatonError;
 use crate::git::{self, Worktree};
 use crate::protocol::views::{ForkView, HistoryMode, RewindView};
@@ -87,7 +87,7 @@ pub async fn fork(
 ) -> Result<ForkView, BatonError> {
     let from = srv.terminal(name)?;
     let rt = srv.runtime(&from.id);
-    let _turn = quiet(srv, &rt, &from, "fork").await?;
+    let _turn = settled(srv, &rt, &from, "fork").await?;
     let new_name = new_name(srv, &from, new)?;
     let mut notes = Vec::new();
     let start = match worktree(&from) {
@@ -161,7 +161,7 @@ pub async fn rewind(
 ) -> Result<RewindView, BatonError> {
     let from = srv.terminal(name)?;
     let rt = srv.runtime(&from.id);
-    let _turn = quiet(srv, &rt, &from, "rewind").await?;
+    let _turn = settled(srv, &rt, &from, "rewind").await?;
     let Some(wt) = worktree(&from).cloned() else {
         return Err(BatonError::bad_input(format!(
             "{name} has no git worktree of its own, so there are no automatic commits to bring its files back to turn {turn}: fork it instead (`baton fork {name}`)"
@@ -219,33 +219,6 @@ pub async fn rewind(
         history,
         notes,
     })
-}
-
-/// How long a fork or rewind waits for the runner of a turn that just ended to let go.
-const SETTLE: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// Terminal `t`'s turn lock, held while the new terminal is made: refused while a turn runs
-/// or input waits; a turn that just ended (its runner still finishing up) is waited for.
-async fn quiet<'a>(
-    srv: &Server,
-    rt: &'a TermRuntime,
-    t: &TerminalRow,
-    what: &str,
-) -> Result<tokio::sync::MutexGuard<'a, ()>, BatonError> {
-    let unfinished = |srv: &Server| -> Result<bool, BatonError> {
-        let last = srv.store.turns_summary(&t.id, None)?.last;
-        Ok(last.is_some_and(|l| l.status.is_none()) || super::read::waiting(srv, t)? > 0)
-    };
-    if unfinished(srv)? {
-        return Err(busy_refusal(&t.name, what));
-    }
-    let guard = tokio::time::timeout(SETTLE, rt.turn_lock.lock())
-        .await
-        .map_err(|_| busy_refusal(&t.name, what))?;
-    if unfinished(srv)? || busy(srv, t) {
-        return Err(busy_refusal(&t.name, what));
-    }
-    Ok(guard)
 }
 
 fn new_name(srv: &Server, from: &TerminalRow, new: Option<String>) -> Result<String, BatonError> {

@@ -15,7 +15,7 @@ use crate::store::{PendingRemoval, Record};
 use crate::words::CheckoutMode;
 
 /// `baton rm`: refused while the terminal runs or has sends waiting.
-pub fn remove(
+pub async fn remove(
     srv: &Server,
     name: &str,
     delete_branch: bool,
@@ -24,16 +24,7 @@ pub fn remove(
     let t = srv.terminal(name)?;
     let rt = srv.runtime(&t.id);
     // Holding the turn lock keeps a send from starting while the terminal is removed.
-    let Ok(_turn) = rt.turn_lock.try_lock() else {
-        return Err(BatonError::bad_input(format!(
-            "{name} is running a turn: remove it once the turn ended (or `baton interrupt {name}` first)"
-        )));
-    };
-    if super::read::waiting(srv, &t)? > 0 {
-        return Err(BatonError::bad_input(format!(
-            "{name} has prompts waiting: remove it once they ran"
-        )));
-    }
+    let _turn = super::terminals::settled(srv, &rt, &t, "remove").await?;
     match (t.mode, &t.worktree) {
         (CheckoutMode::Worktree, Some(wt)) => git::check_removable(wt, delete_branch, force)
             .map_err(|e| BatonError::bad_input(format!("cannot remove {name}: {e}")))?,

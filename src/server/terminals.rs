@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::settings::{existing_dir, validate_model, ProviderChoice};
-use super::state::{Interrupting, Server};
+use super::state::{Interrupting, Server, TermRuntime};
 use crate::error::BatonError;
 use crate::protocol::views::{ArchivedView, InstructionView, InterruptedView, RenamedView};
 use crate::protocol::views::{TerminalView, TitledView};
@@ -173,7 +173,7 @@ pub fn interrupt(srv: &Server, name: &str) -> Result<InterruptedView, BatonError
 /// `baton rename`: the terminal keeps its id, history, worktree and branch; only the name it is
 /// known by changes. Refused while a turn runs or sends wait (they were started under the old
 /// name), and when the new name is invalid or taken.
-pub fn rename(srv: &Server, name: &str, new_name: &str) -> Result<RenamedView, BatonError> {
+pub async fn rename(srv: &Server, name: &str, new_name: &str) -> Result<RenamedView, BatonError> {
     let t = srv.terminal(name)?;
     validate::terminal_name(new_name)?;
     if new_name == name {
@@ -189,12 +189,7 @@ pub fn rename(srv: &Server, name: &str, new_name: &str) -> Result<RenamedView, B
     }
     let rt = srv.runtime(&t.id);
     // Holding the turn lock keeps a send from starting while the name changes.
-    let Ok(_turn) = rt.turn_lock.try_lock() else {
-        return Err(busy_refusal(name, "rename"));
-    };
-    if busy(srv, &t) {
-        return Err(busy_refusal(name, "rename"));
-    }
+    let _turn = settled(srv, &rt, &t, "rename").await?;
     srv.store.append(
         &t.id,
         Record::Renamed {
@@ -212,7 +207,36 @@ pub fn rename(srv: &Server, name: &str, new_name: &str) -> Result<RenamedView, B
     })
 }
 
-pub(super) fn busy_refusal(name: &str, what: &str) -> BatonError {
+/// How long a change that needs a quiet terminal waits for its turn lock: the runner of a turn
+/// that just ended, or the file watcher following the checkout, hold it briefly.
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Terminal `t`'s turn lock, for a change that must not race a turn (fork, rewind, rename,
+/// rm): refused at once while a turn runs or input waits; a lock held only briefly (a turn's
+/// runner finishing up, the file watcher following the checkout) is waited for.
+pub(super) async fn settled<'a>(
+    srv: &Server,
+    rt: &'a TermRuntime,
+    t: &TerminalRow,
+    what: &str,
+) -> Result<tokio::sync::MutexGuard<'a, ()>, BatonError> {
+    let unfinished = |srv: &Server| -> Result<bool, BatonError> {
+        let last = srv.store.turns_summary(&t.id, None)?.last;
+        Ok(last.is_some_and(|l| l.status.is_none()) || super::read::waiting(srv, t)? > 0)
+    };
+    if unfinished(srv)? {
+        return Err(busy_refusal(&t.name, what));
+    }
+    let guard = tokio::time::timeout(SETTLE, rt.turn_lock.lock())
+        .await
+        .map_err(|_| busy_refusal(&t.name, what))?;
+    if unfinished(srv)? || busy(srv, t) {
+        return Err(busy_refusal(&t.name, what));
+    }
+    Ok(guard)
+}
+
+fn busy_refusal(name: &str, what: &str) -> BatonError {
     BatonError::bad_input(format!(
         "{name} is running a turn or has prompts waiting: {what} it once they ended (or `baton interrupt {name}`)"
     ))
