@@ -77,6 +77,10 @@ struct Branching {
     turn: u32,
     rewind: bool,
     conversation_id: Option<String>,
+    /// What the new terminal runs on (a rewind: what the turn ran on).
+    provider: ProviderKind,
+    model: Option<String>,
+    endpoint: Option<String>,
 }
 
 /// `baton fork NAME [NEW]`.
@@ -123,6 +127,9 @@ pub async fn fork(
     let (made, carried) = branch(
         srv,
         Branching {
+            provider: from.provider,
+            model: from.model.clone(),
+            endpoint: from.endpoint.clone(),
             title: live.as_ref().and_then(|c| c.title.clone()),
             conversation_id: live.map(|c| c.id),
             from,
@@ -188,9 +195,22 @@ pub async fn rewind(
         .conversations(&from.id)?
         .into_iter()
         .find(|c| c.id == target.conversation_id);
+    // The rewound terminal runs on what the turn ran on, so the history it keeps is used.
+    let (provider, model, endpoint) = if target.provider == from.provider {
+        (from.provider, from.model.clone(), from.endpoint.clone())
+    } else {
+        let endpoint = match target.provider {
+            ProviderKind::Local => srv.store.last_local_endpoint(&from.id)?,
+            ProviderKind::Claude | ProviderKind::Codex => None,
+        };
+        (target.provider, None, endpoint)
+    };
     let (made, carried) = branch(
         srv,
         Branching {
+            provider,
+            model,
+            endpoint,
             title: conversation.and_then(|c| c.title),
             conversation_id: Some(target.conversation_id.clone()),
             from,

@@ -532,3 +532,26 @@ fn a_fork_cut_short_by_a_crash_leaves_no_half_terminal() {
     w.send("api-3", "two");
     assert!(has_arg(&w.last_invocation()["argv"], "--fork-session"));
 }
+
+#[test]
+fn a_rewind_runs_on_the_provider_its_turn_ran_on() {
+    let w = World::new();
+    let repo = repo(&w, "mix");
+    w.ok(&["new", "mix", "--dir", repo.to_str().unwrap()]);
+    w.send("mix", "one on claude");
+    w.send("mix", "two on claude");
+    let out = w.run(&["send", "mix", "--provider", "codex", "three on codex"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let claude_session = w.json(&["log", "mix"])["turns"][1]["session_id"].clone();
+    let rw = w.json(&["rewind", "mix", "2"]);
+    assert_eq!(rw["history"], "kept");
+    assert_eq!(w.show("mix-2")["provider"], "claude");
+    w.send("mix-2", "two again");
+    let inv = w.last_invocation();
+    assert_eq!(
+        flag(&inv["argv"], "--resume"),
+        claude_session.as_str(),
+        "{inv}"
+    );
+    assert!(flag(&inv["argv"], "--resume-session-at").is_some(), "{inv}");
+}

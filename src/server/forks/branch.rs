@@ -98,10 +98,10 @@ pub(super) async fn branch(
             source: from.source.clone(),
             mode,
             worktree: wt,
-            provider: from.provider,
-            model: from.model.clone(),
+            provider: b.provider,
+            model: b.model.clone(),
             brief: from.brief.clone(),
-            endpoint: from.endpoint.clone(),
+            endpoint: b.endpoint.clone(),
         },
         Record::Forked { from: link },
     ];

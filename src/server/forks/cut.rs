@@ -1,6 +1,6 @@
 //! What a rewind to turn T carries of the provider's history: exactly what the model had when
 //! T was sent. The turns of T's session before T, cut out of a copy of that session (Claude:
-//! `--resume-session-at` the last assistant entry before T's prompt, at the first turn;
+//! `--resume-session-at` the entry T's prompt follows, at the first turn;
 //! Codex: a copy cut back through its app-server now); nothing when T opened its session
 //! (the standing text was all the model had), or, when T's session was itself a fork, that
 //! fork's source; a local conversation's turns before T, copied. Where the CLI cannot cut its
