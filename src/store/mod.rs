@@ -6,6 +6,7 @@ pub mod index;
 mod inputs;
 pub mod journal;
 mod life;
+mod open;
 pub mod records;
 mod views;
 
@@ -103,12 +104,16 @@ impl Store {
             path: path.clone(),
             source,
         };
-        let conn = Connection::open(&path).map_err(ix)?;
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(ix)?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(ix)?;
-        let found = index::schema_version(&conn).map_err(ix)?;
+        let (conn, found) = match open::connect(&path) {
+            Err(e) if open::unreadable(&e) => {
+                open::move_aside(&path, &e).map_err(|source| StoreError::DataDir {
+                    path: path.clone(),
+                    source,
+                })?;
+                open::connect(&path).map_err(ix)?
+            }
+            other => other.map_err(ix)?,
+        };
         let store = Store {
             dir,
             conn: Mutex::new(conn),
@@ -259,7 +264,19 @@ impl Store {
     pub fn reindex(&self) -> Result<ReindexReport> {
         // Held while reading too: an entry appended after the read would be lost by the rebuild.
         let mut conn = self.conn.lock().unwrap_or_else(|p| p.into_inner());
-        let report = self.rebuild(&mut conn)?;
+        let report = match self.rebuild(&mut conn) {
+            // The file went bad under a running server: a new one, rebuilt.
+            Err(StoreError::Index { source, .. }) if open::unreadable(&source) => {
+                let path = self.dir.index_db();
+                open::move_aside(&path, &source).map_err(|source| StoreError::DataDir {
+                    path: path.clone(),
+                    source,
+                })?;
+                *conn = open::connect(&path).map_err(|e| self.index_err(e))?.0;
+                self.rebuild(&mut conn)?
+            }
+            other => other?,
+        };
         self.stale.store(false, Ordering::SeqCst);
         Ok(report)
     }

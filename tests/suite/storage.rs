@@ -47,6 +47,39 @@ fn reindex_rebuilds_an_identical_index_from_the_journals() {
 }
 
 #[test]
+fn an_unreadable_index_is_moved_aside_and_rebuilt_whether_the_server_runs_or_not() {
+    use std::os::unix::fs::PermissionsExt;
+    let w = busy_world();
+    let before = snapshot(&w);
+    let garbage: Vec<u8> = (0..5000u32).map(|i| (i * 7 + 13) as u8).collect();
+    // Overwritten while no server runs: the next start moves it aside, rebuilds, says so.
+    let pid = w.json(&["server", "status"])["pid"].as_i64().unwrap() as i32;
+    w.ok(&["server", "stop"]);
+    // Until it exits, the server may still write the index (SQLite checkpoints at close).
+    w.wait_for("the server to exit", || !process_runs(pid));
+    std::fs::write(w.data().join("index.db"), &garbage).unwrap();
+    assert_eq!(snapshot(&w), before);
+    let aside: Vec<_> = std::fs::read_dir(w.data())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().contains("index.db.unreadable-"))
+        .collect();
+    assert!(!aside.is_empty(), "nothing moved aside");
+    for p in &aside {
+        let mode = std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{}", p.display());
+    }
+    let log = std::fs::read_to_string(w.data().join("server.log")).unwrap();
+    assert!(log.contains("was unreadable"), "{log}");
+    // Overwritten under a running server: `baton reindex` (the command its errors name) heals it.
+    std::fs::write(w.data().join("index.db"), &garbage).unwrap();
+    let report = w.json(&["reindex"]);
+    assert_eq!(report["terminals"], 2);
+    assert_eq!(snapshot(&w), before);
+}
+
+#[test]
 fn a_torn_last_journal_line_is_tolerated_and_reported() {
     let w = busy_world();
     let before = snapshot(&w);
