@@ -78,6 +78,18 @@ pub fn read(path: &Path) -> io::Result<ReadJournal> {
         }
         match serde_json::from_slice::<Entry>(raw) {
             Ok(e) => out.entries.push(e),
+            // A bad byte that only broke the UTF-8 of a string: the line is kept, with U+FFFD
+            // where the byte was, and reported.
+            Err(e) if std::str::from_utf8(raw).is_err() => {
+                match serde_json::from_str::<Entry>(&String::from_utf8_lossy(raw)) {
+                    Ok(entry) => {
+                        out.entries.push(entry);
+                        out.skipped
+                            .push((i + 1, "kept with its invalid UTF-8 replaced".to_string()));
+                    }
+                    Err(_) => out.skipped.push((i + 1, e.to_string())),
+                }
+            }
             Err(e) => out.skipped.push((i + 1, e.to_string())),
         }
     }

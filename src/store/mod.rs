@@ -8,6 +8,7 @@ pub mod journal;
 mod life;
 mod open;
 pub mod records;
+mod repair;
 mod views;
 
 use std::path::PathBuf;
@@ -318,7 +319,23 @@ impl Store {
                         .skipped
                         .push(format!("{}:{line}: {why}", path.display()));
                 }
-                journals.push((tid, read.entries));
+                let mut entries = read.entries;
+                if let Some(created) = repair::stand_in_created(&tid, &entries) {
+                    report.skipped.push(format!(
+                        "{}: its first record is unreadable: the terminal is listed as {} (rename it with `baton rename`)",
+                        path.display(),
+                        repair::recovered_name(&tid)
+                    ));
+                    let at = entries.first().map(|e| e.at.clone()).unwrap_or_default();
+                    entries.insert(
+                        0,
+                        Entry {
+                            at,
+                            record: created,
+                        },
+                    );
+                }
+                journals.push((tid, entries));
             }
         }
         journals.sort_by(|a, b| a.0.cmp(&b.0));

@@ -138,3 +138,57 @@ fn each_turns_raw_stream_is_kept_verbatim() {
     assert_eq!(lines[0]["session_id"], show["sessions"][0]["session_id"]);
     assert_eq!(log["turns"][0]["tools"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn a_bad_first_journal_line_does_not_hide_the_terminal() {
+    let w = busy_world();
+    let tid = w.show("a")["id"].as_str().unwrap().to_string();
+    let journal = w.data().join("terminals").join(&tid).join("journal.jsonl");
+    let pid = w.json(&["server", "status"])["pid"].as_i64().unwrap() as i32;
+    w.ok(&["server", "stop"]);
+    w.wait_for("the server to exit", || !process_runs(pid));
+    let original = std::fs::read(&journal).unwrap();
+
+    // One byte that breaks only the UTF-8 of a string: the line is read, the name kept.
+    let mut bytes = original.clone();
+    let at = bytes.windows(6).position(|w| w == b"\"at\":\"").unwrap() + 10;
+    bytes[at] = 0xff; // a digit of the first record's time
+    std::fs::write(&journal, &bytes).unwrap();
+    let turns = |w: &World, name: &str| w.json(&["log", name])["turns"].as_array().unwrap().len();
+    assert_eq!(turns(&w, "a"), 3);
+    let report = w.json(&["reindex"]);
+    let skipped = report["skipped"].to_string();
+    assert!(
+        skipped.contains("journal.jsonl:1: kept with its invalid UTF-8 replaced"),
+        "{skipped}"
+    );
+
+    // One byte that breaks the JSON: the terminal is still listed, with its turns, its id
+    // taken, under a name that says what happened; a rename sticks.
+    let pid = w.json(&["server", "status"])["pid"].as_i64().unwrap() as i32;
+    w.ok(&["server", "stop"]);
+    w.wait_for("the server to exit", || !process_runs(pid));
+    let mut bytes = original;
+    bytes[0] = b'[';
+    std::fs::write(&journal, &bytes).unwrap();
+    let recovered = format!("recovered-{}", &tid[tid.len() - 8..]);
+    let names: Vec<String> = w
+        .json(&["ls"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(names.contains(&recovered), "{names:?}");
+    assert_eq!(w.show(&recovered)["id"], tid);
+    assert_eq!(turns(&w, &recovered), 3);
+    let report = w.json(&["reindex"]);
+    assert!(
+        report["skipped"].to_string().contains(&recovered),
+        "{report}"
+    );
+    w.ok(&["rename", &recovered, "a-again"]);
+    w.json(&["reindex"]);
+    assert_eq!(turns(&w, "a-again"), 3);
+    w.send("a-again", "still works");
+}
