@@ -666,14 +666,8 @@ fn drain_stderr(mut stderr: std::process::ChildStderr, tail: Arc<Mutex<Vec<u8>>>
     loop {
         match stderr.read(&mut buf) {
             Ok(0) | Err(_) => break,
-            Ok(n) => {
-                let Ok(mut kept) = tail.lock() else { break };
-                kept.extend_from_slice(&buf[..n]);
-                if kept.len() > 2 * STDERR_TAIL_BYTES {
-                    let cut = kept.len() - STDERR_TAIL_BYTES;
-                    kept.drain(..cut);
-                }
-            }
+            Ok(n) if !super::process::keep_tail(&tail, &buf[..n], STDERR_TAIL_BYTES) => break,
+            Ok(_) => {}
         }
     }
 }

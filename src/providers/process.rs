@@ -319,19 +319,26 @@ async fn write_lines(
     }
 }
 
+/// Adds `chunk` to `tail`, keeping about its last `max` bytes (false: the lock is poisoned).
+pub(super) fn keep_tail(tail: &Mutex<Vec<u8>>, chunk: &[u8], max: usize) -> bool {
+    let Ok(mut kept) = tail.lock() else {
+        return false;
+    };
+    kept.extend_from_slice(chunk);
+    if kept.len() > 2 * max {
+        let cut = kept.len() - max;
+        kept.drain(..cut);
+    }
+    true
+}
+
 async fn drain_stderr(mut stderr: ChildStderr, tail: Arc<Mutex<Vec<u8>>>) {
     let mut buf = vec![0u8; 8192];
     loop {
         match stderr.read(&mut buf).await {
             Ok(0) | Err(_) => break,
-            Ok(n) => {
-                let Ok(mut kept) = tail.lock() else { break };
-                kept.extend_from_slice(&buf[..n]);
-                if kept.len() > 2 * STDERR_TAIL_BYTES {
-                    let cut = kept.len() - STDERR_TAIL_BYTES;
-                    kept.drain(..cut);
-                }
-            }
+            Ok(n) if !keep_tail(&tail, &buf[..n], STDERR_TAIL_BYTES) => break,
+            Ok(_) => {}
         }
     }
 }

@@ -187,7 +187,7 @@ pub async fn rewind(
     let new_name = new_name(srv, &from, new)?;
     let mut notes = Vec::new();
     let base = base_commit(&wt, &turns, &target, &mut notes)?;
-    let entries = journal(srv, &from.id)?;
+    let entries = srv.store.entries(&from.id)?;
     let instructions = instructions_before(&entries, &target.id);
     let carried = cut::carry_before(srv, &from, &turns, &target, &entries, &mut notes).await?;
     let conversation = srv
@@ -302,7 +302,7 @@ fn carry_live(
     }
     match state.session {
         Some((ProviderKind::Local, _)) => {
-            let entries = journal(srv, &from.id)?;
+            let entries = srv.store.entries(&from.id)?;
             Ok(Carried::Local(super::turn::local::history(
                 &entries, &c.id, "",
             )))
@@ -335,7 +335,7 @@ fn carry_live(
             // A fork not yet run on carries what it was going to carry.
             Some(f) => Ok(Carried::again(f)),
             None => {
-                let entries = journal(srv, &from.id)?;
+                let entries = srv.store.entries(&from.id)?;
                 let copied = super::turn::local::history(&entries, &c.id, "");
                 if copied.is_empty() {
                     notes.push(format!(
@@ -349,13 +349,6 @@ fn carry_live(
             }
         },
     }
-}
-
-fn journal(srv: &Server, tid: &str) -> Result<Vec<crate::store::Entry>, BatonError> {
-    let path = srv.store.data_dir().journal(tid);
-    Ok(crate::store::journal::read(&path)
-        .map_err(|e| BatonError::failed(format!("cannot read {}: {e}", path.display())))?
-        .entries)
 }
 
 /// The commit a rewind to `target` starts at: the parent of its automatic commit (the files

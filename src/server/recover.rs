@@ -21,10 +21,7 @@ const STOP_GRACE: Duration = Duration::from_secs(3);
 /// Closes every unfinished turn of every terminal.
 pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
     for (tid, turn_id) in srv.store.unfinished_turns()? {
-        let journal = srv.store.data_dir().journal(&tid);
-        let entries = crate::store::journal::read(&journal)
-            .map(|r| r.entries)
-            .unwrap_or_default();
+        let entries = srv.store.entries(&tid).unwrap_or_default();
         let stopped = stop_leftover(&entries, &turn_id);
         let provider = entries.iter().find_map(|e| match &e.record {
             Record::TurnStarted {

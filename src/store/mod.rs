@@ -35,6 +35,12 @@ pub enum StoreError {
         #[source]
         source: std::io::Error,
     },
+    #[error("cannot read the journal {path}: {source}")]
+    JournalRead {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error(
         "the index {path} failed: {source} (run `baton reindex` to rebuild it from the journals)"
     )]
@@ -310,7 +316,7 @@ impl Store {
             let path = ent.path().join("journal.jsonl");
             let tid = ent.file_name().to_string_lossy().into_owned();
             if path.is_file() {
-                let read = journal::read(&path).map_err(|source| StoreError::Journal {
+                let read = journal::read(&path).map_err(|source| StoreError::JournalRead {
                     path: path.clone(),
                     source,
                 })?;
@@ -413,6 +419,14 @@ impl Store {
     /// The highest input number terminal `tid` used (0: none yet).
     pub fn last_input_number(&self, tid: &str) -> Result<u32> {
         inputs::last_number(&self.conn(), tid).map_err(|e| self.index_err(e))
+    }
+
+    /// Terminal `tid`'s journal entries, oldest first (a torn line is left out).
+    pub fn entries(&self, tid: &str) -> Result<Vec<Entry>> {
+        let path = self.dir.journal(tid);
+        journal::read(&path)
+            .map(|r| r.entries)
+            .map_err(|source| StoreError::JournalRead { path, source })
     }
 
     /// Removals that started and never finished (a crash cut them short).

@@ -322,6 +322,19 @@ fn a_codex_fork_is_a_new_thread_told_its_new_checkout() {
     let inv = w.last_invocation();
     let argv = inv["argv"].to_string();
     assert!(argv.contains("resume"), "{argv}");
+    // Its thread is a copy cut before turn 2: none of turn 2, then its own prompt.
+    let cut = session_of(&w, "cx-r");
+    assert_ne!(cut, thread);
+    let rollout = read_dir_files(&w.codex_home().join("sessions"))
+        .into_iter()
+        .find(|p| p.to_string_lossy().contains(&cut))
+        .expect("no rollout for the rewind");
+    let text = std::fs::read_to_string(rollout).unwrap();
+    assert!(text.contains("three, edited"), "{text}");
+    assert!(
+        !text.contains("three, in the original"),
+        "turn 3 came along: {text}"
+    );
 }
 
 #[test]

@@ -230,10 +230,7 @@ impl TurnCtx<'_> {
                 .clone()
                 .unwrap_or_else(|| uuid::Uuid::new_v4().to_string()),
         };
-        let journal = srv.store.data_dir().journal(self.tid);
-        let entries = crate::store::journal::read(&journal)
-            .map_err(|e| BatonError::failed(format!("cannot read {}: {e}", journal.display())))?
-            .entries;
+        let entries = srv.store.entries(self.tid)?;
         let instructions: Vec<String> = srv
             .store
             .instructions(self.tid)?
