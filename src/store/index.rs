@@ -19,14 +19,17 @@ use crate::words::{OpenReason, SessionReason};
 /// 2: the `inputs` table (waiting input, see `inputs.rs`); turns get `input` and `mode`.
 /// 3: terminals get `archived`, `forked_from` and `removing`; conversations `title`, `titled` and `fork`;
 ///    the `forks` and `removals` tables (see `life.rs`); inputs get `fresh`.
-pub const SCHEMA_VERSION: i32 = 3;
+/// 4: terminals get `active_at` (their latest journal entry's time, for `baton prune`);
+///    removals get `purge`.
+pub const SCHEMA_VERSION: i32 = 4;
 
 const SCHEMA: &str = "
 CREATE TABLE terminals (
   id TEXT PRIMARY KEY, name TEXT NOT NULL UNIQUE, dir TEXT NOT NULL, provider TEXT NOT NULL,
   endpoint TEXT, last_local_endpoint TEXT, model TEXT, brief TEXT, created_at TEXT NOT NULL,
   source TEXT NOT NULL, mode TEXT NOT NULL, worktree TEXT,
-  archived INTEGER NOT NULL DEFAULT 0, forked_from TEXT, removing INTEGER NOT NULL DEFAULT 0);
+  archived INTEGER NOT NULL DEFAULT 0, forked_from TEXT, removing INTEGER NOT NULL DEFAULT 0,
+  active_at TEXT);
 CREATE TABLE conversations (
   id TEXT PRIMARY KEY, terminal_id TEXT NOT NULL, number INTEGER NOT NULL,
   opened_reason TEXT NOT NULL, dir TEXT NOT NULL, system_text TEXT NOT NULL,
@@ -37,7 +40,8 @@ CREATE TABLE forks (
   PRIMARY KEY (terminal_id, seq));
 CREATE TABLE removals (
   terminal_id TEXT PRIMARY KEY, name TEXT NOT NULL, mode TEXT NOT NULL, worktree TEXT,
-  delete_branch INTEGER NOT NULL, force INTEGER NOT NULL, at TEXT NOT NULL);
+  delete_branch INTEGER NOT NULL, force INTEGER NOT NULL, at TEXT NOT NULL,
+  purge INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE sessions (
   provider TEXT NOT NULL, session_id TEXT NOT NULL, conversation_id TEXT NOT NULL,
   terminal_id TEXT NOT NULL, turn_id TEXT NOT NULL, model TEXT, reason TEXT NOT NULL,
@@ -126,8 +130,15 @@ struct At<'a> {
     at: &'a str,
 }
 
-/// Applies one journal entry of terminal `tid` to the index.
+/// Applies one journal entry of terminal `tid` to the index. Every entry is activity: the
+/// terminal's `active_at` becomes its time.
 pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()> {
+    apply_record(tx, tid, e)?;
+    super::life::active(tx, tid, &e.at)
+}
+
+/// What the entry's record changes in the index.
+fn apply_record(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()> {
     let c = At { tx, tid, at: &e.at };
     match &e.record {
         r @ Record::TerminalCreated { .. } => apply_terminal_created(&c, r),
@@ -145,7 +156,8 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<()>
         Record::RemovalStarted {
             delete_branch,
             force,
-        } => super::life::removal_started(c.tx, c.tid, c.at, *delete_branch, *force),
+            purge,
+        } => super::life::removal_started(c.tx, c.tid, c.at, *delete_branch, *force, *purge),
         Record::RemovalCancelled { .. } => super::life::removal_cancelled(c.tx, c.tid),
         Record::Archived => super::life::archived(c.tx, c.tid, true),
         Record::Unarchived => super::life::archived(c.tx, c.tid, false),

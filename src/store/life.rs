@@ -1,4 +1,4 @@
-//! The index side of a terminal's life beyond its turns: archiving, removal in two steps
+//! The index side of a terminal's life beyond its turns: its last activity, archiving, removal in two steps
 //! (`RemovalStarted` hides the terminal from listings at once, keeps its name taken and
 //! remembers what to finish; `TerminalRemoved` drops it, `RemovalCancelled` brings it back), forks (where a terminal came from, where it was forked into) and conversation
 //! titles (the first prompt's until the user renames it). See ARCHITECTURE.md ("The journal's
@@ -25,6 +25,7 @@ pub fn removal_started(
     at: &str,
     delete_branch: bool,
     force: bool,
+    purge: bool,
 ) -> rusqlite::Result<()> {
     let row: Option<(String, String, Option<String>)> = tx
         .query_row(
@@ -37,8 +38,9 @@ pub fn removal_started(
         return Ok(());
     };
     tx.execute(
-        "INSERT OR REPLACE INTO removals (terminal_id, name, mode, worktree, delete_branch, force, at)
-         VALUES (:tid, :name, :mode, :worktree, :delete_branch, :force, :at)",
+        "INSERT OR REPLACE INTO removals
+           (terminal_id, name, mode, worktree, delete_branch, force, at, purge)
+         VALUES (:tid, :name, :mode, :worktree, :delete_branch, :force, :at, :purge)",
         named_params! {
             ":tid": tid,
             ":name": name,
@@ -47,11 +49,22 @@ pub fn removal_started(
             ":delete_branch": delete_branch,
             ":force": force,
             ":at": at,
+            ":purge": purge,
         },
     )?;
     tx.execute(
         "UPDATE terminals SET removing=1 WHERE id=:tid",
         named_params! { ":tid": tid },
+    )?;
+    Ok(())
+}
+
+/// The terminal's latest journal entry is from `at` (what `baton prune` calls its last
+/// activity).
+pub fn active(tx: &Transaction<'_>, tid: &str, at: &str) -> rusqlite::Result<()> {
+    tx.execute(
+        "UPDATE terminals SET active_at=:at WHERE id=:tid",
+        named_params! { ":tid": tid, ":at": at },
     )?;
     Ok(())
 }

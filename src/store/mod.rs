@@ -7,6 +7,7 @@ mod inputs;
 pub mod journal;
 mod life;
 mod open;
+mod purge;
 pub mod records;
 mod repair;
 mod views;
@@ -73,6 +74,8 @@ pub struct ReindexReport {
     pub entries: usize,
     /// Lines that could not be read, as `journal:line: why` (a torn last line after a crash).
     pub skipped: Vec<String>,
+    /// Pruned terminals whose folder a crash had left: deleted now (by id).
+    pub purged: Vec<String>,
 }
 
 /// How often a stale index is rebuilt at most (see [`Store::append`]).
@@ -300,6 +303,9 @@ impl Store {
             }
         }
         tx.commit().map_err(|e| self.index_err(e))?;
+        for tid in &report.purged {
+            self.delete_folder(tid);
+        }
         Ok(report)
     }
 
@@ -326,6 +332,10 @@ impl Store {
                         .push(format!("{}:{line}: {why}", path.display()));
                 }
                 let mut entries = read.entries;
+                if purge::finished(&entries) {
+                    report.purged.push(tid);
+                    continue;
+                }
                 if let Some(created) = repair::stand_in_created(&tid, &entries) {
                     report.skipped.push(format!(
                         "{}: its first record is unreadable: the terminal is listed as {} (rename it with `baton rename`)",
@@ -427,6 +437,31 @@ impl Store {
         journal::read(&path)
             .map(|r| r.entries)
             .map_err(|source| StoreError::JournalRead { path, source })
+    }
+
+    /// The time of terminal `tid`'s latest journal entry (its last activity).
+    pub fn active_at(&self, tid: &str) -> Result<Option<String>> {
+        views::active_at(&self.conn(), tid).map_err(|e| self.index_err(e))
+    }
+
+    /// Deletes removed terminal `tid`'s folder (`terminals/<id>/`), under the index's lock so
+    /// no rebuild reads it half gone. Best effort: what is left is deleted by the next rebuild
+    /// (see `purge.rs`), and said in the server's log.
+    pub fn purge(&self, tid: &str) {
+        let _conn = self.conn();
+        self.delete_folder(tid);
+    }
+
+    fn delete_folder(&self, tid: &str) {
+        let dir = self.dir.terminal(tid);
+        match std::fs::remove_dir_all(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => eprintln!(
+                "baton: cannot delete {}: {e} (tried again at the next server start or `baton reindex`)",
+                dir.display()
+            ),
+        }
     }
 
     /// Removals that started and never finished (a crash cut them short).

@@ -48,7 +48,8 @@ pub enum Record {
         turn_id: String,
         commit: String,
     },
-    /// `baton rm`: the terminal is gone from the index; its journal stays on disk.
+    /// `baton rm`: the terminal is gone from the index; its journal stays on disk (unless the
+    /// removal purges it: then its whole folder goes right after this line is synced).
     TerminalRemoved,
     /// `baton rm` began: written before anything is removed, so a removal a crash cut short
     /// is finished by the next server start or `baton reindex` (`TerminalRemoved` ends it).
@@ -56,6 +57,10 @@ pub enum Record {
     RemovalStarted {
         delete_branch: bool,
         force: bool,
+        /// `baton prune`: baton's own data of the terminal (`terminals/<id>/`) is deleted once
+        /// it is removed, so its disk space is freed (`rm` keeps the journal).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        purge: bool,
     },
     /// The removal could not be carried out (git refused): the terminal is back as it was.
     RemovalCancelled {

@@ -57,6 +57,8 @@ pub struct PendingRemoval {
     pub worktree: Option<Worktree>,
     pub delete_branch: bool,
     pub force: bool,
+    /// Baton's own data of the terminal goes too (`baton prune`).
+    pub purge: bool,
 }
 
 fn provider(s: String) -> rusqlite::Result<ProviderKind> {
@@ -146,10 +148,22 @@ fn conversation_row(r: &Row<'_>) -> rusqlite::Result<ConversationView> {
     })
 }
 
+/// The time of terminal `tid`'s latest journal entry (None: no such terminal).
+pub fn active_at(c: &Connection, tid: &str) -> rusqlite::Result<Option<String>> {
+    c.query_row(
+        "SELECT active_at FROM terminals WHERE id=:tid",
+        named_params! { ":tid": tid },
+        |r| r.get("active_at"),
+    )
+    .optional()
+    .map(Option::flatten)
+}
+
 /// Removals that started and never finished.
 pub fn pending_removals(c: &Connection) -> rusqlite::Result<Vec<PendingRemoval>> {
     let mut s = c.prepare(
-        "SELECT terminal_id, name, mode, worktree, delete_branch, force FROM removals ORDER BY at",
+        "SELECT terminal_id, name, mode, worktree, delete_branch, force, purge
+         FROM removals ORDER BY at",
     )?;
     let rows = s.query_map([], |r| {
         Ok(PendingRemoval {
@@ -162,6 +176,7 @@ pub fn pending_removals(c: &Connection) -> rusqlite::Result<Vec<PendingRemoval>>
             worktree: from_json(r.get("worktree")?),
             delete_branch: r.get("delete_branch")?,
             force: r.get("force")?,
+            purge: r.get("purge")?,
         })
     })?;
     rows.collect()
