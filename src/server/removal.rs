@@ -4,14 +4,16 @@
 //! short is finished by the next server start or `baton reindex` ([`finish_removals`]), which
 //! says so. What git would refuse is checked before the intent is written, so a refusal
 //! changes nothing; a failure after it (rare: git failing mid-way) journals
-//! `RemovalCancelled` and the terminal is back. See ARCHITECTURE.md ("The journal's records").
+//! `RemovalCancelled` and the terminal is back. `baton prune` removes the same way
+//! ([`remove_settled`]), and purges: once `TerminalRemoved` is synced, the terminal's folder
+//! under `terminals/` goes too (`store::purge`). See ARCHITECTURE.md ("The journal's records").
 
 use super::state::Server;
 use crate::error::BatonError;
 use crate::git;
 use crate::protocol::views::RemovedView;
 use crate::protocol::WatchEvent;
-use crate::store::{PendingRemoval, Record};
+use crate::store::{PendingRemoval, Record, TerminalRow};
 use crate::words::CheckoutMode;
 
 /// `baton rm`: refused while the terminal runs or has sends waiting.
@@ -35,25 +37,53 @@ pub async fn remove(
         }
         _ => {}
     }
+    let how = Removal {
+        delete_branch,
+        force,
+        purge: false,
+    };
+    remove_settled(srv, &t, how)
+}
+
+/// What a removal takes away besides the terminal and its worktree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Removal {
+    /// Its branch too.
+    pub delete_branch: bool,
+    /// Even when the branch is not merged.
+    pub force: bool,
+    /// Baton's own data of it (`terminals/<id>/`, see `store::purge`): `baton prune`.
+    pub purge: bool,
+}
+
+/// Removes terminal `t` in the two journalled steps. The caller holds its turn lock, saw
+/// nothing running or waiting, and checked what git would refuse.
+pub(super) fn remove_settled(
+    srv: &Server,
+    t: &TerminalRow,
+    how: Removal,
+) -> Result<RemovedView, BatonError> {
     srv.store.append(
         &t.id,
         Record::RemovalStarted {
-            delete_branch,
-            force,
+            delete_branch: how.delete_branch,
+            force: how.force,
+            purge: how.purge,
         },
     )?;
     srv.shells.hang_up(&t.id);
     let _ = srv.watch.send(WatchEvent::Removed {
-        name: name.to_string(),
+        name: t.name.clone(),
     });
     crash_point("rm-started");
     let pending = PendingRemoval {
         terminal_id: t.id.clone(),
-        name: name.to_string(),
+        name: t.name.clone(),
         mode: t.mode,
         worktree: t.worktree.clone(),
-        delete_branch,
-        force,
+        delete_branch: how.delete_branch,
+        force: how.force,
+        purge: how.purge,
     };
     carry_out(srv, &pending).inspect_err(|e| {
         let cancelled = Record::RemovalCancelled {
@@ -76,6 +106,10 @@ fn carry_out(srv: &Server, p: &PendingRemoval) -> Result<RemovedView, BatonError
     )?;
     crash_point("rm-checkout");
     srv.store.append(&p.terminal_id, Record::TerminalRemoved)?;
+    if p.purge {
+        crash_point("rm-removed");
+        srv.store.purge(&p.terminal_id);
+    }
     Ok(removed)
 }
 
