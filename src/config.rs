@@ -1,5 +1,6 @@
-//! `config.toml`: which CLI binaries to run, with which model and flags, and which
-//! OpenAI-compatible endpoints the `local` provider talks to. Every key is optional.
+//! `config.toml`: which CLI binaries to run, with which model and flags, which
+//! OpenAI-compatible endpoints the `local` provider talks to, and how long archived terminals
+//! are kept. Every key is optional.
 //!
 //! Defaults for headless runs: Claude gets `--permission-mode acceptEdits` (edits confined to the
 //! working directory and the added screenshots folder, no unattended prompts), Codex gets
@@ -62,6 +63,24 @@ pub struct Config {
     pub git: GitConfig,
     #[serde(default)]
     pub ui: UiConfig,
+    #[serde(default)]
+    pub storage: StorageConfig,
+}
+
+/// `[storage]`: what baton keeps on disk.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StorageConfig {
+    /// Archived terminals idle for this many days are pruned (as `baton prune --older-than N`,
+    /// never forced) by the server after it starts and every day it runs; unset or 0: never.
+    pub retention_days: Option<u32>,
+}
+
+impl StorageConfig {
+    /// The retention in days, when it is on.
+    pub fn retention(&self) -> Option<u32> {
+        self.retention_days.filter(|d| *d > 0)
+    }
 }
 
 /// `[ui]`: the multiplexer.

@@ -141,3 +141,24 @@ fn ui_notify_is_read() {
         .to_string();
     assert!(e.contains("line 2"), "{e}");
 }
+
+#[test]
+fn storage_retention_is_read_and_zero_turns_it_off() {
+    let table = [
+        ("", None),
+        ("[storage]\n", None),
+        ("[storage]\nretention_days = 0\n", None),
+        ("[storage]\nretention_days = 30\n", Some(30)),
+    ];
+    for (text, want) in table {
+        assert_eq!(
+            Config::parse(text).unwrap().storage.retention(),
+            want,
+            "{text}"
+        );
+    }
+    for bad in ["retention_days = -1", "retention_days = \"30\"", "keep = 3"] {
+        let e = Config::parse(&format!("[storage]\n{bad}\n")).unwrap_err();
+        assert!(e.to_string().contains("line 2"), "{bad}: {e}");
+    }
+}

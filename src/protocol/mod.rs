@@ -96,6 +96,13 @@ pub enum Request {
         turn: u32,
         new: Option<String>,
     },
+    /// Remove archived terminals idle for `older_than_days` days (0: any age), their worktree
+    /// and baton's data of them; their branch only when merged, or with `force`.
+    Prune {
+        older_than_days: u32,
+        dry_run: bool,
+        force: bool,
+    },
     /// Hide the terminal from listings (`archived: false` shows it again).
     Archive {
         name: String,

@@ -388,6 +388,84 @@ pub struct RemovedView {
     pub branch_deleted: Option<bool>,
 }
 
+/// `prune --json` (and, in the server's log, each retention run): what was removed, what was
+/// left alone and why, what could not be removed. With `dry_run`, what would be: nothing
+/// changed. `counts` adds up to every terminal looked at.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PruneView {
+    pub dry_run: bool,
+    pub older_than_days: u32,
+    pub force: bool,
+    pub removed: Vec<PrunedView>,
+    /// Archived terminals left alone (terminals that are not archived are only counted).
+    pub skipped: Vec<PruneSkippedView>,
+    pub failed: Vec<PruneFailedView>,
+    pub counts: PruneCounts,
+}
+
+/// A terminal `prune` removed (or would remove).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrunedView {
+    pub name: String,
+    /// Its latest journal entry's time.
+    pub last_activity: String,
+    /// The worktree removed (null: it had none, or it was already gone).
+    pub worktree: Option<String>,
+    /// Work left uncommitted, committed on its branch first (null: there was none).
+    pub committed: Option<String>,
+    /// Its own branch (null: it had no worktree).
+    pub branch: Option<String>,
+    pub branch_deleted: bool,
+    /// The branch, when it stays: not merged into the branch it was created from (and no
+    /// `--force`).
+    pub kept_branch: Option<String>,
+}
+
+/// Why `prune` left an archived terminal alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PruneSkip {
+    /// A turn runs (or its instructions are still being extracted).
+    Running,
+    /// Input waits for a turn.
+    WaitingInput,
+    /// Its last activity is newer than `older_than_days`.
+    TooRecent,
+}
+
+impl PruneSkip {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PruneSkip::Running => "running",
+            PruneSkip::WaitingInput => "waiting input",
+            PruneSkip::TooRecent => "too recent",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PruneSkippedView {
+    pub name: String,
+    pub reason: PruneSkip,
+    pub last_activity: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PruneFailedView {
+    pub name: String,
+    pub error: String,
+}
+
+/// `removed + skipped + failed` is every terminal looked at; `not_archived` of the skipped
+/// are not listed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PruneCounts {
+    pub removed: usize,
+    pub skipped: usize,
+    pub not_archived: usize,
+    pub failed: usize,
+}
+
 /// `rename --json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RenamedView {

@@ -6,6 +6,7 @@ mod extract;
 mod feed;
 mod fence;
 mod forks;
+mod prune;
 mod read;
 mod recover;
 mod removal;
@@ -90,6 +91,7 @@ async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
     println!("ready {}", std::process::id());
     let _ = std::io::stdout().flush();
     start_file_watch(&srv);
+    prune::start_retention(&srv);
     // Input that waited through a stop or a crash runs now, in order.
     if let Ok(terminals) = srv.store.terminals() {
         for t in terminals {
@@ -305,6 +307,19 @@ async fn handle(
             delete_branch,
             force,
         } => done(removal::remove(srv, &name, delete_branch, force).await),
+        Request::Prune {
+            older_than_days,
+            dry_run,
+            force,
+        } => {
+            let srv = srv.clone();
+            let pruned = tokio::task::spawn_blocking(move || {
+                prune::prune(&srv, older_than_days, dry_run, force)
+            });
+            done(pruned.await.unwrap_or_else(|e| {
+                Err(BatonError::failed(format!("the prune task crashed: {e}")))
+            }))
+        }
         Request::Rename { name, new_name } => done(terminals::rename(srv, &name, &new_name).await),
         Request::Title { name, title } => done(terminals::title(srv, &name, &title)),
         Request::Archive { name, archived } => done(terminals::archive(srv, &name, archived)),
