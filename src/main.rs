@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use baton::client::{commands, render, Client};
+use baton::client::{commands, prune, render, Client};
 use baton::error::BatonError;
 use baton::paths::{DataDir, EnvDirs};
 use baton::protocol::{
@@ -100,6 +100,22 @@ enum Cmd {
     /// Hide a terminal from `ls` and the multiplexer's list (nothing else changes)
     Archive {
         name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove archived terminals idle for DAYS: their worktree, baton's data of them, and
+    /// their branch when it is merged (or with --force)
+    Prune {
+        /// Days since a terminal's last activity (0: any age)
+        #[arg(long, value_name = "DAYS", default_value = "30", allow_hyphen_values = true,
+              value_parser = prune::days)]
+        older_than: u32,
+        /// Say what would be removed; change nothing
+        #[arg(long)]
+        dry_run: bool,
+        /// Delete unmerged branches too
+        #[arg(long)]
+        force: bool,
         #[arg(long)]
         json: bool,
     },
@@ -448,6 +464,19 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
             json,
             render::archived,
         ),
+        Some(Cmd::Prune {
+            older_than,
+            dry_run,
+            force,
+            json,
+        }) => {
+            let req = Request::Prune {
+                older_than_days: older_than,
+                dry_run,
+                force,
+            };
+            prune::run(c, &req, json)
+        }
         Some(Cmd::Unarchive { name, json }) => commands::simple(
             c,
             &Request::Archive {
