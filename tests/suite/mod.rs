@@ -8,6 +8,7 @@ mod git;
 mod instructions;
 mod json_contract;
 mod local;
+mod prune;
 mod queue;
 mod rename;
 mod send_path;
