@@ -1,6 +1,6 @@
 //! The documented `--json` output (`new`, `send`, `ls`, `show`, `log`, `instructions`, `diff`,
-//! `server status`) pinned as snapshots, so a refactor that renames, drops or retypes a field
-//! fails here. Values that differ per run (ids, times, paths, commits, pids) are replaced by
+//! `server status`, `prune`) pinned as snapshots, so a refactor that renames, drops or retypes a
+//! field fails here. Values that differ per run (ids, times, paths, commits, pids) are replaced by
 //! placeholders that keep their identity: the same id is the same `<id:N>` everywhere.
 
 use std::collections::HashMap;
@@ -163,6 +163,10 @@ fn documented_json_output_keeps_its_fields_and_values() {
         ("rewind", n.pretty(&rewind)),
         ("archive", n.pretty(&archived)),
         ("ls_all", n.pretty(&w.json(&["ls", "--all"]))),
+        (
+            "prune_dry_run",
+            n.pretty(&w.json(&["prune", "--older-than", "0", "--dry-run"])),
+        ),
         ("log_fork", n.pretty(&w.json(&["log", "api-fork"]))),
     ];
     for (name, text) in snap {
