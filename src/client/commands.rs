@@ -24,6 +24,16 @@ pub fn simple<T: DeserializeOwned>(
     json: bool,
     text: fn(&T) -> String,
 ) -> Result<i32, BatonError> {
+    shown(client, req, json, text).map(|_| 0)
+}
+
+/// [`simple`], handing the view back (for a command whose exit code depends on it).
+pub fn shown<T: DeserializeOwned>(
+    client: &Client,
+    req: &Request,
+    json: bool,
+    text: fn(&T) -> String,
+) -> Result<T, BatonError> {
     let data = client.call(req)?;
     let view: T = data_as(data.clone())?;
     if json {
@@ -31,7 +41,7 @@ pub fn simple<T: DeserializeOwned>(
     } else {
         print!("{}", text(&view));
     }
-    Ok(0)
+    Ok(view)
 }
 
 pub fn print_json(v: &impl Serialize) {

@@ -1,11 +1,10 @@
 //! `baton prune`: its DAYS argument checked, the server's report printed as text or `--json`,
 //! and exit 1 when a terminal could not be removed. The text is pure ([`text`]).
 
-use super::commands::print_json;
 use super::Client;
 use crate::error::{BatonError, EXIT_FAILED};
 use crate::protocol::views::{PruneView, PrunedView};
-use crate::protocol::{data_as, Request};
+use crate::protocol::Request;
 
 /// The `--older-than` value: whole days, 0 or more (0: any age).
 pub fn days(s: &str) -> Result<u32, String> {
@@ -15,13 +14,7 @@ pub fn days(s: &str) -> Result<u32, String> {
 }
 
 pub fn run(client: &Client, req: &Request, json: bool) -> Result<i32, BatonError> {
-    let data = client.call(req)?;
-    let view: PruneView = data_as(data.clone())?;
-    if json {
-        print_json(&data);
-    } else {
-        print!("{}", text(&view));
-    }
+    let view = super::commands::shown(client, req, json, text)?;
     Ok(if view.failed.is_empty() {
         0
     } else {

@@ -69,6 +69,9 @@ pub fn run(data: DataDir, config: Config) -> Result<(), BatonError> {
     for s in &report.skipped {
         eprintln!("baton server: skipped unreadable journal line {s}");
     }
+    for tid in &report.purged {
+        eprintln!("baton server: deleted terminals/{tid}/ (a crash had cut its prune short)");
+    }
     let srv = Arc::new(Server::new(store, config));
     recover::unfinished(&srv)?;
     removal::finish_removals(&srv);

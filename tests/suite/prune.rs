@@ -259,6 +259,15 @@ fn crash_prune_at(point: &str) {
     );
     w.env.clear();
     assert_eq!(w.json(&["ls", "--all"]), json!([]), "after {point}");
+    let said = match point {
+        "rm-started" => "finished removing gone",
+        _ => "a crash had cut its prune short",
+    };
+    assert!(
+        server_log(&w).contains(said),
+        "after {point}: {}",
+        server_log(&w)
+    );
     assert!(
         !folder_of(&w, &tid).exists(),
         "terminals/{tid} after {point}"
