@@ -388,8 +388,8 @@ pub struct RemovedView {
     pub branch_deleted: Option<bool>,
 }
 
-/// `prune --json` (and, in the server's log, each retention run): what was removed, what was
-/// left alone and why, what could not be removed. With `dry_run`, what would be: nothing
+/// `prune --json` (a retention run logs a line of it): what was removed, what was left alone
+/// and why, what could not be removed. With `dry_run`, what would be: nothing
 /// changed. `counts` adds up to every terminal looked at.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PruneView {

@@ -260,9 +260,12 @@ pub fn start_retention(srv: &Arc<Server>) {
 
 /// One line of a prune's outcome, for the server's log.
 pub fn summary(v: &PruneView) -> String {
-    let names = |n: Vec<&str>| match n.is_empty() {
-        true => String::new(),
-        false => format!(" ({})", n.join(", ")),
+    let names = |n: Vec<&str>| {
+        if n.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", n.join(", "))
+        }
     };
     let failed: Vec<String> = v
         .failed
