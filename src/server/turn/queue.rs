@@ -47,6 +47,22 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
     };
     let (number, feed, position, note) = {
         let _queue = rt.inputs_lock.lock().unwrap_or_else(|p| p.into_inner());
+        // Checked again under the inputs lock, which prune and rm hold: a terminal archived and
+        // pruned between `accept` and here must not get a journal of its input alone.
+        let name = &asked.terminal.name;
+        match srv.store.terminal(&tid)? {
+            Some(t) if t.archived => {
+                return Err(BatonError::bad_input(format!(
+                    "{name} is archived: `baton unarchive {name}` first, then send"
+                )))
+            }
+            Some(t) if !t.removing => {}
+            _ => {
+                return Err(BatonError::bad_input(format!(
+                    "{name} was just removed: nothing was sent"
+                )))
+            }
+        }
         let waiting = srv.store.waiting_inputs(&tid)?;
         let busy = rt.taken().is_some() || rt.is_running();
         let number = next_number(srv, &rt, &tid)?;
