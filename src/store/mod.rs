@@ -18,7 +18,7 @@ use std::sync::{Mutex, MutexGuard};
 use rusqlite::Connection;
 
 pub use inputs::InputRow;
-pub use records::{now_stamp, Entry, ForkLink, Record, SessionFork};
+pub use records::{now_stamp, Entry, ForkLink, ImportedFrom, Record, Repointed, SessionFork};
 pub use views::{
     ConversationView, InstructionView, PendingRemoval, SessionView, TerminalRow, TurnView,
     TurnsSummary,
@@ -227,6 +227,42 @@ impl Store {
         })?;
         self.index_entries(&mut conn, tid, &entries);
         Ok(entries)
+    }
+
+    /// Creates terminal `tid` from another data directory's journal `head` (whole lines, kept
+    /// byte for byte) followed by `records`, all or nothing, then indexes the whole journal.
+    pub fn create_imported(&self, tid: &str, head: &[u8], records: Vec<Record>) -> Result<()> {
+        let at = now_stamp();
+        let entries: Vec<Entry> = records
+            .into_iter()
+            .map(|record| Entry {
+                at: at.clone(),
+                record,
+            })
+            .collect();
+        self.ensure_terminal_dirs(tid)?;
+        let mut conn = self.conn();
+        let jpath = self.dir.journal(tid);
+        journal::create_after(&jpath, head, &entries).map_err(|source| StoreError::Journal {
+            path: jpath.clone(),
+            source,
+        })?;
+        let all = journal::read(&jpath).map_err(|source| StoreError::JournalRead {
+            path: jpath.clone(),
+            source,
+        })?;
+        self.index_entries(&mut conn, tid, &all.entries);
+        Ok(())
+    }
+
+    /// Terminal `tid`'s journal as it is on disk, whole lines only, read while no append runs
+    /// ([`Store::append`] holds the same lock), so the copy holds no half-written record.
+    pub fn journal_snapshot(&self, tid: &str) -> Result<Vec<u8>> {
+        let _writers = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let path = self.dir.journal(tid);
+        let bytes =
+            std::fs::read(&path).map_err(|source| StoreError::JournalRead { path, source })?;
+        Ok(journal::whole_lines(&bytes).to_vec())
     }
 
     fn ensure_terminal_dirs(&self, tid: &str) -> Result<()> {
