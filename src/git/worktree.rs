@@ -64,6 +64,54 @@ pub fn create_worktree_at(
     branch_worktree(&repo, terminal, into, start, from.base_branch.clone())
 }
 
+/// A worktree for `terminal` on a new branch in the repository containing `repo_dir`, started
+/// at commit `start` when the repository has it, else at its HEAD (an import whose commit did
+/// not come along). Says which: `true` when it started at `start`. The base branch is the one
+/// HEAD is on.
+pub fn create_worktree_from(
+    repo_dir: &Path,
+    terminal: &str,
+    into: &Path,
+    start: Option<&str>,
+) -> Result<(Worktree, bool), GitError> {
+    let (root, base_branch, head) = match inspect(repo_dir)? {
+        RepoState::NotRepo => {
+            return Err(GitError::NotRepo {
+                dir: repo_dir.to_path_buf(),
+            })
+        }
+        RepoState::NoCommit { root } => return Err(GitError::NoCommit { root }),
+        RepoState::Detached { root } => return Err(GitError::Detached { root }),
+        RepoState::Branch { root, branch, head } => (root, branch, head),
+    };
+    let repo = open(&root)?;
+    let found = start.filter(|c| has_commit(&repo, c));
+    let wt = branch_worktree(&repo, terminal, into, found.unwrap_or(&head), base_branch)?;
+    Ok((wt, found.is_some()))
+}
+
+/// Whether the repository containing `repo_dir` has commit `commit`.
+pub fn commit_exists(repo_dir: &Path, commit: &str) -> bool {
+    Repository::discover(repo_dir).is_ok_and(|r| has_commit(&r, commit))
+}
+
+/// Whether branch `baton/<terminal>` can be made in the repository containing `repo_dir`.
+pub fn check_branch_free_in(repo_dir: &Path, terminal: &str) -> Result<(), GitError> {
+    let repo = Repository::discover(repo_dir)
+        .ctx(|| format!("cannot open the repository at {}", repo_dir.display()))?;
+    let branch = branch_name(terminal).ok_or_else(|| GitError::InvalidName {
+        terminal: terminal.to_string(),
+    })?;
+    if repo.find_branch(&branch, BranchType::Local).is_ok() {
+        return Err(GitError::BranchExists { branch });
+    }
+    Ok(())
+}
+
+fn has_commit(repo: &Repository, commit: &str) -> bool {
+    git2::Oid::from_str(commit).is_ok_and(|oid| repo.find_commit(oid).is_ok())
+}
+
 fn branch_worktree(
     repo: &Repository,
     terminal: &str,

@@ -9,6 +9,7 @@ pub mod claude;
 pub mod claude_session;
 pub mod codex;
 pub mod codex_app;
+pub mod codex_rollout;
 pub mod local;
 pub mod process;
 pub mod run;
