@@ -3,6 +3,7 @@
 
 pub mod commands;
 pub mod render;
+mod render_exports;
 mod render_life;
 
 use std::ffi::OsString;
