@@ -37,16 +37,7 @@ pub struct Removed {
 /// and a worktree for it at `into` (which must not exist; its parents are created).
 /// Runs in a subdirectory of `repo_dir`'s root belong in the same subdirectory of the worktree.
 pub fn create_worktree(repo_dir: &Path, terminal: &str, into: &Path) -> Result<Worktree, GitError> {
-    let (root, base_branch, head) = match inspect(repo_dir)? {
-        RepoState::NotRepo => {
-            return Err(GitError::NotRepo {
-                dir: repo_dir.to_path_buf(),
-            })
-        }
-        RepoState::NoCommit { root } => return Err(GitError::NoCommit { root }),
-        RepoState::Detached { root } => return Err(GitError::Detached { root }),
-        RepoState::Branch { root, branch, head } => (root, branch, head),
-    };
+    let (root, base_branch, head) = on_branch(repo_dir)?;
     let repo = open(&root)?;
     branch_worktree(&repo, terminal, into, &head, base_branch)
 }
@@ -74,20 +65,24 @@ pub fn create_worktree_from(
     into: &Path,
     start: Option<&str>,
 ) -> Result<(Worktree, bool), GitError> {
-    let (root, base_branch, head) = match inspect(repo_dir)? {
-        RepoState::NotRepo => {
-            return Err(GitError::NotRepo {
-                dir: repo_dir.to_path_buf(),
-            })
-        }
-        RepoState::NoCommit { root } => return Err(GitError::NoCommit { root }),
-        RepoState::Detached { root } => return Err(GitError::Detached { root }),
-        RepoState::Branch { root, branch, head } => (root, branch, head),
-    };
+    let (root, base_branch, head) = on_branch(repo_dir)?;
     let repo = open(&root)?;
     let found = start.filter(|c| has_commit(&repo, c));
     let wt = branch_worktree(&repo, terminal, into, found.unwrap_or(&head), base_branch)?;
     Ok((wt, found.is_some()))
+}
+
+/// The root, branch and HEAD commit of the repository containing `repo_dir`, which must be on
+/// a branch with a commit.
+fn on_branch(repo_dir: &Path) -> Result<(PathBuf, String, String), GitError> {
+    match inspect(repo_dir)? {
+        RepoState::NotRepo => Err(GitError::NotRepo {
+            dir: repo_dir.to_path_buf(),
+        }),
+        RepoState::NoCommit { root } => Err(GitError::NoCommit { root }),
+        RepoState::Detached { root } => Err(GitError::Detached { root }),
+        RepoState::Branch { root, branch, head } => Ok((root, branch, head)),
+    }
 }
 
 /// Whether the repository containing `repo_dir` has commit `commit`.

@@ -33,24 +33,7 @@ pub fn history_base(rollout: &[u8]) -> Option<String> {
 /// `rollout` with every developer message block that is exactly `old` replaced by `new` (the
 /// JSON string replaced in place on those lines only).
 pub fn rewrite_developer(rollout: &[u8], old: &str, new: &str) -> Vec<u8> {
-    let (Ok(old_json), Ok(new_json)) = (serde_json::to_string(old), serde_json::to_string(new))
-    else {
-        return rollout.to_vec();
-    };
-    let mut out = Vec::with_capacity(rollout.len());
-    for line in rollout.split_inclusive(|b| *b == b'\n') {
-        let text = std::str::from_utf8(line).ok();
-        let developer = text
-            .and_then(|t| serde_json::from_str::<Value>(t.trim_end()).ok())
-            .is_some_and(|v| holds_developer_text(&v, old));
-        match text {
-            Some(t) if developer => {
-                out.extend_from_slice(t.replace(&old_json, &new_json).as_bytes())
-            }
-            _ => out.extend_from_slice(line),
-        }
-    }
-    out
+    super::replace_in_lines(rollout, old, new, |v| holds_developer_text(v, old))
 }
 
 fn holds_developer_text(row: &Value, text: &str) -> bool {

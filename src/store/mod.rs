@@ -210,28 +210,17 @@ impl Store {
     /// Creates terminal `tid` with `records`, all or nothing (`journal::create`), then applies
     /// them to the index in one transaction. A crash leaves the whole terminal or none of it.
     pub fn create(&self, tid: &str, records: Vec<Record>) -> Result<Vec<Entry>> {
-        let at = now_stamp();
-        let entries: Vec<Entry> = records
-            .into_iter()
-            .map(|record| Entry {
-                at: at.clone(),
-                record,
-            })
-            .collect();
-        self.ensure_terminal_dirs(tid)?;
-        let mut conn = self.conn();
-        let jpath = self.dir.journal(tid);
-        journal::create(&jpath, &entries).map_err(|source| StoreError::Journal {
-            path: jpath.clone(),
-            source,
-        })?;
-        self.index_entries(&mut conn, tid, &entries);
-        Ok(entries)
+        self.create_after(tid, &[], records)
     }
 
     /// Creates terminal `tid` from another data directory's journal `head` (whole lines, kept
     /// byte for byte) followed by `records`, all or nothing, then indexes the whole journal.
     pub fn create_imported(&self, tid: &str, head: &[u8], records: Vec<Record>) -> Result<()> {
+        self.create_after(tid, head, records).map(drop)
+    }
+
+    /// [`Store::create`] after `head`; returns the entries of `records`.
+    fn create_after(&self, tid: &str, head: &[u8], records: Vec<Record>) -> Result<Vec<Entry>> {
         let at = now_stamp();
         let entries: Vec<Entry> = records
             .into_iter()
@@ -247,12 +236,10 @@ impl Store {
             path: jpath.clone(),
             source,
         })?;
-        let all = journal::read(&jpath).map_err(|source| StoreError::JournalRead {
-            path: jpath.clone(),
-            source,
-        })?;
-        self.index_entries(&mut conn, tid, &all.entries);
-        Ok(())
+        let mut all = journal::parse(head).entries;
+        all.extend(entries.iter().cloned());
+        self.index_entries(&mut conn, tid, &all);
+        Ok(entries)
     }
 
     /// Terminal `tid`'s journal as it is on disk, whole lines only, read while no append runs
