@@ -94,6 +94,10 @@ pub fn commit_exists(repo_dir: &Path, commit: &str) -> bool {
 pub fn check_branch_free_in(repo_dir: &Path, terminal: &str) -> Result<(), GitError> {
     let repo = Repository::discover(repo_dir)
         .ctx(|| format!("cannot open the repository at {}", repo_dir.display()))?;
+    branch_free(&repo, terminal)
+}
+
+fn branch_free(repo: &Repository, terminal: &str) -> Result<(), GitError> {
     let branch = branch_name(terminal).ok_or_else(|| GitError::InvalidName {
         terminal: terminal.to_string(),
     })?;
@@ -153,14 +157,7 @@ fn branch_worktree(
 /// Refuses a terminal name whose branch cannot be made in `wt`'s repository (taken, or not a
 /// branch name), before anything changes.
 pub fn check_branch_free(wt: &Worktree, terminal: &str) -> Result<(), GitError> {
-    let repo = open(&wt.repo)?;
-    let branch = branch_name(terminal).ok_or_else(|| GitError::InvalidName {
-        terminal: terminal.to_string(),
-    })?;
-    if repo.find_branch(&branch, BranchType::Local).is_ok() {
-        return Err(GitError::BranchExists { branch });
-    }
-    Ok(())
+    branch_free(&open(&wt.repo)?, terminal)
 }
 
 /// The commit at the tip of `wt`'s branch.

@@ -78,15 +78,6 @@ fn checked_manifest(zip: &Path) -> (Value, BTreeMap<String, Vec<u8>>) {
     (manifest, files)
 }
 
-/// Refused with exit 2 and a one-line message holding `needle`.
-fn refused(w: &World, args: &[&str], needle: &str) {
-    let out = w.run(args);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains(needle), "{args:?}: {err}");
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
-}
-
 /// A clone of `repo` (all its branches' commits) at a path of world `w2`.
 fn clone_into(w2: &World, repo: &Path, name: &str) -> PathBuf {
     let dir = w2.tmp.path().join("work").join(name);
