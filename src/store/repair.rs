@@ -47,6 +47,16 @@ pub fn stand_in_created(tid: &str, entries: &[Entry]) -> Option<Record> {
                 mode = *m;
                 worktree = w.clone();
             }
+            Record::Imported {
+                dir: d,
+                mode: m,
+                worktree: w,
+                ..
+            } => {
+                dir = Some(d.clone());
+                mode = *m;
+                worktree = w.clone();
+            }
             Record::DirChanged { dir: d } => dir = Some(d.clone()),
             Record::ConversationOpened { dir: d, .. } if dir.is_none() => dir = Some(d.clone()),
             Record::SettingsChanged { provider: p, .. } => provider = Some(*p),

@@ -619,3 +619,38 @@ fn a_codex_forks_export_carries_the_rollout_its_thread_builds_on() {
     let argv = w2.last_invocation()["argv"].to_string();
     assert!(argv.contains(&format!("\"resume\",\"{fork}\"")), "{argv}");
 }
+
+#[test]
+fn a_terminal_moved_twice_still_resumes_its_session_and_an_archived_one_is_shown() {
+    let w = World::new();
+    let repo = two_turns(&w, "api", "claude");
+    let sid = session_of(&w, "api");
+    w.ok(&["archive", "api"]);
+    let zip = w.json(&["export", "api"])["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let w2 = World::new();
+    let imp = import_clone(&w2, &repo, &zip, "second");
+    assert!(imp["notes"].to_string().contains("was archived"), "{imp}");
+    assert_eq!(w2.json(&["ls"]).as_array().unwrap().len(), 1);
+    w2.send("api", "third, on the second machine");
+    let zip2 = w2.json(&["export", "api"])["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let w3 = World::new();
+    let imp = import_clone(&w3, &repo, &zip2, "third");
+    let dir = imp["dir"].as_str().unwrap().to_string();
+    w3.send("api", "fourth, on the third machine");
+    let inv = w3.last_invocation();
+    assert_eq!(flag(&inv["argv"], "--resume"), Some(sid.as_str()));
+    assert_eq!(inv["cwd"].as_str(), Some(dir.as_str()));
+    let system = flag(&inv["argv"], "--append-system-prompt").unwrap();
+    assert!(system.contains(&format!("{dir}.")), "{system}");
+    assert_eq!(system.matches("carried over").count(), 1, "{system}");
+    let show = w3.show("api");
+    assert_eq!(show["conversation"]["number"], 1);
+    assert_eq!(show["turns"], 4);
+}

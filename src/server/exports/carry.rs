@@ -1,5 +1,5 @@
 //! What an import reads out of the exported journal, pure: the live conversation (to re-point
-//! it), the last known worktree (where it came from), turns that were still running (closed
+//! it, as an earlier import may have), whether it is archived, the last known worktree (where it came from), turns that were still running (closed
 //! as interrupted) and input that was still waiting (withdrawn: it must not start by itself
 //! on a machine the user has not looked at yet).
 
@@ -18,20 +18,48 @@ pub struct Live {
 }
 
 pub fn live_conversation(entries: &[Entry]) -> Option<Live> {
-    entries.iter().rev().find_map(|e| match &e.record {
-        Record::ConversationOpened {
-            conversation_id,
-            dir,
-            system_text,
-            fork,
-            ..
-        } => Some(Live {
-            conversation_id: conversation_id.clone(),
-            dir: dir.clone(),
-            system_text: system_text.clone(),
-            fork_text: fork.as_ref().and_then(|f| f.system_text.clone()),
-        }),
-        _ => None,
+    let mut live: Option<Live> = None;
+    for e in entries {
+        match &e.record {
+            Record::ConversationOpened {
+                conversation_id,
+                dir,
+                system_text,
+                fork,
+                ..
+            } => {
+                live = Some(Live {
+                    conversation_id: conversation_id.clone(),
+                    dir: dir.clone(),
+                    system_text: system_text.clone(),
+                    fork_text: fork.as_ref().and_then(|f| f.system_text.clone()),
+                })
+            }
+            // An earlier import re-pointed it (a terminal moved twice).
+            Record::Imported {
+                conversation: Some(r),
+                ..
+            } => {
+                if let Some(l) = live
+                    .as_mut()
+                    .filter(|l| l.conversation_id == r.conversation_id)
+                {
+                    l.dir = r.dir.clone();
+                    l.system_text = r.system_text.clone();
+                }
+            }
+            _ => {}
+        }
+    }
+    live
+}
+
+/// Whether the terminal is archived at the end of the journal.
+pub fn archived(entries: &[Entry]) -> bool {
+    entries.iter().fold(false, |archived, e| match e.record {
+        Record::Archived => true,
+        Record::Unarchived => false,
+        _ => archived,
     })
 }
 
@@ -186,5 +214,72 @@ mod tests {
         );
         assert_eq!(open_turns(&entries[..9]), vec![]);
         assert_eq!(live_conversation(&entries), None);
+        assert!(!archived(&entries));
+    }
+
+    #[test]
+    fn the_live_conversation_is_the_last_opened_as_an_earlier_import_re_pointed_it() {
+        let opened = |id: &str, dir: &str| {
+            at(Record::ConversationOpened {
+                conversation_id: id.into(),
+                number: 1,
+                reason: crate::words::OpenReason::First,
+                dir: dir.into(),
+                system_text: format!("work in {dir}"),
+                title: None,
+                fork: None,
+            })
+        };
+        let imported = |id: &str, dir: &str| {
+            at(Record::Imported {
+                from: crate::store::ImportedFrom {
+                    baton_version: "0".into(),
+                    dir: "/a".into(),
+                    worktree: None,
+                    exported_at: "t".into(),
+                },
+                name: "n".into(),
+                dir: dir.into(),
+                source: dir.into(),
+                mode: crate::words::CheckoutMode::Folder,
+                worktree: None,
+                conversation: Some(crate::store::Repointed {
+                    conversation_id: id.into(),
+                    dir: dir.into(),
+                    system_text: format!("work in {dir}"),
+                }),
+            })
+        };
+        let live = |entries: &[Entry]| {
+            live_conversation(entries).map(|l| (l.conversation_id, l.dir, l.system_text))
+        };
+        let want =
+            |id: &str, dir: &str| Some((id.to_string(), dir.to_string(), format!("work in {dir}")));
+        let cases = [
+            (vec![opened("c1", "/a")], want("c1", "/a")),
+            (
+                vec![opened("c1", "/a"), imported("c1", "/b")],
+                want("c1", "/b"),
+            ),
+            // an import that re-pointed another conversation changes nothing
+            (
+                vec![opened("c1", "/a"), imported("c0", "/b")],
+                want("c1", "/a"),
+            ),
+            (
+                vec![opened("c1", "/a"), imported("c1", "/b"), opened("c2", "/b")],
+                want("c2", "/b"),
+            ),
+        ];
+        for (entries, want) in cases {
+            assert_eq!(live(&entries), want);
+        }
+        let archived_then = [
+            at(Record::Archived),
+            at(Record::Unarchived),
+            at(Record::Archived),
+        ];
+        assert!(archived(&archived_then));
+        assert!(!archived(&archived_then[..2]));
     }
 }

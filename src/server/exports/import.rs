@@ -7,7 +7,7 @@
 //! was running at export and an `input_withdrawn` for input that was waiting. Waiting input is
 //! withdrawn rather than kept: it would otherwise start by itself at the next server start in
 //! a checkout the user has not looked at yet; the notes name each prompt so it can be sent
-//! again.
+//! again. An archived terminal is unarchived: the user asked for it by importing it.
 
 use std::collections::HashMap;
 use std::fs;
@@ -101,6 +101,13 @@ pub fn import(
         conversation: repointed,
     }];
     records.extend(closing(&m, &entries, &members, &mut notes));
+    if carry::archived(&entries) {
+        notes.push(format!(
+            "{} was archived where it was exported: it is shown here (`baton archive {name}` hides it again)",
+            m.terminal.name
+        ));
+        records.push(Record::Unarchived);
+    }
     let journalled = write_turns(srv, &tid, &members).and_then(|_| {
         Ok(srv
             .store

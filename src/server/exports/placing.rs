@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::fs;
 use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use super::manifest::{self, Manifest};
@@ -135,7 +135,11 @@ fn write_new(target: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = target
         .parent()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "a file without a folder"))?;
-    fs::create_dir_all(dir)?;
+    // Folders the CLI has not made yet are private, as the session files are.
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
     let temp = dir.join(format!(".baton-import-{}", uuid::Uuid::new_v4().simple()));
     let result = (|| {
         let mut f = fs::OpenOptions::new()
