@@ -250,6 +250,12 @@ fn a_claude_terminal_moves_to_another_machine_and_resumes_its_session_in_the_new
     }
     assert!(kept.contains("third, on the other machine"));
 
+    // The index rebuilds from the imported journal to the same.
+    let snapshot = |w: &World| (w.json(&["ls"]), w.json(&["log", "api"]), w.show("api"));
+    let indexed = snapshot(&w2);
+    w2.json(&["reindex"]);
+    assert_eq!(snapshot(&w2), indexed);
+
     // Importing it again is refused, under any name.
     refused(&w2, &["import", zip.to_str().unwrap()], "already imported");
     refused(
@@ -653,4 +659,30 @@ fn a_terminal_moved_twice_still_resumes_its_session_and_an_archived_one_is_shown
     let show = w3.show("api");
     assert_eq!(show["conversation"]["number"], 1);
     assert_eq!(show["turns"], 4);
+}
+
+#[test]
+fn exports_taken_while_a_turn_streams_hold_only_whole_lines() {
+    let mut w = World::new();
+    w.env.push(("BATON_SHIM_DELAY_MS".into(), "30".into()));
+    w.new_terminal("t", "claude");
+    w.ok(&["send", "t", "stream a while [[calls:4]]", "--detach"]);
+    w.wait_for("the turn to run", || w.show("t")["state"] == "running");
+    let mut taken = 0;
+    while w.show("t")["state"] == "running" || taken == 0 {
+        let zip = w.json(&["export", "t"])["path"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let (_, files) = checked_manifest(Path::new(&zip));
+        for (name, bytes) in files.iter().filter(|(n, _)| n.ends_with(".jsonl")) {
+            assert!(bytes.is_empty() || bytes.ends_with(b"\n"), "{name}");
+            for line in String::from_utf8_lossy(bytes).lines() {
+                serde_json::from_str::<Value>(line)
+                    .unwrap_or_else(|e| panic!("{name}: {e}: {line}"));
+            }
+        }
+        taken += 1;
+    }
+    assert!(taken >= 1);
 }
