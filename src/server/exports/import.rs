@@ -39,12 +39,39 @@ pub fn import(
     name: Option<String>,
     dir: Option<String>,
 ) -> Result<ImportView, BatonError> {
+    let plan = plan(srv, file, name, dir)?;
+    carry_out(srv, plan)
+}
+
+/// Everything an import will do, checked; nothing is written yet.
+struct Plan {
+    m: Manifest,
+    members: HashMap<String, Vec<u8>>,
+    journal: Vec<u8>,
+    entries: Vec<Entry>,
+    name: String,
+    checkout: Checkout,
+    repointed: Option<Repointed>,
+    placements: Vec<placing::Placement>,
+    notes: Vec<String>,
+}
+
+fn plan(
+    srv: &Server,
+    file: &str,
+    name: Option<String>,
+    dir: Option<String>,
+) -> Result<Plan, BatonError> {
     if let Some(n) = &name {
         validate::terminal_name(n)?;
     }
     let dir = dir.as_deref().map(existing_dir).transpose()?;
     let (m, members) = read_archive(file)?;
-    let entries = parse(&members[manifest::JOURNAL]).entries;
+    let journal = members
+        .get(manifest::JOURNAL)
+        .cloned()
+        .ok_or_else(|| refused(file, ArchiveError::Absent(manifest::JOURNAL.to_string())))?;
+    let entries = parse(&journal).entries;
     let tid = m.terminal.id.clone();
     check_journal(&entries, &tid, file)?;
     check_free(srv, &tid, &m)?;
@@ -59,8 +86,27 @@ pub fn import(
     let checkout = plan_checkout(srv, &m, &name, &tid, dir.as_deref(), &mut notes)?;
     let run_dir = checkout.run_dir();
     let live = carry::live_conversation(&entries).filter(|c| c.dir == m.terminal.dir);
-    let new_shots = srv.screenshots(&tid);
-    let repointed = live.as_ref().map(|c| Repointed {
+    let repointed = live
+        .as_ref()
+        .map(|c| repointed(c, &m, &run_dir, &srv.screenshots(&tid)));
+    let rewrites = rewrites(live.as_ref(), repointed.as_ref());
+    let placements = placing::plan(&srv.homes, &run_dir, &m, &members, &rewrites)?;
+    Ok(Plan {
+        m,
+        members,
+        journal,
+        entries,
+        name,
+        checkout,
+        repointed,
+        placements,
+        notes,
+    })
+}
+
+/// The live conversation `c`, carrying on in `run_dir`, told so.
+fn repointed(c: &Live, m: &Manifest, run_dir: &Path, screenshots: &Path) -> Repointed {
+    Repointed {
         conversation_id: c.conversation_id.clone(),
         dir: run_dir.to_string_lossy().into_owned(),
         system_text: repoint(
@@ -70,67 +116,40 @@ pub fn import(
                 screenshots: Path::new(&m.terminal.screenshots),
             },
             Place {
-                checkout: &run_dir,
-                screenshots: &new_shots,
+                checkout: run_dir,
+                screenshots,
             },
         ),
-    });
-    let rewrites = rewrites(live.as_ref(), repointed.as_ref());
-    let placements = placing::plan(&srv.homes, &run_dir, &m, &members, &rewrites)?;
-    // Everything is checked: from here on, writes (undone if a later one fails).
-    let made = checkout.make(&mut notes)?;
-    let written = match placing::place(&placements) {
+    }
+}
+
+/// Makes the checkout, places the CLI files, writes the turn streams and the journal; a
+/// failure undoes what was made before it.
+fn carry_out(srv: &Server, mut p: Plan) -> Result<ImportView, BatonError> {
+    let tid = p.m.terminal.id.clone();
+    let made = p.checkout.clone().make(&mut p.notes)?;
+    let written = match placing::place(&p.placements) {
         Ok(w) => w,
         Err(e) => {
             made.undo();
             return Err(e);
         }
     };
-    let mut records = vec![Record::Imported {
-        from: ImportedFrom {
-            baton_version: m.baton_version.clone(),
-            dir: m.terminal.dir.clone(),
-            worktree: carry::last_worktree(&entries),
-            exported_at: m.exported_at.clone(),
-        },
-        name: name.clone(),
-        dir: made.dir.to_string_lossy().into_owned(),
-        source: made.source.to_string_lossy().into_owned(),
-        mode: made.mode,
-        worktree: made.worktree.clone(),
-        conversation: repointed,
-    }];
-    records.extend(closing(&m, &entries, &members, &mut notes));
-    if carry::archived(&entries) {
-        notes.push(format!(
-            "{} was archived where it was exported: it is shown here (`baton archive {name}` hides it again)",
-            m.terminal.name
-        ));
-        records.push(Record::Unarchived);
-    }
-    let journalled = write_turns(srv, &tid, &members).and_then(|_| {
-        Ok(srv
-            .store
-            .create_imported(&tid, &members[manifest::JOURNAL], records)?)
-    });
+    let records = records(&mut p, &made);
+    let journalled = write_turns(srv, &tid, &p.members)
+        .and_then(|_| Ok(srv.store.create_imported(&tid, &p.journal, records)?));
     if let Err(e) = journalled {
         placing::remove_all(&written);
         let _ = fs::remove_dir_all(srv.store.data_dir().terminal(&tid));
         made.undo();
         return Err(e);
     }
-    if m.sessions.iter().any(|s| s.file.is_none()) {
-        notes.push(
-            "a session's CLI file was not in the archive: the next send starts a fresh session in the same conversation".to_string(),
-        );
-    }
     srv.announce(&tid);
     if let Some(t) = srv.store.terminal(&tid)? {
         srv.watch_files(&t);
     }
     Ok(ImportView {
-        name,
-        from: m.terminal.name.clone(),
+        from: p.m.terminal.name.clone(),
         terminal_id: tid,
         dir: made.dir.to_string_lossy().into_owned(),
         mode: made.mode,
@@ -139,9 +158,44 @@ pub fn import(
             .worktree
             .as_ref()
             .map(|w| w.path.to_string_lossy().into_owned()),
-        sessions: placing::views(&m, &placements),
-        notes,
+        sessions: placing::views(&p.m, &p.placements),
+        name: p.name,
+        notes: p.notes,
     })
+}
+
+/// What the import appends to the exported journal: `imported`, then what closes a running
+/// turn, withdraws waiting input and shows an archived terminal.
+fn records(p: &mut Plan, made: &Made) -> Vec<Record> {
+    let m = &p.m;
+    let mut out = vec![Record::Imported {
+        from: ImportedFrom {
+            baton_version: m.baton_version.clone(),
+            dir: m.terminal.dir.clone(),
+            worktree: carry::last_worktree(&p.entries),
+            exported_at: m.exported_at.clone(),
+        },
+        name: p.name.clone(),
+        dir: made.dir.to_string_lossy().into_owned(),
+        source: made.source.to_string_lossy().into_owned(),
+        mode: made.mode,
+        worktree: made.worktree.clone(),
+        conversation: p.repointed.clone(),
+    }];
+    out.extend(closing(m, &p.entries, &p.members, &mut p.notes));
+    if carry::archived(&p.entries) {
+        p.notes.push(format!(
+            "{} was archived where it was exported: it is shown here (`baton archive {}` hides it again)",
+            m.terminal.name, p.name
+        ));
+        out.push(Record::Unarchived);
+    }
+    if m.sessions.iter().any(|s| s.file.is_none()) {
+        p.notes.push(
+            "a session's CLI file was not in the archive: the next send starts a fresh session in the same conversation".to_string(),
+        );
+    }
+    out
 }
 
 fn refused(file: &str, e: ArchiveError) -> BatonError {
@@ -328,6 +382,7 @@ fn write_turns(
 }
 
 /// Where the imported terminal will work, decided before anything is made.
+#[derive(Clone)]
 enum Checkout {
     /// A worktree on `baton/<name>` in `repo`, at `start` when it has it.
     Worktree {
