@@ -42,12 +42,8 @@ pub fn stand_in_created(tid: &str, entries: &[Entry]) -> Option<Record> {
                 mode: m,
                 worktree: w,
                 ..
-            } => {
-                dir = Some(d.clone());
-                mode = *m;
-                worktree = w.clone();
             }
-            Record::Imported {
+            | Record::Imported {
                 dir: d,
                 mode: m,
                 worktree: w,
