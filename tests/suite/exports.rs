@@ -578,7 +578,7 @@ fn an_export_while_a_turn_runs_is_consistent_and_imports_it_interrupted_with_its
 }
 
 #[test]
-fn export_refuses_an_unknown_terminal_and_an_out_folder_that_is_not_there() {
+fn export_refuses_an_unknown_terminal_a_missing_out_folder_and_missing_baton_data() {
     let w = World::new();
     refused(&w, &["export", "nope"], "no terminal named");
     w.new_terminal("api", "claude");
@@ -590,6 +590,27 @@ fn export_refuses_an_unknown_terminal_and_an_out_folder_that_is_not_there() {
     );
     assert!(!gone.exists());
     assert!(!w.data().join("exports").exists());
+
+    // Baton's own data missing: the export fails and leaves no zip behind.
+    w.send("api", "first");
+    let id = w.show("api")["id"].as_str().unwrap().to_string();
+    let turns = w.data().join("terminals").join(&id).join("turns");
+    for f in read_dir_files(&turns) {
+        std::fs::remove_file(f).unwrap();
+    }
+    let before = journal(&w, "api");
+    let out = w.run(&["export", "api"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("turn 1's raw stream") && err.contains("missing"),
+        "{err}"
+    );
+    assert_eq!(
+        read_dir_files(&w.data().join("exports")),
+        Vec::<PathBuf>::new()
+    );
+    assert_eq!(journal(&w, "api"), before);
 }
 
 #[test]
