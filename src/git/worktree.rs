@@ -90,6 +90,14 @@ pub fn commit_exists(repo_dir: &Path, commit: &str) -> bool {
     Repository::discover(repo_dir).is_ok_and(|r| has_commit(&r, commit))
 }
 
+/// The commit `spec` (a branch, `origin/<branch>`, `HEAD`…) names in the repository
+/// containing `repo_dir`, if it names one.
+pub fn resolve_commit(repo_dir: &Path, spec: &str) -> Option<String> {
+    let repo = Repository::discover(repo_dir).ok()?;
+    let commit = repo.revparse_single(spec).ok()?.peel_to_commit().ok()?;
+    Some(commit.id().to_string())
+}
+
 /// Whether branch `baton/<terminal>` can be made in the repository containing `repo_dir`.
 pub fn check_branch_free_in(repo_dir: &Path, terminal: &str) -> Result<(), GitError> {
     let repo = Repository::discover(repo_dir)

@@ -380,6 +380,9 @@ fn create_worktree_from_starts_at_the_commit_when_the_repository_has_it() {
         assert_eq!(wt.branch, format!("baton/{name}"));
     }
     assert!(commit_exists(&f.repo, &first));
+    assert_eq!(resolve_commit(&f.repo, "main"), Some(head.clone()));
+    assert_eq!(resolve_commit(&f.repo, "baton/a"), Some(first.clone()));
+    assert_eq!(resolve_commit(&f.repo, "origin/nowhere"), None);
     assert!(!commit_exists(&f.repo, missing));
     assert!(check_branch_free_in(&f.repo, "a").is_err());
     assert!(check_branch_free_in(&f.repo, "z").is_ok());

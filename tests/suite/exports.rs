@@ -661,7 +661,7 @@ fn a_terminal_moved_twice_still_resumes_its_session_and_an_archived_one_is_shown
     let imp = import_clone(&w2, &repo, &zip, "second");
     assert!(imp["notes"].to_string().contains("was archived"), "{imp}");
     assert_eq!(w2.json(&["ls"]).as_array().unwrap().len(), 1);
-    w2.send("api", "third, on the second machine");
+    w2.send("api", "third, on the second machine [[write:second.txt]]");
     let zip2 = w2.json(&["export", "api"])["path"]
         .as_str()
         .unwrap()
@@ -669,7 +669,15 @@ fn a_terminal_moved_twice_still_resumes_its_session_and_an_archived_one_is_shown
 
     let w3 = World::new();
     let imp = import_clone(&w3, &repo, &zip2, "third");
+    // The second machine's commit never reached this clone: it starts at the exported branch
+    // as the clone has it (turn 1's file is there), and says so.
+    let notes = imp["notes"].to_string();
+    assert!(
+        notes.contains("is not in") && notes.contains("origin/baton/api"),
+        "{notes}"
+    );
     let dir = imp["dir"].as_str().unwrap().to_string();
+    assert!(Path::new(&dir).join("notes.txt").exists());
     w3.send("api", "fourth, on the third machine");
     let inv = w3.last_invocation();
     assert_eq!(flag(&inv["argv"], "--resume"), Some(sid.as_str()));
@@ -680,6 +688,15 @@ fn a_terminal_moved_twice_still_resumes_its_session_and_an_archived_one_is_shown
     let show = w3.show("api");
     assert_eq!(show["conversation"]["number"], 1);
     assert_eq!(show["turns"], 4);
+
+    // A repository that has neither the commit nor the branch: its HEAD, and a note.
+    let w4 = World::new();
+    let other = super::common::repo(&w4, "unrelated");
+    let imp = w4.json(&["import", &zip2, "--dir", other.to_str().unwrap()]);
+    let notes = imp["notes"].to_string();
+    assert!(notes.contains("nor the branch baton/api"), "{notes}");
+    assert!(notes.contains("HEAD"), "{notes}");
+    assert_eq!(imp["branch"], "baton/api");
 }
 
 #[test]

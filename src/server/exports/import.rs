@@ -384,7 +384,7 @@ fn write_turns(
 /// Where the imported terminal will work, decided before anything is made.
 #[derive(Clone)]
 enum Checkout {
-    /// A worktree on `baton/<name>` in `repo`, at `start` when it has it.
+    /// A worktree on `baton/<name>` in `repo`, at `start` (a commit it has; None: its HEAD).
     Worktree {
         repo: PathBuf,
         name: String,
@@ -450,20 +450,13 @@ impl Checkout {
                 let (mut wt, at_start) =
                     git::create_worktree_from(&repo, &name, &into, start.as_deref())
                         .map_err(|e| BatonError::bad_input(e.to_string()))?;
-                match (&start, at_start) {
-                    (Some(c), false) => notes.push(format!(
-                        "commit {c} is not in {}: the worktree starts at its HEAD ({}) on {}; fetch the exported branch to get its files",
+                if !at_start {
+                    notes.push(format!(
+                        "the worktree starts at {}'s HEAD ({}) on {}",
                         repo.display(),
                         wt.base_commit,
                         wt.branch
-                    )),
-                    (None, _) => notes.push(format!(
-                        "the archive names no commit: the worktree starts at {}'s HEAD ({}) on {}",
-                        repo.display(),
-                        wt.base_commit,
-                        wt.branch
-                    )),
-                    (Some(_), true) => {}
+                    ));
                 }
                 if let Some(b) = base.filter(|b| git::commit_exists(&repo, b)) {
                     wt.base_commit = b;
@@ -561,11 +554,12 @@ fn plan_checkout(
                         .map(Path::to_path_buf)
                 })
                 .unwrap_or_default();
+            let start = start_commit(m, &root, notes);
             Ok(Checkout::Worktree {
                 repo: root,
                 name: name.to_string(),
                 into: crate::server::checkout::worktree_home(srv, name, tid),
-                start: m.checkout.as_ref().and_then(|c| c.head_commit.clone()),
+                start,
                 base: m.checkout.as_ref().map(|c| c.base_commit.clone()),
                 rel,
             })
@@ -578,6 +572,39 @@ fn plan_checkout(
             "{} has a detached HEAD: check out a branch first (git switch -c work)",
             root.display()
         ))),
+    }
+}
+
+/// Where an imported worktree starts in `repo`: the exported head commit when `repo` has it,
+/// else the tip of the exported branch there (local or `origin/`), else None (its HEAD); the
+/// notes say which when it is not the exported commit.
+fn start_commit(m: &Manifest, repo: &Path, notes: &mut Vec<String>) -> Option<String> {
+    let c = m.checkout.as_ref()?;
+    let head = c.head_commit.as_deref();
+    if let Some(h) = head.filter(|h| git::commit_exists(repo, h)) {
+        return Some(h.to_string());
+    }
+    let missing = match head {
+        Some(h) => format!("commit {h} is not in {}", repo.display()),
+        None => "the archive names no head commit".to_string(),
+    };
+    let branch = [c.branch.clone(), format!("origin/{}", c.branch)]
+        .into_iter()
+        .find_map(|b| git::resolve_commit(repo, &b).map(|id| (b, id)));
+    match branch {
+        Some((b, id)) => {
+            notes.push(format!(
+                "{missing}: the worktree starts at {b} ({id}), the exported branch as this repository has it"
+            ));
+            Some(id)
+        }
+        None => {
+            notes.push(format!(
+                "{missing}, nor the branch {}: fetch it to get the exported files",
+                c.branch
+            ));
+            None
+        }
     }
 }
 
