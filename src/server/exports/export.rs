@@ -19,7 +19,7 @@ use crate::protocol::views::ExportView;
 use crate::providers::{claude, codex, codex_rollout};
 use crate::server::state::Server;
 use crate::store::journal::{parse, whole_lines};
-use crate::store::{now_stamp, Entry, Record, TerminalRow};
+use crate::store::{Entry, Record, TerminalRow};
 use crate::words::{CheckoutMode, ProviderKind};
 
 /// One file going into the zip.
@@ -43,6 +43,8 @@ pub fn export(srv: &Server, name: &str, out: Option<&str>) -> Result<ExportView,
         )));
     }
     let entries = parse(&journal).entries;
+    // One time for the manifest and the file's name.
+    let now = chrono::Utc::now();
     let mut members = vec![Member {
         path: manifest::JOURNAL.to_string(),
         kind: FileKind::Journal,
@@ -63,7 +65,7 @@ pub fn export(srv: &Server, name: &str, out: Option<&str>) -> Result<ExportView,
     let m = Manifest {
         format: manifest::FORMAT,
         baton_version: env!("CARGO_PKG_VERSION").to_string(),
-        exported_at: now_stamp(),
+        exported_at: now.to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         terminal: TerminalInfo {
             id: t.id.clone(),
             name: t.name.clone(),
@@ -79,7 +81,8 @@ pub fn export(srv: &Server, name: &str, out: Option<&str>) -> Result<ExportView,
         sessions,
         missing,
     };
-    let path = write_zip(&folder, &t.name, &m, &members).map_err(|e| {
+    let stamp = now.format("%Y%m%dT%H%M%SZ").to_string();
+    let path = write_zip(&folder, &format!("{}-{stamp}", t.name), &m, &members).map_err(|e| {
         BatonError::failed(format!(
             "cannot write the export into {}: {e} (nothing was left behind)",
             folder.display()
@@ -307,13 +310,13 @@ fn checkout(t: &TerminalRow) -> Option<CheckoutInfo> {
 }
 
 /// The zip, written to a temporary file in `folder` and linked to a free final name.
-fn write_zip(folder: &Path, name: &str, m: &Manifest, members: &[Member]) -> io::Result<PathBuf> {
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ").to_string();
+/// `base` is the name without `.zip` (`NAME-<time>`).
+fn write_zip(folder: &Path, base: &str, m: &Manifest, members: &[Member]) -> io::Result<PathBuf> {
     let temp = folder.join(format!(
-        ".{name}-{stamp}.zip.partial-{}",
+        ".{base}.zip.partial-{}",
         uuid::Uuid::new_v4().simple()
     ));
-    let written = fill_zip(&temp, m, members).and_then(|_| link_free(&temp, folder, name, &stamp));
+    let written = fill_zip(&temp, m, members).and_then(|_| link_free(&temp, folder, base));
     let _ = fs::remove_file(&temp);
     written
 }
@@ -343,12 +346,12 @@ fn fill_zip(temp: &Path, m: &Manifest, members: &[Member]) -> io::Result<()> {
     file.sync_all()
 }
 
-/// Links `temp` to `<name>-<stamp>.zip`, or `-1`, `-2`… when taken (a link never replaces).
-fn link_free(temp: &Path, folder: &Path, name: &str, stamp: &str) -> io::Result<PathBuf> {
+/// Links `temp` to `<base>.zip`, or `<base>-1.zip`, `-2`… when taken (a link never replaces).
+fn link_free(temp: &Path, folder: &Path, base: &str) -> io::Result<PathBuf> {
     for n in 0..10_000 {
         let file = match n {
-            0 => format!("{name}-{stamp}.zip"),
-            n => format!("{name}-{stamp}-{n}.zip"),
+            0 => format!("{base}.zip"),
+            n => format!("{base}-{n}.zip"),
         };
         let target = folder.join(file);
         match fs::hard_link(temp, &target) {
