@@ -724,3 +724,42 @@ fn exports_taken_while_a_turn_streams_hold_only_whole_lines() {
     }
     assert!(taken >= 1);
 }
+
+#[test]
+fn a_claude_fork_that_never_ran_forks_its_originals_session_on_the_new_machine() {
+    let w = World::new();
+    let repo = two_turns(&w, "api", "claude");
+    let original = session_of(&w, "api");
+    w.json(&["fork", "api", "api-2"]);
+    let zip = w.json(&["export", "api-2"])["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let w2 = World::new();
+    let imp = import_clone(&w2, &repo, &zip, "clone");
+    assert_eq!(imp["sessions"][0]["session_id"], original.as_str(), "{imp}");
+    let new_dir = imp["dir"].as_str().unwrap().to_string();
+    w2.send("api-2", "first in the fork, elsewhere");
+    let inv = w2.last_invocation();
+    assert_eq!(flag(&inv["argv"], "--resume"), Some(original.as_str()));
+    assert!(has_arg(&inv["argv"], "--fork-session"), "{inv}");
+    assert_eq!(inv["cwd"].as_str(), Some(new_dir.as_str()));
+    let forked = session_of(&w2, "api-2");
+    let file = read_dir_files(&w2.home().join(".claude").join("projects"))
+        .into_iter()
+        .find(|p| p.to_string_lossy().ends_with(&format!("{forked}.jsonl")))
+        .expect("the fork's session file");
+    let text = std::fs::read_to_string(file).unwrap();
+    assert!(
+        text.contains("first: add notes"),
+        "the fork keeps the history"
+    );
+    let snapshots: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("\"prompt_snapshot\""))
+        .collect();
+    assert!(!snapshots.is_empty(), "{text}");
+    for line in snapshots {
+        assert!(line.contains(&new_dir), "{line}");
+    }
+}
