@@ -119,6 +119,29 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Write a terminal (journal, turn streams, the CLIs' session files, a SHA-256 manifest)
+    /// into a zip: <data>/exports/NAME-<UTC time>.zip, or into --out DIR
+    Export {
+        name: String,
+        /// The folder to write the zip into (it must exist)
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Make a terminal of a zip `baton export` wrote (on this or another machine)
+    Import {
+        file: PathBuf,
+        /// Import it under this name
+        #[arg(long, value_name = "NEW")]
+        name: Option<String>,
+        /// The repository on this machine to make its worktree in (or a plain folder to work
+        /// in); without it, a fresh folder
+        #[arg(long, value_name = "D")]
+        dir: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Show an archived terminal again
     Unarchive {
         name: String,
@@ -476,6 +499,20 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
                 force,
             };
             prune::run(c, &req, json)
+        }
+        Some(Cmd::Export { name, out, json }) => {
+            let out = out.map(absolute);
+            commands::simple(c, &Request::Export { name, out }, json, render::exported)
+        }
+        Some(Cmd::Import {
+            file,
+            name,
+            dir,
+            json,
+        }) => {
+            let (file, dir) = (absolute(file), dir.map(absolute));
+            let req = Request::Import { file, name, dir };
+            commands::simple(c, &req, json, render::imported)
         }
         Some(Cmd::Unarchive { name, json }) => commands::simple(
             c,

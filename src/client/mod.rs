@@ -4,6 +4,7 @@
 pub mod commands;
 pub mod prune;
 pub mod render;
+mod render_exports;
 mod render_life;
 
 use std::ffi::OsString;

@@ -347,6 +347,7 @@ pub fn revert(v: &RevertView) -> String {
     )
 }
 
+pub use super::render_exports::{exported, imported};
 pub use super::render_life::{archived, forked, rewound, titled};
 
 pub fn renamed(v: &RenamedView) -> String {

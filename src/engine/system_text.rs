@@ -32,6 +32,40 @@ pub fn carried_over(checkout: &Path) -> String {
     )
 }
 
+/// Where a conversation's system text points: its checkout and its screenshots folder.
+#[derive(Debug, Clone, Copy)]
+pub struct Place<'a> {
+    pub checkout: &'a Path,
+    pub screenshots: &'a Path,
+}
+
+/// The system text `old`, written for `from`, re-pointed at `to` (an imported terminal's
+/// conversation carrying on in a new checkout): the house rules and a carried-over note name
+/// the new place, the brief and standing instructions stay word for word, and a note that the
+/// conversation was carried over is added when the checkout changed (its history names the old
+/// paths). A text that does not start with the house rules for `from` (written by another
+/// build) has every occurrence of the old paths replaced instead.
+pub fn repoint(old: &str, from: Place<'_>, to: Place<'_>) -> String {
+    let rules = house_rules(from.checkout, from.screenshots);
+    let old_note = carried_over(from.checkout);
+    let Some(rest) = old.strip_prefix(&rules) else {
+        let text = |p: &Path| p.to_string_lossy().into_owned();
+        return old
+            .replace(&text(from.checkout), &text(to.checkout))
+            .replace(&text(from.screenshots), &text(to.screenshots));
+    };
+    let (rest, had_note) = match rest.strip_suffix(&old_note) {
+        Some(r) => (r, true),
+        None => (rest, false),
+    };
+    let mut out = house_rules(to.checkout, to.screenshots);
+    out.push_str(rest);
+    if had_note || from.checkout != to.checkout {
+        out.push_str(&carried_over(to.checkout));
+    }
+    out
+}
+
 pub fn build(
     checkout: &Path,
     screenshots: &Path,
@@ -78,6 +112,47 @@ mod tests {
         );
         assert_eq!(t, want);
         assert!(t.contains("/w/api") && t.contains("/d/shots"));
+    }
+
+    #[test]
+    fn repointing_names_the_new_place_and_keeps_the_rest_word_for_word() {
+        let instr = ["Use /w/api paths only.".to_string()];
+        let old_place = Place {
+            checkout: Path::new("/w/api"),
+            screenshots: Path::new("/d/shots"),
+        };
+        let new_place = Place {
+            checkout: Path::new("/x/api"),
+            screenshots: Path::new("/e/shots"),
+        };
+        let plain = build(old_place.checkout, old_place.screenshots, Some("b"), &instr);
+        let forked = format!("{plain}{}", carried_over(old_place.checkout));
+        let moved = format!(
+            "{}\n\n## What this terminal is for\nb\n\n{INSTRUCTIONS_HEADING}\n- Use /w/api paths only.{}",
+            house_rules(new_place.checkout, new_place.screenshots),
+            carried_over(new_place.checkout)
+        );
+        let same = Place {
+            checkout: old_place.checkout,
+            screenshots: Path::new("/e/shots"),
+        };
+        let cases = [
+            // (old text, to, want)
+            (plain.clone(), new_place, moved.clone()),
+            // a fork's note is re-pointed, not doubled
+            (forked, new_place, moved),
+            // same checkout: only the screenshots change, no note
+            (plain.clone(), same, plain.replace("/d/shots", "/e/shots")),
+            // another build's text: the paths are replaced wherever they are
+            (
+                "work in /w/api; shots in /d/shots".to_string(),
+                new_place,
+                "work in /x/api; shots in /e/shots".to_string(),
+            ),
+        ];
+        for (old, to, want) in cases {
+            assert_eq!(repoint(&old, old_place, to), want, "{old}");
+        }
     }
 
     #[test]

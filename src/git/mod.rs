@@ -72,8 +72,9 @@ pub use message::{branch_name, commit_message, squash_message, CommitInfo, BODY_
 pub use review::{diff, merge_squash, revert};
 pub use watch::Watch;
 pub use worktree::{
-    branch_head, check_branch_free, check_removable, create_worktree, create_worktree_at, locate,
-    parent_of, recreate, remove, Located, Removed,
+    branch_head, check_branch_free, check_branch_free_in, check_removable, commit_exists,
+    create_worktree, create_worktree_at, create_worktree_from, locate, parent_of, recreate, remove,
+    resolve_commit, Located, Removed,
 };
 
 use error::GitContext;

@@ -37,16 +37,7 @@ pub struct Removed {
 /// and a worktree for it at `into` (which must not exist; its parents are created).
 /// Runs in a subdirectory of `repo_dir`'s root belong in the same subdirectory of the worktree.
 pub fn create_worktree(repo_dir: &Path, terminal: &str, into: &Path) -> Result<Worktree, GitError> {
-    let (root, base_branch, head) = match inspect(repo_dir)? {
-        RepoState::NotRepo => {
-            return Err(GitError::NotRepo {
-                dir: repo_dir.to_path_buf(),
-            })
-        }
-        RepoState::NoCommit { root } => return Err(GitError::NoCommit { root }),
-        RepoState::Detached { root } => return Err(GitError::Detached { root }),
-        RepoState::Branch { root, branch, head } => (root, branch, head),
-    };
+    let (root, base_branch, head) = on_branch(repo_dir)?;
     let repo = open(&root)?;
     branch_worktree(&repo, terminal, into, &head, base_branch)
 }
@@ -62,6 +53,70 @@ pub fn create_worktree_at(
 ) -> Result<Worktree, GitError> {
     let repo = open(&from.repo)?;
     branch_worktree(&repo, terminal, into, start, from.base_branch.clone())
+}
+
+/// A worktree for `terminal` on a new branch in the repository containing `repo_dir`, started
+/// at commit `start` when the repository has it, else at its HEAD (an import whose commit did
+/// not come along). Says which: `true` when it started at `start`. The base branch is the one
+/// HEAD is on.
+pub fn create_worktree_from(
+    repo_dir: &Path,
+    terminal: &str,
+    into: &Path,
+    start: Option<&str>,
+) -> Result<(Worktree, bool), GitError> {
+    let (root, base_branch, head) = on_branch(repo_dir)?;
+    let repo = open(&root)?;
+    let found = start.filter(|c| has_commit(&repo, c));
+    let wt = branch_worktree(&repo, terminal, into, found.unwrap_or(&head), base_branch)?;
+    Ok((wt, found.is_some()))
+}
+
+/// The root, branch and HEAD commit of the repository containing `repo_dir`, which must be on
+/// a branch with a commit.
+fn on_branch(repo_dir: &Path) -> Result<(PathBuf, String, String), GitError> {
+    match inspect(repo_dir)? {
+        RepoState::NotRepo => Err(GitError::NotRepo {
+            dir: repo_dir.to_path_buf(),
+        }),
+        RepoState::NoCommit { root } => Err(GitError::NoCommit { root }),
+        RepoState::Detached { root } => Err(GitError::Detached { root }),
+        RepoState::Branch { root, branch, head } => Ok((root, branch, head)),
+    }
+}
+
+/// Whether the repository containing `repo_dir` has commit `commit`.
+pub fn commit_exists(repo_dir: &Path, commit: &str) -> bool {
+    Repository::discover(repo_dir).is_ok_and(|r| has_commit(&r, commit))
+}
+
+/// The commit `spec` (a branch, `origin/<branch>`, `HEAD`…) names in the repository
+/// containing `repo_dir`, if it names one.
+pub fn resolve_commit(repo_dir: &Path, spec: &str) -> Option<String> {
+    let repo = Repository::discover(repo_dir).ok()?;
+    let commit = repo.revparse_single(spec).ok()?.peel_to_commit().ok()?;
+    Some(commit.id().to_string())
+}
+
+/// Whether branch `baton/<terminal>` can be made in the repository containing `repo_dir`.
+pub fn check_branch_free_in(repo_dir: &Path, terminal: &str) -> Result<(), GitError> {
+    let repo = Repository::discover(repo_dir)
+        .ctx(|| format!("cannot open the repository at {}", repo_dir.display()))?;
+    branch_free(&repo, terminal)
+}
+
+fn branch_free(repo: &Repository, terminal: &str) -> Result<(), GitError> {
+    let branch = branch_name(terminal).ok_or_else(|| GitError::InvalidName {
+        terminal: terminal.to_string(),
+    })?;
+    if repo.find_branch(&branch, BranchType::Local).is_ok() {
+        return Err(GitError::BranchExists { branch });
+    }
+    Ok(())
+}
+
+fn has_commit(repo: &Repository, commit: &str) -> bool {
+    git2::Oid::from_str(commit).is_ok_and(|oid| repo.find_commit(oid).is_ok())
 }
 
 fn branch_worktree(
@@ -110,14 +165,7 @@ fn branch_worktree(
 /// Refuses a terminal name whose branch cannot be made in `wt`'s repository (taken, or not a
 /// branch name), before anything changes.
 pub fn check_branch_free(wt: &Worktree, terminal: &str) -> Result<(), GitError> {
-    let repo = open(&wt.repo)?;
-    let branch = branch_name(terminal).ok_or_else(|| GitError::InvalidName {
-        terminal: terminal.to_string(),
-    })?;
-    if repo.find_branch(&branch, BranchType::Local).is_ok() {
-        return Err(GitError::BranchExists { branch });
-    }
-    Ok(())
+    branch_free(&open(&wt.repo)?, terminal)
 }
 
 /// The commit at the tip of `wt`'s branch.

@@ -354,3 +354,36 @@ fn remove_of_a_deleted_worktree_prunes_it() {
     );
     assert_eq!(branches(&f.repo), "baton/api\nmain\n");
 }
+
+#[test]
+fn create_worktree_from_starts_at_the_commit_when_the_repository_has_it() {
+    let f = Fixture::new();
+    let first = head_of(&f.repo);
+    write(&f.repo.join("later.txt"), "later\n");
+    git(&f.repo, &["add", "."]);
+    git(&f.repo, &["commit", "-q", "-m", "later"]);
+    let head = head_of(&f.repo);
+    let missing = "0123456789abcdef0123456789abcdef01234567";
+    let cases = [
+        ("a", Some(first.as_str()), first.as_str(), true),
+        ("b", Some(missing), head.as_str(), false),
+        ("c", None, head.as_str(), false),
+    ];
+    for (name, start, want, found) in cases {
+        let (wt, started_there) =
+            create_worktree_from(&f.repo, name, &f.slot(name), start).unwrap();
+        assert_eq!(
+            (wt.base_commit.as_str(), started_there),
+            (want, found),
+            "{name}"
+        );
+        assert_eq!(wt.branch, format!("baton/{name}"));
+    }
+    assert!(commit_exists(&f.repo, &first));
+    assert_eq!(resolve_commit(&f.repo, "main"), Some(head.clone()));
+    assert_eq!(resolve_commit(&f.repo, "baton/a"), Some(first.clone()));
+    assert_eq!(resolve_commit(&f.repo, "origin/nowhere"), None);
+    assert!(!commit_exists(&f.repo, missing));
+    assert!(check_branch_free_in(&f.repo, "a").is_err());
+    assert!(check_branch_free_in(&f.repo, "z").is_ok());
+}

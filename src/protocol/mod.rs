@@ -108,6 +108,22 @@ pub enum Request {
         name: String,
         archived: bool,
     },
+    /// Write terminal `name`'s journal, turn streams, CLI session files and a manifest into a
+    /// zip (in `<data>/exports`, or in `out`).
+    Export {
+        name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        out: Option<String>,
+    },
+    /// Make the terminal exported in zip `file` a terminal here (`name`: another name; `dir`:
+    /// the repository, or folder, it works in on this machine).
+    Import {
+        file: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dir: Option<String>,
+    },
     /// What the configured extractor keeps of `prompt` (no terminal is touched).
     Extract {
         prompt: String,

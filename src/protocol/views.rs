@@ -515,3 +515,42 @@ pub struct ExtractedView {
     /// `local`, `model`, `local (model failed: …)`, or `none (…)` for a skipped prompt.
     pub extractor: String,
 }
+
+/// `baton export --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportView {
+    pub name: String,
+    /// The zip written.
+    pub path: String,
+    /// How many files it holds besides `manifest.json`.
+    pub files: usize,
+    /// Their size together (uncompressed).
+    pub bytes: u64,
+    /// What could not be exported and why (CLI session files that were not found).
+    pub warnings: Vec<String>,
+}
+
+/// One provider session of an imported terminal and where its CLI file was put.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportedSessionView {
+    pub provider: ProviderKind,
+    pub session_id: String,
+    /// Where the CLI's session file now is (null: the archive had none).
+    pub placed: Option<String>,
+}
+
+/// `baton import --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportView {
+    pub name: String,
+    /// The terminal's name where it was exported.
+    pub from: String,
+    pub terminal_id: String,
+    /// Where its runs happen now.
+    pub dir: String,
+    pub mode: CheckoutMode,
+    pub branch: Option<String>,
+    pub worktree: Option<String>,
+    pub sessions: Vec<ImportedSessionView>,
+    pub notes: Vec<String>,
+}

@@ -355,29 +355,13 @@ fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// replaced by `new`. Only those lines change (the JSON string is replaced in place, the rest
 /// of the line byte for byte); every other line is kept as it is.
 pub fn rewrite_snapshots(session: &[u8], old: &str, new: &str) -> Vec<u8> {
-    let (Ok(old_json), Ok(new_json)) = (serde_json::to_string(old), serde_json::to_string(new))
-    else {
-        return session.to_vec();
-    };
-    let mut out = Vec::with_capacity(session.len());
-    for line in session.split_inclusive(|b| *b == b'\n') {
-        let text = std::str::from_utf8(line).ok();
-        let snapshot = text
-            .and_then(|t| serde_json::from_str::<Value>(t.trim_end()).ok())
-            .filter(|v| v["type"] == "attachment" && v["attachment"]["type"] == "prompt_snapshot")
-            .is_some_and(|v| {
-                v["attachment"]["systemPrompt"]
-                    .as_array()
-                    .is_some_and(|parts| parts.iter().any(|p| p.as_str() == Some(old)))
-            });
-        match text {
-            Some(t) if snapshot => {
-                out.extend_from_slice(t.replace(&old_json, &new_json).as_bytes())
-            }
-            _ => out.extend_from_slice(line),
-        }
-    }
-    out
+    super::replace_in_lines(session, old, new, |v| {
+        v["type"] == "attachment"
+            && v["attachment"]["type"] == "prompt_snapshot"
+            && v["attachment"]["systemPrompt"]
+                .as_array()
+                .is_some_and(|parts| parts.iter().any(|p| p.as_str() == Some(old)))
+    })
 }
 
 #[cfg(test)]

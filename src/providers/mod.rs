@@ -9,6 +9,7 @@ pub mod claude;
 pub mod claude_session;
 pub mod codex;
 pub mod codex_app;
+pub mod codex_rollout;
 pub mod local;
 pub mod process;
 pub mod run;
@@ -135,4 +136,31 @@ pub(crate) fn json_event(line: &str) -> Option<(serde_json::Value, String)> {
         }
         _ => None,
     }
+}
+
+/// `jsonl` with the JSON string `old` replaced by `new` on the lines whose JSON value `pick`
+/// chooses (in place: the rest of those lines, and every other line, byte for byte). A CLI's
+/// session file keeps baton's system text; a copy for another checkout gets the new one.
+pub(crate) fn replace_in_lines(
+    jsonl: &[u8],
+    old: &str,
+    new: &str,
+    pick: impl Fn(&serde_json::Value) -> bool,
+) -> Vec<u8> {
+    let (Ok(old_json), Ok(new_json)) = (serde_json::to_string(old), serde_json::to_string(new))
+    else {
+        return jsonl.to_vec();
+    };
+    let mut out = Vec::with_capacity(jsonl.len());
+    for line in jsonl.split_inclusive(|b| *b == b'\n') {
+        let text = std::str::from_utf8(line).ok();
+        let picked = text
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(t.trim_end()).ok())
+            .is_some_and(|v| pick(&v));
+        match text {
+            Some(t) if picked => out.extend_from_slice(t.replace(&old_json, &new_json).as_bytes()),
+            _ => out.extend_from_slice(line),
+        }
+    }
+    out
 }

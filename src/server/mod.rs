@@ -2,6 +2,7 @@
 //! `server.sock` (0600), owning every running turn. Clients come and go; turns keep running.
 
 mod checkout;
+mod exports;
 mod extract;
 mod feed;
 mod fence;
@@ -327,6 +328,8 @@ async fn handle(
         Request::Title { name, title } => done(terminals::title(srv, &name, &title)),
         Request::Archive { name, archived } => done(terminals::archive(srv, &name, archived)),
         Request::Fork { name, new } => done(forks::fork(srv, &name, new).await),
+        Request::Export { name, out } => done(exports::export(srv, name, out).await),
+        Request::Import { file, name, dir } => done(exports::import(srv, file, name, dir).await),
         Request::Rewind { name, turn, new } => done(forks::rewind(srv, &name, turn, new).await),
         Request::Send { name, send, detach } => {
             let (feed, accepted) = match turn::accept(srv, &name, send) {

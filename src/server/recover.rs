@@ -155,21 +155,26 @@ fn requeue(srv: &Server, tid: &str, n: u32) -> Result<Option<u32>, BatonError> {
 
 /// What a turn's raw stream holds.
 #[derive(Debug, Default)]
-struct Streamed {
+pub(super) struct Streamed {
     /// How many lines the CLI printed.
-    lines: usize,
-    answer: String,
-    tools: Vec<String>,
+    pub(super) lines: usize,
+    pub(super) answer: String,
+    pub(super) tools: Vec<String>,
     /// The provider session it ran in, and that session's model.
-    session: Option<(String, Option<String>)>,
+    pub(super) session: Option<(String, Option<String>)>,
 }
 
 /// The turn's answer, tool lines and session as its raw stream (as far as it got) gives them.
 fn read_back(path: &Path, provider: ProviderKind) -> Streamed {
+    match std::fs::read(path) {
+        Ok(bytes) => streamed(&String::from_utf8_lossy(&bytes), provider),
+        Err(_) => Streamed::default(),
+    }
+}
+
+/// What raw stream `text` of a `provider` turn holds (an imported turn that was still running).
+pub(super) fn streamed(text: &str, provider: ProviderKind) -> Streamed {
     let mut out = Streamed::default();
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return out;
-    };
     let mut claude = ClaudeParser::new();
     let mut codex = CodexParser::new();
     for line in text.lines() {

@@ -221,6 +221,23 @@ fn apply_record(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<
         }
         Record::InstructionRemoved { text } => apply_instruction_removed(&c, text),
         Record::InstructionsCleared => apply_instructions_cleared(&c),
+        Record::Imported {
+            from: _,
+            name,
+            dir,
+            source,
+            mode,
+            worktree,
+            conversation,
+        } => {
+            apply_renamed(&c, name)?;
+            c.tx.execute(
+                "UPDATE terminals SET source=:source WHERE id=:tid",
+                named_params! { ":tid": c.tid, ":source": source },
+            )?;
+            apply_checkout_moved(&c, dir, *mode, worktree.as_ref())?;
+            super::life::repointed(c.tx, conversation.as_ref())
+        }
     }
 }
 

@@ -26,13 +26,22 @@ pub fn append(path: &Path, entry: &Entry) -> io::Result<()> {
 /// then renamed into place (and the folder synced), so a crash leaves either the whole journal
 /// or none (a leftover temporary file is never read). Fails if the journal exists.
 pub fn create(path: &Path, entries: &[Entry]) -> io::Result<()> {
+    create_after(path, &[], entries)
+}
+
+/// [`create`], with the journal starting on `head` byte for byte (whole lines: an import's
+/// journal from another machine) before `entries`.
+pub fn create_after(path: &Path, head: &[u8], entries: &[Entry]) -> io::Result<()> {
     if path.exists() {
         return Err(io::Error::new(
             io::ErrorKind::AlreadyExists,
             format!("{} exists", path.display()),
         ));
     }
-    let mut bytes = Vec::new();
+    let mut bytes = head.to_vec();
+    if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+        bytes.push(b'\n');
+    }
     for e in entries {
         serde_json::to_writer(&mut bytes, e).map_err(io::Error::other)?;
         bytes.push(b'\n');
@@ -47,6 +56,15 @@ pub fn create(path: &Path, entries: &[Entry]) -> io::Result<()> {
         File::open(dir)?.sync_all()?;
     }
     Ok(())
+}
+
+/// `bytes` up to and including its last newline: whole lines only (a line being appended is
+/// left out).
+pub fn whole_lines(bytes: &[u8]) -> &[u8] {
+    match bytes.iter().rposition(|b| *b == b'\n') {
+        Some(i) => &bytes[..=i],
+        None => &[],
+    }
 }
 
 fn ends_without_newline(path: &Path) -> io::Result<bool> {
@@ -70,7 +88,11 @@ pub struct ReadJournal {
 }
 
 pub fn read(path: &Path) -> io::Result<ReadJournal> {
-    let bytes = fs::read(path)?;
+    Ok(parse(&fs::read(path)?))
+}
+
+/// The entries of a journal's bytes (see [`read`]).
+pub fn parse(bytes: &[u8]) -> ReadJournal {
     let mut out = ReadJournal::default();
     for (i, raw) in bytes.split(|b| *b == b'\n').enumerate() {
         if raw.iter().all(u8::is_ascii_whitespace) {
@@ -93,7 +115,7 @@ pub fn read(path: &Path) -> io::Result<ReadJournal> {
             Err(e) => out.skipped.push((i + 1, e.to_string())),
         }
     }
-    Ok(out)
+    out
 }
 
 #[cfg(test)]

@@ -1,13 +1,14 @@
 //! The index side of a terminal's life beyond its turns: its last activity, archiving, removal in two steps
 //! (`RemovalStarted` hides the terminal from listings at once, keeps its name taken and
-//! remembers what to finish; `TerminalRemoved` drops it, `RemovalCancelled` brings it back), forks (where a terminal came from, where it was forked into) and conversation
+//! remembers what to finish; `TerminalRemoved` drops it, `RemovalCancelled` brings it back), forks (where a terminal came from, where it was forked into), imports (the live
+//! conversation re-pointed at the new checkout) and conversation
 //! titles (the first prompt's until the user renames it). See ARCHITECTURE.md ("The journal's
 //! records").
 
 use rusqlite::{named_params, OptionalExtension, Transaction};
 
 use super::index::json;
-use super::records::{ForkLink, SessionFork};
+use super::records::{ForkLink, Repointed, SessionFork};
 use crate::words::title_of;
 
 pub fn archived(tx: &Transaction<'_>, tid: &str, archived: bool) -> rusqlite::Result<()> {
@@ -109,6 +110,19 @@ pub fn forked(tx: &Transaction<'_>, tid: &str, at: &str, from: &ForkLink) -> rus
          VALUES (:from, (SELECT COALESCE(MAX(seq), 0) + 1 FROM forks WHERE terminal_id=:from),
            :link, :at)",
         named_params! { ":from": from.terminal_id, ":link": json(&into), ":at": at },
+    )?;
+    Ok(())
+}
+
+/// An imported terminal's live conversation runs in its new directory, with the system text
+/// that names it.
+pub fn repointed(tx: &Transaction<'_>, conv: Option<&Repointed>) -> rusqlite::Result<()> {
+    let Some(c) = conv else {
+        return Ok(());
+    };
+    tx.execute(
+        "UPDATE conversations SET dir=:dir, system_text=:text WHERE id=:id",
+        named_params! { ":id": c.conversation_id, ":dir": c.dir, ":text": c.system_text },
     )?;
     Ok(())
 }

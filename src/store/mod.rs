@@ -19,7 +19,7 @@ use std::sync::{Mutex, MutexGuard};
 use rusqlite::Connection;
 
 pub use inputs::InputRow;
-pub use records::{now_stamp, Entry, ForkLink, Record, SessionFork};
+pub use records::{now_stamp, Entry, ForkLink, ImportedFrom, Record, Repointed, SessionFork};
 pub use views::{
     ConversationView, InstructionView, PendingRemoval, SessionView, TerminalRow, TurnView,
     TurnsSummary,
@@ -213,6 +213,17 @@ impl Store {
     /// Creates terminal `tid` with `records`, all or nothing (`journal::create`), then applies
     /// them to the index in one transaction. A crash leaves the whole terminal or none of it.
     pub fn create(&self, tid: &str, records: Vec<Record>) -> Result<Vec<Entry>> {
+        self.create_after(tid, &[], records)
+    }
+
+    /// Creates terminal `tid` from another data directory's journal `head` (whole lines, kept
+    /// byte for byte) followed by `records`, all or nothing, then indexes the whole journal.
+    pub fn create_imported(&self, tid: &str, head: &[u8], records: Vec<Record>) -> Result<()> {
+        self.create_after(tid, head, records).map(drop)
+    }
+
+    /// [`Store::create`] after `head`; returns the entries of `records`.
+    fn create_after(&self, tid: &str, head: &[u8], records: Vec<Record>) -> Result<Vec<Entry>> {
         let at = now_stamp();
         let entries: Vec<Entry> = records
             .into_iter()
@@ -224,12 +235,24 @@ impl Store {
         self.ensure_terminal_dirs(tid)?;
         let mut conn = self.conn();
         let jpath = self.dir.journal(tid);
-        journal::create(&jpath, &entries).map_err(|source| StoreError::Journal {
+        journal::create_after(&jpath, head, &entries).map_err(|source| StoreError::Journal {
             path: jpath.clone(),
             source,
         })?;
-        self.index_entries(&mut conn, tid, &entries);
+        let mut all = journal::parse(head).entries;
+        all.extend(entries.iter().cloned());
+        self.index_entries(&mut conn, tid, &all);
         Ok(entries)
+    }
+
+    /// Terminal `tid`'s journal as it is on disk, whole lines only, read while no append runs
+    /// ([`Store::append`] holds the same lock), so the copy holds no half-written record.
+    pub fn journal_snapshot(&self, tid: &str) -> Result<Vec<u8>> {
+        let _writers = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let path = self.dir.journal(tid);
+        let bytes =
+            std::fs::read(&path).map_err(|source| StoreError::JournalRead { path, source })?;
+        Ok(journal::whole_lines(&bytes).to_vec())
     }
 
     fn ensure_terminal_dirs(&self, tid: &str) -> Result<()> {

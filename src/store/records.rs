@@ -225,6 +225,40 @@ pub enum Record {
         text: String,
     },
     InstructionsCleared,
+    /// `baton import`: the records before this one were written on another machine (or data
+    /// directory); from here on the terminal is called `name` and runs in `dir`. Its live
+    /// conversation carries on there (`conversation`): rule 1 of the send path does not fire,
+    /// because that conversation's directory and system text are re-pointed too.
+    Imported {
+        from: ImportedFrom,
+        name: String,
+        dir: String,
+        source: String,
+        mode: CheckoutMode,
+        worktree: Option<Worktree>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        conversation: Option<Repointed>,
+    },
+}
+
+/// Where an imported terminal was exported from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImportedFrom {
+    pub baton_version: String,
+    /// The run directory there.
+    pub dir: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<Worktree>,
+    pub exported_at: String,
+}
+
+/// The live conversation of an imported terminal, re-pointed at the new run directory with the
+/// system text that names it (the CLI session files placed by the import say the same).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Repointed {
+    pub conversation_id: String,
+    pub dir: String,
+    pub system_text: String,
 }
 
 /// The other end of a fork: the terminal (by id and its name then), the conversation, the

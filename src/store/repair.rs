@@ -42,6 +42,12 @@ pub fn stand_in_created(tid: &str, entries: &[Entry]) -> Option<Record> {
                 mode: m,
                 worktree: w,
                 ..
+            }
+            | Record::Imported {
+                dir: d,
+                mode: m,
+                worktree: w,
+                ..
             } => {
                 dir = Some(d.clone());
                 mode = *m;

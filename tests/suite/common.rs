@@ -255,6 +255,15 @@ pub fn text(out: &Output) -> String {
     )
 }
 
+/// Asserts `baton ARGS` is refused with exit 2 and one line holding `needle`.
+pub fn refused(w: &World, args: &[&str], needle: &str) {
+    let out = w.run(args);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(needle), "{args:?}: {err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
 /// The value of `flag` in an argv list.
 pub fn flag<'a>(argv: &'a Value, flag: &str) -> Option<&'a str> {
     let a = argv.as_array()?;

@@ -35,14 +35,6 @@ fn session_of(w: &World, name: &str) -> String {
         .to_string()
 }
 
-fn refused(w: &World, args: &[&str], needle: &str) {
-    let out = w.run(args);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains(needle), "{args:?}: {err}");
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
-}
-
 fn dir_of(w: &World, name: &str) -> PathBuf {
     PathBuf::from(w.show(name)["dir"].as_str().unwrap())
 }

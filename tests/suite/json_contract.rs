@@ -1,6 +1,7 @@
 //! The documented `--json` output (`new`, `send`, `ls`, `show`, `log`, `instructions`, `diff`,
-//! `server status`, `prune`) pinned as snapshots, so a refactor that renames, drops or retypes a
-//! field fails here. Values that differ per run (ids, times, paths, commits, pids) are replaced by
+//! `server status`, `prune`, `export`, `import`) pinned as snapshots, so a refactor that
+//! renames, drops or retypes a field fails here. Values that differ per run (ids, times, paths,
+//! commits, pids) are replaced by
 //! placeholders that keep their identity: the same id is the same `<id:N>` everywhere.
 
 use std::collections::HashMap;
@@ -169,6 +170,49 @@ fn documented_json_output_keeps_its_fields_and_values() {
         ),
         ("log_fork", n.pretty(&w.json(&["log", "api-fork"]))),
     ];
+    for (name, text) in snap {
+        insta::assert_snapshot!(name, text);
+    }
+}
+
+#[test]
+fn export_and_import_json_keep_their_fields() {
+    let w = World::new();
+    let mut n = Normalizer::new(&w);
+    let repo = repo(&w, "repo");
+    w.ok(&["new", "api", "--dir", repo.to_str().unwrap()]);
+    w.send("api", "Add a /health endpoint. [[write:health.rs]]");
+    let mut export = w.json(&["export", "api"]);
+    let w2 = World::new();
+    let clone = w2.tmp.path().join("work").join("clone");
+    git(
+        &w2,
+        w2.tmp.path(),
+        &[
+            "clone",
+            "-q",
+            repo.to_str().unwrap(),
+            clone.to_str().unwrap(),
+        ],
+    );
+    let import = w2.json(&[
+        "import",
+        export["path"].as_str().unwrap(),
+        "--dir",
+        clone.to_str().unwrap(),
+    ]);
+    // The size varies with what the CLI printed (durations): a number, not pinned.
+    assert!(export["bytes"].as_u64().unwrap() > 0, "{export}");
+    export["bytes"] = "<bytes>".into();
+    let tmp2 = w2.tmp.path().canonicalize().unwrap().display().to_string();
+    let stamp = Regex::new(r"-\d{8}T\d{6}Z").unwrap();
+    let project = Regex::new(r"/projects/[^/]+/").unwrap();
+    let mut text = |v: &Value| {
+        let t = n.pretty(v).replace(&tmp2, "<tmp2>");
+        let t = stamp.replace_all(&t, "-<stamp>");
+        project.replace_all(&t, "/projects/<cwd>/").into_owned()
+    };
+    let snap = [("export", text(&export)), ("import", text(&import))];
     for (name, text) in snap {
         insta::assert_snapshot!(name, text);
     }

@@ -1,0 +1,54 @@
+//! `baton export` and `baton import`: a terminal moved to another machine (or data directory)
+//! as one zip, and made a terminal there that carries on where it was.
+//!
+//! The zip (`manifest.rs` is its format) holds, byte for byte, the terminal's journal, every
+//! turn's raw stream and the CLIs' own session files of the sessions its journal names (a
+//! Codex fork's rollout with the rollouts it builds on), plus `manifest.json` with each file's
+//! size and SHA-256. Export (`export.rs`) reads while the server runs and changes nothing: the
+//! journal is copied under the lock every append holds, and every file is cut at its last
+//! newline, so no half-written line comes along. Import (`import.rs`) checks every member
+//! against the manifest before it writes anything, then recreates the checkout, puts the
+//! session files where this machine's CLIs look for them, and writes the journal whole with an
+//! `imported` record after the original ones: the live conversation is re-pointed at the new
+//! run directory (so the send path's rule 1 does not open a fresh one) with its system text
+//! re-pointed too, and the placed session files say the same (Claude's `prompt_snapshot`
+//! entries, Codex's developer message: see `providers::codex_rollout` for that choice). See
+//! ARCHITECTURE.md ("Exports").
+
+use std::sync::Arc;
+
+use super::state::Server;
+use crate::error::BatonError;
+use crate::protocol::views::{ExportView, ImportView};
+
+mod carry;
+mod export;
+mod import;
+mod manifest;
+mod placing;
+
+/// `baton export NAME [--out DIR]`.
+pub async fn export(
+    srv: &Arc<Server>,
+    name: String,
+    out: Option<String>,
+) -> Result<ExportView, BatonError> {
+    let srv = srv.clone();
+    tokio::task::spawn_blocking(move || export::export(&srv, &name, out.as_deref()))
+        .await
+        .map_err(|e| BatonError::failed(format!("the export task crashed: {e}")))?
+}
+
+/// `baton import FILE [--name NEW] [--dir D]`.
+pub async fn import(
+    srv: &Arc<Server>,
+    file: String,
+    name: Option<String>,
+    dir: Option<String>,
+) -> Result<ImportView, BatonError> {
+    let srv2 = srv.clone();
+    let view = tokio::task::spawn_blocking(move || import::import(&srv2, &file, name, dir))
+        .await
+        .map_err(|e| BatonError::failed(format!("the import task crashed: {e}")))??;
+    Ok(view)
+}

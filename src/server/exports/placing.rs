@@ -1,0 +1,156 @@
+//! Putting an imported terminal's CLI session files where this machine's CLIs look for them:
+//! Claude's into the project folder of the NEW run directory (`projects/<encoded cwd>/<id>.jsonl`:
+//! 2.1.197 finds a session only there), Codex's rollouts into `$CODEX_HOME/sessions/Y/M/D/`
+//! under their own names. The copies placed carry the re-pointed system text (Claude's
+//! `prompt_snapshot` entries, Codex's developer message); a file already there is left alone
+//! when it holds the same bytes and refused when it does not (nothing is ever overwritten).
+//! Planned (and every conflict found) before anything is written.
+
+use std::collections::HashMap;
+use std::fs;
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use super::manifest::{self, Manifest};
+use crate::error::BatonError;
+use crate::protocol::views::ImportedSessionView;
+use crate::providers::{claude, claude_session, codex, codex_rollout, ProviderHomes};
+use crate::words::ProviderKind;
+
+/// One CLI file to put in place.
+pub struct Placement {
+    pub provider: ProviderKind,
+    pub session_id: String,
+    pub target: PathBuf,
+    pub bytes: Vec<u8>,
+    /// The same bytes are there already: nothing to write.
+    pub present: bool,
+}
+
+/// Where each session file of `m` goes for runs in `run_dir` (physical), with every
+/// `(old, new)` system text of `rewrites` replaced in it. Refuses a target that holds
+/// something else.
+pub fn plan(
+    homes: &ProviderHomes,
+    run_dir: &Path,
+    m: &Manifest,
+    members: &HashMap<String, Vec<u8>>,
+    rewrites: &[(String, String)],
+) -> Result<Vec<Placement>, BatonError> {
+    let mut out = Vec::new();
+    for s in &m.sessions {
+        let Some(file) = &s.file else { continue };
+        let Some(original) = members.get(file) else {
+            continue;
+        };
+        let mut bytes = original.clone();
+        for (old, new) in rewrites {
+            bytes = match s.provider {
+                ProviderKind::Claude => claude_session::rewrite_snapshots(&bytes, old, new),
+                ProviderKind::Codex => codex_rollout::rewrite_developer(&bytes, old, new),
+                ProviderKind::Local => bytes,
+            };
+        }
+        let target = match s.provider {
+            ProviderKind::Claude => claude::session_file(homes, run_dir, &s.session_id),
+            ProviderKind::Codex => {
+                let rel = manifest::cli_rel(file).unwrap_or(file);
+                // A rollout of this thread elsewhere on this machine is the one Codex finds.
+                codex::find_rollout(&homes.codex, &s.session_id)
+                    .unwrap_or_else(|| homes.codex.join(rel))
+            }
+            ProviderKind::Local => continue,
+        };
+        let present = match fs::read(&target) {
+            Ok(there) if there == bytes => true,
+            Ok(_) => {
+                return Err(BatonError::bad_input(format!(
+                    "{} already exists and holds something else than the {} session {} being imported: refused, nothing was imported (move that file away if it is stale)",
+                    target.display(),
+                    s.provider,
+                    s.session_id
+                )))
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+            Err(e) => {
+                return Err(BatonError::failed(format!(
+                    "cannot read {}: {e}",
+                    target.display()
+                )))
+            }
+        };
+        out.push(Placement {
+            provider: s.provider,
+            session_id: s.session_id.clone(),
+            target,
+            bytes,
+            present,
+        });
+    }
+    Ok(out)
+}
+
+/// Writes every placement not yet there (0600, never replacing a file); returns the files it
+/// wrote. On a failure, removes what it wrote.
+pub fn place(placements: &[Placement]) -> Result<Vec<PathBuf>, BatonError> {
+    let mut written = Vec::new();
+    for p in placements.iter().filter(|p| !p.present) {
+        if let Err(e) = write_new(&p.target, &p.bytes) {
+            remove_all(&written);
+            return Err(BatonError::failed(format!(
+                "cannot write {}: {e} (nothing was imported)",
+                p.target.display()
+            )));
+        }
+        written.push(p.target.clone());
+    }
+    Ok(written)
+}
+
+pub fn remove_all(files: &[PathBuf]) {
+    for f in files {
+        let _ = fs::remove_file(f);
+    }
+}
+
+/// What the reply says of each session of `m`.
+pub fn views(m: &Manifest, placements: &[Placement]) -> Vec<ImportedSessionView> {
+    m.sessions
+        .iter()
+        .map(|s| ImportedSessionView {
+            provider: s.provider,
+            session_id: s.session_id.clone(),
+            placed: placements
+                .iter()
+                .find(|p| p.provider == s.provider && p.session_id == s.session_id)
+                .map(|p| p.target.to_string_lossy().into_owned()),
+        })
+        .collect()
+}
+
+/// A new file at `target` holding `bytes`: written whole under a temporary name, then linked
+/// into place (a link never replaces a file that appeared meanwhile).
+fn write_new(target: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = target
+        .parent()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "a file without a folder"))?;
+    // Folders the CLI has not made yet are private, as the session files are.
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    let temp = dir.join(format!(".baton-import-{}", uuid::Uuid::new_v4().simple()));
+    let result = (|| {
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&temp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::hard_link(&temp, target)
+    })();
+    let _ = fs::remove_file(&temp);
+    result
+}
