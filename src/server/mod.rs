@@ -4,7 +4,7 @@
 mod checkout;
 mod extract;
 mod feed;
-mod fence;
+pub mod fence;
 mod forks;
 mod read;
 mod recover;
