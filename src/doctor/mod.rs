@@ -1,0 +1,341 @@
+//! `baton doctor [--fix] [--json]`: checks a data directory and, with `--fix`, repairs what can
+//! be repaired without losing anything, then says what it found and did (see `report`).
+//!
+//! Where it runs (a decision): in the client process, never through the server, and it never
+//! starts one. Starting a server would change what doctor is there to look at: it recovers
+//! crashed turns, finishes cut-short removals and makes a new socket (hiding a stale one). So
+//! everything is read directly: the journals, the index (read-only, see `store::check`), git.
+//! Without `--fix` nothing in the data directory, the repositories or the worktrees changes.
+//! With `--fix`, permission, socket, worktree and branch fixes are done directly; the index is
+//! rebuilt by the running server when there is one (`Request::Reindex`), else by doctor itself,
+//! which then holds `server.lock` for the whole of its fixes so no server starts meanwhile.
+//!
+//! Checks, in order: config, permissions (`perms`), the server's lock and socket (`socket`),
+//! the index, the journals (`journals`), worktrees and the branches removed terminals left
+//! (`worktrees`), the CLIs (`clis`); then disk use (`disk`). Exit 0 when no fault is left
+//! (notes allowed), 1 otherwise.
+
+mod clis;
+mod disk;
+mod journals;
+mod perms;
+pub mod report;
+mod socket;
+mod worktrees;
+
+use std::path::{Path, PathBuf};
+
+use nix::fcntl::{Flock, FlockArg};
+
+use crate::client::{self, Client};
+use crate::config::Config;
+use crate::error::BatonError;
+use crate::git::{self, Worktree};
+use crate::paths::{open_private_append, DataDir, EnvDirs};
+use crate::protocol::{data_as, views::ReindexView, Reply, Request};
+use crate::store::check::{Expected, IndexState};
+use crate::store::Store;
+use report::{Check, DoctorView, Finding, Status};
+
+/// A repair `--fix` may carry out for a finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Fix {
+    /// Set the mode of the entry (`dev`, `ino`, as looked at) to `want`.
+    Mode {
+        path: PathBuf,
+        want: u32,
+        dir: bool,
+        dev: u64,
+        ino: u64,
+    },
+    RemoveSocket,
+    Reindex,
+    Worktree(Worktree),
+    DeleteBranch(Worktree),
+}
+
+/// A finding and the repair that would settle it.
+pub(crate) struct Found {
+    finding: Finding,
+    fix: Option<Fix>,
+}
+
+impl Found {
+    fn ok(check: Check, subject: String, detail: String) -> Found {
+        Found {
+            finding: Finding {
+                check,
+                status: Status::Ok,
+                subject,
+                detail,
+            },
+            fix: None,
+        }
+    }
+
+    fn plain(check: Check, status: Status, subject: String, detail: String) -> Found {
+        Found {
+            finding: Finding {
+                check,
+                status,
+                subject,
+                detail,
+            },
+            fix: None,
+        }
+    }
+}
+
+/// `baton doctor`: prints what it found (and did), returns the exit code.
+pub fn run(client: &Client, fix: bool, json: bool) -> Result<i32, BatonError> {
+    let view = examine(client, fix);
+    if json {
+        client::commands::print_json(&view);
+    } else {
+        print!("{}", report::text(&view, fix));
+    }
+    Ok(view.exit_code())
+}
+
+fn examine(client: &Client, fix: bool) -> DoctorView {
+    let data = DataDir::new(resolved_root(&client.data.root));
+    let data_dir = data.root.display().to_string();
+    let mut found = Vec::new();
+    let config = match Config::load(EnvDirs::from_env().config_file().as_deref()) {
+        Ok(c) => c,
+        Err(e) => {
+            found.push(Found::plain(
+                Check::Config,
+                Status::Fault,
+                "config.toml".into(),
+                format!("{e} (the checks below use the defaults)"),
+            ));
+            Config::default()
+        }
+    };
+    if std::fs::symlink_metadata(&data.root).is_err() {
+        found.push(Found::ok(
+            Check::Permissions,
+            data_dir.clone(),
+            "no data directory yet: nothing to check".into(),
+        ));
+        let (cli_found, clis) = clis::check(&config, &[]);
+        found.extend(cli_found);
+        return finish(data_dir, found, Vec::new(), clis);
+    }
+    if data.root != client.data.root {
+        found.push(Found::plain(
+            Check::Permissions,
+            Status::Note,
+            client.data.root.display().to_string(),
+            format!("a link to {data_dir}: checked there"),
+        ));
+    }
+    let live = data.server_locked();
+    let server = socket::check(&data, live);
+    let stale = server.iter().any(|f| f.fix == Some(Fix::RemoveSocket));
+    found.extend(perms::check(&data.root, stale));
+    found.extend(server);
+    let expected = Expected::build(&data);
+    let terminals = match &expected {
+        Ok(x) => x.terminals().unwrap_or_default(),
+        Err(_) => Vec::new(),
+    };
+    found.push(index_finding(&data, &expected, live));
+    let scans = journals::scan(&data);
+    found.extend(journals::check(&scans));
+    found.extend(worktrees::check(&terminals));
+    found.extend(worktrees::branches(&scans, &terminals));
+    let (cli_found, clis) = clis::check(&config, &terminals);
+    found.extend(cli_found);
+    if fix {
+        repair(client, &data, &mut found);
+    }
+    let disk = disk::measure(&data, &terminals);
+    finish(data_dir, found, disk, clis)
+}
+
+fn finish(
+    data_dir: String,
+    found: Vec<Found>,
+    disk: Vec<report::DiskUse>,
+    clis: Vec<report::CliView>,
+) -> DoctorView {
+    let checks = found.into_iter().map(|f| f.finding).collect();
+    DoctorView::new(data_dir, checks, disk, clis)
+}
+
+/// The data directory itself, through a link if it is one (its own entries are never followed).
+fn resolved_root(root: &Path) -> PathBuf {
+    match std::fs::symlink_metadata(root) {
+        Ok(m) if m.file_type().is_symlink() => root.canonicalize().unwrap_or(root.to_path_buf()),
+        _ => root.to_path_buf(),
+    }
+}
+
+fn index_finding(data: &DataDir, expected: &crate::store::Result<Expected>, live: bool) -> Found {
+    let subject = data.index_db().display().to_string();
+    let x = match expected {
+        Ok(x) => x,
+        Err(e) => {
+            return Found::plain(
+                Check::Index,
+                Status::Fault,
+                subject,
+                format!("cannot rebuild what the journals say to compare: {e}"),
+            )
+        }
+    };
+    let (status, detail) = match x.compare(data, live) {
+        IndexState::Current => (Status::Ok, "it holds what the journals say".to_string()),
+        IndexState::Missing => (Status::Fault, "missing (--fix rebuilds it from the journals)".into()),
+        IndexState::Unreadable { why } => (
+            Status::Fault,
+            format!("unreadable: {why} (--fix moves it aside, kept, and rebuilds it from the journals)"),
+        ),
+        IndexState::OtherVersion { found } => (
+            Status::Fault,
+            format!("written by another version of baton (schema {found}; --fix rebuilds it from the journals)"),
+        ),
+        IndexState::Behind { detail } => (
+            Status::Fault,
+            format!("out of date with the journals: {detail} (--fix rebuilds it from them)"),
+        ),
+    };
+    let fix = (status == Status::Fault).then_some(Fix::Reindex);
+    Found {
+        finding: Finding {
+            check: Check::Index,
+            status,
+            subject,
+            detail,
+        },
+        fix,
+    }
+}
+
+/// How the fixes reach the data directory: through the running server, or under the lock
+/// doctor holds itself.
+enum Hold {
+    Server,
+    /// Held until the fixes are done: no server can start meanwhile.
+    Lock {
+        _held: Flock<std::fs::File>,
+    },
+    /// Neither: a server started as doctor tried to take the lock and does not answer.
+    Nothing(String),
+}
+
+fn take_hold(data: &DataDir) -> Hold {
+    if data.server_locked() {
+        return Hold::Server;
+    }
+    let file = match open_private_append(&data.lock_file()) {
+        Ok(f) => f,
+        Err(e) => return Hold::Nothing(format!("cannot open {}: {e}", data.lock_file().display())),
+    };
+    match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+        Ok(lock) => Hold::Lock { _held: lock },
+        Err(_) => Hold::Server,
+    }
+}
+
+/// Carries out every fix the findings call for, in their order, updating each finding.
+fn repair(client: &Client, data: &DataDir, found: &mut [Found]) {
+    if found.iter().all(|f| f.fix.is_none()) {
+        return;
+    }
+    let hold = take_hold(data);
+    for f in found.iter_mut() {
+        let Some(fix) = f.fix.take() else {
+            continue;
+        };
+        let done = apply(client, data, &hold, &fix);
+        match done {
+            Ok(what) => {
+                f.finding.status = Status::Fixed;
+                f.finding.detail = what;
+            }
+            Err(why) => {
+                f.finding.status = match f.finding.status {
+                    Status::Note => Status::Note,
+                    _ => Status::Fault,
+                };
+                f.finding.detail = format!("{} (the fix failed: {why})", f.finding.detail);
+            }
+        }
+    }
+    drop(hold);
+}
+
+fn apply(client: &Client, data: &DataDir, hold: &Hold, fix: &Fix) -> Result<String, String> {
+    match fix {
+        Fix::Mode {
+            path,
+            want,
+            dir,
+            dev,
+            ino,
+        } => perms::tighten(path, *want, *dir, *dev, *ino)
+            .map(|()| format!("mode set to {want:04o}"))
+            .map_err(|e| e.to_string()),
+        Fix::RemoveSocket => match hold {
+            Hold::Lock { .. } => socket::remove_stale(&data.socket())
+                .map(|()| "the stale socket was removed".to_string())
+                .map_err(|e| e.to_string()),
+            Hold::Server => Err("a server started meanwhile: the socket is its own now".into()),
+            Hold::Nothing(why) => Err(why.clone()),
+        },
+        Fix::Reindex => reindex(client, data, hold),
+        Fix::Worktree(wt) => git::recreate(wt, &wt.path)
+            .map(|again| {
+                format!(
+                    "recreated {} from branch {}",
+                    again.path.display(),
+                    again.branch
+                )
+            })
+            .map_err(|e| e.to_string()),
+        Fix::DeleteBranch(wt) => {
+            match git::delete_contained_branch(&wt.repo, &wt.branch, &wt.base_branch) {
+                Ok(true) => Ok(format!(
+                    "deleted: left by a removed terminal, every commit of it is in {}",
+                    wt.base_branch
+                )),
+                Ok(false) => Err("it gained commits meanwhile: kept".into()),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+    }
+}
+
+fn reindex(client: &Client, data: &DataDir, hold: &Hold) -> Result<String, String> {
+    let said = |terminals: usize, skipped: usize| {
+        format!("rebuilt from the journals: {terminals} terminals, {skipped} lines skipped")
+    };
+    match hold {
+        Hold::Lock { .. } => {
+            let store = Store::open(data.clone()).map_err(|e| e.to_string())?;
+            let report = store.reindex().map_err(|e| e.to_string())?;
+            Ok(said(report.terminals, report.skipped.len()))
+        }
+        Hold::Server => {
+            let stream = client
+                .connect_existing()
+                .ok_or("the server went away; run `baton reindex`")?;
+            match client::send_request(stream, &Request::Reindex, &mut |_| {}) {
+                Ok(Reply::Ok { data }) => {
+                    let view: ReindexView = data_as(data).map_err(|e| e.to_string())?;
+                    Ok(format!(
+                        "{} (by the running server)",
+                        said(view.terminals, view.skipped.len())
+                    ))
+                }
+                Ok(Reply::Error { error }) => Err(error.to_string()),
+                Ok(_) => Err("the server answered with an event".into()),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+        Hold::Nothing(why) => Err(why.clone()),
+    }
+}
