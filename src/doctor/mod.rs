@@ -113,11 +113,11 @@ fn examine(client: &Client, fix: bool) -> DoctorView {
             Config::default()
         }
     };
-    if std::fs::symlink_metadata(&data.root).is_err() {
+    if unused(&data.root) {
         found.push(Found::ok(
             Check::Permissions,
             data_dir.clone(),
-            "no data directory yet: nothing to check".into(),
+            "no data yet: nothing to check (baton makes it private at its first use)".into(),
         ));
         let (cli_found, clis) = clis::check(&config, &[]);
         found.extend(cli_found);
@@ -163,6 +163,15 @@ fn finish(
 ) -> DoctorView {
     let checks = found.into_iter().map(|f| f.finding).collect();
     DoctorView::new(data_dir, checks, disk, clis)
+}
+
+/// True when the data directory does not exist or holds nothing (made by someone else, never
+/// used by baton yet).
+fn unused(root: &Path) -> bool {
+    match std::fs::read_dir(root) {
+        Ok(mut entries) => entries.next().is_none(),
+        Err(_) => std::fs::symlink_metadata(root).is_err(),
+    }
 }
 
 /// The data directory itself, through a link if it is one (its own entries are never followed).

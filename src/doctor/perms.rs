@@ -6,9 +6,10 @@
 //! still the one looked at, and `fchmod`s that descriptor. A socket cannot be opened, so a
 //! loose one is reported, not fixed (the server makes a new one, 0600, when it starts).
 //!
-//! Left out, because they are not baton's files: `worktrees/` (the checkouts, made by git with
-//! the user's umask) and what is inside a terminal's `tmp/` and `screenshots/` (written by the
-//! agent and its commands); those folders themselves are checked.
+//! Left out, because they are not baton's files: `config.toml` (the user's, only read; often a
+//! link into a dotfiles repository), `worktrees/` (the checkouts, made by git with the user's
+//! umask) and what is inside a terminal's `tmp/` and `screenshots/` (written by the agent and
+//! its commands); those two folders themselves are checked.
 
 use std::fs::{self, Metadata, OpenOptions};
 use std::io;
@@ -168,7 +169,11 @@ fn visit(root: &Path, path: &Path, me: u32, seen: &mut usize, out: &mut Vec<Foun
     let mut children: Vec<PathBuf> = rd.flatten().map(|e| e.path()).collect();
     children.sort();
     for child in children {
-        if path == root && child.file_name().is_some_and(|n| n == "worktrees") {
+        if path == root
+            && child
+                .file_name()
+                .is_some_and(|n| n == "worktrees" || n == "config.toml")
+        {
             continue;
         }
         visit(root, &child, me, seen, out);
