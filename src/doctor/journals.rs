@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use super::report::{Check, Finding, Status};
+use super::report::{plural, Check, Finding, Status};
 use super::Found;
 use crate::paths::DataDir;
 use crate::store::journal::{self, ReadJournal};
@@ -114,7 +114,7 @@ pub fn check(scans: &[Scanned]) -> Vec<Found> {
         out.push(found(
             Status::Ok,
             "terminals".into(),
-            format!("{} journals read, every line whole", scans.len()),
+            format!("{} read, every line whole", plural(scans.len(), "journal")),
         ));
     }
     out

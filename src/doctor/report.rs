@@ -163,7 +163,8 @@ impl DoctorView {
     }
 }
 
-fn plural(n: usize, word: &str) -> String {
+/// `1 fault`, `2 faults`.
+pub(super) fn plural(n: usize, word: &str) -> String {
     format!("{n} {word}{}", if n == 1 { "" } else { "s" })
 }
 

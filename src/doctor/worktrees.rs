@@ -6,7 +6,7 @@
 //! in the branch it started from (`git::delete_contained_branch`), so no commit is ever lost.
 
 use super::journals::Scanned;
-use super::report::{Check, Finding, Status};
+use super::report::{plural, Check, Finding, Status};
 use super::{Fix, Found};
 use crate::git::{self, BranchFate, Located, Worktree};
 use crate::store::{Entry, Record, TerminalRow};
@@ -43,7 +43,7 @@ pub fn check(terminals: &[TerminalRow]) -> Vec<Found> {
             Check::Worktrees,
             Status::Ok,
             "terminals",
-            format!("{here} worktrees in place"),
+            format!("{} in place", plural(here, "worktree")),
             None,
         ));
     }
