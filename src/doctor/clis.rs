@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::time::Duration;
 
-use super::report::{Check, CliView, FenceState, FenceView, Finding, Status};
+use super::report::{Check, CliView, FenceState, FenceView, Status};
 use super::Found;
 use crate::config::Config;
 use crate::providers::process::find_bin;
@@ -73,15 +73,7 @@ pub fn check(config: &Config, terminals: &[TerminalRow]) -> (Vec<Found>, Vec<Cli
                 fence.detail
             ),
         };
-        found.push(Found {
-            finding: Finding {
-                check: Check::Clis,
-                status,
-                subject: kind.as_str().to_string(),
-                detail,
-            },
-            fix: None,
-        });
+        found.push(Found::new(Check::Clis, status, kind.as_str(), detail));
         views.push(CliView {
             provider: kind,
             bin,

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use super::report::{plural, Check, Finding, Status};
+use super::report::{plural, Check, Status};
 use super::Found;
 use crate::paths::DataDir;
 use crate::store::journal::{self, ReadJournal};
@@ -121,15 +121,7 @@ pub fn check(scans: &[Scanned]) -> Vec<Found> {
 }
 
 fn found(status: Status, subject: String, detail: String) -> Found {
-    Found {
-        finding: Finding {
-            check: Check::Journals,
-            status,
-            subject,
-            detail,
-        },
-        fix: None,
-    }
+    Found::new(Check::Journals, status, subject, detail)
 }
 
 #[cfg(test)]

@@ -61,28 +61,26 @@ pub(crate) struct Found {
 }
 
 impl Found {
-    fn ok(check: Check, subject: String, detail: String) -> Found {
+    fn new(
+        check: Check,
+        status: Status,
+        subject: impl Into<String>,
+        detail: impl Into<String>,
+    ) -> Found {
         Found {
             finding: Finding {
                 check,
-                status: Status::Ok,
-                subject,
-                detail,
+                status,
+                subject: subject.into(),
+                detail: detail.into(),
             },
             fix: None,
         }
     }
 
-    fn plain(check: Check, status: Status, subject: String, detail: String) -> Found {
-        Found {
-            finding: Finding {
-                check,
-                status,
-                subject,
-                detail,
-            },
-            fix: None,
-        }
+    /// The same finding, settled by `fix` under `--fix`.
+    fn fixed_by(self, fix: Option<Fix>) -> Found {
+        Found { fix, ..self }
     }
 }
 
@@ -104,27 +102,28 @@ fn examine(client: &Client, fix: bool) -> DoctorView {
     let config = match Config::load(EnvDirs::from_env().config_file().as_deref()) {
         Ok(c) => c,
         Err(e) => {
-            found.push(Found::plain(
+            found.push(Found::new(
                 Check::Config,
                 Status::Fault,
-                "config.toml".into(),
+                "config.toml",
                 format!("{e} (the checks below use the defaults)"),
             ));
             Config::default()
         }
     };
     if unused(&data.root) {
-        found.push(Found::ok(
+        found.push(Found::new(
             Check::Permissions,
+            Status::Ok,
             data_dir.clone(),
-            "no data yet: nothing to check (baton makes it private at its first use)".into(),
+            "no data yet: nothing to check (baton makes it private at its first use)",
         ));
         let (cli_found, clis) = clis::check(&config, &[]);
         found.extend(cli_found);
         return finish(data_dir, found, Vec::new(), clis);
     }
     if data.root != client.data.root {
-        found.push(Found::plain(
+        found.push(Found::new(
             Check::Permissions,
             Status::Note,
             client.data.root.display().to_string(),
@@ -187,7 +186,7 @@ fn index_finding(data: &DataDir, expected: &crate::store::Result<Expected>, live
     let x = match expected {
         Ok(x) => x,
         Err(e) => {
-            return Found::plain(
+            return Found::new(
                 Check::Index,
                 Status::Fault,
                 subject,
@@ -212,15 +211,7 @@ fn index_finding(data: &DataDir, expected: &crate::store::Result<Expected>, live
         ),
     };
     let fix = (status == Status::Fault).then_some(Fix::Reindex);
-    Found {
-        finding: Finding {
-            check: Check::Index,
-            status,
-            subject,
-            detail,
-        },
-        fix,
-    }
+    Found::new(Check::Index, status, subject, detail).fixed_by(fix)
 }
 
 /// How the fixes reach the data directory: through the running server, or under the lock

@@ -16,7 +16,7 @@ use std::io;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use super::report::{Check, Finding, Status};
+use super::report::{Check, Status};
 use super::{Fix, Found};
 
 /// What an entry is, as far as its permissions go.
@@ -107,8 +107,9 @@ pub fn check(root: &Path, stale_socket: bool) -> Vec<Found> {
     let socket = root.join("server.sock").display().to_string();
     out.retain(|f| !(stale_socket && f.finding.subject == socket && f.fix.is_none()));
     if out.is_empty() {
-        out.push(Found::ok(
+        out.push(Found::new(
             Check::Permissions,
+            Status::Ok,
             root.display().to_string(),
             format!("{seen} entries checked: folders 0700, files 0600"),
         ));
@@ -191,15 +192,13 @@ fn descend(root: &Path, path: &Path) -> bool {
 }
 
 fn fault(path: &Path, detail: String, fix: Option<Fix>) -> Found {
-    Found {
-        finding: Finding {
-            check: Check::Permissions,
-            status: Status::Fault,
-            subject: path.display().to_string(),
-            detail,
-        },
-        fix,
-    }
+    Found::new(
+        Check::Permissions,
+        Status::Fault,
+        path.display().to_string(),
+        detail,
+    )
+    .fixed_by(fix)
 }
 
 /// Sets `path`'s mode to `want` through a descriptor opened without following a link, after

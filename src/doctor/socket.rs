@@ -9,7 +9,7 @@ use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::Duration;
 
-use super::report::{Check, Finding, Status};
+use super::report::{Check, Status};
 use super::{Fix, Found};
 use crate::paths::DataDir;
 use crate::protocol::{data_as, views::StatusView, Reply, Request};
@@ -76,15 +76,10 @@ pub fn check(data: &DataDir, locked: bool) -> Vec<Found> {
     };
     let answer = (sock == SockFile::Socket && locked).then(|| ask(&path));
     let (status, detail, stale) = judge(sock, locked, answer.as_ref());
-    vec![Found {
-        finding: Finding {
-            check: Check::Server,
-            status,
-            subject: path.display().to_string(),
-            detail,
-        },
-        fix: stale.then_some(Fix::RemoveSocket),
-    }]
+    vec![
+        Found::new(Check::Server, status, path.display().to_string(), detail)
+            .fixed_by(stale.then_some(Fix::RemoveSocket)),
+    ]
 }
 
 /// Asks the server at `path` for its status, waiting at most [`ANSWER_WITHIN`].

@@ -6,7 +6,7 @@
 //! in the branch it started from (`git::delete_contained_branch`), so no commit is ever lost.
 
 use super::journals::Scanned;
-use super::report::{plural, Check, Finding, Status};
+use super::report::{plural, Check, Status};
 use super::{Fix, Found};
 use crate::git::{self, BranchFate, Located, Worktree};
 use crate::store::{Entry, Record, TerminalRow};
@@ -162,15 +162,7 @@ pub fn branches(scans: &[Scanned], live: &[TerminalRow]) -> Vec<Found> {
 }
 
 fn found(check: Check, status: Status, subject: &str, detail: String, fix: Option<Fix>) -> Found {
-    Found {
-        finding: Finding {
-            check,
-            status,
-            subject: subject.to_string(),
-            detail,
-        },
-        fix,
-    }
+    Found::new(check, status, subject, detail).fixed_by(fix)
 }
 
 #[cfg(test)]
