@@ -133,6 +133,8 @@ fn examine(client: &Client, fix: bool) -> DoctorView {
     let live = data.server_locked();
     let server = socket::check(&data, live);
     let stale = server.iter().any(|f| f.fix == Some(Fix::RemoveSocket));
+    // A server that holds the lock and does not answer would not answer a reindex either.
+    let hung = live && server.iter().any(|f| f.finding.status == Status::Fault);
     found.extend(perms::check(&data.root, stale));
     found.extend(server);
     let expected = Expected::build(&data);
@@ -148,7 +150,7 @@ fn examine(client: &Client, fix: bool) -> DoctorView {
     let (cli_found, clis) = clis::check(&config, &terminals);
     found.extend(cli_found);
     if fix {
-        repair(client, &data, &mut found);
+        repair(client, &data, hung, &mut found);
     }
     let disk = disk::measure(&data, &terminals);
     finish(data_dir, found, disk, clis)
@@ -217,18 +219,17 @@ fn index_finding(data: &DataDir, expected: &crate::store::Result<Expected>, live
 /// How the fixes reach the data directory: through the running server, or under the lock
 /// doctor holds itself.
 enum Hold {
-    Server,
+    /// A server runs; `answers`: it answered the server check.
+    Server { answers: bool },
     /// Held until the fixes are done: no server can start meanwhile.
-    Lock {
-        _held: Flock<std::fs::File>,
-    },
+    Lock { _held: Flock<std::fs::File> },
     /// Neither: a server started as doctor tried to take the lock and does not answer.
     Nothing(String),
 }
 
-fn take_hold(data: &DataDir) -> Hold {
+fn take_hold(data: &DataDir, hung: bool) -> Hold {
     if data.server_locked() {
-        return Hold::Server;
+        return Hold::Server { answers: !hung };
     }
     let file = match open_private_append(&data.lock_file()) {
         Ok(f) => f,
@@ -236,16 +237,17 @@ fn take_hold(data: &DataDir) -> Hold {
     };
     match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
         Ok(lock) => Hold::Lock { _held: lock },
-        Err(_) => Hold::Server,
+        // A server started just now.
+        Err(_) => Hold::Server { answers: true },
     }
 }
 
 /// Carries out every fix the findings call for, in their order, updating each finding.
-fn repair(client: &Client, data: &DataDir, found: &mut [Found]) {
+fn repair(client: &Client, data: &DataDir, hung: bool, found: &mut [Found]) {
     if found.iter().all(|f| f.fix.is_none()) {
         return;
     }
-    let hold = take_hold(data);
+    let hold = take_hold(data, hung);
     for f in found.iter_mut() {
         let Some(fix) = f.fix.take() else {
             continue;
@@ -283,7 +285,9 @@ fn apply(client: &Client, data: &DataDir, hold: &Hold, fix: &Fix) -> Result<Stri
             Hold::Lock { .. } => socket::remove_stale(&data.socket())
                 .map(|()| "the stale socket was removed".to_string())
                 .map_err(|e| e.to_string()),
-            Hold::Server => Err("a server started meanwhile: the socket is its own now".into()),
+            Hold::Server { .. } => {
+                Err("a server started meanwhile: the socket is its own now".into())
+            }
             Hold::Nothing(why) => Err(why.clone()),
         },
         Fix::Reindex => reindex(client, data, hold),
@@ -319,7 +323,10 @@ fn reindex(client: &Client, data: &DataDir, hold: &Hold) -> Result<String, Strin
             let report = store.reindex().map_err(|e| e.to_string())?;
             Ok(said(report.terminals, report.skipped.len()))
         }
-        Hold::Server => {
+        Hold::Server { answers: false } => {
+            Err("the server holds server.lock but does not answer (see the server check)".into())
+        }
+        Hold::Server { answers: true } => {
             let stream = client
                 .connect_existing()
                 .ok_or("the server went away; run `baton reindex`")?;

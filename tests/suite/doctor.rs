@@ -342,6 +342,8 @@ fn a_server_that_holds_the_lock_but_does_not_answer_is_a_fault_left_alone() {
     // Bound and listening, never accepting: connections queue, no one answers.
     let sock = w.data().join("server.sock");
     let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    // The index needs a rebuild too: a hung server is not asked for it, nor is it done under it.
+    std::fs::remove_file(w.data().join("index.db")).unwrap();
     for extra in [&[][..], &["--fix"][..]] {
         let (code, v) = doctor(&w, extra);
         assert_eq!(code, 1, "{v:#}");
@@ -354,6 +356,8 @@ fn a_server_that_holds_the_lock_but_does_not_answer_is_a_fault_left_alone() {
             "{v:#}"
         );
         assert!(sock.exists());
+        assert_eq!(findings(&v, "index", "fault").len(), 1, "{v:#}");
+        assert!(!w.data().join("index.db").exists());
     }
 }
 
