@@ -317,6 +317,48 @@ fn a_planted_symlink_is_refused_never_followed_nor_changed() {
 }
 
 #[test]
+fn a_fifo_and_another_users_file_are_refused_and_left_as_they_are() {
+    let w = World::new();
+    busy_world(&w);
+    let fifo = w.data().join("terminals").join("planted.fifo");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o644)).unwrap();
+    let mut want = vec![fifo.display().to_string()];
+    // Only root can give a file away; elsewhere the fifo stands alone.
+    let foreign = w.data().join("foreign.log");
+    std::fs::write(&foreign, "someone else's\n").unwrap();
+    std::fs::set_permissions(&foreign, std::fs::Permissions::from_mode(0o644)).unwrap();
+    match std::os::unix::fs::chown(&foreign, Some(54321), Some(54321)) {
+        Ok(()) => want.push(foreign.display().to_string()),
+        Err(_) => std::fs::remove_file(&foreign).unwrap(),
+    }
+    want.sort();
+    let before = tree(&[w.data()]);
+    for extra in [&[][..], &["--fix"][..]] {
+        let (code, v) = doctor(&w, extra);
+        assert_eq!(code, 1, "{extra:?}: {v:#}");
+        let mut got = subjects(&v, "permissions", "fault");
+        got.sort();
+        assert_eq!(got, want, "{v:#}");
+        for f in findings(&v, "permissions", "fault") {
+            assert!(f["detail"].as_str().unwrap().contains("refused"), "{f}");
+        }
+        assert_eq!(tree(&[w.data()]), before, "{extra:?} changed something");
+    }
+}
+
+#[test]
+fn a_config_that_does_not_parse_is_a_fault() {
+    let w = World::new();
+    busy_world(&w);
+    std::fs::write(w.data().join("config.toml"), "[providers.claude]\nbin = \n").unwrap();
+    let (code, v) = doctor(&w, &[]);
+    assert_eq!(code, 1, "{v:#}");
+    assert_eq!(subjects(&v, "config", "fault"), ["config.toml"]);
+    // The other checks still ran, on the defaults.
+    assert!(!findings(&v, "clis", "ok").is_empty(), "{v:#}");
+}
+
+#[test]
 fn a_stale_socket_is_found_then_removed() {
     let w = World::new();
     busy_world(&w);
