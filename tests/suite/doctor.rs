@@ -473,6 +473,37 @@ fn journal_lines_are_reported_with_file_and_line_and_never_edited() {
 }
 
 #[test]
+fn a_lost_first_journal_line_names_the_terminal_it_is_listed_as() {
+    let w = World::new();
+    busy_world(&w);
+    let journal = terminal_dir(&w, "notes").join("journal.jsonl");
+    stop(&w);
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let rest = text.split_once('\n').unwrap().1;
+    std::fs::write(&journal, format!("{{\"at\": garbage\n{rest}")).unwrap();
+    let (code, v) = doctor(&w, &[]);
+    assert_eq!(code, 1, "{v:#}");
+    let fault = &findings(&v, "journals", "fault")[0];
+    assert_eq!(fault["subject"], format!("{}:1", journal.display()));
+    let detail = fault["detail"].as_str().unwrap();
+    assert!(detail.contains("listed as recovered-"), "{detail}");
+    // The terminal is still there, under that name.
+    let names: Vec<String> = w
+        .json(&["ls"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .any(|n| detail.contains(n.as_str()) && n.starts_with("recovered-")),
+        "{names:?}"
+    );
+}
+
+#[test]
 fn a_missing_cli_is_a_note_unless_a_terminal_uses_it() {
     let w = World::without_clis();
     let (code, v) = doctor(&w, &[]);
