@@ -54,6 +54,22 @@ pub(crate) enum Fix {
     DeleteBranch(Worktree),
 }
 
+/// Why a fix could not be carried out (its message goes into the finding).
+#[derive(Debug, thiserror::Error)]
+enum FixError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("{0}")]
+    Git(#[from] crate::git::GitError),
+    #[error("{0}")]
+    Store(#[from] crate::store::StoreError),
+    #[error("{0}")]
+    Server(#[from] BatonError),
+    /// Not done, on purpose: why.
+    #[error("{0}")]
+    Declined(&'static str),
+}
+
 /// A finding and the repair that would settle it.
 pub(crate) struct Found {
     finding: Finding,
@@ -223,8 +239,8 @@ enum Hold {
     Server { answers: bool },
     /// Held until the fixes are done: no server can start meanwhile.
     Lock { _held: Flock<std::fs::File> },
-    /// Neither: a server started as doctor tried to take the lock and does not answer.
-    Nothing(String),
+    /// Neither: the lock file cannot be opened.
+    Nothing(std::io::Error),
 }
 
 fn take_hold(data: &DataDir, hung: bool) -> Hold {
@@ -233,7 +249,7 @@ fn take_hold(data: &DataDir, hung: bool) -> Hold {
     }
     let file = match open_private_append(&data.lock_file()) {
         Ok(f) => f,
-        Err(e) => return Hold::Nothing(format!("cannot open {}: {e}", data.lock_file().display())),
+        Err(e) => return Hold::Nothing(e),
     };
     match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
         Ok(lock) => Hold::Lock { _held: lock },
@@ -270,7 +286,7 @@ fn repair(client: &Client, data: &DataDir, hung: bool, found: &mut [Found]) {
     drop(hold);
 }
 
-fn apply(client: &Client, data: &DataDir, hold: &Hold, fix: &Fix) -> Result<String, String> {
+fn apply(client: &Client, data: &DataDir, hold: &Hold, fix: &Fix) -> Result<String, FixError> {
     match fix {
         Fix::Mode {
             path,
@@ -278,71 +294,82 @@ fn apply(client: &Client, data: &DataDir, hold: &Hold, fix: &Fix) -> Result<Stri
             dir,
             dev,
             ino,
-        } => perms::tighten(path, *want, *dir, *dev, *ino)
-            .map(|()| format!("mode set to {want:04o}"))
-            .map_err(|e| e.to_string()),
+        } => {
+            perms::tighten(path, *want, *dir, *dev, *ino)?;
+            Ok(format!("mode set to {want:04o}"))
+        }
         Fix::RemoveSocket => match hold {
-            Hold::Lock { .. } => socket::remove_stale(&data.socket())
-                .map(|()| "the stale socket was removed".to_string())
-                .map_err(|e| e.to_string()),
-            Hold::Server { .. } => {
-                Err("a server started meanwhile: the socket is its own now".into())
+            Hold::Lock { .. } => {
+                socket::remove_stale(&data.socket())?;
+                Ok("the stale socket was removed".to_string())
             }
-            Hold::Nothing(why) => Err(why.clone()),
+            Hold::Server { .. } => Err(FixError::Declined(
+                "a server started meanwhile: the socket is its own now",
+            )),
+            Hold::Nothing(e) => Err(lock_unopened(data, e)),
         },
         Fix::Reindex => reindex(client, data, hold),
-        Fix::Worktree(wt) => git::recreate(wt, &wt.path)
-            .map(|again| {
-                format!(
-                    "recreated {} from branch {}",
-                    again.path.display(),
-                    again.branch
-                )
-            })
-            .map_err(|e| e.to_string()),
+        Fix::Worktree(wt) => {
+            let again = git::recreate(wt, &wt.path)?;
+            Ok(format!(
+                "recreated {} from branch {}",
+                again.path.display(),
+                again.branch
+            ))
+        }
         Fix::DeleteBranch(wt) => {
-            match git::delete_contained_branch(&wt.repo, &wt.branch, &wt.base_branch) {
-                Ok(true) => Ok(format!(
-                    "deleted: left by a removed terminal, every commit of it is in {}",
-                    wt.base_branch
-                )),
-                Ok(false) => Err("it gained commits meanwhile: kept".into()),
-                Err(e) => Err(e.to_string()),
+            if !git::delete_contained_branch(&wt.repo, &wt.branch, &wt.base_branch)? {
+                return Err(FixError::Declined("it gained commits meanwhile: kept"));
             }
+            Ok(format!(
+                "deleted: left by a removed terminal, every commit of it is in {}",
+                wt.base_branch
+            ))
         }
     }
 }
 
-fn reindex(client: &Client, data: &DataDir, hold: &Hold) -> Result<String, String> {
+fn lock_unopened(data: &DataDir, e: &std::io::Error) -> FixError {
+    FixError::Io(std::io::Error::new(
+        e.kind(),
+        format!("cannot open {}: {e}", data.lock_file().display()),
+    ))
+}
+
+fn reindex(client: &Client, data: &DataDir, hold: &Hold) -> Result<String, FixError> {
     let said = |terminals: usize, skipped: usize| {
-        format!("rebuilt from the journals: {terminals} terminals, {skipped} lines skipped")
+        format!(
+            "rebuilt from the journals: {}, {} skipped",
+            report::plural(terminals, "terminal"),
+            report::plural(skipped, "line")
+        )
     };
     match hold {
         Hold::Lock { .. } => {
-            let store = Store::open(data.clone()).map_err(|e| e.to_string())?;
-            let report = store.reindex().map_err(|e| e.to_string())?;
+            let report = Store::open(data.clone())?.reindex()?;
             Ok(said(report.terminals, report.skipped.len()))
         }
-        Hold::Server { answers: false } => {
-            Err("the server holds server.lock but does not answer (see the server check)".into())
-        }
+        Hold::Server { answers: false } => Err(FixError::Declined(
+            "the server holds server.lock but does not answer (see the server check)",
+        )),
         Hold::Server { answers: true } => {
-            let stream = client
-                .connect_existing()
-                .ok_or("the server went away; run `baton reindex`")?;
-            match client::send_request(stream, &Request::Reindex, &mut |_| {}) {
-                Ok(Reply::Ok { data }) => {
-                    let view: ReindexView = data_as(data).map_err(|e| e.to_string())?;
+            let stream = client.connect_existing().ok_or(FixError::Declined(
+                "the server went away; run `baton reindex`",
+            ))?;
+            match client::send_request(stream, &Request::Reindex, &mut |_| {})? {
+                Reply::Ok { data } => {
+                    let view: ReindexView = data_as(data)?;
                     Ok(format!(
                         "{} (by the running server)",
                         said(view.terminals, view.skipped.len())
                     ))
                 }
-                Ok(Reply::Error { error }) => Err(error.to_string()),
-                Ok(_) => Err("the server answered with an event".into()),
-                Err(e) => Err(e.to_string()),
+                Reply::Error { error } => Err(error.into()),
+                Reply::Event { .. } | Reply::Watch { .. } | Reply::Shell { .. } => {
+                    Err(FixError::Declined("the server answered with an event"))
+                }
             }
         }
-        Hold::Nothing(why) => Err(why.clone()),
+        Hold::Nothing(e) => Err(lock_unopened(data, e)),
     }
 }
