@@ -426,6 +426,26 @@ fn a_vanished_worktree_is_recreated_from_its_branch() {
 }
 
 #[test]
+fn a_vanished_worktree_whose_branch_is_gone_too_is_reported_unfixable() {
+    let w = World::new();
+    let repo = busy_world(&w);
+    let dir = PathBuf::from(w.show("api")["dir"].as_str().unwrap());
+    stop(&w);
+    std::fs::remove_dir_all(&dir).unwrap();
+    git(&w, &repo, &["worktree", "prune"]);
+    git(&w, &repo, &["branch", "-D", "baton/api"]);
+    for extra in [&[][..], &["--fix"][..]] {
+        let (code, v) = doctor(&w, extra);
+        assert_eq!(code, 1, "{v:#}");
+        let fault = &findings(&v, "worktrees", "fault")[0];
+        let detail = fault["detail"].as_str().unwrap();
+        assert!(detail.contains("cannot be recreated"), "{detail}");
+        assert!(detail.contains("baton/api no longer exists"), "{detail}");
+        assert!(!dir.exists());
+    }
+}
+
+#[test]
 fn journal_lines_are_reported_with_file_and_line_and_never_edited() {
     let w = World::new();
     busy_world(&w);
