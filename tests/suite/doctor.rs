@@ -175,6 +175,26 @@ fn a_healthy_data_dir_passes_and_doctor_changes_nothing_in_it() {
 }
 
 #[test]
+fn a_data_dir_reached_through_a_link_is_checked_where_it_is() {
+    let mut w = World::new();
+    busy_world(&w);
+    let link = w.tmp.path().join("data-link");
+    std::os::unix::fs::symlink(w.data(), &link).unwrap();
+    w.env
+        .push(("BATON_HOME".into(), link.display().to_string()));
+    let (code, v) = doctor(&w, &[]);
+    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(
+        v["data_dir"],
+        w.data().canonicalize().unwrap().display().to_string()
+    );
+    assert_eq!(
+        subjects(&v, "permissions", "note"),
+        [link.display().to_string()]
+    );
+}
+
+#[test]
 fn a_corrupt_index_is_found_then_moved_aside_and_rebuilt() {
     let w = World::new();
     busy_world(&w);
