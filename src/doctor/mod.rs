@@ -11,8 +11,8 @@
 //! which then holds `server.lock` for the whole of its fixes so no server starts meanwhile.
 //!
 //! Checks, in order: config, permissions (`perms`), the server's lock and socket (`socket`),
-//! the index, the journals (`journals`), worktrees and the branches removed terminals left
-//! (`worktrees`), the CLIs (`clis`); then disk use (`disk`). Exit 0 when no fault is left
+//! the index, the journals (`journals`), worktrees, removals a crash cut short and the branches
+//! removed terminals left (`worktrees`), the CLIs (`clis`); then disk use (`disk`). Exit 0 when no fault is left
 //! (notes allowed), 1 otherwise.
 
 mod clis;
@@ -154,14 +154,18 @@ fn examine(client: &Client, fix: bool) -> DoctorView {
     found.extend(perms::check(&data.root, stale));
     found.extend(server);
     let expected = Expected::build(&data);
-    let terminals = match &expected {
-        Ok(x) => x.terminals().unwrap_or_default(),
-        Err(_) => Vec::new(),
+    let (terminals, removals) = match &expected {
+        Ok(x) => (
+            x.terminals().unwrap_or_default(),
+            x.pending_removals().unwrap_or_default(),
+        ),
+        Err(_) => (Vec::new(), Vec::new()),
     };
     found.push(index_finding(&data, &expected, live));
     let scans = journals::scan(&data);
     found.extend(journals::check(&scans));
     found.extend(worktrees::check(&terminals));
+    found.extend(worktrees::pending(&removals));
     found.extend(worktrees::branches(&scans, &terminals));
     let (cli_found, clis) = clis::check(&config, &terminals);
     found.extend(cli_found);

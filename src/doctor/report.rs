@@ -41,6 +41,7 @@ pub enum Check {
     Index,
     Journals,
     Worktrees,
+    Removals,
     Branches,
     Clis,
 }
@@ -54,6 +55,7 @@ impl Check {
             Check::Index => "index",
             Check::Journals => "journals",
             Check::Worktrees => "worktrees",
+            Check::Removals => "removals",
             Check::Branches => "branches",
             Check::Clis => "clis",
         }

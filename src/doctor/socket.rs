@@ -3,7 +3,7 @@
 //! while the lock is held is a hung server (reported, never touched: it may still be running
 //! turns). The lock is an flock, so a server that died holds nothing.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, ErrorKind, Write};
 use std::os::unix::fs::FileTypeExt;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
@@ -97,11 +97,12 @@ fn ask(path: &Path) -> Answer {
         return silent(&format!("writing: {e}"));
     }
     let mut reply = String::new();
-    if let Err(e) = BufReader::new(stream).read_line(&mut reply) {
-        return silent(&format!(
-            "no answer within {}s: {e}",
-            ANSWER_WITHIN.as_secs()
-        ));
+    match BufReader::new(stream).read_line(&mut reply) {
+        Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+            return silent(&format!("no answer within {}s", ANSWER_WITHIN.as_secs()))
+        }
+        Err(e) => return silent(&format!("reading: {e}")),
+        Ok(_) => {}
     }
     match serde_json::from_str::<Reply>(&reply) {
         Ok(Reply::Ok { data }) => match data_as::<StatusView>(data) {

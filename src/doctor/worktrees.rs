@@ -9,7 +9,7 @@ use super::journals::Scanned;
 use super::report::{plural, Check, Status};
 use super::{Fix, Found};
 use crate::git::{self, BranchFate, Located, Worktree};
-use crate::store::{Entry, Record, TerminalRow};
+use crate::store::{Entry, PendingRemoval, Record, TerminalRow};
 use crate::words::CheckoutMode;
 
 pub fn check(terminals: &[TerminalRow]) -> Vec<Found> {
@@ -78,6 +78,23 @@ fn gone(name: &str, wt: &Worktree) -> Found {
             None,
         ),
     }
+}
+
+/// Removals a crash cut short: notes (the next server start finishes them, as it always does;
+/// doctor does not, since it never acts as the server).
+pub fn pending(removals: &[PendingRemoval]) -> Vec<Found> {
+    removals
+        .iter()
+        .map(|r| {
+            found(
+                Check::Removals,
+                Status::Note,
+                &r.name,
+                "its removal was cut short by a crash: the next server start finishes it (any baton command starts one)".into(),
+                None,
+            )
+        })
+        .collect()
 }
 
 /// The worktree of a terminal whose journal ends removed (`TerminalRemoved` after its last

@@ -1,14 +1,15 @@
 //! Read-only checks of the index against the journals, for `baton doctor`. The index the
 //! journals call for is rebuilt in memory (by the same `fill` that `reindex` runs) and compared
 //! row by row with the one on disk, which is only ever read: opened read-only while a server
-//! runs (its WAL and shared-memory files exist), else through a private copy, so SQLite leaves
-//! no WAL, shared-memory or lock file behind in the data directory. Nothing there changes.
+//! runs (its WAL and shared-memory files exist; like any reader, the connection only takes its
+//! read mark in the shared memory), else through a private copy, so SQLite leaves no WAL,
+//! shared-memory or lock file behind in the data directory. Nothing else there changes.
 
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::{fill, index, views, ReindexReport, Result, StoreError, TerminalRow};
+use super::{fill, index, views, PendingRemoval, ReindexReport, Result, StoreError, TerminalRow};
 use crate::paths::DataDir;
 
 /// What the index on disk is, against what the journals say.
@@ -54,6 +55,14 @@ impl Expected {
     /// The terminals the journals list (removed ones left out), as the index would.
     pub fn terminals(&self) -> Result<Vec<TerminalRow>> {
         views::terminals(&self.conn).map_err(|source| StoreError::Index {
+            path: PathBuf::from(":memory:"),
+            source,
+        })
+    }
+
+    /// Removals the journals started and never finished (a crash cut them short).
+    pub fn pending_removals(&self) -> Result<Vec<PendingRemoval>> {
+        views::pending_removals(&self.conn).map_err(|source| StoreError::Index {
             path: PathBuf::from(":memory:"),
             source,
         })

@@ -38,22 +38,23 @@ fn subjects(v: &Value, check: &str, status: &str) -> Vec<String> {
         .collect()
 }
 
-/// Every entry under `roots` (links not followed): its mode and, for a file, its bytes; for a
-/// link, where it points.
-fn tree(roots: &[PathBuf]) -> BTreeMap<PathBuf, (u32, Vec<u8>)> {
-    fn visit(p: &Path, out: &mut BTreeMap<PathBuf, (u32, Vec<u8>)>) {
+/// Every entry under `roots` (links not followed): its mode and, for a file, its length and a
+/// hash of its bytes; for a link, where it points.
+fn tree(roots: &[PathBuf]) -> BTreeMap<PathBuf, (u32, String)> {
+    fn visit(p: &Path, out: &mut BTreeMap<PathBuf, (u32, String)>) {
+        use std::hash::{Hash, Hasher};
         let Ok(m) = std::fs::symlink_metadata(p) else {
             return;
         };
         let content = if m.file_type().is_symlink() {
-            std::fs::read_link(p)
-                .unwrap()
-                .into_os_string()
-                .into_encoded_bytes()
+            std::fs::read_link(p).unwrap().display().to_string()
         } else if m.is_file() {
-            std::fs::read(p).unwrap()
+            let bytes = std::fs::read(p).unwrap();
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            bytes.hash(&mut h);
+            format!("{} bytes, {:016x}", bytes.len(), h.finish())
         } else {
-            Vec::new()
+            String::new()
         };
         out.insert(p.to_path_buf(), (m.mode(), content));
         if m.is_dir() {
@@ -463,6 +464,45 @@ fn a_vanished_worktree_whose_branch_is_gone_too_is_reported_unfixable() {
         assert!(detail.contains("baton/api no longer exists"), "{detail}");
         assert!(!dir.exists());
     }
+}
+
+#[test]
+fn a_removal_a_crash_cut_short_is_a_note_and_doctor_does_not_finish_it() {
+    let mut w = World::new();
+    let repo = busy_world(&w);
+    let dir = PathBuf::from(w.show("api")["dir"].as_str().unwrap());
+    stop(&w);
+    // The server the next command starts dies once the removal is journalled.
+    w.env.push(("BATON_CRASH_AT".into(), "rm-started".into()));
+    assert!(!w.run(&["rm", "api"]).status.success());
+    w.env.clear();
+    // `rm` may return before the server it crashed has finished dying (its pid is in the lock).
+    let lock = std::fs::read_to_string(w.data().join("server.lock")).unwrap();
+    let pid: i32 = lock.trim().parse().unwrap();
+    w.wait_for("the crashed server to be gone", || !process_runs(pid));
+    // Its other threads may still be on their way out, holding the lock with them.
+    w.wait_for("the crashed server's lock to be free", || {
+        use nix::fcntl::{Flock, FlockArg};
+        let lock = std::fs::File::open(w.data().join("server.lock")).unwrap();
+        Flock::lock(lock, FlockArg::LockSharedNonblock).is_ok()
+    });
+    let roots = [w.data(), repo];
+    let before = tree(&roots);
+    // The crashed server left its socket too: plain doctor finds it, --fix removes it.
+    for (extra, code) in [(&[][..], 1), (&["--fix"][..], 0)] {
+        let (got, v) = doctor(&w, extra);
+        assert_eq!(got, code, "{v:#}");
+        assert_eq!(subjects(&v, "removals", "note"), ["api"], "{v:#}");
+        if code == 1 {
+            assert_eq!(subjects(&v, "server", "fault").len(), 1, "{v:#}");
+            assert_eq!(tree(&roots), before);
+        }
+    }
+    // The removal itself is left to the server.
+    assert!(dir.exists());
+    let (code, v) = doctor(&w, &[]);
+    assert_eq!(code, 0, "{v:#}");
+    assert_eq!(subjects(&v, "removals", "note"), ["api"], "{v:#}");
 }
 
 #[test]
