@@ -227,13 +227,34 @@ fn index_finding(data: &DataDir, expected: &crate::store::Result<Expected>, live
             Status::Fault,
             format!("written by another version of baton (schema {found}; --fix rebuilds it from the journals)"),
         ),
-        IndexState::Behind { detail } => (
+        IndexState::Behind { detail, terminals } => (
             Status::Fault,
-            format!("out of date with the journals: {detail} (--fix rebuilds it from them)"),
+            format!(
+                "out of date with the journals: {detail}{} (--fix rebuilds it from them)",
+                named(x, &terminals)
+            ),
         ),
     };
     let fix = (status == Status::Fault).then_some(Fix::Reindex);
     Found::new(Check::Index, status, subject, detail).fixed_by(fix)
+}
+
+/// `; terminals that differ: api, notes` for these ids (by their names where the journals
+/// still list them).
+fn named(x: &Expected, ids: &[String]) -> String {
+    if ids.is_empty() {
+        return String::new();
+    }
+    let rows = x.terminals().unwrap_or_default();
+    let names: Vec<&str> = ids
+        .iter()
+        .map(|id| {
+            rows.iter()
+                .find(|t| &t.id == id)
+                .map_or(id.as_str(), |t| t.name.as_str())
+        })
+        .collect();
+    format!("; terminals that differ: {}", names.join(", "))
 }
 
 /// How the fixes reach the data directory: through the running server, or under the lock

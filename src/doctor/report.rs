@@ -32,7 +32,7 @@ impl Status {
 }
 
 /// Which check a finding belongs to (the text output's groups, in this order).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Check {
     Config,

@@ -5,6 +5,7 @@
 //! read mark in the shared memory), else through a private copy, so SQLite leaves no WAL,
 //! shared-memory or lock file behind in the data directory. Nothing else there changes.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags};
@@ -25,9 +26,11 @@ pub enum IndexState {
     OtherVersion {
         found: i32,
     },
-    /// Readable, but it does not hold what the journals say.
+    /// Readable, but it does not hold what the journals say: which counts differ, and the ids
+    /// of the terminals whose rows differ.
     Behind {
         detail: String,
+        terminals: Vec<String>,
     },
     Current,
 }
@@ -121,6 +124,7 @@ impl Expected {
         }
         IndexState::Behind {
             detail: behind_detail(counts(&conn), counts(&self.conn)),
+            terminals: differing_terminals(&have, &want),
         }
     }
 }
@@ -152,6 +156,28 @@ fn behind_detail(have: Vec<i64>, want: Vec<i64>) -> String {
     } else {
         differ.join("; ")
     }
+}
+
+/// The terminal ids named by the dump lines (`index::dump`) that only one side has.
+fn differing_terminals(have: &str, want: &str) -> Vec<String> {
+    let lines = |d: &str| d.lines().map(String::from).collect::<BTreeSet<String>>();
+    let (have, want) = (lines(have), lines(want));
+    let ids: BTreeSet<String> = have
+        .symmetric_difference(&want)
+        .filter_map(|l| terminal_of(l))
+        .collect();
+    ids.into_iter().collect()
+}
+
+/// The terminal a dump line belongs to: its `terminal_id` column, or `id` in `terminals`.
+fn terminal_of(line: &str) -> Option<String> {
+    let key = if line.starts_with("terminals|") {
+        "|id=Text(\""
+    } else {
+        "|terminal_id=Text(\""
+    };
+    let rest = &line[line.find(key)? + key.len()..];
+    Some(rest[..rest.find('"')?].to_string())
 }
 
 /// `index.db` (and its WAL, if any) copied into a private temporary folder, removed on drop.
@@ -203,5 +229,13 @@ mod tests {
             behind_detail(vec![1, 1, 1, 1], vec![1, 1, 1, 1]),
             "the same counts, but rows that differ from what the journals say"
         );
+    }
+
+    #[test]
+    fn the_terminals_whose_rows_differ_are_named() {
+        let have = "terminals|id=Text(\"a\")|name=Text(\"x\")\nturns|id=Text(\"t1\")|terminal_id=Text(\"b\")\n";
+        let want = "terminals|id=Text(\"a\")|name=Text(\"y\")\nturns|id=Text(\"t1\")|terminal_id=Text(\"b\")\nturns|id=Text(\"t2\")|terminal_id=Text(\"c\")\n";
+        assert_eq!(differing_terminals(have, want), ["a", "c"]);
+        assert_eq!(differing_terminals(have, have), Vec::<String>::new());
     }
 }

@@ -250,10 +250,9 @@ fn an_index_behind_its_journals_is_found_then_rebuilt_by_the_running_server() {
     assert_eq!(code, 1, "{v:#}");
     let detail = findings(&v, "index", "fault")[0]["detail"].clone();
     assert!(
-        detail
-            .as_str()
-            .unwrap()
-            .contains("instructions: 0 in the index, 1 in the journals"),
+        detail.as_str().unwrap().contains(
+            "instructions: 0 in the index, 1 in the journals; terminals that differ: api"
+        ),
         "{detail}"
     );
     let (code, v) = doctor(&w, &["--fix"]);
