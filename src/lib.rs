@@ -6,6 +6,7 @@
 pub mod client;
 pub mod config;
 pub mod demo;
+pub mod doctor;
 pub mod engine;
 pub mod error;
 pub mod git;

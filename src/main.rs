@@ -182,6 +182,15 @@ enum Cmd {
         #[command(subcommand)]
         action: ServerCmd,
     },
+    /// Check the data directory, index, journals, worktrees and CLIs; --fix repairs what it
+    /// can without losing anything (never starts the server)
+    Doctor {
+        /// Repair what can be repaired, then say what was done
+        #[arg(long)]
+        fix: bool,
+        #[arg(long)]
+        json: bool,
+    },
     /// Rebuild the index from the journals
     Reindex {
         #[arg(long)]
@@ -551,6 +560,7 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
         Some(Cmd::Reindex { json }) => {
             commands::simple(c, &Request::Reindex, json, render::reindexed)
         }
+        Some(Cmd::Doctor { fix, json }) => baton::doctor::run(c, fix, json),
         Some(Cmd::Demo { script }) => baton::demo::run(script),
     }
 }

@@ -49,6 +49,7 @@
 //! by hand) a last line says how many files are not shown yet.
 
 mod adopt;
+mod branches;
 mod commit;
 mod error;
 mod message;
@@ -66,6 +67,7 @@ use git2::{ErrorCode, Repository, RepositoryState, StatusOptions};
 use serde::{Deserialize, Serialize};
 
 pub use adopt::{adopt_folder, Adopted};
+pub use branches::{branch_fate, delete_contained_branch, BranchFate};
 pub use commit::{auto_commit, commit_for_trailer, subjects_since};
 pub use error::GitError;
 pub use message::{branch_name, commit_message, squash_message, CommitInfo, BODY_MAX, SUBJECT_MAX};

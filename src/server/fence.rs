@@ -2,7 +2,8 @@
 //! user namespaces), Codex still finishes turns with rc 0 while every command and edit failed
 //! (cli-captures README, "The fence"); baton never falls back to an unfenced mode on its own, so
 //! it probes once per binary (`codex sandbox -- true`) and tells the user plainly on every turn
-//! that runs in a broken sandbox.
+//! that runs in a broken sandbox. `baton doctor` runs the same [`probe`] (in its own process: it
+//! never starts a server).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -53,7 +54,7 @@ impl FenceChecks {
 }
 
 /// Runs `codex sandbox -- true`: `None` when it works.
-async fn probe(bin: &Path, path_var: Option<&std::ffi::OsStr>) -> Option<String> {
+pub async fn probe(bin: &Path, path_var: Option<&std::ffi::OsStr>) -> Option<String> {
     let mut cmd = tokio::process::Command::new(bin);
     cmd.args(["sandbox", "--", "true"])
         .stdin(std::process::Stdio::null())

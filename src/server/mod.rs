@@ -5,7 +5,7 @@ mod checkout;
 mod exports;
 mod extract;
 mod feed;
-mod fence;
+pub mod fence;
 mod forks;
 mod prune;
 mod read;

@@ -85,6 +85,9 @@ pub struct ReadJournal {
     pub entries: Vec<Entry>,
     /// Lines that could not be read (1-based line number and why), e.g. a torn last line.
     pub skipped: Vec<(usize, String)>,
+    /// The number of the last line that holds anything (0: an empty journal), so a reader can
+    /// tell a torn last line (a crash mid-write) from a bad line in the middle.
+    pub last_line: usize,
 }
 
 pub fn read(path: &Path) -> io::Result<ReadJournal> {
@@ -98,6 +101,7 @@ pub fn parse(bytes: &[u8]) -> ReadJournal {
         if raw.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
+        out.last_line = i + 1;
         match serde_json::from_slice::<Entry>(raw) {
             Ok(e) => out.entries.push(e),
             // A bad byte that only broke the UTF-8 of a string: the line is kept, with U+FFFD
@@ -146,6 +150,7 @@ mod tests {
         assert_eq!(r.entries, vec![entry("one")]);
         assert_eq!(r.skipped.len(), 1);
         assert_eq!(r.skipped[0].0, 2);
+        assert_eq!(r.last_line, 2);
         append(&p, &entry("two")).unwrap();
         let r = read(&p).unwrap();
         assert_eq!(r.entries, vec![entry("one"), entry("two")]);

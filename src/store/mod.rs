@@ -2,6 +2,7 @@
 //! order: every change is appended and synced to the journal before the index is updated. The
 //! index is only a cache: one of another schema version is rebuilt from the journals at open.
 
+pub mod check;
 pub mod index;
 mod inputs;
 pub mod journal;
@@ -20,6 +21,7 @@ use rusqlite::Connection;
 
 pub use inputs::InputRow;
 pub use records::{now_stamp, Entry, ForkLink, ImportedFrom, Record, Repointed, SessionFork};
+pub use repair::recovered_name;
 pub use views::{
     ConversationView, InstructionView, PendingRemoval, SessionView, TerminalRow, TurnView,
     TurnsSummary,
@@ -315,70 +317,11 @@ impl Store {
     }
 
     fn rebuild(&self, conn: &mut Connection) -> Result<ReindexReport> {
-        let (journals, mut report) = self.read_journals()?;
-        let tx = conn.transaction().map_err(|e| self.index_err(e))?;
-        index::recreate_schema(&tx).map_err(|e| self.index_err(e))?;
-        for (tid, entries) in &journals {
-            report.terminals += 1;
-            for e in entries {
-                index::apply(&tx, tid, e).map_err(|e| self.index_err(e))?;
-                report.entries += 1;
-            }
-        }
-        tx.commit().map_err(|e| self.index_err(e))?;
+        let report = fill(&self.dir, conn)?;
         for tid in &report.purged {
             self.delete_folder(tid);
         }
         Ok(report)
-    }
-
-    /// Every terminal's journal entries, by terminal id, and the lines that could not be read.
-    fn read_journals(&self) -> Result<(Vec<Journal>, ReindexReport)> {
-        let mut report = ReindexReport::default();
-        let mut journals = Vec::new();
-        let tdir = self.dir.terminals();
-        let read_dir = std::fs::read_dir(&tdir).map_err(|source| StoreError::DataDir {
-            path: tdir.clone(),
-            source,
-        })?;
-        for ent in read_dir.flatten() {
-            let path = ent.path().join("journal.jsonl");
-            let tid = ent.file_name().to_string_lossy().into_owned();
-            if path.is_file() {
-                let read = journal::read(&path).map_err(|source| StoreError::JournalRead {
-                    path: path.clone(),
-                    source,
-                })?;
-                for (line, why) in &read.skipped {
-                    report
-                        .skipped
-                        .push(format!("{}:{line}: {why}", path.display()));
-                }
-                let mut entries = read.entries;
-                if purge::finished(&entries) {
-                    report.purged.push(tid);
-                    continue;
-                }
-                if let Some(created) = repair::stand_in_created(&tid, &entries) {
-                    report.skipped.push(format!(
-                        "{}: its first record is unreadable: the terminal is listed as {} (rename it with `baton rename`)",
-                        path.display(),
-                        repair::recovered_name(&tid)
-                    ));
-                    let at = entries.first().map(|e| e.at.clone()).unwrap_or_default();
-                    entries.insert(
-                        0,
-                        Entry {
-                            at,
-                            record: created,
-                        },
-                    );
-                }
-                journals.push((tid, entries));
-            }
-        }
-        journals.sort_by(|a, b| a.0.cmp(&b.0));
-        Ok((journals, report))
     }
 
     /// The whole index as text in a stable order (tests compare it across `reindex`).
@@ -501,6 +444,85 @@ impl Store {
     pub fn last_turn_number(&self, tid: &str) -> Result<u32> {
         views::last_turn_number(&self.conn(), tid).map_err(|e| self.index_err(e))
     }
+}
+
+/// Refills the index `conn` from the journals of `dir`: drops its tables, creates this build's
+/// schema and applies every journal, all in one transaction that also stamps the schema version.
+fn fill(dir: &DataDir, conn: &mut Connection) -> Result<ReindexReport> {
+    let ix = |source| StoreError::Index {
+        path: dir.index_db(),
+        source,
+    };
+    let (journals, mut report) = read_journals(dir)?;
+    let tx = conn.transaction().map_err(ix)?;
+    index::recreate_schema(&tx).map_err(ix)?;
+    for (tid, entries) in &journals {
+        report.terminals += 1;
+        for e in entries {
+            index::apply(&tx, tid, e).map_err(ix)?;
+            report.entries += 1;
+        }
+    }
+    tx.commit().map_err(ix)?;
+    Ok(report)
+}
+
+/// Every terminal's journal entries in `dir`, by terminal id, and the lines that could not be
+/// read.
+fn read_journals(dir: &DataDir) -> Result<(Vec<Journal>, ReindexReport)> {
+    let mut report = ReindexReport::default();
+    let mut journals = Vec::new();
+    let tdir = dir.terminals();
+    let read_dir = match std::fs::read_dir(&tdir) {
+        Ok(r) => r,
+        // No terminal was ever created here: no journals (`baton doctor` reads such a folder).
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok((journals, report)),
+        Err(source) => {
+            return Err(StoreError::DataDir {
+                path: tdir.clone(),
+                source,
+            })
+        }
+    };
+    for ent in read_dir.flatten() {
+        let path = ent.path().join("journal.jsonl");
+        let tid = ent.file_name().to_string_lossy().into_owned();
+        if path.is_file() {
+            let read = journal::read(&path).map_err(|source| StoreError::JournalRead {
+                path: path.clone(),
+                source,
+            })?;
+            for (line, why) in &read.skipped {
+                report
+                    .skipped
+                    .push(format!("{}:{line}: {why}", path.display()));
+            }
+            let mut entries = read.entries;
+            // A pruned terminal whose folder a crash left: not indexed (`rebuild` deletes it).
+            if purge::finished(&entries) {
+                report.purged.push(tid);
+                continue;
+            }
+            if let Some(created) = repair::stand_in_created(&tid, &entries) {
+                report.skipped.push(format!(
+                    "{}: its first record is unreadable: the terminal is listed as {} (rename it with `baton rename`)",
+                    path.display(),
+                    repair::recovered_name(&tid)
+                ));
+                let at = entries.first().map(|e| e.at.clone()).unwrap_or_default();
+                entries.insert(
+                    0,
+                    Entry {
+                        at,
+                        record: created,
+                    },
+                );
+            }
+            journals.push((tid, entries));
+        }
+    }
+    journals.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok((journals, report))
 }
 
 #[cfg(test)]

@@ -185,12 +185,29 @@ fn no_module_has_an_edge_the_code_map_forbids() {
         ),
         (
             "protocol",
-            &["server", "store", "engine", "providers", "client", "tui"],
+            &[
+                "server",
+                "store",
+                "engine",
+                "providers",
+                "client",
+                "tui",
+                "doctor",
+            ],
         ),
-        ("store", &["server", "client", "tui", "engine", "providers"]),
-        ("providers", &["server", "store", "client", "tui"]),
-        ("client", &["server", "store", "engine", "providers", "tui"]),
-        ("tui", &["server", "store", "engine", "providers"]),
+        (
+            "store",
+            &["server", "client", "tui", "engine", "providers", "doctor"],
+        ),
+        ("providers", &["server", "store", "client", "tui", "doctor"]),
+        (
+            "client",
+            &["server", "store", "engine", "providers", "tui", "doctor"],
+        ),
+        ("tui", &["server", "store", "engine", "providers", "doctor"]),
+        ("server", &["client", "tui", "doctor"]),
+        // Doctor runs in the client process and never starts a server (see its module docs).
+        ("doctor", &["tui", "engine", "instructions", "demo"]),
     ];
     let g = crate_graph();
     let mut bad = Vec::new();
@@ -224,4 +241,13 @@ fn the_cycle_finder_finds_one() {
     let mut acyclic = g.clone();
     acyclic.remove("c");
     assert_eq!(cycle(&acyclic), None);
+}
+
+#[test]
+fn doctor_uses_the_server_only_for_its_fence_probe() {
+    let mut used = BTreeSet::new();
+    for f in sources(&Path::new(SRC).join("doctor")) {
+        used.extend(names_after(&code(&f), "crate::server::"));
+    }
+    assert_eq!(used, BTreeSet::from(["fence".to_string()]));
 }

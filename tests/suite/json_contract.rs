@@ -1,7 +1,7 @@
 //! The documented `--json` output (`new`, `send`, `ls`, `show`, `log`, `instructions`, `diff`,
-//! `server status`, `prune`, `export`, `import`) pinned as snapshots, so a refactor that
-//! renames, drops or retypes a field fails here. Values that differ per run (ids, times, paths,
-//! commits, pids) are replaced by
+//! `server status`, `prune`, `export`, `import`, `doctor`) pinned as snapshots, so a refactor
+//! that renames, drops or retypes a field fails here. Values that differ per run (ids, times,
+//! paths, commits, pids) are replaced by
 //! placeholders that keep their identity: the same id is the same `<id:N>` everywhere.
 
 use std::collections::HashMap;
@@ -216,4 +216,42 @@ fn export_and_import_json_keep_their_fields() {
     for (name, text) in snap {
         insta::assert_snapshot!(name, text);
     }
+}
+
+#[test]
+fn doctor_json_keeps_its_fields_and_values() {
+    let w = World::new();
+    let mut n = Normalizer::new(&w);
+    let repo = repo(&w, "repo");
+    w.ok(&["new", "api", "--dir", repo.to_str().unwrap()]);
+    w.send("api", "Add it. [[write:health.rs]]");
+    w.ok(&["new", "old", "--dir", repo.to_str().unwrap()]);
+    w.ok(&["rm", "old"]);
+    let pid = w.json(&["server", "status"])["pid"].as_i64().unwrap() as i32;
+    w.ok(&["server", "stop"]);
+    // Until it exits, the server may still write the index (SQLite checkpoints at close).
+    w.wait_for("the server to exit", || !process_runs(pid));
+    let mut v = w.json(&["doctor"]);
+    // Sizes and the number of entries differ from one file system to another.
+    for d in v["disk"].as_array_mut().unwrap() {
+        for k in ["data_bytes", "worktree_bytes"] {
+            if d[k].is_number() {
+                d[k] = Value::from("<n>");
+            }
+        }
+    }
+    let entries = Regex::new(r"^\d+ entries checked").unwrap();
+    let text = n.pretty(&v).replace(SHIMS, "<shims>");
+    let text = text
+        .lines()
+        .map(|l| match l.split_once("\"detail\": \"") {
+            Some((head, tail)) => format!(
+                "{head}\"detail\": \"{}",
+                entries.replace(tail, "<n> entries checked")
+            ),
+            None => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    insta::assert_snapshot!("doctor", text);
 }
