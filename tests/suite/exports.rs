@@ -648,6 +648,52 @@ fn a_codex_forks_export_carries_the_rollout_its_thread_builds_on() {
 }
 
 #[test]
+fn a_codex_original_and_its_fork_both_move_the_original_first() {
+    let w = World::new();
+    let repo = two_turns(&w, "cx", "codex");
+    let original = session_of(&w, "cx");
+    w.json(&["fork", "cx", "cx-2"]);
+    w.send("cx-2", "in the fork");
+    w.send("cx", "in the original, after the fork");
+    let export = |name: &str| {
+        w.json(&["export", name])["path"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let (zip, zip_fork) = (export("cx"), export("cx-2"));
+
+    // The original first: its rollout is re-pointed at its new checkout; the fork's import
+    // keeps that rollout as the base it builds on, and says so.
+    let w2 = World::new();
+    import_clone(&w2, &repo, &zip, "clone");
+    let imp = w2.json(&["import", &zip_fork]);
+    let notes = imp["notes"].to_string();
+    assert!(
+        notes.contains(&format!("thread {original}")) && notes.contains("kept as it is"),
+        "{imp}"
+    );
+    w2.send("cx-2", "still in the fork");
+    let fork = session_of(&w2, "cx-2");
+    let argv = w2.last_invocation()["argv"].to_string();
+    assert!(argv.contains(&format!("\"resume\",\"{fork}\"")), "{argv}");
+    w2.send("cx", "still in the original");
+    let argv = w2.last_invocation()["argv"].to_string();
+    assert!(
+        argv.contains(&format!("\"resume\",\"{original}\"")),
+        "{argv}"
+    );
+
+    // The fork first: the original's import is refused, saying what to do, and changes nothing.
+    let w3 = World::new();
+    w3.json(&["import", &zip_fork]);
+    let before = read_dir_files(&w3.codex_home());
+    refused(&w3, &["import", &zip], "must be imported before its forks");
+    assert_eq!(read_dir_files(&w3.codex_home()), before);
+    assert_eq!(w3.json(&["ls"]).as_array().unwrap().len(), 1);
+}
+
+#[test]
 fn a_terminal_moved_twice_still_resumes_its_session_and_an_archived_one_is_shown() {
     let w = World::new();
     let repo = two_turns(&w, "api", "claude");

@@ -91,6 +91,7 @@ fn plan(
         .map(|c| repointed(c, &m, &run_dir, &srv.screenshots(&tid)));
     let rewrites = rewrites(live.as_ref(), repointed.as_ref());
     let placements = placing::plan(&srv.homes, &run_dir, &m, &members, &rewrites)?;
+    notes.extend(placing::notes(&placements));
     Ok(Plan {
         m,
         members,

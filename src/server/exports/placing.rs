@@ -4,7 +4,12 @@
 //! under their own names. The copies placed carry the re-pointed system text (Claude's
 //! `prompt_snapshot` entries, Codex's developer message); a file already there is left alone
 //! when it holds the same bytes and refused when it does not (nothing is ever overwritten).
-//! Planned (and every conflict found) before anything is written.
+//! One exception: the rollout of the thread a Codex fork builds on, already here with other
+//! bytes and at least as many lines (its original was imported first, re-pointed at its own
+//! checkout), is kept as it is: Codex cuts a fork's base at `history_base`'s ordinal (checked
+//! on 0.171: a base whose bytes shifted by 603 still gave the fork exactly the history before
+//! the cut), so the fork reads the same turns from it. Planned (and every conflict found)
+//! before anything is written.
 
 use std::collections::HashMap;
 use std::fs;
@@ -26,6 +31,8 @@ pub struct Placement {
     pub bytes: Vec<u8>,
     /// The same bytes are there already: nothing to write.
     pub present: bool,
+    /// A fork's base rollout is there already with other bytes (see the module docs): kept.
+    pub kept: bool,
 }
 
 /// Where each session file of `m` goes for runs in `run_dir` (physical), with every
@@ -39,6 +46,14 @@ pub fn plan(
     rewrites: &[(String, String)],
 ) -> Result<Vec<Placement>, BatonError> {
     let mut out = Vec::new();
+    // The threads the Codex rollouts here build on (forks' originals).
+    let bases: Vec<String> = m
+        .sessions
+        .iter()
+        .filter(|s| s.provider == ProviderKind::Codex)
+        .filter_map(|s| members.get(s.file.as_ref()?))
+        .filter_map(|bytes| codex_rollout::history_base(bytes))
+        .collect();
     for s in &m.sessions {
         let Some(file) = &s.file else { continue };
         let Some(original) = members.get(file) else {
@@ -62,8 +77,21 @@ pub fn plan(
             }
             ProviderKind::Local => continue,
         };
+        let mut kept = false;
         let present = match fs::read(&target) {
             Ok(there) if there == bytes => true,
+            Ok(there) if bases.contains(&s.session_id) && lines(&there) >= lines(&bytes) => {
+                kept = true;
+                true
+            }
+            Ok(there) if s.provider == ProviderKind::Codex && original.starts_with(&there) => {
+                return Err(BatonError::bad_input(format!(
+                    "{} already holds an earlier copy of {}'s thread {}, put there by the import of a fork that builds on it: an original must be imported before its forks; nothing was imported",
+                    target.display(),
+                    m.terminal.name,
+                    s.session_id
+                )))
+            }
             Ok(_) => {
                 return Err(BatonError::bad_input(format!(
                     "{} already exists and holds something else than the {} session {} being imported: refused, nothing was imported (move that file away if it is stale)",
@@ -86,6 +114,7 @@ pub fn plan(
             target,
             bytes,
             present,
+            kept,
         });
     }
     Ok(out)
@@ -106,6 +135,25 @@ pub fn place(placements: &[Placement]) -> Result<Vec<PathBuf>, BatonError> {
         written.push(p.target.clone());
     }
     Ok(written)
+}
+
+fn lines(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|b| **b == b'\n').count()
+}
+
+/// What the notes say of the files kept as they were.
+pub fn notes(placements: &[Placement]) -> Vec<String> {
+    placements
+        .iter()
+        .filter(|p| p.kept)
+        .map(|p| {
+            format!(
+                "the rollout of thread {} (the thread this fork builds on) was already here, from an earlier import: kept as it is ({})",
+                p.session_id,
+                p.target.display()
+            )
+        })
+        .collect()
 }
 
 pub fn remove_all(files: &[PathBuf]) {
