@@ -1,0 +1,518 @@
+//! The figures of issue 14, measured side by side in one run and printed as a table:
+//! `cargo bench --bench figures` (knobs: BATON_BENCH_SENDS, default 20; BATON_BENCH_FILES,
+//! default 100000; BATON_BENCH_TURNS, default 200; BATON_BENCH_SVG, where the tokens plot goes,
+//! default `target/tokens-per-turn.svg`; BATON_BENCH_ONLY=send,ls,memory,tokens,commit).
+//!
+//! - **send**: `baton send` on a resumed Claude session (the simulated CLI) against the very
+//!   command line, stdin and cwd baton gave the CLI, run directly: wall time and the first
+//!   stdout byte, medians.
+//! - **ls**: `baton ls` with 100 terminals against `tmux list-windows -a` with 100 windows.
+//! - **memory**: the server's resident memory per idle terminal, without and with a shell each.
+//! - **tokens**: a scripted session of 200 turns, each adding a few thousand tokens of context
+//!   (a fixed pseudo-random sequence), run through baton (which rotates past 45%), against the
+//!   same turns under a CLI's auto-compact at 80% (computed: the compaction call reads the whole
+//!   context and leaves a summary of [`SUMMARY`] tokens). Tokens sent = each model call's input.
+//! - **commit**: baton's automatic commit after a one-file change in a repository of 100k files
+//!   against `git status` there.
+
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const BATON: &str = env!("CARGO_BIN_EXE_baton");
+const SHIMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/shims");
+/// The window the scripted session's model reports.
+const WINDOW: u64 = 200_000;
+/// What a fresh conversation opens on (system prompt, tools, standing text), in tokens.
+const BASE: u64 = 3_000;
+/// What an auto-compaction leaves of the conversation, in tokens.
+const SUMMARY: u64 = 12_000;
+
+fn main() {
+    let only = std::env::var("BATON_BENCH_ONLY").unwrap_or_default();
+    let wanted = |k: &str| only.is_empty() || only.split(',').any(|o| o == k);
+    let mut rows: Vec<[String; 4]> = Vec::new();
+    if wanted("send") {
+        rows.extend(send_rows());
+    }
+    if wanted("ls") {
+        rows.extend(ls_rows());
+    }
+    if wanted("memory") {
+        rows.extend(memory_rows());
+    }
+    if wanted("tokens") {
+        rows.extend(token_rows());
+    }
+    if wanted("commit") {
+        rows.extend(commit_rows());
+    }
+    println!();
+    println!("| figure | baton | against | ratio / added |");
+    println!("|---|---|---|---|");
+    for r in rows {
+        println!("| {} | {} | {} | {} |", r[0], r[1], r[2], r[3]);
+    }
+}
+
+fn knob(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A private world (HOME, BATON_HOME, CODEX_HOME) on the simulated CLIs; its server stops when
+/// it is dropped.
+struct World {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    env: Vec<(String, String)>,
+}
+
+impl World {
+    fn new() -> World {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let root = tmp.path().canonicalize().expect("temp path");
+        std::fs::create_dir_all(root.join("work")).expect("work dir");
+        let path = format!("{SHIMS}:{}", std::env::var("PATH").unwrap_or_default());
+        let env = vec![
+            ("PATH".into(), path),
+            ("HOME".into(), root.display().to_string()),
+            ("BATON_HOME".into(), root.join("data").display().to_string()),
+            (
+                "CODEX_HOME".into(),
+                root.join("codex").display().to_string(),
+            ),
+            (
+                "BATON_SHIM_LOG".into(),
+                root.join("shim.log").display().to_string(),
+            ),
+            ("SHELL".into(), "/bin/sh".into()),
+            ("TERM".into(), "xterm-256color".into()),
+            ("LANG".into(), "C.UTF-8".into()),
+        ];
+        World {
+            _tmp: tmp,
+            root,
+            env,
+        }
+    }
+
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(BATON);
+        c.args(args).env_clear().envs(self.env.iter().cloned());
+        c
+    }
+
+    fn ok(&self, args: &[&str]) -> Output {
+        let out = self.cmd(args).output().expect("run baton");
+        assert!(out.status.success(), "baton {args:?}: {out:?}");
+        out
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let mut a = args.to_vec();
+        a.push("--json");
+        serde_json::from_slice(&self.ok(&a).stdout).expect("json")
+    }
+
+    /// A plain folder terminal (no git: the figures are baton's, not a worktree's).
+    fn terminal(&self, name: &str) {
+        let dir = self.root.join("work").join(name);
+        std::fs::create_dir_all(&dir).expect("terminal dir");
+        let dir = dir.display().to_string();
+        self.ok(&["new", name, "--dir", &dir, "--provider", "claude"]);
+    }
+
+    fn server_pid(&self) -> i32 {
+        let v = self.json(&["server", "status"]);
+        v["pid"].as_i64().expect("a server pid") as i32
+    }
+
+    fn last_invocation(&self) -> Value {
+        let log = std::fs::read_to_string(self.root.join("shim.log")).expect("shim log");
+        let line = log.lines().last().expect("an invocation");
+        serde_json::from_str(line).expect("a log line")
+    }
+}
+
+impl Drop for World {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["server", "stop"]).output();
+    }
+}
+
+/// Runs `cmd` with `stdin`; (wall, time to the first stdout byte).
+fn timed(mut cmd: Command, stdin: &[u8]) -> (Duration, Duration) {
+    let start = Instant::now();
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut input = child.stdin.take().expect("stdin");
+    input.write_all(stdin).expect("write stdin");
+    drop(input);
+    let mut out = child.stdout.take().expect("stdout");
+    let mut first = [0u8; 1];
+    let n = out.read(&mut first).expect("read");
+    let first_at = start.elapsed();
+    assert!(n == 1, "no output");
+    let mut rest = Vec::new();
+    out.read_to_end(&mut rest).expect("read");
+    let status = child.wait().expect("wait");
+    assert!(status.success(), "{status}");
+    (start.elapsed(), first_at)
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn row(figure: &str, baton: String, against: String, ratio: String) -> [String; 4] {
+    println!("{figure}: {baton} against {against} ({ratio})");
+    [figure.to_string(), baton, against, ratio]
+}
+
+fn send_rows() -> Vec<[String; 4]> {
+    let w = World::new();
+    let n = knob("BATON_BENCH_SENDS", 20);
+    w.terminal("s");
+    w.ok(&["send", "s", "warm the session up"]);
+    let (mut baton_wall, mut baton_first) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        let prompt = format!("resumed turn {i}");
+        let (wall, first) = timed(w.cmd(&["send", "s", &prompt]), b"");
+        baton_wall.push(wall);
+        baton_first.push(first);
+    }
+    // The very command line baton gave the CLI for the last of them (the log holds its
+    // arguments), run directly.
+    let inv = w.last_invocation();
+    let argv: Vec<String> = inv["argv"]
+        .as_array()
+        .expect("argv")
+        .iter()
+        .map(|a| a.as_str().unwrap_or_default().to_string())
+        .collect();
+    let stdin = inv["stdin"]
+        .as_str()
+        .unwrap_or_default()
+        .as_bytes()
+        .to_vec();
+    let cwd = inv["cwd"].as_str().expect("cwd").to_string();
+    let (mut cli_wall, mut cli_first) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let mut c = Command::new(Path::new(SHIMS).join("claude"));
+        c.args(&argv)
+            .current_dir(&cwd)
+            .env_clear()
+            .envs(w.env.iter().filter(|(k, _)| k != "BATON_SHIM_LOG").cloned());
+        let (wall, first) = timed(c, &stdin);
+        cli_wall.push(wall);
+        cli_first.push(first);
+    }
+    let (bw, cw) = (median(baton_wall), median(cli_wall));
+    let (bf, cf) = (median(baton_first), median(cli_first));
+    vec![
+        row(
+            "send wall (resumed session), median",
+            ms(bw),
+            format!("{} (the CLI's command line, run directly)", ms(cw)),
+            format!("+{}", ms(bw.saturating_sub(cw))),
+        ),
+        row(
+            "first stdout byte after send, median",
+            ms(bf),
+            format!("{} (the CLI's first byte)", ms(cf)),
+            format!("+{}", ms(bf.saturating_sub(cf))),
+        ),
+    ]
+}
+
+fn ls_rows() -> Vec<[String; 4]> {
+    let w = World::new();
+    for i in 0..100 {
+        w.terminal(&format!("t{i:03}"));
+    }
+    let runs = 30;
+    let baton = median(
+        (0..runs)
+            .map(|_| {
+                let start = Instant::now();
+                w.ok(&["ls"]);
+                start.elapsed()
+            })
+            .collect(),
+    );
+    let sock = format!("baton-bench-{}", std::process::id());
+    let tmux = |args: &[&str]| {
+        Command::new("tmux")
+            .args(["-L", &sock, "-f", "/dev/null"])
+            .args(args)
+            .env("TMUX", "")
+            .output()
+    };
+    let Ok(started) = tmux(&["new-session", "-d", "-s", "bench", "-x", "120", "-y", "40"]) else {
+        return vec![row(
+            "ls, 100 terminals",
+            ms(baton),
+            "no tmux".into(),
+            "-".into(),
+        )];
+    };
+    assert!(started.status.success(), "{started:?}");
+    for _ in 1..100 {
+        tmux(&["new-window", "-d", "-t", "bench"]).expect("tmux new-window");
+    }
+    let against = median(
+        (0..runs)
+            .map(|_| {
+                let start = Instant::now();
+                let out = tmux(&["list-windows", "-a"]).expect("tmux list-windows");
+                assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 100);
+                start.elapsed()
+            })
+            .collect(),
+    );
+    let _ = tmux(&["kill-server"]);
+    vec![row(
+        "`baton ls`, 100 terminals / `tmux list-windows -a`, 100 windows, median",
+        ms(baton),
+        ms(against),
+        format!("{:.2}×", baton.as_secs_f64() / against.as_secs_f64()),
+    )]
+}
+
+/// Resident memory of `pid` in KiB.
+fn rss_kib(pid: i32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn memory_rows() -> Vec<[String; 4]> {
+    let w = World::new();
+    w.ok(&["server", "start"]);
+    let pid = w.server_pid();
+    w.ok(&["ls"]);
+    let before = rss_kib(pid);
+    for i in 0..100 {
+        w.terminal(&format!("m{i:03}"));
+    }
+    w.ok(&["ls"]);
+    let idle = rss_kib(pid);
+    // A shell each: the multiplexer's request, answered with the shell's first screen.
+    let socket = w.root.join("data").join("server.sock");
+    for i in 0..100 {
+        let mut s = UnixStream::connect(&socket).expect("connect");
+        let req = format!("{{\"cmd\":\"shell\",\"name\":\"m{i:03}\",\"rows\":40,\"cols\":120}}\n");
+        s.write_all(req.as_bytes()).expect("shell request");
+        let mut first = [0u8; 1];
+        s.read_exact(&mut first).expect("the shell's first screen");
+    }
+    w.ok(&["ls"]);
+    let shells = rss_kib(pid);
+    let per = |kib: u64| format!("{:.1} KiB", kib as f64 / 100.0);
+    vec![
+        row(
+            "server memory per idle terminal (100)",
+            per(idle.saturating_sub(before)),
+            format!("{before} KiB with none"),
+            "-".into(),
+        ),
+        row(
+            "server memory per idle terminal with a shell each (100)",
+            per(shells.saturating_sub(before)),
+            format!("{before} KiB with none"),
+            "goal ≤ 512 KiB".into(),
+        ),
+    ]
+}
+
+/// The context each of `turns` turns adds: 2k–9k tokens, the same sequence every run.
+fn deltas(turns: usize) -> Vec<u64> {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    (0..turns)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            2_000 + x % 7_000
+        })
+        .collect()
+}
+
+/// Tokens sent per turn under a CLI's auto-compact at 80%: (per turn, compactions).
+fn auto_compact(deltas: &[u64]) -> (Vec<u64>, usize) {
+    let (mut ctx, mut compactions, mut sent) = (BASE, 0, Vec::new());
+    for d in deltas {
+        let mut cost = 0;
+        if ctx + d > WINDOW * 8 / 10 {
+            // The compaction call reads the whole context; the summary replaces it.
+            cost += ctx;
+            ctx = SUMMARY;
+            compactions += 1;
+        }
+        ctx += d;
+        sent.push(cost + ctx);
+    }
+    (sent, compactions)
+}
+
+fn token_rows() -> Vec<[String; 4]> {
+    let w = World::new();
+    let turns = knob("BATON_BENCH_TURNS", 200);
+    let deltas = deltas(turns);
+    w.terminal("rot");
+    let (mut ctx, mut sent, mut conversations) = (0u64, Vec::new(), 0u64);
+    for (i, d) in deltas.iter().enumerate() {
+        let show = w.json(&["show", "rot"]);
+        let fresh = i == 0 || show["context"]["rotates_next"].as_bool().unwrap_or(false);
+        ctx = if fresh { BASE } else { ctx } + d;
+        let prompt = format!("turn {i} [[ctx:{ctx}]] [[window:{WINDOW}]]");
+        w.ok(&["send", "rot", &prompt]);
+        let number = w.json(&["show", "rot"])["conversation"]["number"]
+            .as_u64()
+            .unwrap_or(0);
+        assert_eq!(
+            number > conversations,
+            fresh,
+            "turn {i}: baton rotated otherwise"
+        );
+        conversations = number;
+        sent.push(ctx);
+    }
+    let (compact, compactions) = auto_compact(&deltas);
+    let (a, b): (u64, u64) = (sent.iter().sum(), compact.iter().sum());
+    let svg = std::env::var("BATON_BENCH_SVG")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tokens-per-turn.svg")
+        });
+    std::fs::write(&svg, plot(&sent, &compact)).expect("write the plot");
+    println!("tokens per turn plotted in {}", svg.display());
+    vec![row(
+        &format!("tokens sent over {turns} turns (45% rotation / auto-compact at 80%)"),
+        format!("{a} ({conversations} conversations)"),
+        format!("{b} ({compactions} compactions)"),
+        format!("{:.2}×", a as f64 / b as f64),
+    )]
+}
+
+/// An SVG line chart of both series, with the 45% and 80% lines.
+fn plot(baton: &[u64], compact: &[u64]) -> String {
+    let (w, h, pad) = (800.0, 360.0, 50.0);
+    let top = compact
+        .iter()
+        .chain(baton)
+        .copied()
+        .max()
+        .unwrap_or(1)
+        .max(WINDOW) as f64;
+    let x = |i: usize| pad + i as f64 * (w - 2.0 * pad) / (baton.len().max(2) - 1) as f64;
+    let y = |v: f64| h - pad - v * (h - 2.0 * pad) / top;
+    let line = |s: &[u64]| {
+        s.iter()
+            .enumerate()
+            .map(|(i, v)| format!("{:.1},{:.1}", x(i), y(*v as f64)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let level = |frac: f64, label: &str| {
+        let yy = y(WINDOW as f64 * frac);
+        format!(
+            "<line x1=\"{pad}\" x2=\"{}\" y1=\"{yy:.1}\" y2=\"{yy:.1}\" stroke=\"#999\" stroke-dasharray=\"4 4\"/><text x=\"{}\" y=\"{:.1}\" font-size=\"11\" fill=\"#666\">{label}</text>",
+            w - pad,
+            w - pad - 120.0,
+            yy - 4.0
+        )
+    };
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\">\
+<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\
+<text x=\"{pad}\" y=\"24\" font-size=\"14\">Tokens sent per turn ({} turns, window {WINDOW})</text>\
+{}{}\
+<polyline fill=\"none\" stroke=\"#d62728\" stroke-width=\"1.5\" points=\"{}\"/>\
+<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"1.5\" points=\"{}\"/>\
+<text x=\"{pad}\" y=\"{}\" font-size=\"12\" fill=\"#1f77b4\">baton: rotation past 45%</text>\
+<text x=\"{}\" y=\"{}\" font-size=\"12\" fill=\"#d62728\">auto-compact at 80%</text>\
+<line x1=\"{pad}\" x2=\"{pad}\" y1=\"{pad}\" y2=\"{}\" stroke=\"black\"/>\
+<line x1=\"{pad}\" x2=\"{}\" y1=\"{}\" y2=\"{}\" stroke=\"black\"/>\
+</svg>\n",
+        baton.len(),
+        level(0.45, "45% (baton rotates)"),
+        level(0.8, "80% (auto-compact)"),
+        line(compact),
+        line(baton),
+        h - 12.0,
+        pad + 220.0,
+        h - 12.0,
+        h - pad,
+        w - pad,
+        h - pad,
+        h - pad,
+    )
+}
+
+fn commit_rows() -> Vec<[String; 4]> {
+    let files = knob("BATON_BENCH_FILES", 100_000);
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let repo = tmp.path().join("big");
+    for i in 0..files {
+        let dir = repo.join(format!("d{:03}", i / 1000));
+        if i % 1000 == 0 {
+            std::fs::create_dir_all(&dir).expect("dir");
+        }
+        std::fs::write(dir.join(format!("f{i}.txt")), format!("file {i}\n")).expect("file");
+    }
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(["-c", "user.name=b", "-c", "user.email=b@b"])
+            .args(args)
+            .current_dir(&repo)
+            .output()
+            .expect("git");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        out
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "initial"]);
+    git(&["status", "--porcelain"]);
+    let runs = 5;
+    let mut status = Vec::new();
+    let mut commit = Vec::new();
+    for r in 0..runs {
+        let touched = repo.join("d000").join("f0.txt");
+        std::fs::write(&touched, format!("changed {r}\n")).expect("change");
+        let start = Instant::now();
+        git(&["status", "--porcelain"]);
+        status.push(start.elapsed());
+        let start = Instant::now();
+        let made = baton::git::auto_commit(&repo, &format!("turn {r}"), &[]).expect("commit");
+        commit.push(start.elapsed());
+        assert!(made.is_some(), "nothing committed");
+    }
+    let (c, s) = (median(commit), median(status));
+    vec![row(
+        &format!("automatic commit after a one-file change, {files} files / `git status`"),
+        ms(c),
+        ms(s),
+        format!("{:.2}×", c.as_secs_f64() / s.as_secs_f64()),
+    )]
+}
