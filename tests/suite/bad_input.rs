@@ -50,6 +50,32 @@ fn invalid_and_duplicate_names() {
 }
 
 #[test]
+fn names_with_invisible_or_direction_changing_characters_are_refused() {
+    let w = World::new();
+    let dir = w.project("p");
+    let d = dir.to_str().unwrap();
+    for (name, code) in [
+        ("evil\u{202E}gnp", "U+202E"),
+        ("a\u{200B}b", "U+200B"),
+        ("\u{2067}rtl", "U+2067"),
+        ("bom\u{FEFF}", "U+FEFF"),
+        ("line\u{2028}sep", "U+2028"),
+    ] {
+        refused(&w, &["new", name, "--dir", d], code);
+    }
+    assert_eq!(w.json(&["ls"]).as_array().map(Vec::len), Some(0));
+    w.new_terminal("t", "claude");
+    w.send("t", "hello there");
+    refused(&w, &["rename", "t", "t\u{202E}x"], "U+202E");
+    refused(&w, &["fork", "t", "f\u{2066}"], "U+2066");
+    refused(
+        &w,
+        &["rename", "t", "--conversation", "title\u{200F}"],
+        "U+200F",
+    );
+}
+
+#[test]
 fn unknown_provider_and_missing_dir() {
     let w = World::new();
     let dir = w.project("p");
