@@ -92,8 +92,11 @@ async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
         .map_err(|e| BatonError::failed(format!("cannot listen on {}: {e}", sock.display())))?;
     std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o600))
         .map_err(|e| BatonError::failed(format!("cannot protect {}: {e}", sock.display())))?;
-    println!("ready {}", std::process::id());
-    let _ = std::io::stdout().flush();
+    // The client that started this server reads this line; one that died meanwhile must not
+    // stop the server (`println!` would panic on the closed pipe).
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "ready {}", std::process::id()).and_then(|()| stdout.flush());
+    drop(stdout);
     start_file_watch(&srv);
     prune::start_retention(&srv);
     // Input that waited through a stop or a crash runs now, in order.

@@ -104,7 +104,9 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
     match exit {
         Exit::Detach => {
             if !opts.quiet_detach {
-                println!("[detached from baton: running turns go on; `baton` attaches again]");
+                crate::client::out::line(
+                    "[detached from baton: running turns go on; `baton` attaches again]",
+                );
             }
             Ok(0)
         }
