@@ -43,6 +43,8 @@ use wire::write_reply;
 const MAX_REQUEST_BYTES: usize = 8 * 1024 * 1024;
 /// How long `server stop` waits for interrupted turns to record their end.
 const STOP_GRACE: Duration = Duration::from_secs(10);
+/// How long `server stop` then waits for the last replies to reach their clients.
+const ANSWER_GRACE: Duration = Duration::from_secs(5);
 
 /// Runs the server in the foreground until `server stop` or SIGTERM/SIGINT. Prints `ready` on
 /// stdout once the socket accepts connections (the client that started it waits for that line).
@@ -181,7 +183,10 @@ fn start_file_watch(srv: &Arc<Server>) {
     });
 }
 
-/// Interrupts running turns and waits (bounded) until each has journalled its end.
+/// Interrupts running turns and waits (bounded) until each has journalled its end, ends the
+/// feeds of input left waiting (it runs at the next start), then waits (bounded) until every
+/// client is answered: a streaming send gets its turn's interrupted summary, never a closed
+/// connection (the runtime's end would drop the tasks still writing).
 async fn shutdown(srv: &Arc<Server>) {
     srv.shutting_down.store(true, Ordering::SeqCst);
     srv.shells.hang_up_all();
@@ -194,7 +199,20 @@ async fn shutdown(srv: &Arc<Server>) {
             let _ = rt.turn_lock.lock().await;
         }
     };
-    let _ = tokio::time::timeout(STOP_GRACE, wait_all).await;
+    if tokio::time::timeout(STOP_GRACE, wait_all).await.is_err() {
+        eprintln!("baton server: a turn did not record its end within {STOP_GRACE:?} of the stop; the next start closes it");
+    }
+    for (_, rt) in &runtimes {
+        turn::queue::end_waiting_feeds(rt);
+    }
+    if tokio::time::timeout(ANSWER_GRACE, srv.all_answered())
+        .await
+        .is_err()
+    {
+        eprintln!(
+            "baton server: a client was still being answered {ANSWER_GRACE:?} after the stop"
+        );
+    }
 }
 
 async fn connection(srv: Arc<Server>, stream: UnixStream, stop: tokio::sync::watch::Sender<bool>) {
@@ -209,7 +227,19 @@ async fn connection(srv: Arc<Server>, stream: UnixStream, stop: tokio::sync::wat
                 Ok(t) => shell::attach(&srv.shells, &t, (rows, cols), reader, &mut write).await,
                 Err(error) => Some(Reply::Error { error }),
             },
-            Ok(req) => handle(&srv, req, &mut write, &stop).await,
+            // Never ends by itself, so a stop does not wait for it (nor for a shell).
+            Ok(Request::Watch) => {
+                watch(&srv, &mut write).await;
+                None
+            }
+            Ok(req) => {
+                // A stop waits until this reply is written (see `shutdown`).
+                let _answering = srv.answering();
+                if let Some(r) = handle(&srv, req, &mut write, &stop).await {
+                    write_reply(&mut write, &r).await;
+                }
+                return;
+            }
             Err(e) => Some(Reply::Error {
                 error: BatonError::bad_input(format!("malformed request: {e}")),
             }),
@@ -362,12 +392,11 @@ async fn handle(
             done(Ok(extract::extract(srv, &prompt, provider).await))
         }
         Request::Status => done(read::status(srv)),
-        Request::Watch => {
-            watch(srv, write).await;
-            None
+        // Served by `connection`: a shell needs the reading half too, and neither is waited
+        // for by a stop.
+        Request::Watch | Request::Shell { .. } => {
+            done::<()>(Err(BatonError::failed("internal: watch or shell request")))
         }
-        // Served by `connection`, which hands it the reading half too.
-        Request::Shell { .. } => done::<()>(Err(BatonError::failed("internal: shell request"))),
         Request::Reindex => {
             done(
                 srv.store

@@ -231,3 +231,73 @@ fn a_turn_cut_short_by_a_killed_server_keeps_what_streamed_and_its_cli_stops() {
         assert_eq!(w.json(&["log", "t"])["turns"][1]["number"], 2);
     }
 }
+
+/// Issue 14: a stop during streaming sends once closed some clients' connections before their
+/// turn's end was sent. Each round: many streaming sends running at once on both CLIs, and
+/// two waiting behind one of them, then `server stop`.
+#[test]
+fn a_stop_during_streaming_sends_answers_every_client_before_closing() {
+    const TERMINALS: usize = 12;
+    for round in 0..3 {
+        let w = World::new();
+        let names: Vec<String> = (0..TERMINALS).map(|i| format!("t{i}")).collect();
+        for (i, name) in names.iter().enumerate() {
+            w.new_terminal(name, if i % 2 == 0 { "claude" } else { "codex" });
+        }
+        let running: Vec<_> = names
+            .iter()
+            .map(|n| (n.clone(), w.spawn(&["send", n, "long job [[hang]]"])))
+            .collect();
+        w.wait_for("every turn to run", || {
+            let ls = w.json(&["ls"]);
+            ls.as_array()
+                .unwrap()
+                .iter()
+                .all(|t| t["state"] == "running")
+                && w.invocations().len() == TERMINALS
+        });
+        let waiting: Vec<_> = ["later one", "later two"]
+            .iter()
+            .map(|p| w.spawn(&["send", "t0", p]))
+            .collect();
+        w.wait_for("two inputs to wait", || w.show("t0")["queued"] == 2);
+        let out = w.ok(&["server", "stop"]);
+        assert!(out.contains("2 inputs wait"), "round {round}: {out}");
+        for (name, child) in running {
+            let out = child.wait_with_output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                !err.contains("closed the connection"),
+                "round {round} {name}: {err}"
+            );
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "round {round} {name}: {}",
+                text(&out)
+            );
+            assert!(
+                err.contains("── interrupted"),
+                "round {round} {name}: {err}"
+            );
+        }
+        for child in waiting {
+            let out = child.wait_with_output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                !err.contains("closed the connection"),
+                "round {round}: {err}"
+            );
+            assert_eq!(out.status.code(), Some(1), "round {round}: {}", text(&out));
+            assert!(err.contains("waits and runs when"), "round {round}: {err}");
+        }
+        // The journal agrees (read by a new server, which then runs the waiting input).
+        for name in &names {
+            assert_eq!(
+                w.json(&["log", name])["turns"][0]["status"],
+                "interrupted",
+                "round {round} {name}"
+            );
+        }
+    }
+}
