@@ -7,6 +7,7 @@ mod extract;
 mod feed;
 pub mod fence;
 mod forks;
+mod peer;
 mod prune;
 mod read;
 mod recover;
@@ -109,6 +110,7 @@ async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
             }
         }
     }
+    let own_uid = nix::unistd::geteuid().as_raw();
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| BatonError::failed(e.to_string()))?;
@@ -118,9 +120,7 @@ async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
         tokio::select! {
             accepted = listener.accept() => {
                 if let Ok((stream, _)) = accepted {
-                    let srv = srv.clone();
-                    let stop_tx = stop_tx.clone();
-                    tokio::spawn(async move { connection(srv, stream, stop_tx).await });
+                    accept(&srv, stream, &stop_tx, own_uid);
                 }
             }
             _ = stop_rx.changed() => break,
@@ -137,6 +137,26 @@ async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
     shutdown(&srv).await;
     let _ = std::fs::remove_file(&sock);
     Ok(())
+}
+
+/// Serves an accepted connection on its own task, or refuses it (logged in `server.log`)
+/// when it comes from another user than the server's own (`own_uid`).
+fn accept(
+    srv: &Arc<Server>,
+    stream: UnixStream,
+    stop: &tokio::sync::watch::Sender<bool>,
+    own_uid: u32,
+) {
+    let peer_uid = stream.peer_cred().ok().map(|c| c.uid());
+    match peer::judge(own_uid, peer_uid) {
+        Ok(()) => {
+            tokio::spawn(connection(srv.clone(), stream, stop.clone()));
+        }
+        Err(why) => {
+            eprintln!("baton server: refused a connection: {why}");
+            tokio::spawn(peer::refuse(stream, why));
+        }
+    }
 }
 
 /// How long the file watcher waits for a burst of changes to settle.

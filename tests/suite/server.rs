@@ -301,3 +301,52 @@ fn a_stop_during_streaming_sends_answers_every_client_before_closing() {
         }
     }
 }
+
+/// Issue 14: with the socket's mode opened by hand, another user connected and got the full
+/// `ls`. The server checks each connection's peer uid and refuses any but its own.
+#[test]
+fn another_user_is_refused_even_when_the_socket_mode_lets_them_in() {
+    use std::os::unix::process::CommandExt;
+    if !nix::unistd::geteuid().is_root() {
+        println!("skipped: dropping to uid nobody needs root (CI runs the tests as root)");
+        return;
+    }
+    let w = World::new();
+    w.new_terminal("secret-project", "claude");
+    w.send("secret-project", "hello there");
+    let sock = w.data().join("server.sock");
+    for p in [w.tmp.path(), &w.data(), &sock] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    // A client of another user: sends `ls` and prints whatever comes back.
+    let script = "import socket, sys\n\
+        s = socket.socket(socket.AF_UNIX)\n\
+        s.connect(sys.argv[1])\n\
+        s.sendall(b'{\"cmd\":\"ls\",\"all\":true}\\n')\n\
+        data = b''\n\
+        while True:\n\
+        \x20   chunk = s.recv(65536)\n\
+        \x20   if not chunk: break\n\
+        \x20   data += chunk\n\
+        sys.stdout.write(data.decode())\n";
+    let out = std::process::Command::new("/usr/bin/python3")
+        .args(["-c", script, sock.to_str().unwrap()])
+        .env_clear()
+        .current_dir("/")
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let reply = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(reply.lines().count(), 1, "one line: {reply}");
+    let v: serde_json::Value = serde_json::from_str(&reply).unwrap();
+    assert_eq!(v["reply"], "error", "{reply}");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("from uid 65534"), "{message}");
+    assert!(!reply.contains("secret-project"), "learned a name: {reply}");
+    let log = std::fs::read_to_string(w.data().join("server.log")).unwrap();
+    assert!(log.contains("refused a connection"), "{log}");
+    // Its own user is still served.
+    assert_eq!(w.json(&["ls"])[0]["name"], "secret-project");
+}
