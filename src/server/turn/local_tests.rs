@@ -171,3 +171,67 @@ fn an_interrupted_turn_is_marked_in_the_replayed_history_and_turns_still_alterna
         vec![vec![user("go"), assistant(&marked("partial"))]]
     );
 }
+
+#[test]
+fn a_failed_turn_is_marked_in_the_replayed_history_and_turns_still_alternate() {
+    let user = |c: &str| json!({"role": "user", "content": c});
+    let assistant = |c: &str| json!({"role": "assistant", "content": c});
+    let down = "cannot reach http://127.0.0.1:9/v1: connection refused\nsecond line";
+    let before = "[this turn failed before any answer: cannot reach http://127.0.0.1:9/v1: connection refused]";
+    let here = "[this turn failed here: cannot reach http://127.0.0.1:9/v1: connection refused]";
+    // (what the failed turn left, its error, what the next request replays)
+    let rows: Vec<(Vec<Value>, Option<&str>, Vec<Value>)> = vec![
+        // the endpoint was down: no answer at all
+        (
+            vec![user("go")],
+            Some(down),
+            vec![user("go"), assistant(before)],
+        ),
+        // it failed mid-answer: the partial answer carries the mark
+        (
+            vec![user("go"), assistant("half")],
+            Some(down),
+            vec![user("go"), assistant(&format!("half\n\n{here}"))],
+        ),
+        (
+            vec![user("go")],
+            None,
+            vec![
+                user("go"),
+                assistant("[this turn failed before any answer: no error was recorded]"),
+            ],
+        ),
+    ];
+    for (left, error, want) in rows {
+        let entries = vec![
+            started("t1", "c", ProviderKind::Local, "go"),
+            at(Record::LocalMessages {
+                turn_id: "t1".into(),
+                messages: left.clone(),
+                left_out: 0,
+            }),
+            at(Record::TurnFinished {
+                turn_id: "t1".into(),
+                status: TurnStatus::Failed,
+                error: error.map(str::to_string),
+                session_id: None,
+                model: None,
+                context: None,
+                answer: String::new(),
+                tools: vec![],
+                notes: vec![],
+            }),
+            started("t2", "c", ProviderKind::Local, "now"),
+        ];
+        let replayed = history(&entries, "c", "t2");
+        assert_eq!(replayed, vec![want], "{left:?}");
+        // The next request adds its own user message: roles must alternate.
+        let roles: Vec<_> = replayed
+            .concat()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap().to_string())
+            .chain(["user".to_string()])
+            .collect();
+        assert!(roles.windows(2).all(|w| w[0] != w[1]), "{roles:?}");
+    }
+}
