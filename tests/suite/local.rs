@@ -34,12 +34,17 @@ fn brain(pad: usize) -> impl Fn(&Value) -> Reply + Send + Sync + 'static {
 }
 
 fn world(standin: &StandIn, window: Option<u64>) -> World {
-    let w = World::new();
     let window = window.map_or(String::new(), |w| format!("context_window = {w}\n"));
+    world_with(standin, &window)
+}
+
+/// A world whose endpoint `stand` is the stand-in, with `more` lines in its table.
+fn world_with(standin: &StandIn, more: &str) -> World {
+    let w = World::new();
     std::fs::write(
         w.data().join("config.toml"),
         format!(
-            "[providers.local.endpoints.stand]\nbase_url = \"{}\"\nmodel = \"stand-in\"\n{window}",
+            "[providers.local.endpoints.stand]\nbase_url = \"{}\"\nmodel = \"stand-in\"\n{more}",
             standin.base_url
         ),
     )
@@ -516,15 +521,7 @@ fn a_turn_that_failed_before_any_answer_keeps_the_replay_alternating() {
             Reply::Stream(standin::text("back again", Some((100, 5))))
         },
     );
-    let w = World::new();
-    std::fs::write(
-        w.data().join("config.toml"),
-        format!(
-            "[providers.local.endpoints.stand]\nbase_url = \"{}\"\nmodel = \"stand-in\"\ncontext_window = 8192\nretries = 0\n",
-            s.base_url
-        ),
-    )
-    .unwrap();
+    let w = world_with(&s, "context_window = 8192\nretries = 0\n");
     w.new_terminal("g", "local:stand");
     let out = w.run(&["send", "g", "first, while the server loads"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
