@@ -8,7 +8,7 @@ use std::io::IsTerminal;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use crate::client::{commands, render, Client};
+use crate::client::{commands, out, render, Client};
 use crate::error::BatonError;
 use crate::paths::DataDir;
 use crate::protocol::{InstructionsAction, Request, SendRequest};
@@ -60,7 +60,7 @@ fn prepare(root: &Path) -> Result<(Client, PathBuf), BatonError> {
 }
 
 fn step(title: &str, command: &str) {
-    println!("\n\x1b[1m## {title}\x1b[0m\n$ {command}");
+    out::line(&format!("\n\x1b[1m## {title}\x1b[0m\n$ {command}"));
 }
 
 fn send(
@@ -104,19 +104,19 @@ pub fn run(script_only: bool) -> Result<i32, BatonError> {
             .push(("BATON_SHIM_DELAY_MS".into(), "120".into()));
         multiplexer(&client, &project)
     } else {
-        println!(
+        out::line(&format!(
             "baton demo: simulated claude and codex CLIs, data in {}",
             root.display()
-        );
-        println!(
-            "(the [[…]] markers in the prompts script the simulated CLIs: context size, window)"
+        ));
+        out::line(
+            "(the [[…]] markers in the prompts script the simulated CLIs: context size, window)",
         );
         script(&client, &project).map(|_| 0)
     };
     let _ = commands::server_stop(&client);
     let _ = std::fs::remove_dir_all(&root);
     if interactive && result.is_ok() {
-        println!("baton demo: the simulated server was stopped and its scratch data removed");
+        out::line("baton demo: the simulated server was stopped and its scratch data removed");
     }
     result
 }

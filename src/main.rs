@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use baton::client::{commands, prune, render, Client};
+use baton::client::{commands, out, prune, render, Client};
 use baton::error::BatonError;
 use baton::paths::{DataDir, EnvDirs};
 use baton::protocol::{
@@ -419,7 +419,7 @@ fn main() -> ExitCode {
     match run(cli.cmd) {
         Ok(code) => ExitCode::from(code as u8),
         Err(e) => {
-            eprintln!("baton: {e}");
+            out::side(&format!("baton: {e}"));
             ExitCode::from(e.exit_code() as u8)
         }
     }

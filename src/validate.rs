@@ -1,6 +1,7 @@
 //! Checks on what users type: terminal names and prompts. Pure; each failure says how to fix it.
 
 use crate::error::BatonError;
+use crate::words::hidden_char;
 
 /// Longest accepted terminal name, in characters.
 pub const MAX_NAME_CHARS: usize = 64;
@@ -8,9 +9,19 @@ pub const MAX_NAME_CHARS: usize = 64;
 /// stray `cat big.log | baton send t -` from sending megabytes to a model.
 pub const MAX_PROMPT_BYTES: usize = 1024 * 1024;
 
+/// Why `text` is refused when it holds a [`hidden_char`], naming it as U+XXXX.
+fn hidden_why(c: char) -> String {
+    format!(
+        "it contains U+{:04X}, an invisible or direction-changing character (retype it without that character; it often comes with copied text)",
+        u32::from(c)
+    )
+}
+
 /// A terminal name is used in paths, branch names and command lines: no `/`, no `..`, no
-/// control characters, no surrounding whitespace, not starting with `-`.
+/// control characters, no invisible or direction-changing ones ([`hidden_char`]), no
+/// surrounding whitespace, not starting with `-`.
 pub fn terminal_name(name: &str) -> Result<(), BatonError> {
+    let hidden = hidden_char(name).map(hidden_why);
     let why = if name.trim().is_empty() {
         Some("it is empty")
     } else if name.chars().count() > MAX_NAME_CHARS {
@@ -21,6 +32,8 @@ pub fn terminal_name(name: &str) -> Result<(), BatonError> {
         Some("it contains `..` or is `.`")
     } else if name.chars().any(char::is_control) {
         Some("it contains control characters")
+    } else if let Some(why) = &hidden {
+        Some(why.as_str())
     } else if name.trim() != name {
         Some("it starts or ends with whitespace")
     } else if name.starts_with('-') {
@@ -35,6 +48,23 @@ pub fn terminal_name(name: &str) -> Result<(), BatonError> {
         Some(why) => Err(BatonError::bad_input(format!(
             "invalid terminal name {name:?}: {why} (use letters, digits, `-`, `_` or `.`, e.g. `api`)"
         ))),
+    }
+}
+
+/// A conversation title a user gives: one line, 1 to `max` characters, no control characters
+/// and no [`hidden_char`] (a title is shown in `ls`, `log` and the UI like a name).
+pub fn title(title: &str, max: usize) -> Result<(), BatonError> {
+    if title.is_empty() || title.chars().any(char::is_control) || title.chars().count() > max {
+        return Err(BatonError::bad_input(format!(
+            "a conversation title is one line of text, 1 to {max} characters, without control characters"
+        )));
+    }
+    match hidden_char(title) {
+        Some(c) => Err(BatonError::bad_input(format!(
+            "invalid conversation title {title:?}: {}",
+            hidden_why(c)
+        ))),
+        None => Ok(()),
     }
 }
 
@@ -73,7 +103,13 @@ pub fn name_from_dir(dir: &std::path::Path) -> String {
         .unwrap_or_default();
     let cleaned: String = base
         .chars()
-        .map(|c| if c.is_control() || c == '/' { '-' } else { c })
+        .map(|c| {
+            if c.is_control() || c == '/' || hidden_char(c.encode_utf8(&mut [0; 4])).is_some() {
+                '-'
+            } else {
+                c
+            }
+        })
         .take(MAX_NAME_CHARS)
         .collect::<String>()
         .replace("..", "-");

@@ -29,6 +29,46 @@ fn names() {
 }
 
 #[test]
+fn names_with_invisible_or_direction_changing_characters_are_refused() {
+    let rows = [
+        ("evil\u{202E}gnp", 0x202E),
+        ("zero\u{200B}width", 0x200B),
+        ("\u{2066}iso", 0x2066),
+        ("iso\u{2069}", 0x2069),
+        ("bom\u{FEFF}", 0xFEFF),
+        ("soft\u{AD}hyphen", 0xAD),
+        ("tag\u{E0041}", 0xE0041),
+        ("line\u{2028}sep", 0x2028),
+        ("para\u{2029}sep", 0x2029),
+        ("joiner\u{200D}", 0x200D),
+    ];
+    for (n, code) in rows {
+        let e = terminal_name(n).unwrap_err();
+        let want = format!("U+{code:04X}");
+        assert!(e.message.contains(&want), "{n:?}: {}", e.message);
+        assert!(e.message.contains("retype it"), "{}", e.message);
+        assert!(
+            !e.message.contains(char::from_u32(code).unwrap()),
+            "shown raw: {}",
+            e.message
+        );
+        assert_eq!(e.exit_code(), 2);
+    }
+    assert_eq!(hidden_char("日本 é 🙂 a b"), None);
+}
+
+#[test]
+fn titles_refuse_what_names_refuse() {
+    assert!(title("fix the bug", 200).is_ok());
+    assert!(title("", 200).is_err());
+    assert!(title("a\nb", 200).is_err());
+    assert!(title(&"x".repeat(201), 200).is_err());
+    let e = title("abc\u{202E}def", 200).unwrap_err();
+    assert!(e.message.contains("U+202E"), "{}", e.message);
+    assert_eq!(e.exit_code(), 2);
+}
+
+#[test]
 fn prompts() {
     assert!(prompt("hello").is_ok());
     assert!(prompt("  \n\t").is_err());
@@ -43,4 +83,5 @@ fn default_names_from_dirs() {
     assert_eq!(name_from_dir(Path::new("/src/api")), "api");
     assert_eq!(name_from_dir(Path::new("/")), "main");
     assert_eq!(name_from_dir(Path::new("/x/-weird")), "weird");
+    assert_eq!(name_from_dir(Path::new("/x/ab\u{202E}cd")), "ab-cd");
 }

@@ -8,6 +8,7 @@
 //! This module depends on nothing in the crate: everything else may depend on it.
 
 use std::fmt;
+use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
@@ -288,15 +289,43 @@ mod tests;
 /// Longest automatic conversation title, in characters.
 pub const TITLE_CHARS: usize = 40;
 
+/// Characters that are invisible or change the direction of the text after them (Unicode
+/// format characters, category Cf: U+202E, U+200B, U+2066–U+2069, U+FEFF…) and the line and
+/// paragraph separators (Zl, Zp): in a name they make `ls` show something other than what
+/// is stored. `None` only if the pattern failed to compile (a test compiles it).
+static HIDDEN: LazyLock<Option<regex::Regex>> =
+    LazyLock::new(|| regex::Regex::new(r"[\p{Cf}\p{Zl}\p{Zp}]").ok());
+
+/// The first character of `text` that a terminal would not show as itself: a format
+/// character (Cf) or a line/paragraph separator (Zl, Zp). Fails closed: without the pattern,
+/// any non-ASCII character that is neither alphanumeric nor whitespace counts.
+pub fn hidden_char(text: &str) -> Option<char> {
+    match HIDDEN.as_ref() {
+        Some(re) => re.find(text).and_then(|m| m.as_str().chars().next()),
+        None => text
+            .chars()
+            .find(|c| !c.is_ascii() && !c.is_alphanumeric() && !c.is_whitespace()),
+    }
+}
+
 /// A conversation's automatic title: the first non-blank line of its first prompt, trimmed, at
-/// most [`TITLE_CHARS`] characters (cut at a character boundary, trimmed again).
+/// most [`TITLE_CHARS`] characters (cut at a character boundary, trimmed again). A prompt may
+/// hold any character, but a title is shown in lists like a name: each [`hidden_char`] is
+/// written out as `<U+XXXX>` (a prompt is never refused for one).
 pub fn title_of(prompt: &str) -> String {
     let line = prompt
         .lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
         .unwrap_or_default();
-    let cut: String = line.chars().take(TITLE_CHARS).collect();
+    let mut shown = String::new();
+    for c in line.chars() {
+        match hidden_char(c.encode_utf8(&mut [0; 4])) {
+            Some(h) => shown.push_str(&format!("<U+{:04X}>", u32::from(h))),
+            None => shown.push(c),
+        }
+    }
+    let cut: String = shown.chars().take(TITLE_CHARS).collect();
     cut.trim_end().to_string()
 }
 
@@ -329,6 +358,8 @@ mod title_tests {
             ("🙂 emoji", "🙂 emoji"),
             ("", ""),
             ("\r\nwindows\r\nline", "windows"),
+            ("evil\u{202E}gnp.exe", "evil<U+202E>gnp.exe"),
+            ("a\u{200B}b\u{FEFF}", "a<U+200B>b<U+FEFF>"),
         ];
         for (prompt, want) in rows {
             assert_eq!(title_of(prompt), want, "{prompt:?}");

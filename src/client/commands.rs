@@ -1,14 +1,15 @@
 //! Each subcommand's client side: build the request, print the reply as text or `--json`, and
 //! pick the exit code.
 
-use std::io::{Read, Write};
+use std::io::Read;
 
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use super::out;
 use super::render::{self, Out};
 use super::Client;
-use crate::error::{BatonError, EXIT_BAD_INPUT, EXIT_FAILED};
+use crate::error::{BatonError, EXIT_FAILED};
 use crate::protocol::views::{
     AcceptedView, ExtractedView, NotRunningView, StatusView, StoppingView,
 };
@@ -39,14 +40,14 @@ pub fn shown<T: DeserializeOwned>(
     if json {
         print_json(&data);
     } else {
-        print!("{}", text(&view));
+        out::print(&text(&view));
     }
     Ok(view)
 }
 
 pub fn print_json(v: &impl Serialize) {
     let text = serde_json::to_string_pretty(v).unwrap_or_default();
-    println!("{text}");
+    out::line(&text);
 }
 
 /// Where `baton send` gets its prompt: the argument, or stdin for `-`.
@@ -76,24 +77,14 @@ pub fn read_prompt(arg: Option<String>) -> Result<String, BatonError> {
 
 /// `baton send`: streams the turn; exit 0 only when it completed.
 pub fn send(client: &Client, req: Request, name: &str, json: bool) -> Result<i32, BatonError> {
-    let stdout = std::io::stdout();
-    let stderr = std::io::stderr();
-    let write = |out: Out| match out {
-        Out::Main(text) => {
-            let mut out = stdout.lock();
-            let _ = out.write_all(text.as_bytes());
-            let _ = out.flush();
-        }
-        Out::Side(text) => {
-            let _ = writeln!(stderr.lock(), "{text}");
-        }
+    let write = |o: Out| match o {
+        Out::Main(text) => out::print(&text),
+        Out::Side(text) => out::side(&text),
     };
     let mut printer = render::Printer::default();
     let final_reply = client.request(&req, |reply| {
         if json {
-            let mut out = stdout.lock();
-            let _ = writeln!(out, "{}", serde_json::to_string(reply).unwrap_or_default());
-            let _ = out.flush();
+            out::line(&serde_json::to_string(reply).unwrap_or_default());
             return;
         }
         if let Reply::Event { event } = reply {
@@ -105,27 +96,28 @@ pub fn send(client: &Client, req: Request, name: &str, json: bool) -> Result<i32
     match final_reply {
         Reply::Ok { data } => {
             if json {
-                println!(
-                    "{}",
-                    serde_json::to_string(&Reply::Ok { data: data.clone() }).unwrap_or_default()
+                out::line(
+                    &serde_json::to_string(&Reply::Ok { data: data.clone() }).unwrap_or_default(),
                 );
             }
             match serde_json::from_value::<TurnSummary>(data.clone()) {
                 Ok(summary) => {
                     if !json {
-                        eprintln!("{}", render::summary_line(&summary));
+                        out::side(&render::summary_line(&summary));
                     }
+                    // A turn was journalled, whatever failed in it (even a CLI that printed
+                    // garbage: `unusable_cli` tells that apart): exit 2 is kept for input
+                    // refused before anything changed.
                     Ok(match summary.status {
                         TurnStatus::Completed => 0,
-                        _ if summary.unusable_cli => EXIT_BAD_INPUT,
-                        _ => EXIT_FAILED,
+                        TurnStatus::Failed | TurnStatus::Interrupted => EXIT_FAILED,
                     })
                 }
                 // A detached send answers with an acknowledgement, not a summary.
                 Err(_) => {
                     let accepted: AcceptedView = data_as(data)?;
                     if !json {
-                        eprintln!("{}", render::accepted(&accepted));
+                        out::side(&render::accepted(&accepted));
                     }
                     Ok(0)
                 }
@@ -152,9 +144,9 @@ pub fn extract(
         print_json(&data);
     } else {
         for line in &found.lines {
-            println!("{line}");
+            out::line(line);
         }
-        eprintln!("(extractor: {})", found.extractor);
+        out::side(&format!("(extractor: {})", found.extractor));
     }
     Ok(0)
 }
@@ -189,7 +181,7 @@ pub fn server_status(client: &Client, json: bool) -> Result<i32, BatonError> {
             if json {
                 print_json(&data);
             } else {
-                print!("{}", render::status(&status));
+                out::print(&render::status(&status));
             }
             Ok(0)
         }
@@ -200,7 +192,7 @@ pub fn server_status(client: &Client, json: bool) -> Result<i32, BatonError> {
                     data_dir: client.data.root.to_string_lossy().into_owned(),
                 });
             } else {
-                println!("not running ({})", client.data.root.display());
+                out::line(&format!("not running ({})", client.data.root.display()));
             }
             Ok(EXIT_FAILED)
         }
@@ -209,18 +201,18 @@ pub fn server_status(client: &Client, json: bool) -> Result<i32, BatonError> {
 
 pub fn server_start(client: &Client) -> Result<i32, BatonError> {
     if client.connect_existing().is_some() {
-        println!("already running ({})", client.data.root.display());
+        out::line(&format!("already running ({})", client.data.root.display()));
         return Ok(0);
     }
     client.start_server()?;
-    println!("started ({})", client.data.root.display());
+    out::line(&format!("started ({})", client.data.root.display()));
     Ok(0)
 }
 
 /// `baton server stop`: asks the server to stop and waits until it has let go of its lock.
 pub fn server_stop(client: &Client) -> Result<i32, BatonError> {
     let Some(stream) = client.connect_existing() else {
-        println!("not running");
+        out::line("not running");
         return Ok(0);
     };
     let reply = super::send_request(stream, &Request::Stop, &mut |_| {})?;
@@ -233,12 +225,12 @@ pub fn server_stop(client: &Client) -> Result<i32, BatonError> {
     };
     wait_unlocked(client);
     match stopping.waiting {
-        0 => println!("stopped"),
-        n => println!(
+        0 => out::line("stopped"),
+        n => out::line(&format!(
             "stopped; {n} input{} wait{} and run when the server starts again",
             if n == 1 { "" } else { "s" },
             if n == 1 { "s" } else { "" }
-        ),
+        )),
     }
     Ok(0)
 }

@@ -106,7 +106,7 @@ pub fn run(client: &Client, fix: bool, json: bool) -> Result<i32, BatonError> {
     if json {
         client::commands::print_json(&view);
     } else {
-        print!("{}", report::text(&view, fix));
+        client::out::print(&report::text(&view, fix));
     }
     Ok(view.exit_code())
 }

@@ -374,6 +374,6 @@ pub struct TurnSummary {
     /// The automatic commit of the turn's changes (null: nothing changed, or no worktree).
     pub commit: Option<String>,
     /// The CLI failed without ever ending the turn (garbage on stdout, died without a result):
-    /// most likely not a working CLI at all. `baton send` exits 2 for it.
+    /// most likely not a working CLI at all. The turn is recorded failed: `baton send` exits 1.
     pub unusable_cli: bool,
 }

@@ -88,16 +88,24 @@ impl Feed {
         self.version.send_replace(n);
     }
 
-    /// Adds the final reply; followers stop after it.
+    /// Adds the final reply; followers stop after it. A feed has one final reply: a second
+    /// (a stop ending the feeds of waiting input while a runner ends its own) is dropped.
     pub fn finish(&self, r: Reply) {
-        self.tell_watchers(&r);
         let n = {
             let mut items = self.items();
-            items.push(r);
-            self.done.store(true, Ordering::SeqCst);
+            if self.done.swap(true, Ordering::SeqCst) {
+                return;
+            }
+            items.push(r.clone());
             items.len()
         };
+        self.tell_watchers(&r);
         self.version.send_replace(n);
+    }
+
+    /// Whether the final reply is in.
+    pub fn is_done(&self) -> bool {
+        self.done.load(Ordering::SeqCst)
     }
 
     pub fn subscribe(&self) -> watch::Receiver<usize> {
@@ -109,5 +117,26 @@ impl Feed {
         let items = self.items();
         let batch = items.get(seen..).map(<[Reply]>::to_vec).unwrap_or_default();
         (batch, self.done.load(Ordering::SeqCst))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::BatonError;
+
+    #[test]
+    fn a_feed_keeps_its_first_final_reply_only() {
+        let feed = Feed::new("t".into(), broadcast::channel(4).0);
+        assert!(!feed.is_done());
+        let first = Reply::Error {
+            error: BatonError::failed("first"),
+        };
+        feed.finish(first.clone());
+        feed.finish(Reply::Error {
+            error: BatonError::failed("second"),
+        });
+        assert!(feed.is_done());
+        assert_eq!(feed.since(0), (vec![first], true));
     }
 }

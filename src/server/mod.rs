@@ -7,6 +7,7 @@ mod extract;
 mod feed;
 pub mod fence;
 mod forks;
+mod peer;
 mod prune;
 mod read;
 mod recover;
@@ -43,6 +44,8 @@ use wire::write_reply;
 const MAX_REQUEST_BYTES: usize = 8 * 1024 * 1024;
 /// How long `server stop` waits for interrupted turns to record their end.
 const STOP_GRACE: Duration = Duration::from_secs(10);
+/// How long `server stop` then waits for the last replies to reach their clients.
+const ANSWER_GRACE: Duration = Duration::from_secs(5);
 
 /// Runs the server in the foreground until `server stop` or SIGTERM/SIGINT. Prints `ready` on
 /// stdout once the socket accepts connections (the client that started it waits for that line).
@@ -92,8 +95,11 @@ async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
         .map_err(|e| BatonError::failed(format!("cannot listen on {}: {e}", sock.display())))?;
     std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o600))
         .map_err(|e| BatonError::failed(format!("cannot protect {}: {e}", sock.display())))?;
-    println!("ready {}", std::process::id());
-    let _ = std::io::stdout().flush();
+    // The client that started this server reads this line; one that died meanwhile must not
+    // stop the server (`println!` would panic on the closed pipe).
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "ready {}", std::process::id()).and_then(|()| stdout.flush());
+    drop(stdout);
     start_file_watch(&srv);
     prune::start_retention(&srv);
     // Input that waited through a stop or a crash runs now, in order.
@@ -104,6 +110,7 @@ async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
             }
         }
     }
+    let own_uid = nix::unistd::geteuid().as_raw();
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .map_err(|e| BatonError::failed(e.to_string()))?;
@@ -113,9 +120,7 @@ async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
         tokio::select! {
             accepted = listener.accept() => {
                 if let Ok((stream, _)) = accepted {
-                    let srv = srv.clone();
-                    let stop_tx = stop_tx.clone();
-                    tokio::spawn(async move { connection(srv, stream, stop_tx).await });
+                    accept(&srv, stream, &stop_tx, own_uid);
                 }
             }
             _ = stop_rx.changed() => break,
@@ -132,6 +137,26 @@ async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
     shutdown(&srv).await;
     let _ = std::fs::remove_file(&sock);
     Ok(())
+}
+
+/// Serves an accepted connection on its own task, or refuses it (logged in `server.log`)
+/// when it comes from another user than the server's own (`own_uid`).
+fn accept(
+    srv: &Arc<Server>,
+    stream: UnixStream,
+    stop: &tokio::sync::watch::Sender<bool>,
+    own_uid: u32,
+) {
+    let peer_uid = stream.peer_cred().ok().map(|c| c.uid());
+    match peer::judge(own_uid, peer_uid) {
+        Ok(()) => {
+            tokio::spawn(connection(srv.clone(), stream, stop.clone()));
+        }
+        Err(why) => {
+            eprintln!("baton server: refused a connection: {why}");
+            tokio::spawn(peer::refuse(stream, why));
+        }
+    }
 }
 
 /// How long the file watcher waits for a burst of changes to settle.
@@ -178,7 +203,10 @@ fn start_file_watch(srv: &Arc<Server>) {
     });
 }
 
-/// Interrupts running turns and waits (bounded) until each has journalled its end.
+/// Interrupts running turns and waits (bounded) until each has journalled its end, ends the
+/// feeds of input left waiting (it runs at the next start), then waits (bounded) until every
+/// client is answered: a streaming send gets its turn's interrupted summary, never a closed
+/// connection (the runtime's end would drop the tasks still writing).
 async fn shutdown(srv: &Arc<Server>) {
     srv.shutting_down.store(true, Ordering::SeqCst);
     srv.shells.hang_up_all();
@@ -191,7 +219,20 @@ async fn shutdown(srv: &Arc<Server>) {
             let _ = rt.turn_lock.lock().await;
         }
     };
-    let _ = tokio::time::timeout(STOP_GRACE, wait_all).await;
+    if tokio::time::timeout(STOP_GRACE, wait_all).await.is_err() {
+        eprintln!("baton server: a turn did not record its end within {STOP_GRACE:?} of the stop; the next start closes it");
+    }
+    for (_, rt) in &runtimes {
+        turn::queue::end_waiting_feeds(rt);
+    }
+    if tokio::time::timeout(ANSWER_GRACE, srv.all_answered())
+        .await
+        .is_err()
+    {
+        eprintln!(
+            "baton server: a client was still being answered {ANSWER_GRACE:?} after the stop"
+        );
+    }
 }
 
 async fn connection(srv: Arc<Server>, stream: UnixStream, stop: tokio::sync::watch::Sender<bool>) {
@@ -206,7 +247,19 @@ async fn connection(srv: Arc<Server>, stream: UnixStream, stop: tokio::sync::wat
                 Ok(t) => shell::attach(&srv.shells, &t, (rows, cols), reader, &mut write).await,
                 Err(error) => Some(Reply::Error { error }),
             },
-            Ok(req) => handle(&srv, req, &mut write, &stop).await,
+            // Never ends by itself, so a stop does not wait for it (nor for a shell).
+            Ok(Request::Watch) => {
+                watch(&srv, &mut write).await;
+                None
+            }
+            Ok(req) => {
+                // A stop waits until this reply is written (see `shutdown`).
+                let _answering = srv.answering();
+                if let Some(r) = handle(&srv, req, &mut write, &stop).await {
+                    write_reply(&mut write, &r).await;
+                }
+                return;
+            }
             Err(e) => Some(Reply::Error {
                 error: BatonError::bad_input(format!("malformed request: {e}")),
             }),
@@ -359,12 +412,11 @@ async fn handle(
             done(Ok(extract::extract(srv, &prompt, provider).await))
         }
         Request::Status => done(read::status(srv)),
-        Request::Watch => {
-            watch(srv, write).await;
-            None
+        // Served by `connection`: a shell needs the reading half too, and neither is waited
+        // for by a stop.
+        Request::Watch | Request::Shell { .. } => {
+            done::<()>(Err(BatonError::failed("internal: watch or shell request")))
         }
-        // Served by `connection`, which hands it the reading half too.
-        Request::Shell { .. } => done::<()>(Err(BatonError::failed("internal: shell request"))),
         Request::Reindex => {
             done(
                 srv.store

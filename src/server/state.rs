@@ -144,6 +144,19 @@ pub struct Server {
     runtimes: Mutex<HashMap<String, Arc<TermRuntime>>>,
     /// Each terminal's shell (the shell face), started on first use.
     pub shells: super::shell::Shells,
+    /// Connections still owing their client a final reply (every request but `watch` and
+    /// `shell`, streaming sends included): a stop waits for them before the runtime goes.
+    answering: tokio::sync::watch::Sender<usize>,
+}
+
+/// One connection owing its client a final reply, counted while it lives
+/// ([`Server::answering`]).
+pub struct Answering(tokio::sync::watch::Sender<usize>);
+
+impl Drop for Answering {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
 }
 
 impl Server {
@@ -172,7 +185,20 @@ impl Server {
             fence_checks: Default::default(),
             runtimes: Mutex::new(HashMap::new()),
             shells: super::shell::Shells::default(),
+            answering: tokio::sync::watch::channel(0).0,
         }
+    }
+
+    /// Counts a connection as owing its client a final reply until the guard drops.
+    pub fn answering(&self) -> Answering {
+        self.answering.send_modify(|n| *n += 1);
+        Answering(self.answering.clone())
+    }
+
+    /// Waits until no connection owes its client a final reply.
+    pub async fn all_answered(&self) {
+        let mut rx = self.answering.subscribe();
+        let _ = rx.wait_for(|n| *n == 0).await;
     }
 
     pub fn runtime(&self, tid: &str) -> Arc<TermRuntime> {

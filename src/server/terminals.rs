@@ -272,12 +272,7 @@ const TITLE_MAX: usize = 200;
 pub fn title(srv: &Server, name: &str, title: &str) -> Result<TitledView, BatonError> {
     let t = srv.terminal(name)?;
     let title = title.trim();
-    if title.is_empty() || title.chars().any(char::is_control) || title.chars().count() > TITLE_MAX
-    {
-        return Err(BatonError::bad_input(format!(
-            "a conversation title is one line of text, 1 to {TITLE_MAX} characters, without control characters"
-        )));
-    }
+    validate::title(title, TITLE_MAX)?;
     let Some(conv) = srv.store.live_conversation(&t.id)? else {
         return Err(BatonError::bad_input(format!(
             "{name} has no conversation yet: its first prompt opens one (and titles it)"

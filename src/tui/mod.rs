@@ -104,19 +104,23 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
     match exit {
         Exit::Detach => {
             if !opts.quiet_detach {
-                println!("[detached from baton: running turns go on; `baton` attaches again]");
+                crate::client::out::line(
+                    "[detached from baton: running turns go on; `baton` attaches again]",
+                );
             }
             Ok(0)
         }
         Exit::Signal(sig) => {
-            eprintln!(
+            crate::client::out::side(&format!(
                 "baton: stopped by {} (running turns go on; `baton` attaches again)",
                 io::signals::name(sig)
-            );
+            ));
             Ok(128 + sig)
         }
         Exit::ServerGone(why) => {
-            eprintln!("baton: the server went away ({why}); start it again with `baton`");
+            crate::client::out::side(&format!(
+                "baton: the server went away ({why}); start it again with `baton`"
+            ));
             Ok(1)
         }
     }

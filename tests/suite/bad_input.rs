@@ -42,11 +42,32 @@ fn invalid_and_duplicate_names() {
         ("   ", "empty"),
         ("a\u{7}b", "control"),
         ("x\ny", "control"),
+        // Invisible or direction-changing (issue 14): `ls` would show another name.
+        ("evil\u{202E}gnp", "U+202E"),
+        ("a\u{200B}b", "U+200B"),
+        ("\u{2067}rtl", "U+2067"),
+        ("bom\u{FEFF}", "U+FEFF"),
+        ("line\u{2028}sep", "U+2028"),
     ] {
         refused(&w, &["new", name, "--dir", d], why);
     }
+    assert_eq!(w.json(&["ls"]).as_array().map(Vec::len), Some(0));
     w.ok(&["new", "api", "--dir", d]);
     refused(&w, &["new", "api", "--dir", d], "already exists");
+}
+
+#[test]
+fn renames_forks_and_titles_with_invisible_characters_are_refused() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    w.send("t", "hello there");
+    refused(&w, &["rename", "t", "t\u{202E}x"], "U+202E");
+    refused(&w, &["fork", "t", "f\u{2066}"], "U+2066");
+    refused(
+        &w,
+        &["rename", "t", "--conversation", "title\u{200F}"],
+        "U+200F",
+    );
 }
 
 #[test]
@@ -111,21 +132,26 @@ fn missing_cli_binary_names_the_install_command() {
     assert_eq!(w.show("t")["provider"], "claude");
 }
 
+/// Not bad input: the prompt was accepted and a turn ran, so it is recorded failed (exit 1,
+/// `unusable_cli` in the summary); exit 2 is kept for what changes nothing.
 #[test]
-fn a_cli_that_prints_garbage_or_dies_without_a_result_is_reported() {
+fn a_cli_that_prints_garbage_or_dies_without_a_result_is_a_failed_turn() {
     for provider in ["claude", "codex"] {
         let w = World::new();
         w.new_terminal("t", provider);
         for marker in ["[[garbage]]", "[[die]]"] {
-            let out = w.run(&["send", "t", &format!("do it {marker}")]);
+            let out = w.run(&["send", "t", &format!("do it {marker}"), "--json"]);
             assert_eq!(
                 out.status.code(),
-                Some(2),
+                Some(1),
                 "{provider} {marker}: {}",
                 text(&out)
             );
-            let err = String::from_utf8_lossy(&out.stderr);
-            assert!(err.contains("failed"), "{err}");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            let last: serde_json::Value =
+                serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+            assert_eq!(last["data"]["status"], "failed", "{stdout}");
+            assert_eq!(last["data"]["unusable_cli"], true, "{stdout}");
         }
         let log = w.json(&["log", "t"]);
         for t in log["turns"].as_array().unwrap() {

@@ -34,12 +34,17 @@ fn brain(pad: usize) -> impl Fn(&Value) -> Reply + Send + Sync + 'static {
 }
 
 fn world(standin: &StandIn, window: Option<u64>) -> World {
-    let w = World::new();
     let window = window.map_or(String::new(), |w| format!("context_window = {w}\n"));
+    world_with(standin, &window)
+}
+
+/// A world whose endpoint `stand` is the stand-in, with `more` lines in its table.
+fn world_with(standin: &StandIn, more: &str) -> World {
+    let w = World::new();
     std::fs::write(
         w.data().join("config.toml"),
         format!(
-            "[providers.local.endpoints.stand]\nbase_url = \"{}\"\nmodel = \"stand-in\"\n{window}",
+            "[providers.local.endpoints.stand]\nbase_url = \"{}\"\nmodel = \"stand-in\"\n{more}",
             standin.base_url
         ),
     )
@@ -480,4 +485,61 @@ fn a_fork_of_a_local_conversation_copies_its_history() {
     let sent = contents(&s);
     assert!(!sent.iter().any(|c| c == "which word?"), "{sent:?}");
     assert_eq!(sent.len(), 3, "{sent:?}");
+}
+
+/// Whether `req`'s messages after the system message alternate user, assistant (tool results
+/// following the call they answer), as the chat templates of Gemma and Mistral insist.
+fn alternates(req: &Value) -> bool {
+    let roles: Vec<&str> = req["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .filter(|r| *r != "system" && *r != "tool")
+        .collect();
+    roles
+        .iter()
+        .enumerate()
+        .all(|(i, r)| *r == if i % 2 == 0 { "user" } else { "assistant" })
+}
+
+/// Issue 14: a turn that failed before any answer (the endpoint was down) was replayed as a
+/// bare user message followed by the next one, which Gemma's and Mistral's templates refuse.
+#[test]
+fn a_turn_that_failed_before_any_answer_keeps_the_replay_alternating() {
+    let down = std::sync::atomic::AtomicBool::new(true);
+    let s = StandIn::background(
+        standin::models("stand-in", Some(8192)),
+        move |req: &Value| {
+            if down.swap(false, std::sync::atomic::Ordering::SeqCst) {
+                return Reply::Status(503, r#"{"error":{"message":"Loading model"}}"#.into());
+            }
+            if !alternates(req) {
+                // What llama-server answers when the Gemma template raises.
+                return Reply::Status(400, r#"{"error":{"message":"Conversation roles must alternate user/assistant/user/assistant/..."}}"#.into());
+            }
+            Reply::Stream(standin::text("back again", Some((100, 5))))
+        },
+    );
+    let w = world_with(&s, "context_window = 8192\nretries = 0\n");
+    w.new_terminal("g", "local:stand");
+    let out = w.run(&["send", "g", "first, while the server loads"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(w.json(&["log", "g"])["turns"][0]["status"], "failed");
+    let out = w.run(&["send", "g", "second, once it is up"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let last = s.requests().pop().unwrap();
+    assert!(alternates(&last), "{last}");
+    let told = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .map(|m| m["content"].as_str().unwrap().to_string())
+        .collect::<Vec<_>>();
+    assert_eq!(told.len(), 1, "{last}");
+    assert!(
+        told[0].starts_with("[this turn failed before any answer: ") && told[0].contains("503"),
+        "{told:?}"
+    );
 }

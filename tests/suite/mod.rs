@@ -10,6 +10,7 @@ mod git;
 mod instructions;
 mod json_contract;
 mod local;
+mod pipes;
 mod prune;
 mod queue;
 mod rename;

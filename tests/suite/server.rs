@@ -231,3 +231,122 @@ fn a_turn_cut_short_by_a_killed_server_keeps_what_streamed_and_its_cli_stops() {
         assert_eq!(w.json(&["log", "t"])["turns"][1]["number"], 2);
     }
 }
+
+/// Issue 14: a stop during streaming sends once closed some clients' connections before their
+/// turn's end was sent. Each round: many streaming sends running at once on both CLIs, and
+/// two waiting behind one of them, then `server stop`.
+#[test]
+fn a_stop_during_streaming_sends_answers_every_client_before_closing() {
+    const TERMINALS: usize = 12;
+    for round in 0..3 {
+        let w = World::new();
+        let names: Vec<String> = (0..TERMINALS).map(|i| format!("t{i}")).collect();
+        for (i, name) in names.iter().enumerate() {
+            w.new_terminal(name, if i % 2 == 0 { "claude" } else { "codex" });
+        }
+        let running: Vec<_> = names
+            .iter()
+            .map(|n| (n.clone(), w.spawn(&["send", n, "long job [[hang]]"])))
+            .collect();
+        w.wait_for("every turn to run", || {
+            let ls = w.json(&["ls"]);
+            ls.as_array()
+                .unwrap()
+                .iter()
+                .all(|t| t["state"] == "running")
+                && w.invocations().len() == TERMINALS
+        });
+        let waiting: Vec<_> = ["later one", "later two"]
+            .iter()
+            .map(|p| w.spawn(&["send", "t0", p]))
+            .collect();
+        w.wait_for("two inputs to wait", || w.show("t0")["queued"] == 2);
+        let out = w.ok(&["server", "stop"]);
+        assert!(out.contains("2 inputs wait"), "round {round}: {out}");
+        for (name, child) in running {
+            let out = child.wait_with_output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                !err.contains("closed the connection"),
+                "round {round} {name}: {err}"
+            );
+            assert_eq!(
+                out.status.code(),
+                Some(1),
+                "round {round} {name}: {}",
+                text(&out)
+            );
+            assert!(
+                err.contains("── interrupted"),
+                "round {round} {name}: {err}"
+            );
+        }
+        for child in waiting {
+            let out = child.wait_with_output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                !err.contains("closed the connection"),
+                "round {round}: {err}"
+            );
+            assert_eq!(out.status.code(), Some(1), "round {round}: {}", text(&out));
+            assert!(err.contains("waits and runs when"), "round {round}: {err}");
+        }
+        // The journal agrees (read by a new server, which then runs the waiting input).
+        for name in &names {
+            assert_eq!(
+                w.json(&["log", name])["turns"][0]["status"],
+                "interrupted",
+                "round {round} {name}"
+            );
+        }
+    }
+}
+
+/// Issue 14: with the socket's mode opened by hand, another user connected and got the full
+/// `ls`. The server checks each connection's peer uid and refuses any but its own.
+#[test]
+fn another_user_is_refused_even_when_the_socket_mode_lets_them_in() {
+    use std::os::unix::process::CommandExt;
+    if !nix::unistd::geteuid().is_root() {
+        println!("skipped: dropping to uid nobody needs root (CI runs the tests as root)");
+        return;
+    }
+    let w = World::new();
+    w.new_terminal("secret-project", "claude");
+    w.send("secret-project", "hello there");
+    let sock = w.data().join("server.sock");
+    for p in [w.tmp.path(), &w.data(), &sock] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    // A client of another user: sends `ls` and prints whatever comes back.
+    let script = "import socket, sys\n\
+        s = socket.socket(socket.AF_UNIX)\n\
+        s.connect(sys.argv[1])\n\
+        s.sendall(b'{\"cmd\":\"ls\",\"all\":true}\\n')\n\
+        data = b''\n\
+        while True:\n\
+        \x20   chunk = s.recv(65536)\n\
+        \x20   if not chunk: break\n\
+        \x20   data += chunk\n\
+        sys.stdout.write(data.decode())\n";
+    let out = std::process::Command::new("/usr/bin/python3")
+        .args(["-c", script, sock.to_str().unwrap()])
+        .env_clear()
+        .current_dir("/")
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let reply = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(reply.lines().count(), 1, "one line: {reply}");
+    let v: serde_json::Value = serde_json::from_str(&reply).unwrap();
+    assert_eq!(v["reply"], "error", "{reply}");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(message.contains("from uid 65534"), "{message}");
+    assert!(!reply.contains("secret-project"), "learned a name: {reply}");
+    let log = std::fs::read_to_string(w.data().join("server.log")).unwrap();
+    assert!(log.contains("refused a connection"), "{log}");
+    // Its own user is still served.
+    assert_eq!(w.json(&["ls"])[0]["name"], "secret-project");
+}

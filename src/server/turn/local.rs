@@ -49,15 +49,17 @@ pub fn history(entries: &[Entry], conversation_id: &str, current: &str) -> Vec<V
                 turn_id,
                 answer,
                 status,
+                error,
                 ..
             } => {
-                answers.insert(turn_id.as_str(), (answer.as_str(), *status));
+                let end = (answer.as_str(), *status, error.as_deref());
+                answers.insert(turn_id.as_str(), end);
             }
             _ => {}
         }
     }
     let own_turns = order.into_iter().map(|(id, prompt)| {
-        let interrupted = matches!(answers.get(id), Some((_, TurnStatus::Interrupted)));
+        let end = answers.get(id).copied();
         match own.get(id) {
             Some(messages) => {
                 let mut messages: Vec<Value> = messages
@@ -65,12 +67,17 @@ pub fn history(entries: &[Entry], conversation_id: &str, current: &str) -> Vec<V
                     .cloned()
                     .map(local::sse::with_json_arguments)
                     .collect();
-                if interrupted {
-                    mark_interrupted(&mut messages);
+                match end {
+                    Some((_, TurnStatus::Interrupted, _)) => mark(&mut messages, INTERRUPTED),
+                    Some((_, TurnStatus::Failed, error)) => {
+                        let text = failed_mark(&messages, error);
+                        mark(&mut messages, &text);
+                    }
+                    Some((_, TurnStatus::Completed, _)) | None => {}
                 }
                 messages
             }
-            None => other_turn(prompt, answers.get(id).copied()),
+            None => other_turn(prompt, end),
         }
     });
     copied.into_iter().chain(own_turns).collect()
@@ -79,34 +86,54 @@ pub fn history(entries: &[Entry], conversation_id: &str, current: &str) -> Vec<V
 /// What the model is told when a turn was cut short (the seeds tell it too).
 const INTERRUPTED: &str = "[the user interrupted this turn here]";
 
-/// Ends an interrupted turn's messages with the mark, keeping user and assistant turns
-/// alternating (chat templates such as Gemma's refuse anything else): on the last assistant
-/// text, or as an assistant message of its own after a user or tool message.
-fn mark_interrupted(messages: &mut Vec<Value>) {
+/// The longest part of a failed turn's error the model is told.
+const ERROR_CHARS: usize = 200;
+
+/// What the model is told about a failed turn: before any answer (the endpoint was down) or
+/// where it stopped, with the first line of its error.
+fn failed_mark(messages: &[Value], error: Option<&str>) -> String {
+    let error: String = error
+        .and_then(|e| e.lines().next())
+        .unwrap_or("no error was recorded")
+        .chars()
+        .take(ERROR_CHARS)
+        .collect();
+    let answered = messages.iter().any(|m| m["role"] != "user");
+    if answered {
+        format!("[this turn failed here: {error}]")
+    } else {
+        format!("[this turn failed before any answer: {error}]")
+    }
+}
+
+/// Ends a turn cut short (interrupted, failed) with `text`, keeping user and assistant turns
+/// alternating (chat templates such as Gemma's and Mistral's refuse anything else): on the
+/// last assistant text, or as an assistant message of its own after a user or tool message.
+fn mark(messages: &mut Vec<Value>, text: &str) {
     match messages.last_mut() {
         Some(last)
             if last["role"] == "assistant"
                 && last.get("tool_calls").is_none_or(Value::is_null)
                 && last["content"].is_string() =>
         {
-            let text = last["content"].as_str().unwrap_or_default();
-            last["content"] = Value::from(if text.is_empty() {
-                INTERRUPTED.to_string()
+            let said = last["content"].as_str().unwrap_or_default();
+            last["content"] = Value::from(if said.is_empty() {
+                text.to_string()
             } else {
-                format!("{text}\n\n{INTERRUPTED}")
+                format!("{said}\n\n{text}")
             });
         }
-        _ => messages.push(json!({"role": "assistant", "content": INTERRUPTED})),
+        _ => messages.push(json!({"role": "assistant", "content": text})),
     }
 }
 
 /// A turn another provider ran (or a local one without its messages): its prompt and answer.
-fn other_turn(prompt: &str, end: Option<(&str, TurnStatus)>) -> Vec<Value> {
+fn other_turn(prompt: &str, end: Option<(&str, TurnStatus, Option<&str>)>) -> Vec<Value> {
     let answer = match end {
-        Some((a, TurnStatus::Interrupted)) if !a.is_empty() => format!("{a}\n\n{INTERRUPTED}"),
-        Some((a, _)) if !a.is_empty() => a.to_string(),
-        Some((_, TurnStatus::Interrupted)) => INTERRUPTED.to_string(),
-        Some((_, status)) => format!("[no answer: the turn {}]", status.as_str()),
+        Some((a, TurnStatus::Interrupted, _)) if !a.is_empty() => format!("{a}\n\n{INTERRUPTED}"),
+        Some((a, _, _)) if !a.is_empty() => a.to_string(),
+        Some((_, TurnStatus::Interrupted, _)) => INTERRUPTED.to_string(),
+        Some((_, status, _)) => format!("[no answer: the turn {}]", status.as_str()),
         None => "[no answer: the turn never finished]".to_string(),
     };
     vec![

@@ -27,10 +27,20 @@ fn finished(turn: &str, status: TurnStatus, answer: &str) -> Entry {
 }
 
 fn finished_at(turn: &str, status: TurnStatus, answer: &str, tokens: Option<u64>) -> Entry {
+    finished_full(turn, status, answer, tokens, None)
+}
+
+fn finished_full(
+    turn: &str,
+    status: TurnStatus,
+    answer: &str,
+    tokens: Option<u64>,
+    error: Option<&str>,
+) -> Entry {
     at(Record::TurnFinished {
         turn_id: turn.into(),
         status,
-        error: None,
+        error: error.map(str::to_string),
         session_id: None,
         model: None,
         context: tokens.map(|tokens| crate::words::ContextUsage {
@@ -124,6 +134,21 @@ fn local_turns_keep_their_messages_and_others_give_prompt_and_answer() {
     );
 }
 
+/// The history the next local turn replays after local turn t1 left `left` and ended by `end`.
+fn replayed(left: &[Value], end: Entry) -> Vec<Vec<Value>> {
+    let entries = vec![
+        started("t1", "c", ProviderKind::Local, "go"),
+        at(Record::LocalMessages {
+            turn_id: "t1".into(),
+            messages: left.to_vec(),
+            left_out: 0,
+        }),
+        end,
+        started("t2", "c", ProviderKind::Local, "now"),
+    ];
+    history(&entries, "c", "t2")
+}
+
 #[test]
 fn an_interrupted_turn_is_marked_in_the_replayed_history_and_turns_still_alternate() {
     let mark = "[the user interrupted this turn here]";
@@ -148,17 +173,8 @@ fn an_interrupted_turn_is_marked_in_the_replayed_history_and_turns_still_alterna
         ),
     ];
     for (left, want) in local_rows {
-        let entries = vec![
-            started("t1", "c", ProviderKind::Local, "go"),
-            at(Record::LocalMessages {
-                turn_id: "t1".into(),
-                messages: left.clone(),
-                left_out: 0,
-            }),
-            finished("t1", TurnStatus::Interrupted, ""),
-            started("t2", "c", ProviderKind::Local, "now"),
-        ];
-        assert_eq!(history(&entries, "c", "t2"), vec![want], "{left:?}");
+        let end = finished("t1", TurnStatus::Interrupted, "");
+        assert_eq!(replayed(&left, end), vec![want], "{left:?}");
     }
     // Another provider's interrupted turn: its partial answer, marked.
     let entries = vec![
@@ -170,4 +186,49 @@ fn an_interrupted_turn_is_marked_in_the_replayed_history_and_turns_still_alterna
         history(&entries, "c", "t2"),
         vec![vec![user("go"), assistant(&marked("partial"))]]
     );
+}
+
+#[test]
+fn a_failed_turn_is_marked_in_the_replayed_history_and_turns_still_alternate() {
+    let user = |c: &str| json!({"role": "user", "content": c});
+    let assistant = |c: &str| json!({"role": "assistant", "content": c});
+    let down = "cannot reach http://127.0.0.1:9/v1: connection refused\nsecond line";
+    let before = "[this turn failed before any answer: cannot reach http://127.0.0.1:9/v1: connection refused]";
+    let here = "[this turn failed here: cannot reach http://127.0.0.1:9/v1: connection refused]";
+    // (what the failed turn left, its error, what the next request replays)
+    let rows: Vec<(Vec<Value>, Option<&str>, Vec<Value>)> = vec![
+        // the endpoint was down: no answer at all
+        (
+            vec![user("go")],
+            Some(down),
+            vec![user("go"), assistant(before)],
+        ),
+        // it failed mid-answer: the partial answer carries the mark
+        (
+            vec![user("go"), assistant("half")],
+            Some(down),
+            vec![user("go"), assistant(&format!("half\n\n{here}"))],
+        ),
+        (
+            vec![user("go")],
+            None,
+            vec![
+                user("go"),
+                assistant("[this turn failed before any answer: no error was recorded]"),
+            ],
+        ),
+    ];
+    for (left, error, want) in rows {
+        let end = finished_full("t1", TurnStatus::Failed, "", None, error);
+        let replayed = replayed(&left, end);
+        assert_eq!(replayed, vec![want], "{left:?}");
+        // The next request adds its own user message: roles must alternate.
+        let roles: Vec<_> = replayed
+            .concat()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap().to_string())
+            .chain(["user".to_string()])
+            .collect();
+        assert!(roles.windows(2).all(|w| w[0] != w[1]), "{roles:?}");
+    }
 }

@@ -221,6 +221,27 @@ pub fn feed_of(srv: &Server, rt: &TermRuntime, name: &str, n: u32) -> Arc<Feed> 
         .clone()
 }
 
+/// At a stop, once turns have ended: the clients following input that still waits get a
+/// final reply saying it runs at the next start (its runner stopped, so nothing else would
+/// end those feeds).
+pub fn end_waiting_feeds(rt: &TermRuntime) {
+    let feeds: Vec<(u32, Arc<Feed>)> = rt
+        .feeds
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .map(|(n, f)| (*n, f.clone()))
+        .collect();
+    for (n, feed) in feeds.into_iter().filter(|(_, f)| !f.is_done()) {
+        feed.finish(Reply::Error {
+            error: BatonError::failed(format!(
+                "the baton server stopped: input {n} waits and runs when it starts again (see `baton queue {}`)",
+                feed.name()
+            )),
+        });
+    }
+}
+
 /// Interrupts the running turn for a jump (its partial output is kept, as an interrupt).
 fn interrupt_for_jump(rt: &TermRuntime) {
     if let Err(e) = rt.interrupt() {
