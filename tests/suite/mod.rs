@@ -18,6 +18,7 @@ mod server;
 mod shell;
 mod shims;
 mod storage;
+mod private_text;
 mod system_text;
 mod tui;
 mod watch;
