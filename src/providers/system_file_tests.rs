@@ -28,6 +28,9 @@ fn homes() -> ProviderHomes {
     }
 }
 
+/// A spec, the arguments it gets, and the file (path, contents) written for it.
+type Row = (RunSpec, Vec<&'static str>, Option<(&'static str, &'static str)>);
+
 #[test]
 fn placing_table() {
     let new = SessionMode::New { session_id: None };
@@ -41,7 +44,7 @@ fn placing_table() {
     };
     let claude_file = "/d/terminals/t1/runs/baton-t1-u1.txt";
     let profile = "/h/.codex/baton-t1-u1.config.toml";
-    let rows: Vec<(RunSpec, Vec<&str>, Option<(&str, &str)>)> = vec![
+    let rows: Vec<Row> = vec![
         (
             spec(ProviderKind::Claude, new.clone(), "a\n"),
             vec!["--append-system-prompt-file", claude_file],

@@ -18,7 +18,14 @@ fn terminal(w: &World, provider: &str) -> String {
     let dir = w.project("t");
     let dir = dir.to_str().unwrap();
     w.ok(&[
-        "new", "t", "--dir", dir, "--provider", provider, "--brief", BRIEF,
+        "new",
+        "t",
+        "--dir",
+        dir,
+        "--provider",
+        provider,
+        "--brief",
+        BRIEF,
     ]);
     w.ok(&["instructions", "t", "add", RULE]);
     w.show("t")["id"].as_str().unwrap().to_string()
@@ -72,11 +79,21 @@ fn no_part_of_the_standing_text_is_in_the_clis_argv_while_a_turn_runs() {
         assert_eq!(mode(&file), 0o600, "{provider}");
         match provider {
             "claude" => {
-                assert_eq!(file.parent().unwrap(), w.data().join("terminals").join(&tid).join("runs"));
+                assert_eq!(
+                    file.parent().unwrap(),
+                    w.data().join("terminals").join(&tid).join("runs")
+                );
                 assert_eq!(mode(file.parent().unwrap()), 0o700);
-                assert_eq!(std::fs::read_to_string(&file).unwrap(), system, "byte for byte");
+                assert_eq!(
+                    std::fs::read_to_string(&file).unwrap(),
+                    system,
+                    "byte for byte"
+                );
             }
-            _ => assert!(!w.codex_home().join("config.toml").exists(), "the user's config is untouched"),
+            _ => assert!(
+                !w.codex_home().join("config.toml").exists(),
+                "the user's config is untouched"
+            ),
         }
         w.ok(&["interrupt", "t"]);
         let _ = client.wait_with_output();
@@ -127,15 +144,24 @@ fn the_same_bytes_reach_claude_on_every_turn_and_resume_replays_codexs_copy() {
     let texts: Vec<Option<String>> = w.invocations().iter().map(system_text).collect();
     assert!(texts[0].as_deref().is_some_and(|t| t.contains(BRIEF)));
     assert_eq!(texts[0], texts[1]);
-    assert!(w.invocations().iter().all(|i| flag(&i["argv"], "--append-system-prompt").is_none()));
+    assert!(w
+        .invocations()
+        .iter()
+        .all(|i| flag(&i["argv"], "--append-system-prompt").is_none()));
     let w = World::new();
     terminal(&w, "codex");
     w.send("t", "one");
     w.send("t", "two");
     let invs = w.invocations();
     assert!(system_text(&invs[0]).is_some_and(|t| t.contains(BRIEF)));
-    assert_eq!(system_text(&invs[1]), None, "a resume replays the rollout's copy");
-    assert!(invs.iter().all(|i| codex_config(&i["argv"], "developer_instructions").is_none()));
+    assert_eq!(
+        system_text(&invs[1]),
+        None,
+        "a resume replays the rollout's copy"
+    );
+    assert!(invs
+        .iter()
+        .all(|i| codex_config(&i["argv"], "developer_instructions").is_none()));
 }
 
 #[test]
@@ -150,6 +176,9 @@ fn a_codex_profile_of_the_users_own_fails_the_turn_saying_what_to_do() {
     let out = w.run(&["send", "t", "hello"]);
     assert!(!out.status.success());
     let said = text(&out);
-    assert!(said.contains("-p work") && said.contains("config.toml"), "{said}");
+    assert!(
+        said.contains("-p work") && said.contains("config.toml"),
+        "{said}"
+    );
     assert!(w.invocations().is_empty(), "the CLI never ran");
 }
