@@ -29,7 +29,11 @@ fn homes() -> ProviderHomes {
 }
 
 /// A spec, the arguments it gets, and the file (path, contents) written for it.
-type Row = (RunSpec, Vec<&'static str>, Option<(&'static str, &'static str)>);
+type Row = (
+    RunSpec,
+    Vec<&'static str>,
+    Option<(&'static str, &'static str)>,
+);
 
 #[test]
 fn placing_table() {

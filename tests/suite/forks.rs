@@ -327,6 +327,14 @@ fn a_codex_fork_is_a_new_thread_told_its_new_checkout() {
         !text.contains("three, in the original"),
         "turn 3 came along: {text}"
     );
+    // The app-server got the fork's text over JSON-RPC: none of it, nor any run's, in argv.
+    let all = w.all_invocations();
+    assert!(all.iter().any(|i| i["argv"][0] == "app-server"));
+    for inv in all {
+        let argv = inv["argv"].to_string();
+        assert!(!argv.contains("carried over"), "{argv}");
+        assert!(!argv.contains("developer_instructions"), "{argv}");
+    }
 }
 
 #[test]
