@@ -31,13 +31,17 @@ fn terminal(w: &World, provider: &str) -> String {
     w.show("t")["id"].as_str().unwrap().to_string()
 }
 
-/// Starts a turn that hangs and returns its shim invocation once it runs.
-fn hanging_turn(w: &World) -> (std::process::Child, Value) {
+/// A world whose terminal `t` on `provider` runs a turn that hangs: the world, the terminal's
+/// id, the client waiting for the turn and the CLI's shim invocation.
+fn hanging_turn(provider: &str) -> (World, String, std::process::Child, Value) {
+    let w = World::new();
+    let tid = terminal(&w, provider);
     let client = w.spawn(&["send", "t", "work on it [[hang]]"]);
     w.wait_for("the turn to run", || {
         w.show("t")["state"] == "running" && !w.invocations().is_empty()
     });
-    (client, w.last_invocation())
+    let inv = w.last_invocation();
+    (w, tid, client, inv)
 }
 
 /// Where the run of `inv` reads its system text: Claude's file, Codex's profile.
@@ -58,9 +62,7 @@ fn mode(path: &Path) -> u32 {
 #[test]
 fn no_part_of_the_standing_text_is_in_the_clis_argv_while_a_turn_runs() {
     for provider in ["claude", "codex"] {
-        let w = World::new();
-        let tid = terminal(&w, provider);
-        let (client, inv) = hanging_turn(&w);
+        let (w, tid, client, inv) = hanging_turn(provider);
         let pid = inv["pid"].as_i64().unwrap();
         let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
         let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
@@ -105,9 +107,7 @@ fn no_part_of_the_standing_text_is_in_the_clis_argv_while_a_turn_runs() {
 #[test]
 fn a_crashed_servers_text_files_are_swept_at_the_next_start_and_run() {
     for provider in ["claude", "codex"] {
-        let w = World::new();
-        let tid = terminal(&w, provider);
-        let (client, inv) = hanging_turn(&w);
+        let (w, tid, client, inv) = hanging_turn(provider);
         let file = text_file(&w, &inv);
         kill_server(&w);
         let _ = client.wait_with_output();
