@@ -26,6 +26,15 @@ CODEX = os.path.join(SHIMS, "codex")
 CAP = os.path.join(ROOT, "fixtures", "captures")
 CC = os.path.join(CAP, "claude-code")
 CX = os.path.join(CAP, "codex")
+SYSFILE = os.path.join(CAP, "system-file")
+
+
+def sysfile_cap(name):
+    """(rc, stdout, stderr) of a capture in fixtures/captures/system-file."""
+    def read(ext):
+        with open(os.path.join(SYSFILE, name + "." + ext), encoding="utf-8") as f:
+            return f.read()
+    return int(read("rc")), read("stdout"), read("stderr")
 STREAM = ["-p", "--output-format", "stream-json", "--verbose"]
 EXEC = ["exec", "--json", "--skip-git-repo-check"]
 MISSING = "11111111-2222-4333-8444-555555555555"
@@ -786,8 +795,8 @@ def log_records(E):
 
 @test
 def claude_append_system_prompt_file(E):
-    # Both versions, measured with the real CLIs (2.1.332, 2.1.197): the file's text verbatim,
-    # trailing newline included; a missing file is rc 1 before anything is printed.
+    # Both versions (fixtures/captures/system-file): the file's text verbatim, trailing newline
+    # included; a missing file is rc 1 before anything is printed.
     path = os.path.join(E.base, "system.txt")
     private_file(path, AWKWARD)
     for version in ("2.1.332", "2.1.197"):
@@ -797,14 +806,13 @@ def claude_append_system_prompt_file(E):
                  if x.get("type") == "attachment" and x["attachment"]["type"] == "prompt_snapshot"]
         eq(snaps[0]["systemPrompt"][-1], AWKWARD, "%s: the file's text, last" % version)
         eq(log_records(E)[-1]["system"], AWKWARD, "%s: logged" % version)
-        missing = os.path.join(E.base, "nope.txt")
+        missing = "/tmp/sys/missing.txt"
         r = claude(E, "hello", "--append-system-prompt-file", missing, BATON_SHIM_CLAUDE_VERSION=version)
-        eq((r.rc, r.out, r.err), (1, "", "Error: Append system prompt file not found: %s\n" % missing),
-           "%s: missing file" % version)
-    r = claude(E, "hello", "--append-system-prompt", "x", "--append-system-prompt-file", path,
+        name = "claude-missing-file" if version == "2.1.332" else "v197-claude-missing-file"
+        eq((r.rc, r.out, r.err), sysfile_cap(name), "%s: missing file" % version)
+    r = claude(E, "hello", "--append-system-prompt", "X", "--append-system-prompt-file", path,
                BATON_SHIM_CLAUDE_VERSION="2.1.197")
-    eq((r.rc, r.err), (1, "Error: Cannot use both --append-system-prompt and --append-system-prompt-file. "
-                          "Please use only one.\n"), "2.1.197 refuses both")
+    eq((r.rc, r.out, r.err), sysfile_cap("v197-claude-both-flags"), "2.1.197 refuses both")
     r = claude(E, "hello", "--append-system-prompt-file")
     eq((r.rc, r.err), (1, "error: option '--append-system-prompt-file <file>' argument missing\n"), "no value")
 
@@ -831,10 +839,9 @@ def codex_profile_developer_instructions(E):
     new = [f for f in rollouts(E) if r.events()[0]["thread_id"] in f][0]
     check(not any(x["payload"].get("role") == "developer" and
                   x["payload"]["content"][0]["text"] == text for x in read_jsonl(new)), "nothing from nope")
-    r = codex(E, "x", "-p", "a", "-p", "b")
-    eq((r.rc, r.err), (2, codex_warning(E) + "error: the argument '--profile <CONFIG_PROFILE_V2>' cannot be "
-                          "used multiple times\n\nUsage: codex exec [OPTIONS] [PROMPT]\n       codex exec "
-                          "[OPTIONS] <COMMAND> [ARGS]\n\nFor more information, try '--help'.\n"), "two -p")
+    r = run(E, CODEX, ["exec", "--json", "--skip-git-repo-check", "-p", "a", "-p", "b"])
+    rc, out, err = sysfile_cap("codex-two-profiles")
+    eq((r.rc, r.out, r.err), (rc, out, err.replace("/home/dev/.codex", E.codex_home)), "two -p")
 
 
 # ---- codex

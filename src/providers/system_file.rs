@@ -6,7 +6,7 @@
 //! only when a thread is created (a resume replays the rollout's copy), so only those runs get
 //! one. The file is written right before the run and removed when the run ends ([`Written`]);
 //! one a crash left is swept by [`sweep`] at the terminal's next run and at server start.
-//! Facts: `fixtures/captures/README` ("System text without argv").
+//! Facts: the CLI captures' "System text without argv", `fixtures/captures/system-file/`.
 
 use std::ffi::OsString;
 use std::fs;
