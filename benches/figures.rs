@@ -212,6 +212,12 @@ fn send_rows() -> Vec<[String; 4]> {
         .as_bytes()
         .to_vec();
     let cwd = inv["cwd"].as_str().expect("cwd").to_string();
+    // baton removed the run's system text file when the run ended: put the same bytes back.
+    if let Some(i) = argv.iter().position(|a| a == "--append-system-prompt-file") {
+        let file = Path::new(&argv[i + 1]);
+        let text = inv["system"].as_str().expect("the logged system text");
+        std::fs::write(file, text).expect("the system text file");
+    }
     let (mut cli_wall, mut cli_first) = (Vec::new(), Vec::new());
     for _ in 0..n {
         let mut c = Command::new(Path::new(SHIMS).join("claude"));

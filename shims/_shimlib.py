@@ -154,6 +154,11 @@ def read_stdin():
     return data.decode("utf-8", errors="replace")
 
 
+# The system text the CLI received (Claude's appended text, Codex's developer_instructions),
+# as read from argv, a file or a profile; logged with each invocation.
+SYSTEM_TEXT = None
+
+
 def log_invocation(cli, argv, stdin_text):
     """BATON_SHIM_LOG: one JSON line per invocation, written before any output."""
     path = os.environ.get("BATON_SHIM_LOG")
@@ -167,6 +172,7 @@ def log_invocation(cli, argv, stdin_text):
         "cli": cli,
         "argv": list(argv),
         "stdin": stdin_text,
+        "system": SYSTEM_TEXT,
         "cwd": cwd,
         "pid": os.getpid(),
         "env": {k: os.environ.get(k) for k in ("HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR")},

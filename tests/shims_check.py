@@ -26,6 +26,15 @@ CODEX = os.path.join(SHIMS, "codex")
 CAP = os.path.join(ROOT, "fixtures", "captures")
 CC = os.path.join(CAP, "claude-code")
 CX = os.path.join(CAP, "codex")
+SYSFILE = os.path.join(CAP, "system-file")
+
+
+def sysfile_cap(name):
+    """(rc, stdout, stderr) of a capture in fixtures/captures/system-file."""
+    def read(ext):
+        with open(os.path.join(SYSFILE, name + "." + ext), encoding="utf-8") as f:
+            return f.read()
+    return int(read("rc")), read("stdout"), read("stderr")
 STREAM = ["-p", "--output-format", "stream-json", "--verbose"]
 EXEC = ["exec", "--json", "--skip-git-repo-check"]
 MISSING = "11111111-2222-4333-8444-555555555555"
@@ -761,11 +770,78 @@ def shim_log(E):
         recs = [json.loads(l) for l in f]
     eq(len(recs), 2, "log lines")
     c, x = recs
-    eq(sorted(c.keys()), sorted(["cli", "argv", "stdin", "cwd", "pid", "env"]), "log keys")
+    eq(sorted(c.keys()), sorted(["cli", "argv", "stdin", "system", "cwd", "pid", "env"]), "log keys")
+    eq((c["system"], x["system"]), (None, None), "no system text given")
     eq((c["cli"], c["argv"], c["stdin"], c["cwd"]), ("claude", STREAM, "logged prompt\nline two", E.proj), "claude log")
     eq((x["cli"], x["argv"], x["stdin"], x["cwd"]), ("codex", EXEC, "codex prompt", E.proj), "codex log")
     eq(c["env"], {"HOME": E.home, "CODEX_HOME": E.codex_home, "CLAUDE_CONFIG_DIR": None}, "log env")
     check(isinstance(c["pid"], int), "pid")
+
+
+# Everything a shell, TOML or JSON could mangle, and a trailing newline.
+AWKWARD = 'Say "hi" \\ $HOME `id` \t tab\n中文 ✓ 🎉\n'
+
+
+def private_file(path, text):
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def log_records(E):
+    with open(E.log) as f:
+        return [json.loads(l) for l in f]
+
+
+@test
+def claude_append_system_prompt_file(E):
+    # Both versions (fixtures/captures/system-file): the file's text verbatim, trailing newline
+    # included; a missing file is rc 1 before anything is printed.
+    path = os.path.join(E.base, "system.txt")
+    private_file(path, AWKWARD)
+    for version in ("2.1.332", "2.1.197"):
+        sid = ok(claude(E, "hello", "--append-system-prompt-file", path,
+                        BATON_SHIM_CLAUDE_VERSION=version), version)[0]["session_id"]
+        snaps = [x["attachment"] for x in read_jsonl(session_file(E, sid, E.proj))
+                 if x.get("type") == "attachment" and x["attachment"]["type"] == "prompt_snapshot"]
+        eq(snaps[0]["systemPrompt"][-1], AWKWARD, "%s: the file's text, last" % version)
+        eq(log_records(E)[-1]["system"], AWKWARD, "%s: logged" % version)
+        missing = "/tmp/sys/missing.txt"
+        r = claude(E, "hello", "--append-system-prompt-file", missing, BATON_SHIM_CLAUDE_VERSION=version)
+        name = "claude-missing-file" if version == "2.1.332" else "v197-claude-missing-file"
+        eq((r.rc, r.out, r.err), sysfile_cap(name), "%s: missing file" % version)
+    r = claude(E, "hello", "--append-system-prompt", "X", "--append-system-prompt-file", path,
+               BATON_SHIM_CLAUDE_VERSION="2.1.197")
+    eq((r.rc, r.out, r.err), sysfile_cap("v197-claude-both-flags"), "2.1.197 refuses both")
+    r = claude(E, "hello", "--append-system-prompt-file")
+    eq((r.rc, r.err), (1, "error: option '--append-system-prompt-file <file>' argument missing\n"), "no value")
+
+
+@test
+def codex_profile_developer_instructions(E):
+    # 0.171: `-p NAME` reads $CODEX_HOME/NAME.config.toml when the thread is created; a missing
+    # profile is silently ignored (rc 0, no instructions); two -p are refused (measured).
+    os.makedirs(E.codex_home, exist_ok=True)
+    text = AWKWARD
+    toml = 'developer_instructions = ' + json.dumps(text, ensure_ascii=False) + "\n"
+    private_file(os.path.join(E.codex_home, "baton-t-u.config.toml"), toml)
+    tid = ok(codex(E, "turn one", "-p", "baton-t-u"), "with a profile")[0]["thread_id"]
+    eq(log_records(E)[-1]["system"], text, "logged")
+    rows = read_jsonl(rollouts(E)[0])
+    devs = [x for x in rows if x["payload"].get("role") == "developer"]
+    eq(devs[0]["payload"]["content"][0]["text"], text, "stored at creation, byte for byte")
+    ok(codex(E, "turn two", resume=tid), "resume without the profile")
+    devs = [x for x in read_jsonl(rollouts(E)[0]) if x["payload"].get("role") == "developer"]
+    eq(len(devs), 1, "a resume adds no second copy")
+    r = codex(E, "turn one", "-p", "nope")
+    ok(r, "a missing profile")
+    eq(log_records(E)[-1]["system"], None, "a missing profile gives no instructions")
+    new = [f for f in rollouts(E) if r.events()[0]["thread_id"] in f][0]
+    check(not any(x["payload"].get("role") == "developer" and
+                  x["payload"]["content"][0]["text"] == text for x in read_jsonl(new)), "nothing from nope")
+    r = run(E, CODEX, ["exec", "--json", "--skip-git-repo-check", "-p", "a", "-p", "b"])
+    rc, out, err = sysfile_cap("codex-two-profiles")
+    eq((r.rc, r.out, r.err), (rc, out, err.replace("/home/dev/.codex", E.codex_home)), "two -p")
 
 
 # ---- codex

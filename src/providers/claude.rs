@@ -95,9 +95,9 @@ pub fn args(spec: &RunSpec) -> Vec<OsString> {
     if let Some(model) = &spec.model {
         add(&["--model", model]);
     }
-    if !spec.system_text.is_empty() {
-        add(&["--append-system-prompt", &spec.system_text]);
-    }
+    // The text itself is in a private file: argv is readable by every local user.
+    args.extend(super::system_file::args(spec));
+    let mut add = |items: &[&str]| args.extend(items.iter().map(OsString::from));
     if let Some(mode) = &spec.permission_mode {
         add(&["--permission-mode", mode]);
     }

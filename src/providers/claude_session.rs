@@ -298,7 +298,7 @@ impl ForkCopy {
 /// With `system` = (old, new), the copy's `prompt_snapshot` entries have their system prompt
 /// part `old` replaced by `new` (see [`rewrite_snapshots`]): 2.1.332 keeps the system prompt a
 /// session was created with in those entries, copies them into a fork and sends them on every
-/// resume, ignoring `--append-system-prompt`, so without this a fork in a new checkout would be
+/// resume, ignoring the one passed (`--append-system-prompt-file`), so without this a fork in a new checkout would be
 /// told the original's (`fixtures/captures/fork/claude/README.md`). The original's file is
 /// never changed; a fork from the same project folder gets no copy and no rewrite.
 pub fn prepare_fork(

@@ -30,12 +30,9 @@ pub fn args(spec: &RunSpec) -> Vec<OsString> {
     if let Some(model) = &spec.model {
         args.extend(["-m".into(), model.into()]);
     }
-    // Stored when the thread is created and ignored on resume; passing it always is harmless.
-    let instructions = format!(
-        "developer_instructions={}",
-        toml_basic_string(&spec.system_text)
-    );
-    args.extend(["-c".into(), instructions.into()]);
+    // A profile holding `developer_instructions`, when the run creates a thread (resume ignores
+    // it): the text itself is never in argv, which every local user can read.
+    args.extend(super::system_file::args(spec));
     if let Some(sandbox) = &spec.sandbox {
         args.extend(["--sandbox".into(), sandbox.into()]);
     }
@@ -52,8 +49,8 @@ pub fn args(spec: &RunSpec) -> Vec<OsString> {
     args
 }
 
-/// `text` as a TOML basic string: Codex parses a `-c key=value` value as TOML, so this yields
-/// exactly `text` back, whatever quotes, backslashes or newlines it holds.
+/// `text` as a TOML basic string: Codex parses a profile's (or a `-c key=value`) value as
+/// TOML, so this yields exactly `text` back, whatever quotes, backslashes or newlines it holds.
 pub fn toml_basic_string(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');

@@ -57,6 +57,8 @@ fn spec(session: SessionMode) -> RunSpec {
         session,
         model: None,
         system_text: String::new(),
+        run_name: "baton-t-u".into(),
+        run_dir: "/data/terminals/t/runs".into(),
         permission_mode: None,
         sandbox: None,
         add_dirs: Vec::new(),
@@ -86,8 +88,8 @@ fn args_table() {
     let full_opts = [
         "-m",
         "gpt-5.5",
-        "-c",
-        r#"developer_instructions="rules \"quoted\"\nline""#,
+        "-p",
+        "baton-t-u",
         "--sandbox",
         "workspace-write",
         "--add-dir",
@@ -96,32 +98,30 @@ fn args_table() {
         "sandbox_workspace_write.exclude_slash_tmp=true",
     ];
     let rows: Vec<(RunSpec, Vec<&str>)> = vec![
-        (
-            spec(new.clone()),
-            vec!["-c", r#"developer_instructions="""#],
-        ),
-        (
-            spec(resume.clone()),
-            vec!["-c", r#"developer_instructions="""#, "resume", "01a2-uuid"],
-        ),
+        // No text, no profile.
+        (spec(new.clone()), vec![]),
+        (spec(resume.clone()), vec!["resume", "01a2-uuid"]),
         (
             spec(SessionMode::Fork {
                 from: "01a2-uuid".into(),
                 session_id: None,
                 at: None,
             }),
-            vec![
-                "-c",
-                r#"developer_instructions="""#,
-                "fork",
-                "01a2-uuid",
-                "-",
-            ],
+            vec!["fork", "01a2-uuid", "-"],
         ),
         (full(new), full_opts.to_vec()),
         (
+            full(SessionMode::Fork {
+                from: "01a2-uuid".into(),
+                session_id: None,
+                at: None,
+            }),
+            [&full_opts[..], &["fork", "01a2-uuid", "-"]].concat(),
+        ),
+        // A resume replays the rollout's developer message: no profile.
+        (
             full(resume),
-            [&full_opts[..], &["resume", "01a2-uuid"]].concat(),
+            [&full_opts[..2], &full_opts[4..], &["resume", "01a2-uuid"]].concat(),
         ),
     ];
     for (spec, tail) in rows {

@@ -13,6 +13,7 @@ pub mod codex_rollout;
 pub mod local;
 pub mod process;
 pub mod run;
+pub mod system_file;
 
 pub use crate::words::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};
 
@@ -49,7 +50,13 @@ pub struct RunSpec {
     /// The model to pin, if known (configured or reported when the session started).
     pub model: Option<String>,
     /// The system instructions baton adds; byte-identical for every turn of a conversation.
+    /// Never in argv: a private file or Codex profile carries it (`system_file`).
     pub system_text: String,
+    /// Names the run's system-text file (`system_file::run_name`): Claude's
+    /// `<run_dir>/<run_name>.txt`, Codex's profile `$CODEX_HOME/<run_name>.config.toml`.
+    pub run_name: String,
+    /// A 0700 folder of baton's own for the Claude file (`terminals/<id>/runs`).
+    pub run_dir: PathBuf,
     /// Claude `--permission-mode` value (None: CLI default).
     pub permission_mode: Option<String>,
     /// Codex `--sandbox` value (None: CLI default).
@@ -90,6 +97,15 @@ pub enum ProviderError {
     Spawn {
         provider: ProviderKind,
         bin: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("providers.codex.args names a profile of its own (-p {name}): baton passes its own profile to carry its system text and Codex takes only one; remove it and put those settings in $CODEX_HOME/config.toml or as -c key=value in providers.codex.args")]
+    ProfileClash { name: String },
+    #[error("cannot write the system text for {provider} ({path}): {source}")]
+    SystemFile {
+        provider: ProviderKind,
+        path: String,
         #[source]
         source: std::io::Error,
     },

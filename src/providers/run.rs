@@ -11,6 +11,7 @@ use tokio::sync::mpsc::Sender;
 use super::claude::{self, ClaudeParser};
 use super::codex::{self, CodexParser};
 use super::process::{self, ExitInfo};
+use super::system_file;
 use super::{ProviderError, ProviderHomes, RunMsg, RunSpec, SessionMode, TurnOutcome};
 use crate::words::{ProviderKind, TurnEvent};
 
@@ -87,6 +88,8 @@ pub async fn run_turn(
         },
         ProviderKind::Codex | ProviderKind::Local => process::Stdin::Once(prompt.to_vec()),
     };
+    // Kept until the CLI has exited, then removed.
+    let _system_file = system_file(spec, homes)?;
     let mut child = spawn(provider, &bin, &args, spec, path_var, stdin)?;
     // Send errors only mean the receiver is gone; the turn carries on.
     let _ = tx.send(RunMsg::Started { pid: child.pid }).await;
@@ -127,6 +130,27 @@ pub async fn run_turn(
             provider,
             source: std::io::Error::other(format!("reading the turn's outcome failed: {e}")),
         })
+}
+
+/// The run's system text written where only the owner reads it, right before the run.
+fn system_file(
+    spec: &RunSpec,
+    homes: &ProviderHomes,
+) -> Result<Option<system_file::Written>, ProviderError> {
+    if spec.provider == ProviderKind::Codex {
+        if let Some(name) = system_file::user_profile(&spec.extra_args) {
+            return Err(ProviderError::ProfileClash {
+                name: name.to_string(),
+            });
+        }
+    }
+    system_file::write(spec, homes).map_err(|source| ProviderError::SystemFile {
+        provider: spec.provider,
+        path: system_file::planned(spec, homes)
+            .map(|(p, _)| p.display().to_string())
+            .unwrap_or_default(),
+        source,
+    })
 }
 
 fn spawn(

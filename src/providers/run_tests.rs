@@ -42,6 +42,8 @@ fn fake(provider: ProviderKind, body: &str) -> Fake {
         },
         model: None,
         system_text: "be brief".into(),
+        run_name: "baton-t-u".into(),
+        run_dir: dir.path().join("runs"),
         permission_mode: None,
         sandbox: None,
         add_dirs: Vec::new(),
@@ -128,7 +130,7 @@ async fn prompt_goes_byte_for_byte_on_stdin_in_the_cwd_and_lines_stream_out() {
         std::fs::canonicalize(&fake.spec.cwd).unwrap()
     );
     let args = std::fs::read_to_string(fake.out("args.txt")).unwrap();
-    assert_eq!(args, "-p\n--output-format\nstream-json\n--verbose\n--include-partial-messages\n--input-format\nstream-json\n--replay-user-messages\n--session-id\ns-1\n--append-system-prompt\nbe brief\n");
+    assert_eq!(args, format!("-p\n--output-format\nstream-json\n--verbose\n--include-partial-messages\n--input-format\nstream-json\n--replay-user-messages\n--session-id\ns-1\n--append-system-prompt-file\n{}\n", fake.spec.run_dir.join("baton-t-u.txt").display()));
 
     let mut msgs = Vec::new();
     while let Ok(msg) = rx.try_recv() {
@@ -291,4 +293,93 @@ async fn a_missing_binary_names_the_install_step() {
         err.to_string(),
         "codex was not found (no-such-codex-binary): install it with `npm install -g @openai/codex`, or set providers.codex.bin in baton's config.toml"
     );
+}
+
+/// A fake CLI body that keeps a copy of the file after `opt` (read from `dir` when given, as
+/// `<dir>/<value>.config.toml`), its mode and its folder's, and where it was.
+fn keep_file(opt: &str, dir: Option<&Path>) -> String {
+    let path = match dir {
+        Some(d) => format!("{}/$v.config.toml", d.display()),
+        None => "$v".to_string(),
+    };
+    format!(
+        "for a in \"$@\"; do printf '%s\\n' \"$a\"; done > \"$OUT/args.txt\"\n\
+         while [ $# -gt 0 ]; do if [ \"$1\" = '{opt}' ]; then v=\"$2\"; fi; shift; done\n\
+         f=\"{path}\"\nprintf '%s' \"$f\" > \"$OUT/path\"\ncp \"$f\" \"$OUT/system.bin\"\n\
+         stat -c %a \"$f\" > \"$OUT/mode\"\nstat -c %a \"$(dirname \"$f\")\" > \"$OUT/dirmode\"\n"
+    )
+}
+
+/// Text with everything a shell, TOML or JSON could mangle, and a trailing newline.
+const AWKWARD: &str = "Say \"hi\" \\ $HOME `id` \t tab\n中文 ✓ 🎉\n";
+
+#[tokio::test]
+async fn claude_reads_the_system_text_from_a_private_file_gone_after_the_run() {
+    let mut fake = fake(
+        ProviderKind::Claude,
+        &keep_file("--append-system-prompt-file", None),
+    );
+    fake.spec.system_text = AWKWARD.to_string();
+    let (tx, _rx) = mpsc::channel(1024);
+    fake.run(b"hi", tx, Arc::default()).await;
+    let read = |name: &str| std::fs::read(fake.out(name)).unwrap();
+    assert_eq!(read("system.bin"), AWKWARD.as_bytes(), "byte for byte");
+    assert_eq!(read("mode"), b"600\n");
+    assert_eq!(read("dirmode"), b"700\n");
+    let path = PathBuf::from(String::from_utf8(read("path")).unwrap());
+    assert_eq!(path, fake.spec.run_dir.join("baton-t-u.txt"));
+    assert!(!path.exists(), "removed after the run");
+    let args = String::from_utf8(read("args.txt")).unwrap();
+    assert!(!args.contains("hi\""), "{args}");
+}
+
+#[tokio::test]
+async fn a_new_codex_thread_reads_the_system_text_from_a_private_profile_gone_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let codex_home = dir.path().join("codex");
+    let mut fake = fake(ProviderKind::Codex, &keep_file("-p", Some(&codex_home)));
+    fake.homes.codex = codex_home.clone();
+    fake.spec.session = SessionMode::New { session_id: None };
+    fake.spec.system_text = AWKWARD.to_string();
+    let (tx, _rx) = mpsc::channel(1024);
+    fake.run(b"hi", tx, Arc::default()).await;
+    let read = |name: &str| std::fs::read(fake.out(name)).unwrap();
+    let profile: toml::Table =
+        toml::from_str(std::str::from_utf8(&read("system.bin")).unwrap()).unwrap();
+    assert_eq!(profile["developer_instructions"].as_str(), Some(AWKWARD));
+    assert_eq!(
+        profile.len(),
+        1,
+        "nothing else of the user's config is touched"
+    );
+    assert_eq!(read("mode"), b"600\n");
+    assert_eq!(read("dirmode"), b"700\n");
+    let path = PathBuf::from(String::from_utf8(read("path")).unwrap());
+    assert_eq!(path, codex_home.join("baton-t-u.config.toml"));
+    assert!(!path.exists(), "removed after the run");
+    assert!(!codex_home.join("config.toml").exists());
+}
+
+#[tokio::test]
+async fn a_profile_of_the_users_own_in_codex_args_fails_before_the_cli_starts() {
+    let mut fake = fake(ProviderKind::Codex, "touch \"$OUT/ran\"");
+    fake.spec.system_text = "rules".into();
+    fake.spec.extra_args = vec!["--profile".into(), "work".into()];
+    let (tx, _rx) = mpsc::channel(1024);
+    let err = run_turn(
+        &fake.spec,
+        b"hi",
+        &fake.homes,
+        None,
+        tx,
+        Arc::default(),
+        None,
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        matches!(&err, ProviderError::ProfileClash { name } if name == "work"),
+        "{err}"
+    );
+    assert!(!fake.out("ran").exists());
 }

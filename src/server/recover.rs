@@ -2,7 +2,8 @@
 //! finished. Before anything else runs in such a terminal, the turn's CLI (if it still runs:
 //! the same pid with the same start time, as `TurnProcess` recorded) is stopped, its whole
 //! process group, and the turn is journalled as interrupted with what it had streamed, read
-//! back from its raw stream file with the provider's own parser.
+//! back from its raw stream file with the provider's own parser. The run's system-text file
+//! (`providers::system_file`) goes too.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -23,6 +24,8 @@ pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
     for (tid, turn_id) in srv.store.unfinished_turns()? {
         let entries = srv.store.entries(&tid).unwrap_or_default();
         let stopped = stop_leftover(&entries, &turn_id);
+        // Its CLI is stopped: the system-text file the dead server wrote for it can go.
+        crate::providers::system_file::sweep(&srv.run_dir(&tid), &srv.homes.codex, &tid);
         let provider = entries.iter().find_map(|e| match &e.record {
             Record::TurnStarted {
                 turn_id: t,

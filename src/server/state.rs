@@ -267,6 +267,11 @@ impl Server {
         self.store.data_dir().screenshots(tid)
     }
 
+    /// Where a run's system-text file is kept while the run goes on (`providers::system_file`).
+    pub fn run_dir(&self, tid: &str) -> PathBuf {
+        self.store.data_dir().terminal(tid).join("runs")
+    }
+
     pub fn turn_file(&self, tid: &str, turn: &str) -> PathBuf {
         self.store.data_dir().turn_file(tid, turn)
     }

@@ -271,6 +271,12 @@ pub fn flag<'a>(argv: &'a Value, flag: &str) -> Option<&'a str> {
     a.get(i + 1)?.as_str()
 }
 
+/// The system text a shim received (Claude's appended text, Codex's `developer_instructions`),
+/// read by the shim from the file or profile baton named: never from argv.
+pub fn system_text(inv: &Value) -> Option<String> {
+    inv["system"].as_str().map(String::from)
+}
+
 /// The value of a `-c key=value` pair in a codex argv.
 pub fn codex_config<'a>(argv: &'a Value, key: &str) -> Option<&'a str> {
     let a = argv.as_array()?;

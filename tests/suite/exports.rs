@@ -231,7 +231,7 @@ fn a_claude_terminal_moves_to_another_machine_and_resumes_its_session_in_the_new
         inv["cwd"].as_str().map(PathBuf::from),
         Some(new_dir.clone())
     );
-    let system = flag(&inv["argv"], "--append-system-prompt").unwrap();
+    let system = system_text(&inv).unwrap();
     assert!(system.contains(new_dir.to_str().unwrap()), "{system}");
     assert!(!system.contains(&format!("{old_dir}.")), "{system}");
     let show = w2.show("api");
@@ -728,7 +728,7 @@ fn a_terminal_moved_twice_still_resumes_its_session_and_an_archived_one_is_shown
     let inv = w3.last_invocation();
     assert_eq!(flag(&inv["argv"], "--resume"), Some(sid.as_str()));
     assert_eq!(inv["cwd"].as_str(), Some(dir.as_str()));
-    let system = flag(&inv["argv"], "--append-system-prompt").unwrap();
+    let system = system_text(&inv).unwrap();
     assert!(system.contains(&format!("{dir}.")), "{system}");
     assert_eq!(system.matches("carried over").count(), 1, "{system}");
     let show = w3.show("api");

@@ -92,7 +92,7 @@ fn a_fork_carries_the_files_the_instructions_and_the_session_and_leaves_the_orig
     let new_id = flag(&inv["argv"], "--session-id").unwrap().to_string();
     assert_ne!(new_id, original);
     assert_eq!(inv["cwd"].as_str().map(PathBuf::from), Some(fdir.clone()));
-    let system = flag(&inv["argv"], "--append-system-prompt").unwrap();
+    let system = system_text(&inv).unwrap();
     assert!(system.contains(fdir.to_str().unwrap()), "{system}");
     assert_eq!(session_of(&w, "api-2"), new_id);
     let forked = session_text(&w, &new_id);
@@ -327,6 +327,14 @@ fn a_codex_fork_is_a_new_thread_told_its_new_checkout() {
         !text.contains("three, in the original"),
         "turn 3 came along: {text}"
     );
+    // The app-server got the fork's text over JSON-RPC: none of it, nor any run's, in argv.
+    let all = w.all_invocations();
+    assert!(all.iter().any(|i| i["argv"][0] == "app-server"));
+    for inv in all {
+        let argv = inv["argv"].to_string();
+        assert!(!argv.contains("carried over"), "{argv}");
+        assert!(!argv.contains("developer_instructions"), "{argv}");
+    }
 }
 
 #[test]
@@ -350,7 +358,7 @@ fn fresh_opens_a_new_conversation_on_the_standing_text() {
     let inv = w.last_invocation();
     assert!(flag(&inv["argv"], "--resume").is_none());
     assert_ne!(session_of(&w, "f"), before);
-    let system = flag(&inv["argv"], "--append-system-prompt").unwrap();
+    let system = system_text(&inv).unwrap();
     assert!(system.contains("Always answer in French."), "{system}");
     assert_eq!(stdin_prompt(&inv), "two");
     // Detached, it is remembered with the input and still opens one.

@@ -18,16 +18,7 @@ fn instructions(w: &World, name: &str) -> Vec<String> {
 }
 
 fn system_text(inv: &Value) -> String {
-    match inv["cli"].as_str() {
-        Some("claude") => flag(&inv["argv"], "--append-system-prompt")
-            .unwrap()
-            .to_string(),
-        _ => {
-            let raw = codex_config(&inv["argv"], "developer_instructions").unwrap();
-            let t: toml::Table = toml::from_str(&format!("v = {raw}")).unwrap();
-            t["v"].as_str().unwrap().to_string()
-        }
-    }
+    super::common::system_text(inv).expect("no system text")
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod instructions;
 mod json_contract;
 mod local;
 mod pipes;
+mod private_text;
 mod prune;
 mod queue;
 mod rename;

@@ -2,6 +2,7 @@
 //! byte-identical for a conversation's life, on both CLIs.
 
 use pretty_assertions::assert_eq;
+use serde_json::Value;
 
 use super::common::*;
 
@@ -38,11 +39,7 @@ fn claude_system_text_is_byte_identical_on_every_turn_of_a_conversation() {
     let texts: Vec<String> = w
         .invocations()
         .iter()
-        .map(|i| {
-            flag(&i["argv"], "--append-system-prompt")
-                .expect("no system text")
-                .to_string()
-        })
+        .map(|i| system_text(i).expect("no system text"))
         .collect();
     assert_eq!(texts.len(), 3);
     assert_eq!(texts[0], texts[1]);
@@ -57,9 +54,7 @@ fn claude_system_text_is_byte_identical_on_every_turn_of_a_conversation() {
     assert!(!t.contains("Never use unwrap"));
     // The rotation opens a conversation whose text carries both lines, word for word.
     w.send("api", "four");
-    let t4 = flag(&w.last_invocation()["argv"], "--append-system-prompt")
-        .unwrap()
-        .to_string();
+    let t4 = system_text(&w.last_invocation()).unwrap();
     assert!(
         t4.contains(
             "- Always run cargo fmt before committing.\n- Never use unwrap in library code."
@@ -70,7 +65,7 @@ fn claude_system_text_is_byte_identical_on_every_turn_of_a_conversation() {
 }
 
 #[test]
-fn codex_gets_the_same_text_as_developer_instructions_every_turn() {
+fn codex_gets_the_text_as_developer_instructions_once_and_the_thread_keeps_it() {
     let w = World::new();
     let dir = w.project("api");
     w.ok(&[
@@ -86,21 +81,25 @@ fn codex_gets_the_same_text_as_developer_instructions_every_turn() {
     w.ok(&["instructions", "api", "add", "答案用中文。"]);
     w.send("api", "one");
     w.send("api", "two");
-    let values: Vec<String> = w
-        .invocations()
-        .iter()
-        .map(|i| {
-            codex_config(&i["argv"], "developer_instructions")
-                .expect("no developer_instructions")
-                .to_string()
-        })
-        .collect();
-    assert_eq!(values[0], values[1]);
-    // The value is a TOML string whose content is the exact text.
-    let parsed: toml::Table = toml::from_str(&format!("v = {}", values[0])).unwrap();
-    let text = parsed["v"].as_str().unwrap();
+    let values: Vec<Option<String>> = w.invocations().iter().map(system_text).collect();
+    // Read when the thread is created; a resume replays the rollout's copy (Codex ignores
+    // developer_instructions on resume), so it gets none.
+    assert_eq!(values[1], None);
+    let text = values[0].clone().expect("no developer_instructions");
     assert!(text.contains("Say \"hi\" \\ and\nmore"), "{text}");
     assert!(text.contains("- 答案用中文。"), "{text}");
+    let rollout = read_dir_files(&w.codex_home().join("sessions"))
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .expect("a rollout");
+    let developer: Vec<Value> = std::fs::read_to_string(rollout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["payload"]["role"] == "developer")
+        .collect();
+    assert_eq!(developer.len(), 1, "one copy, for both turns");
+    assert_eq!(developer[0]["payload"]["content"][0]["text"], text.as_str());
 }
 
 #[test]

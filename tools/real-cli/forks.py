@@ -144,8 +144,18 @@ class Check(Q.Check):
                     if not argv:
                         continue
                     self._seen.add((p["pid"], p["start"]))
+                    # baton passes its system text in a file (never argv): read it while the
+                    # run lasts (the file goes when it ends).
+                    system = None
+                    if "--append-system-prompt-file" in argv[:-1]:
+                        try:
+                            with open(argv[argv.index("--append-system-prompt-file") + 1],
+                                      encoding="utf-8") as f:
+                                system = f.read()
+                        except OSError:
+                            pass
                     self.argvs.append({"ts": time.time(), "pid": p["pid"], "cwd": cwd,
-                                       "argv": argv})
+                                       "argv": argv, "system": system})
             time.sleep(0.01)
 
     def argv_with(self, flag):
@@ -352,8 +362,9 @@ def check_fork(c):
     # What baton ran for the fork's first turn.
     if c.world.provider == "claude":
         runs = c.argv_with("--fork-session")
-        asp = [a["argv"][a["argv"].index("--append-system-prompt") + 1] for a in runs
-               if "--append-system-prompt" in a["argv"]]
+        asp = [a["system"] for a in runs if a.get("system")]
+        c.check(not any("--append-system-prompt" in a["argv"] for a in c.argvs),
+                "no CLI run had its system text in argv", json.dumps([a["argv"] for a in runs])[:600])
         c.fig["fork_turn_argv"] = runs
         c.check(len(runs) == 1 and runs[0]["cwd"].rstrip("/") == fork_dir.rstrip("/") and
                 asp and note in asp[0] and names_path(asp[0], fork_dir) and

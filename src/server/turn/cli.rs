@@ -13,7 +13,9 @@ use super::plan::{new_mode, Plan};
 use super::Ran;
 use crate::error::BatonError;
 use crate::protocol::{Reply, SendEvent};
-use crate::providers::{self, claude_session, RunMsg, RunSpec, SessionMode, TurnOutcome};
+use crate::providers::{
+    self, claude_session, system_file, RunMsg, RunSpec, SessionMode, TurnOutcome,
+};
 use crate::store::{Record, TerminalRow};
 use crate::words::{ProviderKind, SessionReason, TurnEvent, TurnStatus};
 
@@ -85,6 +87,8 @@ impl TurnCtx<'_> {
                 .or(plan.pinned_model.clone())
                 .or(pcfg.model.clone()),
             system_text: plan.conversation.system_text.clone(),
+            run_name: system_file::run_name(self.tid, self.turn_id),
+            run_dir: srv.run_dir(self.tid),
             permission_mode: if provider == ProviderKind::Claude {
                 srv.config.permission_mode()
             } else {
@@ -111,6 +115,11 @@ impl TurnCtx<'_> {
             return self.execute_local(term, plan, prompt).await;
         }
         let mut spec = self.spec(term, plan)?;
+        // Under the turn lock, no run of this terminal is going on: what is there is a crash's.
+        system_file::sweep(&spec.run_dir, &srv.homes.codex, self.tid);
+        crate::paths::ensure_private_dir(&spec.run_dir).map_err(|e| {
+            BatonError::failed(format!("cannot make {}: {e}", spec.run_dir.display()))
+        })?;
         fence(&srv, self.tid, &mut spec);
         if let Some(warning) = srv
             .fence_checks
