@@ -12,6 +12,8 @@ pub mod error;
 pub mod git;
 pub mod instructions;
 pub mod paths;
+#[cfg(test)]
+mod props;
 pub mod protocol;
 pub mod providers;
 pub mod server;
