@@ -1,0 +1,191 @@
+//! Faults the other suites do not reach: a CLI killed with SIGKILL mid-turn (alone, and with
+//! its server), the server dead at chosen points of a turn (`BATON_CRASH_AT`), a data
+//! directory whose disk fills, and many clients sending into many terminals at once.
+
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+
+use super::common::*;
+use super::queue::{all_done, detach, turns};
+
+fn sigkill(pid: i32) {
+    kill(Pid::from_raw(pid), Signal::SIGKILL).unwrap();
+}
+
+/// Starts `prompt` (which hangs after streaming a partial answer) with `queued` waiting behind
+/// it; returns the running CLI's pid once the partial answer is on disk.
+fn hanging_turn_with_a_queue(w: &World, prompt: &str, queued: &[&str]) -> i32 {
+    detach(w, "t", prompt, &[]);
+    let id = w.show("t")["id"].as_str().unwrap().to_string();
+    let turns_dir = w.data().join("terminals").join(&id).join("turns");
+    w.wait_for("the partial answer to stream", || {
+        read_dir_files(&turns_dir).iter().any(|f| {
+            std::fs::read_to_string(f).is_ok_and(|t| t.contains("MOCK-PARTIAL before hang"))
+        })
+    });
+    for q in queued {
+        detach(w, "t", q, &[]);
+    }
+    w.last_invocation()["pid"].as_i64().unwrap() as i32
+}
+
+/// Each prompt reached a CLI exactly once, in this order.
+fn ran_once_each(w: &World, prompts: &[&str]) {
+    let ran: Vec<String> = w.invocations().iter().map(stdin_prompt).collect();
+    assert_eq!(ran, prompts);
+}
+
+#[test]
+fn a_cli_killed_mid_turn_fails_its_turn_saying_so_and_the_queue_runs_on() {
+    for provider in ["claude", "codex"] {
+        let w = World::new();
+        w.new_terminal("t", provider);
+        let cli = hanging_turn_with_a_queue(&w, "killed [[hang]]", &["two", "three"]);
+        sigkill(cli);
+        w.wait_for("every input to run", || all_done(&w, "t", 3));
+        let log = w.json(&["log", "t"]);
+        let first = &log["turns"][0];
+        assert_eq!(first["status"], "failed", "{provider}: {first}");
+        let error = first["error"].as_str().unwrap();
+        assert!(
+            error.contains("signal 9") || error.contains("SIGKILL"),
+            "{provider}: {error}"
+        );
+        assert!(first["answer"]
+            .as_str()
+            .unwrap()
+            .contains("MOCK-PARTIAL before hang"));
+        let statuses: Vec<(u64, String, String)> = turns(&w, "t")
+            .into_iter()
+            .map(|t| (t.0, t.3, t.4))
+            .collect();
+        assert_eq!(
+            statuses,
+            vec![
+                (1, "failed".into(), "killed [[hang]]".into()),
+                (2, "completed".into(), "two".into()),
+                (3, "completed".into(), "three".into()),
+            ],
+            "{provider}"
+        );
+        ran_once_each(&w, &["killed [[hang]]", "two", "three"]);
+    }
+}
+
+#[test]
+fn a_cli_and_its_server_killed_together_mid_turn_lose_nothing_acknowledged() {
+    for provider in ["claude", "codex"] {
+        let w = World::new();
+        w.new_terminal("t", provider);
+        // Deaf: it would outlive its server, so both are killed by hand, server first.
+        let cli = hanging_turn_with_a_queue(&w, "both [[hang]] [[deaf]]", &["two", "three"]);
+        kill_server(&w);
+        sigkill(cli);
+        w.wait_for("the CLI to be gone", || !process_runs(cli));
+        w.wait_for("every input to run", || all_done(&w, "t", 3));
+        let t = turns(&w, "t");
+        let statuses: Vec<(u64, &str, &str)> = t
+            .iter()
+            .map(|t| (t.0, t.3.as_str(), t.4.as_str()))
+            .collect();
+        assert_eq!(
+            statuses,
+            vec![
+                (1, "interrupted", "both [[hang]] [[deaf]]"),
+                (2, "completed", "two"),
+                (3, "completed", "three"),
+            ],
+            "{provider}"
+        );
+        let first = &w.json(&["log", "t"])["turns"][0];
+        assert!(
+            first["answer"]
+                .as_str()
+                .unwrap()
+                .contains("MOCK-PARTIAL before hang"),
+            "{first}"
+        );
+        ran_once_each(&w, &["both [[hang]] [[deaf]]", "two", "three"]);
+    }
+}
+
+/// Waits until no server answers (it died at its crash point).
+fn server_died(w: &World) {
+    w.wait_for("the server to die at its crash point", || {
+        w.run(&["server", "status"]).status.code() != Some(0)
+    });
+}
+
+#[test]
+fn a_server_dead_after_journalling_a_turn_start_runs_that_prompt_once_after_the_restart() {
+    for provider in ["claude", "codex"] {
+        let mut w = World::new();
+        w.new_terminal("t", provider);
+        w.ok(&["server", "stop"]);
+        // The server this send starts dies once the turn's start is synced, before any CLI.
+        w.env.push(("BATON_CRASH_AT".into(), "turn-started".into()));
+        let _ = w.run(&["send", "t", "first", "--detach"]);
+        server_died(&w);
+        w.env.clear();
+        detach(&w, "t", "second", &[]);
+        w.wait_for("every input to run", || all_done(&w, "t", 3));
+        let t: Vec<(u64, String, String)> = turns(&w, "t")
+            .into_iter()
+            .map(|t| (t.0, t.3, t.4))
+            .collect();
+        assert_eq!(
+            t,
+            vec![
+                (1, "interrupted".into(), "first".into()),
+                (2, "completed".into(), "first".into()),
+                (3, "completed".into(), "second".into()),
+            ],
+            "{provider}: the cut turn is kept, its prompt runs again, first"
+        );
+        ran_once_each(&w, &["first", "second"]);
+    }
+}
+
+fn first_prompt(provider: &str) -> &'static str {
+    if provider == "claude" {
+        "first [[hold:go]]"
+    } else {
+        "first"
+    }
+}
+
+#[test]
+fn a_server_dead_after_its_cli_finished_keeps_the_answer_and_never_reruns_the_prompt() {
+    for provider in ["claude", "codex"] {
+        let mut w = World::new();
+        let dir = w.new_terminal("t", provider);
+        w.ok(&["server", "stop"]);
+        // The server dies once the CLI has exited, before the turn's end is journalled. The
+        // Claude shim can hold its turn, so `second` waits behind it; Codex's comes after.
+        w.env.push(("BATON_CRASH_AT".into(), "turn-ran".into()));
+        let held = provider == "claude";
+        detach(&w, "t", first_prompt(provider), &[]);
+        if held {
+            w.wait_for("the turn to run", || !w.invocations().is_empty());
+            detach(&w, "t", "second", &[]);
+            std::fs::write(dir.join("go"), "").unwrap();
+        }
+        server_died(&w);
+        w.env.clear();
+        if !held {
+            detach(&w, "t", "second", &[]);
+        }
+        w.wait_for("every input to run", || all_done(&w, "t", 2));
+        let log = w.json(&["log", "t"]);
+        let first = &log["turns"][0];
+        assert_eq!(first["prompt"], first_prompt(provider));
+        assert_eq!(first["status"], "interrupted", "{provider}: {first}");
+        assert!(
+            first["answer"].as_str().unwrap().contains("MOCK-REPLY"),
+            "{provider}: the whole answer streamed before the crash is kept: {first}"
+        );
+        assert_eq!(log["turns"][1]["prompt"], "second");
+        assert_eq!(log["turns"][1]["status"], "completed");
+        ran_once_each(&w, &[first_prompt(provider), "second"]);
+    }
+}
