@@ -2,6 +2,8 @@
 //! its server), the server dead at chosen points of a turn (`BATON_CRASH_AT`), a data
 //! directory whose disk fills, and many clients sending into many terminals at once.
 
+use std::collections::BTreeMap;
+
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
@@ -188,4 +190,102 @@ fn a_server_dead_after_its_cli_finished_keeps_the_answer_and_never_reruns_the_pr
         assert_eq!(log["turns"][1]["status"], "completed");
         ran_once_each(&w, &[first_prompt(provider), "second"]);
     }
+}
+
+// 48 turns, eight in a row on each terminal: enough for the races (every client's sends
+// interleave on every terminal) in a few seconds on a shared two-core CI runner.
+const CLIENTS: usize = 4;
+const TERMINALS: usize = 6;
+const PROMPTS: usize = 2;
+
+/// The `type`s of the journal lines of the terminal with id `id`, in order (read straight from
+/// the file: polling this costs no process).
+fn journal_types(w: &World, id: &str) -> Vec<String> {
+    let journal = w.data().join("terminals").join(id).join("journal.jsonl");
+    std::fs::read_to_string(journal)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn many_clients_sending_into_many_terminals_at_once_run_each_prompt_once_in_order() {
+    let w = World::new();
+    let names: Vec<String> = (0..TERMINALS).map(|t| format!("t{t}")).collect();
+    for (i, name) in names.iter().enumerate() {
+        w.new_terminal(name, if i % 2 == 0 { "claude" } else { "codex" });
+    }
+    // Every client sends its prompts into every terminal, in order, all at the same time.
+    std::thread::scope(|s| {
+        for c in 0..CLIENTS {
+            let (w, names) = (&w, &names);
+            s.spawn(move || {
+                for k in 0..PROMPTS {
+                    for name in names {
+                        detach(w, name, &format!("c{c} p{k} {name}"), &[]);
+                    }
+                }
+            });
+        }
+    });
+    let per_terminal = CLIENTS * PROMPTS;
+    let ids: Vec<String> = names
+        .iter()
+        .map(|n| w.show(n)["id"].as_str().unwrap().to_string())
+        .collect();
+    w.wait_for("every turn to finish", || {
+        ids.iter().all(|id| {
+            journal_types(&w, id)
+                .iter()
+                .filter(|k| *k == "turn_finished")
+                .count()
+                == per_terminal
+        })
+    });
+    for (name, id) in names.iter().zip(&ids) {
+        assert!(all_done(&w, name, per_terminal), "{name}");
+        let t = turns(&w, name);
+        let numbers: Vec<u64> = t.iter().map(|x| x.0).collect();
+        assert_eq!(
+            numbers,
+            (1..=per_terminal as u64).collect::<Vec<_>>(),
+            "{name}"
+        );
+        assert!(t.iter().all(|x| x.3 == "completed"), "{name}: {t:?}");
+        // Each client's prompts ran once each, in the order it sent them.
+        for c in 0..CLIENTS {
+            let mine: Vec<&str> = t
+                .iter()
+                .map(|x| x.4.as_str())
+                .filter(|p| p.starts_with(&format!("c{c} ")))
+                .collect();
+            let sent: Vec<String> = (0..PROMPTS).map(|k| format!("c{c} p{k} {name}")).collect();
+            assert_eq!(mine, sent, "{name}");
+        }
+        // One at a time: each turn's end is journalled before the next one starts.
+        let starts_and_ends: Vec<String> = journal_types(&w, id)
+            .into_iter()
+            .filter(|k| k == "turn_started" || k == "turn_finished")
+            .collect();
+        let alternating: Vec<String> = ["turn_started", "turn_finished"]
+            .iter()
+            .cycle()
+            .take(2 * per_terminal)
+            .map(|k| k.to_string())
+            .collect();
+        assert_eq!(starts_and_ends, alternating, "{name}");
+    }
+    // No prompt reached a CLI twice.
+    let mut ran: BTreeMap<String, usize> = BTreeMap::new();
+    for inv in w.invocations() {
+        *ran.entry(stdin_prompt(&inv)).or_default() += 1;
+    }
+    assert_eq!(ran.len(), CLIENTS * TERMINALS * PROMPTS);
+    assert!(ran.values().all(|n| *n == 1), "{ran:?}");
 }
