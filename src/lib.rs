@@ -11,6 +11,7 @@ pub mod engine;
 pub mod error;
 pub mod git;
 pub mod instructions;
+pub mod log;
 pub mod paths;
 #[cfg(test)]
 mod props;

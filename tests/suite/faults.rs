@@ -289,3 +289,120 @@ fn many_clients_sending_into_many_terminals_at_once_run_each_prompt_once_in_orde
     assert_eq!(ran.len(), CLIENTS * TERMINALS * PROMPTS);
     assert!(ran.values().all(|n| *n == 1), "{ran:?}");
 }
+
+/// A small tmpfs mounted over a world's data directory, for a disk that fills. Unmounted on
+/// drop, once the world's server is stopped.
+struct SmallDisk<'a> {
+    w: &'a World,
+}
+
+impl SmallDisk<'_> {
+    /// None (and says why) when this process may not mount: not root, or a sandbox refuses.
+    fn mount<'a>(w: &'a World, size: &str) -> Option<SmallDisk<'a>> {
+        if !nix::unistd::geteuid().is_root() {
+            eprintln!("skipped: mounting a small tmpfs needs root");
+            return None;
+        }
+        let data = w.data();
+        let out = std::process::Command::new("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0700"),
+                "tmpfs",
+            ])
+            .arg(&data)
+            .output()
+            .unwrap();
+        if !out.status.success() {
+            eprintln!(
+                "skipped: mount refused: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+            return None;
+        }
+        Some(SmallDisk { w })
+    }
+
+    /// Writes a file until the disk is full; returns it.
+    fn fill(&self) -> std::path::PathBuf {
+        use std::io::Write;
+        let filler = self.w.data().join("filler");
+        let mut f = std::fs::File::create(&filler).unwrap();
+        let chunk = vec![0u8; 64 * 1024];
+        loop {
+            match f.write(&chunk) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if e.raw_os_error() == Some(nix::libc::ENOSPC) => break,
+                Err(e) => panic!("filling the disk: {e}"),
+            }
+        }
+        // The last partial page too.
+        while f.write(&[0u8]).is_ok_and(|n| n == 1) {}
+        filler
+    }
+}
+
+impl Drop for SmallDisk<'_> {
+    fn drop(&mut self) {
+        let _ = self.w.run(&["server", "stop"]);
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(self.w.data())
+            .status();
+    }
+}
+
+#[test]
+fn a_full_disk_refuses_a_send_loses_nothing_acknowledged_and_baton_works_once_space_is_freed() {
+    let w = World::new();
+    let Some(disk) = SmallDisk::mount(&w, "4m") else {
+        return;
+    };
+    w.new_terminal("t", "claude");
+    w.send("t", "before the disk filled");
+    let before = turns(&w, "t");
+    let filler = disk.fill();
+    // A line that fits the slack of the journal's last page is journalled, so accepted, even
+    // though the index cannot take it: it waits for space, and the server keeps answering
+    // (every connection once closed unanswered: the index's log line panicked on the full disk).
+    let small = w.run(&["send", "t", "small while full", "--detach"]);
+    assert!(w.run(&["server", "status"]).status.success());
+    // Larger than a page: the journal cannot take it, and the send says why.
+    let big = format!("while the disk is full {}", "x".repeat(16 * 1024));
+    let out = w.run(&["send", "t", &big, "--detach"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("No space left on device") && stderr.contains("disk full"),
+        "{stderr}"
+    );
+    // What was acknowledged before still reads, and the server still answers.
+    assert_eq!(turns(&w, "t"), before);
+    assert!(w.run(&["server", "status"]).status.success());
+    std::fs::remove_file(&filler).unwrap();
+    w.send("t", "after space was freed");
+    let mut expected = vec!["before the disk filled"];
+    if small.status.success() {
+        expected.push("small while full");
+    } else {
+        assert!(
+            String::from_utf8_lossy(&small.stderr).contains("No space left"),
+            "{}",
+            text(&small)
+        );
+    }
+    expected.push("after space was freed");
+    w.wait_for("every input to run", || all_done(&w, "t", expected.len()));
+    let t = turns(&w, "t");
+    assert!(t.iter().all(|x| x.3 == "completed"), "{t:?}");
+    let prompts: Vec<&str> = t.iter().map(|x| x.4.as_str()).collect();
+    assert_eq!(prompts, expected);
+    ran_once_each(&w, &expected);
+    // The index agrees with the journals once rebuilt.
+    w.ok(&["reindex"]);
+    assert_eq!(turns(&w, "t"), t);
+    drop(disk);
+}
