@@ -5,22 +5,12 @@ use std::path::Path;
 
 use proptest::prelude::*;
 
-use super::gen;
+use super::gen::{self, exit, explained};
 use crate::providers::claude::ClaudeParser;
-use crate::providers::process::ExitInfo;
 use crate::providers::{ProviderHomes, TurnOutcome, TurnStatus};
 
 const TOOLUSE: &str = include_str!("../../fixtures/captures/claude-code/tooluse.stdout");
 const PARTIAL: &str = include_str!("../../fixtures/captures/claude-code/out-partial.stdout");
-
-fn exit(code: i32) -> ExitInfo {
-    ExitInfo {
-        code: Some(code),
-        signal: None,
-        stderr_tail: String::new(),
-        interrupted: false,
-    }
-}
 
 /// Feeds `lines` and finishes against homes that hold no session file.
 fn run<S: AsRef<str>>(lines: &[S], code: i32) -> TurnOutcome {
@@ -37,15 +27,6 @@ fn run<S: AsRef<str>>(lines: &[S], code: i32) -> TurnOutcome {
         &homes,
         Path::new("/nonexistent/baton-props/cwd"),
     )
-}
-
-/// A turn that did not complete always says why.
-fn explained(outcome: &TurnOutcome) -> bool {
-    match outcome.status {
-        Some(TurnStatus::Completed) | Some(TurnStatus::Interrupted) => true,
-        Some(TurnStatus::Failed) => outcome.error.as_ref().is_some_and(|e| !e.trim().is_empty()),
-        None => false,
-    }
 }
 
 fn captured() -> Vec<serde_json::Value> {

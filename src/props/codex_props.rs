@@ -6,9 +6,8 @@ use std::path::Path;
 
 use proptest::prelude::*;
 
-use super::gen;
+use super::gen::{self, exit, explained};
 use crate::providers::codex::CodexParser;
-use crate::providers::process::ExitInfo;
 use crate::providers::{ProviderHomes, TurnOutcome, TurnStatus};
 
 const TOOL_CALL: &str =
@@ -16,15 +15,6 @@ const TOOL_CALL: &str =
 const FAILED: &str = include_str!("../../fixtures/captures/codex/exec-json-FAIL401.stdout.jsonl");
 const ROLLOUT: &str = include_str!("../../fixtures/captures/codex/rollout-tool-call.jsonl");
 const THREAD: &str = "01a22721-c5b9-7223-a62f-33c0fbffe0e7";
-
-fn exit(code: i32) -> ExitInfo {
-    ExitInfo {
-        code: Some(code),
-        signal: None,
-        stderr_tail: String::new(),
-        interrupted: false,
-    }
-}
 
 /// Feeds `lines` and finishes with `rollout` (when given) as the thread's rollout file.
 fn run<S: AsRef<str>>(lines: &[S], rollout: Option<&[u8]>) -> TurnOutcome {
@@ -50,14 +40,6 @@ fn run<S: AsRef<str>>(lines: &[S], rollout: Option<&[u8]>) -> TurnOutcome {
         parser.feed(line.as_ref());
     }
     parser.finish(&exit(0), &homes, None)
-}
-
-fn explained(outcome: &TurnOutcome) -> bool {
-    match outcome.status {
-        Some(TurnStatus::Completed) | Some(TurnStatus::Interrupted) => true,
-        Some(TurnStatus::Failed) => outcome.error.as_ref().is_some_and(|e| !e.trim().is_empty()),
-        None => false,
-    }
 }
 
 fn started() -> String {

@@ -1,8 +1,31 @@
 //! Generators shared by the property tests: arbitrary JSON, valid lines with one part
-//! mutated, hostile scalars (huge numbers, wrong types), deep nesting and byte damage.
+//! mutated, hostile scalars (huge numbers, wrong types), deep nesting and byte damage; and the
+//! check both CLI parsers' outcomes must pass.
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
+
+use crate::providers::process::ExitInfo;
+use crate::providers::{TurnOutcome, TurnStatus};
+
+/// A CLI that exited with `code`, not interrupted.
+pub fn exit(code: i32) -> ExitInfo {
+    ExitInfo {
+        code: Some(code),
+        signal: None,
+        stderr_tail: String::new(),
+        interrupted: false,
+    }
+}
+
+/// A turn has a status, and one that failed says why.
+pub fn explained(outcome: &TurnOutcome) -> bool {
+    match outcome.status {
+        Some(TurnStatus::Completed) | Some(TurnStatus::Interrupted) => true,
+        Some(TurnStatus::Failed) => outcome.error.as_ref().is_some_and(|e| !e.trim().is_empty()),
+        None => false,
+    }
+}
 
 /// Any JSON value, a few levels deep, with keys drawn from the ones baton's parsers look at so
 /// that random objects reach past the first `type` check.

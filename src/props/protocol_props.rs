@@ -1,5 +1,5 @@
 //! The socket protocol (`protocol::Request` as the server reads a line, `protocol::Reply` as a
-//! client reads one): what is written reads back equal and is one line (the framing
+//! client reads one, `ShellInput` on a shell connection): what is written reads back equal and is one line (the framing
 //! `server::wire::write_reply` relies on); any other line is refused with a reason.
 
 use proptest::prelude::*;
@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use super::gen;
 use crate::error::BatonError;
 use crate::protocol::{
-    QueueAction, QueueChange, Reply, Request, SendEvent, SendModeArg, SendRequest,
+    QueueAction, QueueChange, Reply, Request, SendEvent, SendModeArg, SendRequest, ShellInput,
 };
 use crate::words::{TurnEvent, TurnStatus};
 
@@ -154,6 +154,29 @@ proptest! {
     }
 }
 
+fn shell_input() -> impl Strategy<Value = ShellInput> {
+    prop_oneof![
+        gen::text().prop_map(ShellInput::Input),
+        any::<[u16; 2]>().prop_map(ShellInput::Resize),
+        Just(ShellInput::History),
+    ]
+}
+
+proptest! {
+    #![proptest_config(super::config())]
+
+    /// A shell connection's client lines, as the server reads them.
+    #[test]
+    fn a_shell_input_line_reads_back_equal_and_any_other_is_refused(i in shell_input(), junk in "\\PC{0,40}") {
+        let line = serde_json::to_string(&i).unwrap();
+        prop_assert!(!line.contains('\n'));
+        prop_assert_eq!(serde_json::from_str::<ShellInput>(&line).unwrap(), i);
+        if let Err(e) = serde_json::from_str::<ShellInput>(&junk) {
+            prop_assert!(!e.to_string().is_empty());
+        }
+    }
+}
+
 #[test]
 fn hostile_lines_are_refused() {
     for line in gen::hostile_lines() {
@@ -162,5 +185,9 @@ fn hostile_lines_are_refused() {
             "{line:.40}"
         );
         assert!(serde_json::from_str::<Reply>(&line).is_err(), "{line:.40}");
+        assert!(
+            serde_json::from_str::<ShellInput>(&line).is_err(),
+            "{line:.40}"
+        );
     }
 }

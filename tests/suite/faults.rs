@@ -31,45 +31,58 @@ fn hanging_turn_with_a_queue(w: &World, prompt: &str, queued: &[&str]) -> i32 {
     w.last_invocation()["pid"].as_i64().unwrap() as i32
 }
 
+/// A `provider` terminal whose turn `prompt` hangs, "two" and "three" waiting behind it;
+/// returns the world and the running CLI's pid.
+fn hanging(provider: &str, prompt: &str) -> (World, i32) {
+    let w = World::new();
+    w.new_terminal("t", provider);
+    let cli = hanging_turn_with_a_queue(&w, prompt, &["two", "three"]);
+    (w, cli)
+}
+
+/// Terminal t's turns as (number, status, prompt).
+fn statuses(w: &World) -> Vec<(u64, String, String)> {
+    turns(w, "t").into_iter().map(|t| (t.0, t.3, t.4)).collect()
+}
+
+fn owned(v: &[(u64, &str, &str)]) -> Vec<(u64, String, String)> {
+    v.iter()
+        .map(|(n, s, p)| (*n, s.to_string(), p.to_string()))
+        .collect()
+}
+
 /// Each prompt reached a CLI exactly once, in this order.
 fn ran_once_each(w: &World, prompts: &[&str]) {
     let ran: Vec<String> = w.invocations().iter().map(stdin_prompt).collect();
     assert_eq!(ran, prompts);
 }
 
+/// The first turn's answer holds what streamed before the kill.
+fn kept_the_partial(w: &World) {
+    let first = &w.json(&["log", "t"])["turns"][0];
+    let answer = first["answer"].as_str().unwrap();
+    assert!(answer.contains("MOCK-PARTIAL before hang"), "{first}");
+}
+
 #[test]
 fn a_cli_killed_mid_turn_fails_its_turn_saying_so_and_the_queue_runs_on() {
     for provider in ["claude", "codex"] {
-        let w = World::new();
-        w.new_terminal("t", provider);
-        let cli = hanging_turn_with_a_queue(&w, "killed [[hang]]", &["two", "three"]);
+        let (w, cli) = hanging(provider, "killed [[hang]]");
         sigkill(cli);
         w.wait_for("every input to run", || all_done(&w, "t", 3));
-        let log = w.json(&["log", "t"]);
-        let first = &log["turns"][0];
-        assert_eq!(first["status"], "failed", "{provider}: {first}");
+        let first = &w.json(&["log", "t"])["turns"][0];
         let error = first["error"].as_str().unwrap();
         assert!(
             error.contains("signal 9") || error.contains("SIGKILL"),
             "{provider}: {error}"
         );
-        assert!(first["answer"]
-            .as_str()
-            .unwrap()
-            .contains("MOCK-PARTIAL before hang"));
-        let statuses: Vec<(u64, String, String)> = turns(&w, "t")
-            .into_iter()
-            .map(|t| (t.0, t.3, t.4))
-            .collect();
-        assert_eq!(
-            statuses,
-            vec![
-                (1, "failed".into(), "killed [[hang]]".into()),
-                (2, "completed".into(), "two".into()),
-                (3, "completed".into(), "three".into()),
-            ],
-            "{provider}"
-        );
+        kept_the_partial(&w);
+        let expected = [
+            (1, "failed", "killed [[hang]]"),
+            (2, "completed", "two"),
+            (3, "completed", "three"),
+        ];
+        assert_eq!(statuses(&w), owned(&expected), "{provider}");
         ran_once_each(&w, &["killed [[hang]]", "two", "three"]);
     }
 }
@@ -77,36 +90,19 @@ fn a_cli_killed_mid_turn_fails_its_turn_saying_so_and_the_queue_runs_on() {
 #[test]
 fn a_cli_and_its_server_killed_together_mid_turn_lose_nothing_acknowledged() {
     for provider in ["claude", "codex"] {
-        let w = World::new();
-        w.new_terminal("t", provider);
         // Deaf: it would outlive its server, so both are killed by hand, server first.
-        let cli = hanging_turn_with_a_queue(&w, "both [[hang]] [[deaf]]", &["two", "three"]);
+        let (w, cli) = hanging(provider, "both [[hang]] [[deaf]]");
         kill_server(&w);
         sigkill(cli);
         w.wait_for("the CLI to be gone", || !process_runs(cli));
         w.wait_for("every input to run", || all_done(&w, "t", 3));
-        let t = turns(&w, "t");
-        let statuses: Vec<(u64, &str, &str)> = t
-            .iter()
-            .map(|t| (t.0, t.3.as_str(), t.4.as_str()))
-            .collect();
-        assert_eq!(
-            statuses,
-            vec![
-                (1, "interrupted", "both [[hang]] [[deaf]]"),
-                (2, "completed", "two"),
-                (3, "completed", "three"),
-            ],
-            "{provider}"
-        );
-        let first = &w.json(&["log", "t"])["turns"][0];
-        assert!(
-            first["answer"]
-                .as_str()
-                .unwrap()
-                .contains("MOCK-PARTIAL before hang"),
-            "{first}"
-        );
+        let expected = [
+            (1, "interrupted", "both [[hang]] [[deaf]]"),
+            (2, "completed", "two"),
+            (3, "completed", "three"),
+        ];
+        assert_eq!(statuses(&w), owned(&expected), "{provider}");
+        kept_the_partial(&w);
         ran_once_each(&w, &["both [[hang]] [[deaf]]", "two", "three"]);
     }
 }
@@ -131,19 +127,13 @@ fn a_server_dead_after_journalling_a_turn_start_runs_that_prompt_once_after_the_
         w.env.clear();
         detach(&w, "t", "second", &[]);
         w.wait_for("every input to run", || all_done(&w, "t", 3));
-        let t: Vec<(u64, String, String)> = turns(&w, "t")
-            .into_iter()
-            .map(|t| (t.0, t.3, t.4))
-            .collect();
-        assert_eq!(
-            t,
-            vec![
-                (1, "interrupted".into(), "first".into()),
-                (2, "completed".into(), "first".into()),
-                (3, "completed".into(), "second".into()),
-            ],
-            "{provider}: the cut turn is kept, its prompt runs again, first"
-        );
+        let expected = [
+            (1, "interrupted", "first"),
+            (2, "completed", "first"),
+            (3, "completed", "second"),
+        ];
+        // The cut turn is kept, and its prompt runs again, first.
+        assert_eq!(statuses(&w), owned(&expected), "{provider}");
         ran_once_each(&w, &["first", "second"]);
     }
 }
