@@ -11,7 +11,10 @@ pub mod engine;
 pub mod error;
 pub mod git;
 pub mod instructions;
+pub mod log;
 pub mod paths;
+#[cfg(test)]
+mod props;
 pub mod protocol;
 pub mod providers;
 pub mod server;

@@ -154,17 +154,18 @@ pub(crate) fn json_event(line: &str) -> Option<(serde_json::Value, String)> {
     }
 }
 
-/// `jsonl` with the JSON string `old` replaced by `new` on the lines whose JSON value `pick`
-/// chooses (in place: the rest of those lines, and every other line, byte for byte). A CLI's
-/// session file keeps baton's system text; a copy for another checkout gets the new one.
+/// `jsonl` with every JSON string value equal to `old` replaced by `new` on the lines whose
+/// JSON value `pick` chooses (in place: the rest of those lines, and every other line, byte for
+/// byte). A CLI's session file keeps baton's system text; a copy for another checkout gets the
+/// new one. Only whole string values change, however the CLI escaped them: never a key, never
+/// text that merely spells `"old"` across the quotes of two other strings.
 pub(crate) fn replace_in_lines(
     jsonl: &[u8],
     old: &str,
     new: &str,
     pick: impl Fn(&serde_json::Value) -> bool,
 ) -> Vec<u8> {
-    let (Ok(old_json), Ok(new_json)) = (serde_json::to_string(old), serde_json::to_string(new))
-    else {
+    let Ok(new_json) = serde_json::to_string(new) else {
         return jsonl.to_vec();
     };
     let mut out = Vec::with_capacity(jsonl.len());
@@ -174,9 +175,42 @@ pub(crate) fn replace_in_lines(
             .and_then(|t| serde_json::from_str::<serde_json::Value>(t.trim_end()).ok())
             .is_some_and(|v| pick(&v));
         match text {
-            Some(t) if picked => out.extend_from_slice(t.replace(&old_json, &new_json).as_bytes()),
+            Some(t) if picked => {
+                out.extend_from_slice(replace_values(t, old, &new_json).as_bytes())
+            }
             _ => out.extend_from_slice(line),
         }
     }
+    out
+}
+
+/// `line` (valid JSON) with each string value that decodes to `old` written as `new_json`.
+fn replace_values(line: &str, old: &str, new_json: &str) -> String {
+    let bytes = line.as_bytes();
+    let mut out = String::with_capacity(line.len());
+    let (mut copied, mut i) = (0, 0);
+    while i < bytes.len() {
+        if bytes[i] != b'"' {
+            i += 1;
+            continue;
+        }
+        // A string token: up to its closing quote (escapes skipped).
+        let mut end = i + 1;
+        while end < bytes.len() && bytes[end] != b'"' {
+            end += if bytes[end] == b'\\' { 2 } else { 1 };
+        }
+        let end = (end + 1).min(bytes.len());
+        let (Some(token), Some(rest)) = (line.get(i..end), line.get(end..)) else {
+            break;
+        };
+        let is_key = rest.trim_start().starts_with(':');
+        if !is_key && serde_json::from_str::<String>(token).is_ok_and(|s| s == old) {
+            out.push_str(&line[copied..i]);
+            out.push_str(new_json);
+            copied = end;
+        }
+        i = end;
+    }
+    out.push_str(&line[copied..]);
     out
 }

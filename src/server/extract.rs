@@ -85,7 +85,9 @@ pub fn spawn(
         let _one_at_a_time = rt.extract_lock.lock().await;
         let found = extract(&srv, &prompt, provider).await;
         if let Err(e) = keep(&srv, &rt, &tid, Some(&turn_id), &found.lines) {
-            eprintln!("baton server: could not store the instructions of turn {turn_id}: {e}");
+            crate::log_line!(
+                "baton server: could not store the instructions of turn {turn_id}: {e}"
+            );
         }
         rt.extracting.fetch_sub(1, Ordering::SeqCst);
         rt.extracted.notify_waiters();

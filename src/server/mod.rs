@@ -71,10 +71,12 @@ pub fn run(data: DataDir, config: Config) -> Result<(), BatonError> {
     // lost index, is repaired here before anyone reads the index.
     let report = store.reindex()?;
     for s in &report.skipped {
-        eprintln!("baton server: skipped unreadable journal line {s}");
+        crate::log_line!("baton server: skipped unreadable journal line {s}");
     }
     for tid in &report.purged {
-        eprintln!("baton server: deleted terminals/{tid}/ (a crash had cut its prune short)");
+        crate::log_line!(
+            "baton server: deleted terminals/{tid}/ (a crash had cut its prune short)"
+        );
     }
     let srv = Arc::new(Server::new(store, config));
     recover::unfinished(&srv)?;
@@ -125,11 +127,11 @@ async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
             }
             _ = stop_rx.changed() => break,
             _ = term.recv() => {
-                eprintln!("baton server: stopping on SIGTERM");
+                crate::log_line!("baton server: stopping on SIGTERM");
                 break;
             }
             _ = int.recv() => {
-                eprintln!("baton server: stopping on SIGINT");
+                crate::log_line!("baton server: stopping on SIGINT");
                 break;
             }
         }
@@ -153,7 +155,7 @@ fn accept(
             tokio::spawn(connection(srv.clone(), stream, stop.clone()));
         }
         Err(why) => {
-            eprintln!("baton server: refused a connection: {why}");
+            crate::log_line!("baton server: refused a connection: {why}");
             tokio::spawn(peer::refuse(stream, why));
         }
     }
@@ -169,7 +171,9 @@ fn start_file_watch(srv: &Arc<Server>) {
     match crate::git::Watch::new(tx, WATCH_QUIET) {
         Ok(w) => *srv.files.lock().unwrap_or_else(|p| p.into_inner()) = Some(w),
         Err(e) => {
-            eprintln!("baton server: no file watcher ({e}); moves are noticed at the next send");
+            crate::log_line!(
+                "baton server: no file watcher ({e}); moves are noticed at the next send"
+            );
             return;
         }
     }
@@ -196,7 +200,7 @@ fn start_file_watch(srv: &Arc<Server>) {
                     continue;
                 };
                 if let Err(e) = checkout::refresh(&srv, &mut t) {
-                    eprintln!("baton server: cannot follow {}: {}", t.name, e);
+                    crate::log_line!("baton server: cannot follow {}: {}", t.name, e);
                 }
             }
         }
@@ -220,7 +224,7 @@ async fn shutdown(srv: &Arc<Server>) {
         }
     };
     if tokio::time::timeout(STOP_GRACE, wait_all).await.is_err() {
-        eprintln!("baton server: a turn did not record its end within {STOP_GRACE:?} of the stop; the next start closes it");
+        crate::log_line!("baton server: a turn did not record its end within {STOP_GRACE:?} of the stop; the next start closes it");
     }
     for (_, rt) in &runtimes {
         turn::queue::end_waiting_feeds(rt);
@@ -229,7 +233,7 @@ async fn shutdown(srv: &Arc<Server>) {
         .await
         .is_err()
     {
-        eprintln!(
+        crate::log_line!(
             "baton server: a client was still being answered {ANSWER_GRACE:?} after the stop"
         );
     }

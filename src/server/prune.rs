@@ -235,7 +235,7 @@ pub fn start_retention(srv: &Arc<Server>) {
     let Some(days) = srv.config.storage.retention() else {
         return;
     };
-    eprintln!(
+    crate::log_line!(
         "baton server: retention: archived terminals idle for {days} day(s) are pruned now and every {} h",
         RETENTION_EVERY.as_secs() / 3600
     );
@@ -250,9 +250,9 @@ pub fn start_retention(srv: &Arc<Server>) {
             }
             let s = srv.clone();
             match tokio::task::spawn_blocking(move || prune(&s, days, false, false)).await {
-                Ok(Ok(view)) => eprintln!("baton server: retention: {}", summary(&view)),
-                Ok(Err(e)) => eprintln!("baton server: retention failed: {e}"),
-                Err(e) => eprintln!("baton server: retention crashed: {e}"),
+                Ok(Ok(view)) => crate::log_line!("baton server: retention: {}", summary(&view)),
+                Ok(Err(e)) => crate::log_line!("baton server: retention failed: {e}"),
+                Err(e) => crate::log_line!("baton server: retention crashed: {e}"),
             }
         }
     });

@@ -123,7 +123,7 @@ pub fn finish_removals(srv: &Server) -> Vec<String> {
     for p in pending {
         match carry_out(srv, &p) {
             Ok(_) => {
-                eprintln!(
+                crate::log_line!(
                     "baton server: finished removing {} (a crash had cut its removal short)",
                     p.name
                 );
@@ -133,7 +133,7 @@ pub fn finish_removals(srv: &Server) -> Vec<String> {
                 done.push(p.name);
             }
             Err(e) => {
-                eprintln!("baton server: cannot finish removing {}: {e}", p.name);
+                crate::log_line!("baton server: cannot finish removing {}: {e}", p.name);
                 let cancelled = Record::RemovalCancelled {
                     error: e.to_string(),
                 };

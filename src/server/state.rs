@@ -252,7 +252,7 @@ impl Server {
             _ => Ok(()),
         };
         if let Err(e) = added {
-            eprintln!("baton server: not watching {}: {e}", t.dir);
+            crate::log_line!("baton server: not watching {}: {e}", t.dir);
         }
     }
 

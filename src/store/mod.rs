@@ -156,7 +156,7 @@ impl Store {
         if self.stale.load(Ordering::SeqCst) && !self.faulty() && self.time_to_rebuild() {
             match self.rebuild(&mut conn) {
                 Ok(_) => self.stale.store(false, Ordering::SeqCst),
-                Err(e) => eprintln!("baton: the index is behind its journals: {e}"),
+                Err(e) => crate::log_line!("baton: the index is behind its journals: {e}"),
             }
         }
         conn
@@ -286,7 +286,7 @@ impl Store {
         };
         if let Err(e) = indexed {
             self.stale.store(true, Ordering::SeqCst);
-            eprintln!(
+            crate::log_line!(
                 "baton: {} (the journal has the change; the index is rebuilt at its next use)",
                 self.index_err(e)
             );
@@ -423,7 +423,7 @@ impl Store {
         match std::fs::remove_dir_all(&dir) {
             Ok(()) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => eprintln!(
+            Err(e) => crate::log_line!(
                 "baton: cannot delete {}: {e} (tried again at the next server start or `baton reindex`)",
                 dir.display()
             ),

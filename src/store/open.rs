@@ -48,7 +48,7 @@ pub fn move_aside(path: &Path, why: &rusqlite::Error) -> std::io::Result<PathBuf
         }
     }
     touch_private(path)?;
-    eprintln!(
+    crate::log_line!(
         "baton: the index {} was unreadable ({why}): moved to {} and rebuilt from the journals",
         path.display(),
         aside.display()

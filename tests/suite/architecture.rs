@@ -15,8 +15,8 @@ fn sources(dir: &Path) -> Vec<PathBuf> {
     for e in std::fs::read_dir(dir).unwrap().flatten() {
         let p = e.path();
         if p.is_dir() {
-            // `tui/testing/`: helpers of the tests only.
-            if !p.ends_with("testing") {
+            // `tui/testing/`, `props/`: the tests' own.
+            if !p.ends_with("testing") && !p.ends_with("props") {
                 out.extend(sources(&p));
             }
         } else if p.extension().is_some_and(|x| x == "rs") {

@@ -5,6 +5,7 @@ mod bad_input;
 mod config;
 mod doctor;
 mod exports;
+mod faults;
 mod forks;
 mod git;
 mod instructions;

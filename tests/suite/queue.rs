@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::common::*;
 
 /// `send --detach --json`: the acknowledgement.
-fn detach(w: &World, name: &str, prompt: &str, extra: &[&str]) -> Value {
+pub(super) fn detach(w: &World, name: &str, prompt: &str, extra: &[&str]) -> Value {
     let mut args = vec!["send", name, prompt, "--detach", "--json"];
     args.extend_from_slice(extra);
     let out = w.ok(&args);
@@ -35,7 +35,7 @@ fn queue(w: &World, name: &str) -> Vec<(u64, String, String)> {
 }
 
 /// Every turn of `log` as (number, input, mode, status, prompt).
-fn turns(w: &World, name: &str) -> Vec<(u64, u64, String, String, String)> {
+pub(super) fn turns(w: &World, name: &str) -> Vec<(u64, u64, String, String, String)> {
     w.json(&["log", name])["turns"]
         .as_array()
         .unwrap()
@@ -52,7 +52,7 @@ fn turns(w: &World, name: &str) -> Vec<(u64, u64, String, String, String)> {
         .collect()
 }
 
-fn all_done(w: &World, name: &str, n: usize) -> bool {
+pub(super) fn all_done(w: &World, name: &str, n: usize) -> bool {
     let t = turns(w, name);
     t.len() == n && t.iter().all(|x| x.3 != "running") && w.show(name)["queued"] == 0
 }

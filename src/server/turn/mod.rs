@@ -266,6 +266,7 @@ fn start(
             mode: Some(job.mode),
         },
     )?;
+    super::removal::crash_point("turn-started");
     srv.announce(&term.id);
     super::extract::spawn(
         srv.clone(),
@@ -307,6 +308,8 @@ async fn finish(
     ran: Ran,
 ) -> Result<TurnSummary, BatonError> {
     let srv = ctx.srv;
+    // The CLI has exited and its whole stream is on disk; nothing of its end is journalled.
+    super::removal::crash_point("turn-ran");
     let (outcome, session_id, session_model) = ran.unwrap_or_else(|e| {
         let failed = TurnOutcome {
             status: Some(TurnStatus::Failed),

@@ -245,7 +245,7 @@ pub fn end_waiting_feeds(rt: &TermRuntime) {
 /// Interrupts the running turn for a jump (its partial output is kept, as an interrupt).
 fn interrupt_for_jump(rt: &TermRuntime) {
     if let Err(e) = rt.interrupt() {
-        eprintln!("baton server: cannot interrupt the turn for a jump: {e}");
+        crate::log_line!("baton server: cannot interrupt the turn for a jump: {e}");
     }
 }
 
@@ -273,7 +273,7 @@ async fn runner(srv: Arc<Server>, tid: String) {
         let next = match take(&srv, &rt, &tid) {
             Ok(next) => next,
             Err(e) => {
-                eprintln!("baton server: cannot read the queue of {tid}: {e}");
+                crate::log_line!("baton server: cannot read the queue of {tid}: {e}");
                 None
             }
         };

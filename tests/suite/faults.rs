@@ -1,0 +1,398 @@
+//! Faults the other suites do not reach: a CLI killed with SIGKILL mid-turn (alone, and with
+//! its server), the server dead at chosen points of a turn (`BATON_CRASH_AT`), a data
+//! directory whose disk fills, and many clients sending into many terminals at once.
+
+use std::collections::BTreeMap;
+
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+
+use super::common::*;
+use super::queue::{all_done, detach, turns};
+
+fn sigkill(pid: i32) {
+    kill(Pid::from_raw(pid), Signal::SIGKILL).unwrap();
+}
+
+/// Starts `prompt` (which hangs after streaming a partial answer) with `queued` waiting behind
+/// it; returns the running CLI's pid once the partial answer is on disk.
+fn hanging_turn_with_a_queue(w: &World, prompt: &str, queued: &[&str]) -> i32 {
+    detach(w, "t", prompt, &[]);
+    let id = w.show("t")["id"].as_str().unwrap().to_string();
+    let turns_dir = w.data().join("terminals").join(&id).join("turns");
+    w.wait_for("the partial answer to stream", || {
+        read_dir_files(&turns_dir).iter().any(|f| {
+            std::fs::read_to_string(f).is_ok_and(|t| t.contains("MOCK-PARTIAL before hang"))
+        })
+    });
+    for q in queued {
+        detach(w, "t", q, &[]);
+    }
+    w.last_invocation()["pid"].as_i64().unwrap() as i32
+}
+
+/// A `provider` terminal whose turn `prompt` hangs, "two" and "three" waiting behind it;
+/// returns the world and the running CLI's pid.
+fn hanging(provider: &str, prompt: &str) -> (World, i32) {
+    let w = World::new();
+    w.new_terminal("t", provider);
+    let cli = hanging_turn_with_a_queue(&w, prompt, &["two", "three"]);
+    (w, cli)
+}
+
+/// Terminal t's turns as (number, status, prompt).
+fn statuses(w: &World) -> Vec<(u64, String, String)> {
+    turns(w, "t").into_iter().map(|t| (t.0, t.3, t.4)).collect()
+}
+
+fn owned(v: &[(u64, &str, &str)]) -> Vec<(u64, String, String)> {
+    v.iter()
+        .map(|(n, s, p)| (*n, s.to_string(), p.to_string()))
+        .collect()
+}
+
+/// Each prompt reached a CLI exactly once, in this order.
+fn ran_once_each(w: &World, prompts: &[&str]) {
+    let ran: Vec<String> = w.invocations().iter().map(stdin_prompt).collect();
+    assert_eq!(ran, prompts);
+}
+
+/// The first turn's answer holds what streamed before the kill.
+fn kept_the_partial(w: &World) {
+    let first = &w.json(&["log", "t"])["turns"][0];
+    let answer = first["answer"].as_str().unwrap();
+    assert!(answer.contains("MOCK-PARTIAL before hang"), "{first}");
+}
+
+#[test]
+fn a_cli_killed_mid_turn_fails_its_turn_saying_so_and_the_queue_runs_on() {
+    for provider in ["claude", "codex"] {
+        let (w, cli) = hanging(provider, "killed [[hang]]");
+        sigkill(cli);
+        w.wait_for("every input to run", || all_done(&w, "t", 3));
+        let first = &w.json(&["log", "t"])["turns"][0];
+        let error = first["error"].as_str().unwrap();
+        assert!(
+            error.contains("signal 9") || error.contains("SIGKILL"),
+            "{provider}: {error}"
+        );
+        kept_the_partial(&w);
+        let expected = [
+            (1, "failed", "killed [[hang]]"),
+            (2, "completed", "two"),
+            (3, "completed", "three"),
+        ];
+        assert_eq!(statuses(&w), owned(&expected), "{provider}");
+        ran_once_each(&w, &["killed [[hang]]", "two", "three"]);
+    }
+}
+
+#[test]
+fn a_cli_and_its_server_killed_together_mid_turn_lose_nothing_acknowledged() {
+    for provider in ["claude", "codex"] {
+        // Deaf: it would outlive its server, so both are killed by hand, server first.
+        let (w, cli) = hanging(provider, "both [[hang]] [[deaf]]");
+        kill_server(&w);
+        sigkill(cli);
+        w.wait_for("the CLI to be gone", || !process_runs(cli));
+        w.wait_for("every input to run", || all_done(&w, "t", 3));
+        let expected = [
+            (1, "interrupted", "both [[hang]] [[deaf]]"),
+            (2, "completed", "two"),
+            (3, "completed", "three"),
+        ];
+        assert_eq!(statuses(&w), owned(&expected), "{provider}");
+        kept_the_partial(&w);
+        ran_once_each(&w, &["both [[hang]] [[deaf]]", "two", "three"]);
+    }
+}
+
+/// Waits until no server answers (it died at its crash point).
+fn server_died(w: &World) {
+    w.wait_for("the server to die at its crash point", || {
+        w.run(&["server", "status"]).status.code() != Some(0)
+    });
+}
+
+#[test]
+fn a_server_dead_after_journalling_a_turn_start_runs_that_prompt_once_after_the_restart() {
+    for provider in ["claude", "codex"] {
+        let mut w = World::new();
+        w.new_terminal("t", provider);
+        w.ok(&["server", "stop"]);
+        // The server this send starts dies once the turn's start is synced, before any CLI.
+        w.env.push(("BATON_CRASH_AT".into(), "turn-started".into()));
+        let _ = w.run(&["send", "t", "first", "--detach"]);
+        server_died(&w);
+        w.env.clear();
+        detach(&w, "t", "second", &[]);
+        w.wait_for("every input to run", || all_done(&w, "t", 3));
+        let expected = [
+            (1, "interrupted", "first"),
+            (2, "completed", "first"),
+            (3, "completed", "second"),
+        ];
+        // The cut turn is kept, and its prompt runs again, first.
+        assert_eq!(statuses(&w), owned(&expected), "{provider}");
+        ran_once_each(&w, &["first", "second"]);
+    }
+}
+
+fn first_prompt(provider: &str) -> &'static str {
+    if provider == "claude" {
+        "first [[hold:go]]"
+    } else {
+        "first"
+    }
+}
+
+#[test]
+fn a_server_dead_after_its_cli_finished_keeps_the_answer_and_never_reruns_the_prompt() {
+    for provider in ["claude", "codex"] {
+        let mut w = World::new();
+        let dir = w.new_terminal("t", provider);
+        w.ok(&["server", "stop"]);
+        // The server dies once the CLI has exited, before the turn's end is journalled. The
+        // Claude shim can hold its turn, so `second` waits behind it; Codex's comes after.
+        w.env.push(("BATON_CRASH_AT".into(), "turn-ran".into()));
+        let held = provider == "claude";
+        detach(&w, "t", first_prompt(provider), &[]);
+        if held {
+            w.wait_for("the turn to run", || !w.invocations().is_empty());
+            detach(&w, "t", "second", &[]);
+            std::fs::write(dir.join("go"), "").unwrap();
+        }
+        server_died(&w);
+        w.env.clear();
+        if !held {
+            detach(&w, "t", "second", &[]);
+        }
+        w.wait_for("every input to run", || all_done(&w, "t", 2));
+        let log = w.json(&["log", "t"]);
+        let first = &log["turns"][0];
+        assert_eq!(first["prompt"], first_prompt(provider));
+        assert_eq!(first["status"], "interrupted", "{provider}: {first}");
+        assert!(
+            first["answer"].as_str().unwrap().contains("MOCK-REPLY"),
+            "{provider}: the whole answer streamed before the crash is kept: {first}"
+        );
+        assert_eq!(log["turns"][1]["prompt"], "second");
+        assert_eq!(log["turns"][1]["status"], "completed");
+        ran_once_each(&w, &[first_prompt(provider), "second"]);
+    }
+}
+
+// 48 turns, eight in a row on each terminal: enough for the races (every client's sends
+// interleave on every terminal) in a few seconds on a shared two-core CI runner.
+const CLIENTS: usize = 4;
+const TERMINALS: usize = 6;
+const PROMPTS: usize = 2;
+
+/// The `type`s of the journal lines of the terminal with id `id`, in order (read straight from
+/// the file: polling this costs no process).
+fn journal_types(w: &World, id: &str) -> Vec<String> {
+    let journal = w.data().join("terminals").join(id).join("journal.jsonl");
+    std::fs::read_to_string(journal)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["type"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn many_clients_sending_into_many_terminals_at_once_run_each_prompt_once_in_order() {
+    let w = World::new();
+    let names: Vec<String> = (0..TERMINALS).map(|t| format!("t{t}")).collect();
+    for (i, name) in names.iter().enumerate() {
+        w.new_terminal(name, if i % 2 == 0 { "claude" } else { "codex" });
+    }
+    // Every client sends its prompts into every terminal, in order, all at the same time.
+    std::thread::scope(|s| {
+        for c in 0..CLIENTS {
+            let (w, names) = (&w, &names);
+            s.spawn(move || {
+                for k in 0..PROMPTS {
+                    for name in names {
+                        detach(w, name, &format!("c{c} p{k} {name}"), &[]);
+                    }
+                }
+            });
+        }
+    });
+    let per_terminal = CLIENTS * PROMPTS;
+    let ids: Vec<String> = names
+        .iter()
+        .map(|n| w.show(n)["id"].as_str().unwrap().to_string())
+        .collect();
+    w.wait_for("every turn to finish", || {
+        ids.iter().all(|id| {
+            journal_types(&w, id)
+                .iter()
+                .filter(|k| *k == "turn_finished")
+                .count()
+                == per_terminal
+        })
+    });
+    for (name, id) in names.iter().zip(&ids) {
+        assert!(all_done(&w, name, per_terminal), "{name}");
+        let t = turns(&w, name);
+        let numbers: Vec<u64> = t.iter().map(|x| x.0).collect();
+        assert_eq!(
+            numbers,
+            (1..=per_terminal as u64).collect::<Vec<_>>(),
+            "{name}"
+        );
+        assert!(t.iter().all(|x| x.3 == "completed"), "{name}: {t:?}");
+        // Each client's prompts ran once each, in the order it sent them.
+        for c in 0..CLIENTS {
+            let mine: Vec<&str> = t
+                .iter()
+                .map(|x| x.4.as_str())
+                .filter(|p| p.starts_with(&format!("c{c} ")))
+                .collect();
+            let sent: Vec<String> = (0..PROMPTS).map(|k| format!("c{c} p{k} {name}")).collect();
+            assert_eq!(mine, sent, "{name}");
+        }
+        // One at a time: each turn's end is journalled before the next one starts.
+        let starts_and_ends: Vec<String> = journal_types(&w, id)
+            .into_iter()
+            .filter(|k| k == "turn_started" || k == "turn_finished")
+            .collect();
+        let alternating: Vec<String> = ["turn_started", "turn_finished"]
+            .iter()
+            .cycle()
+            .take(2 * per_terminal)
+            .map(|k| k.to_string())
+            .collect();
+        assert_eq!(starts_and_ends, alternating, "{name}");
+    }
+    // No prompt reached a CLI twice.
+    let mut ran: BTreeMap<String, usize> = BTreeMap::new();
+    for inv in w.invocations() {
+        *ran.entry(stdin_prompt(&inv)).or_default() += 1;
+    }
+    assert_eq!(ran.len(), CLIENTS * TERMINALS * PROMPTS);
+    assert!(ran.values().all(|n| *n == 1), "{ran:?}");
+}
+
+/// A small tmpfs mounted over a world's data directory, for a disk that fills. Unmounted on
+/// drop, once the world's server is stopped.
+struct SmallDisk<'a> {
+    w: &'a World,
+}
+
+impl SmallDisk<'_> {
+    /// None (and says why) when this process may not mount: not root, or a sandbox refuses.
+    fn mount<'a>(w: &'a World, size: &str) -> Option<SmallDisk<'a>> {
+        if !nix::unistd::geteuid().is_root() {
+            eprintln!("skipped: mounting a small tmpfs needs root");
+            return None;
+        }
+        let data = w.data();
+        let out = std::process::Command::new("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0700"),
+                "tmpfs",
+            ])
+            .arg(&data)
+            .output()
+            .unwrap();
+        if !out.status.success() {
+            eprintln!(
+                "skipped: mount refused: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
+            return None;
+        }
+        Some(SmallDisk { w })
+    }
+
+    /// Writes a file until the disk is full; returns it.
+    fn fill(&self) -> std::path::PathBuf {
+        use std::io::Write;
+        let filler = self.w.data().join("filler");
+        let mut f = std::fs::File::create(&filler).unwrap();
+        let chunk = vec![0u8; 64 * 1024];
+        loop {
+            match f.write(&chunk) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) if e.raw_os_error() == Some(nix::libc::ENOSPC) => break,
+                Err(e) => panic!("filling the disk: {e}"),
+            }
+        }
+        // The last partial page too.
+        while f.write(&[0u8]).is_ok_and(|n| n == 1) {}
+        filler
+    }
+}
+
+impl Drop for SmallDisk<'_> {
+    fn drop(&mut self) {
+        let _ = self.w.run(&["server", "stop"]);
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(self.w.data())
+            .status();
+    }
+}
+
+#[test]
+fn a_full_disk_refuses_a_send_loses_nothing_acknowledged_and_baton_works_once_space_is_freed() {
+    let w = World::new();
+    let Some(disk) = SmallDisk::mount(&w, "4m") else {
+        return;
+    };
+    w.new_terminal("t", "claude");
+    w.send("t", "before the disk filled");
+    let before = turns(&w, "t");
+    let filler = disk.fill();
+    // A line that fits the slack of the journal's last page is journalled, so accepted, even
+    // though the index cannot take it: it waits for space, and the server keeps answering
+    // (every connection once closed unanswered: the index's log line panicked on the full disk).
+    let small = w.run(&["send", "t", "small while full", "--detach"]);
+    assert!(w.run(&["server", "status"]).status.success());
+    // Larger than a page: the journal cannot take it, and the send says why.
+    let big = format!("while the disk is full {}", "x".repeat(16 * 1024));
+    let out = w.run(&["send", "t", &big, "--detach"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("No space left on device") && stderr.contains("disk full"),
+        "{stderr}"
+    );
+    // What was acknowledged before still reads, and the server still answers.
+    assert_eq!(turns(&w, "t"), before);
+    assert!(w.run(&["server", "status"]).status.success());
+    std::fs::remove_file(&filler).unwrap();
+    w.send("t", "after space was freed");
+    let mut expected = vec!["before the disk filled"];
+    if small.status.success() {
+        expected.push("small while full");
+    } else {
+        assert!(
+            String::from_utf8_lossy(&small.stderr).contains("No space left"),
+            "{}",
+            text(&small)
+        );
+    }
+    expected.push("after space was freed");
+    w.wait_for("every input to run", || all_done(&w, "t", expected.len()));
+    let t = turns(&w, "t");
+    assert!(t.iter().all(|x| x.3 == "completed"), "{t:?}");
+    let prompts: Vec<&str> = t.iter().map(|x| x.4.as_str()).collect();
+    assert_eq!(prompts, expected);
+    ran_once_each(&w, &expected);
+    // The index agrees with the journals once rebuilt.
+    w.ok(&["reindex"]);
+    assert_eq!(turns(&w, "t"), t);
+    drop(disk);
+}
