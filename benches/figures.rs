@@ -6,7 +6,8 @@
 //! - **send**: `baton send` on a resumed Claude session (the simulated CLI) against the very
 //!   command line, stdin and cwd baton gave the CLI, run directly: wall time and the first
 //!   stdout byte, medians.
-//! - **ls**: `baton ls` with 100 terminals against `tmux list-windows -a` with 100 windows.
+//! - **ls**: `baton ls` with 100 terminals against `tmux ls` (one line) and `tmux list-windows
+//!   -a` (a line per window) with 100 windows.
 //! - **memory**: the server's resident memory per idle terminal, without and with a shell each.
 //! - **tokens**: a scripted session of 200 turns, each adding a few thousand tokens of context
 //!   (a fixed pseudo-random sequence), run through baton (which rotates past 45%), against the
@@ -190,15 +191,48 @@ fn send_rows() -> Vec<[String; 4]> {
     let n = knob("BATON_BENCH_SENDS", 20);
     w.terminal("s");
     w.ok(&["send", "s", "warm the session up"]);
-    let (mut baton_wall, mut baton_first) = (Vec::new(), Vec::new());
+    // Each send, then at once the very command line baton gave the CLI for it, run directly:
+    // both see the same session file and the same machine; the figure is the median of the
+    // pairs' differences.
+    let (mut baton, mut direct, mut added, mut added_first) = (vec![], vec![], vec![], vec![]);
     for i in 0..n {
         let prompt = format!("resumed turn {i}");
-        let (wall, first) = timed(w.cmd(&["send", "s", &prompt]), b"");
-        baton_wall.push(wall);
-        baton_first.push(first);
+        let (bw, bf) = timed(w.cmd(&["send", "s", &prompt]), b"");
+        let (cw, cf) = timed(direct_run(&w), &stdin_of(&w.last_invocation()));
+        baton.push(bw);
+        direct.push(cw);
+        added.push(bw.saturating_sub(cw));
+        added_first.push(bf.saturating_sub(cf));
     }
-    // The very command line baton gave the CLI for the last of them (the log holds its
-    // arguments), run directly.
+    vec![
+        row(
+            "send wall (resumed session), median",
+            ms(median(baton)),
+            format!(
+                "{} (the CLI's command line, run directly)",
+                ms(median(direct))
+            ),
+            format!("+{}", ms(median(added))),
+        ),
+        row(
+            "first stdout byte after send, median of the differences",
+            "-".into(),
+            "the CLI's first byte".into(),
+            format!("+{}", ms(median(added_first))),
+        ),
+    ]
+}
+
+fn stdin_of(inv: &Value) -> Vec<u8> {
+    inv["stdin"]
+        .as_str()
+        .unwrap_or_default()
+        .as_bytes()
+        .to_vec()
+}
+
+/// The CLI command of baton's last run, as the shim logged it (its arguments, cwd).
+fn direct_run(w: &World) -> Command {
     let inv = w.last_invocation();
     let argv: Vec<String> = inv["argv"]
         .as_array()
@@ -206,45 +240,18 @@ fn send_rows() -> Vec<[String; 4]> {
         .iter()
         .map(|a| a.as_str().unwrap_or_default().to_string())
         .collect();
-    let stdin = inv["stdin"]
-        .as_str()
-        .unwrap_or_default()
-        .as_bytes()
-        .to_vec();
-    let cwd = inv["cwd"].as_str().expect("cwd").to_string();
     // baton removed the run's system text file when the run ended: put the same bytes back.
     if let Some(i) = argv.iter().position(|a| a == "--append-system-prompt-file") {
-        let file = Path::new(&argv[i + 1]);
         let text = inv["system"].as_str().expect("the logged system text");
-        std::fs::write(file, text).expect("the system text file");
+        std::fs::write(&argv[i + 1], text).expect("the system text file");
     }
-    let (mut cli_wall, mut cli_first) = (Vec::new(), Vec::new());
-    for _ in 0..n {
-        let mut c = Command::new(Path::new(SHIMS).join("claude"));
-        c.args(&argv)
-            .current_dir(&cwd)
-            .env_clear()
-            .envs(w.env.iter().filter(|(k, _)| k != "BATON_SHIM_LOG").cloned());
-        let (wall, first) = timed(c, &stdin);
-        cli_wall.push(wall);
-        cli_first.push(first);
-    }
-    let (bw, cw) = (median(baton_wall), median(cli_wall));
-    let (bf, cf) = (median(baton_first), median(cli_first));
-    vec![
-        row(
-            "send wall (resumed session), median",
-            ms(bw),
-            format!("{} (the CLI's command line, run directly)", ms(cw)),
-            format!("+{}", ms(bw.saturating_sub(cw))),
-        ),
-        row(
-            "first stdout byte after send, median",
-            ms(bf),
-            format!("{} (the CLI's first byte)", ms(cf)),
-            format!("+{}", ms(bf.saturating_sub(cf))),
-        ),
-    ]
+    let mut c = Command::new(Path::new(SHIMS).join("claude"));
+    c.args(&argv)
+        .current_dir(inv["cwd"].as_str().expect("cwd"))
+        .env_clear()
+        // Not logged: the log's last line stays baton's run.
+        .envs(w.env.iter().filter(|(k, _)| k != "BATON_SHIM_LOG").cloned());
+    c
 }
 
 fn ls_rows() -> Vec<[String; 4]> {
@@ -282,23 +289,36 @@ fn ls_rows() -> Vec<[String; 4]> {
     for _ in 1..100 {
         tmux(&["new-window", "-d", "-t", "bench"]).expect("tmux new-window");
     }
-    let against = median(
-        (0..runs)
-            .map(|_| {
-                let start = Instant::now();
-                let out = tmux(&["list-windows", "-a"]).expect("tmux list-windows");
-                assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 100);
-                start.elapsed()
-            })
-            .collect(),
-    );
+    let timed_tmux = |args: &[&str], lines: usize| {
+        median(
+            (0..runs)
+                .map(|_| {
+                    let start = Instant::now();
+                    let out = tmux(args).expect("tmux");
+                    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), lines);
+                    start.elapsed()
+                })
+                .collect(),
+        )
+    };
+    let sessions = timed_tmux(&["ls"], 1);
+    let windows = timed_tmux(&["list-windows", "-a"], 100);
     let _ = tmux(&["kill-server"]);
-    vec![row(
-        "`baton ls`, 100 terminals / `tmux list-windows -a`, 100 windows, median",
-        ms(baton),
-        ms(against),
-        format!("{:.2}×", baton.as_secs_f64() / against.as_secs_f64()),
-    )]
+    let ratio = |a: Duration| format!("{:.2}×", baton.as_secs_f64() / a.as_secs_f64());
+    vec![
+        row(
+            "`baton ls`, 100 terminals / `tmux ls`, 100 windows, median",
+            ms(baton),
+            ms(sessions),
+            ratio(sessions),
+        ),
+        row(
+            "`baton ls`, 100 terminals / `tmux list-windows -a` (a line per window), median",
+            ms(baton),
+            ms(windows),
+            ratio(windows),
+        ),
+    ]
 }
 
 /// Resident memory of `pid` in KiB.
