@@ -163,15 +163,7 @@ class Runner(Q.Runner):
                     c.save()
                 wa.stop()
                 wb.stop()
-        self.figures["seconds"] = round(time.time() - t_all, 1)
-        with open(os.path.join(self.out, "checks.txt"), "w") as f:
-            f.write("\n".join(self.checks) + "\n")
-        with open(os.path.join(self.out, "figures.json"), "w") as f:
-            json.dump(self.figures, f, indent=1, ensure_ascii=False)
-        fails = [l for l in self.checks if l.startswith("FAIL")]
-        print("%d checks, %d FAIL, %.0f s; evidence in %s" % (
-            len(self.checks), len(fails), time.time() - t_all, self.out), flush=True)
-        return 1 if fails else 0
+        return self.report(t_all)
 
 
 def main():
