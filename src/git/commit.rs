@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use git2::{BranchType, ErrorCode, IndexAddOption, Oid, Repository, Sort};
+use git2::{BranchType, ErrorCode, Oid, Repository, Sort};
 
 use super::error::GitContext;
 use super::message::trailer_value;
@@ -49,14 +49,7 @@ pub fn auto_commit(
     let mut index = repo
         .index()
         .ctx(|| format!("cannot read the index of {}", root.display()))?;
-    let mut skip = |path: &Path, _: &[u8]| -> i32 { i32::from(skipped(path)) };
-    let spec = ["*"];
-    index
-        .add_all(spec, IndexAddOption::DEFAULT, Some(&mut skip))
-        .ctx(|| format!("cannot stage the changes in {}", root.display()))?;
-    index
-        .update_all(spec, Some(&mut skip))
-        .ctx(|| format!("cannot stage the deletions in {}", root.display()))?;
+    stage_paths(&mut index, &root, &changed, &skipped)?;
     let tree_id = index
         .write_tree_to(&repo)
         .ctx(|| format!("cannot build the tree of {}", root.display()))?;
@@ -75,6 +68,33 @@ pub fn auto_commit(
         .write()
         .ctx(|| format!("cannot write the index of {}", root.display()))?;
     Ok(Some(id.to_string()))
+}
+
+/// Stages exactly the `changed` paths status found (a file there is added, a missing one
+/// removed), so a big checkout is walked once, by status, rather than three times as
+/// `add_all` + `update_all` did. A folder status names is a repository nested in the checkout
+/// (an agent's `git clone`): it is left out, untracked, rather than staged as a gitlink with no
+/// `.gitmodules` (what `git add -A` does, with a warning) or failing the commit (what
+/// `add_all` did: "invalid path").
+fn stage_paths(
+    index: &mut git2::Index,
+    root: &Path,
+    changed: &[String],
+    skipped: &dyn Fn(&Path) -> bool,
+) -> Result<(), GitError> {
+    for p in changed {
+        let path = Path::new(p);
+        if skipped(path) {
+            continue;
+        }
+        match std::fs::symlink_metadata(root.join(path)) {
+            Ok(meta) if meta.is_dir() => continue,
+            Ok(_) => index.add_path(path),
+            Err(_) => index.remove_path(path),
+        }
+        .ctx(|| format!("cannot stage {p} in {}", root.display()))?;
+    }
+    Ok(())
 }
 
 /// HEAD's commit; None on an unborn branch (the first commit); an error when detached.

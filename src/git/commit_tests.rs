@@ -243,3 +243,30 @@ fn subjects_and_turn_commits_are_read_back_from_the_branch() {
     );
     assert_eq!(commit_for_trailer(&wt, "Baton-Turn", "9").unwrap(), None);
 }
+
+#[test]
+fn auto_commit_stages_links_and_a_nested_repository_as_git_add_does() {
+    let f = Fixture::new();
+    let wt = create_worktree(&f.repo, "api", &f.slot("api")).unwrap();
+    // A link to a folder is staged as a link (status lists it; it is not a folder to walk).
+    std::os::unix::fs::symlink("src", wt.path.join("src-link")).unwrap();
+    write(&wt.path.join("src/lib.rs"), "pub fn f() {}\n");
+    let id = auto_commit(&wt.path, &turn("Links", 1), &[])
+        .unwrap()
+        .unwrap();
+    let files = git(&wt.path, &["show", "--name-status", "--format=", &id]);
+    assert_eq!(files, "A\tsrc-link\nA\tsrc/lib.rs\n");
+    let mode = git(&wt.path, &["ls-files", "-s", "src-link"]);
+    assert!(mode.starts_with("120000 "), "{mode}");
+
+    // A repository nested in the checkout (an agent's clone) stays out, untracked, and the
+    // file changed beside it is committed (this used to fail every commit: "invalid path").
+    repo_with_commit(&wt.path.join("vendor/inner"));
+    write(&wt.path.join("README.md"), "changed again\n");
+    let id = auto_commit(&wt.path, &turn("Nested", 2), &[])
+        .unwrap()
+        .unwrap();
+    let files = git(&wt.path, &["show", "--name-status", "--format=", &id]);
+    assert_eq!(files, "M\tREADME.md\n");
+    assert_eq!(status(&wt.path), "?? vendor/\n");
+}
