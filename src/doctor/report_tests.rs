@@ -1,3 +1,5 @@
+//! Table tests of the doctor's report: statuses, counts, the exit code and the text grouping.
+
 use super::*;
 use pretty_assertions::assert_eq;
 
