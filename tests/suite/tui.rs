@@ -564,10 +564,12 @@ fn a_program_in_the_shell_that_asks_for_the_mouse_gets_it() {
     );
     ui.keys(&["Enter"]);
     // The report arrives once the program asked (the client learnt the mode from a frame).
+    // Typed before the shell printed its prompt, the first `s` is echoed ahead of the prompt
+    // (`s# tty raw …`): look for what follows it.
     let s = ui.wait_until("the program waiting for the mouse", |s| {
-        s.lines().any(|l| l.contains("stty raw")) && !s.contains("got=[")
+        s.lines().any(|l| l.contains("tty raw -echo")) && !s.contains("got=[")
     });
-    let (x, y) = locate(&s, "stty raw");
+    let (x, y) = locate(&s, "tty raw -echo");
     let mut got = String::new();
     for _ in 0..50 {
         ui.mouse(0, (x, y + 3), false);
