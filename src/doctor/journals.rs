@@ -48,8 +48,8 @@ pub fn scan(data: &DataDir) -> Vec<Scanned> {
 }
 
 /// How a line the journal reader skipped or mended counts.
-pub fn judge(line: usize, last_line: usize, why: &str) -> (Status, String) {
-    if why.starts_with("kept") {
+pub fn judge(line: usize, last_line: usize, torn: bool, why: &str) -> (Status, String) {
+    if why == journal::MENDED {
         return (
             Status::Note,
             format!("{why} (the entry is used; nothing to do)"),
@@ -61,7 +61,7 @@ pub fn judge(line: usize, last_line: usize, why: &str) -> (Status, String) {
             format!("a torn last line, as a crash mid-write leaves ({why}): baton skips it and the next entry starts on a line of its own; nothing to do"),
         );
     }
-    if why.starts_with("EOF while parsing") {
+    if torn {
         // A torn line the next append closed off (`journal::append` starts on a line of its
         // own): its write was cut short, so it was never synced, never acknowledged.
         return (
@@ -105,7 +105,7 @@ pub fn check(scans: &[Scanned]) -> Vec<Found> {
                 Some(Record::TerminalCreated { .. })
             );
         for (line, why) in &read.skipped {
-            let (status, mut detail) = judge(*line, read.last_line, why);
+            let (status, mut detail) = judge(*line, read.last_line, read.torn.contains(line), why);
             if first_lost && Some(line) == read.skipped.first().map(|(l, _)| l) {
                 detail.push_str(&format!(
                     "; its first record is lost, so the terminal is listed as {} (rename it with `baton rename`)",
@@ -141,25 +141,27 @@ mod tests {
     #[test]
     fn only_a_bad_line_that_is_not_a_torn_write_is_a_fault() {
         let rows = [
-            (7, 7, "EOF while parsing", Status::Note),
+            (7, 7, false, "expected value", Status::Note),
             // A torn line a later append closed off.
             (
                 3,
                 7,
+                true,
                 "EOF while parsing a string at line 1 column 60",
                 Status::Note,
             ),
             (
                 3,
                 7,
+                false,
                 "trailing characters at line 1 column 3",
                 Status::Fault,
             ),
-            (1, 7, "expected value", Status::Fault),
-            (3, 7, "kept with its invalid UTF-8 replaced", Status::Note),
+            (1, 7, false, "expected value", Status::Fault),
+            (3, 7, false, journal::MENDED, Status::Note),
         ];
-        for (line, last, why, want) in rows {
-            assert_eq!(judge(line, last, why).0, want, "{line}/{last} {why}");
+        for (line, last, torn, why, want) in rows {
+            assert_eq!(judge(line, last, torn, why).0, want, "{line}/{last} {why}");
         }
     }
 }

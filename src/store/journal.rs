@@ -88,6 +88,21 @@ pub struct ReadJournal {
     /// The number of the last line that holds anything (0: an empty journal), so a reader can
     /// tell a torn last line (a crash mid-write) from a bad line in the middle.
     pub last_line: usize,
+    /// Of `skipped`, the lines that are a record cut short (a write a crash interrupted, never
+    /// synced, so never acknowledged), wherever they are: a later append closes one off.
+    pub torn: Vec<usize>,
+}
+
+/// Why a line is in `skipped` although its entry was kept (its invalid UTF-8 replaced).
+pub const MENDED: &str = "kept with its invalid UTF-8 replaced";
+
+impl ReadJournal {
+    fn skip(&mut self, line: usize, e: &serde_json::Error) {
+        if e.is_eof() {
+            self.torn.push(line);
+        }
+        self.skipped.push((line, e.to_string()));
+    }
 }
 
 pub fn read(path: &Path) -> io::Result<ReadJournal> {
@@ -110,13 +125,12 @@ pub fn parse(bytes: &[u8]) -> ReadJournal {
                 match serde_json::from_str::<Entry>(&String::from_utf8_lossy(raw)) {
                     Ok(entry) => {
                         out.entries.push(entry);
-                        out.skipped
-                            .push((i + 1, "kept with its invalid UTF-8 replaced".to_string()));
+                        out.skipped.push((i + 1, MENDED.to_string()));
                     }
-                    Err(_) => out.skipped.push((i + 1, e.to_string())),
+                    Err(_) => out.skip(i + 1, &e),
                 }
             }
-            Err(e) => out.skipped.push((i + 1, e.to_string())),
+            Err(e) => out.skip(i + 1, &e),
         }
     }
     out
@@ -155,5 +169,9 @@ mod tests {
         let r = read(&p).unwrap();
         assert_eq!(r.entries, vec![entry("one"), entry("two")]);
         assert_eq!(r.skipped.len(), 1);
+        // Closed off by the next append, it is still a record cut short, not garbage.
+        assert_eq!(r.torn, vec![2]);
+        let garbage = parse(b"{\"at\": garbage\n");
+        assert_eq!((garbage.skipped.len(), garbage.torn), (1, vec![]));
     }
 }
