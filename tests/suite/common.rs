@@ -356,3 +356,12 @@ pub fn stdin_prompt(inv: &Value) -> String {
     }
     stdin.to_string()
 }
+
+/// The terminals' names in an `ls --json` answer, in order.
+pub fn names_of(list: &Value) -> Vec<String> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}

@@ -584,13 +584,7 @@ fn a_lost_first_journal_line_names_the_terminal_it_is_listed_as() {
     let detail = fault["detail"].as_str().unwrap();
     assert!(detail.contains("listed as recovered-"), "{detail}");
     // The terminal is still there, under that name.
-    let names: Vec<String> = w
-        .json(&["ls"])
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap().to_string())
-        .collect();
+    let names = names_of(&w.json(&["ls"]));
     assert!(
         names
             .iter()

@@ -420,16 +420,9 @@ fn an_archived_terminal_is_hidden_unchanged_and_refuses_prompts() {
     let before = w.show("old");
     let out = w.ok(&["archive", "old"]);
     assert!(out.contains("baton unarchive old"), "{out}");
-    let names = |v: &Value| -> Vec<String> {
-        v.as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["name"].as_str().unwrap().to_string())
-            .collect()
-    };
-    assert_eq!(names(&w.json(&["ls"])), ["keep"]);
+    assert_eq!(names_of(&w.json(&["ls"])), ["keep"]);
     let all = w.json(&["ls", "--all"]);
-    assert_eq!(names(&all), ["keep", "old"]);
+    assert_eq!(names_of(&all), ["keep", "old"]);
     assert_eq!(all[1]["archived"], true);
     assert_eq!(all[0]["archived"], false);
     assert!(w.ok(&["ls", "--all"]).contains("old (archived)"));
@@ -444,9 +437,9 @@ fn an_archived_terminal_is_hidden_unchanged_and_refuses_prompts() {
         "old is archived: `baton unarchive old` first",
     );
     w.json(&["reindex"]);
-    assert_eq!(names(&w.json(&["ls"])), ["keep"]);
+    assert_eq!(names_of(&w.json(&["ls"])), ["keep"]);
     w.ok(&["unarchive", "old"]);
-    assert_eq!(names(&w.json(&["ls"])), ["keep", "old"]);
+    assert_eq!(names_of(&w.json(&["ls"])), ["keep", "old"]);
     w.send("old", "two");
 }
 
@@ -525,13 +518,7 @@ fn a_fork_cut_short_by_a_crash_leaves_no_half_terminal() {
         text(&out)
     );
     w.env.clear();
-    let names: Vec<String> = w
-        .json(&["ls", "--all"])
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap().to_string())
-        .collect();
+    let names = names_of(&w.json(&["ls", "--all"]));
     assert_eq!(names, ["api"]);
     assert_eq!((w.show("api"), w.json(&["log", "api"])), before);
     // The name's branch is taken by what the crash left: said plainly, nothing changes.

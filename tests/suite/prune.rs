@@ -42,14 +42,6 @@ fn age(w: &World, names: &[&str]) {
     }
 }
 
-fn names(list: &Value) -> Vec<&str> {
-    list.as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect()
-}
-
 /// `prune ARGS --json`: exit code and report.
 fn prune(w: &World, args: &[&str]) -> (Option<i32>, Value) {
     let mut a = vec!["prune"];
@@ -125,7 +117,10 @@ fn prune_removes_only_archived_idle_old_terminals_and_dry_run_changes_nothing() 
         assert_eq!(report["dry_run"], dry_run);
         assert_eq!(report["older_than_days"], 30);
         // In the order `ls` lists them: by creation (all long ago), then name.
-        assert_eq!(names(&report["removed"]), ["merged", "plain", "unmerged"]);
+        assert_eq!(
+            names_of(&report["removed"]),
+            ["merged", "plain", "unmerged"]
+        );
         let branch_of = |i: usize| {
             let r = &report["removed"][i];
             (
@@ -162,7 +157,7 @@ fn prune_removes_only_archived_idle_old_terminals_and_dry_run_changes_nothing() 
         );
     }
 
-    assert_eq!(names(&w.json(&["ls", "--all"])), ["live", "recent"]);
+    assert_eq!(names_of(&w.json(&["ls", "--all"])), ["live", "recent"]);
     for wt in &worktrees {
         assert!(!wt.exists(), "{} is still there", wt.display());
     }
@@ -214,7 +209,7 @@ fn prune_skips_a_running_terminal_goes_on_past_a_failure_and_force_deletes_unmer
 
     let (code, report) = prune(&w, &["--older-than", "0", "--force"]);
     assert_eq!(code, Some(1), "a failure exits 1: {report}");
-    assert_eq!(names(&report["removed"]), ["unmerged"]);
+    assert_eq!(names_of(&report["removed"]), ["unmerged"]);
     assert_eq!(report["removed"][0]["branch_deleted"], true);
     assert_eq!(report["removed"][0]["kept_branch"], json!(null));
     assert_eq!(
@@ -222,7 +217,7 @@ fn prune_skips_a_running_terminal_goes_on_past_a_failure_and_force_deletes_unmer
         json!([{"name": "busy", "reason": "running",
                 "last_activity": report["skipped"][0]["last_activity"]}])
     );
-    assert_eq!(names(&report["failed"]), ["locked"]);
+    assert_eq!(names_of(&report["failed"]), ["locked"]);
     let error = report["failed"][0]["error"].as_str().unwrap();
     assert!(
         error.contains("locked") && error.contains("git worktree unlock"),
@@ -234,7 +229,7 @@ fn prune_skips_a_running_terminal_goes_on_past_a_failure_and_force_deletes_unmer
     );
     // The failed one is untouched; the forced branch is gone.
     assert!(locked_wt.exists());
-    assert_eq!(names(&w.json(&["ls", "--all"])), ["locked", "busy"]);
+    assert_eq!(names_of(&w.json(&["ls", "--all"])), ["locked", "busy"]);
     assert_eq!(branches(&w, &repo), ["baton/locked", "main"]);
 
     std::fs::write(held_dir.join("go"), "").unwrap();
@@ -319,7 +314,7 @@ fn retention_prunes_old_archived_terminals_after_the_server_starts() {
 #[test]
 fn retention_days_zero_keeps_archived_terminals() {
     let (w, tid) = retention_world(0);
-    assert_eq!(names(&w.json(&["ls", "--all"])), ["old"]);
+    assert_eq!(names_of(&w.json(&["ls", "--all"])), ["old"]);
     // Retention says it is on before the server is ready; with 0 it never started.
     assert!(!server_log(&w).contains("retention"), "{}", server_log(&w));
     assert!(folder_of(&w, &tid).exists());

@@ -172,13 +172,7 @@ fn a_bad_first_journal_line_does_not_hide_the_terminal() {
     bytes[0] = b'[';
     std::fs::write(&journal, &bytes).unwrap();
     let recovered = format!("recovered-{}", &tid[tid.len() - 8..]);
-    let names: Vec<String> = w
-        .json(&["ls"])
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap().to_string())
-        .collect();
+    let names = names_of(&w.json(&["ls"]));
     assert!(names.contains(&recovered), "{names:?}");
     assert_eq!(w.show(&recovered)["id"], tid);
     assert_eq!(turns(&w, &recovered), 3);
