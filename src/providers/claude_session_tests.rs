@@ -1,4 +1,5 @@
 //! Tests of `claude_session`: pure parts against the captures, and runs of the shim.
+use super::super::testing::{home, Home};
 use super::*;
 use pretty_assertions::assert_eq;
 
@@ -193,20 +194,6 @@ fn cut_errors_say_why() {
         Err(CutError::Missing { .. })
     ));
     assert_eq!(cut_point(&home.homes, &a, S, 0, "x").unwrap(), None);
-}
-
-struct Home {
-    dir: tempfile::TempDir,
-    homes: ProviderHomes,
-}
-
-fn home() -> Home {
-    let dir = tempfile::tempdir().unwrap();
-    let homes = ProviderHomes {
-        claude: dir.path().join(".claude"),
-        codex: dir.path().join(".codex"),
-    };
-    Home { dir, homes }
 }
 
 #[test]

@@ -33,24 +33,21 @@ fn capture_opt(name: &str) -> String {
     .unwrap_or_default()
 }
 
+/// The shared test home, with a project folder to run in.
 pub(super) struct Home {
-    _dir: tempfile::TempDir,
+    _home: crate::providers::testing::Home,
     pub(super) homes: ProviderHomes,
     pub(super) cwd: PathBuf,
 }
 
 pub(super) fn home() -> Home {
-    let dir = tempfile::tempdir().unwrap();
-    let cwd = dir.path().join("proj1");
+    let home = crate::providers::testing::home();
+    let cwd = home.dir.path().join("proj1");
     std::fs::create_dir_all(&cwd).unwrap();
-    let homes = ProviderHomes {
-        claude: dir.path().join("claude"),
-        codex: dir.path().join("codex"),
-    };
     Home {
         cwd: std::fs::canonicalize(&cwd).unwrap(),
-        homes,
-        _dir: dir,
+        homes: home.homes.clone(),
+        _home: home,
     }
 }
 

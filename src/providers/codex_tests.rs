@@ -1,5 +1,6 @@
 //! Tests of the codex adapter against the captured CLI output.
 use super::*;
+use crate::providers::testing::{home, Home};
 use pretty_assertions::assert_eq;
 
 fn capture(name: &str) -> String {
@@ -7,20 +8,6 @@ fn capture(name: &str) -> String {
         .join("fixtures/captures/codex")
         .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-struct Home {
-    dir: tempfile::TempDir,
-    homes: ProviderHomes,
-}
-
-fn home() -> Home {
-    let dir = tempfile::tempdir().unwrap();
-    let homes = ProviderHomes {
-        claude: dir.path().join("claude"),
-        codex: dir.path().join("codex"),
-    };
-    Home { dir, homes }
 }
 
 impl Home {

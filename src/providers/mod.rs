@@ -214,3 +214,24 @@ fn replace_values(line: &str, old: &str, new_json: &str) -> String {
     out.push_str(&line[copied..]);
     out
 }
+
+/// What the providers' tests share: a private folder standing for HOME, with the CLIs' homes
+/// (`.claude`, `.codex`) inside it, as a user's are.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::ProviderHomes;
+
+    pub struct Home {
+        pub dir: tempfile::TempDir,
+        pub homes: ProviderHomes,
+    }
+
+    pub fn home() -> Home {
+        let dir = tempfile::tempdir().unwrap();
+        let homes = ProviderHomes {
+            claude: dir.path().join(".claude"),
+            codex: dir.path().join(".codex"),
+        };
+        Home { dir, homes }
+    }
+}
