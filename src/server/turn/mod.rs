@@ -42,6 +42,13 @@ pub struct SendJob {
     pub fresh: bool,
 }
 
+/// The refusal of a send to an archived terminal.
+pub(super) fn archived(name: &str) -> BatonError {
+    BatonError::bad_input(format!(
+        "{name} is archived: `baton unarchive {name}` first, then send"
+    ))
+}
+
 /// Validates a send (nothing changes when it is refused) and hands it to the terminal's queue.
 pub fn accept(
     srv: &Arc<Server>,
@@ -55,9 +62,7 @@ pub fn accept(
     }
     let terminal = srv.terminal(name)?;
     if terminal.archived {
-        return Err(BatonError::bad_input(format!(
-            "{name} is archived: `baton unarchive {name}` first, then send"
-        )));
+        return Err(archived(name));
     }
     validate::prompt(&send.prompt)?;
     let provider =

@@ -51,11 +51,7 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
         // pruned between `accept` and here must not get a journal of its input alone.
         let name = &asked.terminal.name;
         match srv.store.terminal(&tid)? {
-            Some(t) if t.archived => {
-                return Err(BatonError::bad_input(format!(
-                    "{name} is archived: `baton unarchive {name}` first, then send"
-                )))
-            }
+            Some(t) if t.archived => return Err(super::archived(name)),
             Some(t) if !t.removing => {}
             _ => {
                 return Err(BatonError::bad_input(format!(
