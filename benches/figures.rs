@@ -5,7 +5,7 @@
 //!
 //! - **send**: `baton send` on a resumed Claude session (the simulated CLI) against the very
 //!   command line, stdin and cwd baton gave the CLI, run directly: wall time and the first
-//!   stdout byte, medians.
+//!   stdout byte, medians; then where a send's time goes, step by step (`phases.rs`).
 //! - **ls**: `baton ls` with 100 terminals against `tmux ls` (one line) and `tmux list-windows
 //!   -a` (a line per window) with 100 windows.
 //! - **memory**: the server's resident memory per idle terminal, without and with a shell each.
@@ -24,6 +24,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+#[path = "figures/phases.rs"]
+mod phases;
+
 const BATON: &str = env!("CARGO_BIN_EXE_baton");
 const SHIMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/shims");
 /// The window the scripted session's model reports.
@@ -39,6 +42,7 @@ fn main() {
     let mut rows: Vec<[String; 4]> = Vec::new();
     if wanted("send") {
         rows.extend(send_rows());
+        phases::print();
     }
     if wanted("ls") {
         rows.extend(ls_rows());
@@ -249,8 +253,10 @@ fn direct_run(w: &World) -> Command {
     c.args(&argv)
         .current_dir(inv["cwd"].as_str().expect("cwd"))
         .env_clear()
-        // Not logged: the log's last line stays baton's run.
-        .envs(w.env.iter().filter(|(k, _)| k != "BATON_SHIM_LOG").cloned());
+        // Logged as baton's runs are (the same work), elsewhere: the log's last line stays
+        // baton's run.
+        .envs(w.env.iter().filter(|(k, _)| k != "BATON_SHIM_LOG").cloned())
+        .env("BATON_SHIM_LOG", w.root.join("direct.log"));
     c
 }
 

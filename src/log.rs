@@ -13,6 +13,22 @@ macro_rules! log_line {
     }};
 }
 
+/// Whether `BATON_PHASES` is set: [`phase`] lines are written.
+static PHASES: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+/// With `BATON_PHASES` set, a `phase <unix µs> <name>` line on stderr (the server's
+/// `server.log`, a client's own stderr): where a send's time goes, step by step, for
+/// `benches/figures.rs`. Costs one flag check otherwise.
+pub fn phase(name: &str) {
+    if !*PHASES.get_or_init(|| std::env::var_os("BATON_PHASES").is_some()) {
+        return;
+    }
+    let micros = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros());
+    log_line!("phase {micros} {name}");
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

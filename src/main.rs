@@ -415,8 +415,11 @@ fn absolute(path: PathBuf) -> String {
 }
 
 fn main() -> ExitCode {
+    baton::log::phase("client-start");
     let cli = Cli::parse();
-    match run(cli.cmd) {
+    let ran = run(cli.cmd);
+    baton::log::phase("client-exit");
+    match ran {
         Ok(code) => ExitCode::from(code as u8),
         Err(e) => {
             out::side(&format!("baton: {e}"));

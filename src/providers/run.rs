@@ -92,14 +92,19 @@ pub async fn run_turn(
     let _system_file = system_file(spec, homes)?;
     let mut child = spawn(provider, &bin, &args, spec, path_var, stdin)?;
     // Send errors only mean the receiver is gone; the turn carries on.
+    crate::log::phase("cli-spawned");
     let _ = tx.send(RunMsg::Started { pid: child.pid }).await;
     let mut replays = 0usize;
+    let mut first = true;
     loop {
         let line = match child.next_line().await {
             Ok(Some(line)) => line,
             Ok(None) => break,
             Err(source) => return Err(ProviderError::Io { provider, source }),
         };
+        if std::mem::take(&mut first) {
+            crate::log::phase("cli-first-line");
+        }
         let events = parser.feed(&line);
         let replay = provider == ProviderKind::Claude && claude::is_replay(&line);
         let _ = tx.send(RunMsg::Raw(line)).await;
@@ -112,6 +117,7 @@ pub async fn run_turn(
         }
         for event in events {
             if matches!(event, crate::words::TurnEvent::End { .. }) {
+                crate::log::phase("cli-result");
                 close.notify_one();
             }
             let _ = tx.send(RunMsg::Event(event)).await;
@@ -121,15 +127,20 @@ pub async fn run_turn(
         .wait(|| interrupted.load(Ordering::SeqCst))
         .await
         .map_err(|source| ProviderError::Io { provider, source })?;
+    crate::log::phase("cli-exited");
     let spec = spec.clone();
     let homes = homes.clone();
     // Finishing reads session files that can be megabytes: keep it off the async workers.
-    tokio::task::spawn_blocking(move || parser.finish(&exit, &homes, &spec))
-        .await
-        .map_err(|e| ProviderError::Io {
-            provider,
-            source: std::io::Error::other(format!("reading the turn's outcome failed: {e}")),
-        })
+    tokio::task::spawn_blocking(move || {
+        let outcome = parser.finish(&exit, &homes, &spec);
+        crate::log::phase("outcome-read");
+        outcome
+    })
+    .await
+    .map_err(|e| ProviderError::Io {
+        provider,
+        source: std::io::Error::other(format!("reading the turn's outcome failed: {e}")),
+    })
 }
 
 /// The run's system text written where only the owner reads it, right before the run.

@@ -389,10 +389,12 @@ async fn handle(
         Request::Import { file, name, dir } => done(exports::import(srv, file, name, dir).await),
         Request::Rewind { name, turn, new } => done(forks::rewind(srv, &name, turn, new).await),
         Request::Send { name, send, detach } => {
+            crate::log::phase("request");
             let (feed, accepted) = match turn::accept(srv, &name, send) {
                 Ok(f) => f,
                 Err(error) => return Some(Reply::Error { error }),
             };
+            crate::log::phase("input-journalled");
             if detach {
                 return done(Ok(accepted));
             }

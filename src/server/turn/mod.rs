@@ -139,6 +139,7 @@ async fn run(srv: &Arc<Server>, rt: &Arc<TermRuntime>, job: SendJob, feed: &Feed
     if let Ok(mut r) = rt.running.lock() {
         *r = None;
     }
+    crate::log::phase("reply");
     match result {
         Ok(summary) => match serde_json::to_value(&summary) {
             Ok(data) => feed.finish(Reply::Ok { data }),
@@ -176,6 +177,7 @@ async fn run_locked(
         });
     }
     let plan = plan::plan(srv, rt, &term, job.fresh).await?;
+    crate::log::phase("turn-planned");
     let started = start(srv, rt, &term, &plan, &job, feed)?;
     let mut ctx = TurnCtx {
         srv,
@@ -272,6 +274,7 @@ fn start(
         },
     )?;
     super::removal::crash_point("turn-started");
+    crate::log::phase("turn-started");
     srv.announce(&term.id);
     super::extract::spawn(
         srv.clone(),
@@ -367,6 +370,7 @@ async fn finish(
             notes: ctx.notes.clone(),
         },
     )?;
+    crate::log::phase("turn-recorded");
     let unusable_cli =
         status == TurnStatus::Failed && !ctx.saw_end && !ctx.interrupted.load(Ordering::SeqCst);
     Ok(TurnSummary {

@@ -1,0 +1,79 @@
+//! Where a `baton send` spends its time: the `phase` lines (`BATON_PHASES`, see `baton::log`)
+//! of the client and the server over a run of sends, as the median time between each step and
+//! the next.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::{knob, median, ms, World};
+
+/// The steps of a send, in order; a send's lines are read as these (the first of each).
+const STEPS: [&str; 14] = [
+    "client-start",
+    "request",
+    "input-journalled",
+    "turn-planned",
+    "turn-started",
+    "cli-spawned",
+    "cli-first-line",
+    "cli-result",
+    "cli-exited",
+    "outcome-read",
+    "stream-synced",
+    "turn-recorded",
+    "reply",
+    "client-exit",
+];
+
+/// Prints the median of each step's time (from the step before it) over the sends.
+pub fn print() {
+    let mut w = World::new();
+    w.env.push(("BATON_PHASES".into(), "1".into()));
+    w.terminal("p");
+    w.ok(&["send", "p", "warm the session up"]);
+    let log = w.root.join("data").join("server.log");
+    let mut spans: BTreeMap<usize, Vec<Duration>> = BTreeMap::new();
+    for i in 0..knob("BATON_BENCH_SENDS", 20) {
+        let before = std::fs::metadata(&log).map_or(0, |m| m.len()) as usize;
+        let out = w.ok(&["send", "p", &format!("phases {i}")]);
+        let server = std::fs::read(&log).expect("server.log");
+        let mut lines = String::from_utf8_lossy(&out.stderr).into_owned();
+        lines.push_str(&String::from_utf8_lossy(
+            &server[before.min(server.len())..],
+        ));
+        let at = first_of_each(&lines);
+        for (k, pair) in STEPS.windows(2).enumerate() {
+            if let (Some(a), Some(b)) = (at.get(pair[0]), at.get(pair[1])) {
+                spans
+                    .entry(k)
+                    .or_default()
+                    .push(Duration::from_micros(b.saturating_sub(*a)));
+            }
+        }
+    }
+    println!();
+    println!("where a send's time goes (median of each step, from the step before):");
+    for (k, times) in spans {
+        println!(
+            "  {:>16} → {:<16} {}",
+            STEPS[k],
+            STEPS[k + 1],
+            ms(median(times))
+        );
+    }
+}
+
+/// The time (µs) of the first `phase` line of each step in `text`.
+fn first_of_each(text: &str) -> BTreeMap<String, u64> {
+    let mut at = BTreeMap::new();
+    for line in text.lines() {
+        let mut parts = line.split_whitespace();
+        if parts.next() != Some("phase") {
+            continue;
+        }
+        if let (Some(t), Some(name)) = (parts.next().and_then(|t| t.parse().ok()), parts.next()) {
+            at.entry(name.to_string()).or_insert(t);
+        }
+    }
+    at
+}
