@@ -31,6 +31,8 @@ const SYNTHETIC_MODEL: &str = "<synthetic>";
 const MAX_ENCODED_LEN: usize = 200;
 /// How much of a session file's end is read first to find the last model call.
 const SESSION_TAIL_BYTES: u64 = 4 * 1024 * 1024;
+/// The first, small tail read for it (the common case: the call is among the last lines).
+const SESSION_FIRST_TAIL_BYTES: u64 = 64 * 1024;
 /// Longest tool summary, in characters.
 const SUMMARY_CHARS: usize = 80;
 
@@ -667,12 +669,18 @@ fn last_call_in_session_file(file: &Path) -> Option<CallUsage> {
             CallUsage::from_json(&value["message"]["usage"])
         })
     };
-    let (tail, whole) = read_file_tail(file, SESSION_TAIL_BYTES).ok()?;
-    match find(&tail) {
-        Some(call) => Some(call),
-        None if !whole => find(&read_file_tail(file, u64::MAX).ok()?.0),
-        None => None,
+    // The last call is nearly always in the last few lines: a small tail first (each turn
+    // pays for this read before its result is reported), then larger ones.
+    for max in [SESSION_FIRST_TAIL_BYTES, SESSION_TAIL_BYTES, u64::MAX] {
+        let (tail, whole) = read_file_tail(file, max).ok()?;
+        if let Some(call) = find(&tail) {
+            return Some(call);
+        }
+        if whole {
+            return None;
+        }
     }
+    None
 }
 
 #[cfg(test)]

@@ -729,3 +729,45 @@ fn a_real_interrupted_run_is_interrupted_and_keeps_its_partial_answer() {
         );
     }
 }
+
+#[test]
+fn the_last_call_is_found_past_the_first_small_tail_and_past_the_large_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let assistant = |output: u64, pad: usize| {
+        serde_json::json!({"type": "assistant", "message": {"model": "m", "content": "x".repeat(pad),
+            "usage": {"input_tokens": 1, "output_tokens": output}}})
+        .to_string()
+    };
+    let filler = |bytes: usize| {
+        serde_json::json!({"type": "user", "message": {"content": "y".repeat(bytes)}}).to_string()
+    };
+    let cases = [
+        // (what follows the last call, the last call's own size)
+        ("a few lines", 100, 10),
+        (
+            "a last call larger than the first tail",
+            100,
+            SESSION_FIRST_TAIL_BYTES as usize * 2,
+        ),
+        (
+            "a tool result larger than the first tail",
+            SESSION_FIRST_TAIL_BYTES as usize * 3,
+            10,
+        ),
+        (
+            "a tool result larger than the large tail",
+            SESSION_TAIL_BYTES as usize + 10,
+            10,
+        ),
+    ];
+    for (what, after, own) in cases {
+        let file = dir.path().join("s.jsonl");
+        let text = [assistant(1, 10), assistant(7, own), filler(after)].join("\n") + "\n";
+        std::fs::write(&file, text).unwrap();
+        let call = last_call_in_session_file(&file).unwrap_or_else(|| panic!("{what}: none"));
+        assert_eq!(call.output, 7, "{what}");
+    }
+    let file = dir.path().join("none.jsonl");
+    std::fs::write(&file, filler(10) + "\n").unwrap();
+    assert_eq!(last_call_in_session_file(&file), None);
+}

@@ -143,8 +143,9 @@ pub fn write(spec: &RunSpec, homes: &ProviderHomes) -> io::Result<Option<Written
         .mode(0o600)
         .custom_flags(nix::libc::O_NOFOLLOW)
         .open(&written.path)?;
+    // Not synced: the file lives only for the run and the CLI reads it through the page cache;
+    // a crash's leftover is swept (`sweep`), so a sync would only add to the turn's start.
     file.write_all(&bytes)?;
-    file.sync_data()?;
     drop(file);
     if !fs::symlink_metadata(&written.path)?.is_file() {
         return Err(io::Error::other(format!(

@@ -222,6 +222,7 @@ impl TurnCtx<'_> {
             .await
         });
         self.pump(rx).await;
+        crate::log::phase("stream-synced");
         // Steers the CLI never read wait again, ahead of queued input: they run next.
         *self.rt.steer.lock().unwrap_or_else(|p| p.into_inner()) = None;
         let outcome = task
@@ -303,7 +304,14 @@ impl TurnCtx<'_> {
                         .err();
                 }
             }
-            RunMsg::Event(ev) => self.on_event(ev),
+            RunMsg::Event(ev) => {
+                if matches!(ev, TurnEvent::End { .. }) {
+                    if let Some(raw) = raw {
+                        presync(raw);
+                    }
+                }
+                self.on_event(ev);
+            }
             RunMsg::Note(message) => self.note(message),
             RunMsg::SteerRead { index } => self.steer_read(index),
         }
@@ -390,4 +398,16 @@ fn fork_copy(srv: &Server, spec: &RunSpec, plan: &Plan) -> Option<claude_session
         .and_then(|f| f.system_text.as_deref());
     let system = old.map(|old| (old, spec.system_text.as_str()));
     claude_session::prepare_fork(&srv.homes, from, &spec.cwd, &spec.cwd, system).ok()
+}
+
+/// Syncs the raw stream in the background once the CLI reported its result: the CLI still takes
+/// a while to exit, and the sync the turn's end waits for then finds (almost) nothing left to
+/// write. A failure here is seen again by that final sync.
+fn presync(raw: &mut std::io::BufWriter<std::fs::File>) {
+    if raw.flush().is_err() {
+        return;
+    }
+    if let Ok(file) = raw.get_ref().try_clone() {
+        tokio::task::spawn_blocking(move || file.sync_data());
+    }
 }
