@@ -39,8 +39,8 @@ pub fn auto_commit(
         .collect();
     let skipped =
         |path: &Path| !path.starts_with(&scope) || excluded.iter().any(|e| path.starts_with(e));
-    let changed = super::changed_paths(&repo, true)?;
-    if changed.iter().all(|p| skipped(Path::new(p))) {
+    let (changed, staged) = super::changes::turn_changes(&repo, &root)?;
+    if changed.iter().chain(&staged).all(|p| skipped(Path::new(p))) {
         return Ok(None);
     }
     // Staging writes objects: check first so a read-only disk changes nothing.
@@ -50,9 +50,13 @@ pub fn auto_commit(
         .index()
         .ctx(|| format!("cannot read the index of {}", root.display()))?;
     stage_paths(&mut index, &root, &changed, &skipped)?;
-    let tree_id = index
-        .write_tree_to(&repo)
-        .ctx(|| format!("cannot build the tree of {}", root.display()))?;
+    let tree_id = new_tree(
+        &repo,
+        &mut index,
+        head.as_ref(),
+        changed.iter().chain(&staged),
+    )
+    .ctx(|| format!("cannot build the tree of {}", root.display()))?;
     if head.as_ref().map(|c| c.tree_id()) == Some(tree_id) {
         return Ok(None);
     }
@@ -68,6 +72,50 @@ pub fn auto_commit(
         .write()
         .ctx(|| format!("cannot write the index of {}", root.display()))?;
     Ok(Some(id.to_string()))
+}
+
+/// The tree of the commit: HEAD's tree with the index's entries for `paths` (every path where
+/// the index may differ from HEAD), which rewrites only the trees along those paths; the
+/// index's own tree walks every entry of the index. Without HEAD (the first commit), or if
+/// an update does not apply (a file that became a folder), the index's own tree.
+fn new_tree<'a>(
+    repo: &Repository,
+    index: &mut git2::Index,
+    head: Option<&git2::Commit<'_>>,
+    paths: impl Iterator<Item = &'a String>,
+) -> Result<Oid, git2::Error> {
+    let Some(head) = head else {
+        return index.write_tree_to(repo);
+    };
+    let base = head.tree()?;
+    let mut update = git2::build::TreeUpdateBuilder::new();
+    for p in paths.filter(|p| !p.ends_with('/')) {
+        match index.get_path(Path::new(p), 0) {
+            Some(entry) => {
+                update.upsert(p.as_str(), entry.id, file_mode(entry.mode));
+            }
+            None if base.get_path(Path::new(p)).is_ok() => {
+                update.remove(p.as_str());
+            }
+            None => {}
+        }
+    }
+    let tree = match update.create_updated(repo, &base) {
+        Ok(tree) => tree,
+        Err(_) => return index.write_tree_to(repo),
+    };
+    // Every test run (a debug build) checks the shortcut against the index's own tree.
+    debug_assert_eq!(Ok(tree), index.write_tree_to(repo), "the updated tree");
+    Ok(tree)
+}
+
+fn file_mode(mode: u32) -> git2::FileMode {
+    match mode {
+        0o100755 => git2::FileMode::BlobExecutable,
+        0o120000 => git2::FileMode::Link,
+        0o160000 => git2::FileMode::Commit,
+        _ => git2::FileMode::Blob,
+    }
 }
 
 /// Stages exactly the `changed` paths status found (a file there is added, a missing one

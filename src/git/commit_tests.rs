@@ -270,3 +270,38 @@ fn auto_commit_stages_links_and_a_nested_repository_as_git_add_does() {
     assert_eq!(files, "M\tREADME.md\n");
     assert_eq!(status(&wt.path), "?? vendor/\n");
 }
+
+#[test]
+fn auto_commit_takes_hand_staged_changes_modes_and_a_file_that_became_a_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = Fixture::new();
+    let wt = create_worktree(&f.repo, "api", &f.slot("api")).unwrap();
+    write(&wt.path.join("tool.sh"), "echo hi\n");
+    write(&wt.path.join("notes"), "a file for now\n");
+    auto_commit(&wt.path, &turn("Setup", 1), &[])
+        .unwrap()
+        .unwrap();
+    // Staged by hand, then the worktree file put back: only the index differs from HEAD.
+    write(&wt.path.join("README.md"), "staged by hand\n");
+    git(&wt.path, &["add", "README.md"]);
+    write(&wt.path.join("README.md"), "staged by hand\n");
+    let id = auto_commit(&wt.path, &turn("Staged", 2), &[])
+        .unwrap()
+        .expect("the staged change is committed");
+    let files = git(&wt.path, &["show", "--name-status", "--format=", &id]);
+    assert_eq!(files, "M\tREADME.md\n");
+
+    // An executable bit, and a file replaced by a folder of the same name.
+    let tool = wt.path.join("tool.sh");
+    fs::set_permissions(&tool, fs::Permissions::from_mode(0o755)).unwrap();
+    fs::remove_file(wt.path.join("notes")).unwrap();
+    write(&wt.path.join("notes/one.md"), "now a folder\n");
+    let id = auto_commit(&wt.path, &turn("Modes", 3), &[])
+        .unwrap()
+        .unwrap();
+    let files = git(&wt.path, &["show", "--name-status", "--format=", &id]);
+    assert_eq!(files, "D\tnotes\nA\tnotes/one.md\nM\ttool.sh\n");
+    let mode = git(&wt.path, &["ls-files", "-s", "tool.sh"]);
+    assert!(mode.starts_with("100755 "), "{mode}");
+    assert_eq!(status(&wt.path), "");
+}

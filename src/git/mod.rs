@@ -50,6 +50,7 @@
 
 mod adopt;
 mod branches;
+mod changes;
 mod commit;
 mod error;
 mod message;
@@ -249,8 +250,24 @@ fn ensure_idle(repo: &Repository) -> Result<(), GitError> {
 /// Paths (relative to the checkout) with uncommitted changes to tracked files, and, when
 /// `untracked`, untracked files that are not ignored.
 fn changed_paths(repo: &Repository, untracked: bool) -> Result<Vec<String>, GitError> {
+    statuses(repo, git2::StatusShow::IndexAndWorkdir, untracked, &[])
+}
+
+/// The paths `git status` would show on the side(s) `show`; only under `within` (literal
+/// paths: files, or folders and all they hold) unless it is empty.
+fn statuses(
+    repo: &Repository,
+    show: git2::StatusShow,
+    untracked: bool,
+    within: &[String],
+) -> Result<Vec<String>, GitError> {
     let mut opts = StatusOptions::new();
-    opts.include_untracked(untracked)
+    for p in within {
+        opts.pathspec(p);
+    }
+    opts.show(show)
+        .disable_pathspec_match(!within.is_empty())
+        .include_untracked(untracked)
         .recurse_untracked_dirs(untracked)
         .include_ignored(false)
         .exclude_submodules(true);
