@@ -2,8 +2,10 @@
 //! finished. Before anything else runs in such a terminal, the turn's CLI (if it still runs:
 //! the same pid with the same start time, as `TurnProcess` recorded) is stopped, its whole
 //! process group, and the turn is journalled as interrupted with what it had streamed, read
-//! back from its raw stream file with the provider's own parser. The run's system-text file
-//! (`providers::system_file`) goes too.
+//! back from its raw stream file with the provider's own parser. A turn whose CLI got to its
+//! end (the stream holds its result) and exited before the server died is journalled as the
+//! CLI ended it instead: its status, answer and context, as if the server had seen the exit.
+//! The run's system-text file (`providers::system_file`) goes too.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -82,22 +84,82 @@ pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
                 " before its CLI printed anything: the prompt runs again as input {m}"
             ));
         }
-        srv.store.append(
-            &tid,
-            Record::TurnFinished {
+        let session_id = streamed.session.clone().map(|(s, _)| s);
+        let ended = match (&provider, stopped, streamed.ended) {
+            (Some((p, conv)), None, true) => Some(ended_outcome(srv, &tid, &turn_id, *p, conv)),
+            _ => None,
+        };
+        let record = match ended {
+            Some(outcome) => Record::TurnFinished {
+                turn_id,
+                status: outcome.status.unwrap_or(TurnStatus::Failed),
+                error: outcome.error,
+                session_id: outcome.session_id.or(session_id),
+                model: outcome.model,
+                context: outcome.context,
+                answer: streamed.answer,
+                tools: streamed.tools,
+                notes: vec![ENDED_NOTE.to_string()],
+            },
+            None => Record::TurnFinished {
                 turn_id,
                 status: TurnStatus::Interrupted,
                 error: Some(error),
-                session_id: streamed.session.map(|(s, _)| s),
+                session_id,
                 model: None,
                 context: None,
                 answer: streamed.answer,
                 tools: streamed.tools,
                 notes: vec![],
             },
-        )?;
+        };
+        srv.store.append(&tid, record)?;
     }
     Ok(())
+}
+
+/// The note of a turn whose end is read back from its stream.
+const ENDED_NOTE: &str =
+    "the baton server stopped after the CLI ended this turn, before it recorded the end: read back from the CLI's stream";
+
+/// What the provider's parser makes of the whole raw stream of a turn whose CLI exited after
+/// its result: the exit itself was not seen, and a CLI that prints its result exits 0.
+fn ended_outcome(
+    srv: &Server,
+    tid: &str,
+    turn_id: &str,
+    provider: ProviderKind,
+    conversation: &str,
+) -> crate::providers::TurnOutcome {
+    let text = std::fs::read(srv.turn_file(tid, turn_id))
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let exit = process::ExitInfo {
+        code: Some(0),
+        signal: None,
+        stderr_tail: String::new(),
+        interrupted: false,
+    };
+    match provider {
+        ProviderKind::Claude => {
+            let dir = srv
+                .store
+                .conversations(tid)
+                .unwrap_or_default()
+                .into_iter()
+                .find(|c| c.id == conversation)
+                .map(|c| c.dir)
+                .unwrap_or_default();
+            let mut parser = ClaudeParser::new();
+            text.lines().for_each(|l| drop(parser.feed(l)));
+            parser.finish(&exit, &srv.homes, Path::new(&dir))
+        }
+        ProviderKind::Codex | ProviderKind::Local => {
+            let mut parser = CodexParser::new();
+            text.lines().for_each(|l| drop(parser.feed(l)));
+            parser.finish(&exit, &srv.homes, None)
+        }
+    }
 }
 
 /// Stops turn `turn_id`'s CLI if it still runs; returns its pid when it did.
@@ -165,6 +227,8 @@ pub(super) struct Streamed {
     pub(super) tools: Vec<String>,
     /// The provider session it ran in, and that session's model.
     pub(super) session: Option<(String, Option<String>)>,
+    /// The CLI reported the turn's end (its result).
+    pub(super) ended: bool,
 }
 
 /// The turn's answer, tool lines and session as its raw stream (as far as it got) gives them.
@@ -193,11 +257,11 @@ pub(super) fn streamed(text: &str, provider: ProviderKind) -> Streamed {
             match ev {
                 TurnEvent::ToolUse { summary, .. } => out.tools.push(summary),
                 TurnEvent::Session { session_id, model } => out.session = Some((session_id, model)),
+                TurnEvent::End { .. } => out.ended = true,
                 TurnEvent::Text { .. }
                 | TurnEvent::Delta { .. }
                 | TurnEvent::Usage { .. }
-                | TurnEvent::Warning { .. }
-                | TurnEvent::End { .. } => {}
+                | TurnEvent::Warning { .. } => {}
             }
         }
     }

@@ -147,7 +147,8 @@ fn first_prompt(provider: &str) -> &'static str {
 }
 
 #[test]
-fn a_server_dead_after_its_cli_finished_keeps_the_answer_and_never_reruns_the_prompt() {
+fn a_server_dead_after_its_cli_finished_keeps_the_turn_as_the_cli_ended_it_and_never_reruns_the_prompt(
+) {
     for provider in ["claude", "codex"] {
         let mut w = World::new();
         let dir = w.new_terminal("t", provider);
@@ -171,7 +172,18 @@ fn a_server_dead_after_its_cli_finished_keeps_the_answer_and_never_reruns_the_pr
         let log = w.json(&["log", "t"]);
         let first = &log["turns"][0];
         assert_eq!(first["prompt"], first_prompt(provider));
-        assert_eq!(first["status"], "interrupted", "{provider}: {first}");
+        // The CLI got to its result and exited: the turn is what the CLI made of it.
+        assert_eq!(first["status"], "completed", "{provider}: {first}");
+        assert!(
+            first["notes"]
+                .to_string()
+                .contains("read back from the CLI's stream"),
+            "{provider}: the turn says how its end was recorded: {first}"
+        );
+        assert!(
+            first["context"]["tokens"].as_u64().is_some(),
+            "{provider}: the context is read back too: {first}"
+        );
         assert!(
             first["answer"].as_str().unwrap().contains("MOCK-REPLY"),
             "{provider}: the whole answer streamed before the crash is kept: {first}"
