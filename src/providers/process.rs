@@ -196,6 +196,13 @@ pub fn spawn(
 
 /// What a child reads on stdin.
 pub enum Stdin {
+    /// Nothing until `go` is sent, then `then`; EOF at once if `go` is dropped unsent. The
+    /// CLI starts while its turn's start is being journalled, and reads its prompt only once
+    /// that is on disk.
+    Gated {
+        go: tokio::sync::oneshot::Receiver<()>,
+        then: Box<Stdin>,
+    },
     /// These bytes, then EOF.
     Once(Vec<u8>),
     /// These bytes, then each line sent on `more`, until `close` is notified (or every sender
@@ -261,10 +268,7 @@ pub fn spawn_with(
         return Err(std::io::Error::other("the child's pipes were not set up"));
     };
     // Its own task: a child that prints a lot before reading a large prompt must not deadlock.
-    let stdin_task = match stdin {
-        Stdin::Once(prompt) => tokio::spawn(write_prompt(pipe, prompt)),
-        Stdin::Open { first, more, close } => tokio::spawn(write_lines(pipe, first, more, close)),
-    };
+    let stdin_task = tokio::spawn(feed_stdin(pipe, stdin));
     let stderr_tail = Arc::new(Mutex::new(Vec::new()));
     let stderr_task = tokio::spawn(drain_stderr(stderr, Arc::clone(&stderr_tail)));
     let exit_task = tokio::spawn(async move { child.wait().await });
@@ -279,6 +283,18 @@ pub fn spawn_with(
         stderr_task,
         stdin_task,
     })
+}
+
+async fn feed_stdin(pipe: ChildStdin, stdin: Stdin) -> std::io::Result<()> {
+    match stdin {
+        Stdin::Once(prompt) => write_prompt(pipe, prompt).await,
+        Stdin::Open { first, more, close } => write_lines(pipe, first, more, close).await,
+        Stdin::Gated { go, then } => match go.await {
+            Ok(()) => Box::pin(feed_stdin(pipe, *then)).await,
+            // Dropping the pipe closes it: the CLI reads no prompt and exits.
+            Err(_) => Ok(()),
+        },
+    }
 }
 
 async fn write_prompt(mut stdin: ChildStdin, prompt: Vec<u8>) -> std::io::Result<()> {

@@ -43,10 +43,20 @@ impl Parser {
     }
 }
 
+/// What reaches a running CLI besides its prompt.
+#[derive(Default)]
+pub struct Channels {
+    /// Steers for a Claude turn, each a stream-json line it reads while it runs.
+    pub steer: Option<tokio::sync::mpsc::UnboundedReceiver<String>>,
+    /// The prompt's gate (see [`process::Stdin::Gated`]).
+    pub go: Option<tokio::sync::oneshot::Receiver<()>>,
+}
+
 /// Runs one turn of `spec` with `prompt` on stdin. Sends [`RunMsg::Started`] with the pid (the
 /// caller interrupts by that pid with [`process::interrupt`], after setting `interrupted`), then
 /// every stdout line as [`RunMsg::Raw`] followed by its [`RunMsg::Event`]s. `path_var` is the
-/// PATH the binary is looked up in and the child gets (None: baton's own).
+/// PATH the binary is looked up in and the child gets (None: baton's own). With a gate
+/// (`channels.go`), the CLI starts at once but reads its prompt only when it is opened.
 ///
 /// A receiver that went away does not stop the turn: stdout is drained to the end regardless,
 /// since a CLI whose stdout closes dies mid-turn.
@@ -57,8 +67,9 @@ pub async fn run_turn(
     path_var: Option<&OsStr>,
     tx: Sender<RunMsg>,
     interrupted: Arc<AtomicBool>,
-    steer: Option<tokio::sync::mpsc::UnboundedReceiver<String>>,
+    channels: Channels,
 ) -> Result<TurnOutcome, ProviderError> {
+    let Channels { steer, go } = channels;
     let provider = spec.provider;
     let bin = process::find_bin(&spec.bin, path_var).ok_or_else(|| ProviderError::NotFound {
         provider,
@@ -87,6 +98,13 @@ pub async fn run_turn(
             close: close.clone(),
         },
         ProviderKind::Codex | ProviderKind::Local => process::Stdin::Once(prompt.to_vec()),
+    };
+    let stdin = match go {
+        Some(go) => process::Stdin::Gated {
+            go,
+            then: Box::new(stdin),
+        },
+        None => stdin,
     };
     // Kept until the CLI has exited, then removed.
     let _system_file = system_file(spec, homes)?;

@@ -78,7 +78,7 @@ impl Fake {
                 None,
                 tx.clone(),
                 flag.clone(),
-                None,
+                Channels::default(),
             );
             match tokio::time::timeout(DEADLINE, run)
                 .await
@@ -285,7 +285,7 @@ async fn a_missing_binary_names_the_install_step() {
         Some(&empty),
         tx,
         Arc::default(),
-        None,
+        Channels::default(),
     )
     .await
     .unwrap_err();
@@ -373,7 +373,7 @@ async fn a_profile_of_the_users_own_in_codex_args_fails_before_the_cli_starts() 
         None,
         tx,
         Arc::default(),
-        None,
+        Channels::default(),
     )
     .await
     .unwrap_err();
@@ -382,4 +382,70 @@ async fn a_profile_of_the_users_own_in_codex_args_fails_before_the_cli_starts() 
         "{err}"
     );
     assert!(!fake.out("ran").exists());
+}
+
+/// Runs a gated turn of `fake`, sending `go` once the CLI has started (true) or dropping it
+/// (false); retries on ETXTBSY like [`Fake::run`].
+async fn gated_run(fake: &Fake, prompt: &'static [u8], open: bool) {
+    for _ in 0..50 {
+        let (tx, mut rx) = mpsc::channel(1024);
+        let (go, gate) = tokio::sync::oneshot::channel();
+        let (spec, homes) = (fake.spec.clone(), fake.homes.clone());
+        let run = tokio::spawn(async move {
+            let drain = tokio::spawn(async move { while rx.recv().await.is_some() {} });
+            let ran = run_turn(
+                &spec,
+                prompt,
+                &homes,
+                None,
+                tx,
+                Arc::default(),
+                Channels {
+                    steer: None,
+                    go: Some(gate),
+                },
+            );
+            let ran = ran.await;
+            let _ = drain.await;
+            ran
+        });
+        let started = fake.out("started");
+        // The CLI is running and waits on stdin: nothing reached it yet.
+        while !started.exists() && !run.is_finished() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        if started.exists() {
+            let read = std::fs::read(fake.out("stdin")).unwrap_or_default();
+            assert_eq!(read, b"", "the prompt waited for the gate");
+        }
+        if open {
+            let _ = go.send(());
+        } else {
+            drop(go);
+        }
+        let ran = tokio::time::timeout(DEADLINE, run)
+            .await
+            .expect("the turn hung")
+            .unwrap();
+        match ran {
+            Err(ProviderError::Spawn { source, .. }) if source.raw_os_error() == Some(26) => {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            _ => return,
+        }
+    }
+    panic!("the fake CLI stayed busy")
+}
+
+#[tokio::test]
+async fn a_gated_cli_reads_its_prompt_only_once_the_gate_opens_and_none_if_it_closes() {
+    for (open, expected) in [(true, &b"the prompt"[..]), (false, &b""[..])] {
+        let fake = fake(
+            ProviderKind::Codex,
+            ": > \"$OUT/stdin\"; touch \"$OUT/started\"; cat > \"$OUT/stdin\"",
+        );
+        gated_run(&fake, b"the prompt", open).await;
+        let read = std::fs::read(fake.out("stdin")).unwrap();
+        assert_eq!(read, expected, "gate opened: {open}");
+    }
 }

@@ -120,7 +120,8 @@ fn a_server_dead_after_journalling_a_turn_start_runs_that_prompt_once_after_the_
         let mut w = World::new();
         w.new_terminal("t", provider);
         w.ok(&["server", "stop"]);
-        // The server this send starts dies once the turn's start is synced, before any CLI.
+        // The server this send starts dies once the turn's start is synced: its CLI has started
+        // but has not been given the prompt (it reads it only after that sync).
         w.env.push(("BATON_CRASH_AT".into(), "turn-started".into()));
         let _ = w.run(&["send", "t", "first", "--detach"]);
         server_died(&w);

@@ -58,15 +58,28 @@ pub(super) struct TurnCtx<'a> {
     pub(super) notes: Vec<String>,
     /// The CLI ended the turn itself (a result / turn end event).
     pub(super) saw_end: bool,
+    /// The turn's start, until it is journalled: when its CLI has started (which then reads
+    /// its prompt), or before the turn ends if no CLI started (see `TurnCtx::record_start`).
+    pub(super) pending_start: Option<super::PendingStart>,
+    /// Recording the start failed: the CLI got no prompt and the turn ends with this error.
+    pub(super) start_failed: Option<BatonError>,
+    /// Sent once the start is journalled: the running CLI may read its prompt.
+    pub(super) go: Option<tokio::sync::oneshot::Sender<()>>,
+    /// Notes made before the start was journalled, sent after the start event.
+    pub(super) early_notes: Vec<String>,
 }
 
 impl TurnCtx<'_> {
     pub(super) fn note(&mut self, message: String) {
-        self.feed.push(Reply::Event {
-            event: SendEvent::Note {
-                message: message.clone(),
-            },
-        });
+        if self.pending_start.is_some() {
+            self.early_notes.push(message.clone());
+        } else {
+            self.feed.push(Reply::Event {
+                event: SendEvent::Note {
+                    message: message.clone(),
+                },
+            });
+        }
         self.notes.push(message);
     }
 
@@ -112,6 +125,7 @@ impl TurnCtx<'_> {
         let srv = self.srv.clone();
         let provider = term.provider;
         if provider == ProviderKind::Local {
+            self.record_start()?;
             return self.execute_local(term, plan, prompt).await;
         }
         let mut spec = self.spec(term, plan)?;
@@ -144,7 +158,10 @@ impl TurnCtx<'_> {
             from: session_id, ..
         } = &spec.session
         {
-            if outcome.session_not_found && !self.interrupted.load(Ordering::SeqCst) {
+            if outcome.session_not_found
+                && !self.interrupted.load(Ordering::SeqCst)
+                && self.start_failed.is_none()
+            {
                 self.note(format!(
                     "cannot resume {provider} session {session_id}: the CLI no longer has it; starting a fresh session in the same conversation"
                 ));
@@ -209,6 +226,9 @@ impl TurnCtx<'_> {
             });
             line_rx
         });
+        // The CLI starts at once and reads its prompt once the turn's start is journalled.
+        let (go, gate) = tokio::sync::oneshot::channel();
+        self.go = Some(go);
         let task = tokio::spawn(async move {
             providers::run::run_turn(
                 &spec2,
@@ -217,7 +237,10 @@ impl TurnCtx<'_> {
                 srv.path_var.as_deref(),
                 tx,
                 interrupted,
-                steer,
+                providers::run::Channels {
+                    steer,
+                    go: Some(gate),
+                },
             )
             .await
         });
@@ -266,6 +289,13 @@ impl TurnCtx<'_> {
     ) -> Option<std::io::Error> {
         match msg {
             RunMsg::Started { pid } => {
+                if let Err(e) = self.record_start() {
+                    // No prompt reaches it: the gate closes, and it is stopped to be sure.
+                    self.go = None;
+                    let _ = providers::process::interrupt(pid);
+                    self.start_failed = Some(e);
+                    return None;
+                }
                 // What identifies the CLI, so a server that starts after a crash of this one
                 // finds it and stops it before anything else runs here.
                 if let Some((start_time, _)) = providers::process::start_time(pid) {
@@ -291,6 +321,9 @@ impl TurnCtx<'_> {
                 };
                 if interrupted {
                     let _ = providers::process::interrupt(pid);
+                }
+                if let Some(go) = self.go.take() {
+                    let _ = go.send(());
                 }
             }
             RunMsg::Raw(line) => {

@@ -178,7 +178,7 @@ async fn run_locked(
     }
     let plan = plan::plan(srv, rt, &term, job.fresh).await?;
     crate::log::phase("turn-planned");
-    let started = start(srv, rt, &term, &plan, &job, feed)?;
+    let (started, pending) = prepare(srv, rt, &term, &plan, &job)?;
     let mut ctx = TurnCtx {
         srv,
         rt,
@@ -190,8 +190,17 @@ async fn run_locked(
         tools: Vec::new(),
         notes: checkout_notes,
         saw_end: false,
+        pending_start: Some(pending),
+        start_failed: None,
+        go: None,
+        early_notes: Vec::new(),
     };
     let ran = ctx.execute(&term, &plan, &job.prompt).await;
+    if let Some(e) = ctx.start_failed.take() {
+        return Err(e);
+    }
+    // No CLI started (it could not, or the endpoint is baton's own): recorded now.
+    ctx.record_start()?;
     finish(&mut ctx, &term, plan, &job.prompt, &started, ran).await
 }
 
@@ -231,16 +240,23 @@ fn apply_settings(srv: &Server, term: &mut TerminalRow, job: &SendJob) -> Result
     Ok(())
 }
 
-/// Records the start of the turn, starts the background extraction of its prompt and tells
-/// the watchers.
-fn start(
+/// A turn's start as it will be journalled and announced: see [`TurnCtx::record_start`].
+pub(super) struct PendingStart {
+    record: Record,
+    event: SendEvent,
+    prompt: String,
+    provider: crate::words::ProviderKind,
+}
+
+/// Decides the turn's number and id and marks it running (an interrupt from now on applies to
+/// it); its start is recorded later, by [`TurnCtx::record_start`].
+fn prepare(
     srv: &Arc<Server>,
     rt: &Arc<TermRuntime>,
     term: &TerminalRow,
     plan: &Plan,
     job: &SendJob,
-    feed: &Feed,
-) -> Result<Started, BatonError> {
+) -> Result<(Started, PendingStart), BatonError> {
     let prompt = job.prompt.as_str();
     // Above every number the index or this server used: never one twice.
     let number = srv
@@ -261,46 +277,74 @@ fn start(
             interrupted: interrupted.clone(),
         });
     }
-    srv.store.append(
-        &term.id,
-        Record::TurnStarted {
-            turn_id: turn_id.clone(),
-            number,
-            conversation_id: plan.conversation.id.clone(),
-            provider: term.provider,
-            prompt: prompt.to_string(),
-            input: Some(job.input),
-            mode: Some(job.mode),
-        },
-    )?;
-    super::removal::crash_point("turn-started");
-    crate::log::phase("turn-started");
-    srv.announce(&term.id);
-    super::extract::spawn(
-        srv.clone(),
-        rt.clone(),
-        term.id.clone(),
-        turn_id.clone(),
-        prompt.to_string(),
-        term.provider,
-    );
-    feed.push(Reply::Event {
-        event: SendEvent::Started {
-            turn_id: turn_id.clone(),
-            number,
-            provider: term.provider,
-            conversation: plan.conversation.number,
-            opened: plan.opened,
-            rotate_at: engine::ROTATE_FRACTION,
-            session: plan.session_reason.into(),
-            prompt: prompt.to_string(),
-        },
-    });
-    Ok(Started {
-        turn_id,
+    let record = Record::TurnStarted {
+        turn_id: turn_id.clone(),
         number,
-        interrupted,
-    })
+        conversation_id: plan.conversation.id.clone(),
+        provider: term.provider,
+        prompt: prompt.to_string(),
+        input: Some(job.input),
+        mode: Some(job.mode),
+    };
+    let event = SendEvent::Started {
+        turn_id: turn_id.clone(),
+        number,
+        provider: term.provider,
+        conversation: plan.conversation.number,
+        opened: plan.opened,
+        rotate_at: engine::ROTATE_FRACTION,
+        session: plan.session_reason.into(),
+        prompt: prompt.to_string(),
+    };
+    let pending = PendingStart {
+        record,
+        event,
+        prompt: prompt.to_string(),
+        provider: term.provider,
+    };
+    Ok((
+        Started {
+            turn_id,
+            number,
+            interrupted,
+        },
+        pending,
+    ))
+}
+
+impl TurnCtx<'_> {
+    /// Journals the turn's start (once): then the background extraction of its prompt starts,
+    /// the watchers are told, and the send's client gets the start and the notes made before
+    /// it. Called as soon as the CLI has started, so the sync runs while the CLI loads; the CLI
+    /// reads its prompt only after it (`providers::process::Stdin::Gated`): a crash before it
+    /// leaves the input waiting, run by no CLI.
+    pub(super) fn record_start(&mut self) -> Result<(), BatonError> {
+        let Some(start) = self.pending_start.take() else {
+            return Ok(());
+        };
+        if let Err(e) = self.srv.store.append(self.tid, start.record) {
+            self.early_notes.clear();
+            return Err(e.into());
+        }
+        super::removal::crash_point("turn-started");
+        crate::log::phase("turn-started");
+        self.srv.announce(self.tid);
+        super::extract::spawn(
+            self.srv.clone(),
+            self.rt.clone(),
+            self.tid.to_string(),
+            self.turn_id.to_string(),
+            start.prompt,
+            start.provider,
+        );
+        self.feed.push(Reply::Event { event: start.event });
+        for message in std::mem::take(&mut self.early_notes) {
+            self.feed.push(Reply::Event {
+                event: SendEvent::Note { message },
+            });
+        }
+        Ok(())
+    }
 }
 
 /// What running the turn gave: the outcome, its session id and the model it is pinned to.
