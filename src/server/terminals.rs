@@ -266,7 +266,7 @@ pub fn archive(srv: &Server, name: &str, archived: bool) -> Result<ArchivedView,
 }
 
 /// Longest conversation title a user may give, in characters.
-const TITLE_MAX: usize = 200;
+pub(super) const TITLE_MAX: usize = 200;
 
 /// `baton rename NAME --conversation TITLE`: titles the live conversation.
 pub fn title(srv: &Server, name: &str, title: &str) -> Result<TitledView, BatonError> {

@@ -396,7 +396,32 @@ fn a_damaged_or_changed_archive_is_refused_naming_the_file_and_nothing_is_writte
         serde_json::to_vec(&unsafe_listed).unwrap(),
     );
 
+    // A whole archive (digests and sizes right) whose journal titles a conversation with a
+    // direction-changing character, which `baton rename` refuses.
+    let mut titled = files.clone();
+    let mut resealed = manifest.clone();
+    let line = "{\"at\":\"2026-12-01T00:00:00.000Z\",\"type\":\"conversation_titled\",\"conversation_id\":\"c\",\"title\":\"evil\u{202e}txt.exe\"}\n";
+    titled
+        .get_mut("baton/journal.jsonl")
+        .unwrap()
+        .extend_from_slice(line.as_bytes());
+    let sealed = &titled["baton/journal.jsonl"];
+    for f in resealed["files"].as_array_mut().unwrap() {
+        if f["path"] == "baton/journal.jsonl" {
+            f["sha256"] = sha256(sealed).into();
+            f["size"] = sealed.len().into();
+        }
+    }
+    titled.insert(
+        "manifest.json".into(),
+        serde_json::to_vec(&resealed).unwrap(),
+    );
+
     let cases = [
+        (
+            case("titled", ordered(&titled)),
+            "holds a title baton does not accept".to_string(),
+        ),
         (
             case("flipped", ordered(&flipped)),
             "baton/journal.jsonl does not match its SHA-256".to_string(),

@@ -269,11 +269,30 @@ fn read_archive(file: &str) -> Result<(Manifest, HashMap<String, Vec<u8>>), Bato
 /// The journal is the terminal's: it starts with its creation, under the manifest's id.
 fn check_journal(entries: &[Entry], tid: &str, file: &str) -> Result<(), BatonError> {
     match entries.first().map(|e| &e.record) {
-        Some(Record::TerminalCreated { terminal_id, .. }) if terminal_id == tid => Ok(()),
-        _ => Err(BatonError::bad_input(format!(
-            "cannot import {file}: its journal does not start with the creation of terminal {tid}: the archive is damaged, export the terminal again"
-        ))),
+        Some(Record::TerminalCreated { terminal_id, .. }) if terminal_id == tid => {}
+        _ => {
+            return Err(BatonError::bad_input(format!(
+                "cannot import {file}: its journal does not start with the creation of terminal {tid}: the archive is damaged, export the terminal again"
+            )))
+        }
     }
+    // Titles are shown as they are: one baton would have refused is refused here too (an
+    // archive's digests only say it is whole, not who wrote it).
+    for entry in entries {
+        let title = match &entry.record {
+            Record::ConversationTitled { title, .. } => title,
+            Record::ConversationOpened {
+                title: Some(title), ..
+            } => title,
+            _ => continue,
+        };
+        if let Err(e) = validate::title(title, super::super::terminals::TITLE_MAX) {
+            return Err(BatonError::bad_input(format!(
+                "cannot import {file}: its journal holds a title baton does not accept ({e}): nothing was imported"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The terminal id is not here yet (an import of the same export twice, or of a terminal
