@@ -823,3 +823,56 @@ fn esc_twice_rewinds_the_last_turn_and_prefix_f_forks_from_the_multiplexer() {
         w.json(&["ls"]).as_array().is_some_and(|l| l.len() == 3)
     });
 }
+
+/// Waits on the server's watch stream for a step of a running turn of kind `kind`.
+fn wait_for_step(watch: &mut Watcher, kind: &str) {
+    watch.until(|v| v["event"]["what"] == "turn" && v["event"]["event"]["event"]["kind"] == kind);
+}
+
+#[test]
+fn a_client_attached_mid_turn_draws_what_had_streamed_then_the_whole_turn() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    let mut watch = w.watch();
+    // A turn held while its first tool runs: its tool line streamed before any client came.
+    let tool_go = w.tmp.path().join("tool-go");
+    w.ok(&[
+        "send",
+        "api",
+        "--detach",
+        &format!("two calls [[calls:2]] [[hold:{}]]", tool_go.display()),
+    ]);
+    wait_for_step(&mut watch, "tool_use");
+    let a = Tmux::start(&w, &dir, "attach");
+    let s = a.wait_for("⚙");
+    assert!(s.contains("› two calls"), "{s}");
+    std::fs::write(&tool_go, "").unwrap();
+    let s = a.wait_for("── completed");
+    assert_eq!(s.matches("⚙").count(), 1, "the tool line drawn once:\n{s}");
+    assert!(s.contains("last_user=two calls"), "{s}");
+
+    // A turn held after the first piece of its answer, then interrupted: a client attached in
+    // between draws the front of the answer, and keeps it once the turn ended.
+    let answer_go = w.tmp.path().join("answer-go");
+    w.ok(&[
+        "send",
+        "api",
+        "--detach",
+        &format!(
+            "[[reply:ALPHA-FRONT-OF-THE-ANSWER-0123456789 then OMEGA-END]] [[hold:{}]]",
+            answer_go.display()
+        ),
+    ]);
+    wait_for_step(&mut watch, "delta");
+    let b = Tmux::start(&w, &dir, "attach");
+    b.wait_for("ALPHA-FRONT");
+    w.ok(&["interrupt", "api"]);
+    for ui in [&a, &b] {
+        let s = ui.wait_for("── interrupted");
+        assert!(s.contains("ALPHA-FRONT"), "{s}");
+        assert!(s.contains("⚙"), "turn 1's tool line kept:\n{s}");
+    }
+}
