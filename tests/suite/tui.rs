@@ -876,3 +876,35 @@ fn a_client_attached_mid_turn_draws_what_had_streamed_then_the_whole_turn() {
         assert!(s.contains("⚙"), "turn 1's tool line kept:\n{s}");
     }
 }
+
+#[test]
+fn the_list_says_running_when_a_terminal_out_of_view_starts_its_next_turn() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    w.new_terminal("web", "claude");
+    let ui = Tmux::start(&w, &dir, "");
+    ui.wait_for("No turns yet");
+    // web's turns run while api has the focus.
+    w.send("web", "first");
+    ui.wait_until("web marked done", |s| {
+        s.lines().any(|l| l.contains("web") && l.contains("✓ done"))
+    });
+    let go_on = w.tmp.path().join("go-on");
+    w.ok(&[
+        "send",
+        "web",
+        "--detach",
+        &format!("held [[hold:{}]]", go_on.display()),
+    ]);
+    ui.wait_until("web running in the list", |s| {
+        s.lines()
+            .any(|l| l.contains("web") && l.contains("● running"))
+    });
+    std::fs::write(&go_on, "").unwrap();
+    ui.wait_until("web done again", |s| {
+        s.lines().any(|l| l.contains("web") && l.contains("✓ done"))
+    });
+}

@@ -95,6 +95,16 @@ impl TermView {
             diff: None,
         }
     }
+
+    /// The server's latest view of the terminal. A turn that ended out of view stays marked
+    /// (✓, ✗, ■) until the terminal is shown, or until it is busy again: the list then says
+    /// it runs, not how the turn before ended.
+    pub fn set_info(&mut self, info: TermInfo) {
+        if info.busy() {
+            self.unseen = None;
+        }
+        self.info = info;
+    }
 }
 
 /// Screen lines a pane keeps from its last drawing, so unchanged transcripts are not re-wrapped.
@@ -453,7 +463,7 @@ impl App {
                 let hidden = info.archived && !self.show_archived;
                 let mut fx = match self.term_mut(&name) {
                     Some(t) => {
-                        t.info = info;
+                        t.set_info(info);
                         live_title(t, &terminal);
                         Vec::new()
                     }
@@ -480,6 +490,9 @@ impl App {
                 let Some(t) = self.term_mut(&name) else {
                     return Vec::new();
                 };
+                if matches!(event, crate::protocol::SendEvent::Started { .. }) {
+                    t.unseen = None;
+                }
                 t.transcript.step(&event);
                 Vec::new()
             }
@@ -532,7 +545,7 @@ impl App {
                 Some(i) => self.terms.remove(i),
                 None => TermView::new(info.clone()),
             };
-            t.info = info;
+            t.set_info(info);
             live_title(&mut t, v);
             // Steps may have been lost: the history is read again when shown, and a turn
             // still running is read again when it ends.

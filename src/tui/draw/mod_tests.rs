@@ -197,6 +197,10 @@ fn a_turn_ending_out_of_view_marks_the_list_and_rings() {
     );
     let s = screen(&mut app, 70, 8);
     assert!(s.contains("1 web             ✗ failed"), "{s}");
+    // Its next turn runs: the list says so at once, though web was never shown.
+    app.update(announce(terminal("web", "codex", "running", None)));
+    let s = screen(&mut app, 70, 8);
+    assert!(s.contains("1 web            ● running"), "{s}");
 }
 
 #[test]
