@@ -87,6 +87,8 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
     io::spawn_watch(client, tx.clone())?;
     let title = opts.title.unwrap_or_else(|| "baton".to_string());
     let mut app = App::new(&title, &cwd, keys);
+    let saved_at = io::saved::path(&client.data);
+    app.restore(io::saved::load(&saved_at));
     let exit = {
         let mut screen = Screen::enter()?;
         io::spawn_input(tx.clone());
@@ -101,6 +103,13 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
         };
         event_loop(&mut screen.terminal, &mut app, &rx, &mut ctx)?
     };
+    // Drafts and layout are kept however the client ends (a detach, a signal, a lost server).
+    if let Err(e) = io::saved::save(&saved_at, &app) {
+        crate::client::out::side(&format!(
+            "baton: cannot keep the drafts and layout in {}: {e}",
+            saved_at.display()
+        ));
+    }
     match exit {
         Exit::Detach => {
             if !opts.quiet_detach {

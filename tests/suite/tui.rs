@@ -908,3 +908,88 @@ fn the_list_says_running_when_a_terminal_out_of_view_starts_its_next_turn() {
         s.lines().any(|l| l.contains("web") && l.contains("✓ done"))
     });
 }
+
+#[test]
+fn drafts_per_terminal_and_the_layout_come_back_after_a_detach() {
+    use std::os::unix::fs::PermissionsExt;
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    w.new_terminal("web", "claude");
+    let ui = Tmux::start(&w, &dir, "");
+    ui.wait_for("prompt → api");
+    ui.type_text("draft for api");
+    ui.keys(&["C-b", "n"]);
+    let s = ui.wait_for("prompt → web");
+    assert!(
+        !s.contains("draft for api"),
+        "api's draft followed to web:\n{s}"
+    );
+    ui.type_text("draft for web");
+    // A second pane (it shows api, with api's draft), zoomed.
+    ui.keys(&["C-b", "%"]);
+    let s = ui.wait_for("draft for api");
+    assert!(s.contains("1 web · claude"), "{s}");
+    ui.keys(&["C-b", "z"]);
+    ui.wait_until("zoomed on api", |s| !s.contains("1 web · claude"));
+    ui.keys(&["C-b", "d"]);
+    ui.wait_for("BATON-EXITED 0");
+    let saved = w.data().join("ui/ui.json");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&saved), 0o600);
+    assert_eq!(mode(saved.parent().unwrap()), 0o700);
+
+    // Attached again: zoomed on api's pane with its draft; unzoomed, web's pane has its own.
+    let again = Tmux::start(&w, &dir, "attach");
+    let s = again.wait_for("draft for api");
+    assert!(!s.contains("1 web · claude"), "still zoomed:\n{s}");
+    again.keys(&["C-b", "z"]);
+    again.wait_for("1 web · claude");
+    again.keys(&["C-b", "o"]);
+    again.wait_for("draft for web");
+    // Ctrl-c cancels api's draft and leaves web's alone; Enter in web sends web's to web.
+    again.keys(&["C-b", "o"]);
+    again.wait_for("draft for api");
+    again.keys(&["C-c"]);
+    again.wait_until("api's draft cleared", |s| {
+        s.contains("draft cleared") && !s.contains("draft for api")
+    });
+    again.keys(&["C-b", "o"]);
+    again.wait_for("draft for web");
+    again.keys(&["Enter"]);
+    again.wait_for("last_user=draft for web");
+    assert_eq!(
+        w.json(&["log", "api"])["turns"].as_array().unwrap().len(),
+        0
+    );
+}
+
+#[test]
+fn ctrl_u_at_a_line_start_clears_a_whole_long_paste() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    let ui = Tmux::start(&w, &dir, "");
+    ui.wait_for("prompt → api");
+    let paste = w.tmp.path().join("paste.txt");
+    let long: String = (1..=300).map(|i| format!("pasted line {i}\n")).collect();
+    std::fs::write(&paste, long).unwrap();
+    ui.tmux(&["load-buffer", paste.to_str().unwrap()]);
+    ui.tmux(&["paste-buffer", "-p"]);
+    ui.wait_for("pasted line 300");
+    ui.keys(&["C-u"]);
+    ui.wait_until("the paste cleared", |s| !s.contains("pasted line"));
+    // Enter on the emptied composer sends nothing: the next prompt is the first turn.
+    ui.keys(&["Enter"]);
+    ui.type_text("next");
+    ui.keys(&["Enter"]);
+    ui.wait_for("last_user=next");
+    assert_eq!(
+        w.json(&["log", "api"])["turns"].as_array().unwrap().len(),
+        1
+    );
+}

@@ -6,6 +6,7 @@ pub mod composer;
 pub mod form;
 pub mod manage;
 pub mod queue;
+pub mod saved;
 
 use crate::tui::diff::DiffView;
 use crate::tui::input::keys::Keys;
@@ -308,6 +309,14 @@ pub struct App {
     pub redraw_all: bool,
     /// The last shell connection id handed out.
     pub shell_ids: u64,
+    /// The drafts of terminals other than the one the composer holds (`saved`).
+    pub drafts: std::collections::BTreeMap<String, String>,
+    /// The drafts as read at start: only what changed since is written back.
+    pub drafts_loaded: std::collections::BTreeMap<String, String>,
+    /// The terminal the composer's text was typed for.
+    pub draft_owner: Option<String>,
+    /// The layout an earlier client left, brought back at the first list.
+    pub saved_layout: Option<saved::SavedLayout>,
 }
 
 impl App {
@@ -340,6 +349,10 @@ impl App {
             quit: None,
             redraw_all: false,
             shell_ids: 0,
+            drafts: Default::default(),
+            drafts_loaded: Default::default(),
+            draft_owner: None,
+            saved_layout: None,
         }
     }
 
@@ -400,6 +413,13 @@ impl App {
     }
 
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
+        let fx = self.update_inner(msg);
+        // Whatever moved the focus (a pane, a click, a removal), the composer follows it.
+        self.sync_draft();
+        fx
+    }
+
+    fn update_inner(&mut self, msg: Msg) -> Vec<Effect> {
         match msg {
             Msg::Key(k) => self.on_key(k),
             Msg::Paste(s) => self.on_paste(&s),
@@ -435,9 +455,7 @@ impl App {
         self.next_fresh = false;
         self.esc_armed = false;
         self.selected = None;
-        if self.editing.as_ref().is_some_and(|(t, _)| t != name) {
-            self.editing = None;
-        }
+        self.sync_draft();
         self.show_effects(name)
     }
 
@@ -555,7 +573,16 @@ impl App {
         }
         self.terms = terms;
         let mut fx = Vec::new();
-        if first {
+        if first && self.bring_back_layout() {
+            // Its panes read their history below; its diff faces read their diff.
+            let diffs: Vec<String> = (self.panes.iter())
+                .filter(|p| p.diff)
+                .filter_map(|p| p.term.clone())
+                .collect();
+            for name in diffs {
+                fx.extend(self.refresh_diff(&name));
+            }
+        } else if first {
             let listed = self.listed();
             let here = listed
                 .iter()

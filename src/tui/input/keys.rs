@@ -545,7 +545,7 @@ impl Keys {
 }
 
 /// The keys that work without the prefix, as the help overlay lists them.
-const PLAIN_HELP: [(&str, &str); 14] = [
+const PLAIN_HELP: [(&str, &str); 15] = [
     (
         "Enter",
         "send the prompt (the server queues it while a turn runs)",
@@ -557,9 +557,10 @@ const PLAIN_HELP: [(&str, &str); 14] = [
         "C-o",
         "model for the next prompt (empty: the terminal's own)",
     ),
+    ("Esc", "interrupt the running turn (partial output stays)"),
     (
-        "Esc, C-c",
-        "interrupt the running turn (partial output stays)",
+        "C-c",
+        "clear what is typed; on an empty composer, interrupt the running turn",
     ),
     (
         "Esc Esc (empty composer)",
@@ -573,7 +574,7 @@ const PLAIN_HELP: [(&str, &str); 14] = [
     ("C-End", "follow the end of the transcript"),
     (
         "C-u / C-w",
-        "delete to line start / the word before (C-u clears a form field)",
+        "delete to line start (at a line start: the whole draft) / the word before",
     ),
     ("Home / End", "start / end of the line"),
     (

@@ -155,6 +155,8 @@ impl App {
                 return self.esc_rewind()
             }
             KeyCode::Esc => return self.interrupt(),
+            // As in Claude Code: Ctrl-C first cancels what is typed, then interrupts.
+            KeyCode::Char('c') if ctrl(&k) && !self.composer.is_empty() => self.cancel_draft(),
             KeyCode::Char('c') if ctrl(&k) => return self.interrupt(),
             KeyCode::Char('t') if ctrl(&k) => self.expand_tools = !self.expand_tools,
             KeyCode::Char('u') if ctrl(&k) => self.composer.kill_to_start(),
@@ -188,6 +190,16 @@ impl App {
             _ => {}
         }
         Vec::new()
+    }
+
+    /// Ctrl-C on a draft: it goes (an edit of waiting input is left as it was).
+    fn cancel_draft(&mut self) {
+        self.composer.clear();
+        if self.editing.take().is_some() {
+            self.say("edit cancelled: the waiting input is left as it was");
+        } else {
+            self.say("draft cleared (Ctrl-c again interrupts a running turn)");
+        }
     }
 
     pub(in crate::tui) fn history_prev(&mut self) {
