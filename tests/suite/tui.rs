@@ -960,10 +960,22 @@ fn drafts_per_terminal_and_the_layout_come_back_after_a_detach() {
     again.wait_for("draft for web");
     again.keys(&["Enter"]);
     again.wait_for("last_user=draft for web");
-    assert_eq!(
-        w.json(&["log", "api"])["turns"].as_array().unwrap().len(),
-        0
-    );
+    assert_eq!(turn_count(&w, "api"), 0);
+}
+
+/// How many turns `baton log NAME` lists.
+fn turn_count(w: &World, name: &str) -> usize {
+    w.json(&["log", name])["turns"]
+        .as_array()
+        .map_or(0, Vec::len)
+}
+
+/// A client on a new claude terminal `api`, once its composer shows.
+fn client_on_api(w: &World) -> Tmux {
+    let dir = w.new_terminal("api", "claude");
+    let ui = Tmux::start(w, &dir, "");
+    ui.wait_for("prompt → api");
+    ui
 }
 
 #[test]
@@ -972,9 +984,7 @@ fn ctrl_u_at_a_line_start_clears_a_whole_long_paste() {
         return;
     }
     let w = World::new();
-    let dir = w.new_terminal("api", "claude");
-    let ui = Tmux::start(&w, &dir, "");
-    ui.wait_for("prompt → api");
+    let ui = client_on_api(&w);
     let paste = w.tmp.path().join("paste.txt");
     let long: String = (1..=300).map(|i| format!("pasted line {i}\n")).collect();
     std::fs::write(&paste, long).unwrap();
@@ -988,8 +998,40 @@ fn ctrl_u_at_a_line_start_clears_a_whole_long_paste() {
     ui.type_text("next");
     ui.keys(&["Enter"]);
     ui.wait_for("last_user=next");
-    assert_eq!(
-        w.json(&["log", "api"])["turns"].as_array().unwrap().len(),
-        1
+    assert_eq!(turn_count(&w, "api"), 1);
+}
+
+#[test]
+fn a_ctrl_space_prefix_a_help_that_fits_and_scrolls_and_unbound_keys_named_plainly() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    std::fs::create_dir_all(w.data()).unwrap();
+    std::fs::write(
+        w.data().join("config.toml"),
+        "[ui.keys]\nprefix = \"C-Space\"\n",
+    )
+    .unwrap();
+    let ui = client_on_api(&w);
+    ui.keys(&["C-Space", "l"]);
+    ui.wait_for("C-Space l is not bound; C-Space ? lists the keys");
+    // The help on 120×40: whole lines, scrolled to its end with G.
+    ui.keys(&["C-Space", "?"]);
+    let s = ui.wait_for(" keys 1–");
+    assert!(
+        s.contains(
+            "copy mode: hjkl/w/b/g/G move, v select, y copy (OSC 52), / n N search, q leave"
+        ),
+        "{s}"
     );
+    assert!(!s.contains("on it: edit (Enter)"), "{s}");
+    ui.keys(&["G"]);
+    let s = ui.wait_for("on it: edit (Enter)");
+    assert!(!s.contains("C-Space c "), "{s}");
+    ui.keys(&["q"]);
+    ui.wait_until("the help closed", |s| !s.contains("on it: edit (Enter)"));
+    // Tab: the title says the next prompt switches provider.
+    ui.keys(&["Tab"]);
+    ui.wait_for("codex (provider switch)");
 }

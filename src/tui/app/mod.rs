@@ -149,7 +149,12 @@ pub struct Pane {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Mode {
     Normal,
-    Help,
+    /// The keys overlay, scrolled `scroll` rows (drawing clamps it and sets `page`, the rows
+    /// it shows).
+    Help {
+        scroll: usize,
+        page: usize,
+    },
     /// The focused terminal's standing instructions.
     Instructions,
     NewTerminal(NewForm),

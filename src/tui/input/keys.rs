@@ -206,7 +206,7 @@ pub fn input_key(a: InputAction) -> Key {
 pub enum KeyNameError {
     #[error("{name:?} is not a key (one character, C-x for Ctrl, M-x for Alt)")]
     NotAKey { name: String },
-    #[error("{name:?}: Ctrl goes only with a letter (C-a … C-z)")]
+    #[error("{name:?}: Ctrl goes only with a letter or Space (C-a … C-z, C-Space)")]
     CtrlWithoutLetter { name: String },
 }
 
@@ -267,8 +267,9 @@ impl Key {
         }
     }
 
-    /// Reads a key name as tmux writes it: `C-` for Ctrl, `M-` for Alt, then one character
-    /// (or `Space`).
+    /// Reads a key name as tmux writes it (`C-` for Ctrl, `M-` for Alt, then one character or
+    /// `Space`), and as people also write it: `Ctrl-`, `Ctrl+`, `^` (`^b`), `Alt-`, `Meta-`,
+    /// any case for the modifier and for `Space`.
     pub fn parse(name: &str) -> Result<Key, KeyNameError> {
         let bad = || KeyNameError::NotAKey {
             name: name.to_string(),
@@ -276,10 +277,10 @@ impl Key {
         let mut key = Key::plain(' ');
         let mut rest = name;
         loop {
-            if let Some(r) = rest.strip_prefix("C-").filter(|r| !r.is_empty()) {
+            if let Some(r) = strip_modifier(rest, &["c-", "ctrl-", "ctrl+", "control-", "^"]) {
                 key.ctrl = true;
                 rest = r;
-            } else if let Some(r) = rest.strip_prefix("M-").filter(|r| !r.is_empty()) {
+            } else if let Some(r) = strip_modifier(rest, &["m-", "alt-", "alt+", "meta-"]) {
                 key.alt = true;
                 rest = r;
             } else {
@@ -288,11 +289,12 @@ impl Key {
         }
         let mut chars = rest.chars();
         key.ch = match (chars.next(), chars.next()) {
-            _ if rest == "Space" => ' ',
+            _ if rest.eq_ignore_ascii_case("space") => ' ',
             (Some(c), None) if !c.is_control() && (c != ' ' || key.ctrl || key.alt) => c,
             _ => return Err(bad()),
         };
-        if key.ctrl {
+        // Ctrl-Space is a key terminals send (NUL); Ctrl with other non-letters is not.
+        if key.ctrl && key.ch != ' ' {
             if !key.ch.is_ascii_alphabetic() {
                 return Err(KeyNameError::CtrlWithoutLetter {
                     name: name.to_string(),
@@ -338,6 +340,62 @@ impl Key {
             if self.alt { "M-" } else { "" }
         )
     }
+}
+
+/// `name` without a leading modifier spelled one of `prefixes` (any case), when a key follows.
+fn strip_modifier<'a>(name: &'a str, prefixes: &[&str]) -> Option<&'a str> {
+    prefixes.iter().find_map(|p| {
+        let head = name.get(..p.len())?;
+        let rest = &name[p.len()..];
+        (head.eq_ignore_ascii_case(p) && !rest.is_empty()).then_some(rest)
+    })
+}
+
+/// A key as the user writes it, tmux's way (`l`, `C-x`, `M-Enter`, `Up`, `F5`): the status
+/// line names a key that is not bound this way.
+pub fn event_label(k: &KeyEvent) -> String {
+    let mut out = String::new();
+    if k.modifiers.contains(KeyModifiers::CONTROL) {
+        out.push_str("C-");
+    }
+    if k.modifiers.contains(KeyModifiers::ALT) {
+        out.push_str("M-");
+    }
+    let named = match k.code {
+        KeyCode::Char(' ') => "Space".to_string(),
+        KeyCode::Char(c) => {
+            if k.modifiers.contains(KeyModifiers::CONTROL) {
+                c.to_ascii_lowercase().to_string()
+            } else {
+                c.to_string()
+            }
+        }
+        KeyCode::F(n) => format!("F{n}"),
+        KeyCode::Enter => "Enter".into(),
+        KeyCode::Tab => "Tab".into(),
+        KeyCode::BackTab => "S-Tab".into(),
+        KeyCode::Esc => "Escape".into(),
+        KeyCode::Backspace => "BSpace".into(),
+        KeyCode::Delete => "Delete".into(),
+        KeyCode::Insert => "Insert".into(),
+        KeyCode::Home => "Home".into(),
+        KeyCode::End => "End".into(),
+        KeyCode::PageUp => "PageUp".into(),
+        KeyCode::PageDown => "PageDown".into(),
+        KeyCode::Up => "Up".into(),
+        KeyCode::Down => "Down".into(),
+        KeyCode::Left => "Left".into(),
+        KeyCode::Right => "Right".into(),
+        _ => "that key".into(),
+    };
+    if !matches!(k.code, KeyCode::Char(_))
+        && k.modifiers.contains(KeyModifiers::SHIFT)
+        && k.code != KeyCode::BackTab
+    {
+        out.push_str("S-");
+    }
+    out.push_str(&named);
+    out
 }
 
 /// The prefix key and what each key after it does.

@@ -28,7 +28,11 @@ impl App {
             self.status = None;
         }
         match &self.mode {
-            Mode::Help | Mode::Instructions => {
+            Mode::Help { .. } => {
+                self.help_key(&k);
+                return Vec::new();
+            }
+            Mode::Instructions => {
                 self.mode = Mode::Normal;
                 return Vec::new();
             }
@@ -46,10 +50,11 @@ impl App {
                 Some(a) => self.prefix(a),
                 None if self.keys.prefix.matches(&k) => self.shell_prefix(),
                 None => {
+                    let prefix = self.keys.prefix.label();
                     self.say(format!(
-                        "{} {:?}: not bound",
-                        self.keys.prefix.label(),
-                        k.code
+                        "{prefix} {} is not bound; {} lists the keys",
+                        keys::event_label(&k),
+                        self.keys.hint(PrefixAction::Help)
                     ));
                     Vec::new()
                 }
@@ -86,7 +91,7 @@ impl App {
                 Vec::new()
             }
             PrefixAction::Help => {
-                self.mode = Mode::Help;
+                self.mode = Mode::Help { scroll: 0, page: 1 };
                 Vec::new()
             }
             PrefixAction::Instructions => {
@@ -192,6 +197,29 @@ impl App {
         Vec::new()
     }
 
+    /// A key over the help: the scrolling keys scroll it (drawing keeps it in range), any
+    /// other closes it.
+    fn help_key(&mut self, k: &KeyEvent) {
+        let Mode::Help { scroll, page } = &mut self.mode else {
+            return;
+        };
+        let half = (*page / 2).max(1);
+        *scroll = match k.code {
+            KeyCode::Down | KeyCode::Char('j') => scroll.saturating_add(1),
+            KeyCode::Up | KeyCode::Char('k') => scroll.saturating_sub(1),
+            KeyCode::PageDown | KeyCode::Char(' ') => scroll.saturating_add(*page),
+            KeyCode::PageUp => scroll.saturating_sub(*page),
+            KeyCode::Char('d') if ctrl(k) => scroll.saturating_add(half),
+            KeyCode::Char('u') if ctrl(k) => scroll.saturating_sub(half),
+            KeyCode::Home | KeyCode::Char('g') => 0,
+            KeyCode::End | KeyCode::Char('G') => usize::MAX,
+            _ => {
+                self.mode = Mode::Normal;
+                return;
+            }
+        };
+    }
+
     /// Ctrl-C on a draft: it goes (an edit of waiting input is left as it was).
     fn cancel_draft(&mut self) {
         self.composer.clear();
@@ -288,7 +316,7 @@ impl App {
                     text.push_str(s.lines().next().unwrap_or(""));
                 }
             }
-            Mode::Help | Mode::Instructions | Mode::Offer | Mode::ConfirmRemove(_) => {}
+            Mode::Help { .. } | Mode::Instructions | Mode::Offer | Mode::ConfirmRemove(_) => {}
         }
         Vec::new()
     }
@@ -343,3 +371,7 @@ impl App {
         Vec::new()
     }
 }
+
+#[cfg(test)]
+#[path = "mod_tests.rs"]
+mod tests;
