@@ -1,6 +1,7 @@
 //! What keys, pastes and the mouse do, mode by mode: the prefix, the composer's editing keys,
 //! the new-terminal form, the help overlay and the start-up offer.
 
+pub mod key;
 pub mod keys;
 pub mod mouse;
 
