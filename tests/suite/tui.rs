@@ -927,6 +927,11 @@ fn drafts_per_terminal_and_the_layout_come_back_after_a_detach() {
         !s.contains("draft for api"),
         "api's draft followed to web:\n{s}"
     );
+    // Put aside by the change of focus, it is on disk at once (a client killed keeps it).
+    let saved = w.data().join("ui/ui.json");
+    w.wait_for("api's draft written", || {
+        std::fs::read_to_string(&saved).is_ok_and(|t| t.contains("draft for api"))
+    });
     ui.type_text("draft for web");
     // A second pane (it shows api, with api's draft), zoomed.
     ui.keys(&["C-b", "%"]);
@@ -936,7 +941,6 @@ fn drafts_per_terminal_and_the_layout_come_back_after_a_detach() {
     ui.wait_until("zoomed on api", |s| !s.contains("1 web · claude"));
     ui.keys(&["C-b", "d"]);
     ui.wait_for("BATON-EXITED 0");
-    let saved = w.data().join("ui/ui.json");
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&saved), 0o600);
     assert_eq!(mode(saved.parent().unwrap()), 0o700);

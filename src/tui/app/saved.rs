@@ -185,7 +185,19 @@ impl App {
         all
     }
 
-    /// The drafts this client changed since it read them, for writing back.
+    /// What is worth writing as soon as it changes: the layout and the drafts put aside by a
+    /// change of focus (not every keystroke of the one being typed, which is written when the
+    /// client ends).
+    pub fn save_point(&self) -> (SavedLayout, BTreeMap<String, String>) {
+        (self.saved_layout(), self.drafts.clone())
+    }
+
+    /// The drafts were written: from now on only later changes are this client's to write.
+    pub fn saved(&mut self) {
+        self.drafts_loaded = self.all_drafts();
+    }
+
+    /// The drafts this client changed since it read (or last wrote) them, for writing back.
     pub fn changed_drafts(&self) -> Vec<DraftChange> {
         let now = self.all_drafts();
         let mut out: Vec<DraftChange> = now

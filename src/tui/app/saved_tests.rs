@@ -205,3 +205,23 @@ fn text_typed_for_a_terminal_not_announced_yet_stays_with_it() {
     assert_eq!(app.focused_name().as_deref(), Some("api-2"));
     assert_eq!(app.composer.text(), "the rewound prompt");
 }
+
+#[test]
+fn after_a_write_only_later_changes_are_this_clients() {
+    let mut app = three();
+    typed(&mut app, "for api");
+    let before = app.save_point();
+    prefix(&mut app, 'n');
+    assert_ne!(
+        app.save_point(),
+        before,
+        "a draft put aside is worth writing"
+    );
+    app.saved();
+    assert_eq!(app.changed_drafts(), vec![]);
+    typed(&mut app, "for web");
+    assert_eq!(
+        app.changed_drafts(),
+        vec![("web".into(), Some("for web".into()))]
+    );
+}

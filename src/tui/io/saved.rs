@@ -1,5 +1,5 @@
 //! `ui/ui.json` in the data directory: what `app::saved` keeps across a detach, read at start
-//! and written when the client ends. The folder is 0700 and the file 0600 (drafts are the
+//! and written when the focus or the layout changes and when the client ends. The folder is 0700 and the file 0600 (drafts are the
 //! user's words); it is written whole under a temporary name, synced, then renamed, so a crash
 //! leaves the old file or the new one. An unreadable file is treated as none: drafts and
 //! layout are a convenience, never a reason not to open.
@@ -27,7 +27,7 @@ pub fn load(path: &Path) -> Saved {
 }
 
 /// Writes back this client's drafts (those it changed; another client's stay) and its layout.
-pub fn save(path: &Path, app: &App) -> io::Result<()> {
+pub fn save(path: &Path, app: &mut App) -> io::Result<()> {
     let saved = merged(load(path), app.changed_drafts(), app.saved_layout());
     let bytes = serde_json::to_vec_pretty(&saved).map_err(io::Error::other)?;
     if let Some(dir) = path.parent() {
@@ -42,5 +42,7 @@ pub fn save(path: &Path, app: &App) -> io::Result<()> {
         .open(&tmp)?;
     f.write_all(&bytes)?;
     f.sync_all()?;
-    fs::rename(&tmp, path)
+    fs::rename(&tmp, path)?;
+    app.saved();
+    Ok(())
 }
