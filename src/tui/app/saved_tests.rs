@@ -158,11 +158,8 @@ fn the_layout_comes_back_with_its_faces_focus_and_zoom() {
         ],
     }));
     assert_eq!(again.saved_layout(), before);
-    assert_eq!(
-        again.mode,
-        crate::tui::app::Mode::Normal,
-        "no offer over a layout"
-    );
+    // No terminal works in /elsewhere: the offer to make one stands, over the layout.
+    assert_eq!(again.mode, crate::tui::app::Mode::Offer);
     let diff_read = fx
         .iter()
         .any(|e| matches!(e, Effect::Call(Tag::Diff(_), _)));
@@ -224,4 +221,26 @@ fn after_a_write_only_later_changes_are_this_clients() {
         app.changed_drafts(),
         vec![("web".into(), Some("for web".into()))]
     );
+}
+
+#[test]
+fn opened_in_a_terminals_folder_its_pane_takes_the_focus() {
+    let mut app = three();
+    prefix(&mut app, '%');
+    assert_eq!(app.focused_name().as_deref(), Some("web"));
+    let layout = app.saved_layout();
+    // `three` is opened in /w/api, api's folder: api's pane gets the focus back.
+    let mut again = App::new("baton", "/w/api", Keys::default());
+    again.restore(Saved {
+        drafts: Default::default(),
+        layout: Some(layout),
+    });
+    again.update(Msg::Watch(WatchEvent::Terminals {
+        terminals: vec![
+            terminal("api", "claude", "idle", None),
+            terminal("web", "codex", "idle", None),
+        ],
+    }));
+    assert_eq!(again.focused_name().as_deref(), Some("api"));
+    assert_eq!(again.panes.len(), 2);
 }

@@ -109,23 +109,30 @@ impl App {
         }
         self.terms = terms;
         let mut fx = Vec::new();
-        if first && self.bring_back_layout() {
-            // Its panes read their history below; its diff faces read their diff.
-            let diffs: Vec<String> = (self.panes.iter())
-                .filter(|p| p.diff)
-                .filter_map(|p| p.term.clone())
-                .collect();
-            for name in diffs {
-                fx.extend(self.refresh_diff(&name));
-            }
-        } else if first {
+        if first {
             let listed = self.listed();
             let here = listed
                 .iter()
                 .find(|t| t.info.dir == self.cwd || t.info.source == self.cwd)
                 .map(|t| t.info.name.clone());
-            let pick = here.clone().or(listed.first().map(|t| t.info.name.clone()));
-            if let Some(name) = pick {
+            let first_listed = listed.first().map(|t| t.info.name.clone());
+            if self.bring_back_layout() {
+                // The layout as it was; opened in a terminal's folder, its pane has the focus.
+                let pane = here
+                    .as_ref()
+                    .and_then(|h| self.panes.iter().position(|p| p.term.as_ref() == Some(h)));
+                if let Some(i) = pane.filter(|i| *i != self.active) {
+                    fx.extend(self.select_pane(i));
+                }
+                // Its panes read their history below; its diff faces read their diff.
+                let diffs: Vec<String> = (self.panes.iter())
+                    .filter(|p| p.diff)
+                    .filter_map(|p| p.term.clone())
+                    .collect();
+                for name in diffs {
+                    fx.extend(self.refresh_diff(&name));
+                }
+            } else if let Some(name) = here.clone().or(first_listed) {
                 fx.extend(self.focus(&name));
             }
             if here.is_none() && self.mode == Mode::Normal {
