@@ -983,7 +983,7 @@ fn client_on_api(w: &World) -> Tmux {
 }
 
 #[test]
-fn ctrl_u_at_a_line_start_clears_a_whole_long_paste() {
+fn ctrl_u_at_a_line_start_and_esc_esc_clear_the_whole_draft() {
     if tmux_missing() {
         return;
     }
@@ -997,6 +997,12 @@ fn ctrl_u_at_a_line_start_clears_a_whole_long_paste() {
     ui.wait_for("pasted line 300");
     ui.keys(&["C-u"]);
     ui.wait_until("the paste cleared", |s| !s.contains("pasted line"));
+    // Esc Esc clears a draft too, as in Claude Code, while nothing runs.
+    ui.type_text("second thoughts");
+    ui.keys(&["Escape"]);
+    ui.wait_for("Esc again clears the draft");
+    ui.keys(&["Escape"]);
+    ui.wait_until("the draft cleared", |s| !s.contains("second thoughts"));
     // Enter on the emptied composer sends nothing: the next prompt is the first turn.
     ui.keys(&["Enter"]);
     ui.type_text("next");

@@ -443,7 +443,10 @@ const PLAIN_HELP: [(&str, &str); 15] = [
         "C-o",
         "model for the next prompt (empty: the terminal's own)",
     ),
-    ("Esc", "interrupt the running turn (partial output stays)"),
+    (
+        "Esc",
+        "interrupt the running turn (partial output stays); nothing running: Esc Esc clears the draft",
+    ),
     (
         "C-c",
         "clear what is typed; on an empty composer, interrupt the running turn",

@@ -160,6 +160,8 @@ impl App {
             KeyCode::Esc if self.composer.is_empty() && !self.focused_running() => {
                 return self.esc_rewind()
             }
+            // As in Claude Code: Esc Esc on a draft (no turn running) clears it.
+            KeyCode::Esc if !self.focused_running() => self.esc_clear(),
             KeyCode::Esc => return self.interrupt(),
             // As in Claude Code: Ctrl-C first cancels what is typed, then interrupts.
             KeyCode::Char('c') if ctrl(&k) && !self.composer.is_empty() => self.cancel_draft(),
@@ -219,6 +221,17 @@ impl App {
                 return;
             }
         };
+    }
+
+    /// Esc on a draft while nothing runs: the first arms, the second clears it.
+    fn esc_clear(&mut self) {
+        if self.esc_armed {
+            self.esc_armed = false;
+            self.cancel_draft();
+        } else {
+            self.esc_armed = true;
+            self.say("Esc again clears the draft");
+        }
     }
 
     /// Ctrl-C on a draft: it goes (an edit of waiting input is left as it was).

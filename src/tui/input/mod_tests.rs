@@ -45,3 +45,32 @@ fn ctrl_c_cancels_the_draft_then_interrupts() {
     app.update(ctrl('c'));
     assert_eq!((app.composer.text(), app.editing.clone()), ("", None));
 }
+
+#[test]
+fn esc_twice_clears_a_draft_when_nothing_runs_and_interrupts_when_a_turn_does() {
+    let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
+    app.composer.set_text("a draft");
+    app.update(key(KeyCode::Esc));
+    assert_eq!(app.composer.text(), "a draft", "one Esc only arms");
+    assert_eq!(
+        app.status,
+        Some(("Esc again clears the draft".into(), false))
+    );
+    app.update(key(KeyCode::Esc));
+    assert_eq!(app.composer.text(), "");
+    // A key in between disarms it.
+    app.composer.set_text("again");
+    app.update(key(KeyCode::Esc));
+    app.update(key(KeyCode::Char('!')));
+    app.update(key(KeyCode::Esc));
+    assert_eq!(app.composer.text(), "again!");
+
+    let mut busy = app_with(vec![terminal("api", "claude", "running", None)]);
+    busy.composer.set_text("a draft");
+    let fx = busy.update(key(KeyCode::Esc));
+    assert!(
+        matches!(fx.as_slice(), [Effect::Call(Tag::Interrupt(_), _)]),
+        "{fx:?}"
+    );
+    assert_eq!(busy.composer.text(), "a draft");
+}
