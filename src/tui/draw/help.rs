@@ -1,6 +1,6 @@
 //! The help overlay: every key and what it does. As wide as its longest line needs, never
 //! wider than the screen (a description that does not fit wraps under itself); taller than
-//! the screen, it scrolls (↑↓ j/k, PageUp/PageDown, g/G) and its title says where it is.
+//! the screen, it scrolls (↑↓ j/k, PageUp/PageDown, g/G, the wheel) and its title says where.
 
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};

@@ -345,6 +345,15 @@ fn help_overlay_lists_the_keys() {
     app.update(key(KeyCode::Up));
     app.update(key(KeyCode::Char('g')));
     assert!(screen(&mut app, 80, 20).contains("C-b c "));
+    // The wheel scrolls it too.
+    app.update(Msg::Mouse(crossterm::event::MouseEvent {
+        kind: crossterm::event::MouseEventKind::ScrollDown,
+        column: 40,
+        row: 10,
+        modifiers: KeyModifiers::NONE,
+    }));
+    let s = screen(&mut app, 80, 20);
+    assert!(s.contains(" keys 4–21 of "), "{s}");
     app.update(key(KeyCode::Char('q')));
     assert!(!screen(&mut app, 80, 20).contains("PageUp / PageDown"));
 }
