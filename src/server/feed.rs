@@ -2,7 +2,7 @@
 //! its start without losing a line, however slow they read.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use tokio::sync::watch;
 
@@ -45,32 +45,39 @@ impl Feed {
             .unwrap_or_default()
     }
 
+    /// Tells watching clients of `r`. Called with the items locked, so a client that joins
+    /// (see [`replay_for_new_watcher`]) gets each reply exactly once: in its replay, or live.
     fn tell_watchers(&self, r: &Reply) {
-        let Some((name, tx)) = &self.watchers else {
+        let Some((_, tx)) = &self.watchers else {
             return;
         };
         if tx.receiver_count() == 0 {
             return;
         }
-        let event = match r {
+        if let Some(event) = self.watch_event(r) {
+            let _ = tx.send(event);
+        }
+    }
+
+    /// What watching clients are told of reply `r`.
+    fn watch_event(&self, r: &Reply) -> Option<WatchEvent> {
+        let (name, _) = self.watchers.as_ref()?;
+        let name = name.clone();
+        Some(match r {
             Reply::Event { event } => WatchEvent::Turn {
-                name: name.clone(),
+                name,
                 event: event.clone(),
             },
             Reply::Ok { data } => match serde_json::from_value::<TurnSummary>(data.clone()) {
-                Ok(summary) => WatchEvent::Finished {
-                    name: name.clone(),
-                    summary,
-                },
-                Err(_) => return,
+                Ok(summary) => WatchEvent::Finished { name, summary },
+                Err(_) => return None,
             },
             Reply::Error { error } => WatchEvent::Refused {
-                name: name.clone(),
+                name,
                 error: error.clone(),
             },
-            Reply::Watch { .. } | Reply::Shell { .. } => return,
-        };
-        let _ = tx.send(event);
+            Reply::Watch { .. } | Reply::Shell { .. } => return None,
+        })
     }
 
     fn items(&self) -> std::sync::MutexGuard<'_, Vec<Reply>> {
@@ -79,9 +86,9 @@ impl Feed {
 
     /// Adds an intermediate reply (an event).
     pub fn push(&self, r: Reply) {
-        self.tell_watchers(&r);
         let n = {
             let mut items = self.items();
+            self.tell_watchers(&r);
             items.push(r);
             items.len()
         };
@@ -96,10 +103,10 @@ impl Feed {
             if self.done.swap(true, Ordering::SeqCst) {
                 return;
             }
-            items.push(r.clone());
+            self.tell_watchers(&r);
+            items.push(r);
             items.len()
         };
-        self.tell_watchers(&r);
         self.version.send_replace(n);
     }
 
@@ -120,6 +127,23 @@ impl Feed {
     }
 }
 
+/// A client starts watching while the turns of `feeds` run: `subscribe` is called with every
+/// feed held still, and what those feeds said so far comes back as the client's replay, so it
+/// draws each running turn from its start and misses no step nor gets one twice.
+pub fn replay_for_new_watcher<T>(
+    feeds: &[Arc<Feed>],
+    subscribe: impl FnOnce() -> T,
+) -> (T, Vec<WatchEvent>) {
+    let held: Vec<_> = feeds.iter().map(|f| (f, f.items())).collect();
+    let rx = subscribe();
+    let replay = held
+        .iter()
+        .filter(|(f, _)| !f.is_done())
+        .flat_map(|(f, items)| items.iter().filter_map(|r| f.watch_event(r)))
+        .collect();
+    (rx, replay)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,5 +162,39 @@ mod tests {
         });
         assert!(feed.is_done());
         assert_eq!(feed.since(0), (vec![first], true));
+    }
+
+    fn note(n: u32) -> Reply {
+        Reply::Event {
+            event: crate::protocol::SendEvent::Note {
+                message: format!("step {n}"),
+            },
+        }
+    }
+
+    #[test]
+    fn a_watcher_that_joins_mid_turn_gets_every_step_once() {
+        let (tx, _keep) = broadcast::channel(16);
+        let running = Arc::new(Feed::new("t".into(), tx.clone()));
+        let ended = Arc::new(Feed::new("u".into(), tx.clone()));
+        running.push(note(1));
+        running.push(note(2));
+        ended.push(note(9));
+        ended.finish(Reply::Error {
+            error: BatonError::failed("gone"),
+        });
+        let (mut rx, replay) = replay_for_new_watcher(&[running.clone(), ended], || tx.subscribe());
+        running.push(note(3));
+        let mut seen = replay;
+        while let Ok(e) = rx.try_recv() {
+            seen.push(e);
+        }
+        let want: Vec<WatchEvent> = (1..=3)
+            .filter_map(|n| running.watch_event(&note(n)))
+            .collect();
+        assert_eq!(
+            seen, want,
+            "steps 1 and 2 replayed, 3 live; the ended feed not at all"
+        );
     }
 }

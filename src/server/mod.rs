@@ -280,26 +280,70 @@ async fn connection(srv: Arc<Server>, stream: UnixStream, stop: tokio::sync::wat
 /// Streams every change to a watching client until it goes away.
 async fn watch(srv: &Server, write: &mut tokio::net::unix::OwnedWriteHalf) {
     use tokio::sync::broadcast::error::RecvError;
-    let mut rx = srv.watch.subscribe();
-    let snapshot = |srv: &Server| match read::ls(srv, true) {
-        Ok(terminals) => Reply::Watch {
-            event: WatchEvent::Terminals { terminals },
-        },
-        Err(error) => Reply::Error { error },
-    };
-    if !write_reply(write, &snapshot(srv)).await {
-        return;
-    }
+    let (mut rx, mut replay) = subscribe_watcher(srv);
     loop {
-        let reply = match rx.recv().await {
-            Ok(event) => Reply::Watch { event },
-            Err(RecvError::Lagged(_)) => snapshot(srv),
-            Err(RecvError::Closed) => return,
+        let snapshot = match read::ls(srv, true) {
+            Ok(terminals) => Reply::Watch {
+                event: WatchEvent::Terminals { terminals },
+            },
+            Err(error) => Reply::Error { error },
         };
-        if !write_reply(write, &reply).await {
-            return;
+        // The list, then each running turn from its start: a client that attaches (or fell
+        // behind) mid-turn draws what the turn streamed before it came.
+        let replies =
+            std::iter::once(snapshot).chain(replay.drain(..).map(|event| Reply::Watch { event }));
+        for r in replies {
+            if !write_reply(write, &r).await {
+                return;
+            }
+        }
+        loop {
+            let reply = match rx.recv().await {
+                Ok(event) => Reply::Watch { event },
+                Err(RecvError::Lagged(_)) => break,
+                Err(RecvError::Closed) => return,
+            };
+            if !write_reply(write, &reply).await {
+                return;
+            }
+        }
+        (rx, replay) = subscribe_watcher(srv);
+    }
+}
+
+/// A new subscription to the watch channel and what the running turns streamed before it. The
+/// running feeds are held still while the client subscribes; a turn that started meanwhile
+/// (its feed not among those held) makes it try again.
+fn subscribe_watcher(
+    srv: &Server,
+) -> (
+    tokio::sync::broadcast::Receiver<WatchEvent>,
+    Vec<WatchEvent>,
+) {
+    loop {
+        let before = running_feeds(srv);
+        let ((rx, now), replay) =
+            feed::replay_for_new_watcher(&before, || (srv.watch.subscribe(), running_feeds(srv)));
+        let same =
+            before.len() == now.len() && before.iter().zip(&now).all(|(a, b)| Arc::ptr_eq(a, b));
+        if same {
+            return (rx, replay);
         }
     }
+}
+
+/// The feed of each terminal's running turn (the input its runner took), in a stable order.
+fn running_feeds(srv: &Server) -> Vec<Arc<Feed>> {
+    let mut runtimes = srv.all_runtimes();
+    runtimes.sort_by(|a, b| a.0.cmp(&b.0));
+    runtimes
+        .iter()
+        .filter_map(|(_, rt)| {
+            let n = rt.taken()?;
+            let feeds = rt.feeds.lock().unwrap_or_else(|p| p.into_inner());
+            feeds.get(&n).cloned()
+        })
+        .collect()
 }
 
 /// Writes every reply of `feed` to the client until the final one, waiting for new ones. A

@@ -87,6 +87,8 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
     io::spawn_watch(client, tx.clone())?;
     let title = opts.title.unwrap_or_else(|| "baton".to_string());
     let mut app = App::new(&title, &cwd, keys);
+    let saved_at = io::saved::path(&client.data);
+    app.restore(io::saved::load(&saved_at));
     let exit = {
         let mut screen = Screen::enter()?;
         io::spawn_input(tx.clone());
@@ -98,9 +100,17 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
             tx: &tx,
             shells: &mut shells,
             notify,
+            saved_at: &saved_at,
         };
         event_loop(&mut screen.terminal, &mut app, &rx, &mut ctx)?
     };
+    // Drafts and layout are kept however the client ends (a detach, a signal, a lost server).
+    if let Err(e) = io::saved::save(&saved_at, &mut app) {
+        crate::client::out::side(&format!(
+            "baton: cannot keep the drafts and layout in {}: {e}",
+            saved_at.display()
+        ));
+    }
     match exit {
         Exit::Detach => {
             if !opts.quiet_detach {
@@ -138,6 +148,8 @@ struct Ctx<'a> {
     tx: &'a Sender<Msg>,
     shells: &'a mut io::ShellConns,
     notify: crate::config::Notify,
+    /// Where drafts and layout are kept (`io::saved`).
+    saved_at: &'a std::path::Path,
 }
 
 /// Draws, then sleeps until the next message; several messages that arrived together are
@@ -148,7 +160,14 @@ fn event_loop(
     rx: &Receiver<Msg>,
     ctx: &mut Ctx,
 ) -> Result<Exit, BatonError> {
+    let mut kept = app.save_point();
     loop {
+        // A change of focus or layout is written at once (a failure is said at the end).
+        let now = app.save_point();
+        if now != kept && app.connected {
+            let _ = io::saved::save(ctx.saved_at, app);
+            kept = now;
+        }
         if std::mem::take(&mut app.redraw_all) {
             // A shrink and a grow between two drawings leave the size as it was, but not the
             // screen: draw every cell again. (`resize`, not `clear`: `clear` asks the terminal

@@ -823,3 +823,225 @@ fn esc_twice_rewinds_the_last_turn_and_prefix_f_forks_from_the_multiplexer() {
         w.json(&["ls"]).as_array().is_some_and(|l| l.len() == 3)
     });
 }
+
+/// Waits on the server's watch stream for a step of a running turn of kind `kind`.
+fn wait_for_step(watch: &mut Watcher, kind: &str) {
+    watch.until(|v| v["event"]["what"] == "turn" && v["event"]["event"]["event"]["kind"] == kind);
+}
+
+#[test]
+fn a_client_attached_mid_turn_draws_what_had_streamed_then_the_whole_turn() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    let mut watch = w.watch();
+    // A turn held while its first tool runs: its tool line streamed before any client came.
+    let tool_go = w.tmp.path().join("tool-go");
+    w.ok(&[
+        "send",
+        "api",
+        "--detach",
+        &format!("two calls [[calls:2]] [[hold:{}]]", tool_go.display()),
+    ]);
+    wait_for_step(&mut watch, "tool_use");
+    let a = Tmux::start(&w, &dir, "attach");
+    let s = a.wait_for("⚙");
+    assert!(s.contains("› two calls"), "{s}");
+    std::fs::write(&tool_go, "").unwrap();
+    let s = a.wait_for("── completed");
+    assert_eq!(s.matches("⚙").count(), 1, "the tool line drawn once:\n{s}");
+    assert!(s.contains("last_user=two calls"), "{s}");
+
+    // A turn held after the first piece of its answer, then interrupted: a client attached in
+    // between draws the front of the answer, and keeps it once the turn ended.
+    let answer_go = w.tmp.path().join("answer-go");
+    w.ok(&[
+        "send",
+        "api",
+        "--detach",
+        &format!(
+            "[[reply:ALPHA-FRONT-OF-THE-ANSWER-0123456789 then OMEGA-END]] [[hold:{}]]",
+            answer_go.display()
+        ),
+    ]);
+    wait_for_step(&mut watch, "delta");
+    let b = Tmux::start(&w, &dir, "attach");
+    b.wait_for("ALPHA-FRONT");
+    w.ok(&["interrupt", "api"]);
+    for ui in [&a, &b] {
+        let s = ui.wait_for("── interrupted");
+        assert!(s.contains("ALPHA-FRONT"), "{s}");
+        assert!(s.contains("⚙"), "turn 1's tool line kept:\n{s}");
+    }
+}
+
+#[test]
+fn the_list_says_running_when_a_terminal_out_of_view_starts_its_next_turn() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    w.new_terminal("web", "claude");
+    let ui = Tmux::start(&w, &dir, "");
+    ui.wait_for("No turns yet");
+    // web's turns run while api has the focus.
+    w.send("web", "first");
+    ui.wait_until("web marked done", |s| {
+        s.lines().any(|l| l.contains("web") && l.contains("✓ done"))
+    });
+    let go_on = w.tmp.path().join("go-on");
+    w.ok(&[
+        "send",
+        "web",
+        "--detach",
+        &format!("held [[hold:{}]]", go_on.display()),
+    ]);
+    ui.wait_until("web running in the list", |s| {
+        s.lines()
+            .any(|l| l.contains("web") && l.contains("● running"))
+    });
+    std::fs::write(&go_on, "").unwrap();
+    ui.wait_until("web done again", |s| {
+        s.lines().any(|l| l.contains("web") && l.contains("✓ done"))
+    });
+}
+
+#[test]
+fn drafts_per_terminal_and_the_layout_come_back_after_a_detach() {
+    use std::os::unix::fs::PermissionsExt;
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    w.new_terminal("web", "claude");
+    let ui = Tmux::start(&w, &dir, "");
+    ui.wait_for("prompt → api");
+    ui.type_text("draft for api");
+    ui.keys(&["C-b", "n"]);
+    let s = ui.wait_for("prompt → web");
+    assert!(
+        !s.contains("draft for api"),
+        "api's draft followed to web:\n{s}"
+    );
+    // Put aside by the change of focus, it is on disk at once (a client killed keeps it).
+    let saved = w.data().join("ui/ui.json");
+    w.wait_for("api's draft written", || {
+        std::fs::read_to_string(&saved).is_ok_and(|t| t.contains("draft for api"))
+    });
+    ui.type_text("draft for web");
+    // A second pane (it shows api, with api's draft), zoomed.
+    ui.keys(&["C-b", "%"]);
+    let s = ui.wait_for("draft for api");
+    assert!(s.contains("1 web · claude"), "{s}");
+    ui.keys(&["C-b", "z"]);
+    ui.wait_until("zoomed on api", |s| !s.contains("1 web · claude"));
+    ui.keys(&["C-b", "d"]);
+    ui.wait_for("BATON-EXITED 0");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&saved), 0o600);
+    assert_eq!(mode(saved.parent().unwrap()), 0o700);
+
+    // Attached again: zoomed on api's pane with its draft; unzoomed, web's pane has its own.
+    let again = Tmux::start(&w, &dir, "attach");
+    let s = again.wait_for("draft for api");
+    assert!(!s.contains("1 web · claude"), "still zoomed:\n{s}");
+    again.keys(&["C-b", "z"]);
+    again.wait_for("1 web · claude");
+    again.keys(&["C-b", "o"]);
+    again.wait_for("draft for web");
+    // Ctrl-c cancels api's draft and leaves web's alone; Enter in web sends web's to web.
+    again.keys(&["C-b", "o"]);
+    again.wait_for("draft for api");
+    again.keys(&["C-c"]);
+    again.wait_until("api's draft cleared", |s| {
+        s.contains("draft cleared") && !s.contains("draft for api")
+    });
+    again.keys(&["C-b", "o"]);
+    again.wait_for("draft for web");
+    again.keys(&["Enter"]);
+    again.wait_for("last_user=draft for web");
+    assert_eq!(turn_count(&w, "api"), 0);
+}
+
+/// How many turns `baton log NAME` lists.
+fn turn_count(w: &World, name: &str) -> usize {
+    w.json(&["log", name])["turns"]
+        .as_array()
+        .map_or(0, Vec::len)
+}
+
+/// A client on a new claude terminal `api`, once its composer shows.
+fn client_on_api(w: &World) -> Tmux {
+    let dir = w.new_terminal("api", "claude");
+    let ui = Tmux::start(w, &dir, "");
+    ui.wait_for("prompt → api");
+    ui
+}
+
+#[test]
+fn ctrl_u_at_a_line_start_and_esc_esc_clear_the_whole_draft() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let ui = client_on_api(&w);
+    let paste = w.tmp.path().join("paste.txt");
+    let long: String = (1..=300).map(|i| format!("pasted line {i}\n")).collect();
+    std::fs::write(&paste, long).unwrap();
+    ui.tmux(&["load-buffer", paste.to_str().unwrap()]);
+    ui.tmux(&["paste-buffer", "-p"]);
+    ui.wait_for("pasted line 300");
+    ui.keys(&["C-u"]);
+    ui.wait_until("the paste cleared", |s| !s.contains("pasted line"));
+    // Esc Esc clears a draft too, as in Claude Code, while nothing runs.
+    ui.type_text("second thoughts");
+    ui.keys(&["Escape"]);
+    ui.wait_for("Esc again clears the draft");
+    ui.keys(&["Escape"]);
+    ui.wait_until("the draft cleared", |s| !s.contains("second thoughts"));
+    // Enter on the emptied composer sends nothing: the next prompt is the first turn.
+    ui.keys(&["Enter"]);
+    ui.type_text("next");
+    ui.keys(&["Enter"]);
+    ui.wait_for("last_user=next");
+    assert_eq!(turn_count(&w, "api"), 1);
+}
+
+#[test]
+fn a_ctrl_space_prefix_a_help_that_fits_and_scrolls_and_unbound_keys_named_plainly() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    std::fs::create_dir_all(w.data()).unwrap();
+    std::fs::write(
+        w.data().join("config.toml"),
+        "[ui.keys]\nprefix = \"C-Space\"\n",
+    )
+    .unwrap();
+    let ui = client_on_api(&w);
+    ui.keys(&["C-Space", "l"]);
+    ui.wait_for("C-Space l is not bound; C-Space ? lists the keys");
+    // The help on 120×40: whole lines, scrolled to its end with G.
+    ui.keys(&["C-Space", "?"]);
+    let s = ui.wait_for(" keys 1–");
+    assert!(
+        s.contains(
+            "copy mode: hjkl/w/b/g/G move, v select, y copy (OSC 52), / n N search, q leave"
+        ),
+        "{s}"
+    );
+    assert!(!s.contains("on it: edit (Enter)"), "{s}");
+    ui.keys(&["G"]);
+    let s = ui.wait_for("on it: edit (Enter)");
+    assert!(!s.contains("C-Space c "), "{s}");
+    ui.keys(&["q"]);
+    ui.wait_until("the help closed", |s| !s.contains("on it: edit (Enter)"));
+    // Tab: the title says the next prompt switches provider.
+    ui.keys(&["Tab"]);
+    ui.wait_for("codex (provider switch)");
+}

@@ -77,23 +77,15 @@ fn a_watcher_that_falls_behind_gets_every_terminal_again_and_goes_on() {
     let out = w.run_stdin(&["send", "t", "-"], prompt.as_bytes());
     assert!(out.status.success(), "{}", text(&out));
     w.send("t", "and again");
-    // What it reads now: the steps it still had, then all terminals again, then live events.
-    let mut resynced = false;
+    // What it reads now: the steps it still had, then all terminals again (nothing older
+    // than that list follows it), then live events.
     loop {
         let v = next();
-        let what = v["event"]["what"].as_str().unwrap().to_string();
-        if what == "terminals" {
-            resynced = true;
+        if v["event"]["what"] == "terminals" {
             assert_eq!(v["event"]["terminals"][0]["turns"], 2, "{v}");
-        }
-        if resynced && what == "terminal" {
-            break;
-        }
-        if resynced && what == "finished" {
             break;
         }
     }
-    assert!(resynced);
     // And it keeps getting live events.
     w.send("t", "a third");
     loop {
@@ -103,4 +95,57 @@ fn a_watcher_that_falls_behind_gets_every_terminal_again_and_goes_on() {
             break;
         }
     }
+}
+
+#[test]
+fn a_watcher_that_connects_mid_turn_gets_the_turn_from_its_start_once() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    let mut early = watch(&w);
+    assert_eq!(early()["event"]["what"], "terminals");
+    let go_on = w.tmp.path().join("go-on");
+    w.ok(&[
+        "send",
+        "t",
+        "--detach",
+        &format!("two calls [[calls:2]] [[hold:{}]]", go_on.display()),
+    ]);
+    let step = |v: &Value| {
+        v["event"]["event"]["event"]["kind"]
+            .as_str()
+            .map(str::to_string)
+    };
+    // What the early watcher saw until the tool call: the late one must get the same.
+    let mut seen = Vec::new();
+    loop {
+        let v = early();
+        if v["event"]["what"] == "turn" {
+            seen.push(v["event"]["event"].clone());
+            if step(&v).as_deref() == Some("tool_use") {
+                break;
+            }
+        }
+    }
+    let mut late = watch(&w);
+    assert_eq!(late()["event"]["what"], "terminals");
+    let replayed: Vec<Value> = (0..seen.len())
+        .map(|_| late()["event"]["event"].clone())
+        .collect();
+    assert_eq!(replayed, seen);
+    assert_eq!(seen[0]["step"], "started");
+    // Released, it goes on live, with no step twice, to its end.
+    std::fs::write(&go_on, "").unwrap();
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for (next, out) in [(&mut early, &mut a), (&mut late, &mut b)] {
+        loop {
+            let v = next();
+            if v["event"]["what"] == "turn" {
+                out.push(v["event"]["event"].clone());
+            }
+            if v["event"]["what"] == "finished" {
+                break;
+            }
+        }
+    }
+    assert_eq!(a, b);
 }

@@ -136,11 +136,24 @@ impl Composer {
         self.cursor = self.line_end();
     }
 
-    /// Deletes from the start of the line to the cursor (Ctrl-U, as in a shell).
+    /// Deletes from the start of the line to the cursor (Ctrl-U, as in a shell); at the start
+    /// of a line, where that deletes nothing, the whole draft (a second Ctrl-U clears a long
+    /// paste).
     pub fn kill_to_start(&mut self) {
         let s = self.line_start();
+        if s == self.cursor {
+            self.clear();
+            return;
+        }
         self.text.replace_range(s..self.cursor, "");
         self.cursor = s;
+    }
+
+    /// Empties the draft (its history stays).
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.cursor = 0;
+        self.browsing = None;
     }
 
     /// Deletes the word before the cursor (Ctrl-W).

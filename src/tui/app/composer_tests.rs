@@ -106,3 +106,31 @@ fn kill_word_and_line() {
     c.kill_to_start();
     assert_eq!(c.text(), "");
 }
+
+#[test]
+fn ctrl_u_kills_to_the_line_start_then_the_whole_draft() {
+    let long = "a line of a long paste\n".repeat(300);
+    let rows: Vec<(&str, usize, &str)> = vec![
+        // (draft, Ctrl-U presses with the cursor at the end, what is left)
+        ("one line", 1, ""),
+        ("first\nsecond", 1, "first\n"),
+        ("first\nsecond", 2, ""),
+        // A long paste: the last line, then everything.
+        (&long, 1, ""),
+        ("", 1, ""),
+    ];
+    for (draft, presses, left) in rows {
+        let mut c = typed(draft);
+        for _ in 0..presses {
+            c.kill_to_start();
+        }
+        assert_eq!(c.text(), left, "{draft:?} after {presses}");
+    }
+    // In the middle of a line: only what is before the cursor goes.
+    let mut c = typed("keep\nab|cd");
+    c.home();
+    c.right();
+    c.right();
+    c.kill_to_start();
+    assert_eq!(c.text(), "keep\n|cd");
+}

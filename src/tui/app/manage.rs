@@ -140,6 +140,18 @@ impl App {
                 p.term = Some(new.to_string());
             }
         }
+        // The draft goes with its terminal.
+        if let Some(d) = self.drafts.remove(old) {
+            self.drafts.insert(new.to_string(), d);
+        }
+        if self.draft_owner.as_deref() == Some(old) {
+            self.draft_owner = Some(new.to_string());
+        }
+        if let Some((t, _)) = &mut self.editing {
+            if t == old {
+                *t = new.to_string();
+            }
+        }
         if let Mode::Rename { name, .. } | Mode::ConfirmRemove(name) = &mut self.mode {
             if name == old {
                 *name = new.to_string();
@@ -154,6 +166,15 @@ impl App {
             return Vec::new();
         };
         let gone = self.terms.remove(i);
+        // Its draft goes with it (written back as gone).
+        self.drafts.remove(name);
+        if self.draft_owner.as_deref() == Some(name) {
+            self.draft_owner = None;
+            self.composer.set_text("");
+        }
+        if self.editing.as_ref().is_some_and(|(t, _)| t == name) {
+            self.editing = None;
+        }
         let mut fx = Vec::new();
         if gone.shell.is_some() {
             fx.push(Effect::ShellForget {

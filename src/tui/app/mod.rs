@@ -6,6 +6,8 @@ pub mod composer;
 pub mod form;
 pub mod manage;
 pub mod queue;
+pub mod saved;
+mod watch;
 
 use crate::tui::diff::DiffView;
 use crate::tui::input::keys::Keys;
@@ -95,6 +97,16 @@ impl TermView {
             diff: None,
         }
     }
+
+    /// The server's latest view of the terminal. A turn that ended out of view stays marked
+    /// (✓, ✗, ■) until the terminal is shown, or until it is busy again: the list then says
+    /// it runs, not how the turn before ended.
+    pub fn set_info(&mut self, info: TermInfo) {
+        if info.busy() {
+            self.unseen = None;
+        }
+        self.info = info;
+    }
 }
 
 /// Screen lines a pane keeps from its last drawing, so unchanged transcripts are not re-wrapped.
@@ -138,7 +150,12 @@ pub struct Pane {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Mode {
     Normal,
-    Help,
+    /// The keys overlay, scrolled `scroll` rows (drawing clamps it and sets `page`, the rows
+    /// it shows).
+    Help {
+        scroll: usize,
+        page: usize,
+    },
     /// The focused terminal's standing instructions.
     Instructions,
     NewTerminal(NewForm),
@@ -298,6 +315,14 @@ pub struct App {
     pub redraw_all: bool,
     /// The last shell connection id handed out.
     pub shell_ids: u64,
+    /// The drafts of terminals other than the one the composer holds (`saved`).
+    pub drafts: std::collections::BTreeMap<String, String>,
+    /// The drafts as read at start: only what changed since is written back.
+    pub drafts_loaded: std::collections::BTreeMap<String, String>,
+    /// The terminal the composer's text was typed for.
+    pub draft_owner: Option<String>,
+    /// The layout an earlier client left, brought back at the first list.
+    pub saved_layout: Option<saved::SavedLayout>,
 }
 
 impl App {
@@ -330,6 +355,10 @@ impl App {
             quit: None,
             redraw_all: false,
             shell_ids: 0,
+            drafts: Default::default(),
+            drafts_loaded: Default::default(),
+            draft_owner: None,
+            saved_layout: None,
         }
     }
 
@@ -390,6 +419,13 @@ impl App {
     }
 
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
+        let fx = self.update_inner(msg);
+        // Whatever moved the focus (a pane, a click, a removal), the composer follows it.
+        self.sync_draft();
+        fx
+    }
+
+    fn update_inner(&mut self, msg: Msg) -> Vec<Effect> {
         match msg {
             Msg::Key(k) => self.on_key(k),
             Msg::Paste(s) => self.on_paste(&s),
@@ -425,9 +461,7 @@ impl App {
         self.next_fresh = false;
         self.esc_armed = false;
         self.selected = None;
-        if self.editing.as_ref().is_some_and(|(t, _)| t != name) {
-            self.editing = None;
-        }
+        self.sync_draft();
         self.show_effects(name)
     }
 
@@ -442,129 +476,6 @@ impl App {
         }
         t.log_requested = true;
         vec![log_call(name)]
-    }
-
-    fn on_watch(&mut self, ev: WatchEvent) -> Vec<Effect> {
-        match ev {
-            WatchEvent::Terminals { terminals } => self.on_snapshot(&terminals),
-            WatchEvent::Terminal { terminal } => {
-                let info = TermInfo::from_view(&terminal);
-                let name = info.name.clone();
-                let hidden = info.archived && !self.show_archived;
-                let mut fx = match self.term_mut(&name) {
-                    Some(t) => {
-                        t.info = info;
-                        live_title(t, &terminal);
-                        Vec::new()
-                    }
-                    None => {
-                        self.terms.push(TermView::new(info));
-                        // A pane may show it already (a fork's reply came first).
-                        if self.visible(&name) {
-                            self.show_effects(&name)
-                        } else {
-                            Vec::new()
-                        }
-                    }
-                };
-                self.queue_changed(&name);
-                if hidden && self.visible(&name) {
-                    fx.extend(self.unshow(&name));
-                }
-                if !hidden && self.panes.iter().all(|p| p.term.is_none()) {
-                    fx.extend(self.focus(&name));
-                }
-                fx
-            }
-            WatchEvent::Turn { name, event } => {
-                let Some(t) = self.term_mut(&name) else {
-                    return Vec::new();
-                };
-                t.transcript.step(&event);
-                Vec::new()
-            }
-            WatchEvent::Refused { name, error } => {
-                self.error(format!("{name}: {}", error.message));
-                Vec::new()
-            }
-            WatchEvent::Finished { name, summary } => {
-                let visible = self.visible(&name);
-                let refresh = self.refresh_diff(&name);
-                let Some(t) = self.term_mut(&name) else {
-                    return Vec::new();
-                };
-                // Steps of it were missed while this client fell behind: read it whole.
-                let reread = t.transcript.finished(&summary).then(|| log_call(&name));
-                if visible {
-                    // "interrupting…" and the like are stale once the turn ended.
-                    if self.status.as_ref().is_some_and(|(_, err)| !err) {
-                        self.status = None;
-                    }
-                    return refresh.into_iter().chain(reread).collect();
-                }
-                t.unseen = Some(summary.status);
-                let body = match summary.status {
-                    TurnStatus::Completed => format!("{name}: turn {} completed", summary.number),
-                    TurnStatus::Failed => format!("{name}: turn {} failed", summary.number),
-                    TurnStatus::Interrupted => {
-                        format!("{name}: turn {} interrupted", summary.number)
-                    }
-                };
-                let notify = Effect::Notify {
-                    title: self.title.clone(),
-                    body,
-                };
-                std::iter::once(notify).chain(reread).collect()
-            }
-            WatchEvent::Renamed { name, new_name } => self.renamed(&name, &new_name),
-            WatchEvent::Removed { name } => self.removed(&name),
-        }
-    }
-
-    /// The full list: at start, and again after this client fell behind (re-read what it shows).
-    fn on_snapshot(&mut self, terminals: &[TerminalView]) -> Vec<Effect> {
-        let first = !self.connected;
-        self.connected = true;
-        let mut terms = Vec::new();
-        for v in terminals {
-            let info = TermInfo::from_view(v);
-            let mut t = match self.terms.iter().position(|t| t.info.name == info.name) {
-                Some(i) => self.terms.remove(i),
-                None => TermView::new(info.clone()),
-            };
-            t.info = info;
-            live_title(&mut t, v);
-            // Steps may have been lost: the history is read again when shown, and a turn
-            // still running is read again when it ends.
-            t.log_requested = false;
-            t.transcript.fell_behind();
-            terms.push(t);
-        }
-        self.terms = terms;
-        let mut fx = Vec::new();
-        if first {
-            let listed = self.listed();
-            let here = listed
-                .iter()
-                .find(|t| t.info.dir == self.cwd || t.info.source == self.cwd)
-                .map(|t| t.info.name.clone());
-            let pick = here.clone().or(listed.first().map(|t| t.info.name.clone()));
-            if let Some(name) = pick {
-                fx.extend(self.focus(&name));
-            }
-            if here.is_none() && self.mode == Mode::Normal {
-                self.mode = Mode::Offer;
-            }
-        }
-        let shown: Vec<String> = self.panes.iter().filter_map(|p| p.term.clone()).collect();
-        for name in shown {
-            fx.extend(self.show_effects(&name));
-        }
-        let names: Vec<String> = self.terms.iter().map(|t| t.info.name.clone()).collect();
-        for name in names {
-            self.queue_changed(&name);
-        }
-        fx
     }
 
     fn on_reply(&mut self, tag: Tag, result: Result<Value, BatonError>) -> Vec<Effect> {
@@ -648,20 +559,11 @@ impl App {
     }
 }
 
-fn log_call(name: &str) -> Effect {
+pub(in crate::tui) fn log_call(name: &str) -> Effect {
     Effect::Call(
         Tag::Log(name.to_string()),
         Request::Log {
             name: name.to_string(),
         },
     )
-}
-
-/// The live conversation's title, as the server has it now, for the transcript's dividers.
-fn live_title(t: &mut TermView, v: &TerminalView) {
-    if let Some(c) = &v.conversation {
-        if let Some(title) = &c.title {
-            t.transcript.set_title(c.number, title);
-        }
-    }
 }

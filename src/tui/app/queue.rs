@@ -214,8 +214,8 @@ impl App {
                 }
             }
             Err(e) => {
-                if let Some(text) = back.filter(|_| self.composer.is_empty()) {
-                    self.composer.set_text(&text);
+                if let Some(text) = back {
+                    self.put_back(&name, &text);
                 }
                 self.error(format!("{name}: {e}"));
             }

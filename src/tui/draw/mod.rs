@@ -2,6 +2,8 @@
 //! line, and the overlays (help, new-terminal form). Nothing here changes what the UI knows;
 //! it only records where things landed (for the mouse) and caches wrapped lines.
 
+pub mod help;
+
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -61,7 +63,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     }
     draw_status(f, app, status);
     match &app.mode {
-        Mode::Help => draw_help(f, app),
+        Mode::Help { .. } => help::draw_help(f, app),
         Mode::Instructions => draw_instructions(f, app),
         Mode::NewTerminal(form) => draw_form(f, form),
         Mode::Normal
@@ -429,6 +431,17 @@ fn waiting_lines(t: &TermView, selected: Option<u32>, editing: Option<u32>) -> V
     out
 }
 
+/// What the composer's title says the next prompt changes: a provider switch starts that
+/// provider's own session in the same conversation; a model change resumes the session on it.
+fn change_note(provider: bool, model: bool) -> &'static str {
+    match (provider, model) {
+        (true, true) => " (provider + model change)",
+        (true, false) => " (provider switch)",
+        (false, true) => " (model change)",
+        (false, false) => "",
+    }
+}
+
 fn composer_title(app: &App) -> String {
     let Some(t) = app.focused() else {
         return " prompt ".into();
@@ -444,11 +457,7 @@ fn composer_title(app: &App) -> String {
     if let Some(m) = app.prompt_model() {
         provider = format!("{provider}/{m}");
     }
-    let switch = if app.next_provider.is_some() || app.next_model.is_some() {
-        " (switch)"
-    } else {
-        ""
-    };
+    let switch = change_note(app.next_provider.is_some(), app.next_model.is_some());
     let fresh = if app.next_fresh {
         format!(
             " · opens a fresh conversation ({}: no)",
@@ -512,7 +521,7 @@ fn hints(app: &App) -> String {
         Mode::NewTerminal(_) => {
             "Enter create · Tab next field · ←/→ provider · Esc cancel".into()
         }
-        Mode::Help => "any key closes the help".into(),
+        Mode::Help { .. } => "↑↓ j/k PageUp/PageDown g/G scroll · any other key closes the help".into(),
         Mode::ConfirmRemove(name) => format!(
             "remove {name}? its work is committed and its branch kept · y/n"
         ),
@@ -587,24 +596,6 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
         w,
         h,
     )
-}
-
-fn draw_help(f: &mut Frame, app: &App) {
-    let rows = app.keys.help();
-    let key_w = rows.iter().map(|(k, _)| str_width(k)).max().unwrap_or(0);
-    let area = centered(f.area(), 80, rows.len() as u16 + 2);
-    let lines: Vec<Line<'static>> = rows
-        .into_iter()
-        .map(|(k, what)| {
-            Line::from(vec![
-                Span::styled(format!(" {k:<key_w$}  "), Style::default().fg(Color::Cyan)),
-                Span::raw(what),
-            ])
-        })
-        .collect();
-    f.render_widget(Clear, area);
-    let block = Block::default().borders(Borders::ALL).title(" keys ");
-    f.render_widget(Paragraph::new(lines).block(block), area);
 }
 
 /// The focused terminal's standing instructions, numbered as `baton instructions NAME` numbers

@@ -197,6 +197,10 @@ fn a_turn_ending_out_of_view_marks_the_list_and_rings() {
     );
     let s = screen(&mut app, 70, 8);
     assert!(s.contains("1 web             ✗ failed"), "{s}");
+    // Its next turn runs: the list says so at once, though web was never shown.
+    app.update(announce(terminal("web", "codex", "running", None)));
+    let s = screen(&mut app, 70, 8);
+    assert!(s.contains("1 web            ● running"), "{s}");
 }
 
 #[test]
@@ -213,7 +217,7 @@ fn composer_grows_with_lines_and_shows_the_provider_switch() {
 │                                                │
 │                                                │
 └────────────────────────────────────────────────┘
-┌ prompt → api · codex (switch) · Tab: provider ─┐
+┌ prompt → api · codex (provider switch) · Tab: …┐
 │first line                                      │
 │second                                          │
 └────────────────────────────────────────────────┘
@@ -243,7 +247,7 @@ fn ctrl_o_sets_the_model_for_the_next_prompts_shown_in_the_title_and_sent() {
 │No turns yet: type a prompt below and press Enter.       │
 │                                                         │
 └─────────────────────────────────────────────────────────┘
-┌ prompt → api · codex/gpt-5.5 (switch) · Tab: provider ──┐
+┌ prompt → api · codex/gpt-5.5 (provider + model change) …┐
 │                                                         │
 └─────────────────────────────────────────────────────────┘
  baton  Enter send · Alt-Enter newline · Tab provider · C-…
@@ -300,12 +304,19 @@ fn help_overlay_lists_the_keys() {
     let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
     app.update(ctrl('b'));
     app.update(key(KeyCode::Char('?')));
-    let s = screen(&mut app, 90, 44);
+    // A wide screen shows every line whole, in a box as wide as its longest line.
+    let s = screen(&mut app, 200, 70);
+    assert!(s.contains("┌ keys ─"), "no scrolling needed:\n{s}");
+    let top = s.lines().find(|l| l.contains("┌ keys")).unwrap_or_default();
+    let from = top.find("┌ keys").unwrap_or_default();
+    let width = top[from..].chars().take_while(|c| *c != '┐').count() + 1;
+    assert!((100..200).contains(&width), "{width}:\n{s}");
     for k in [
         "C-b c",
         "C-b d",
         "Alt-Enter",
-        "Esc, C-c",
+        "C-c",
+        "C-u / C-w",
         "C-e",
         "M-s",
         "M-j",
@@ -323,8 +334,28 @@ fn help_overlay_lists_the_keys() {
     ] {
         assert!(s.contains(k), "help misses {k}:\n{s}");
     }
+    // A small screen scrolls it: the last line is reached with G, the first again with g.
+    let s = screen(&mut app, 80, 20);
+    assert!(s.contains(" keys 1–18 of "), "{s}");
+    assert!(!s.contains("mouse drag / double click"), "{s}");
+    app.update(key(KeyCode::Char('G')));
+    let s = screen(&mut app, 80, 20);
+    assert!(s.contains("mouse drag / double click"), "{s}");
+    assert!(!s.contains("C-b c "), "{s}");
+    app.update(key(KeyCode::Up));
+    app.update(key(KeyCode::Char('g')));
+    assert!(screen(&mut app, 80, 20).contains("C-b c "));
+    // The wheel scrolls it too.
+    app.update(Msg::Mouse(crossterm::event::MouseEvent {
+        kind: crossterm::event::MouseEventKind::ScrollDown,
+        column: 40,
+        row: 10,
+        modifiers: KeyModifiers::NONE,
+    }));
+    let s = screen(&mut app, 80, 20);
+    assert!(s.contains(" keys 4–21 of "), "{s}");
     app.update(key(KeyCode::Char('q')));
-    assert!(!screen(&mut app, 90, 44).contains("PageUp / PageDown"));
+    assert!(!screen(&mut app, 80, 20).contains("PageUp / PageDown"));
 }
 
 #[test]
@@ -678,14 +709,15 @@ fn the_help_overlay_and_hints_show_remapped_keys() {
     let s = screen(&mut app, 100, 14);
     let top: Vec<&str> = s.lines().take(6).collect();
     let want = [
-        "┌ terminal┌ keys ────────────────────────────────────────────────────────────────────────┐─────────┐",
-        "│0 api    │ C-q N                        new terminal (name, dir, provider, brief)       │         │",
-        "│  claude │ C-q s                        shell face: a shell in the terminal's checkout (│         │",
-        "│         │ C-q C-q                      send the prefix key itself to the shell         │         │",
-        "│         │ C-q g                        diff face: the terminal's branch since it starte│         │",
-        "│         │ C-q M-n / C-q p              next / previous terminal                        │         │",
+        "┌ keys 1–12 of 55 · ↑↓ PageUp/PageDown scroll ─────────────────────────────────────────────────────┐",
+        "│ C-q N                        new terminal (name, dir, provider, brief)                           │",
+        "│ C-q s                        shell face: a shell in the terminal's checkout (keys go to it;      │",
+        "│                              again: back)                                                        │",
+        "│ C-q C-q                      send the prefix key itself to the shell                             │",
+        "│ C-q g                        diff face: the terminal's branch since it started (again: back)     │",
     ];
     assert_eq!(top, want);
+    assert!(s.contains("│ C-q M-n / C-q p "), "{s}");
     // The status line's hints come from the same table.
     app.update(key(KeyCode::Char('z')));
     let s = screen(&mut app, 160, 14);

@@ -14,6 +14,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+pub use super::key::{event_label, Key, KeyNameError};
 use crate::config::KeysConfig;
 use crate::tui::panes::layout::Side;
 
@@ -201,15 +202,6 @@ pub fn input_key(a: InputAction) -> Key {
         .map_or(Key::plain(' '), |(_, k, _)| *k)
 }
 
-/// A key name that is not one (`Key::parse`).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum KeyNameError {
-    #[error("{name:?} is not a key (one character, C-x for Ctrl, M-x for Alt)")]
-    NotAKey { name: String },
-    #[error("{name:?}: Ctrl goes only with a letter (C-a … C-z)")]
-    CtrlWithoutLetter { name: String },
-}
-
 /// A `[ui.keys]` setting refused (`Keys::from_config`); each message is one line naming the
 /// setting at fault, as the user wrote it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -232,112 +224,6 @@ pub enum KeysError {
         key: String,
         other: &'static str,
     },
-}
-
-/// One key: a character, with Ctrl and/or Alt (`c`, `%`, `C-a`, `M-x`, `C-M-x`, `Space`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Key {
-    pub ch: char,
-    pub ctrl: bool,
-    pub alt: bool,
-}
-
-impl Key {
-    pub const fn plain(ch: char) -> Key {
-        Key {
-            ch,
-            ctrl: false,
-            alt: false,
-        }
-    }
-
-    pub const fn ctrl(ch: char) -> Key {
-        Key {
-            ch,
-            ctrl: true,
-            alt: false,
-        }
-    }
-
-    pub const fn alt(ch: char) -> Key {
-        Key {
-            ch,
-            ctrl: false,
-            alt: true,
-        }
-    }
-
-    /// Reads a key name as tmux writes it: `C-` for Ctrl, `M-` for Alt, then one character
-    /// (or `Space`).
-    pub fn parse(name: &str) -> Result<Key, KeyNameError> {
-        let bad = || KeyNameError::NotAKey {
-            name: name.to_string(),
-        };
-        let mut key = Key::plain(' ');
-        let mut rest = name;
-        loop {
-            if let Some(r) = rest.strip_prefix("C-").filter(|r| !r.is_empty()) {
-                key.ctrl = true;
-                rest = r;
-            } else if let Some(r) = rest.strip_prefix("M-").filter(|r| !r.is_empty()) {
-                key.alt = true;
-                rest = r;
-            } else {
-                break;
-            }
-        }
-        let mut chars = rest.chars();
-        key.ch = match (chars.next(), chars.next()) {
-            _ if rest == "Space" => ' ',
-            (Some(c), None) if !c.is_control() && (c != ' ' || key.ctrl || key.alt) => c,
-            _ => return Err(bad()),
-        };
-        if key.ctrl {
-            if !key.ch.is_ascii_alphabetic() {
-                return Err(KeyNameError::CtrlWithoutLetter {
-                    name: name.to_string(),
-                });
-            }
-            key.ch = key.ch.to_ascii_lowercase();
-        }
-        Ok(key)
-    }
-
-    /// The event is this key (Shift is part of the character, so it is not compared).
-    pub fn matches(self, k: &KeyEvent) -> bool {
-        let KeyCode::Char(c) = k.code else {
-            return false;
-        };
-        let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
-        let alt = k.modifiers.contains(KeyModifiers::ALT);
-        let c = if ctrl { c.to_ascii_lowercase() } else { c };
-        c == self.ch && ctrl == self.ctrl && alt == self.alt
-    }
-
-    /// The event a terminal would send for this key.
-    pub fn event(self) -> KeyEvent {
-        let mut m = KeyModifiers::NONE;
-        if self.ctrl {
-            m |= KeyModifiers::CONTROL;
-        }
-        if self.alt {
-            m |= KeyModifiers::ALT;
-        }
-        KeyEvent::new(KeyCode::Char(self.ch), m)
-    }
-
-    pub fn label(self) -> String {
-        let ch = if self.ch == ' ' {
-            "Space".to_string()
-        } else {
-            self.ch.to_string()
-        };
-        format!(
-            "{}{}{ch}",
-            if self.ctrl { "C-" } else { "" },
-            if self.alt { "M-" } else { "" }
-        )
-    }
 }
 
 /// The prefix key and what each key after it does.
@@ -545,7 +431,7 @@ impl Keys {
 }
 
 /// The keys that work without the prefix, as the help overlay lists them.
-const PLAIN_HELP: [(&str, &str); 14] = [
+const PLAIN_HELP: [(&str, &str); 15] = [
     (
         "Enter",
         "send the prompt (the server queues it while a turn runs)",
@@ -558,8 +444,12 @@ const PLAIN_HELP: [(&str, &str); 14] = [
         "model for the next prompt (empty: the terminal's own)",
     ),
     (
-        "Esc, C-c",
-        "interrupt the running turn (partial output stays)",
+        "Esc",
+        "interrupt the running turn (partial output stays); nothing running: Esc Esc clears the draft",
+    ),
+    (
+        "C-c",
+        "clear what is typed; on an empty composer, interrupt the running turn",
     ),
     (
         "Esc Esc (empty composer)",
@@ -573,7 +463,7 @@ const PLAIN_HELP: [(&str, &str); 14] = [
     ("C-End", "follow the end of the transcript"),
     (
         "C-u / C-w",
-        "delete to line start / the word before (C-u clears a form field)",
+        "delete to line start (at a line start: the whole draft) / the word before",
     ),
     ("Home / End", "start / end of the line"),
     (

@@ -1,6 +1,7 @@
 //! What keys, pastes and the mouse do, mode by mode: the prefix, the composer's editing keys,
 //! the new-terminal form, the help overlay and the start-up offer.
 
+pub mod key;
 pub mod keys;
 pub mod mouse;
 
@@ -28,7 +29,11 @@ impl App {
             self.status = None;
         }
         match &self.mode {
-            Mode::Help | Mode::Instructions => {
+            Mode::Help { .. } => {
+                self.help_key(&k);
+                return Vec::new();
+            }
+            Mode::Instructions => {
                 self.mode = Mode::Normal;
                 return Vec::new();
             }
@@ -46,10 +51,11 @@ impl App {
                 Some(a) => self.prefix(a),
                 None if self.keys.prefix.matches(&k) => self.shell_prefix(),
                 None => {
+                    let prefix = self.keys.prefix.label();
                     self.say(format!(
-                        "{} {:?}: not bound",
-                        self.keys.prefix.label(),
-                        k.code
+                        "{prefix} {} is not bound; {} lists the keys",
+                        keys::event_label(&k),
+                        self.keys.hint(PrefixAction::Help)
                     ));
                     Vec::new()
                 }
@@ -86,7 +92,7 @@ impl App {
                 Vec::new()
             }
             PrefixAction::Help => {
-                self.mode = Mode::Help;
+                self.mode = Mode::Help { scroll: 0, page: 1 };
                 Vec::new()
             }
             PrefixAction::Instructions => {
@@ -154,7 +160,11 @@ impl App {
             KeyCode::Esc if self.composer.is_empty() && !self.focused_running() => {
                 return self.esc_rewind()
             }
+            // As in Claude Code: Esc Esc on a draft (no turn running) clears it.
+            KeyCode::Esc if !self.focused_running() => self.esc_clear(),
             KeyCode::Esc => return self.interrupt(),
+            // As in Claude Code: Ctrl-C first cancels what is typed, then interrupts.
+            KeyCode::Char('c') if ctrl(&k) && !self.composer.is_empty() => self.cancel_draft(),
             KeyCode::Char('c') if ctrl(&k) => return self.interrupt(),
             KeyCode::Char('t') if ctrl(&k) => self.expand_tools = !self.expand_tools,
             KeyCode::Char('u') if ctrl(&k) => self.composer.kill_to_start(),
@@ -188,6 +198,50 @@ impl App {
             _ => {}
         }
         Vec::new()
+    }
+
+    /// A key over the help: the scrolling keys scroll it (drawing keeps it in range), any
+    /// other closes it.
+    fn help_key(&mut self, k: &KeyEvent) {
+        let Mode::Help { scroll, page } = &mut self.mode else {
+            return;
+        };
+        let half = (*page / 2).max(1);
+        *scroll = match k.code {
+            KeyCode::Down | KeyCode::Char('j') => scroll.saturating_add(1),
+            KeyCode::Up | KeyCode::Char('k') => scroll.saturating_sub(1),
+            KeyCode::PageDown | KeyCode::Char(' ') => scroll.saturating_add(*page),
+            KeyCode::PageUp => scroll.saturating_sub(*page),
+            KeyCode::Char('d') if ctrl(k) => scroll.saturating_add(half),
+            KeyCode::Char('u') if ctrl(k) => scroll.saturating_sub(half),
+            KeyCode::Home | KeyCode::Char('g') => 0,
+            KeyCode::End | KeyCode::Char('G') => usize::MAX,
+            _ => {
+                self.mode = Mode::Normal;
+                return;
+            }
+        };
+    }
+
+    /// Esc on a draft while nothing runs: the first arms, the second clears it.
+    fn esc_clear(&mut self) {
+        if self.esc_armed {
+            self.esc_armed = false;
+            self.cancel_draft();
+        } else {
+            self.esc_armed = true;
+            self.say("Esc again clears the draft");
+        }
+    }
+
+    /// Ctrl-C on a draft: it goes (an edit of waiting input is left as it was).
+    fn cancel_draft(&mut self) {
+        self.composer.clear();
+        if self.editing.take().is_some() {
+            self.say("edit cancelled: the waiting input is left as it was");
+        } else {
+            self.say("draft cleared (Ctrl-c again interrupts a running turn)");
+        }
     }
 
     pub(in crate::tui) fn history_prev(&mut self) {
@@ -276,7 +330,7 @@ impl App {
                     text.push_str(s.lines().next().unwrap_or(""));
                 }
             }
-            Mode::Help | Mode::Instructions | Mode::Offer | Mode::ConfirmRemove(_) => {}
+            Mode::Help { .. } | Mode::Instructions | Mode::Offer | Mode::ConfirmRemove(_) => {}
         }
         Vec::new()
     }
@@ -331,3 +385,7 @@ impl App {
         Vec::new()
     }
 }
+
+#[cfg(test)]
+#[path = "mod_tests.rs"]
+mod tests;

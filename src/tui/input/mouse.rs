@@ -67,6 +67,15 @@ impl App {
 
     /// A mouse event at time `now` (double clicks are told by time).
     pub fn on_mouse_at(&mut self, m: MouseEvent, now: Instant) -> Vec<Effect> {
+        // Over the help, the wheel scrolls it (drawing keeps it in range).
+        if let crate::tui::app::Mode::Help { scroll, .. } = &mut self.mode {
+            match m.kind {
+                MouseEventKind::ScrollUp => *scroll = scroll.saturating_sub(3),
+                MouseEventKind::ScrollDown => *scroll = scroll.saturating_add(3),
+                _ => {}
+            }
+            return Vec::new();
+        }
         let at = Position::new(m.column, m.row);
         let pane = self.panes.iter().position(|p| p.area.contains(at));
         if let Some(fx) = self.mouse_for_shell(&m, at, pane) {

@@ -4,6 +4,7 @@
 //! something happens (an idle client uses no CPU) and never waits on the server.
 
 pub mod notify;
+pub mod saved;
 pub mod signals;
 
 use std::collections::HashMap;

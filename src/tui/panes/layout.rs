@@ -16,7 +16,8 @@ pub const MIN_WIDTH: u16 = 6;
 pub const MIN_HEIGHT: u16 = 3;
 
 /// How a node splits its area.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Split {
     /// Left | right (tmux `%`).
     Beside,
@@ -34,7 +35,8 @@ pub enum Side {
 }
 
 /// The layout tree: a pane (by its index in `App::panes`), or an area split in two halves.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Node {
     Pane(usize),
     Split {

@@ -154,9 +154,13 @@ impl Transcript {
     /// turn that was still running when the log was read, and turns that started after it.
     pub fn merge_log(&mut self, mut log: Transcript) {
         let newest = log.turns.last().map_or(0, |t| t.number);
+        // A turn the log has running that this client never saw start: it shows only what
+        // arrives from now on until the log, read again when it ends, has it whole.
+        let mut unseen = log.running().map(|t| t.number);
         for live in self.turns.drain(..) {
             match log.turns.iter_mut().find(|t| t.number == live.number) {
                 Some(t) if t.end.is_none() => {
+                    unseen = None;
                     if t.parts.is_empty() {
                         t.parts = live.parts;
                     }
@@ -171,6 +175,7 @@ impl Transcript {
         self.titles = log.titles;
         self.forked_from = log.forked_from;
         self.forked_into = log.forked_into;
+        self.gapped = unseen.or(self.gapped);
         self.loaded = true;
         self.version += 1;
         for t in &mut self.turns {
@@ -202,6 +207,11 @@ impl Transcript {
                 ..
             } => {
                 self.turns.retain(|t| t.number != *number);
+                // Every step follows its start (the server replays a running turn from it to
+                // a client that attaches or fell behind): the turn has no gaps now.
+                if self.gapped == Some(*number) {
+                    self.gapped = None;
+                }
                 self.turns.push(TurnEntry {
                     number: *number,
                     conversation: *conversation,

@@ -125,17 +125,7 @@ fn deltas_extend_the_current_piece_and_a_start_opens_the_next() {
 #[test]
 fn merging_the_log_keeps_live_steps_of_the_running_turn() {
     let mut t = Transcript::default();
-    let started = SendEvent::Started {
-        turn_id: "x".into(),
-        number: 3,
-        provider: ProviderKind::Codex,
-        conversation: 2,
-        opened: None,
-        rotate_at: 0.45,
-        session: SessionStart::Switch,
-        prompt: "three".into(),
-    };
-    t.step(&started);
+    t.step(&started_three());
     t.step(&SendEvent::Turn {
         event: TurnEvent::Text {
             text: "partial".into(),
@@ -165,4 +155,39 @@ fn a_turn_that_missed_steps_is_read_again_when_it_ends() {
     idle.finished(&summary(3));
     idle.fell_behind();
     assert_eq!(idle.gapped, None);
+}
+
+fn started_three() -> SendEvent {
+    SendEvent::Started {
+        turn_id: "x".into(),
+        number: 3,
+        provider: ProviderKind::Codex,
+        conversation: 2,
+        opened: None,
+        rotate_at: 0.45,
+        session: SessionStart::Switch,
+        prompt: "three".into(),
+    }
+}
+
+#[test]
+fn a_running_turn_first_seen_in_the_log_is_read_again_when_it_ends() {
+    let summary = crate::tui::testing::views::summary(json!({"number": 3, "conversation": 2}));
+    // Attached mid-turn with none of turn 3's steps: its end reads the log again.
+    let mut attached = Transcript::default();
+    attached.merge_log(Transcript::from_log(&log()));
+    assert_eq!(attached.gapped, Some(3));
+    assert!(attached.finished(&summary));
+    // A client that saw it start has it whole: no second read.
+    let mut watching = Transcript::default();
+    watching.step(&started_three());
+    watching.merge_log(Transcript::from_log(&log()));
+    assert_eq!(watching.gapped, None);
+    assert!(!watching.finished(&summary));
+    // The server's replay of the turn from its start, arriving after the log, fills it too.
+    let mut replayed = Transcript::default();
+    replayed.merge_log(Transcript::from_log(&log()));
+    replayed.step(&started_three());
+    assert_eq!(replayed.gapped, None);
+    assert!(!replayed.finished(&summary));
 }

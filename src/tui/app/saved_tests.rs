@@ -1,0 +1,246 @@
+//! Tests of what a client keeps across a detach: a draft per terminal through focus changes,
+//! panes and renames; the drafts written back; the layout saved and brought back.
+
+use super::*;
+use crate::protocol::WatchEvent;
+use crate::protocol::{Request, SendRequest};
+use crate::tui::app::{Effect, Msg, Tag};
+use crate::tui::input::keys::Keys;
+use crate::tui::testing::{app_with, ctrl, key, prefix, terminal};
+use crossterm::event::KeyCode;
+use pretty_assertions::assert_eq;
+
+fn typed(app: &mut App, s: &str) {
+    for c in s.chars() {
+        app.update(key(KeyCode::Char(c)));
+    }
+}
+
+fn three() -> App {
+    let mut app = app_with(vec![
+        terminal("api", "claude", "idle", None),
+        terminal("web", "codex", "idle", None),
+        terminal("db", "claude", "idle", None),
+    ]);
+    app.panes_area = ratatui::layout::Rect::new(0, 0, 80, 24);
+    app
+}
+
+/// The terminal and prompt of the send Enter makes.
+fn sent(fx: &[Effect]) -> Option<(String, String)> {
+    fx.iter().find_map(|e| match e {
+        Effect::Call(
+            Tag::Send { .. },
+            Request::Send {
+                name,
+                send: SendRequest { prompt, .. },
+                ..
+            },
+        ) => Some((name.clone(), prompt.clone())),
+        _ => None,
+    })
+}
+
+#[test]
+fn each_terminal_keeps_its_own_draft_and_enter_sends_it_there() {
+    let mut app = three();
+    assert_eq!(app.focused_name().as_deref(), Some("api"));
+    typed(&mut app, "for api");
+    prefix(&mut app, 'n');
+    assert_eq!(app.focused_name().as_deref(), Some("web"));
+    assert_eq!(app.composer.text(), "", "api's draft does not follow");
+    typed(&mut app, "for web");
+    // A pane of its own shows db: its composer starts empty; back to web's pane, web's draft.
+    prefix(&mut app, '%');
+    assert_eq!(app.focused_name().as_deref(), Some("api"));
+    assert_eq!(app.composer.text(), "for api");
+    prefix(&mut app, 'o');
+    assert_eq!(app.composer.text(), "for web");
+    let fx = app.update(key(KeyCode::Enter));
+    assert_eq!(sent(&fx), Some(("web".into(), "for web".into())));
+    prefix(&mut app, 'o');
+    let fx = app.update(key(KeyCode::Enter));
+    assert_eq!(sent(&fx), Some(("api".into(), "for api".into())));
+}
+
+#[test]
+fn a_renamed_terminal_keeps_its_draft_and_a_removed_one_drops_it() {
+    let mut app = three();
+    typed(&mut app, "api's words");
+    prefix(&mut app, 'n');
+    typed(&mut app, "web's words");
+    app.update(Msg::Watch(WatchEvent::Renamed {
+        name: "api".into(),
+        new_name: "backend".into(),
+    }));
+    app.update(Msg::Watch(WatchEvent::Removed { name: "web".into() }));
+    assert_eq!(app.focused_name().as_deref(), Some("backend"));
+    assert_eq!(app.composer.text(), "api's words");
+    let changes = app.changed_drafts();
+    assert_eq!(
+        changes,
+        vec![("backend".into(), Some("api's words".into()))]
+    );
+}
+
+#[test]
+fn an_edit_of_waiting_input_is_not_kept_as_a_draft() {
+    let mut app = three();
+    app.composer.set_text("edited text");
+    app.editing = Some(("api".into(), 4));
+    prefix(&mut app, 'n');
+    assert_eq!(app.editing, None);
+    prefix(&mut app, 'p');
+    assert_eq!(app.composer.text(), "", "the edit left the input as it was");
+}
+
+#[test]
+fn only_the_drafts_this_client_changed_are_written_back() {
+    let mut app = App::new("baton", "/w/api", Keys::default());
+    let file = Saved {
+        drafts: [("api", "old api"), ("web", "web typed"), ("gone", "x")]
+            .into_iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect(),
+        layout: None,
+    };
+    app.restore(file.clone());
+    app.update(Msg::Watch(WatchEvent::Terminals {
+        terminals: vec![
+            terminal("api", "claude", "idle", None),
+            terminal("web", "claude", "idle", None),
+        ],
+    }));
+    assert_eq!(
+        app.composer.text(),
+        "old api",
+        "api's draft comes back on focus"
+    );
+    app.update(ctrl('u'));
+    app.update(ctrl('u'));
+    typed(&mut app, "new api");
+    let changes = app.changed_drafts();
+    assert_eq!(changes, vec![("api".into(), Some("new api".into()))]);
+    // Another client emptied web's draft meanwhile: this one does not bring it back.
+    let mut on_disk = file;
+    on_disk.drafts.remove("web");
+    let out = merged(on_disk, changes, app.saved_layout());
+    let drafts: Vec<(&str, &str)> = out
+        .drafts
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    assert_eq!(drafts, vec![("api", "new api"), ("gone", "x")]);
+}
+
+#[test]
+fn the_layout_comes_back_with_its_faces_focus_and_zoom() {
+    let mut app = three();
+    prefix(&mut app, '%');
+    prefix(&mut app, 's');
+    prefix(&mut app, '"');
+    prefix(&mut app, 'g');
+    prefix(&mut app, 'z');
+    let before = app.saved_layout();
+    assert_eq!(before.panes.len(), 3);
+    assert!(before.zoomed);
+
+    let mut again = App::new("baton", "/elsewhere", Keys::default());
+    again.restore(Saved {
+        drafts: Default::default(),
+        layout: Some(before.clone()),
+    });
+    let fx = again.update(Msg::Watch(WatchEvent::Terminals {
+        terminals: vec![
+            terminal("api", "claude", "idle", None),
+            terminal("web", "codex", "idle", None),
+            terminal("db", "claude", "idle", None),
+        ],
+    }));
+    assert_eq!(again.saved_layout(), before);
+    // No terminal works in /elsewhere: the offer to make one stands, over the layout.
+    assert_eq!(again.mode, crate::tui::app::Mode::Offer);
+    let diff_read = fx
+        .iter()
+        .any(|e| matches!(e, Effect::Call(Tag::Diff(_), _)));
+    assert!(diff_read, "the diff face reads its diff: {fx:?}");
+
+    // A terminal removed meanwhile leaves its pane empty; a broken tree is not used.
+    let mut fewer = App::new("baton", "/elsewhere", Keys::default());
+    fewer.restore(Saved {
+        drafts: Default::default(),
+        layout: Some(before.clone()),
+    });
+    fewer.update(Msg::Watch(WatchEvent::Terminals {
+        terminals: vec![
+            terminal("api", "claude", "idle", None),
+            terminal("web", "codex", "idle", None),
+        ],
+    }));
+    let terms: Vec<Option<&str>> = fewer.panes.iter().map(|p| p.term.as_deref()).collect();
+    assert_eq!(terms, vec![Some("api"), Some("web"), None]);
+    let mut broken = before;
+    broken.panes.pop();
+    let mut app = App::new("baton", "/w/api", Keys::default());
+    app.restore(Saved {
+        drafts: Default::default(),
+        layout: Some(broken),
+    });
+    assert_eq!(app.saved_layout, None);
+}
+
+#[test]
+fn text_typed_for_a_terminal_not_announced_yet_stays_with_it() {
+    // A rewind's reply focuses the new terminal and puts the prompt in the composer before
+    // the server announces that terminal.
+    let mut app = three();
+    app.focus("api-2");
+    app.composer.set_text("the rewound prompt");
+    app.update(crate::tui::testing::announce(terminal(
+        "api-2", "claude", "idle", None,
+    )));
+    assert_eq!(app.focused_name().as_deref(), Some("api-2"));
+    assert_eq!(app.composer.text(), "the rewound prompt");
+}
+
+#[test]
+fn after_a_write_only_later_changes_are_this_clients() {
+    let mut app = three();
+    typed(&mut app, "for api");
+    let before = app.save_point();
+    prefix(&mut app, 'n');
+    assert_ne!(
+        app.save_point(),
+        before,
+        "a draft put aside is worth writing"
+    );
+    app.saved();
+    assert_eq!(app.changed_drafts(), vec![]);
+    typed(&mut app, "for web");
+    assert_eq!(
+        app.changed_drafts(),
+        vec![("web".into(), Some("for web".into()))]
+    );
+}
+
+#[test]
+fn opened_in_a_terminals_folder_its_pane_takes_the_focus() {
+    let mut app = three();
+    prefix(&mut app, '%');
+    assert_eq!(app.focused_name().as_deref(), Some("web"));
+    let layout = app.saved_layout();
+    // `three` is opened in /w/api, api's folder: api's pane gets the focus back.
+    let mut again = App::new("baton", "/w/api", Keys::default());
+    again.restore(Saved {
+        drafts: Default::default(),
+        layout: Some(layout),
+    });
+    again.update(Msg::Watch(WatchEvent::Terminals {
+        terminals: vec![
+            terminal("api", "claude", "idle", None),
+            terminal("web", "codex", "idle", None),
+        ],
+    }));
+    assert_eq!(again.focused_name().as_deref(), Some("api"));
+    assert_eq!(again.panes.len(), 2);
+}

@@ -1,0 +1,161 @@
+//! The server's watch stream applied to the state: the list of terminals (at start and after
+//! this client fell behind), a terminal's change, the steps and end of a turn, renames and
+//! removals.
+
+use crate::protocol::views::TerminalView;
+use crate::protocol::WatchEvent;
+use crate::tui::app::{log_call, App, Effect, Mode, TermInfo, TermView};
+use crate::words::TurnStatus;
+
+impl App {
+    pub(super) fn on_watch(&mut self, ev: WatchEvent) -> Vec<Effect> {
+        match ev {
+            WatchEvent::Terminals { terminals } => self.on_snapshot(&terminals),
+            WatchEvent::Terminal { terminal } => {
+                let info = TermInfo::from_view(&terminal);
+                let name = info.name.clone();
+                let hidden = info.archived && !self.show_archived;
+                let mut fx = match self.term_mut(&name) {
+                    Some(t) => {
+                        t.set_info(info);
+                        live_title(t, &terminal);
+                        Vec::new()
+                    }
+                    None => {
+                        self.terms.push(TermView::new(info));
+                        // A pane may show it already (a fork's reply came first).
+                        if self.visible(&name) {
+                            self.show_effects(&name)
+                        } else {
+                            Vec::new()
+                        }
+                    }
+                };
+                self.queue_changed(&name);
+                if hidden && self.visible(&name) {
+                    fx.extend(self.unshow(&name));
+                }
+                if !hidden && self.panes.iter().all(|p| p.term.is_none()) {
+                    fx.extend(self.focus(&name));
+                }
+                fx
+            }
+            WatchEvent::Turn { name, event } => {
+                let Some(t) = self.term_mut(&name) else {
+                    return Vec::new();
+                };
+                if matches!(event, crate::protocol::SendEvent::Started { .. }) {
+                    t.unseen = None;
+                }
+                t.transcript.step(&event);
+                Vec::new()
+            }
+            WatchEvent::Refused { name, error } => {
+                self.error(format!("{name}: {}", error.message));
+                Vec::new()
+            }
+            WatchEvent::Finished { name, summary } => {
+                let visible = self.visible(&name);
+                let refresh = self.refresh_diff(&name);
+                let Some(t) = self.term_mut(&name) else {
+                    return Vec::new();
+                };
+                // Steps of it were missed while this client fell behind: read it whole.
+                let reread = t.transcript.finished(&summary).then(|| log_call(&name));
+                if visible {
+                    // "interrupting…" and the like are stale once the turn ended.
+                    if self.status.as_ref().is_some_and(|(_, err)| !err) {
+                        self.status = None;
+                    }
+                    return refresh.into_iter().chain(reread).collect();
+                }
+                t.unseen = Some(summary.status);
+                let body = match summary.status {
+                    TurnStatus::Completed => format!("{name}: turn {} completed", summary.number),
+                    TurnStatus::Failed => format!("{name}: turn {} failed", summary.number),
+                    TurnStatus::Interrupted => {
+                        format!("{name}: turn {} interrupted", summary.number)
+                    }
+                };
+                let notify = Effect::Notify {
+                    title: self.title.clone(),
+                    body,
+                };
+                std::iter::once(notify).chain(reread).collect()
+            }
+            WatchEvent::Renamed { name, new_name } => self.renamed(&name, &new_name),
+            WatchEvent::Removed { name } => self.removed(&name),
+        }
+    }
+
+    /// The full list: at start, and again after this client fell behind (re-read what it shows).
+    fn on_snapshot(&mut self, terminals: &[TerminalView]) -> Vec<Effect> {
+        let first = !self.connected;
+        self.connected = true;
+        let mut terms = Vec::new();
+        for v in terminals {
+            let info = TermInfo::from_view(v);
+            let mut t = match self.terms.iter().position(|t| t.info.name == info.name) {
+                Some(i) => self.terms.remove(i),
+                None => TermView::new(info.clone()),
+            };
+            t.set_info(info);
+            live_title(&mut t, v);
+            // Steps may have been lost: the history is read again when shown, and a turn
+            // still running is read again when it ends.
+            t.log_requested = false;
+            t.transcript.fell_behind();
+            terms.push(t);
+        }
+        self.terms = terms;
+        let mut fx = Vec::new();
+        if first {
+            let listed = self.listed();
+            let here = listed
+                .iter()
+                .find(|t| t.info.dir == self.cwd || t.info.source == self.cwd)
+                .map(|t| t.info.name.clone());
+            let first_listed = listed.first().map(|t| t.info.name.clone());
+            if self.bring_back_layout() {
+                // The layout as it was; opened in a terminal's folder, its pane has the focus.
+                let pane = here
+                    .as_ref()
+                    .and_then(|h| self.panes.iter().position(|p| p.term.as_ref() == Some(h)));
+                if let Some(i) = pane.filter(|i| *i != self.active) {
+                    fx.extend(self.select_pane(i));
+                }
+                // Its panes read their history below; its diff faces read their diff.
+                let diffs: Vec<String> = (self.panes.iter())
+                    .filter(|p| p.diff)
+                    .filter_map(|p| p.term.clone())
+                    .collect();
+                for name in diffs {
+                    fx.extend(self.refresh_diff(&name));
+                }
+            } else if let Some(name) = here.clone().or(first_listed) {
+                fx.extend(self.focus(&name));
+            }
+            if here.is_none() && self.mode == Mode::Normal {
+                self.mode = Mode::Offer;
+            }
+        }
+        let shown: Vec<String> = self.panes.iter().filter_map(|p| p.term.clone()).collect();
+        for name in shown {
+            fx.extend(self.show_effects(&name));
+        }
+        let names: Vec<String> = self.terms.iter().map(|t| t.info.name.clone()).collect();
+        for name in names {
+            self.queue_changed(&name);
+        }
+        fx
+    }
+}
+
+/// The live conversation's title, as the server has it now, for the transcript's dividers.
+fn live_title(t: &mut TermView, v: &TerminalView) {
+    if let Some(c) = &v.conversation {
+        if let Some(title) = &c.title {
+            t.transcript.set_title(c.number, title);
+        }
+    }
+}
