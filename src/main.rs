@@ -200,8 +200,12 @@ enum Cmd {
     /// multiplexer on a TTY, else (or with --script) a scripted walk-through
     Demo {
         /// Print the scripted walk-through instead of opening the multiplexer
-        #[arg(long)]
+        #[arg(long, conflicts_with = "stop")]
         script: bool,
+        /// End a demo left running after a detach: remove the worktrees and branches it
+        /// made, stop its server, delete its folder DIR (the one it printed)
+        #[arg(long, value_name = "DIR")]
+        stop: Option<std::path::PathBuf>,
     },
     /// Open the multiplexer attached to the server (what `baton` alone does)
     Attach,
@@ -561,7 +565,10 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
             commands::simple(c, &Request::Reindex, json, render::reindexed)
         }
         Some(Cmd::Doctor { fix, json }) => baton::doctor::run(c, fix, json),
-        Some(Cmd::Demo { script }) => baton::demo::run(script),
+        Some(Cmd::Demo {
+            stop: Some(dir), ..
+        }) => baton::demo::stop(&dir),
+        Some(Cmd::Demo { script, stop: None }) => baton::demo::run(script),
     }
 }
 

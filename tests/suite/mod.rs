@@ -3,6 +3,7 @@ mod common;
 mod architecture;
 mod bad_input;
 mod config;
+mod demo;
 mod doctor;
 mod exports;
 mod faults;
