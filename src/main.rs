@@ -149,6 +149,11 @@ enum Cmd {
         json: bool,
     },
     /// Run a prompt in a terminal and stream the turn (`-` reads the prompt from stdin)
+    ///
+    /// Ctrl-c interrupts the turn (its partial output kept), prints the interrupted summary
+    /// and exits 130; a second Ctrl-c exits at once and leaves the turn running (`baton watch
+    /// NAME` follows it). While the prompt still waits behind another turn, Ctrl-c exits 130
+    /// and leaves it queued (`baton queue NAME rm N` withdraws it).
     Send(SendArgs),
     /// The terminal's waiting input, in order; edit, withdraw, move, steer or jump one
     Queue(QueueArgs),
@@ -439,8 +444,12 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
             commands::simple(c, &args.request()?, json, render::show)
         }
         Some(Cmd::Send(args)) => {
-            let (name, json) = (args.name.clone(), args.json);
-            commands::send(c, args.request()?, &name, json)
+            let (name, json, detach) = (args.name.clone(), args.json, args.detach);
+            let req = args.request()?;
+            if !detach {
+                baton::client::ctrl_c::install(c, &name, false);
+            }
+            commands::send(c, req, &name, json)
         }
         Some(Cmd::Queue(args)) => {
             let json = args.json;

@@ -2,6 +2,7 @@
 //! and reading its replies.
 
 pub mod commands;
+pub mod ctrl_c;
 pub mod out;
 pub mod prune;
 pub mod render;

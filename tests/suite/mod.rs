@@ -3,6 +3,7 @@ mod common;
 mod architecture;
 mod bad_input;
 mod config;
+mod ctrl_c;
 mod demo;
 mod doctor;
 mod exports;
