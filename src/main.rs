@@ -182,6 +182,19 @@ enum Cmd {
     Instructions(InstructionsArgs),
     /// Interrupt the running turn (SIGINT to the CLI's process group)
     Interrupt { name: String },
+    /// Follow the running turn as `send` shows it: from its start (what already streamed,
+    /// then live), ending with its summary and `send`'s exit code. Ctrl-c stops watching (exit
+    /// 130); the turn goes on
+    #[command(alias = "follow")]
+    Watch {
+        name: String,
+        /// With no turn running, wait for the next one to start
+        #[arg(long)]
+        next: bool,
+        /// The stream as JSON lines, as `send --json`
+        #[arg(long)]
+        json: bool,
+    },
     /// Start, stop or inspect the server
     Server {
         #[command(subcommand)]
@@ -566,6 +579,14 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
             commands::simple(c, &Request::Log { name }, json, render::log)
         }
         Some(Cmd::Instructions(args)) => args.run(c),
+        Some(Cmd::Watch { name, next, json }) => {
+            baton::client::ctrl_c::install(c, &name, true);
+            let req = Request::Follow {
+                name: name.clone(),
+                next,
+            };
+            commands::send(c, req, &name, json)
+        }
         Some(Cmd::Interrupt { name }) => {
             commands::simple(c, &Request::Interrupt { name }, false, render::interrupted)
         }

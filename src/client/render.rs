@@ -383,11 +383,11 @@ pub fn reindexed(v: &ReindexView) -> String {
 pub fn accepted(v: &AcceptedView) -> String {
     let mut out = match v.position {
         Some(p) => format!(
-            "accepted as input {} of {} ({}, position {p}); follow it with `baton log {}` or `baton queue {}`",
+            "accepted as input {} of {} ({}, position {p}); `baton queue {}` shows it waiting, `baton watch {}` follows the running turn",
             v.input, v.name, v.mode.as_str(), v.name, v.name
         ),
         None => format!(
-            "accepted as input {} of {}: its turn started (follow it with `baton log {}`)",
+            "accepted as input {} of {}: its turn started (follow it with `baton watch {}`)",
             v.input, v.name, v.name
         ),
     };

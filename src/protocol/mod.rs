@@ -55,6 +55,13 @@ pub enum Request {
     Interrupt {
         name: String,
     },
+    /// Follow terminal `name`'s running turn as `send` would: every reply of it from its start,
+    /// then the live ones, until its summary. `next`: with no turn running, wait for the next.
+    Follow {
+        name: String,
+        #[serde(default)]
+        next: bool,
+    },
     /// The terminal's branch against where it started.
     Diff {
         name: String,

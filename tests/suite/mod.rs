@@ -8,6 +8,7 @@ mod demo;
 mod doctor;
 mod exports;
 mod faults;
+mod follow;
 mod forks;
 mod git;
 mod instructions;
