@@ -346,8 +346,14 @@ pub struct NotRunningView {
 pub struct DiffView {
     pub name: String,
     pub branch: String,
+    /// The commit the terminal started from.
     pub base_commit: String,
-    /// `git diff --stat` (or the whole patch with `--patch`); empty: no changes yet.
+    /// The commit the diff is taken from: the branch's merge base with its base branch's
+    /// tip, or the last tip of it squash-merged there (`baton merge`), so landed work is not
+    /// listed again. (Default empty: read from a server that predates it.)
+    #[serde(default)]
+    pub since: String,
+    /// `git diff --stat` (or the whole patch with `--patch`); empty: nothing left to land.
     pub diff: String,
 }
 
