@@ -348,12 +348,15 @@ enum QueueCmd {
     Steer { input: u32 },
     /// Interrupt the running turn and run waiting input N next
     Jump { input: u32 },
+    /// Run the queue held after an interrupt (an interrupt holds waiting input)
+    Run,
 }
 
 impl QueueArgs {
     fn request(self) -> Result<Request, BatonError> {
         let change = match self.action {
             None => None,
+            Some(QueueCmd::Run) => return Ok(Request::QueueRun { name: self.name }),
             Some(QueueCmd::Edit { input, text }) => {
                 let text = commands::read_prompt(Some(text.unwrap_or_else(|| "-".into())))?;
                 Some((input, QueueAction::Edit { text }))

@@ -37,6 +37,10 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         change: Option<QueueChange>,
     },
+    /// Resume the terminal's queue held after an interrupt.
+    QueueRun {
+        name: String,
+    },
     Ls {
         /// Archived terminals too.
         #[serde(default)]

@@ -207,6 +207,10 @@ pub struct TerminalView {
     /// Hidden from `ls` and the multiplexer's list (`baton archive`).
     #[serde(default)]
     pub archived: bool,
+    /// The waiting input is held after a user's interrupt: nothing starts until `baton queue
+    /// NAME run`.
+    #[serde(default)]
+    pub queue_held: bool,
 }
 
 /// One conversation of `log --json`, with its provider sessions.

@@ -387,6 +387,10 @@ async fn handle(
             None => read::queue(srv, &t),
             Some(c) => turn::queue::change(srv, &t, c.input, c.action),
         })),
+        Request::QueueRun { name } => done(
+            srv.terminal(&name)
+                .and_then(|t| turn::hold::resume(srv, &t)),
+        ),
         Request::Ls { all } => done(read::ls(srv, all)),
         Request::Show { name } => done(read::show(srv, &name)),
         Request::Log { name } => done(read::log(srv, &name)),

@@ -60,6 +60,8 @@ pub struct TermRuntime {
     pub feeds: Mutex<HashMap<u32, Arc<super::feed::Feed>>>,
     /// An interrupt came while the taken input's turn was starting: it starts interrupted.
     pub interrupt_pending: AtomicBool,
+    /// The queue is held after a user's interrupt (`turn::hold`): the runner takes nothing.
+    pub held: AtomicBool,
     /// The running Claude turn's stdin for steers, while it takes them.
     pub steer: Mutex<Option<Steering>>,
     /// The highest input and turn numbers used: never reused, even if the index missed one.

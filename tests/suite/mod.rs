@@ -11,6 +11,7 @@ mod faults;
 mod follow;
 mod forks;
 mod git;
+mod hold;
 mod instructions;
 mod json_contract;
 mod local;

@@ -153,7 +153,11 @@ fn create_send_queue_interrupt_detach_and_reattach() {
     ui.wait_for("⏸ waiting 1 · #3: after the hang");
     ui.keys(&["Escape"]);
     ui.wait_for("── interrupted");
-    // The partial answer stays, and the waiting prompt runs once the terminal is free.
+    // The partial answer stays; the interrupt held the queue until `r` on the waiting input.
+    assert!(ui.screen().contains("⏸ waiting 1"), "{}", ui.screen());
+    assert_eq!(w.show("proj")["queue_held"], true);
+    ui.keys(&["Up"]);
+    ui.keys(&["r"]);
     let s = ui.wait_for("last_user=after the hang");
     assert!(s.contains("MOCK-PARTIAL before hang"), "{s}");
     assert!(!s.contains("⏸ waiting"), "{s}");
