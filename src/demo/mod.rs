@@ -195,9 +195,12 @@ fn multiplexer(client: &Client, project: &Path) -> Result<i32, BatonError> {
         ("review", "codex", "Reviews the api terminal's changes"),
     ];
     for (name, provider, brief) in terminals {
+        // A folder each: two terminals never share one (`baton new` refuses that).
+        let dir = project.join(name);
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
         client.call(&Request::New {
             name: Some(name.into()),
-            dir: project.to_string_lossy().into_owned(),
+            dir: dir.to_string_lossy().into_owned(),
             provider: Some(provider.into()),
             model: None,
             brief: Some(brief.into()),

@@ -215,10 +215,14 @@ impl Server {
 
     /// The terminal called `name`, or the error that says how to find one.
     pub fn terminal(&self, name: &str) -> Result<TerminalRow, BatonError> {
-        let tid = self
-            .store
-            .terminal_id(name)?
-            .ok_or_else(|| BatonError::unknown_terminal(name))?;
+        let Some(tid) = self.store.terminal_id(name)? else {
+            let known = self.store.terminals()?;
+            let names = known
+                .iter()
+                .filter(|t| !t.removing)
+                .map(|t| t.name.as_str());
+            return Err(BatonError::unknown_terminal_among(name, names));
+        };
         let t = self
             .store
             .terminal(&tid)?
