@@ -57,20 +57,6 @@ impl BatonError {
             "no terminal named {name:?} (see `baton ls`, or create it with `baton new {name}`)"
         ))
     }
-
-    /// [`BatonError::unknown_terminal`], naming the closest of `known` when `name` looks like
-    /// a typo of it.
-    pub fn unknown_terminal_among<'a>(
-        name: &str,
-        known: impl IntoIterator<Item = &'a str>,
-    ) -> Self {
-        match crate::suggest::closest(name, known) {
-            Some(close) => BatonError::bad_input(format!(
-                "no terminal named {name:?}: did you mean {close:?}? (see `baton ls`)"
-            )),
-            None => BatonError::unknown_terminal(name),
-        }
-    }
 }
 
 pub type Result<T, E = BatonError> = std::result::Result<T, E>;

@@ -395,7 +395,7 @@ async fn handle(
         Request::Show { name } => done(read::show(srv, &name)),
         Request::Log { name } => done(read::log(srv, &name)),
         Request::Instructions { name, action } => done(terminals::instructions(srv, &name, action)),
-        Request::Interrupt { name } => done(terminals::interrupt(srv, &name)),
+        Request::Interrupt { name } => done(turn::hold::interrupt(srv, &name)),
         Request::Extract { prompt, provider } => {
             let provider = match settings::parse_provider(provider.as_deref()) {
                 Ok(p) => p.unwrap_or(crate::words::ProviderKind::Claude),

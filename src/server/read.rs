@@ -113,7 +113,7 @@ pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonErro
             error: l.error.clone(),
         }),
         archived: t.archived,
-        queue_held: super::turn::hold::is_held(&srv.runtime(&t.id)),
+        queue_held: srv.runtime(&t.id).queue_held(),
     })
 }
 

@@ -83,6 +83,11 @@ impl TermRuntime {
         self.running.lock().map(|r| r.is_some()).unwrap_or(false)
     }
 
+    /// Whether the queue is held after a user's interrupt (`turn::hold`).
+    pub fn queue_held(&self) -> bool {
+        self.held.load(Ordering::SeqCst)
+    }
+
     /// The input the runner took, if any.
     pub fn taken(&self) -> Option<u32> {
         *self.taken.lock().unwrap_or_else(|p| p.into_inner())
@@ -221,7 +226,12 @@ impl Server {
                 .iter()
                 .filter(|t| !t.removing)
                 .map(|t| t.name.as_str());
-            return Err(BatonError::unknown_terminal_among(name, names));
+            return Err(match crate::suggest::closest(name, names) {
+                Some(close) => BatonError::bad_input(format!(
+                    "no terminal named {name:?}: did you mean {close:?}? (see `baton ls`)"
+                )),
+                None => BatonError::unknown_terminal(name),
+            });
         };
         let t = self
             .store

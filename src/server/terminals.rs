@@ -196,7 +196,6 @@ pub fn interrupt(srv: &Server, name: &str) -> Result<InterruptedView, BatonError
             )))
         }
     };
-    super::turn::hold::after_interrupt(srv, &rt, &t);
     Ok(InterruptedView {
         name: name.to_string(),
         turn_id,

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use super::super::state::{Server, TermRuntime};
 use crate::error::BatonError;
-use crate::protocol::views::QueuedView;
+use crate::protocol::views::{InterruptedView, QueuedView};
 use crate::store::TerminalRow;
 
 /// Whether a user's interrupt holds the queue: only when input waits behind the turn (else
@@ -24,8 +24,17 @@ pub fn holds(waiting_behind: usize) -> bool {
     waiting_behind > 0
 }
 
+/// `baton interrupt` (and the multiplexer's Esc, Ctrl-c on `send`): the interrupt, then the
+/// hold when input waits behind the turn.
+pub fn interrupt(srv: &Server, name: &str) -> Result<InterruptedView, BatonError> {
+    let interrupted = super::super::terminals::interrupt(srv, name)?;
+    let t = srv.terminal(name)?;
+    after_interrupt(srv, &srv.runtime(&t.id), &t);
+    Ok(interrupted)
+}
+
 /// After a user's interrupt of `t`'s turn: holds its queue when input waits behind it.
-pub fn after_interrupt(srv: &Server, rt: &TermRuntime, t: &TerminalRow) {
+fn after_interrupt(srv: &Server, rt: &TermRuntime, t: &TerminalRow) {
     let taken = rt.taken();
     let behind = srv
         .store
@@ -40,7 +49,7 @@ pub fn after_interrupt(srv: &Server, rt: &TermRuntime, t: &TerminalRow) {
 
 /// Whether the runner must leave the queue alone.
 pub fn is_held(rt: &TermRuntime) -> bool {
-    rt.held.load(Ordering::SeqCst)
+    rt.queue_held()
 }
 
 /// What a send into a held queue is told.
