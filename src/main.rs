@@ -227,6 +227,16 @@ enum Cmd {
     },
     /// Open the multiplexer attached to the server (what `baton` alone does)
     Attach,
+    /// Print a completion script for SHELL (bash: `baton completions bash >
+    /// ~/.local/share/bash-completion/completions/baton`; zsh: into a folder on `$fpath` as
+    /// `_baton`; fish: `~/.config/fish/completions/baton.fish`)
+    Completions {
+        #[arg(value_enum)]
+        shell: baton::client::manual::Shell,
+    },
+    /// Print baton's man page, in roff (`baton man | man -l -`, or save it as
+    /// `~/.local/share/man/man1/baton.1`)
+    Man,
 }
 
 #[derive(Args)]
@@ -451,10 +461,21 @@ fn main() -> ExitCode {
 }
 
 fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
+    use clap::CommandFactory;
+    // Answered without a data directory (they describe the command line itself).
+    match cmd {
+        Some(Cmd::Completions { shell }) => {
+            return baton::client::manual::completions(Cli::command(), shell)
+        }
+        Some(Cmd::Man) => return baton::client::manual::man(Cli::command()),
+        _ => {}
+    }
     let client = Client::from_env()?;
     let c = &client;
     match cmd {
         None | Some(Cmd::Attach) => baton::tui::run(c),
+        // Answered above.
+        Some(Cmd::Completions { .. } | Cmd::Man) => Ok(0),
         Some(Cmd::New(args)) => {
             let json = args.json;
             commands::simple(c, &args.request()?, json, render::show)

@@ -3,6 +3,7 @@
 
 pub mod commands;
 pub mod ctrl_c;
+pub mod manual;
 pub mod out;
 pub mod prune;
 pub mod render;

@@ -15,6 +15,7 @@ mod hold;
 mod instructions;
 mod json_contract;
 mod local;
+mod manual;
 mod names;
 mod pipes;
 mod private_text;
