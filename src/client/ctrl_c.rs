@@ -5,12 +5,16 @@
 //! waits behind another prompt's turn) Ctrl-c interrupts nothing, since the turn running is not
 //! this prompt's: the input stays queued and the line says how to withdraw it.
 //!
-//! SIGINT is blocked in the calling thread and taken by one thread with `sigwait`, so no
-//! handler runs in signal context.
+//! The handler only writes a byte to a socket a thread reads (the self-pipe trick), so all
+//! the work happens outside signal context. A blocked signal mask would be inherited by the
+//! server this command may start, and by its CLIs: so SIGINT is handled, never blocked.
 
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::io::Read;
+use std::os::fd::{BorrowedFd, IntoRawFd};
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 
-use nix::sys::signal::{SigSet, Signal};
+use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
 
 use super::{out, Client};
 use crate::protocol::Request;
@@ -20,6 +24,19 @@ pub const EXIT_INTERRUPTED: i32 = 130;
 
 static STARTED: AtomicBool = AtomicBool::new(false);
 static PRESSED: AtomicU32 = AtomicU32::new(0);
+/// The write end the handler writes to (-1: none yet). Kept open for the process's life.
+static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
+
+extern "C" fn on_sigint(_: i32) {
+    let fd = WAKE_FD.load(Ordering::SeqCst);
+    if fd < 0 {
+        return;
+    }
+    // SAFETY: `fd` is the write end stored by `install` and never closed; write(2) is
+    // async-signal-safe, and the socket is non-blocking so the handler never waits.
+    let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+    let _ = nix::unistd::write(fd, &[1]);
+}
 
 /// What a press of Ctrl-c does, given how many came before it and whether the turn started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,14 +62,26 @@ pub fn judge(count: u32, started: bool) -> Press {
 /// command did not send the prompt (`baton watch`), so Ctrl-c stops watching and leaves the
 /// turn alone.
 pub fn install(client: &Client, name: &str, watch_only: bool) {
-    let mut set = SigSet::empty();
-    set.add(Signal::SIGINT);
-    if set.thread_block().is_err() {
+    let Ok((mut read, write)) = UnixStream::pair() else {
+        return;
+    };
+    if write.set_nonblocking(true).is_err() {
+        return;
+    }
+    WAKE_FD.store(write.into_raw_fd(), Ordering::SeqCst);
+    let action = SigAction::new(
+        SigHandler::Handler(on_sigint),
+        SaFlags::SA_RESTART,
+        SigSet::empty(),
+    );
+    // SAFETY: the handler only loads an atomic and calls write(2).
+    if unsafe { sigaction(Signal::SIGINT, &action) }.is_err() {
         return;
     }
     let (client, name) = (client.clone(), name.to_string());
     std::thread::spawn(move || loop {
-        if set.wait().is_err() {
+        let mut b = [0u8];
+        if read.read_exact(&mut b).is_err() {
             return;
         }
         let count = PRESSED.fetch_add(1, Ordering::SeqCst) + 1;

@@ -68,3 +68,26 @@ fn ctrl_c_while_the_prompt_waits_leaves_it_queued_and_the_running_turn_alone() {
         t["turns"] == 2 && t["state"] == "idle"
     });
 }
+
+/// The signals `pid` blocks, from /proc.
+fn blocked(pid: i64) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("SigBlk:")).unwrap();
+    u64::from_str_radix(line.trim_start_matches("SigBlk:").trim(), 16).unwrap()
+}
+
+#[test]
+fn a_server_a_foreground_send_starts_does_not_inherit_a_blocked_sigint() {
+    let w = World::new();
+    let dir = w.new_terminal("t", "claude");
+    w.ok(&["server", "stop"]);
+    let send = w.spawn(&["send", "t", "[[hold:go]] held"]);
+    w.wait_for("the turn to run", || !w.invocations().is_empty());
+    let server = w.json(&["server", "status"])["pid"].as_i64().unwrap();
+    let cli = w.last_invocation()["pid"].as_i64().unwrap();
+    const SIGINT_BIT: u64 = 1 << 1;
+    assert_eq!(blocked(server) & SIGINT_BIT, 0, "the server blocks SIGINT");
+    assert_eq!(blocked(cli) & SIGINT_BIT, 0, "the CLI blocks SIGINT");
+    std::fs::write(dir.join("go"), "").unwrap();
+    assert!(send.wait_with_output().unwrap().status.success());
+}
