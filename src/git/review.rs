@@ -47,7 +47,7 @@ pub struct BranchDiff {
 /// base branch (`Baton-Squashed`), else its merge base with the base branch's tip, so work
 /// that `baton merge` (or a plain merge) landed is no longer listed. Without the base branch
 /// (deleted, renamed): the commit the terminal started from.
-fn diff_base(repo: &Repository, wt: &Worktree, tip: Oid) -> Result<Oid, GitError> {
+pub(crate) fn diff_base(repo: &Repository, wt: &Worktree, tip: Oid) -> Result<Oid, GitError> {
     match branch_tip(repo, &wt.base_branch) {
         Ok(base_tip) => merge_ancestor(repo, base_tip, tip),
         Err(_) => {

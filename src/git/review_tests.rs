@@ -84,7 +84,12 @@ fn merge_squash_lands_the_branch_as_one_commit_in_the_base_checkout() {
     write(&wt.path.join("a.txt"), "one\ntwo\nthree\n");
     std::fs::remove_file(wt.path.join("b.txt")).unwrap();
     auto_commit(&wt.path, "Third\n", &[]).unwrap().unwrap();
+    // Only what is new since the first merge: its diff and the squash message's subjects.
+    assert_eq!(subjects_since(&wt).unwrap(), vec!["Third".to_string()]);
+    let stat = diff(&wt, false).unwrap().text;
+    assert!(stat.contains("a.txt") && stat.contains("b.txt"), "{stat}");
     merge_squash(&wt, "second merge\n").unwrap();
+    assert_eq!(diff(&wt, false).unwrap().text, "");
     assert_eq!(read(&f.repo.join("a.txt")), "one\ntwo\nthree\n");
     assert!(!f.repo.join("b.txt").exists());
     assert_eq!(status(&f.repo), "");
