@@ -19,6 +19,7 @@ pub mod protocol;
 pub mod providers;
 pub mod server;
 pub mod store;
+pub mod suggest;
 pub mod tui;
 pub mod validate;
 pub mod words;

@@ -149,6 +149,11 @@ enum Cmd {
         json: bool,
     },
     /// Run a prompt in a terminal and stream the turn (`-` reads the prompt from stdin)
+    ///
+    /// Ctrl-c interrupts the turn (its partial output kept), prints the interrupted summary
+    /// and exits 130; a second Ctrl-c exits at once and leaves the turn running (`baton watch
+    /// NAME` follows it). While the prompt still waits behind another turn, Ctrl-c exits 130
+    /// and leaves it queued (`baton queue NAME rm N` withdraws it).
     Send(SendArgs),
     /// The terminal's waiting input, in order; edit, withdraw, move, steer or jump one
     Queue(QueueArgs),
@@ -177,6 +182,19 @@ enum Cmd {
     Instructions(InstructionsArgs),
     /// Interrupt the running turn (SIGINT to the CLI's process group)
     Interrupt { name: String },
+    /// Follow the running turn as `send` shows it: from its start (what already streamed,
+    /// then live), ending with its summary and `send`'s exit code. Ctrl-c stops watching (exit
+    /// 130); the turn goes on
+    #[command(alias = "follow")]
+    Watch {
+        name: String,
+        /// With no turn running, wait for the next one to start
+        #[arg(long)]
+        next: bool,
+        /// The stream as JSON lines, as `send --json`
+        #[arg(long)]
+        json: bool,
+    },
     /// Start, stop or inspect the server
     Server {
         #[command(subcommand)]
@@ -200,11 +218,25 @@ enum Cmd {
     /// multiplexer on a TTY, else (or with --script) a scripted walk-through
     Demo {
         /// Print the scripted walk-through instead of opening the multiplexer
-        #[arg(long)]
+        #[arg(long, conflicts_with = "stop")]
         script: bool,
+        /// End a demo left running after a detach: remove the worktrees and branches it
+        /// made, stop its server, delete its folder DIR (the one it printed)
+        #[arg(long, value_name = "DIR")]
+        stop: Option<std::path::PathBuf>,
     },
     /// Open the multiplexer attached to the server (what `baton` alone does)
     Attach,
+    /// Print a completion script for SHELL (bash: `baton completions bash >
+    /// ~/.local/share/bash-completion/completions/baton`; zsh: into a folder on `$fpath` as
+    /// `_baton`; fish: `~/.config/fish/completions/baton.fish`)
+    Completions {
+        #[arg(value_enum)]
+        shell: baton::client::manual::Shell,
+    },
+    /// Print baton's man page, in roff (`baton man | man -l -`, or save it as
+    /// `~/.local/share/man/man1/baton.1`)
+    Man,
 }
 
 #[derive(Args)]
@@ -326,12 +358,15 @@ enum QueueCmd {
     Steer { input: u32 },
     /// Interrupt the running turn and run waiting input N next
     Jump { input: u32 },
+    /// Run the queue held after an interrupt (an interrupt holds waiting input)
+    Run,
 }
 
 impl QueueArgs {
     fn request(self) -> Result<Request, BatonError> {
         let change = match self.action {
             None => None,
+            Some(QueueCmd::Run) => return Ok(Request::QueueRun { name: self.name }),
             Some(QueueCmd::Edit { input, text }) => {
                 let text = commands::read_prompt(Some(text.unwrap_or_else(|| "-".into())))?;
                 Some((input, QueueAction::Edit { text }))
@@ -429,17 +464,32 @@ fn main() -> ExitCode {
 }
 
 fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
+    use clap::CommandFactory;
+    // Answered without a data directory (they describe the command line itself).
+    match cmd {
+        Some(Cmd::Completions { shell }) => {
+            return baton::client::manual::completions(Cli::command(), shell)
+        }
+        Some(Cmd::Man) => return baton::client::manual::man(Cli::command()),
+        _ => {}
+    }
     let client = Client::from_env()?;
     let c = &client;
     match cmd {
         None | Some(Cmd::Attach) => baton::tui::run(c),
+        // Answered above.
+        Some(Cmd::Completions { .. } | Cmd::Man) => Ok(0),
         Some(Cmd::New(args)) => {
             let json = args.json;
             commands::simple(c, &args.request()?, json, render::show)
         }
         Some(Cmd::Send(args)) => {
-            let (name, json) = (args.name.clone(), args.json);
-            commands::send(c, args.request()?, &name, json)
+            let (name, json, detach) = (args.name.clone(), args.json, args.detach);
+            let req = args.request()?;
+            if !detach {
+                baton::client::ctrl_c::install(c, &name, false);
+            }
+            commands::send(c, req, &name, json)
         }
         Some(Cmd::Queue(args)) => {
             let json = args.json;
@@ -556,6 +606,14 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
             commands::simple(c, &Request::Log { name }, json, render::log)
         }
         Some(Cmd::Instructions(args)) => args.run(c),
+        Some(Cmd::Watch { name, next, json }) => {
+            baton::client::ctrl_c::install(c, &name, true);
+            let req = Request::Follow {
+                name: name.clone(),
+                next,
+            };
+            commands::send(c, req, &name, json)
+        }
         Some(Cmd::Interrupt { name }) => {
             commands::simple(c, &Request::Interrupt { name }, false, render::interrupted)
         }
@@ -564,7 +622,10 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
             commands::simple(c, &Request::Reindex, json, render::reindexed)
         }
         Some(Cmd::Doctor { fix, json }) => baton::doctor::run(c, fix, json),
-        Some(Cmd::Demo { script }) => baton::demo::run(script),
+        Some(Cmd::Demo {
+            stop: Some(dir), ..
+        }) => baton::demo::stop(&dir),
+        Some(Cmd::Demo { script, stop: None }) => baton::demo::run(script),
     }
 }
 

@@ -19,7 +19,7 @@ fn hidden_why(c: char) -> String {
 
 /// A terminal name is used in paths, branch names and command lines: no `/`, no `..`, no
 /// control characters, no invisible or direction-changing ones ([`hidden_char`]), no
-/// surrounding whitespace, not starting with `-`.
+/// whitespace, not starting with `-`.
 pub fn terminal_name(name: &str) -> Result<(), BatonError> {
     let hidden = hidden_char(name).map(hidden_why);
     let why = if name.trim().is_empty() {
@@ -34,8 +34,10 @@ pub fn terminal_name(name: &str) -> Result<(), BatonError> {
         Some("it contains control characters")
     } else if let Some(why) = &hidden {
         Some(why.as_str())
-    } else if name.trim() != name {
-        Some("it starts or ends with whitespace")
+    } else if name.chars().any(char::is_whitespace) {
+        // A name is typed on command lines: a space would need quoting everywhere. Names an
+        // older baton accepted with spaces are still found by `ls`, `rm` and `rename`.
+        Some("it contains whitespace")
     } else if name.starts_with('-') {
         Some("it starts with `-`")
     } else if name == "extract" {
@@ -113,7 +115,8 @@ pub fn name_from_dir(dir: &std::path::Path) -> String {
         .take(MAX_NAME_CHARS)
         .collect::<String>()
         .replace("..", "-");
-    let cleaned = cleaned.trim().trim_start_matches('-').to_string();
+    let cleaned = cleaned.split_whitespace().collect::<Vec<_>>().join("-");
+    let cleaned = cleaned.trim_start_matches('-').to_string();
     if cleaned.is_empty() || cleaned == "." {
         "main".to_string()
     } else {

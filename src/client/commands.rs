@@ -13,7 +13,7 @@ use crate::error::{BatonError, EXIT_FAILED};
 use crate::protocol::views::{
     AcceptedView, ExtractedView, NotRunningView, StatusView, StoppingView,
 };
-use crate::protocol::{data_as, InstructionsAction, Reply, Request, TurnSummary};
+use crate::protocol::{data_as, InstructionsAction, Reply, Request, SendEvent, TurnSummary};
 use crate::validate;
 use crate::words::TurnStatus;
 
@@ -83,6 +83,12 @@ pub fn send(client: &Client, req: Request, name: &str, json: bool) -> Result<i32
     };
     let mut printer = render::Printer::default();
     let final_reply = client.request(&req, |reply| {
+        if let Reply::Event {
+            event: SendEvent::Started { .. },
+        } = reply
+        {
+            super::ctrl_c::started();
+        }
         if json {
             out::line(&serde_json::to_string(reply).unwrap_or_default());
             return;
@@ -110,6 +116,9 @@ pub fn send(client: &Client, req: Request, name: &str, json: bool) -> Result<i32
                     // refused before anything changed.
                     Ok(match summary.status {
                         TurnStatus::Completed => 0,
+                        TurnStatus::Interrupted if super::ctrl_c::pressed() => {
+                            super::ctrl_c::EXIT_INTERRUPTED
+                        }
                         TurnStatus::Failed | TurnStatus::Interrupted => EXIT_FAILED,
                     })
                 }

@@ -2,6 +2,8 @@
 //! and reading its replies.
 
 pub mod commands;
+pub mod ctrl_c;
+pub mod manual;
 pub mod out;
 pub mod prune;
 pub mod render;

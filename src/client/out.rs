@@ -2,7 +2,8 @@
 //! `baton log t | true`) ends the command quietly, as ripgrep does, where `println!` would
 //! panic with "failed printing to stdout: Broken pipe"; any other write error is reported.
 
-use std::io::{self, Write};
+use std::ffi::OsStr;
+use std::io::{self, IsTerminal, Write};
 
 /// Exit status when stdout's reader went away: 0, as ripgrep's, since the reader got all it
 /// asked for (a SIGPIPE death's 141 would fail a `set -o pipefail` pipeline over `head`).
@@ -30,6 +31,29 @@ pub fn side(text: &str) {
     let _ = writeln!(io::stderr().lock(), "{text}");
 }
 
+/// `text` in bold when stdout may take colors ([`color_stdout`]), else as is.
+pub fn bold(text: &str) -> String {
+    if color_stdout() {
+        format!("\x1b[1m{text}\x1b[0m")
+    } else {
+        text.to_string()
+    }
+}
+
+/// Whether stdout may take ANSI styles: it is a terminal and `NO_COLOR` is unset or empty
+/// (<https://no-color.org>). A pipe or a file gets plain text.
+pub fn color_stdout() -> bool {
+    use_color(
+        std::env::var_os("NO_COLOR").as_deref(),
+        io::stdout().is_terminal(),
+    )
+}
+
+/// [`color_stdout`]'s rule, pure.
+fn use_color(no_color: Option<&OsStr>, terminal: bool) -> bool {
+    terminal && no_color.is_none_or(OsStr::is_empty)
+}
+
 /// The exit status for a failed stdout write, reporting it on stderr unless it was a closed
 /// pipe. Pure but for that report.
 fn exit_for(e: &io::Error) -> i32 {
@@ -45,6 +69,21 @@ fn exit_for(e: &io::Error) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn colors_only_on_a_terminal_without_no_color() {
+        let rows = [
+            (None, true, true),
+            (Some(""), true, true),
+            (Some("1"), true, false),
+            (None, false, false),
+            (Some("1"), false, false),
+        ];
+        for (no_color, terminal, want) in rows {
+            let got = use_color(no_color.map(OsStr::new), terminal);
+            assert_eq!(got, want, "{no_color:?} {terminal}");
+        }
+    }
 
     #[test]
     fn a_closed_pipe_is_quiet_and_other_errors_fail() {

@@ -214,13 +214,35 @@ pub fn ls(rows: &Vec<TerminalView>) -> String {
             v.dir
         ));
     }
+    for v in rows.iter().filter(|v| v.queue_held) {
+        out.push_str(&format!(
+            "{}: {}
+",
+            v.name,
+            held_line(&v.name)
+        ));
+    }
     out
+}
+
+/// What `ls` and `show` say of a queue held after an interrupt (`server::turn::hold`).
+pub fn held_line(name: &str) -> String {
+    format!(
+        "queue held after interrupt: `baton queue {name} run` (or r on a waiting input in the multiplexer) runs it"
+    )
 }
 
 pub fn show(v: &TerminalView) -> String {
     let mut out = format!("{}  ({})\n", v.name, v.state.as_str());
     out.push_str(&format!("  dir:          {}\n", v.dir));
     out.push_str(&format!("  provider:     {}\n", provider_cell(v)));
+    if v.queue_held {
+        out.push_str(&format!(
+            "  queue:        {} waiting; {}\n",
+            v.queued,
+            held_line(&v.name)
+        ));
+    }
     if let Some(b) = &v.brief {
         out.push_str(&format!("  brief:        {b}\n"));
     }
@@ -383,11 +405,11 @@ pub fn reindexed(v: &ReindexView) -> String {
 pub fn accepted(v: &AcceptedView) -> String {
     let mut out = match v.position {
         Some(p) => format!(
-            "accepted as input {} of {} ({}, position {p}); follow it with `baton log {}` or `baton queue {}`",
+            "accepted as input {} of {} ({}, position {p}); `baton queue {}` shows it waiting, `baton watch {}` follows the running turn",
             v.input, v.name, v.mode.as_str(), v.name, v.name
         ),
         None => format!(
-            "accepted as input {} of {}: its turn started (follow it with `baton log {}`)",
+            "accepted as input {} of {}: its turn started (follow it with `baton watch {}`)",
             v.input, v.name, v.name
         ),
     };

@@ -182,10 +182,13 @@ fn relative_to(root: &Path, path: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
-/// The subjects of the commits on the terminal's branch since it started, oldest first.
+/// The subjects of the commits on the terminal's branch since it started, or since its last
+/// tip a `baton merge` landed, oldest first.
 pub fn subjects_since(wt: &Worktree) -> Result<Vec<String>, GitError> {
     let repo = super::open(&wt.repo)?;
-    branch_commits(&repo, wt, |c| {
+    // Not what an earlier `baton merge` already landed: the squash message lists what is new.
+    let landed = super::review::diff_base(&repo, wt, branch_tip(&repo, &wt.branch)?)?;
+    branch_commits(&repo, wt, Some(landed), |c| {
         Some(String::from_utf8_lossy(c.summary_bytes().unwrap_or_default()).into_owned())
     })
 }
@@ -198,17 +201,19 @@ pub fn commit_for_trailer(
     value: &str,
 ) -> Result<Option<String>, GitError> {
     let repo = super::open(&wt.repo)?;
-    let mut found = branch_commits(&repo, wt, |c| {
+    let mut found = branch_commits(&repo, wt, None, |c| {
         let msg = String::from_utf8_lossy(c.message_bytes());
         (trailer_value(&msg, key) == Some(value)).then(|| c.id().to_string())
     })?;
     Ok(found.pop())
 }
 
-/// Maps every commit on the branch and not in `base_commit`, oldest first.
+/// Maps every commit on the branch and not in `base_commit` (nor in `also_hide`), oldest
+/// first.
 fn branch_commits<T>(
     repo: &Repository,
     wt: &Worktree,
+    also_hide: Option<Oid>,
     mut f: impl FnMut(&git2::Commit<'_>) -> Option<T>,
 ) -> Result<Vec<T>, GitError> {
     let tip = branch_tip(repo, &wt.branch)?;
@@ -221,6 +226,9 @@ fn branch_commits<T>(
         .ctx(|| format!("cannot walk {}", wt.branch))?;
     // A base commit that vanished (history rewritten by hand) just means: the whole branch.
     let _ = walk.hide(base);
+    if let Some(h) = also_hide {
+        let _ = walk.hide(h);
+    }
     let mut out = Vec::new();
     for oid in walk {
         let oid = oid.ctx(|| format!("cannot walk {}", wt.branch))?;

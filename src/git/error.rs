@@ -24,6 +24,10 @@ pub enum GitError {
     #[error("branch {branch} already exists: pick another terminal name, or delete the branch (git branch -D {branch}) if its work is no longer needed")]
     BranchExists { branch: String },
 
+    /// The branch exists and a worktree has it checked out: `git branch -D` alone would fail.
+    #[error("branch {branch} already exists, checked out in the worktree {}: pick another terminal name, or, if its work is no longer needed, remove both (git worktree remove --force {} && git branch -D {branch})", path.display(), path.display())]
+    BranchInWorktree { branch: String, path: PathBuf },
+
     #[error("branch {branch} no longer exists: its commits are still in git (git reflog); recreate the branch or remove the terminal")]
     BranchMissing { branch: String },
 

@@ -72,7 +72,7 @@ pub use branches::{branch_fate, delete_contained_branch, BranchFate};
 pub use commit::{auto_commit, commit_for_trailer, subjects_since};
 pub use error::GitError;
 pub use message::{branch_name, commit_message, squash_message, CommitInfo, BODY_MAX, SUBJECT_MAX};
-pub use review::{diff, merge_squash, revert};
+pub use review::{diff, merge_squash, revert, BranchDiff};
 pub use watch::Watch;
 pub use worktree::{
     branch_head, check_branch_free, check_branch_free_in, check_removable, commit_exists,

@@ -14,19 +14,57 @@ use super::{
     Worktree,
 };
 
-/// The terminal's committed work: its branch tip against the commit it started from, as a
-/// `git diff --stat` summary, or the full patch when `patch`. Uncommitted changes in the
-/// checkout are not shown; a last line counts them when there are any (see the module docs).
-pub fn diff(wt: &Worktree, patch: bool) -> Result<String, GitError> {
+/// The terminal's committed work: its branch tip against what the base branch already has
+/// (see [`diff_base`]), as a `git diff --stat` summary, or the full patch when `patch`.
+/// Uncommitted changes in the checkout are not shown; a last line counts them when there are
+/// any (see the module docs).
+pub fn diff(wt: &Worktree, patch: bool) -> Result<BranchDiff, GitError> {
     let repo = open(&wt.repo)?;
     let tip = branch_tip(&repo, &wt.branch)?;
-    let base = commit_of(&repo, &wt.base_commit)?;
+    let since = diff_base(&repo, wt, tip)?;
+    let base = commit_of(&repo, &since.to_string())?;
     let tip_tree = tree_of(&repo, tip)?;
     let base_tree = base
         .tree()
         .ctx(|| "cannot read the base tree".to_string())?;
+    let text = diff_text(&repo, wt, &base_tree, &tip_tree, patch)?;
+    Ok(BranchDiff {
+        text,
+        since: since.to_string(),
+    })
+}
+
+/// What [`diff`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BranchDiff {
+    /// The stat or the patch, then the line on uncommitted files; empty: nothing.
+    pub text: String,
+    /// The commit the branch was compared with.
+    pub since: String,
+}
+
+/// What the branch is compared with: the newest of its tips already squash-merged into the
+/// base branch (`Baton-Squashed`), else its merge base with the base branch's tip, so work
+/// that `baton merge` (or a plain merge) landed is no longer listed. Without the base branch
+/// (deleted, renamed): the commit the terminal started from.
+pub(crate) fn diff_base(repo: &Repository, wt: &Worktree, tip: Oid) -> Result<Oid, GitError> {
+    match branch_tip(repo, &wt.base_branch) {
+        Ok(base_tip) => merge_ancestor(repo, base_tip, tip),
+        Err(_) => {
+            Oid::from_str(&wt.base_commit).ctx(|| format!("bad base commit {}", wt.base_commit))
+        }
+    }
+}
+
+fn diff_text(
+    repo: &Repository,
+    wt: &Worktree,
+    base_tree: &Tree<'_>,
+    tip_tree: &Tree<'_>,
+    patch: bool,
+) -> Result<String, GitError> {
     let mut d = repo
-        .diff_tree_to_tree(Some(&base_tree), Some(&tip_tree), None)
+        .diff_tree_to_tree(Some(base_tree), Some(tip_tree), None)
         .ctx(|| format!("cannot diff {}", wt.branch))?;
     d.find_similar(None)
         .ctx(|| format!("cannot find renames in {}", wt.branch))?;

@@ -27,11 +27,11 @@ fn rev(dir: &std::path::Path, what: &str) -> String {
 #[test]
 fn diff_shows_the_branch_against_where_it_started() {
     let (f, wt, _) = two_turns();
-    let stat = diff(&wt, false).unwrap();
+    let stat = diff(&wt, false).unwrap().text;
     assert!(stat.contains("a.txt | 2 ++"), "{stat}");
     assert!(stat.contains("2 files changed, 3 insertions(+)"), "{stat}");
     assert!(stat.contains("create mode 100644 b.txt"), "{stat}");
-    let patch = diff(&wt, true).unwrap();
+    let patch = diff(&wt, true).unwrap().text;
     let git_patch = git(&f.repo, &["diff", &wt.base_commit, "baton/api"]);
     assert!(
         patch.contains("+++ b/a.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n"),
@@ -50,10 +50,10 @@ fn diff_shows_the_branch_against_where_it_started() {
 fn diff_mentions_uncommitted_files_and_is_empty_without_work() {
     let f = Fixture::new();
     let wt = create_worktree(&f.repo, "api", &f.slot("api")).unwrap();
-    assert_eq!(diff(&wt, false).unwrap(), "");
+    assert_eq!(diff(&wt, false).unwrap().text, "");
     write(&wt.path.join("wip.txt"), "x\n");
     assert_eq!(
-        diff(&wt, true).unwrap(),
+        diff(&wt, true).unwrap().text,
         "(1 file with uncommitted changes not shown: they are committed after the next turn)\n"
     );
 }
@@ -84,7 +84,12 @@ fn merge_squash_lands_the_branch_as_one_commit_in_the_base_checkout() {
     write(&wt.path.join("a.txt"), "one\ntwo\nthree\n");
     std::fs::remove_file(wt.path.join("b.txt")).unwrap();
     auto_commit(&wt.path, "Third\n", &[]).unwrap().unwrap();
+    // Only what is new since the first merge: its diff and the squash message's subjects.
+    assert_eq!(subjects_since(&wt).unwrap(), vec!["Third".to_string()]);
+    let stat = diff(&wt, false).unwrap().text;
+    assert!(stat.contains("a.txt") && stat.contains("b.txt"), "{stat}");
     merge_squash(&wt, "second merge\n").unwrap();
+    assert_eq!(diff(&wt, false).unwrap().text, "");
     assert_eq!(read(&f.repo.join("a.txt")), "one\ntwo\nthree\n");
     assert!(!f.repo.join("b.txt").exists());
     assert_eq!(status(&f.repo), "");

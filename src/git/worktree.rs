@@ -110,9 +110,18 @@ fn branch_free(repo: &Repository, terminal: &str) -> Result<(), GitError> {
         terminal: terminal.to_string(),
     })?;
     if repo.find_branch(&branch, BranchType::Local).is_ok() {
-        return Err(GitError::BranchExists { branch });
+        return Err(branch_taken(repo, branch));
     }
     Ok(())
+}
+
+/// The refusal for a branch that already exists, naming the worktree that has it checked out
+/// (whose registration `git branch -D` would trip over).
+fn branch_taken(repo: &Repository, branch: String) -> GitError {
+    match checked_out_at(repo, &format!("refs/heads/{branch}")) {
+        Some(path) => GitError::BranchInWorktree { branch, path },
+        None => GitError::BranchExists { branch },
+    }
 }
 
 fn has_commit(repo: &Repository, commit: &str) -> bool {
@@ -130,7 +139,7 @@ fn branch_worktree(
         terminal: terminal.to_string(),
     })?;
     if repo.find_branch(&branch, BranchType::Local).is_ok() {
-        return Err(GitError::BranchExists { branch });
+        return Err(branch_taken(repo, branch));
     }
     let into = absolute(into)?;
     ensure_free(&into)?;

@@ -116,6 +116,29 @@ fn create_worktree_refusals_change_nothing() {
 }
 
 #[test]
+fn a_taken_branch_in_a_worktree_suggests_commands_that_free_it() {
+    let f = Fixture::new();
+    create_worktree(&f.repo, "taken", &f.slot("taken")).unwrap();
+    // `git branch -D` alone is refused while the worktree has the branch checked out.
+    assert!(!git_output(&f.repo, &["branch", "-D", "baton/taken"])
+        .status
+        .success());
+    let err = create_worktree(&f.repo, "taken", &f.slot("taken2")).unwrap_err();
+    assert!(matches!(err, GitError::BranchInWorktree { .. }), "{err}");
+    let text = err.to_string();
+    let suggested = text
+        .rsplit_once('(')
+        .and_then(|(_, s)| s.strip_suffix(')'))
+        .unwrap();
+    for command in suggested.split(" && ") {
+        let args: Vec<&str> = command.split(' ').collect();
+        assert_eq!(args[0], "git", "{command}");
+        git(&f.repo, &args[1..]);
+    }
+    create_worktree(&f.repo, "taken", &f.slot("taken3")).unwrap();
+}
+
+#[test]
 fn create_worktree_on_a_read_only_repository_fails_clearly() {
     let f = Fixture::new();
     set_writable(&f.repo, false);

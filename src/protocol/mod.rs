@@ -37,6 +37,10 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         change: Option<QueueChange>,
     },
+    /// Resume the terminal's queue held after an interrupt.
+    QueueRun {
+        name: String,
+    },
     Ls {
         /// Archived terminals too.
         #[serde(default)]
@@ -54,6 +58,13 @@ pub enum Request {
     },
     Interrupt {
         name: String,
+    },
+    /// Follow terminal `name`'s running turn as `send` would: every reply of it from its start,
+    /// then the live ones, until its summary. `next`: with no turn running, wait for the next.
+    Follow {
+        name: String,
+        #[serde(default)]
+        next: bool,
     },
     /// The terminal's branch against where it started.
     Diff {

@@ -207,6 +207,10 @@ pub struct TerminalView {
     /// Hidden from `ls` and the multiplexer's list (`baton archive`).
     #[serde(default)]
     pub archived: bool,
+    /// The waiting input is held after a user's interrupt: nothing starts until `baton queue
+    /// NAME run`.
+    #[serde(default)]
+    pub queue_held: bool,
 }
 
 /// One conversation of `log --json`, with its provider sessions.
@@ -346,8 +350,14 @@ pub struct NotRunningView {
 pub struct DiffView {
     pub name: String,
     pub branch: String,
+    /// The commit the terminal started from.
     pub base_commit: String,
-    /// `git diff --stat` (or the whole patch with `--patch`); empty: no changes yet.
+    /// The commit the diff is taken from: the branch's merge base with its base branch's
+    /// tip, or the last tip of it squash-merged there (`baton merge`), so landed work is not
+    /// listed again. (Default empty: read from a server that predates it.)
+    #[serde(default)]
+    pub since: String,
+    /// `git diff --stat` (or the whole patch with `--patch`); empty: nothing left to land.
     pub diff: String,
 }
 

@@ -136,7 +136,11 @@ impl CallUsage {
 
     /// Tokens in context after this call: everything sent plus what the model wrote.
     fn total(&self) -> u64 {
-        self.input + self.cache_creation + self.cache_read + self.output
+        // Saturating: the counts are the CLI's, and a wild one must not wrap or panic.
+        self.input
+            .saturating_add(self.cache_creation)
+            .saturating_add(self.cache_read)
+            .saturating_add(self.output)
     }
 
     /// Both describe the same request (the output count may differ: the stream's is partial).

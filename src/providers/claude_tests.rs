@@ -771,3 +771,14 @@ fn the_last_call_is_found_past_the_first_small_tail_and_past_the_large_one() {
     std::fs::write(&file, filler(10) + "\n").unwrap();
     assert_eq!(last_call_in_session_file(&file), None);
 }
+
+#[test]
+fn wild_token_counts_saturate_instead_of_wrapping() {
+    let usage = CallUsage {
+        input: u64::MAX,
+        cache_creation: 1,
+        cache_read: u64::MAX,
+        output: 7,
+    };
+    assert_eq!(usage.total(), u64::MAX);
+}

@@ -120,7 +120,11 @@ impl CodexParser {
             }],
             "turn.completed" => self.end(TurnStatus::Completed, None),
             "turn.failed" => {
-                let message = value["error"]["message"].as_str().map(str::to_owned);
+                // A blank message explains nothing: the turn still says it failed.
+                let message = value["error"]["message"]
+                    .as_str()
+                    .filter(|m| !m.trim().is_empty())
+                    .map(str::to_owned);
                 let error = message.unwrap_or_else(|| "codex reported a failed turn".to_owned());
                 self.end(TurnStatus::Failed, Some(error))
             }

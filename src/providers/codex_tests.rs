@@ -451,3 +451,21 @@ fn item_summaries() {
         Some(vec!["a b".into(), "c\"d".into(), "e\\f".into()])
     );
 }
+
+#[test]
+fn a_failed_turn_with_a_blank_message_still_says_it_failed() {
+    for message in ["", "   "] {
+        let mut parser = CodexParser::new();
+        let line = serde_json::json!({"type": "turn.failed", "error": {"message": message}});
+        let events = parser.feed(&line.to_string());
+        let error = events.iter().find_map(|e| match e {
+            TurnEvent::End { error, .. } => error.clone(),
+            _ => None,
+        });
+        assert_eq!(
+            error.as_deref(),
+            Some("codex reported a failed turn"),
+            "{message:?}"
+        );
+    }
+}

@@ -278,12 +278,13 @@ fn worktree_of(term: &TerminalRow) -> Result<Worktree, BatonError> {
 pub fn diff(srv: &Server, name: &str, patch: bool) -> Result<DiffView, BatonError> {
     let term = srv.terminal(name)?;
     let wt = worktree_of(&term)?;
-    let text = git::diff(&wt, patch).map_err(git_err)?;
+    let found = git::diff(&wt, patch).map_err(git_err)?;
     Ok(DiffView {
         name: name.to_string(),
         branch: wt.branch,
         base_commit: wt.base_commit,
-        diff: text,
+        since: found.since,
+        diff: found.text,
     })
 }
 

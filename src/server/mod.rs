@@ -6,6 +6,7 @@ mod exports;
 mod extract;
 mod feed;
 pub mod fence;
+mod follow;
 mod forks;
 mod peer;
 mod prune;
@@ -346,29 +347,6 @@ fn running_feeds(srv: &Server) -> Vec<Arc<Feed>> {
         .collect()
 }
 
-/// Writes every reply of `feed` to the client until the final one, waiting for new ones. A
-/// client that goes away stops only the writing: the turn goes on.
-async fn follow(feed: &Feed, write: &mut tokio::net::unix::OwnedWriteHalf) {
-    let mut rx = feed.subscribe();
-    let mut seen = 0;
-    loop {
-        rx.borrow_and_update();
-        let (batch, done) = feed.since(seen);
-        seen += batch.len();
-        for r in &batch {
-            if !write_reply(write, r).await {
-                return;
-            }
-        }
-        if done {
-            return;
-        }
-        if rx.changed().await.is_err() {
-            return;
-        }
-    }
-}
-
 /// The final reply of a request: its view, or its error.
 fn done<T: Serialize>(r: Result<T, BatonError>) -> Option<Reply> {
     let data = r.and_then(|v| {
@@ -442,18 +420,29 @@ async fn handle(
             if detach {
                 return done(Ok(accepted));
             }
-            follow(&feed, write).await;
+            follow::follow(&feed, write).await;
             None
         }
+        Request::Follow { name, next } => match follow::running(srv, &name, next).await {
+            Ok(feed) => {
+                follow::follow(&feed, write).await;
+                None
+            }
+            Err(error) => Some(Reply::Error { error }),
+        },
         Request::Queue { name, change } => done(srv.terminal(&name).and_then(|t| match change {
             None => read::queue(srv, &t),
             Some(c) => turn::queue::change(srv, &t, c.input, c.action),
         })),
+        Request::QueueRun { name } => done(
+            srv.terminal(&name)
+                .and_then(|t| turn::hold::resume(srv, &t)),
+        ),
         Request::Ls { all } => done(read::ls(srv, all)),
         Request::Show { name } => done(read::show(srv, &name)),
         Request::Log { name } => done(read::log(srv, &name)),
         Request::Instructions { name, action } => done(terminals::instructions(srv, &name, action)),
-        Request::Interrupt { name } => done(terminals::interrupt(srv, &name)),
+        Request::Interrupt { name } => done(turn::hold::interrupt(srv, &name)),
         Request::Extract { prompt, provider } => {
             let provider = match settings::parse_provider(provider.as_deref()) {
                 Ok(p) => p.unwrap_or(crate::words::ProviderKind::Claude),

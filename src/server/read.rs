@@ -113,6 +113,7 @@ pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonErro
             error: l.error.clone(),
         }),
         archived: t.archived,
+        queue_held: srv.runtime(&t.id).queue_held(),
     })
 }
 

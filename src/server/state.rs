@@ -60,6 +60,8 @@ pub struct TermRuntime {
     pub feeds: Mutex<HashMap<u32, Arc<super::feed::Feed>>>,
     /// An interrupt came while the taken input's turn was starting: it starts interrupted.
     pub interrupt_pending: AtomicBool,
+    /// The queue is held after a user's interrupt (`turn::hold`): the runner takes nothing.
+    pub held: AtomicBool,
     /// The running Claude turn's stdin for steers, while it takes them.
     pub steer: Mutex<Option<Steering>>,
     /// The highest input and turn numbers used: never reused, even if the index missed one.
@@ -79,6 +81,11 @@ impl TermRuntime {
     /// True while a turn of this terminal runs.
     pub fn is_running(&self) -> bool {
         self.running.lock().map(|r| r.is_some()).unwrap_or(false)
+    }
+
+    /// Whether the queue is held after a user's interrupt (`turn::hold`).
+    pub fn queue_held(&self) -> bool {
+        self.held.load(Ordering::SeqCst)
     }
 
     /// The input the runner took, if any.
@@ -213,10 +220,19 @@ impl Server {
 
     /// The terminal called `name`, or the error that says how to find one.
     pub fn terminal(&self, name: &str) -> Result<TerminalRow, BatonError> {
-        let tid = self
-            .store
-            .terminal_id(name)?
-            .ok_or_else(|| BatonError::unknown_terminal(name))?;
+        let Some(tid) = self.store.terminal_id(name)? else {
+            let known = self.store.terminals()?;
+            let names = known
+                .iter()
+                .filter(|t| !t.removing)
+                .map(|t| t.name.as_str());
+            return Err(match crate::suggest::closest(name, names) {
+                Some(close) => BatonError::bad_input(format!(
+                    "no terminal named {name:?}: did you mean {close:?}? (see `baton ls`)"
+                )),
+                None => BatonError::unknown_terminal(name),
+            });
+        };
         let t = self
             .store
             .terminal(&tid)?

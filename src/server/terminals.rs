@@ -7,12 +7,13 @@ use std::path::Path;
 use super::settings::{existing_dir, validate_model, ProviderChoice};
 use super::state::{Interrupting, Server, TermRuntime};
 use crate::error::BatonError;
+use crate::git;
 use crate::protocol::views::{ArchivedView, InstructionView, InterruptedView, RenamedView};
 use crate::protocol::views::{TerminalView, TitledView};
 use crate::protocol::InstructionsAction;
 use crate::store::{Record, TerminalRow};
 use crate::validate;
-use crate::words::ProviderKind;
+use crate::words::{CheckoutMode, ProviderKind};
 
 /// `baton new`.
 pub fn new_terminal(
@@ -45,6 +46,21 @@ pub fn new_terminal(
             "a terminal named {name:?} already exists (pick another name, or use it: `baton send {name} …`)"
         )));
     }
+    let worktree_next = !in_place
+        && matches!(
+            git::inspect(Path::new(&canonical)),
+            Ok(git::RepoState::Branch { .. })
+        );
+    let rows = srv.store.terminals()?;
+    let others = rows
+        .iter()
+        .filter(|t| !t.removing)
+        .map(|t| (t.name.as_str(), t.mode, t.dir.as_str()));
+    if let Some(other) = sharing(others, &canonical, worktree_next) {
+        return Err(BatonError::bad_input(format!(
+            "{canonical} is already the folder of terminal {other:?}: a second terminal there would share its files; send to it (`baton send {other} …`), or make the folder a git repository with a commit so each terminal gets its own worktree"
+        )));
+    }
     let brief = brief.filter(|b| !b.trim().is_empty());
     let tid = uuid::Uuid::now_v7().to_string();
     let (mode, run_dir, worktree) =
@@ -69,6 +85,23 @@ pub fn new_terminal(
         srv.watch_files(&t);
     }
     super::read::show(srv, &name)
+}
+
+/// The terminal that already runs in `dir` outside a worktree of its own, when a new
+/// terminal there would run in that very folder too (`worktree_next`: it gets a worktree
+/// instead, and shares nothing). Pure.
+fn sharing<'a>(
+    others: impl IntoIterator<Item = (&'a str, CheckoutMode, &'a str)>,
+    dir: &str,
+    worktree_next: bool,
+) -> Option<&'a str> {
+    if worktree_next {
+        return None;
+    }
+    others
+        .into_iter()
+        .find(|(_, mode, d)| *mode != CheckoutMode::Worktree && *d == dir)
+        .map(|(name, _, _)| name)
 }
 
 pub(super) fn free_name(srv: &Server, base: &str) -> Result<String, BatonError> {
@@ -291,4 +324,29 @@ pub fn title(srv: &Server, name: &str, title: &str) -> Result<TitledView, BatonE
         conversation: conv.number,
         title: title.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_terminal_is_refused_only_where_it_would_share_a_folder() {
+        use CheckoutMode::{Folder, InPlace, Worktree};
+        let others = [
+            ("api", Folder, "/p"),
+            ("wt", Worktree, "/w"),
+            ("ip", InPlace, "/r"),
+        ];
+        let rows = [
+            ("/p", false, Some("api")),
+            ("/p", true, None),
+            ("/r", false, Some("ip")),
+            ("/w", false, None),
+            ("/elsewhere", false, None),
+        ];
+        for (dir, worktree_next, want) in rows {
+            assert_eq!(sharing(others, dir, worktree_next), want, "{dir}");
+        }
+    }
 }

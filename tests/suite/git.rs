@@ -301,3 +301,26 @@ fn the_watcher_follows_a_moved_worktree_before_the_next_send() {
     });
     assert_eq!(w.invocations().len(), 0);
 }
+
+#[test]
+fn after_a_merge_diff_lists_only_what_the_branch_still_adds() {
+    let w = World::new();
+    let repo = repo(&w, "repo");
+    new_in(&w, "t", &repo);
+    w.send("t", "first [[write:a.txt]]");
+    w.ok(&["merge", "t"]);
+    let d = w.json(&["diff", "t"]);
+    assert_eq!(d["diff"], "", "{d}");
+    let tip = git(&w, &repo, &["rev-parse", "baton/t"]);
+    assert_eq!(d["since"], tip.trim());
+    let out = w.run(&["merge", "t"]);
+    assert!(text(&out).contains("nothing to merge"), "{}", text(&out));
+    w.send("t", "second [[write:b.txt]]");
+    let stat = w.ok(&["diff", "t"]);
+    assert!(stat.contains("b.txt") && !stat.contains("a.txt"), "{stat}");
+    let patch = w.json(&["diff", "t", "--patch"]);
+    assert!(
+        !patch["diff"].as_str().unwrap().contains("a.txt"),
+        "{patch}"
+    );
+}

@@ -237,6 +237,8 @@ fn a_steer_codex_cannot_take_runs_next_and_baton_says_so() {
     );
     w.ok(&["interrupt", "t"]);
     let _ = client.wait_with_output();
+    // The interrupt held the queue.
+    w.ok(&["queue", "t", "run"]);
     w.wait_for("every input to run", || all_done(&w, "t", 3));
     let t = turns(&w, "t");
     assert_eq!(

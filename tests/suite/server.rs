@@ -101,6 +101,8 @@ fn two_sends_to_one_terminal_never_run_at_once() {
     w.ok(&["interrupt", "t"]);
     let out1 = first.wait_with_output().unwrap();
     assert_eq!(out1.status.code(), Some(1));
+    // The interrupt held the queue (`turn::hold`).
+    w.ok(&["queue", "t", "run"]);
     let out2 = second.wait_with_output().unwrap();
     assert!(out2.status.success(), "{}", text(&out2));
     assert!(

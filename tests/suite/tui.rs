@@ -11,7 +11,7 @@ use super::common::*;
 
 static SESSIONS: AtomicUsize = AtomicUsize::new(0);
 
-fn tmux_missing() -> bool {
+pub(super) fn tmux_missing() -> bool {
     let ok = Command::new("tmux")
         .arg("-V")
         .output()
@@ -23,14 +23,14 @@ fn tmux_missing() -> bool {
 }
 
 /// One baton client running in its own tmux server (a private socket, no user config).
-struct Tmux {
+pub(super) struct Tmux {
     socket: String,
 }
 
 impl Tmux {
     /// Runs `baton ARGS` in `dir` with the world's environment. After baton exits, the pane
     /// prints its exit code and whether the terminal is back in canonical (cooked) mode.
-    fn start(w: &World, dir: &Path, args: &str) -> Tmux {
+    pub(super) fn start(w: &World, dir: &Path, args: &str) -> Tmux {
         let socket = format!(
             "baton-test-{}-{}",
             std::process::id(),
@@ -72,34 +72,34 @@ impl Tmux {
     }
 
     /// Keys by tmux name (`Enter`, `Escape`, `C-b`).
-    fn keys(&self, keys: &[&str]) {
+    pub(super) fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys"];
         args.extend(keys);
         self.tmux(&args);
     }
 
     /// Text typed as is.
-    fn type_text(&self, text: &str) {
+    pub(super) fn type_text(&self, text: &str) {
         self.tmux(&["send-keys", "-l", text]);
     }
 
-    fn screen(&self) -> String {
+    pub(super) fn screen(&self) -> String {
         self.tmux(&["capture-pane", "-p"])
     }
 
     /// Waits until the pane says the terminal is back in canonical (cooked) mode.
-    fn wait_canonical(&self) {
+    pub(super) fn wait_canonical(&self) {
         self.wait_until("the terminal back in canonical mode", |s| {
             s.lines().any(|l| l.trim() == "icanon")
         });
     }
 
     /// Waits until the screen shows `what`; returns the screen.
-    fn wait_for(&self, what: &str) -> String {
+    pub(super) fn wait_for(&self, what: &str) -> String {
         self.wait_until(what, |s| s.contains(what))
     }
 
-    fn wait_until(&self, what: &str, cond: impl Fn(&str) -> bool) -> String {
+    pub(super) fn wait_until(&self, what: &str, cond: impl Fn(&str) -> bool) -> String {
         let deadline = Instant::now() + Duration::from_secs(90);
         let mut pause = Duration::from_millis(20);
         loop {
@@ -153,7 +153,11 @@ fn create_send_queue_interrupt_detach_and_reattach() {
     ui.wait_for("⏸ waiting 1 · #3: after the hang");
     ui.keys(&["Escape"]);
     ui.wait_for("── interrupted");
-    // The partial answer stays, and the waiting prompt runs once the terminal is free.
+    // The partial answer stays; the interrupt held the queue until `r` on the waiting input.
+    assert!(ui.screen().contains("⏸ waiting 1"), "{}", ui.screen());
+    assert_eq!(w.show("proj")["queue_held"], true);
+    ui.keys(&["Up"]);
+    ui.keys(&["r"]);
     let s = ui.wait_for("last_user=after the hang");
     assert!(s.contains("MOCK-PARTIAL before hang"), "{s}");
     assert!(!s.contains("⏸ waiting"), "{s}");

@@ -4,6 +4,7 @@
 //! recording the end (automatic commit, result, summary). See ARCHITECTURE.md ("The send path").
 
 mod cli;
+pub mod hold;
 pub(super) mod local;
 pub(super) mod plan;
 pub mod queue;

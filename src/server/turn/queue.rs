@@ -94,7 +94,9 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
             });
         }
         let handed = asked.mode == SendModeArg::Steer && hand_over(&rt, number, &prompt_text);
-        let note = steer_note(asked.mode, asked.terminal.provider, busy, handed);
+        let held = asked.mode != SendModeArg::Jump && super::hold::is_held(&rt);
+        let note = steer_note(asked.mode, asked.terminal.provider, busy, handed)
+            .or_else(|| held.then(|| super::hold::held_note(&asked.terminal.name)));
         if let Some(message) = &note {
             feed.push(Reply::Event {
                 event: SendEvent::Note {
@@ -105,6 +107,7 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
         (number, feed, position, note)
     };
     if asked.mode == SendModeArg::Jump {
+        super::hold::release(&rt);
         interrupt_for_jump(&rt);
     }
     srv.announce(&tid);
@@ -312,7 +315,7 @@ fn take(
     tid: &str,
 ) -> Result<Option<(TerminalRow, InputRow)>, BatonError> {
     let _queue = rt.inputs_lock.lock().unwrap_or_else(|p| p.into_inner());
-    if !srv.store.index_current() {
+    if !srv.store.index_current() || super::hold::is_held(rt) {
         return Ok(None);
     }
     let Some(terminal) = srv.store.terminal(tid)? else {
@@ -373,6 +376,7 @@ pub fn change(
         jumped
     };
     if jumped {
+        super::hold::release(&rt);
         interrupt_for_jump(&rt);
     }
     srv.announce(&t.id);

@@ -173,6 +173,13 @@ impl App {
                 self.selected = None;
                 vec![queue_call(&name, input, QueueAction::Jump)]
             }
+            WaitingAction::Run => {
+                let tag = Tag::Queue {
+                    name: name.clone(),
+                    edit: None,
+                };
+                vec![Effect::Call(tag, Request::QueueRun { name })]
+            }
         }
     }
 

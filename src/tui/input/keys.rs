@@ -146,18 +146,21 @@ pub enum WaitingAction {
     Withdraw,
     Steer,
     Jump,
+    /// Run the queue held after an interrupt (`baton queue NAME run`).
+    Run,
     /// Back to the composer.
     Leave,
 }
 
 /// The letters of the selected waiting input (the arrows, Enter, Delete and Esc are fixed).
-pub const WAITING_KEYS: [(WaitingAction, char); 6] = [
+pub const WAITING_KEYS: [(WaitingAction, char); 7] = [
     (WaitingAction::Edit, 'e'),
     (WaitingAction::Withdraw, 'x'),
     (WaitingAction::Move(Side::Up), 'K'),
     (WaitingAction::Move(Side::Down), 'J'),
     (WaitingAction::Steer, 's'),
     (WaitingAction::Jump, '!'),
+    (WaitingAction::Run, 'r'),
 ];
 
 /// What `k` does to the selected waiting input (None: it leaves the selection and goes to
@@ -355,7 +358,7 @@ impl Keys {
         let letters: Vec<String> = WAITING_KEYS.iter().map(|(_, c)| c.to_string()).collect();
         rows.push((
             format!("  {}", letters.join(" ")),
-            "on it: edit (Enter) · withdraw (Delete) · earlier · later (S-Up/Down) · steer · jump",
+            "on it: edit (Enter) · withdraw (Delete) · earlier · later (S-Up/Down) · steer · jump · run the queue held after an interrupt",
         ));
         rows.push(("any key".into(), "closes this help"));
         rows

@@ -2,6 +2,13 @@
 //! in a throw-away data directory, so nothing of the user's is touched: the multiplexer on a
 //! terminal, a scripted walk-through otherwise.
 //! Needs `python3` (the shims are Python scripts).
+//!
+//! Detaching the demo's multiplexer detaches (another client may be attached to its server):
+//! the demo then says where its data is and asks, with one key, whether to end it now or
+//! leave it running (`baton demo --stop DIR` ends it later). Ending it ([`cleanup::finish`])
+//! removes what it made in real repositories, stops its server and deletes its folder.
+
+mod cleanup;
 
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -14,9 +21,9 @@ use crate::paths::DataDir;
 use crate::protocol::{InstructionsAction, Request, SendRequest};
 
 const SHIMS: [(&str, &str); 3] = [
-    ("claude", include_str!("../shims/claude")),
-    ("codex", include_str!("../shims/codex")),
-    ("_shimlib.py", include_str!("../shims/_shimlib.py")),
+    ("claude", include_str!("../../shims/claude")),
+    ("codex", include_str!("../../shims/codex")),
+    ("_shimlib.py", include_str!("../../shims/_shimlib.py")),
 ];
 
 fn io(what: &Path) -> impl Fn(std::io::Error) -> BatonError + '_ {
@@ -36,6 +43,8 @@ fn prepare(root: &Path) -> Result<(Client, PathBuf), BatonError> {
         std::fs::write(&p, text).map_err(io(&p))?;
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).map_err(io(&p))?;
     }
+    let marker = root.join(cleanup::MARKER);
+    std::fs::write(&marker, "a baton demo's scratch folder\n").map_err(io(&marker))?;
     let readme = project.join("README.md");
     std::fs::write(&readme, "# demo service\n").map_err(io(&readme))?;
     let mut path = OsString::from(bin.as_os_str());
@@ -43,24 +52,31 @@ fn prepare(root: &Path) -> Result<(Client, PathBuf), BatonError> {
         path.push(":");
         path.push(p);
     }
-    let client = Client {
+    Ok((client_for(root, path, &home), project))
+}
+
+/// A client of the demo rooted at `root`, whose server runs the shims on `path`.
+fn client_for(root: &Path, path: OsString, home: &Path) -> Client {
+    Client {
         data: DataDir::new(root.join("data")),
         server_env: vec![
             ("BATON_HOME".into(), root.join("data").into_os_string()),
             ("PATH".into(), path),
-            ("HOME".into(), home.clone().into_os_string()),
+            ("HOME".into(), home.as_os_str().to_owned()),
             ("CODEX_HOME".into(), home.join(".codex").into_os_string()),
             (
                 "CLAUDE_CONFIG_DIR".into(),
                 home.join(".claude").into_os_string(),
             ),
         ],
-    };
-    Ok((client, project))
+    }
 }
 
 fn step(title: &str, command: &str) {
-    out::line(&format!("\n\x1b[1m## {title}\x1b[0m\n$ {command}"));
+    out::line(&format!(
+        "\n{}\n$ {command}",
+        out::bold(&format!("## {title}"))
+    ));
 }
 
 fn send(
@@ -102,7 +118,10 @@ pub fn run(script_only: bool) -> Result<i32, BatonError> {
         client
             .server_env
             .push(("BATON_SHIM_DELAY_MS".into(), "120".into()));
-        multiplexer(&client, &project)
+        match multiplexer(&client, &project) {
+            Ok(0) if !end_now(&root)? => return Ok(0),
+            other => other,
+        }
     } else {
         out::line(&format!(
             "baton demo: simulated claude and codex CLIs, data in {}",
@@ -113,12 +132,59 @@ pub fn run(script_only: bool) -> Result<i32, BatonError> {
         );
         script(&client, &project).map(|_| 0)
     };
-    let _ = commands::server_stop(&client);
-    let _ = std::fs::remove_dir_all(&root);
-    if interactive && result.is_ok() {
+    let ended = cleanup::finish(&client, &root);
+    if interactive && result.is_ok() && ended.is_ok() {
         out::line("baton demo: the simulated server was stopped and its scratch data removed");
     }
-    result
+    result.and_then(|code| ended.map(|()| code))
+}
+
+/// `baton demo --stop DIR`: ends a demo left running after a detach.
+pub fn stop(root: &Path) -> Result<i32, BatonError> {
+    if !root.join(cleanup::MARKER).is_file() {
+        return Err(BatonError::bad_input(format!(
+            "{} is not a baton demo's folder (the one `baton demo` printed when it was detached)",
+            root.display()
+        )));
+    }
+    let home = root.join("home");
+    let client = client_for(root, OsString::new(), &home);
+    cleanup::finish(&client, root)?;
+    out::line(&format!(
+        "baton demo: ended; {} was deleted",
+        root.display()
+    ));
+    Ok(0)
+}
+
+/// After a detach: says where the demo's data is and asks whether to end it now. True: end it.
+fn end_now(root: &Path) -> Result<bool, BatonError> {
+    let data = root.join("data");
+    out::line(&format!(
+        "[detached from the demo: its server goes on, its data is in {}]\n  attach again: BATON_HOME={} baton attach\n  end it later: baton demo --stop {}",
+        data.display(),
+        data.display(),
+        root.display()
+    ));
+    out::print("End the demo now (stop its server, delete its data)? q then Enter ends it, Enter leaves it running: ");
+    let mut answer = String::new();
+    if std::io::stdin().read_line(&mut answer).is_err() {
+        return Ok(false);
+    }
+    let end = decide_end(&answer);
+    if !end {
+        out::line("baton demo: left running");
+    }
+    Ok(end)
+}
+
+/// Whether the answer to [`end_now`]'s question ends the demo: `q` (or `quit`, `y`, `yes`),
+/// any case. Anything else leaves it running: a detach must never lose it by a stray key.
+fn decide_end(answer: &str) -> bool {
+    matches!(
+        answer.trim().to_ascii_lowercase().as_str(),
+        "q" | "quit" | "y" | "yes"
+    )
 }
 
 /// Two terminals on the scratch project (one per simulated CLI), a first prompt running in
@@ -129,9 +195,12 @@ fn multiplexer(client: &Client, project: &Path) -> Result<i32, BatonError> {
         ("review", "codex", "Reviews the api terminal's changes"),
     ];
     for (name, provider, brief) in terminals {
+        // A folder each: two terminals never share one (`baton new` refuses that).
+        let dir = project.join(name);
+        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
         client.call(&Request::New {
             name: Some(name.into()),
-            dir: project.to_string_lossy().into_owned(),
+            dir: dir.to_string_lossy().into_owned(),
             provider: Some(provider.into()),
             model: None,
             brief: Some(brief.into()),
@@ -155,6 +224,7 @@ fn multiplexer(client: &Client, project: &Path) -> Result<i32, BatonError> {
     let here = project
         .canonicalize()
         .unwrap_or_else(|_| project.to_path_buf());
+    // Quiet: the demo says itself what a detach leaves (`end_now`).
     let opts = crate::tui::Options {
         title: Some("baton demo · SIMULATED claude & codex".into()),
         cwd: Some(here.to_string_lossy().into_owned()),
@@ -224,4 +294,25 @@ fn script(client: &Client, project: &Path) -> Result<(), BatonError> {
         render::log,
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_a_clear_answer_ends_the_demo() {
+        let rows = [
+            ("q\n", true),
+            ("Q\n", true),
+            (" quit \n", true),
+            ("yes\n", true),
+            ("\n", false),
+            ("", false),
+            ("n\n", false),
+            ("qq\n", false),
+            ("d\n", false),
+        ];
+        for (answer, want) in rows {
+            assert_eq!(super::decide_end(answer), want, "{answer:?}");
+        }
+    }
 }

@@ -1,0 +1,140 @@
+//! Ctrl-c during a foreground `baton send` (or `baton watch`), as `claude -p` users expect:
+//! the first one interrupts the running turn (the server's `interrupt` request; the command
+//! then prints the interrupted summary and exits 130), a second one leaves the turn to the
+//! server and exits 130 at once, saying how to follow or stop it. Before the turn started (it
+//! waits behind another prompt's turn) Ctrl-c interrupts nothing, since the turn running is not
+//! this prompt's: the input stays queued and the line says how to withdraw it.
+//!
+//! The handler only writes a byte to a socket a thread reads (the self-pipe trick), so all
+//! the work happens outside signal context. A blocked signal mask would be inherited by the
+//! server this command may start, and by its CLIs: so SIGINT is handled, never blocked.
+
+use std::io::Read;
+use std::os::fd::{BorrowedFd, IntoRawFd};
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
+
+use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
+
+use super::{out, Client};
+use crate::protocol::Request;
+
+/// The exit code of a command ended by Ctrl-c (128 + SIGINT), as shells report it.
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+static STARTED: AtomicBool = AtomicBool::new(false);
+static PRESSED: AtomicU32 = AtomicU32::new(0);
+/// The write end the handler writes to (-1: none yet). Kept open for the process's life.
+static WAKE_FD: AtomicI32 = AtomicI32::new(-1);
+
+extern "C" fn on_sigint(_: i32) {
+    let fd = WAKE_FD.load(Ordering::SeqCst);
+    if fd < 0 {
+        return;
+    }
+    // SAFETY: `fd` is the write end stored by `install` and never closed; write(2) is
+    // async-signal-safe, and the socket is non-blocking so the handler never waits.
+    let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+    let _ = nix::unistd::write(fd, &[1]);
+}
+
+/// What a press of Ctrl-c does, given how many came before it and whether the turn started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Press {
+    /// Ask the server to interrupt the turn; the command waits for its summary.
+    Interrupt,
+    /// Exit now; the turn (or the waiting input) goes on in the server.
+    Leave,
+    /// Exit now; the input still waits in the queue.
+    LeaveQueued,
+}
+
+/// [`Press`] for the `count`-th press (1-based). Pure.
+pub fn judge(count: u32, started: bool) -> Press {
+    match (count, started) {
+        (_, false) => Press::LeaveQueued,
+        (1, true) => Press::Interrupt,
+        (_, true) => Press::Leave,
+    }
+}
+
+/// Takes Ctrl-c over for the rest of this process, for terminal `name`. `watch_only`: the
+/// command did not send the prompt (`baton watch`), so Ctrl-c stops watching and leaves the
+/// turn alone.
+pub fn install(client: &Client, name: &str, watch_only: bool) {
+    let Ok((mut read, write)) = UnixStream::pair() else {
+        return;
+    };
+    if write.set_nonblocking(true).is_err() {
+        return;
+    }
+    WAKE_FD.store(write.into_raw_fd(), Ordering::SeqCst);
+    let action = SigAction::new(
+        SigHandler::Handler(on_sigint),
+        SaFlags::SA_RESTART,
+        SigSet::empty(),
+    );
+    // SAFETY: the handler only loads an atomic and calls write(2).
+    if unsafe { sigaction(Signal::SIGINT, &action) }.is_err() {
+        return;
+    }
+    let (client, name) = (client.clone(), name.to_string());
+    std::thread::spawn(move || loop {
+        let mut b = [0u8];
+        if read.read_exact(&mut b).is_err() {
+            return;
+        }
+        let count = PRESSED.fetch_add(1, Ordering::SeqCst) + 1;
+        let started = STARTED.load(Ordering::SeqCst);
+        match judge(count, started && !watch_only) {
+            Press::Interrupt => {
+                out::side(&format!(
+                    "baton: interrupting {name}'s turn (Ctrl-c again leaves it running and exits)"
+                ));
+                let _ = client.call(&Request::Interrupt { name: name.clone() });
+            }
+            Press::Leave => {
+                out::side(&format!(
+                    "baton: {name}'s turn goes on in the server: `baton watch {name}` follows it, `baton interrupt {name}` stops it"
+                ));
+                std::process::exit(EXIT_INTERRUPTED);
+            }
+            Press::LeaveQueued if watch_only => std::process::exit(EXIT_INTERRUPTED),
+            Press::LeaveQueued => {
+                out::side(&format!(
+                    "baton: the prompt still waits in {name}'s queue: `baton queue {name}` shows it, `baton queue {name} rm N` withdraws it"
+                ));
+                std::process::exit(EXIT_INTERRUPTED);
+            }
+        }
+    });
+}
+
+/// Tells the handler the turn started (Ctrl-c now interrupts it).
+pub fn started() {
+    STARTED.store(true, Ordering::SeqCst);
+}
+
+/// Whether Ctrl-c was pressed during this command.
+pub fn pressed() -> bool {
+    PRESSED.load(Ordering::SeqCst) > 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_press_interrupts_a_started_turn_and_the_second_leaves() {
+        let rows = [
+            (1, true, Press::Interrupt),
+            (2, true, Press::Leave),
+            (3, true, Press::Leave),
+            (1, false, Press::LeaveQueued),
+            (2, false, Press::LeaveQueued),
+        ];
+        for (count, started, want) in rows {
+            assert_eq!(judge(count, started), want, "{count} {started}");
+        }
+    }
+}
