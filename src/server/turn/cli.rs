@@ -263,12 +263,24 @@ impl TurnCtx<'_> {
             Ok(f) => (Some(std::io::BufWriter::new(f)), None),
             Err(e) => (None, Some(e)),
         };
+        // The sync started at the CLI's result, and whether a line came after it.
+        let mut presynced: Option<tokio::task::JoinHandle<std::io::Result<()>>> = None;
+        let mut written_after = false;
         while let Some(msg) = rx.recv().await {
+            let end = matches!(msg, RunMsg::Event(TurnEvent::End { .. }));
+            written_after |= presynced.is_some() && matches!(msg, RunMsg::Raw(_));
             if let Some(e) = self.on_msg(msg, raw.as_mut()) {
                 write_err.get_or_insert(e);
             }
+            if end && presynced.is_none() {
+                presynced = raw.as_mut().and_then(presync);
+            }
         }
-        if let Some(raw) = raw.as_mut() {
+        let synced = match presynced {
+            Some(sync) => matches!(sync.await, Ok(Ok(()))) && !written_after,
+            None => false,
+        };
+        if let (Some(raw), false) = (raw.as_mut(), synced) {
             if let Err(e) = raw.flush().and_then(|_| raw.get_ref().sync_data()) {
                 write_err.get_or_insert(e);
             }
@@ -337,14 +349,7 @@ impl TurnCtx<'_> {
                         .err();
                 }
             }
-            RunMsg::Event(ev) => {
-                if matches!(ev, TurnEvent::End { .. }) {
-                    if let Some(raw) = raw {
-                        presync(raw);
-                    }
-                }
-                self.on_event(ev);
-            }
+            RunMsg::Event(ev) => self.on_event(ev),
             RunMsg::Note(message) => self.note(message),
             RunMsg::SteerRead { index } => self.steer_read(index),
         }
@@ -434,13 +439,12 @@ fn fork_copy(srv: &Server, spec: &RunSpec, plan: &Plan) -> Option<claude_session
 }
 
 /// Syncs the raw stream in the background once the CLI reported its result: the CLI still takes
-/// a while to exit, and the sync the turn's end waits for then finds (almost) nothing left to
-/// write. A failure here is seen again by that final sync.
-fn presync(raw: &mut std::io::BufWriter<std::fs::File>) {
-    if raw.flush().is_err() {
-        return;
-    }
-    if let Ok(file) = raw.get_ref().try_clone() {
-        tokio::task::spawn_blocking(move || file.sync_data());
-    }
+/// a while to exit, and when nothing streams after the result the turn's end need not sync it
+/// again. None (and the end syncs) when the stream cannot be flushed or its file cloned.
+fn presync(
+    raw: &mut std::io::BufWriter<std::fs::File>,
+) -> Option<tokio::task::JoinHandle<std::io::Result<()>>> {
+    raw.flush().ok()?;
+    let file = raw.get_ref().try_clone().ok()?;
+    Some(tokio::task::spawn_blocking(move || file.sync_data()))
 }
