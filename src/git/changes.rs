@@ -4,9 +4,9 @@
 //! commits"): each takes the checkout's top-level names one at a time from a shared queue and
 //! walks that part, and one of them first compares the index with HEAD.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 
 use git2::{Repository, StatusShow};
 
@@ -17,6 +17,10 @@ use super::{statuses, GitError};
 /// would cost more than it saves. Debug builds (every test) always split, and check the
 /// result against one whole walk.
 const SPLIT_INDEX_BYTES: u64 = 320 * 1024;
+
+/// How many parts the walk is cut into: each costs one more pass over the index, and more of
+/// them balance the two threads better.
+const PARTS: usize = 4;
 
 /// (paths whose files differ from the index, new files included; paths the index holds
 /// differently from HEAD).
@@ -29,19 +33,27 @@ pub(super) fn turn_changes(
         let changed = statuses(repo, StatusShow::Workdir, true, &[])?;
         return Ok((changed, statuses(repo, StatusShow::Index, false, &[])?));
     }
-    let queue = Names::new(top_level_names(repo, root)?);
     // The other thread works on its own handle: a repository is not shared between threads.
     let other = Repository::open(repo.workdir().unwrap_or(repo.path()))
         .ctx(|| format!("cannot open the repository at {}", root.display()))?;
+    let queue = Parts::default();
     let (mut changed, staged) = std::thread::scope(|scope| {
         let queue = &queue;
+        // It compares the index with HEAD while this thread cuts the checkout into parts;
+        // then both walk parts until none is left (each reads the index on its first).
         let helper = scope.spawn(move || -> Result<_, GitError> {
             let staged = statuses(&other, StatusShow::Index, false, &[])?;
             // A name only the index has (staged, then deleted from disk) is walked too.
-            queue.add(staged.iter().map(|p| top_of(p)));
-            Ok((walk_queue(&other, queue)?, staged))
+            queue.add_names(staged.iter().map(|p| top_of(p)));
+            Ok((walk_parts(&other, queue)?, staged))
         });
-        let mine = walk_queue(repo, queue);
+        let cut = parts(repo, root);
+        let mine = cut.and_then(|cut| {
+            queue.fill(cut);
+            walk_parts(repo, queue)
+        });
+        // However this thread fared, the helper must not wait for parts forever.
+        queue.fill(Vec::new());
         let theirs = helper.join().unwrap_or_else(|_| {
             Err(GitError::Io {
                 context: format!("reading the status of {} failed", root.display()),
@@ -53,6 +65,7 @@ pub(super) fn turn_changes(
         Ok::<_, GitError>((changed, staged))
     })?;
     changed.sort();
+    changed.dedup();
     if cfg!(debug_assertions) {
         let mut whole = statuses(repo, StatusShow::Workdir, true, &[])?;
         whole.sort();
@@ -61,40 +74,57 @@ pub(super) fn turn_changes(
     Ok((changed, staged))
 }
 
-/// Every name a change can be under: what is on disk (folders first, as they hold the most),
-/// then what HEAD has there (a tracked file or folder deleted from disk).
-fn top_level_names(repo: &Repository, root: &Path) -> Result<Vec<String>, GitError> {
-    let mut folders = Vec::new();
-    let mut files = Vec::new();
+/// The checkout's top-level names (on disk, and HEAD's: a tracked file or folder deleted from
+/// disk) in [`PARTS`] parts of about as much work each. A folder's work is guessed from the
+/// size of its tree object in HEAD (its direct entries), read without parsing it: reading the
+/// index's entries to count them would cost a good part of a walk.
+fn parts(repo: &Repository, root: &Path) -> Result<Vec<Vec<String>>, GitError> {
+    let mut weight: BTreeMap<String, usize> = BTreeMap::new();
+    if let (Ok(tree), Ok(odb)) = (repo.head().and_then(|h| h.peel_to_tree()), repo.odb()) {
+        for e in tree.iter() {
+            let name = String::from_utf8_lossy(e.name_bytes()).into_owned();
+            let size = match e.kind() {
+                Some(git2::ObjectType::Tree) => odb.read_header(e.id()).map_or(0, |(n, _)| n),
+                _ => 0,
+            };
+            // About 40 bytes a tree entry.
+            weight.insert(name, (size / 40).max(1));
+        }
+    }
     for entry in std::fs::read_dir(root)
         .ctx(|| format!("cannot read {}", root.display()))?
         .filter_map(Result::ok)
     {
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name == ".git" {
-            continue;
-        }
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            folders.push(name);
-        } else {
-            files.push(name);
+        if name != ".git" {
+            weight.entry(name).or_insert(1);
         }
     }
-    folders.append(&mut files);
-    if let Ok(tree) = repo.head().and_then(|h| h.peel_to_tree()) {
-        folders.extend(
-            tree.iter()
-                .map(|e| String::from_utf8_lossy(e.name_bytes()).into_owned()),
-        );
-    }
-    Ok(folders)
+    Ok(split_by_weight(weight.into_iter().collect(), PARTS))
 }
 
-/// The files under top-level name after name from `queue` that differ from the index.
-fn walk_queue(repo: &Repository, queue: &Names) -> Result<Vec<String>, GitError> {
+/// Greedy parts: heaviest first, each to the lightest part; empty parts left out.
+fn split_by_weight(mut names: Vec<(String, usize)>, n: usize) -> Vec<Vec<String>> {
+    names.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let mut parts: Vec<(Vec<String>, usize)> = vec![(Vec::new(), 0); n.max(1)];
+    for (name, w) in names {
+        if let Some(lightest) = parts.iter_mut().min_by_key(|p| p.1) {
+            lightest.0.push(name);
+            lightest.1 += w;
+        }
+    }
+    parts
+        .into_iter()
+        .map(|p| p.0)
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// The files under each part taken from `queue` that differ from the index.
+fn walk_parts(repo: &Repository, queue: &Parts) -> Result<Vec<String>, GitError> {
     let mut changed = Vec::new();
-    while let Some(name) = queue.next() {
-        changed.extend(statuses(repo, StatusShow::Workdir, true, &[name])?);
+    while let Some(part) = queue.next() {
+        changed.extend(statuses(repo, StatusShow::Workdir, true, &part)?);
     }
     Ok(changed)
 }
@@ -104,33 +134,61 @@ fn top_of(path: &str) -> String {
     path.split('/').next().unwrap_or_default().to_string()
 }
 
-/// Top-level names to walk, each handed out once.
-struct Names {
-    state: Mutex<(VecDeque<String>, BTreeSet<String>)>,
+/// Parts of the checkout to walk, each handed out once; a taker waits until they are cut.
+#[derive(Default)]
+struct Parts {
+    state: Mutex<PartsState>,
+    cut: Condvar,
 }
 
-impl Names {
-    fn new(names: Vec<String>) -> Names {
-        let queue = Names {
-            state: Mutex::new((VecDeque::new(), BTreeSet::new())),
-        };
-        queue.add(names.into_iter());
-        queue
+#[derive(Default)]
+struct PartsState {
+    queue: VecDeque<Vec<String>>,
+    /// Every name in a part so far.
+    names: BTreeSet<String>,
+    filled: bool,
+}
+
+impl Parts {
+    /// Adds the parts (once: a later call only wakes the takers).
+    fn fill(&self, parts: Vec<Vec<String>>) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if !state.filled {
+            for part in parts {
+                let part: Vec<String> = part
+                    .into_iter()
+                    .filter(|n| !n.is_empty() && state.names.insert(n.clone()))
+                    .collect();
+                if !part.is_empty() {
+                    state.queue.push_back(part);
+                }
+            }
+            state.filled = true;
+        }
+        self.cut.notify_all();
     }
 
-    /// Queues the names not seen before (empty ones aside: they would mean the whole checkout).
-    fn add(&self, names: impl Iterator<Item = String>) {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        for name in names.filter(|n| !n.is_empty()) {
-            if state.1.insert(name.clone()) {
-                state.0.push_back(name);
-            }
+    /// Adds one part of the names in no part yet (empty ones aside: they would mean the
+    /// whole checkout). It waits for the parts to be cut, so a name is in one part only.
+    fn add_names(&self, names: impl Iterator<Item = String>) {
+        let mut state = self.wait();
+        let part: Vec<String> = names
+            .filter(|n| !n.is_empty() && state.names.insert(n.clone()))
+            .collect();
+        if !part.is_empty() {
+            state.queue.push_back(part);
         }
     }
 
-    fn next(&self) -> Option<String> {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        state.0.pop_front()
+    fn next(&self) -> Option<Vec<String>> {
+        self.wait().queue.pop_front()
+    }
+
+    fn wait(&self) -> std::sync::MutexGuard<'_, PartsState> {
+        let state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        self.cut
+            .wait_while(state, |s| !s.filled)
+            .unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -138,19 +196,48 @@ impl Names {
 mod tests {
     use super::*;
 
+    fn owned(names: &[&str]) -> Vec<String> {
+        names.iter().map(|n| n.to_string()).collect()
+    }
+
     #[test]
-    fn names_are_handed_out_once_in_order_and_empty_ones_never() {
-        let cases: [(&[&str], &[&str], &[&str]); 3] = [
-            (&[], &[], &[]),
-            (&["src", "README.md", "src"], &[""], &["src", "README.md"]),
-            (&["src"], &["gone", "src", "gone"], &["src", "gone"]),
+    fn parts_hold_about_as_many_entries_each() {
+        let cases: [(&[(&str, usize)], usize, &[&[&str]]); 4] = [
+            (&[], 4, &[]),
+            (&[("a", 1)], 4, &[&["a"]]),
+            (&[("a", 5), ("b", 3), ("c", 2)], 2, &[&["a"], &["b", "c"]]),
+            (
+                &[("w", 1), ("x", 1), ("y", 1), ("z", 1)],
+                2,
+                &[&["w", "y"], &["x", "z"]],
+            ),
         ];
-        for (first, later, expected) in cases {
-            let names = Names::new(first.iter().map(|n| n.to_string()).collect());
-            names.add(later.iter().map(|n| n.to_string()));
-            let got: Vec<String> = std::iter::from_fn(|| names.next()).collect();
-            assert_eq!(got, expected, "{first:?} then {later:?}");
+        for (names, n, expected) in cases {
+            let names = names.iter().map(|(k, w)| (k.to_string(), *w)).collect();
+            let expected: Vec<Vec<String>> = expected.iter().map(|p| owned(p)).collect();
+            assert_eq!(split_by_weight(names, n), expected);
         }
+    }
+
+    #[test]
+    fn each_name_is_walked_once_and_empty_ones_never() {
+        let parts = Parts::default();
+        parts.fill(vec![
+            owned(&["src", "README.md"]),
+            owned(&["src", "docs"]),
+            owned(&[""]),
+        ]);
+        parts.add_names(owned(&["gone", "docs", ""]).into_iter());
+        parts.fill(vec![owned(&["late"])]);
+        let got: Vec<Vec<String>> = std::iter::from_fn(|| parts.next()).collect();
+        assert_eq!(
+            got,
+            vec![
+                owned(&["src", "README.md"]),
+                owned(&["docs"]),
+                owned(&["gone"])
+            ]
+        );
     }
 
     #[test]
