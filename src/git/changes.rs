@@ -202,7 +202,8 @@ mod tests {
 
     #[test]
     fn parts_hold_about_as_many_entries_each() {
-        let cases: [(&[(&str, usize)], usize, &[&[&str]]); 4] = [
+        type Case<'a> = (&'a [(&'a str, usize)], usize, &'a [&'a [&'a str]]);
+        let cases: [Case; 4] = [
             (&[], 4, &[]),
             (&[("a", 1)], 4, &[&["a"]]),
             (&[("a", 5), ("b", 3), ("c", 2)], 2, &[&["a"], &["b", "c"]]),
