@@ -57,10 +57,15 @@ fn interrupt_stops_the_turn_and_keeps_its_partial_output() {
         w.new_terminal("t", provider);
         let mut watch = w.watch();
         let child = w.spawn(&["send", "t", "long job [[hang]]"]);
-        // Interrupt once the partial answer has streamed (Claude's in deltas, Codex's whole).
+        // Interrupt once the whole partial answer has streamed (Claude's in deltas, Codex's
+        // whole): an interrupt between two deltas would rightly cut it short.
+        let mut streamed = String::new();
         watch.until(|e| {
-            let kind = &e["event"]["event"]["event"]["kind"];
-            kind == "text" || kind == "delta"
+            let event = &e["event"]["event"]["event"];
+            if event["kind"] == "text" || event["kind"] == "delta" {
+                streamed.push_str(event["text"].as_str().unwrap_or_default());
+            }
+            streamed == "MOCK-PARTIAL before hang"
         });
         let out = w.ok(&["interrupt", "t"]);
         assert!(out.contains("interrupted"), "{out}");
