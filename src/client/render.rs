@@ -443,6 +443,11 @@ pub fn queue(rows: &Vec<QueuedView>) -> String {
             q.mode.as_str()
         ));
     }
+    if rows.iter().any(|q| q.held) {
+        out.push_str(
+            "queue held after interrupt: `baton queue NAME run` runs it (so does a `send --jump`)\n",
+        );
+    }
     out
 }
 

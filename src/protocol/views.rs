@@ -107,6 +107,9 @@ pub struct QueuedView {
     /// The model it was sent with (null: the terminal's own).
     pub model: Option<String>,
     pub queued_at: String,
+    /// The queue is held after an interrupt: it waits for `baton queue NAME run`.
+    #[serde(default)]
+    pub held: bool,
 }
 
 /// What `send --detach` answers: the input was journalled and waits (or already started).

@@ -186,6 +186,7 @@ pub fn log(srv: &Server, name: &str) -> Result<LogView, BatonError> {
 pub fn queue(srv: &Server, t: &TerminalRow) -> Result<Vec<QueuedView>, BatonError> {
     let rt = srv.runtime(&t.id);
     let taken = rt.taken();
+    let held = rt.queue_held();
     Ok(srv
         .store
         .waiting_inputs(&t.id)?
@@ -201,6 +202,7 @@ pub fn queue(srv: &Server, t: &TerminalRow) -> Result<Vec<QueuedView>, BatonErro
             provider: i.provider.unwrap_or(t.provider),
             model: i.model,
             queued_at: i.queued_at,
+            held,
         })
         .collect())
 }

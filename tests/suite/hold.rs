@@ -45,6 +45,8 @@ fn an_interrupt_holds_the_queue_until_queue_run() {
     let held = "queue held after interrupt: `baton queue t run`";
     assert!(w.ok(&["show", "t"]).contains(held));
     assert!(w.ok(&["ls"]).contains(held));
+    assert!(w.ok(&["queue", "t"]).contains("queue held after interrupt"));
+    assert_eq!(w.json(&["queue", "t"])[0]["held"], true);
 
     w.ok(&["queue", "t", "run"]);
     w.wait_for("the second turn", || {
