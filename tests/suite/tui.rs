@@ -1024,8 +1024,8 @@ fn a_ctrl_space_prefix_a_help_that_fits_and_scrolls_and_unbound_keys_named_plain
     )
     .unwrap();
     let ui = client_on_api(&w);
-    ui.keys(&["C-Space", "l"]);
-    ui.wait_for("C-Space l is not bound; C-Space ? lists the keys");
+    ui.keys(&["C-Space", "y"]);
+    ui.wait_for("C-Space y is not bound; C-Space ? lists the keys");
     // The help on 120×40: whole lines, scrolled to its end with G.
     ui.keys(&["C-Space", "?"]);
     let s = ui.wait_for(" keys 1–");
@@ -1045,3 +1045,7 @@ fn a_ctrl_space_prefix_a_help_that_fits_and_scrolls_and_unbound_keys_named_plain
     ui.keys(&["Tab"]);
     ui.wait_for("codex (provider switch)");
 }
+
+/// The keys that reshape the panes.
+#[path = "tui_panes.rs"]
+mod panes;

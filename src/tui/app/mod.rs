@@ -13,6 +13,7 @@ use crate::tui::diff::DiffView;
 use crate::tui::input::keys::Keys;
 use crate::tui::input::mouse::MouseState;
 use crate::tui::panes::layout::Node;
+use crate::tui::panes::resize::Preset;
 use crate::tui::shell::{ShellUpdate, ShellView};
 use crate::tui::transcript::Transcript;
 use composer::Composer;
@@ -323,6 +324,12 @@ pub struct App {
     pub draft_owner: Option<String>,
     /// The layout an earlier client left, brought back at the first list.
     pub saved_layout: Option<saved::SavedLayout>,
+    /// The preset prefix Space laid the panes out by last (the next one follows it).
+    pub preset: Option<Preset>,
+    /// The pane that had the focus before the active one (prefix `;`).
+    pub last_pane: Option<usize>,
+    /// The terminal focused before the focused one (prefix `l`).
+    pub last_term: Option<String>,
 }
 
 impl App {
@@ -359,6 +366,9 @@ impl App {
             drafts_loaded: Default::default(),
             draft_owner: None,
             saved_layout: None,
+            preset: None,
+            last_pane: None,
+            last_term: None,
         }
     }
 
@@ -419,7 +429,15 @@ impl App {
     }
 
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
+        let (pane, term, count) = (self.active, self.focused_name(), self.panes.len());
         let fx = self.update_inner(msg);
+        // What had the focus before, for prefix `;` and `l` (a close renumbers on its own).
+        if self.active != pane && self.panes.len() >= count {
+            self.last_pane = Some(pane);
+        }
+        if term.is_some() && self.focused_name() != term {
+            self.last_term = term;
+        }
         // Whatever moved the focus (a pane, a click, a removal), the composer follows it.
         self.sync_draft();
         fx

@@ -1,6 +1,7 @@
 //! What keys, pastes and the mouse do, mode by mode: the prefix, the composer's editing keys,
 //! the new-terminal form, the help overlay and the start-up offer.
 
+mod help;
 pub mod key;
 pub mod keys;
 pub mod mouse;
@@ -122,6 +123,20 @@ impl App {
                 Vec::new()
             }
             PrefixAction::ClosePane => self.close_pane(),
+            PrefixAction::Resize(side, cells) => {
+                self.resize_pane(side, cells);
+                Vec::new()
+            }
+            PrefixAction::NextLayout => {
+                self.next_layout();
+                Vec::new()
+            }
+            PrefixAction::SwapPrev | PrefixAction::SwapNext => {
+                self.swap_pane(a == PrefixAction::SwapNext);
+                Vec::new()
+            }
+            PrefixAction::LastPane => self.select_last_pane(),
+            PrefixAction::LastTerminal => self.focus_last_term(),
         }
     }
 
