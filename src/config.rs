@@ -126,11 +126,12 @@ pub struct KeysConfig {
     pub swap_next: Option<String>,
     pub last_pane: Option<String>,
     pub last_terminal: Option<String>,
+    pub tree: Option<String>,
 }
 
 impl KeysConfig {
     /// Each action's name and configured key, in the order of the help.
-    pub fn entries(&self) -> [(&'static str, Option<&str>); 24] {
+    pub fn entries(&self) -> [(&'static str, Option<&str>); 25] {
         [
             ("new", self.new.as_deref()),
             ("next", self.next.as_deref()),
@@ -156,6 +157,7 @@ impl KeysConfig {
             ("swap_next", self.swap_next.as_deref()),
             ("last_pane", self.last_pane.as_deref()),
             ("last_terminal", self.last_terminal.as_deref()),
+            ("tree", self.tree.as_deref()),
         ]
     }
 }

@@ -974,6 +974,16 @@ fn turn_count(w: &World, name: &str) -> usize {
         .map_or(0, Vec::len)
 }
 
+/// A client on terminals `api` (claude, focused), `web` (codex) and `docs` (claude).
+fn client_on_three(w: &World) -> Tmux {
+    let dir = w.new_terminal("api", "claude");
+    w.new_terminal("web", "codex");
+    w.new_terminal("docs", "claude");
+    let ui = Tmux::start(w, &dir, "");
+    ui.wait_for("prompt → api");
+    ui
+}
+
 /// A client on a new claude terminal `api`, once its composer shows.
 fn client_on_api(w: &World) -> Tmux {
     let dir = w.new_terminal("api", "claude");
@@ -1049,3 +1059,7 @@ fn a_ctrl_space_prefix_a_help_that_fits_and_scrolls_and_unbound_keys_named_plain
 /// The keys that reshape the panes.
 #[path = "tui_panes.rs"]
 mod panes;
+
+/// The tree picker and the command prompt.
+#[path = "tui_picker.rs"]
+mod picker;

@@ -40,11 +40,7 @@ fn space_cycles_layouts_braces_swap_and_semicolon_and_l_go_back() {
         return;
     }
     let w = World::new();
-    let dir = w.new_terminal("api", "claude");
-    w.new_terminal("web", "codex");
-    w.new_terminal("docs", "claude");
-    let ui = Tmux::start(&w, &dir, "");
-    ui.wait_for("prompt → api");
+    let ui = client_on_three(&w);
     ui.keys(&["C-b", "%"]);
     ui.wait_for("prompt → web");
     // Even-horizontal: two panes side by side; even-vertical: one above the other.

@@ -5,6 +5,7 @@ pub mod branch;
 pub mod composer;
 pub mod form;
 pub mod manage;
+pub mod picker;
 pub mod queue;
 pub mod saved;
 mod watch;
@@ -175,6 +176,8 @@ pub enum Mode {
     },
     /// Copy mode over a pane (prefix `[`).
     Copy(Box<crate::tui::copy::CopyView>),
+    /// The tree picker of terminals (prefix `w`).
+    Picker(picker::Picker),
 }
 
 /// Why the UI ends.

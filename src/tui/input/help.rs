@@ -54,6 +54,10 @@ impl Keys {
                 h(A::CopyMode),
                 "copy mode: hjkl/w/b/g/G move, v select, y copy (OSC 52), / n N search, q leave",
             ),
+            (
+                h(A::Tree),
+                "pick a terminal: ↑↓ j/k move, / or typing filters, Enter shows it here, Esc",
+            ),
             (h(A::Rename), "rename the focused terminal"),
             (
                 h(A::Fork),

@@ -70,11 +70,13 @@ pub enum PrefixAction {
     LastPane,
     /// The terminal the active pane showed before (tmux `l`, last window).
     LastTerminal,
+    /// The tree picker of terminals (tmux `w`, `choose-tree`).
+    Tree,
 }
 
 /// Every configurable action: its name in `[ui.keys]` and its default key (tmux's where tmux
 /// has one). The digits 0-9 always jump.
-pub const ACTIONS: [(PrefixAction, &str, char); 24] = [
+pub const ACTIONS: [(PrefixAction, &str, char); 25] = [
     (PrefixAction::NewTerminal, "new", 'c'),
     (PrefixAction::Next, "next", 'n'),
     (PrefixAction::Prev, "prev", 'p'),
@@ -99,6 +101,7 @@ pub const ACTIONS: [(PrefixAction, &str, char); 24] = [
     (PrefixAction::SwapNext, "swap_next", '}'),
     (PrefixAction::LastPane, "last_pane", ';'),
     (PrefixAction::LastTerminal, "last_terminal", 'l'),
+    (PrefixAction::Tree, "tree", 'w'),
 ];
 
 /// How many cells prefix and Alt with an arrow resize by (tmux's `M-arrow` binding).

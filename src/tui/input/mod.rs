@@ -44,6 +44,7 @@ impl App {
             Mode::Rename { .. } => return self.rename_key(k),
             Mode::Model { .. } => return self.model_key(k),
             Mode::Copy(_) => return self.copy_key(k),
+            Mode::Picker(_) => return self.picker_key(k),
             Mode::Normal => {}
         }
         if self.prefix_armed {
@@ -137,6 +138,10 @@ impl App {
             }
             PrefixAction::LastPane => self.select_last_pane(),
             PrefixAction::LastTerminal => self.focus_last_term(),
+            PrefixAction::Tree => {
+                self.open_picker();
+                Vec::new()
+            }
         }
     }
 
@@ -344,6 +349,11 @@ impl App {
                 if let Some(text) = &mut v.prompt {
                     text.push_str(s.lines().next().unwrap_or(""));
                 }
+            }
+            Mode::Picker(p) => {
+                p.filter.push_str(s.lines().next().unwrap_or(""));
+                p.typing = true;
+                p.at = 0;
             }
             Mode::Help { .. } | Mode::Instructions | Mode::Offer | Mode::ConfirmRemove(_) => {}
         }
