@@ -127,11 +127,12 @@ pub struct KeysConfig {
     pub last_pane: Option<String>,
     pub last_terminal: Option<String>,
     pub tree: Option<String>,
+    pub command: Option<String>,
 }
 
 impl KeysConfig {
     /// Each action's name and configured key, in the order of the help.
-    pub fn entries(&self) -> [(&'static str, Option<&str>); 25] {
+    pub fn entries(&self) -> [(&'static str, Option<&str>); 26] {
         [
             ("new", self.new.as_deref()),
             ("next", self.next.as_deref()),
@@ -158,6 +159,7 @@ impl KeysConfig {
             ("last_pane", self.last_pane.as_deref()),
             ("last_terminal", self.last_terminal.as_deref()),
             ("tree", self.tree.as_deref()),
+            ("command", self.command.as_deref()),
         ]
     }
 }

@@ -2,10 +2,12 @@
 //! effects out (requests to the server, the bell). Pure: no IO here, so it is table-tested.
 
 pub mod branch;
+pub mod command;
 pub mod composer;
 pub mod form;
 pub mod manage;
 pub mod picker;
+mod prompt;
 pub mod queue;
 pub mod saved;
 mod watch;
@@ -178,6 +180,10 @@ pub enum Mode {
     Copy(Box<crate::tui::copy::CopyView>),
     /// The tree picker of terminals (prefix `w`).
     Picker(picker::Picker),
+    /// A command typed in the status line (prefix `:`).
+    Command {
+        text: String,
+    },
 }
 
 /// Why the UI ends.
@@ -214,6 +220,8 @@ pub enum Tag {
     Rewind(String),
     /// Archiving (or unarchiving) terminal `name`.
     Archive(String),
+    /// A command of the prompt (prefix `:`) whose answer shows in the status line.
+    Command(command::Answer),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -548,6 +556,10 @@ impl App {
             }
             (tag @ (Tag::Fork(_) | Tag::Rewind(_) | Tag::Archive(_)), result) => {
                 self.on_branch_reply(tag, result)
+            }
+            (Tag::Command(answer), result) => {
+                self.on_command_reply(answer, result);
+                Vec::new()
             }
             (Tag::New, Err(e)) => {
                 match &mut self.mode {

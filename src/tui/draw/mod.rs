@@ -73,6 +73,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         | Mode::ConfirmRemove(_)
         | Mode::Rename { .. }
         | Mode::Model { .. }
+        | Mode::Command { .. }
         | Mode::Copy(_) => {}
     }
 }
@@ -529,6 +530,7 @@ fn hints(app: &App) -> String {
         ),
         Mode::Rename { name, text } => format!("rename {name} to: {text}"),
         Mode::Model { text } => format!("model for the next prompt: {text}"),
+        Mode::Command { text } => format!(":{text}"),
         Mode::Instructions => "any key closes the list".into(),
         Mode::Picker(_) => {
             "↑↓ j/k move · / or type to filter · Enter show it in the pane · Esc close".into()
@@ -560,9 +562,14 @@ fn draw_status(f: &mut Frame, app: &App, area: Rect) {
         Style::default().add_modifier(Modifier::REVERSED),
     );
     let (text, style) = match (&app.status, &app.mode) {
-        (_, Mode::Offer | Mode::ConfirmRemove(_) | Mode::Rename { .. } | Mode::Model { .. }) => {
-            (hints(app), Style::default().fg(Color::Yellow))
-        }
+        (
+            _,
+            Mode::Offer
+            | Mode::ConfirmRemove(_)
+            | Mode::Rename { .. }
+            | Mode::Model { .. }
+            | Mode::Command { .. },
+        ) => (hints(app), Style::default().fg(Color::Yellow)),
         (_, Mode::Copy(v)) if v.prompt.is_some() => {
             (hints(app), Style::default().fg(Color::Yellow))
         }
@@ -578,7 +585,7 @@ fn draw_status(f: &mut Frame, app: &App, area: Rect) {
     ]);
     f.render_widget(Paragraph::new(line), area);
     let typing = match &app.mode {
-        Mode::Rename { .. } | Mode::Model { .. } => true,
+        Mode::Rename { .. } | Mode::Model { .. } | Mode::Command { .. } => true,
         Mode::Copy(v) => v.prompt.is_some(),
         _ => false,
     };

@@ -58,6 +58,11 @@ impl Keys {
                 h(A::Tree),
                 "pick a terminal: ↑↓ j/k move, / or typing filters, Enter shows it here, Esc",
             ),
+            (
+                h(A::Command),
+                "command prompt: baton's commands without `baton` (new api --dir ~/src/api, \
+                 send api a prompt, rename a b, interrupt api…); the answer in the status line",
+            ),
             (h(A::Rename), "rename the focused terminal"),
             (
                 h(A::Fork),

@@ -72,11 +72,13 @@ pub enum PrefixAction {
     LastTerminal,
     /// The tree picker of terminals (tmux `w`, `choose-tree`).
     Tree,
+    /// The command prompt (tmux `:`): baton's commands typed as on the command line.
+    Command,
 }
 
 /// Every configurable action: its name in `[ui.keys]` and its default key (tmux's where tmux
 /// has one). The digits 0-9 always jump.
-pub const ACTIONS: [(PrefixAction, &str, char); 25] = [
+pub const ACTIONS: [(PrefixAction, &str, char); 26] = [
     (PrefixAction::NewTerminal, "new", 'c'),
     (PrefixAction::Next, "next", 'n'),
     (PrefixAction::Prev, "prev", 'p'),
@@ -102,6 +104,7 @@ pub const ACTIONS: [(PrefixAction, &str, char); 25] = [
     (PrefixAction::LastPane, "last_pane", ';'),
     (PrefixAction::LastTerminal, "last_terminal", 'l'),
     (PrefixAction::Tree, "tree", 'w'),
+    (PrefixAction::Command, "command", ':'),
 ];
 
 /// How many cells prefix and Alt with an arrow resize by (tmux's `M-arrow` binding).

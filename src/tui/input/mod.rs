@@ -45,6 +45,7 @@ impl App {
             Mode::Model { .. } => return self.model_key(k),
             Mode::Copy(_) => return self.copy_key(k),
             Mode::Picker(_) => return self.picker_key(k),
+            Mode::Command { .. } => return self.prompt_key(k),
             Mode::Normal => {}
         }
         if self.prefix_armed {
@@ -140,6 +141,10 @@ impl App {
             PrefixAction::LastTerminal => self.focus_last_term(),
             PrefixAction::Tree => {
                 self.open_picker();
+                Vec::new()
+            }
+            PrefixAction::Command => {
+                self.open_prompt();
                 Vec::new()
             }
         }
@@ -342,7 +347,7 @@ impl App {
         match &mut self.mode {
             Mode::NewTerminal(f) => f.paste(s),
             Mode::Normal => self.composer.insert_str(s),
-            Mode::Rename { text, .. } | Mode::Model { text } => {
+            Mode::Rename { text, .. } | Mode::Model { text } | Mode::Command { text } => {
                 text.push_str(s.lines().next().unwrap_or(""))
             }
             Mode::Copy(v) => {
