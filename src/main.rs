@@ -203,8 +203,9 @@ enum Cmd {
         #[arg(long)]
         script: bool,
     },
-    /// Open the multiplexer attached to the server (what `baton` alone does)
-    Attach,
+    /// Open the multiplexer attached to the server (what `baton` alone does); with NAME,
+    /// focused on that terminal (its pane if one shows it, else the focused pane shows it)
+    Attach { name: Option<String> },
 }
 
 #[derive(Args)]
@@ -432,7 +433,8 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
     let client = Client::from_env()?;
     let c = &client;
     match cmd {
-        None | Some(Cmd::Attach) => baton::tui::run(c),
+        None => baton::tui::run(c, None),
+        Some(Cmd::Attach { name }) => baton::tui::run(c, name),
         Some(Cmd::New(args)) => {
             let json = args.json;
             commands::simple(c, &args.request()?, json, render::show)

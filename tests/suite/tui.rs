@@ -1060,6 +1060,6 @@ fn a_ctrl_space_prefix_a_help_that_fits_and_scrolls_and_unbound_keys_named_plain
 #[path = "tui_panes.rs"]
 mod panes;
 
-/// The tree picker and the command prompt.
+/// The tree picker, the command prompt and `baton attach NAME`.
 #[path = "tui_picker.rs"]
 mod picker;

@@ -1,4 +1,5 @@
-//! The tree picker (prefix `w`) and the command prompt (prefix `:`) in a real client.
+//! Ways to a terminal in a real client: the tree picker (prefix `w`), the command prompt
+//! (prefix `:`) and `baton attach NAME`.
 
 use super::*;
 
@@ -68,4 +69,32 @@ fn prefix_colon_runs_batons_commands_and_says_the_answer_or_the_error() {
     ui.type_text("interrupt api");
     ui.keys(&["Escape"]);
     ui.wait_until("the prompt closed", |s| !s.contains(":interrupt api"));
+}
+
+#[test]
+fn attach_name_focuses_that_terminal_and_an_unknown_name_is_refused() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let ui = client_on_three(&w);
+    ui.keys(&["C-b", "%"]);
+    ui.wait_for("prompt → web");
+    ui.keys(&["C-b", "d"]);
+    ui.wait_for("BATON-EXITED 0");
+    let dir = w.home();
+    // api's pane takes the focus; docs, shown nowhere, comes into the focused pane (api's,
+    // as the last client left it).
+    let again = Tmux::start(&w, &dir, "attach api");
+    again.wait_for("prompt → api");
+    again.wait_for("1 web · codex");
+    again.keys(&["C-b", "d"]);
+    again.wait_for("BATON-EXITED 0");
+    let docs = Tmux::start(&w, &dir, "attach docs");
+    let s = docs.wait_for("prompt → docs");
+    assert!(s.contains("1 web · codex"), "{s}");
+    assert!(!s.contains("0 api · claude"), "{s}");
+    let none = Tmux::start(&w, &dir, "attach nope");
+    let s = none.wait_for("BATON-EXITED 2");
+    assert!(s.contains("nope"), "{s}");
 }

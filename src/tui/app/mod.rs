@@ -341,6 +341,8 @@ pub struct App {
     pub last_pane: Option<usize>,
     /// The terminal focused before the focused one (prefix `l`).
     pub last_term: Option<String>,
+    /// `baton attach NAME`: the terminal the first list brings into focus.
+    pub attach_to: Option<String>,
 }
 
 impl App {
@@ -380,6 +382,7 @@ impl App {
             preset: None,
             last_pane: None,
             last_term: None,
+            attach_to: None,
         }
     }
 
