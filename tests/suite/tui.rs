@@ -1063,3 +1063,7 @@ mod panes;
 /// The tree picker, the command prompt and `baton attach NAME`.
 #[path = "tui_picker.rs"]
 mod picker;
+
+/// Copy mode's backward search.
+#[path = "tui_copy.rs"]
+mod copy;

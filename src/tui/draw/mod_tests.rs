@@ -663,7 +663,7 @@ fn copy_mode_searches_selects_across_a_wrap_and_copies_with_osc52() {
 │                          │┌ prompt → api · claude · Tab: provider ─────────────────────┐
 │                          ││                                                            │
 └──────────────────────────┘└────────────────────────────────────────────────────────────┘
- baton  copy mode [6/17]: hjkl/w/b move · v select · y copy · / search · n/N again · q le…
+ baton  copy mode [6/17]: hjkl/w/b move · v select · y copy · / ? search down/up · n/N ag…
 ";
     assert_eq!(got, want);
     // "the next" starts at column 51 of row 5 (the pane's text starts at x = 29).

@@ -52,7 +52,7 @@ impl Keys {
             ),
             (
                 h(A::CopyMode),
-                "copy mode: hjkl/w/b/g/G move, v select, y copy (OSC 52), / n N search, q leave",
+                "copy mode: hjkl/w/b/g/G move, v select, y copy (OSC 52), / ? search down/up, n N again, q leave",
             ),
             (
                 h(A::Tree),
