@@ -1041,7 +1041,7 @@ fn a_ctrl_space_prefix_a_help_that_fits_and_scrolls_and_unbound_keys_named_plain
     let s = ui.wait_for(" keys 1–");
     assert!(
         s.contains(
-            "copy mode: hjkl/w/b/g/G move, v select, y copy (OSC 52), / n N search, q leave"
+            "copy mode: hjkl/w/b/g/G move, v select, y copy (OSC 52), / ? n N search, q leave"
         ),
         "{s}"
     );

@@ -1,8 +1,9 @@
 //! Copy mode's logic (prefix `[`, keys as tmux's vi copy mode): a cursor over a frozen copy of
 //! a pane's rows, a selection, search (`/` down, `?` up; `n` the same way, `N` back), and the
-//! text a selection copies (wrapped rows joined back), plus the OSC 52 sequence that puts it on the system clipboard. The mouse works on the
-//! same view: a cell of the pane maps to a place in the rows (`pos_at`), a double click takes
-//! the word there, the wheel scrolls. Pure: table-tested.
+//! text a selection copies (wrapped rows joined back), plus the OSC 52 sequence that puts it
+//! on the system clipboard. The mouse works on the same view: a cell of the pane maps to a
+//! place in the rows (`pos_at`), a double click takes the word there, the wheel scrolls. Pure:
+//! table-tested.
 
 pub mod mode;
 

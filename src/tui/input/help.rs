@@ -52,11 +52,11 @@ impl Keys {
             ),
             (
                 h(A::CopyMode),
-                "copy mode: hjkl/w/b/g/G move, v select, y copy (OSC 52), / ? search down/up, n N again, q leave",
+                "copy mode: hjkl/w/b/g/G move, v select, y copy (OSC 52), / ? n N search, q leave",
             ),
             (
                 h(A::Tree),
-                "pick a terminal: ↑↓ j/k move, / or typing filters, Enter shows it here, Esc",
+                "pick a terminal: ↑↓ j/k move, / or typing filters, Enter shows it here, Esc closes",
             ),
             (
                 h(A::Command),
