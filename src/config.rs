@@ -121,11 +121,18 @@ pub struct KeysConfig {
     pub fork: Option<String>,
     pub archive: Option<String>,
     pub show_archived: Option<String>,
+    pub next_layout: Option<String>,
+    pub swap_prev: Option<String>,
+    pub swap_next: Option<String>,
+    pub last_pane: Option<String>,
+    pub last_terminal: Option<String>,
+    pub tree: Option<String>,
+    pub command: Option<String>,
 }
 
 impl KeysConfig {
     /// Each action's name and configured key, in the order of the help.
-    pub fn entries(&self) -> [(&'static str, Option<&str>); 19] {
+    pub fn entries(&self) -> [(&'static str, Option<&str>); 26] {
         [
             ("new", self.new.as_deref()),
             ("next", self.next.as_deref()),
@@ -146,6 +153,13 @@ impl KeysConfig {
             ("fork", self.fork.as_deref()),
             ("archive", self.archive.as_deref()),
             ("show_archived", self.show_archived.as_deref()),
+            ("next_layout", self.next_layout.as_deref()),
+            ("swap_prev", self.swap_prev.as_deref()),
+            ("swap_next", self.swap_next.as_deref()),
+            ("last_pane", self.last_pane.as_deref()),
+            ("last_terminal", self.last_terminal.as_deref()),
+            ("tree", self.tree.as_deref()),
+            ("command", self.command.as_deref()),
         ]
     }
 }

@@ -225,8 +225,9 @@ enum Cmd {
         #[arg(long, value_name = "DIR")]
         stop: Option<std::path::PathBuf>,
     },
-    /// Open the multiplexer attached to the server (what `baton` alone does)
-    Attach,
+    /// Open the multiplexer attached to the server (what `baton` alone does); with NAME,
+    /// focused on that terminal (its pane if one shows it, else the focused pane shows it)
+    Attach { name: Option<String> },
     /// Print a completion script for SHELL (bash: `baton completions bash >
     /// ~/.local/share/bash-completion/completions/baton`; zsh: into a folder on `$fpath` as
     /// `_baton`; fish: `~/.config/fish/completions/baton.fish`)
@@ -476,7 +477,8 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
     let client = Client::from_env()?;
     let c = &client;
     match cmd {
-        None | Some(Cmd::Attach) => baton::tui::run(c),
+        None => baton::tui::run(c, None),
+        Some(Cmd::Attach { name }) => baton::tui::run(c, name),
         // Answered above.
         Some(Cmd::Completions { .. } | Cmd::Man) => Ok(0),
         Some(Cmd::New(args)) => {

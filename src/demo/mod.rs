@@ -229,6 +229,7 @@ fn multiplexer(client: &Client, project: &Path) -> Result<i32, BatonError> {
         title: Some("baton demo · SIMULATED claude & codex".into()),
         cwd: Some(here.to_string_lossy().into_owned()),
         quiet_detach: true,
+        attach: None,
     };
     crate::tui::run_with(client, opts)
 }

@@ -55,11 +55,23 @@ pub struct Options {
     /// Say nothing on detach (the demo stops its server right after, so "attach again" would
     /// be wrong).
     pub quiet_detach: bool,
+    /// `baton attach NAME`: the terminal to focus (its pane if one shows it).
+    pub attach: Option<String>,
 }
 
-/// Opens the multiplexer attached to the server (started when needed).
-pub fn run(client: &Client) -> Result<i32, BatonError> {
-    run_with(client, Options::default())
+/// Opens the multiplexer attached to the server (started when needed), focused on terminal
+/// `attach` when one is named (an unknown name is refused before the screen changes).
+pub fn run(client: &Client, attach: Option<String>) -> Result<i32, BatonError> {
+    if let Some(name) = &attach {
+        client.call(&crate::protocol::Request::Show { name: name.clone() })?;
+    }
+    run_with(
+        client,
+        Options {
+            attach,
+            ..Options::default()
+        },
+    )
 }
 
 pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
@@ -89,6 +101,7 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
     let mut app = App::new(&title, &cwd, keys);
     let saved_at = io::saved::path(&client.data);
     app.restore(io::saved::load(&saved_at));
+    app.attach_to = opts.attach;
     let exit = {
         let mut screen = Screen::enter()?;
         io::spawn_input(tx.clone());

@@ -978,6 +978,16 @@ fn turn_count(w: &World, name: &str) -> usize {
         .map_or(0, Vec::len)
 }
 
+/// A client on terminals `api` (claude, focused), `web` (codex) and `docs` (claude).
+fn client_on_three(w: &World) -> Tmux {
+    let dir = w.new_terminal("api", "claude");
+    w.new_terminal("web", "codex");
+    w.new_terminal("docs", "claude");
+    let ui = Tmux::start(w, &dir, "");
+    ui.wait_for("prompt → api");
+    ui
+}
+
 /// A client on a new claude terminal `api`, once its composer shows.
 fn client_on_api(w: &World) -> Tmux {
     let dir = w.new_terminal("api", "claude");
@@ -1028,14 +1038,14 @@ fn a_ctrl_space_prefix_a_help_that_fits_and_scrolls_and_unbound_keys_named_plain
     )
     .unwrap();
     let ui = client_on_api(&w);
-    ui.keys(&["C-Space", "l"]);
-    ui.wait_for("C-Space l is not bound; C-Space ? lists the keys");
+    ui.keys(&["C-Space", "y"]);
+    ui.wait_for("C-Space y is not bound; C-Space ? lists the keys");
     // The help on 120×40: whole lines, scrolled to its end with G.
     ui.keys(&["C-Space", "?"]);
     let s = ui.wait_for(" keys 1–");
     assert!(
         s.contains(
-            "copy mode: hjkl/w/b/g/G move, v select, y copy (OSC 52), / n N search, q leave"
+            "copy mode: hjkl/w/b/g/G move, v select, y copy (OSC 52), / ? n N search, q leave"
         ),
         "{s}"
     );
@@ -1049,3 +1059,15 @@ fn a_ctrl_space_prefix_a_help_that_fits_and_scrolls_and_unbound_keys_named_plain
     ui.keys(&["Tab"]);
     ui.wait_for("codex (provider switch)");
 }
+
+/// The keys that reshape the panes.
+#[path = "tui_panes.rs"]
+mod panes;
+
+/// The tree picker, the command prompt and `baton attach NAME`.
+#[path = "tui_picker.rs"]
+mod picker;
+
+/// Copy mode's backward search.
+#[path = "tui_copy.rs"]
+mod copy;

@@ -57,16 +57,10 @@ impl App {
         let Mode::Rename { name, text } = &mut self.mode else {
             return Vec::new();
         };
-        let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
-        match k.code {
-            KeyCode::Esc => self.mode = Mode::Normal,
-            KeyCode::Char('c') if ctrl => self.mode = Mode::Normal,
-            KeyCode::Char('u') if ctrl => text.clear(),
-            KeyCode::Backspace => {
-                text.pop();
-            }
-            KeyCode::Char(c) if !ctrl => text.push(c),
-            KeyCode::Enter => {
+        match line_key(text, &k) {
+            LineKey::Cancel => self.mode = Mode::Normal,
+            LineKey::Edited => {}
+            LineKey::Enter => {
                 let (name, new_name) = (name.clone(), text.trim().to_string());
                 self.mode = Mode::Normal;
                 if new_name == name || new_name.is_empty() {
@@ -78,7 +72,6 @@ impl App {
                     Request::Rename { name, new_name },
                 )];
             }
-            _ => {}
         }
         Vec::new()
     }
@@ -188,4 +181,30 @@ impl App {
         fx.extend(self.unshow(name));
         fx
     }
+}
+
+/// What a key typed into a line of the status line (a new name, a command) did to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::tui) enum LineKey {
+    /// Esc or C-c: leave it.
+    Cancel,
+    Enter,
+    /// A character typed or erased (C-u: the whole line), or a key it ignores.
+    Edited,
+}
+
+pub(in crate::tui) fn line_key(text: &mut String, k: &KeyEvent) -> LineKey {
+    let ctrl = k.modifiers.contains(KeyModifiers::CONTROL);
+    match k.code {
+        KeyCode::Esc => return LineKey::Cancel,
+        KeyCode::Char('c') if ctrl => return LineKey::Cancel,
+        KeyCode::Enter => return LineKey::Enter,
+        KeyCode::Char('u') if ctrl => text.clear(),
+        KeyCode::Backspace => {
+            text.pop();
+        }
+        KeyCode::Char(c) if !ctrl => text.push(c),
+        _ => {}
+    }
+    LineKey::Edited
 }

@@ -2,9 +2,12 @@
 //! effects out (requests to the server, the bell). Pure: no IO here, so it is table-tested.
 
 pub mod branch;
+pub mod command;
 pub mod composer;
 pub mod form;
 pub mod manage;
+pub mod picker;
+mod prompt;
 pub mod queue;
 pub mod saved;
 mod watch;
@@ -13,6 +16,7 @@ use crate::tui::diff::DiffView;
 use crate::tui::input::keys::Keys;
 use crate::tui::input::mouse::MouseState;
 use crate::tui::panes::layout::Node;
+use crate::tui::panes::resize::Preset;
 use crate::tui::shell::{ShellUpdate, ShellView};
 use crate::tui::transcript::Transcript;
 use composer::Composer;
@@ -174,6 +178,12 @@ pub enum Mode {
     },
     /// Copy mode over a pane (prefix `[`).
     Copy(Box<crate::tui::copy::CopyView>),
+    /// The tree picker of terminals (prefix `w`).
+    Picker(picker::Picker),
+    /// A command typed in the status line (prefix `:`).
+    Command {
+        text: String,
+    },
 }
 
 /// Why the UI ends.
@@ -210,6 +220,8 @@ pub enum Tag {
     Rewind(String),
     /// Archiving (or unarchiving) terminal `name`.
     Archive(String),
+    /// A command of the prompt (prefix `:`) whose answer shows in the status line.
+    Command(command::Answer),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -323,6 +335,14 @@ pub struct App {
     pub draft_owner: Option<String>,
     /// The layout an earlier client left, brought back at the first list.
     pub saved_layout: Option<saved::SavedLayout>,
+    /// The preset prefix Space laid the panes out by last (the next one follows it).
+    pub preset: Option<Preset>,
+    /// The pane that had the focus before the active one (prefix `;`).
+    pub last_pane: Option<usize>,
+    /// The terminal focused before the focused one (prefix `l`).
+    pub last_term: Option<String>,
+    /// `baton attach NAME`: the terminal the first list brings into focus.
+    pub attach_to: Option<String>,
 }
 
 impl App {
@@ -359,6 +379,10 @@ impl App {
             drafts_loaded: Default::default(),
             draft_owner: None,
             saved_layout: None,
+            preset: None,
+            last_pane: None,
+            last_term: None,
+            attach_to: None,
         }
     }
 
@@ -419,7 +443,15 @@ impl App {
     }
 
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
+        let (pane, term, count) = (self.active, self.focused_name(), self.panes.len());
         let fx = self.update_inner(msg);
+        // What had the focus before, for prefix `;` and `l` (a close renumbers on its own).
+        if self.active != pane && self.panes.len() >= count {
+            self.last_pane = Some(pane);
+        }
+        if term.is_some() && self.focused_name() != term {
+            self.last_term = term;
+        }
         // Whatever moved the focus (a pane, a click, a removal), the composer follows it.
         self.sync_draft();
         fx
@@ -527,6 +559,10 @@ impl App {
             }
             (tag @ (Tag::Fork(_) | Tag::Rewind(_) | Tag::Archive(_)), result) => {
                 self.on_branch_reply(tag, result)
+            }
+            (Tag::Command(answer), result) => {
+                self.on_command_reply(answer, result);
+                Vec::new()
             }
             (Tag::New, Err(e)) => {
                 match &mut self.mode {

@@ -244,3 +244,51 @@ fn opened_in_a_terminals_folder_its_pane_takes_the_focus() {
     assert_eq!(again.focused_name().as_deref(), Some("api"));
     assert_eq!(again.panes.len(), 2);
 }
+
+#[test]
+fn attach_name_focuses_the_pane_showing_it_else_the_active_pane_shows_it() {
+    // Panes api | web, the focus on web, as a client left them.
+    let mut app = three();
+    prefix(&mut app, '%');
+    let left = app.saved_layout();
+    assert_eq!(left.active, 1);
+    let list = || {
+        Msg::Watch(WatchEvent::Terminals {
+            terminals: vec![
+                terminal("api", "claude", "idle", None),
+                terminal("web", "codex", "idle", None),
+                terminal("db", "claude", "idle", None),
+            ],
+        })
+    };
+    // (NAME, the focused pane after, what the panes show, whether the offer shows)
+    type Case<'a> = (&'a str, usize, [&'a str; 2], bool);
+    let table: [Case; 3] = [
+        ("api", 0, ["api", "web"], false),
+        ("web", 1, ["api", "web"], false),
+        ("db", 1, ["api", "db"], false),
+    ];
+    for (name, active, shown, offer) in table {
+        let mut again = App::new("baton", "/elsewhere", Keys::default());
+        again.restore(Saved {
+            drafts: Default::default(),
+            layout: Some(left.clone()),
+        });
+        again.attach_to = Some(name.to_string());
+        again.update(list());
+        assert_eq!(again.active, active, "{name}");
+        let terms: Vec<&str> = again
+            .panes
+            .iter()
+            .filter_map(|p| p.term.as_deref())
+            .collect();
+        assert_eq!(terms, shown, "{name}");
+        assert_eq!(again.mode == crate::tui::app::Mode::Offer, offer, "{name}");
+        assert_eq!(again.focused_name().as_deref(), Some(name));
+    }
+    // Without a saved layout: the one pane shows it.
+    let mut fresh = App::new("baton", "/elsewhere", Keys::default());
+    fresh.attach_to = Some("db".into());
+    fresh.update(list());
+    assert_eq!(fresh.focused_name().as_deref(), Some("db"));
+}

@@ -135,7 +135,11 @@ impl App {
             } else if let Some(name) = here.clone().or(first_listed) {
                 fx.extend(self.focus(&name));
             }
-            if here.is_none() && self.mode == Mode::Normal {
+            let attached = self.attach_to.take().is_some_and(|name| {
+                fx.extend(self.attach_focus(&name));
+                true
+            });
+            if here.is_none() && !attached && self.mode == Mode::Normal {
                 self.mode = Mode::Offer;
             }
         }
@@ -148,6 +152,29 @@ impl App {
             self.queue_changed(&name);
         }
         fx
+    }
+}
+
+impl App {
+    /// `baton attach NAME`: the pane that shows NAME takes the focus, else the active pane
+    /// shows it (an archived one is listed too, so it can be seen where it is).
+    pub(in crate::tui) fn attach_focus(&mut self, name: &str) -> Vec<Effect> {
+        let Some(t) = self.term(name) else {
+            self.error(format!("no terminal {name}"));
+            return Vec::new();
+        };
+        if t.info.archived {
+            self.show_archived = true;
+        }
+        match self
+            .panes
+            .iter()
+            .position(|p| p.term.as_deref() == Some(name))
+        {
+            Some(i) if i == self.active => Vec::new(),
+            Some(i) => self.select_pane(i),
+            None => self.focus(name),
+        }
     }
 }
 

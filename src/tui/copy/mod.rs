@@ -1,8 +1,9 @@
 //! Copy mode's logic (prefix `[`, keys as tmux's vi copy mode): a cursor over a frozen copy of
-//! a pane's rows, a selection, search, and the text a selection copies (wrapped rows joined
-//! back), plus the OSC 52 sequence that puts it on the system clipboard. The mouse works on the
-//! same view: a cell of the pane maps to a place in the rows (`pos_at`), a double click takes
-//! the word there, the wheel scrolls. Pure: table-tested.
+//! a pane's rows, a selection, search (`/` down, `?` up; `n` the same way, `N` back), and the
+//! text a selection copies (wrapped rows joined back), plus the OSC 52 sequence that puts it
+//! on the system clipboard. The mouse works on the same view: a cell of the pane maps to a
+//! place in the rows (`pos_at`), a double click takes the word there, the wheel scrolls. Pure:
+//! table-tested.
 
 pub mod mode;
 
@@ -62,10 +63,13 @@ pub struct CopyView {
     /// The first row shown, and how many are.
     pub top: usize,
     pub height: usize,
-    /// The search being typed after `/`.
+    /// The search being typed after `/` (or `?`).
     pub prompt: Option<String>,
     /// The last search, for `n` / `N`.
     pub last: Option<String>,
+    /// The search typed or last made goes up (`?`): `n` goes on up and `N` down, as in tmux's
+    /// vi copy mode.
+    pub backward: bool,
 }
 
 fn char_len(s: &str) -> usize {
@@ -91,6 +95,7 @@ impl CopyView {
             height: height.max(1),
             prompt: None,
             last: None,
+            backward: false,
         };
         v.top = v.top.min(v.rows.len().saturating_sub(1));
         v.set_cursor(cursor);
@@ -250,7 +255,7 @@ impl CopyView {
 
     fn search(&mut self, forward: bool) -> Outcome {
         let Some(needle) = self.last.clone() else {
-            return Outcome::Say("no search yet: / searches".into());
+            return Outcome::Say("no search yet: / searches down, ? up".into());
         };
         match self.find(&needle, forward) {
             Some(p) => {
@@ -311,7 +316,7 @@ impl CopyView {
                 if !needle.is_empty() {
                     self.last = Some(needle);
                 }
-                return self.search(true);
+                return self.search(!self.backward);
             }
             KeyCode::Char(c) => text.push(c),
             _ => {}
@@ -350,9 +355,12 @@ impl CopyView {
                     _ => Some(self.cursor),
                 }
             }
-            KeyCode::Char('/') => self.prompt = Some(String::new()),
-            KeyCode::Char('n') => return self.search(true),
-            KeyCode::Char('N') => return self.search(false),
+            KeyCode::Char(c @ ('/' | '?')) => {
+                self.prompt = Some(String::new());
+                self.backward = c == '?';
+            }
+            KeyCode::Char('n') => return self.search(!self.backward),
+            KeyCode::Char('N') => return self.search(self.backward),
             _ => {}
         }
         Outcome::Stay

@@ -80,6 +80,35 @@ fn a_selection_copies_wrapped_rows_joined_back() {
 }
 
 #[test]
+fn question_mark_searches_up_and_n_goes_on_up_as_tmux_vi() {
+    // Keys from the cursor at (4, 0), the last row → where the cursor ends, what is said.
+    let table: [(&str, Pos, Outcome); 6] = [
+        ("?health\n", (2, 11), Outcome::Stay),
+        ("?health\nn", (0, 8), Outcome::Stay),
+        ("?health\nnn", (2, 11), Outcome::Stay),
+        ("?health\nN", (0, 8), Outcome::Stay),
+        ("?health\nnN", (2, 11), Outcome::Stay),
+        (
+            "?nowhere\n",
+            (4, 0),
+            Outcome::Say("not found: nowhere".into()),
+        ),
+    ];
+    for (typed, cursor, said) in table {
+        let mut v = sample();
+        v.set_cursor((4, 0));
+        let last = keys(&mut v, typed);
+        assert_eq!((v.cursor, last), (cursor, said), "{typed:?}");
+    }
+    // The prompt says which way it goes; `/` after `?` goes down again.
+    let mut v = sample();
+    keys(&mut v, "?he");
+    assert_eq!(super::mode::hint(&v), "search up: he");
+    keys(&mut v, "\x1b/he");
+    assert_eq!(super::mode::hint(&v), "search down: he");
+}
+
+#[test]
 fn search_forward_repeat_and_back() {
     let mut v = sample();
     keys(&mut v, "/health\n");
@@ -97,7 +126,7 @@ fn search_forward_repeat_and_back() {
     let mut v = sample();
     assert_eq!(
         keys(&mut v, "n"),
-        Outcome::Say("no search yet: / searches".into())
+        Outcome::Say("no search yet: / searches down, ? up".into())
     );
     keys(&mut v, "/x\x1b");
     assert_eq!((v.prompt.clone(), v.last.clone()), (None, None));

@@ -153,9 +153,10 @@ impl App {
 /// The status line in copy mode: the search being typed, or the keys and where the cursor is.
 pub fn hint(v: &CopyView) -> String {
     match &v.prompt {
+        Some(text) if v.backward => format!("search up: {text}"),
         Some(text) => format!("search down: {text}"),
         None => format!(
-            "copy mode [{}/{}]: hjkl/w/b move · v select · y copy · / search · n/N again · q leave",
+            "copy mode [{}/{}]: hjkl/w/b move · v select · y copy · / ? search down/up · n/N again · q leave",
             v.cursor.0 + 1,
             v.rows.len()
         ),

@@ -3,6 +3,7 @@
 //! it only records where things landed (for the mouse) and caches wrapped lines.
 
 pub mod help;
+mod picker;
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -66,11 +67,13 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         Mode::Help { .. } => help::draw_help(f, app),
         Mode::Instructions => draw_instructions(f, app),
         Mode::NewTerminal(form) => draw_form(f, form),
+        Mode::Picker(p) => picker::draw_picker(f, app, p),
         Mode::Normal
         | Mode::Offer
         | Mode::ConfirmRemove(_)
         | Mode::Rename { .. }
         | Mode::Model { .. }
+        | Mode::Command { .. }
         | Mode::Copy(_) => {}
     }
 }
@@ -97,7 +100,7 @@ fn composer_height(app: &App, right: Rect) -> u16 {
     (rows as u16 + 2).clamp(3, max)
 }
 
-fn state_span(t: &TermView) -> Span<'static> {
+pub(super) fn state_span(t: &TermView) -> Span<'static> {
     let (text, style) = match t.unseen {
         Some(TurnStatus::Completed) => ("✓ done", Color::Green),
         Some(TurnStatus::Failed) => ("✗ failed", Color::Red),
@@ -116,7 +119,7 @@ fn state_span(t: &TermView) -> Span<'static> {
     Span::styled(text, s)
 }
 
-fn provider_label(t: &TermView) -> String {
+pub(super) fn provider_label(t: &TermView) -> String {
     match &t.info.model {
         Some(m) => format!("{}/{m}", t.info.provider),
         None => t.info.provider.clone(),
@@ -527,7 +530,11 @@ fn hints(app: &App) -> String {
         ),
         Mode::Rename { name, text } => format!("rename {name} to: {text}"),
         Mode::Model { text } => format!("model for the next prompt: {text}"),
+        Mode::Command { text } => format!(":{text}"),
         Mode::Instructions => "any key closes the list".into(),
+        Mode::Picker(_) => {
+            "↑↓ j/k move · / or type to filter · Enter show it in the pane · Esc close".into()
+        }
         Mode::Copy(v) => copy::mode::hint(v),
         Mode::Normal if app.shell_focused() => format!(
             "shell: keys go to the shell · {} transcript · {p} {p} sends {p} · {} help · {} detach",
@@ -555,9 +562,14 @@ fn draw_status(f: &mut Frame, app: &App, area: Rect) {
         Style::default().add_modifier(Modifier::REVERSED),
     );
     let (text, style) = match (&app.status, &app.mode) {
-        (_, Mode::Offer | Mode::ConfirmRemove(_) | Mode::Rename { .. } | Mode::Model { .. }) => {
-            (hints(app), Style::default().fg(Color::Yellow))
-        }
+        (
+            _,
+            Mode::Offer
+            | Mode::ConfirmRemove(_)
+            | Mode::Rename { .. }
+            | Mode::Model { .. }
+            | Mode::Command { .. },
+        ) => (hints(app), Style::default().fg(Color::Yellow)),
         (_, Mode::Copy(v)) if v.prompt.is_some() => {
             (hints(app), Style::default().fg(Color::Yellow))
         }
@@ -573,7 +585,7 @@ fn draw_status(f: &mut Frame, app: &App, area: Rect) {
     ]);
     f.render_widget(Paragraph::new(line), area);
     let typing = match &app.mode {
-        Mode::Rename { .. } | Mode::Model { .. } => true,
+        Mode::Rename { .. } | Mode::Model { .. } | Mode::Command { .. } => true,
         Mode::Copy(v) => v.prompt.is_some(),
         _ => false,
     };
@@ -587,7 +599,7 @@ fn label_text(app: &App) -> String {
     format!(" {} ", app.title)
 }
 
-fn centered(area: Rect, width: u16, height: u16) -> Rect {
+pub(super) fn centered(area: Rect, width: u16, height: u16) -> Rect {
     let w = width.min(area.width);
     let h = height.min(area.height);
     Rect::new(

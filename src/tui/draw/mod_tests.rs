@@ -663,7 +663,7 @@ fn copy_mode_searches_selects_across_a_wrap_and_copies_with_osc52() {
 │                          │┌ prompt → api · claude · Tab: provider ─────────────────────┐
 │                          ││                                                            │
 └──────────────────────────┘└────────────────────────────────────────────────────────────┘
- baton  copy mode [6/17]: hjkl/w/b move · v select · y copy · / search · n/N again · q le…
+ baton  copy mode [6/17]: hjkl/w/b move · v select · y copy · / ? search down/up · n/N ag…
 ";
     assert_eq!(got, want);
     // "the next" starts at column 51 of row 5 (the pane's text starts at x = 29).
@@ -709,7 +709,7 @@ fn the_help_overlay_and_hints_show_remapped_keys() {
     let s = screen(&mut app, 100, 14);
     let top: Vec<&str> = s.lines().take(6).collect();
     let want = [
-        "┌ keys 1–12 of 55 · ↑↓ PageUp/PageDown scroll ─────────────────────────────────────────────────────┐",
+        "┌ keys 1–12 of 65 · ↑↓ PageUp/PageDown scroll ─────────────────────────────────────────────────────┐",
         "│ C-q N                        new terminal (name, dir, provider, brief)                           │",
         "│ C-q s                        shell face: a shell in the terminal's checkout (keys go to it;      │",
         "│                              again: back)                                                        │",

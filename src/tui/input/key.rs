@@ -1,6 +1,6 @@
 //! One key as the config and the status line write it: parsed from tmux's names and the
 //! usual spellings (`C-a`, `Ctrl+a`, `^a`, `M-x`, `C-Space`), matched against key events, and
-//! an event named back as the user writes it (`C-b l is not bound`).
+//! an event named back as the user writes it (`C-b y is not bound`).
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 

@@ -57,11 +57,28 @@ pub enum PrefixAction {
     Archive,
     /// List archived terminals too, or not.
     ShowArchived,
+    /// The active pane's border moves that way by so many cells (prefix and Alt-arrows: 5,
+    /// Ctrl-arrows: 1, as tmux binds `resize-pane`).
+    Resize(Side, u16),
+    /// The panes laid out by the next preset (tmux `next-layout`, Space).
+    NextLayout,
+    /// The active pane changes places with the one before it in reading order (tmux `{`).
+    SwapPrev,
+    /// … with the one after it (tmux `}`).
+    SwapNext,
+    /// The pane that had the focus before (tmux `;`).
+    LastPane,
+    /// The terminal the active pane showed before (tmux `l`, last window).
+    LastTerminal,
+    /// The tree picker of terminals (tmux `w`, `choose-tree`).
+    Tree,
+    /// The command prompt (tmux `:`): baton's commands typed as on the command line.
+    Command,
 }
 
 /// Every configurable action: its name in `[ui.keys]` and its default key (tmux's where tmux
 /// has one). The digits 0-9 always jump.
-pub const ACTIONS: [(PrefixAction, &str, char); 19] = [
+pub const ACTIONS: [(PrefixAction, &str, char); 26] = [
     (PrefixAction::NewTerminal, "new", 'c'),
     (PrefixAction::Next, "next", 'n'),
     (PrefixAction::Prev, "prev", 'p'),
@@ -81,7 +98,17 @@ pub const ACTIONS: [(PrefixAction, &str, char); 19] = [
     (PrefixAction::Fork, "fork", 'f'),
     (PrefixAction::Archive, "archive", 'a'),
     (PrefixAction::ShowArchived, "show_archived", 'A'),
+    (PrefixAction::NextLayout, "next_layout", ' '),
+    (PrefixAction::SwapPrev, "swap_prev", '{'),
+    (PrefixAction::SwapNext, "swap_next", '}'),
+    (PrefixAction::LastPane, "last_pane", ';'),
+    (PrefixAction::LastTerminal, "last_terminal", 'l'),
+    (PrefixAction::Tree, "tree", 'w'),
+    (PrefixAction::Command, "command", ':'),
 ];
+
+/// How many cells prefix and Alt with an arrow resize by (tmux's `M-arrow` binding).
+pub const RESIZE_BIG: u16 = 5;
 
 /// What a key does in the composer, without the prefix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -327,13 +354,25 @@ impl Keys {
         if self.prefix.matches(k) {
             return None;
         }
-        let c = match k.code {
-            KeyCode::Char(c) => c,
-            KeyCode::Left => return Some(PrefixAction::Select(Side::Left)),
-            KeyCode::Right => return Some(PrefixAction::Select(Side::Right)),
-            KeyCode::Up => return Some(PrefixAction::Select(Side::Up)),
-            KeyCode::Down => return Some(PrefixAction::Select(Side::Down)),
+        let side = match k.code {
+            KeyCode::Char(_) => None,
+            KeyCode::Left => Some(Side::Left),
+            KeyCode::Right => Some(Side::Right),
+            KeyCode::Up => Some(Side::Up),
+            KeyCode::Down => Some(Side::Down),
             _ => return None,
+        };
+        if let Some(side) = side {
+            return Some(if k.modifiers.contains(KeyModifiers::ALT) {
+                PrefixAction::Resize(side, RESIZE_BIG)
+            } else if k.modifiers.contains(KeyModifiers::CONTROL) {
+                PrefixAction::Resize(side, 1)
+            } else {
+                PrefixAction::Select(side)
+            });
+        }
+        let KeyCode::Char(c) = k.code else {
+            return None;
         };
         if let Some(d) = c.to_digit(10) {
             return Some(PrefixAction::Jump(d as usize));
@@ -343,141 +382,7 @@ impl Keys {
             .find(|(_, key)| !key.ctrl && !key.alt && key.ch == c)
             .map(|(a, _)| *a)
     }
-
-    /// Every key, as the help overlay lists it: the keys after the prefix, then the others.
-    pub fn help(&self) -> Vec<(String, &'static str)> {
-        let mut rows = self.prefix_help();
-        let (first, rest) = PLAIN_HELP.split_at(1);
-        rows.extend(first.iter().map(|(k, v)| (k.to_string(), *v)));
-        rows.extend(INPUT_KEYS.iter().map(|(_, k, v)| (k.label(), *v)));
-        rows.extend(rest.iter().map(|(k, v)| (k.to_string(), *v)));
-        rows.push((
-            "Up (empty composer)".into(),
-            "select a waiting input: Up/Down (past the top: earlier prompts), Esc back",
-        ));
-        let letters: Vec<String> = WAITING_KEYS.iter().map(|(_, c)| c.to_string()).collect();
-        rows.push((
-            format!("  {}", letters.join(" ")),
-            "on it: edit (Enter) · withdraw (Delete) · earlier · later (S-Up/Down) · steer · jump · run the queue held after an interrupt",
-        ));
-        rows.push(("any key".into(), "closes this help"));
-        rows
-    }
-
-    /// The keys after the prefix, as bound (so a remapped key shows as the user set it).
-    fn prefix_help(&self) -> Vec<(String, &'static str)> {
-        use PrefixAction as A;
-        let p = self.prefix.label();
-        let h = |a| self.hint(a);
-        vec![
-            (
-                h(A::NewTerminal),
-                "new terminal (name, dir, provider, brief)",
-            ),
-            (
-                h(A::ToggleShell),
-                "shell face: a shell in the terminal's checkout (keys go to it; again: back)",
-            ),
-            (
-                format!("{p} {p}"),
-                "send the prefix key itself to the shell",
-            ),
-            (
-                h(A::ToggleDiff),
-                "diff face: the terminal's branch since it started (again: back)",
-            ),
-            (
-                format!("{} / {}", h(A::Next), h(A::Prev)),
-                "next / previous terminal",
-            ),
-            (
-                h(A::CopyMode),
-                "copy mode: hjkl/w/b/g/G move, v select, y copy (OSC 52), / n N search, q leave",
-            ),
-            (h(A::Rename), "rename the focused terminal"),
-            (
-                h(A::Fork),
-                "fork: a new terminal carrying on from where the focused one is",
-            ),
-            (
-                format!("{} / {}", h(A::Archive), h(A::ShowArchived)),
-                "archive the focused terminal (archived: bring it back) / list archived ones",
-            ),
-            (
-                h(A::Remove),
-                "remove the focused terminal (asks; its work is committed, its branch kept)",
-            ),
-            (
-                h(A::Instructions),
-                "standing instructions of the focused terminal (edit: baton instructions NAME)",
-            ),
-            (format!("{p} 0-9"), "jump to terminal N of the list"),
-            (
-                format!("{}  /  {}", h(A::SplitBeside), h(A::SplitBelow)),
-                "split the pane: left|right / top|bottom",
-            ),
-            (
-                format!("{p} ←↑↓→ / {}", self.key(A::NextPane).label()),
-                "the pane on that side / the next pane",
-            ),
-            (
-                format!("{} / {}", h(A::Zoom), h(A::ClosePane)),
-                "zoom the pane (again: back) / close it (its terminal goes on)",
-            ),
-            (
-                h(A::Detach),
-                "detach (turns keep running; `baton` brings it back)",
-            ),
-            (h(A::Help), "this help"),
-        ]
-    }
 }
-
-/// The keys that work without the prefix, as the help overlay lists them.
-const PLAIN_HELP: [(&str, &str); 15] = [
-    (
-        "Enter",
-        "send the prompt (the server queues it while a turn runs)",
-    ),
-    ("Alt-Enter, Shift-Enter, C-j", "new line"),
-    ("Up / Down", "earlier prompts (on the first / last line)"),
-    ("Tab", "switch provider for the next prompt"),
-    (
-        "C-o",
-        "model for the next prompt (empty: the terminal's own)",
-    ),
-    (
-        "Esc",
-        "interrupt the running turn (partial output stays); nothing running: Esc Esc clears the draft",
-    ),
-    (
-        "C-c",
-        "clear what is typed; on an empty composer, interrupt the running turn",
-    ),
-    (
-        "Esc Esc (empty composer)",
-        "rewind the last turn: a new terminal from before it, its prompt in the composer",
-    ),
-    ("C-t", "expand / collapse tool lines"),
-    (
-        "PageUp / PageDown",
-        "scroll the transcript (mouse wheel too)",
-    ),
-    ("C-End", "follow the end of the transcript"),
-    (
-        "C-u / C-w",
-        "delete to line start (at a line start: the whole draft) / the word before",
-    ),
-    ("Home / End", "start / end of the line"),
-    (
-        "mouse click / wheel",
-        "focus a pane or a terminal of the list / scroll",
-    ),
-    (
-        "mouse drag / double click",
-        "select text, copied (OSC 52) on release / copy a word",
-    ),
-];
 
 fn name_of(a: PrefixAction) -> &'static str {
     ACTIONS

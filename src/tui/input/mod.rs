@@ -1,6 +1,7 @@
 //! What keys, pastes and the mouse do, mode by mode: the prefix, the composer's editing keys,
 //! the new-terminal form, the help overlay and the start-up offer.
 
+mod help;
 pub mod key;
 pub mod keys;
 pub mod mouse;
@@ -43,6 +44,8 @@ impl App {
             Mode::Rename { .. } => return self.rename_key(k),
             Mode::Model { .. } => return self.model_key(k),
             Mode::Copy(_) => return self.copy_key(k),
+            Mode::Picker(_) => return self.picker_key(k),
+            Mode::Command { .. } => return self.prompt_key(k),
             Mode::Normal => {}
         }
         if self.prefix_armed {
@@ -122,6 +125,28 @@ impl App {
                 Vec::new()
             }
             PrefixAction::ClosePane => self.close_pane(),
+            PrefixAction::Resize(side, cells) => {
+                self.resize_pane(side, cells);
+                Vec::new()
+            }
+            PrefixAction::NextLayout => {
+                self.next_layout();
+                Vec::new()
+            }
+            PrefixAction::SwapPrev | PrefixAction::SwapNext => {
+                self.swap_pane(a == PrefixAction::SwapNext);
+                Vec::new()
+            }
+            PrefixAction::LastPane => self.select_last_pane(),
+            PrefixAction::LastTerminal => self.focus_last_term(),
+            PrefixAction::Tree => {
+                self.open_picker();
+                Vec::new()
+            }
+            PrefixAction::Command => {
+                self.open_prompt();
+                Vec::new()
+            }
         }
     }
 
@@ -322,13 +347,18 @@ impl App {
         match &mut self.mode {
             Mode::NewTerminal(f) => f.paste(s),
             Mode::Normal => self.composer.insert_str(s),
-            Mode::Rename { text, .. } | Mode::Model { text } => {
+            Mode::Rename { text, .. } | Mode::Model { text } | Mode::Command { text } => {
                 text.push_str(s.lines().next().unwrap_or(""))
             }
             Mode::Copy(v) => {
                 if let Some(text) = &mut v.prompt {
                     text.push_str(s.lines().next().unwrap_or(""));
                 }
+            }
+            Mode::Picker(p) => {
+                p.filter.push_str(s.lines().next().unwrap_or(""));
+                p.typing = true;
+                p.at = 0;
             }
             Mode::Help { .. } | Mode::Instructions | Mode::Offer | Mode::ConfirmRemove(_) => {}
         }

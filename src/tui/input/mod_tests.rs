@@ -12,8 +12,8 @@ fn an_unbound_key_after_the_prefix_is_named_as_the_user_writes_it() {
     let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
     let table = [
         (
-            key(KeyCode::Char('l')),
-            "C-b l is not bound; C-b ? lists the keys",
+            key(KeyCode::Char('y')),
+            "C-b y is not bound; C-b ? lists the keys",
         ),
         (ctrl('y'), "C-b C-y is not bound; C-b ? lists the keys"),
         (

@@ -43,7 +43,24 @@ pub enum Node {
         dir: Split,
         first: Box<Node>,
         second: Box<Node>,
+        /// The first part's share of the area, in ten-thousandths (`HALF` until resized or
+        /// laid out by a preset). Saved layouts from before resizing have none: halves.
+        #[serde(default = "half", skip_serializing_if = "is_half")]
+        share: u16,
     },
+}
+
+/// A share of one half: what a split starts with.
+pub const HALF: u16 = 5000;
+/// The whole of an area, as shares count it.
+pub const WHOLE: u16 = 10_000;
+
+fn half() -> u16 {
+    HALF
+}
+
+fn is_half(s: &u16) -> bool {
+    *s == HALF
 }
 
 impl Default for Node {
@@ -93,6 +110,7 @@ impl Node {
                     dir,
                     first: Box::new(Node::Pane(pane)),
                     second: Box::new(Node::Pane(new)),
+                    share: HALF,
                 };
                 true
             }
@@ -143,8 +161,8 @@ impl Node {
         }
     }
 
-    /// Each pane's rectangle in `area`: a split gives its first half the smaller share when the
-    /// size is odd (as tmux does).
+    /// Each pane's rectangle in `area`: a split gives its first part its share, rounded down
+    /// (halves: the first the smaller one when the size is odd, as tmux does).
     pub fn rects(&self, area: Rect) -> Vec<(usize, Rect)> {
         let mut out = Vec::new();
         self.place(area, &mut out);
@@ -154,8 +172,13 @@ impl Node {
     fn place(&self, area: Rect, out: &mut Vec<(usize, Rect)>) {
         match self {
             Node::Pane(p) => out.push((*p, area)),
-            Node::Split { dir, first, second } => {
-                let (a, b) = halves(area, *dir);
+            Node::Split {
+                dir,
+                first,
+                second,
+                share,
+            } => {
+                let (a, b) = parts(area, *dir, *share);
                 first.place(a, out);
                 second.place(b, out);
             }
@@ -166,30 +189,49 @@ impl Node {
     pub fn min_size(&self) -> (u16, u16) {
         match self {
             Node::Pane(_) => (MIN_WIDTH, MIN_HEIGHT),
-            Node::Split { dir, first, second } => {
+            Node::Split {
+                dir,
+                first,
+                second,
+                share,
+            } => {
                 let (a, b) = (first.min_size(), second.min_size());
-                // Halves are equal (give or take a cell), so the larger minimum counts twice.
+                // Each part must get its minimum from its share (halves: the larger one twice).
+                let along = |a: u16, b: u16| needed(a, *share).max(needed(b, WHOLE - *share));
                 match dir {
-                    Split::Beside => (a.0.max(b.0).saturating_mul(2), a.1.max(b.1)),
-                    Split::Below => (a.0.max(b.0), a.1.max(b.1).saturating_mul(2)),
+                    Split::Beside => (along(a.0, b.0), a.1.max(b.1)),
+                    Split::Below => (a.0.max(b.0), along(a.1, b.1)),
                 }
             }
         }
     }
 }
 
-/// `area` cut in two for a split.
-fn halves(area: Rect, dir: Split) -> (Rect, Rect) {
+/// The smallest size of which `share` (ten-thousandths) rounded down is at least `min`.
+fn needed(min: u16, share: u16) -> u16 {
+    let share = u32::from(share.clamp(1, WHOLE));
+    let size = (u32::from(min) * u32::from(WHOLE)).div_ceil(share);
+    u16::try_from(size).unwrap_or(u16::MAX)
+}
+
+/// How many of `size` cells the first part gets for `share`.
+pub fn first_cells(size: u16, share: u16) -> u16 {
+    let cells = u32::from(size) * u32::from(share.min(WHOLE)) / u32::from(WHOLE);
+    u16::try_from(cells).unwrap_or(size)
+}
+
+/// `area` cut in two for a split, the first part getting `share` of it.
+pub(super) fn parts(area: Rect, dir: Split, share: u16) -> (Rect, Rect) {
     match dir {
         Split::Beside => {
-            let w = area.width / 2;
+            let w = first_cells(area.width, share);
             (
                 Rect::new(area.x, area.y, w, area.height),
                 Rect::new(area.x + w, area.y, area.width - w, area.height),
             )
         }
         Split::Below => {
-            let h = area.height / 2;
+            let h = first_cells(area.height, share);
             (
                 Rect::new(area.x, area.y, area.width, h),
                 Rect::new(area.x, area.y + h, area.width, area.height - h),

@@ -1,12 +1,15 @@
 //! The panes' part of the state, as tmux's keys drive it: splitting the active pane (prefix `%`
 //! left|right, `"` top/bottom), closing it (`x`: the pane goes, its terminal goes on), moving
-//! the focus (`o`, the arrow keys, a click) and zooming (`z`). The geometry is `layout`'s; any
-//! change of focus or of the tree ends a zoom, as in tmux.
+//! the focus (`o`, the arrow keys, `;` the last pane, a click), zooming (`z`), resizing (Alt
+//! and Ctrl with an arrow), swapping (`{` `}`) and the preset layouts (Space). The geometry is
+//! `layout`'s and `resize`'s; any change of focus or of the tree ends a zoom, as in tmux.
 
 pub mod layout;
+pub mod resize;
 
 use crate::tui::app::{App, Effect, Pane};
 use layout::{Side, Split};
+use resize::Preset;
 
 impl App {
     /// Prefix `%` / `"`: the active pane gives half its area to a new pane, which takes the
@@ -52,6 +55,11 @@ impl App {
         if self.active < self.panes.len() {
             self.panes.remove(self.active);
         }
+        let gone = self.active;
+        self.last_pane =
+            self.last_pane
+                .filter(|l| *l != gone)
+                .map(|l| if l > gone { l - 1 } else { l });
         self.zoomed = false;
         // The heir is already renumbered; make it differ from `active` so the focus moves.
         self.active = usize::MAX;
@@ -85,6 +93,76 @@ impl App {
         match layout::neighbour(&rects, self.active, side) {
             Some(p) => self.select_pane(p),
             None => Vec::new(),
+        }
+    }
+
+    /// Prefix and Alt/Ctrl with an arrow: the active pane's border moves that way.
+    pub(in crate::tui) fn resize_pane(&mut self, side: Side, cells: u16) {
+        if self
+            .layout
+            .resize(self.active, side, cells, self.panes_area)
+        {
+            self.zoomed = false;
+        }
+    }
+
+    /// Prefix Space: the panes laid out by the next preset, the first in reading order as the
+    /// main pane.
+    pub(in crate::tui) fn next_layout(&mut self) {
+        if self.panes.len() < 2 {
+            self.say("one pane: nothing to lay out");
+            return;
+        }
+        let next = Preset::after(self.preset);
+        self.preset = Some(next);
+        self.layout = resize::preset(next, &self.layout.panes(), self.panes_area);
+        self.zoomed = false;
+        self.say(format!("layout {}", next.name()));
+    }
+
+    /// Prefix `{` / `}`: the active pane changes places with the one before / after it in
+    /// reading order, and keeps the focus (as tmux's `swap-pane -U` / `-D`).
+    pub(in crate::tui) fn swap_pane(&mut self, later: bool) {
+        let order = self.layout.panes();
+        let n = order.len();
+        let Some(at) = order.iter().position(|p| *p == self.active) else {
+            return;
+        };
+        if n < 2 {
+            self.say("one pane: nothing to swap");
+            return;
+        }
+        let other = order[if later {
+            (at + 1) % n
+        } else {
+            (at + n - 1) % n
+        }];
+        self.layout.swap(self.active, other);
+        self.zoomed = false;
+    }
+
+    /// Prefix `;`: the pane that had the focus before.
+    pub(in crate::tui) fn select_last_pane(&mut self) -> Vec<Effect> {
+        match self
+            .last_pane
+            .filter(|p| *p < self.panes.len() && *p != self.active)
+        {
+            Some(p) => self.select_pane(p),
+            None => {
+                self.say("no last pane");
+                Vec::new()
+            }
+        }
+    }
+
+    /// Prefix `l`: the terminal focused before, in the active pane.
+    pub(in crate::tui) fn focus_last_term(&mut self) -> Vec<Effect> {
+        match self.last_term.clone().filter(|n| self.term(n).is_some()) {
+            Some(name) => self.focus(&name),
+            None => {
+                self.say("no last terminal");
+                Vec::new()
+            }
         }
     }
 

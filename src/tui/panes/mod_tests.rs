@@ -125,3 +125,105 @@ fn a_pane_too_small_is_not_split() {
     prefix(&mut app, KeyCode::Char('"'));
     assert_eq!(app.panes.len(), 2);
 }
+
+fn prefix_mod(app: &mut App, code: KeyCode, mods: KeyModifiers) {
+    prefix(app, KeyCode::Null);
+    app.prefix_armed = true;
+    app.update(Msg::Key(KeyEvent::new(code, mods)));
+}
+
+#[test]
+fn alt_and_ctrl_arrows_resize_the_active_pane_by_five_and_by_one() {
+    let mut app = app(&["api", "web"]);
+    prefix(&mut app, KeyCode::Char('%'));
+    let width = |app: &App| app.layout.rects(app.panes_area)[1].1.width;
+    assert_eq!(width(&app), 40);
+    // The right pane's left border goes left: it grows by 5, then by 1; right gives 1 back.
+    let table = [
+        (KeyCode::Left, KeyModifiers::ALT, 45),
+        (KeyCode::Left, KeyModifiers::CONTROL, 46),
+        (KeyCode::Right, KeyModifiers::CONTROL, 45),
+        (KeyCode::Up, KeyModifiers::ALT, 45),
+    ];
+    for (code, mods, want) in table {
+        prefix_mod(&mut app, code, mods);
+        assert_eq!(width(&app), want, "{code:?} {mods:?}");
+    }
+    // The resized layout is what a detach saves and the next client restores.
+    let saved = crate::tui::app::saved::Saved {
+        layout: Some(app.saved_layout()),
+        ..Default::default()
+    };
+    let json = serde_json::to_string(&saved).unwrap();
+    let mut again = App::new("baton", "/w/api", Keys::default());
+    again.restore(serde_json::from_str(&json).unwrap());
+    assert!(again.saved_layout.is_some());
+    let mut again = {
+        let mut a = self::app(&["api", "web"]);
+        a.restore(serde_json::from_str(&json).unwrap());
+        assert!(a.bring_back_layout());
+        a
+    };
+    again.panes_area = app.panes_area;
+    assert_eq!(width(&again), 45);
+}
+
+#[test]
+fn space_cycles_the_presets_and_braces_swap_keeping_the_focus() {
+    let mut app = app(&["api", "web", "docs"]);
+    prefix(&mut app, KeyCode::Char('%'));
+    prefix(&mut app, KeyCode::Char('"'));
+    let heights = |app: &App| -> Vec<u16> {
+        app.layout
+            .rects(app.panes_area)
+            .iter()
+            .map(|(_, r)| r.height)
+            .collect()
+    };
+    prefix(&mut app, KeyCode::Char(' '));
+    assert_eq!(app.status, Some(("layout even-horizontal".into(), false)));
+    assert_eq!(heights(&app), vec![24, 24, 24]);
+    prefix(&mut app, KeyCode::Char(' '));
+    assert_eq!(app.status, Some(("layout even-vertical".into(), false)));
+    assert_eq!(heights(&app), vec![8, 8, 8]);
+    // The active pane (docs, last) swaps with the one after it (around: the first) and keeps
+    // the focus; `{` brings it back.
+    assert_eq!(app.active, 2);
+    prefix(&mut app, KeyCode::Char('}'));
+    assert_eq!(
+        shown(&app),
+        vec![(2, Some("docs")), (1, Some("web")), (0, Some("api"))]
+    );
+    assert_eq!(app.focused_name().as_deref(), Some("docs"));
+    prefix(&mut app, KeyCode::Char('{'));
+    assert_eq!(
+        shown(&app),
+        vec![(0, Some("api")), (1, Some("web")), (2, Some("docs"))]
+    );
+}
+
+#[test]
+fn semicolon_goes_back_to_the_last_pane_and_l_to_the_last_terminal() {
+    let mut app = app(&["api", "web", "docs"]);
+    prefix(&mut app, KeyCode::Char(';'));
+    assert_eq!(app.status, Some(("no last pane".into(), false)));
+    prefix(&mut app, KeyCode::Char('%'));
+    assert_eq!(app.active, 1);
+    prefix(&mut app, KeyCode::Char(';'));
+    assert_eq!(app.active, 0);
+    prefix(&mut app, KeyCode::Char(';'));
+    assert_eq!(app.active, 1);
+    // The last terminal: web's pane shows docs, then `l` brings web back, then docs again.
+    prefix(&mut app, KeyCode::Char('n'));
+    assert_eq!(app.focused_name().as_deref(), Some("docs"));
+    prefix(&mut app, KeyCode::Char('l'));
+    assert_eq!(app.focused_name().as_deref(), Some("web"));
+    prefix(&mut app, KeyCode::Char('l'));
+    assert_eq!(app.focused_name().as_deref(), Some("docs"));
+    // A closed pane is no last pane.
+    prefix(&mut app, KeyCode::Char(';'));
+    assert_eq!(app.active, 0);
+    prefix(&mut app, KeyCode::Char('x'));
+    prefix(&mut app, KeyCode::Char(';'));
+    assert_eq!(app.status, Some(("no last pane".into(), false)));
+}
