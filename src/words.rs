@@ -111,6 +111,33 @@ impl ContextUsage {
     }
 }
 
+/// What a turn cost, as its CLI reported it at the end: tokens over all the turn's model calls
+/// and, where the CLI says (Claude Code's `total_cost_usd`), money.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct TurnCost {
+    /// Tokens sent to the model, cached ones included.
+    pub input_tokens: u64,
+    /// Of those, read from the provider's cache.
+    pub cached_tokens: u64,
+    pub output_tokens: u64,
+    /// US dollars, when the CLI reports it (Codex does not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd: Option<f64>,
+}
+
+impl TurnCost {
+    /// Adds `other` (a terminal's total over its turns).
+    pub fn add(&mut self, other: &TurnCost) {
+        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
+        self.cached_tokens = self.cached_tokens.saturating_add(other.cached_tokens);
+        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
+        self.usd = match (self.usd, other.usd) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
+    }
+}
+
 /// One normalized event out of any provider's stream.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

@@ -157,6 +157,10 @@ pub fn summary_line(s: &TurnSummary) -> String {
         conv.push_str(&format!(" (opened: {})", o.as_str()));
     }
     parts.push(conv);
+    parts.push(format!("{:.1} s", s.elapsed_ms as f64 / 1000.0));
+    if let Some(c) = &s.cost {
+        parts.push(cost_text(c));
+    }
     if s.rotates_next {
         parts.push(format!(
             "passed {:.0}%: the next prompt opens a fresh conversation",
@@ -170,6 +174,35 @@ pub fn summary_line(s: &TurnSummary) -> String {
         }
     }
     line
+}
+
+/// `10,135 in (8,000 cached) / 10 out tokens · $0.0042` (money only where the CLI reports it).
+pub fn cost_text(c: &crate::words::TurnCost) -> String {
+    let mut text = format!("{} in", thousands(c.input_tokens));
+    if c.cached_tokens > 0 {
+        text.push_str(&format!(" ({} cached)", thousands(c.cached_tokens)));
+    }
+    text.push_str(&format!(" / {} out tokens", thousands(c.output_tokens)));
+    if let Some(usd) = c.usd {
+        text.push_str(&format!(" · ${usd:.4}"));
+    }
+    text
+}
+
+/// A terminal's cost in a list: its money where the CLIs report it, else its tokens.
+pub fn cost_cell(c: Option<&crate::words::TurnCost>) -> String {
+    match c {
+        None => "-".to_string(),
+        Some(c) => match c.usd {
+            Some(usd) => format!("${usd:.2}"),
+            None => format!(
+                "{}k tok",
+                c.input_tokens
+                    .saturating_add(c.output_tokens)
+                    .div_ceil(1000)
+            ),
+        },
+    }
 }
 
 /// `45.1%`, with ` (rotates)` once the server says the next prompt rotates.
@@ -196,8 +229,8 @@ pub fn ls(rows: &Vec<TerminalView>) -> String {
         return "no terminals yet (create one with `baton new NAME --dir DIR`)\n".to_string();
     }
     let mut out = format!(
-        "{:<16} {:<24} {:<8} {:<14} {}\n",
-        "NAME", "PROVIDER", "STATE", "CONTEXT", "DIR"
+        "{:<16} {:<24} {:<8} {:<14} {:<9} {}\n",
+        "NAME", "PROVIDER", "STATE", "CONTEXT", "COST", "DIR"
     );
     for v in rows {
         let name = if v.archived {
@@ -206,11 +239,12 @@ pub fn ls(rows: &Vec<TerminalView>) -> String {
             v.name.clone()
         };
         out.push_str(&format!(
-            "{:<16} {:<24} {:<8} {:<14} {}\n",
+            "{:<16} {:<24} {:<8} {:<14} {:<9} {}\n",
             name,
             provider_cell(v),
             v.state.as_str(),
             ctx_cell(v),
+            cost_cell(v.cost.as_ref()),
             v.dir
         ));
     }
@@ -267,6 +301,9 @@ pub fn show(v: &TerminalView) -> String {
     }
     out.push_str(&format!("  context:      {}\n", ctx_cell(v)));
     out.push_str(&format!("  instructions: {}\n", v.instructions.len()));
+    if let Some(c) = &v.cost {
+        out.push_str(&format!("  cost:         {} (all turns)\n", cost_text(c)));
+    }
     for (i, line) in v.instructions.iter().enumerate() {
         out.push_str(&format!("    {}. {line}\n", i + 1));
     }

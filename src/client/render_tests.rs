@@ -25,11 +25,50 @@ fn summary_names_provider_session_context_and_rotation() {
         rotate_at: 0.45,
         unusable_cli: false,
         commit: None,
+        cost: Some(crate::words::TurnCost {
+            input_tokens: 90_100,
+            cached_tokens: 80_000,
+            output_tokens: 100,
+            usd: Some(0.0421),
+        }),
+        elapsed_ms: 12_340,
     };
     assert_eq!(
         summary_line(&s),
-        "── completed · claude · session abc · context 90,200 of 200,000 tokens (45.1%) · conversation 1 · passed 45%: the next prompt opens a fresh conversation"
+        "── completed · claude · session abc · context 90,200 of 200,000 tokens (45.1%) · conversation 1 · 12.3 s · 90,100 in (80,000 cached) / 100 out tokens · $0.0421 · passed 45%: the next prompt opens a fresh conversation"
     );
+}
+
+#[test]
+fn a_cost_names_its_tokens_and_money_only_where_the_cli_reports_it() {
+    let cost = |cached, usd| crate::words::TurnCost {
+        input_tokens: 10_135,
+        cached_tokens: cached,
+        output_tokens: 10,
+        usd,
+    };
+    let rows = [
+        (cost(0, None), "10,135 in / 10 out tokens"),
+        (
+            cost(8_000, None),
+            "10,135 in (8,000 cached) / 10 out tokens",
+        ),
+        (
+            cost(0, Some(0.00421)),
+            "10,135 in / 10 out tokens · $0.0042",
+        ),
+    ];
+    for (c, want) in rows {
+        assert_eq!(cost_text(&c), want);
+    }
+    let cells = [
+        (None, "-"),
+        (Some(cost(0, None)), "11k tok"),
+        (Some(cost(0, Some(1.5))), "$1.50"),
+    ];
+    for (c, want) in cells {
+        assert_eq!(cost_cell(c.as_ref()), want);
+    }
 }
 
 /// What a printer writes for `events`, stdout and stderr apart.

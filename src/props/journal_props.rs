@@ -87,6 +87,7 @@ fn record() -> impl Strategy<Value = Record> {
                     context: context.map(|(tokens, window)| ContextUsage { tokens, window }),
                     answer,
                     notes: tools.clone(),
+                    cost: None,
                     tools,
                 }
             ),

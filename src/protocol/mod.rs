@@ -387,4 +387,10 @@ pub struct TurnSummary {
     /// The CLI failed without ever ending the turn (garbage on stdout, died without a result):
     /// most likely not a working CLI at all. The turn is recorded failed: `baton send` exits 1.
     pub unusable_cli: bool,
+    /// What the turn cost, as the CLI reported it (null: not reported).
+    #[serde(default)]
+    pub cost: Option<crate::words::TurnCost>,
+    /// Milliseconds from the turn's start to its end record.
+    #[serde(default)]
+    pub elapsed_ms: u64,
 }

@@ -48,6 +48,9 @@ pub struct TurnView {
     pub input: Option<u32>,
     /// How that input reached the turn: `direct`, `queue`, `steer` or `jump`.
     pub mode: Option<TurnMode>,
+    /// What it cost, as the CLI reported it (null: not reported, or still running).
+    #[serde(default)]
+    pub cost: Option<crate::words::TurnCost>,
 }
 
 /// A standing instruction, numbered as `instructions` lists it.
@@ -214,6 +217,9 @@ pub struct TerminalView {
     /// NAME run`.
     #[serde(default)]
     pub queue_held: bool,
+    /// What its turns cost, summed, as the CLIs reported it (null: none reported a cost).
+    #[serde(default)]
+    pub cost: Option<crate::words::TurnCost>,
 }
 
 /// One conversation of `log --json`, with its provider sessions.

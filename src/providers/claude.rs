@@ -158,6 +158,7 @@ struct ResultLine {
     session_id: Option<String>,
     /// `modelUsage` keys with their `contextWindow`.
     windows: Vec<(String, u64)>,
+    cost: Option<crate::words::TurnCost>,
 }
 
 /// Folds Claude Code's `stream-json` stdout into events and, at exit, a [`TurnOutcome`].
@@ -310,6 +311,7 @@ impl ClaudeParser {
             error: error.clone(),
             session_id: value["session_id"].as_str().map(str::to_owned),
             windows,
+            cost: result_cost(value),
         });
         vec![TurnEvent::End { status, error }]
     }
@@ -408,6 +410,7 @@ impl ClaudeParser {
         let context = session_id
             .as_deref()
             .and_then(|id| self.context(homes, cwd, id));
+        let cost = self.result.as_ref().and_then(|r| r.cost);
         TurnOutcome {
             status: Some(status),
             error,
@@ -416,6 +419,7 @@ impl ClaudeParser {
             context,
             session_not_found,
             answer: self.answer,
+            cost,
         }
     }
 
@@ -658,6 +662,25 @@ pub(crate) fn find_session_file(homes: &ProviderHomes, cwd: &Path, id: &str) -> 
         .filter_map(Result::ok)
         .map(|entry| entry.path().join(&file_name))
         .find(|p| usable(p))
+}
+
+/// The turn's tokens (the result's `usage`, summed over its calls) and `total_cost_usd`.
+fn result_cost(value: &Value) -> Option<crate::words::TurnCost> {
+    let usage = value.get("usage")?;
+    let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    usage.get("input_tokens")?.as_u64()?;
+    let cached = n("cache_read_input_tokens");
+    Some(crate::words::TurnCost {
+        input_tokens: n("input_tokens")
+            .saturating_add(n("cache_creation_input_tokens"))
+            .saturating_add(cached),
+        cached_tokens: cached,
+        output_tokens: n("output_tokens"),
+        usd: value
+            .get("total_cost_usd")
+            .and_then(Value::as_f64)
+            .filter(|c| c.is_finite() && *c >= 0.0),
+    })
 }
 
 /// The usage of the last real model call recorded in a session file.

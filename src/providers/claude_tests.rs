@@ -226,6 +226,13 @@ fn run1_hello_reports_session_text_usage_and_window() {
             }),
             session_not_found: false,
             answer: text.into(),
+            // The result's usage over the turn, and its total_cost_usd.
+            cost: Some(crate::words::TurnCost {
+                input_tokens: 1001 + 2001 + 3001,
+                cached_tokens: 3001,
+                output_tokens: 41,
+                usd: Some(0.0154292),
+            }),
         }
     );
 }
@@ -470,6 +477,7 @@ fn window_choice_table() {
                 error: None,
                 session_id: None,
                 windows,
+                cost: None,
             }),
             ..ClaudeParser::default()
         };

@@ -81,6 +81,8 @@ pub struct CodexParser {
     /// Items already reported as tool calls (at `item.started`), by id.
     reported: HashSet<String>,
     answer: String,
+    /// `turn.completed`'s usage.
+    cost: Option<crate::words::TurnCost>,
 }
 
 impl CodexParser {
@@ -118,7 +120,10 @@ impl CodexParser {
             "error" => vec![TurnEvent::Warning {
                 message: text(&value["message"]),
             }],
-            "turn.completed" => self.end(TurnStatus::Completed, None),
+            "turn.completed" => {
+                self.cost = usage_cost(&value["usage"]);
+                self.end(TurnStatus::Completed, None)
+            }
             "turn.failed" => {
                 // A blank message explains nothing: the turn still says it failed.
                 let message = value["error"]["message"]
@@ -194,6 +199,7 @@ impl CodexParser {
             context: rollout.context,
             session_not_found,
             answer: self.answer,
+            cost: self.cost,
         }
     }
 
@@ -441,6 +447,18 @@ fn token_count_context(payload: &Value) -> Option<ContextUsage> {
     Some(ContextUsage {
         tokens: info["last_token_usage"]["total_tokens"].as_u64()?,
         window: info["model_context_window"].as_u64()?,
+    })
+}
+
+/// A turn's tokens from `turn.completed`'s `usage` (Codex reports no money).
+fn usage_cost(usage: &Value) -> Option<crate::words::TurnCost> {
+    let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+    usage.get("input_tokens")?.as_u64()?;
+    Some(crate::words::TurnCost {
+        input_tokens: n("input_tokens"),
+        cached_tokens: n("cached_input_tokens"),
+        output_tokens: n("output_tokens"),
+        usd: None,
     })
 }
 

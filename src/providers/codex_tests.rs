@@ -185,6 +185,13 @@ fn success_reads_context_and_model_from_the_rollout() {
             }),
             session_not_found: false,
             answer: text.into(),
+            // turn.completed's usage; Codex reports no money.
+            cost: Some(crate::words::TurnCost {
+                input_tokens: 10135,
+                cached_tokens: 0,
+                output_tokens: 10,
+                usd: None,
+            }),
         }
     );
 }

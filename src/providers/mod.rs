@@ -70,7 +70,7 @@ pub struct RunSpec {
 }
 
 /// What the provider told us when a run ended, folded from its stream (and session files).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TurnOutcome {
     /// The final status (None until a result/turn end was seen or the process exited).
     pub status: Option<TurnStatus>,
@@ -82,6 +82,8 @@ pub struct TurnOutcome {
     pub session_not_found: bool,
     /// The full answer text of the turn (its events folded by [`TurnEvent::add_to_answer`]).
     pub answer: String,
+    /// What the turn cost, as the CLI reported it at the end.
+    pub cost: Option<crate::words::TurnCost>,
 }
 
 /// What can go wrong launching or talking to a provider CLI.

@@ -114,6 +114,7 @@ pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonErro
         }),
         archived: t.archived,
         queue_held: srv.runtime(&t.id).queue_held(),
+        cost: srv.store.terminal_cost(&t.id)?,
     })
 }
 

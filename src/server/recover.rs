@@ -100,6 +100,7 @@ pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
                 answer: streamed.answer,
                 tools: streamed.tools,
                 notes: vec![ENDED_NOTE.to_string()],
+                cost: outcome.cost,
             },
             None => Record::TurnFinished {
                 turn_id,
@@ -111,6 +112,7 @@ pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
                 answer: streamed.answer,
                 tools: streamed.tools,
                 notes: vec![],
+                cost: None,
             },
         };
         srv.store.append(&tid, record)?;

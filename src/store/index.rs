@@ -21,7 +21,7 @@ use crate::words::{OpenReason, SessionReason};
 ///    the `forks` and `removals` tables (see `life.rs`); inputs get `fresh`.
 /// 4: terminals get `active_at` (their latest journal entry's time, for `baton prune`);
 ///    removals get `purge`.
-pub const SCHEMA_VERSION: i32 = 4;
+pub const SCHEMA_VERSION: i32 = 5;
 
 const SCHEMA: &str = "
 CREATE TABLE terminals (
@@ -51,7 +51,8 @@ CREATE TABLE turns (
   conversation_id TEXT NOT NULL, provider TEXT NOT NULL, prompt TEXT NOT NULL,
   started_at TEXT NOT NULL, status TEXT, error TEXT, session_id TEXT, model TEXT,
   context_tokens INTEGER, context_window INTEGER, answer TEXT, tools TEXT, notes TEXT,
-  finished_at TEXT, commit_id TEXT, input INTEGER, mode TEXT);
+  finished_at TEXT, commit_id TEXT, input INTEGER, mode TEXT,
+  cost_input INTEGER, cost_cached INTEGER, cost_output INTEGER, cost_usd REAL);
 CREATE TABLE inputs (
   terminal_id TEXT NOT NULL, number INTEGER NOT NULL, prompt TEXT NOT NULL, mode TEXT NOT NULL,
   direct INTEGER NOT NULL, jumped INTEGER NOT NULL, provider TEXT, endpoint TEXT, model TEXT,
@@ -482,6 +483,7 @@ fn apply_turn_finished(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
         answer,
         tools,
         notes,
+        cost,
     } = r
     else {
         return Ok(());
@@ -490,7 +492,8 @@ fn apply_turn_finished(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
         "UPDATE turns SET status=:status, error=:error,
            session_id=COALESCE(:session_id, session_id), model=:model,
            context_tokens=:context_tokens, context_window=:context_window, answer=:answer,
-           tools=:tools, notes=:notes, finished_at=:at
+           tools=:tools, notes=:notes, finished_at=:at, cost_input=:cost_input,
+           cost_cached=:cost_cached, cost_output=:cost_output, cost_usd=:cost_usd
          WHERE id=:turn_id",
         named_params! {
             ":turn_id": turn_id,
@@ -504,6 +507,10 @@ fn apply_turn_finished(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
             ":tools": json(tools),
             ":notes": json(notes),
             ":at": c.at,
+            ":cost_input": cost.map(|k| k.input_tokens.min(i64::MAX as u64) as i64),
+            ":cost_cached": cost.map(|k| k.cached_tokens.min(i64::MAX as u64) as i64),
+            ":cost_output": cost.map(|k| k.output_tokens.min(i64::MAX as u64) as i64),
+            ":cost_usd": cost.and_then(|k| k.usd),
         },
     )?;
     Ok(())

@@ -78,6 +78,7 @@ fn busy_store(d: &tempfile::TempDir) -> Store {
             answer: "a".into(),
             tools: vec!["read_file".into()],
             notes: vec![],
+            cost: None,
         },
         Record::InstructionAdded {
             text: "never use unwrap".into(),

@@ -205,6 +205,9 @@ pub enum Record {
         answer: String,
         tools: Vec<String>,
         notes: Vec<String>,
+        /// What it cost, as the CLI reported it (absent in journals before costs were kept).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cost: Option<crate::words::TurnCost>,
     },
     /// The messages a `local` turn added to baton's own conversation loop (the user prompt, the
     /// assistant's answers and tool calls, the tool results), in Chat Completions form. Sent

@@ -7,7 +7,7 @@ use super::records::{ForkLink, SessionFork};
 use crate::git::Worktree;
 pub use crate::protocol::views::{InstructionView, SessionView, TurnView};
 use crate::words::CheckoutMode;
-use crate::words::{ContextUsage, ProviderKind, TurnStatus};
+use crate::words::{ContextUsage, ProviderKind, TurnCost, TurnStatus};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct TerminalRow {
@@ -248,7 +248,7 @@ pub fn sessions(c: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<S
 
 const TURN_COLS: &str = "id, number, conversation_id, provider, session_id, model, prompt, status,
     error, answer, tools, notes, context_tokens, context_window, started_at, finished_at, commit_id,
-    input, mode";
+    input, mode, cost_input, cost_cached, cost_output, cost_usd";
 
 pub fn turns(c: &Connection, tid: &str) -> rusqlite::Result<Vec<TurnView>> {
     let mut s = c.prepare(&format!(
@@ -381,7 +381,37 @@ fn turn_row(r: &Row<'_>) -> rusqlite::Result<TurnView> {
         mode: r
             .get::<_, Option<String>>("mode")?
             .and_then(|m| serde_json::from_value(serde_json::Value::from(m)).ok()),
+        cost: cost_of(r, "")?,
     })
+}
+
+/// The cost in columns `cost_input`… (`prefix` for a query's sums: `sum_`); None when the
+/// turn (or every turn summed) reported none.
+pub(super) fn cost_of(r: &Row<'_>, prefix: &str) -> rusqlite::Result<Option<TurnCost>> {
+    let n = |col: &str| -> rusqlite::Result<Option<i64>> {
+        r.get(format!("{prefix}cost_{col}").as_str())
+    };
+    let Some(input) = n("input")? else {
+        return Ok(None);
+    };
+    let count = |v: Option<i64>| v.map_or(0, |v| v.max(0) as u64);
+    Ok(Some(TurnCost {
+        input_tokens: count(Some(input)),
+        cached_tokens: count(n("cached")?),
+        output_tokens: count(n("output")?),
+        usd: r.get(format!("{prefix}cost_usd").as_str())?,
+    }))
+}
+
+/// A terminal's cost over all its turns that reported one (None: none did).
+pub fn terminal_cost(c: &Connection, tid: &str) -> rusqlite::Result<Option<TurnCost>> {
+    c.query_row(
+        "SELECT SUM(cost_input) AS sum_cost_input, SUM(cost_cached) AS sum_cost_cached,
+           SUM(cost_output) AS sum_cost_output, SUM(cost_usd) AS sum_cost_usd
+         FROM turns WHERE terminal_id=:tid AND cost_input IS NOT NULL",
+        named_params! { ":tid": tid },
+        |r| cost_of(r, "sum_"),
+    )
 }
 
 pub fn unfinished_turns(c: &Connection) -> rusqlite::Result<Vec<(String, String)>> {

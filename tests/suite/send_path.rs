@@ -427,3 +427,41 @@ fn interrupt_mid_stream_keeps_the_partial_answer() {
     assert_eq!(turn["answer"], piece.as_str());
     assert_eq!(stdout.all(), format!("{piece}\n"));
 }
+
+#[test]
+fn each_turn_says_what_it_cost_and_the_terminal_sums_it() {
+    let w = World::new();
+    w.new_terminal("c", "claude");
+    w.new_terminal("x", "codex");
+    let first = w.run(&["send", "c", "one"]);
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert!(
+        stderr.contains(" s · ") && stderr.contains("out tokens · $"),
+        "{stderr}"
+    );
+    w.send("c", "two");
+    w.send("x", "three");
+    let log = w.json(&["log", "c"]);
+    let turns = log["turns"].as_array().unwrap();
+    let usd: f64 = turns
+        .iter()
+        .map(|t| t["cost"]["usd"].as_f64().unwrap())
+        .sum();
+    let input: u64 = turns
+        .iter()
+        .map(|t| t["cost"]["input_tokens"].as_u64().unwrap())
+        .sum();
+    let total = &w.show("c")["cost"];
+    assert!(
+        (total["usd"].as_f64().unwrap() - usd).abs() < 1e-9,
+        "{total}"
+    );
+    assert_eq!(total["input_tokens"].as_u64().unwrap(), input);
+    // Codex reports tokens, no money.
+    let codex = &w.show("x")["cost"];
+    assert!(codex["output_tokens"].as_u64().unwrap() > 0, "{codex}");
+    assert!(codex.get("usd").is_none(), "{codex}");
+    let ls = w.ok(&["ls"]);
+    assert!(ls.contains("COST") && ls.contains("tok"), "{ls}");
+    assert!(w.ok(&["show", "c"]).contains("(all turns)"));
+}

@@ -216,6 +216,8 @@ pub async fn run(run: &LocalRun, tx: Sender<RunMsg>, interrupted: Arc<AtomicBool
             context: t.context,
             session_not_found: false,
             answer: String::new(),
+            // An endpoint's usage is its own: the context above is what baton reads of it.
+            cost: None,
         },
         messages: t.current,
         left_out: t.left_out,

@@ -175,6 +175,7 @@ mod tests {
             answer: String::new(),
             tools: vec![],
             notes: vec![],
+            cost: None,
         })
     }
 

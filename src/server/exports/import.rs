@@ -359,6 +359,7 @@ fn closing(
             answer: s.answer,
             tools: s.tools,
             notes: vec![],
+            cost: None,
         });
     }
     for (input, prompt) in carry::waiting_inputs(entries) {

@@ -50,6 +50,7 @@ fn finished_full(
         answer: answer.into(),
         tools: vec![],
         notes: vec![],
+        cost: None,
     })
 }
 

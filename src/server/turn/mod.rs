@@ -157,6 +157,7 @@ struct Started {
     turn_id: String,
     number: u32,
     interrupted: Arc<AtomicBool>,
+    at: std::time::Instant,
 }
 
 /// The turn, once it holds the terminal's turn lock.
@@ -308,6 +309,7 @@ fn prepare(
             turn_id,
             number,
             interrupted,
+            at: std::time::Instant::now(),
         },
         pending,
     ))
@@ -413,6 +415,7 @@ async fn finish(
             answer: ctx.answer.clone(),
             tools: ctx.tools.clone(),
             notes: ctx.notes.clone(),
+            cost: outcome.cost,
         },
     )?;
     crate::log::phase("turn-recorded");
@@ -434,5 +437,7 @@ async fn finish(
         rotate_at: engine::ROTATE_FRACTION,
         context: outcome.context,
         unusable_cli,
+        cost: outcome.cost,
+        elapsed_ms: u64::try_from(started.at.elapsed().as_millis()).unwrap_or(u64::MAX),
     })
 }

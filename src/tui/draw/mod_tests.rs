@@ -146,6 +146,8 @@ fn a_prompt_streams_and_the_servers_waiting_input_shows_below_the_transcript() {
         rotates_next: false,
         commit: None,
         unusable_cli: false,
+        cost: None,
+        elapsed_ms: 0,
     };
     let fx = app.update(Msg::Watch(WatchEvent::Finished {
         name: "api".into(),
@@ -183,6 +185,8 @@ fn a_turn_ending_out_of_view_marks_the_list_and_rings() {
         rotate_at: 0.45,
         commit: None,
         unusable_cli: false,
+        cost: None,
+        elapsed_ms: 0,
     };
     let fx = app.update(Msg::Watch(WatchEvent::Finished {
         name: "web".into(),
@@ -480,6 +484,8 @@ fn finished(name: &str) -> Msg {
         rotate_at: 0.45,
         commit: None,
         unusable_cli: false,
+        cost: None,
+        elapsed_ms: 0,
     };
     Msg::Watch(WatchEvent::Finished {
         name: name.into(),
