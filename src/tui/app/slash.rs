@@ -28,8 +28,8 @@ pub const SLASH: [SlashCommand; 9] = [
     },
     SlashCommand {
         name: "provider",
-        args: "claude|codex|local[:EP]",
-        does: "the next prompt goes to this provider (as Tab)",
+        args: "P",
+        does: "the next prompt goes to provider P: claude, codex or local[:EP] (as Tab)",
     },
     SlashCommand {
         name: "fork",

@@ -97,3 +97,7 @@ impl App {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "slash_run_tests.rs"]
+mod tests;

@@ -86,7 +86,7 @@ fn each_command_checks_its_arguments_and_names_the_focused_terminal() {
         (
             "provider",
             "gpt",
-            Err("gpt: no such provider (usage: /provider claude|codex|local[:EP])".into()),
+            Err("gpt: no such provider (usage: /provider P)".into()),
         ),
         ("fork", "x", Ok(words(&["fork", "api", "x"]))),
         ("fork", "", Ok(words(&["fork", "api"]))),
