@@ -1071,3 +1071,42 @@ mod picker;
 /// Copy mode's backward search.
 #[path = "tui_copy.rs"]
 mod copy;
+
+#[test]
+fn slash_commands_in_the_composer_complete_run_and_others_reach_the_cli_as_typed() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    w.send("api", "first prompt");
+    let ui = Tmux::start(&w, &dir, "");
+    ui.wait_for("first prompt");
+    // Tab completes the name; the title says what Enter will do.
+    ui.type_text("/fo");
+    ui.wait_for("/fork · Tab completes");
+    ui.keys(&["Tab"]);
+    ui.type_text(" x");
+    ui.wait_for("/fork [NEW]: fork this terminal into NEW");
+    ui.keys(&["Enter"]);
+    ui.wait_for("into x");
+    w.wait_for("the fork x", || {
+        names_of(&w.json(&["ls"])).contains(&"x".to_string())
+    });
+    // Not baton's: the CLI gets it as typed, and the title says so first.
+    ui.wait_for("prompt → x");
+    ui.type_text("/foo bar");
+    ui.wait_for("/foo is not baton's: sent to the CLI as typed");
+    ui.keys(&["Enter"]);
+    w.wait_for("x's turn to end", || {
+        w.show("x")["last_turn"]["status"] == "completed"
+    });
+    assert_eq!(stdin_prompt(&w.last_invocation()), "/foo bar");
+    // `//` escapes: `/new` goes to the CLI rather than opening a fresh conversation.
+    ui.type_text("//new");
+    ui.wait_for("/new is sent to the CLI as typed");
+    ui.keys(&["Enter"]);
+    w.wait_for("/new at the CLI", || {
+        stdin_prompt(&w.last_invocation()) == "/new"
+    });
+}

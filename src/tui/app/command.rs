@@ -214,7 +214,15 @@ pub fn parse(
     cwd: &str,
     home: Option<&str>,
 ) -> Result<Option<(Request, Answer)>, CommandError> {
-    let words = words(line)?;
+    parse_words(&words(line)?, cwd, home)
+}
+
+/// [`parse`] on a line already split into words (the composer's slash commands build them).
+pub fn parse_words(
+    words: &[String],
+    cwd: &str,
+    home: Option<&str>,
+) -> Result<Option<(Request, Answer)>, CommandError> {
     let Some((cmd, rest)) = words.split_first() else {
         return Ok(None);
     };

@@ -10,6 +10,8 @@ pub mod picker;
 mod prompt;
 pub mod queue;
 pub mod saved;
+pub mod slash;
+mod slash_run;
 mod watch;
 
 use crate::tui::diff::DiffView;
@@ -299,6 +301,10 @@ pub struct App {
     pub next_model: Option<String>,
     /// The next prompt opens a fresh conversation (M-f arms it; the send disarms it).
     pub next_fresh: bool,
+    /// The local endpoint the next prompt's provider switch names (`/provider local:EP`).
+    pub next_endpoint: Option<String>,
+    /// The last Tab completion of a slash command: what was typed, the match shown.
+    pub slash_cycle: Option<(String, usize)>,
     /// Esc was pressed once on an empty composer: a second Esc rewinds the last turn.
     pub esc_armed: bool,
     /// Archived terminals are listed too (prefix `A`).
@@ -359,6 +365,8 @@ impl App {
             next_provider: None,
             next_model: None,
             next_fresh: false,
+            next_endpoint: None,
+            slash_cycle: None,
             esc_armed: false,
             show_archived: false,
             selected: None,
@@ -416,9 +424,10 @@ impl App {
 
     /// The provider the next prompt runs on.
     pub fn prompt_provider(&self) -> Option<String> {
-        match self.next_provider {
-            Some(p) => Some(p.to_string()),
-            None => self.focused().map(|t| t.info.provider.clone()),
+        match (self.next_provider, &self.next_endpoint) {
+            (Some(p), Some(ep)) => Some(format!("{p}:{ep}")),
+            (Some(p), None) => Some(p.to_string()),
+            (None, _) => self.focused().map(|t| t.info.provider.clone()),
         }
     }
 
@@ -489,6 +498,7 @@ impl App {
             }
         }
         self.next_provider = None;
+        self.next_endpoint = None;
         self.next_model = None;
         self.next_fresh = false;
         self.esc_armed = false;

@@ -47,14 +47,23 @@ impl App {
     /// The request a typed line makes, or its error in the status line.
     pub(in crate::tui) fn run_command(&mut self, line: &str) -> Vec<Effect> {
         let home = std::env::var("HOME").ok();
-        let (request, answer) = match command::parse(line, &self.cwd, home.as_deref()) {
-            Ok(Some(made)) => made,
-            Ok(None) => return Vec::new(),
+        match command::parse(line, &self.cwd, home.as_deref()) {
+            Ok(Some((request, answer))) => self.call_command(line, request, answer),
+            Ok(None) => Vec::new(),
             Err(e) => {
                 self.error(e.to_string());
-                return Vec::new();
+                Vec::new()
             }
-        };
+        }
+    }
+
+    /// The request made, said in the status line while it runs (`shown`: what was typed).
+    pub(in crate::tui) fn call_command(
+        &mut self,
+        shown: &str,
+        request: Request,
+        answer: Answer,
+    ) -> Vec<Effect> {
         let tag = match &request {
             Request::New { .. } => Tag::New,
             Request::Rename { name, new_name } => Tag::Rename(name.clone(), new_name.clone()),
@@ -64,7 +73,7 @@ impl App {
             Request::Archive { name, .. } => Tag::Archive(name.clone()),
             _ => Tag::Command(answer),
         };
-        self.say(format!("{}…", line.trim()));
+        self.say(format!("{}…", shown.trim()));
         vec![Effect::Call(tag, request)]
     }
 

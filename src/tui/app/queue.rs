@@ -6,6 +6,7 @@
 use crossterm::event::KeyEvent;
 use serde_json::Value;
 
+use super::slash_run::OnEnter;
 use super::{App, Effect, Tag};
 use crate::error::BatonError;
 use crate::protocol::views::{AcceptedView, QueuedView};
@@ -35,14 +36,21 @@ impl App {
             ));
             return Vec::new();
         };
+        match self.slash_enter() {
+            OnEnter::Ran(fx) => return fx,
+            OnEnter::Send => {}
+        }
         let prompt = self.composer.take();
         let send = SendRequest {
-            provider: self.next_provider.take().map(|p| p.to_string()),
+            provider: self
+                .prompt_provider()
+                .filter(|_| self.next_provider.is_some()),
             model: self.next_model.take(),
             mode,
             fresh: std::mem::take(&mut self.next_fresh),
             ..SendRequest::new(prompt.clone())
         };
+        (self.next_provider, self.next_endpoint) = (None, None);
         vec![Effect::Call(
             Tag::Send {
                 name: name.clone(),

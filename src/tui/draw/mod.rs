@@ -13,6 +13,7 @@ use ratatui::Frame;
 
 use crate::protocol::views::TerminalState::{self, Running};
 use crate::tui::app::form::{Field, NewForm};
+use crate::tui::app::slash;
 use crate::tui::app::{App, Mode, Pane, TermView};
 use crate::tui::copy;
 use crate::tui::diff;
@@ -455,6 +456,9 @@ fn composer_title(app: &App) -> String {
             " editing waiting input #{input} of {} · Enter saves (empty: leaves it) ",
             t.info.name
         );
+    }
+    if let Some(hint) = slash::hint(app.composer.text()) {
+        return hint;
     }
     let mut provider = app.prompt_provider().unwrap_or_default();
     if let Some(m) = app.prompt_model() {

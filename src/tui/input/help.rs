@@ -1,7 +1,9 @@
 //! The help overlay's list of keys (prefix ?): the keys after the prefix as bound, then the
-//! fixed ones. One table beside the bindings, so the overlay can never disagree with them.
+//! fixed ones, then the composer's slash commands (`app::slash::SLASH`). One table beside the
+//! bindings, so the overlay can never disagree with them.
 
 use super::keys::{Keys, PrefixAction, INPUT_KEYS, WAITING_KEYS};
+use crate::tui::app::slash::SLASH;
 
 impl Keys {
     /// Every key, as the help overlay lists it: the keys after the prefix, then the others.
@@ -10,6 +12,18 @@ impl Keys {
         let (first, rest) = PLAIN_HELP.split_at(1);
         rows.extend(first.iter().map(|(k, v)| (k.to_string(), *v)));
         rows.extend(INPUT_KEYS.iter().map(|(_, k, v)| (k.label(), *v)));
+        for c in &SLASH {
+            let args = if c.args.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", c.args)
+            };
+            rows.push((format!("/{}{args}", c.name), c.does));
+        }
+        rows.push((
+            "/other, //text".into(),
+            "not baton's: sent to the CLI as typed; //text sends /text",
+        ));
         rows.extend(rest.iter().map(|(k, v)| (k.to_string(), *v)));
         rows.push((
             "Up (empty composer)".into(),
@@ -126,7 +140,10 @@ const PLAIN_HELP: [(&str, &str); 15] = [
     ),
     ("Alt-Enter, Shift-Enter, C-j", "new line"),
     ("Up / Down", "earlier prompts (on the first / last line)"),
-    ("Tab", "switch provider for the next prompt"),
+    (
+        "Tab",
+        "switch provider for the next prompt; on /…: complete the command (again: the next)",
+    ),
     (
         "C-o",
         "model for the next prompt (empty: the terminal's own)",

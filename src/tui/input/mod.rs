@@ -195,6 +195,7 @@ impl App {
             KeyCode::Char('u') if ctrl(&k) => self.composer.kill_to_start(),
             KeyCode::Char('w') if ctrl(&k) => self.composer.kill_word(),
             KeyCode::Char('a') if ctrl(&k) => self.composer.home(),
+            KeyCode::Tab if self.slash_tab() => {}
             KeyCode::Tab => self.cycle_provider(),
             KeyCode::Char('o') if ctrl(&k) => {
                 let text = self.prompt_model().unwrap_or_default();
@@ -291,6 +292,7 @@ impl App {
             ProviderKind::Codex | ProviderKind::Local => ProviderKind::Claude,
         };
         self.next_provider = (Some(next) != own).then_some(next);
+        self.next_endpoint = None;
     }
 
     /// The one-line model entry: Enter sets the model for the next prompt (empty: the

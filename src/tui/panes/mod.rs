@@ -74,6 +74,7 @@ impl App {
         self.active = i;
         self.zoomed = false;
         self.next_provider = None;
+        self.next_endpoint = None;
         self.next_model = None;
         match self.focused_name() {
             Some(n) => self.show_effects(&n),

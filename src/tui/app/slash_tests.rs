@@ -1,0 +1,123 @@
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+#[test]
+fn enter_takes_text_as_a_prompt_batons_command_the_clis_or_an_escape() {
+    let cases: [(&str, Typed); 9] = [
+        ("fix the bug", Typed::Prompt),
+        (
+            "/fork x",
+            Typed::Baton {
+                name: "fork",
+                rest: "x",
+            },
+        ),
+        (
+            "/rewind  2 y ",
+            Typed::Baton {
+                name: "rewind",
+                rest: "2 y",
+            },
+        ),
+        (
+            "/new",
+            Typed::Baton {
+                name: "new",
+                rest: "",
+            },
+        ),
+        ("/foo bar", Typed::Cli),
+        ("/forkx", Typed::Cli),
+        ("/", Typed::Cli),
+        ("//fork x", Typed::Escaped("/fork x")),
+        ("a /fork", Typed::Prompt),
+    ];
+    for (text, want) in cases {
+        assert_eq!(classify(text), want, "{text:?}");
+    }
+}
+
+#[test]
+fn tab_completes_the_name_and_cycles_through_the_matches() {
+    let names = |t: &str| matches(t).iter().map(|c| c.name).collect::<Vec<_>>();
+    assert_eq!(names("/"), SLASH.map(|c| c.name).to_vec());
+    assert_eq!(names("/in"), vec!["instructions", "interrupt"]);
+    assert_eq!(names("/fork x"), Vec::<&str>::new());
+    assert_eq!(names("//f"), Vec::<&str>::new());
+    assert_eq!(names("fork"), Vec::<&str>::new());
+
+    let (text, cycle) = complete("/in", None).expect("a match");
+    assert_eq!(
+        (text.as_str(), &cycle),
+        ("/instructions", &("/in".into(), 0))
+    );
+    let (text, cycle) = complete(&text, Some(&cycle)).expect("the next");
+    assert_eq!((text.as_str(), &cycle), ("/interrupt", &("/in".into(), 1)));
+    let (text, _) = complete(&text, Some(&cycle)).expect("round again");
+    assert_eq!(text, "/instructions");
+    // Edited since: a completion of what is typed now.
+    assert_eq!(
+        complete("/ar", Some(&cycle)).map(|c| c.0),
+        Some("/archive".into())
+    );
+    assert_eq!(complete("/zz", None), None);
+    assert_eq!(complete("hello", None), None);
+}
+
+#[test]
+fn each_command_checks_its_arguments_and_names_the_focused_terminal() {
+    let words = |w: &[&str]| Action::Command(w.iter().map(|s| s.to_string()).collect());
+    let cases: [(&str, &str, Result<Action, String>); 14] = [
+        ("new", "", Ok(Action::Fresh)),
+        ("new", "x", Err("usage: /new".into())),
+        ("model", "opus", Ok(Action::Model("opus".into()))),
+        ("model", "", Err("usage: /model NAME".into())),
+        (
+            "provider",
+            "codex",
+            Ok(Action::Provider(ProviderKind::Codex, None)),
+        ),
+        (
+            "provider",
+            "local:qwen",
+            Ok(Action::Provider(ProviderKind::Local, Some("qwen".into()))),
+        ),
+        (
+            "provider",
+            "gpt",
+            Err("gpt: no such provider (usage: /provider P)".into()),
+        ),
+        ("fork", "x", Ok(words(&["fork", "api", "x"]))),
+        ("fork", "", Ok(words(&["fork", "api"]))),
+        ("rewind", "2 y", Ok(words(&["rewind", "api", "2", "y"]))),
+        ("rewind", "", Err("usage: /rewind N [NEW]".into())),
+        ("archive", "", Ok(words(&["archive", "api"]))),
+        ("interrupt", "", Ok(words(&["interrupt", "api"]))),
+        ("help", "", Ok(Action::Help)),
+    ];
+    for (name, rest, want) in cases {
+        assert_eq!(action(name, rest, "api"), want, "/{name} {rest}");
+    }
+}
+
+#[test]
+fn the_title_hints_what_enter_will_do() {
+    let cases: [(&str, Option<&str>); 6] = [
+        ("hello", None),
+        ("/in", Some(" /instructions /interrupt · Tab completes ")),
+        (
+            "/fork x",
+            Some(" /fork [NEW]: fork this terminal into NEW (as `baton fork`) · Enter runs it "),
+        ),
+        (
+            "/foo bar",
+            Some(" /foo is not baton's: sent to the CLI as typed (// for a literal /) "),
+        ),
+        ("//new", Some(" /new is sent to the CLI as typed ")),
+        ("/f", Some(" /fork · Tab completes ")),
+    ];
+    for (text, want) in cases {
+        assert_eq!(hint(text).as_deref(), want, "{text:?}");
+    }
+}
