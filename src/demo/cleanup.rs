@@ -89,13 +89,32 @@ pub fn finish(client: &Client, root: &Path) -> Result<(), BatonError> {
             }
         }
     }
-    if let Err(e) = std::fs::remove_dir_all(root) {
+    if let Err(e) = remove_folder(root) {
         first_error.get_or_insert(BatonError::failed(format!(
             "baton demo: cannot delete {}: {e}",
             root.display()
         )));
     }
     first_error.map_or(Ok(()), Err)
+}
+
+/// Deletes the demo's folder. A simulated CLI the stopped server interrupted may still be
+/// writing its session file into it for a moment (it is not the server's child to wait for
+/// any more): a folder that refills while it is deleted is deleted again, for a bounded time.
+fn remove_folder(root: &Path) -> std::io::Result<()> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        match std::fs::remove_dir_all(root) {
+            Err(e)
+                if e.kind() == std::io::ErrorKind::DirectoryNotEmpty
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            other => return other,
+        }
+    }
 }
 
 #[cfg(test)]
