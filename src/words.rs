@@ -125,19 +125,6 @@ pub struct TurnCost {
     pub usd: Option<f64>,
 }
 
-impl TurnCost {
-    /// Adds `other` (a terminal's total over its turns).
-    pub fn add(&mut self, other: &TurnCost) {
-        self.input_tokens = self.input_tokens.saturating_add(other.input_tokens);
-        self.cached_tokens = self.cached_tokens.saturating_add(other.cached_tokens);
-        self.output_tokens = self.output_tokens.saturating_add(other.output_tokens);
-        self.usd = match (self.usd, other.usd) {
-            (None, None) => None,
-            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
-        };
-    }
-}
-
 /// One normalized event out of any provider's stream.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

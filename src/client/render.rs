@@ -259,7 +259,7 @@ pub fn ls(rows: &Vec<TerminalView>) -> String {
     out
 }
 
-/// What `ls` and `show` say of a queue held after an interrupt (`server::turn::hold`).
+/// What `ls`, `show` and `queue` say of a queue held after an interrupt (`server::turn::hold`).
 pub fn held_line(name: &str) -> String {
     format!(
         "queue held after interrupt: `baton queue {name} run` (or r on a waiting input in the multiplexer) runs it"
@@ -481,9 +481,8 @@ pub fn queue(rows: &Vec<QueuedView>) -> String {
         ));
     }
     if rows.iter().any(|q| q.held) {
-        out.push_str(
-            "queue held after interrupt: `baton queue NAME run` runs it (so does a `send --jump`)\n",
-        );
+        out.push_str(&held_line("NAME"));
+        out.push('\n');
     }
     out
 }

@@ -65,7 +65,6 @@ pub(super) fn turn_changes(
         Ok::<_, GitError>((changed, staged))
     })?;
     changed.sort();
-    changed.dedup();
     if cfg!(debug_assertions) {
         let mut whole = statuses(repo, StatusShow::Workdir, true, &[])?;
         whole.sort();

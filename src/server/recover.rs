@@ -43,8 +43,12 @@ pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
             } if *t == turn_id => *input,
             _ => None,
         });
+        // Read once: what it streamed, and (when it got to its end) how it ended.
+        let text = std::fs::read(srv.turn_file(&tid, &turn_id))
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
         let streamed = match provider {
-            Some((p, _)) => read_back(&srv.turn_file(&tid, &turn_id), p),
+            Some((p, _)) => streamed(&text, p),
             None => Streamed::default(),
         };
         if let (Some((p, conv)), Some((sid, model))) = (&provider, &streamed.session) {
@@ -86,7 +90,7 @@ pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
         }
         let session_id = streamed.session.clone().map(|(s, _)| s);
         let ended = match (&provider, stopped, streamed.ended) {
-            (Some((p, conv)), None, true) => Some(ended_outcome(srv, &tid, &turn_id, *p, conv)),
+            (Some((p, conv)), None, true) => Some(ended_outcome(srv, &tid, &text, *p, conv)),
             _ => None,
         };
         let record = match ended {
@@ -124,18 +128,15 @@ pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
 const ENDED_NOTE: &str =
     "the baton server stopped after the CLI ended this turn, before it recorded the end: read back from the CLI's stream";
 
-/// What the provider's parser makes of the whole raw stream of a turn whose CLI exited after
+/// What the provider's parser makes of the whole raw stream `text` of a turn whose CLI exited after
 /// its result: the exit itself was not seen, and a CLI that prints its result exits 0.
 fn ended_outcome(
     srv: &Server,
     tid: &str,
-    turn_id: &str,
+    text: &str,
     provider: ProviderKind,
     conversation: &str,
 ) -> crate::providers::TurnOutcome {
-    let text = std::fs::read(srv.turn_file(tid, turn_id))
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
     let exit = process::ExitInfo {
         code: Some(0),
         signal: None,
@@ -231,14 +232,6 @@ pub(super) struct Streamed {
     pub(super) session: Option<(String, Option<String>)>,
     /// The CLI reported the turn's end (its result).
     pub(super) ended: bool,
-}
-
-/// The turn's answer, tool lines and session as its raw stream (as far as it got) gives them.
-fn read_back(path: &Path, provider: ProviderKind) -> Streamed {
-    match std::fs::read(path) {
-        Ok(bytes) => streamed(&String::from_utf8_lossy(&bytes), provider),
-        Err(_) => Streamed::default(),
-    }
 }
 
 /// What raw stream `text` of a `provider` turn holds (an imported turn that was still running).

@@ -381,36 +381,33 @@ fn turn_row(r: &Row<'_>) -> rusqlite::Result<TurnView> {
         mode: r
             .get::<_, Option<String>>("mode")?
             .and_then(|m| serde_json::from_value(serde_json::Value::from(m)).ok()),
-        cost: cost_of(r, "")?,
+        cost: cost_of(r)?,
     })
 }
 
-/// The cost in columns `cost_input`… (`prefix` for a query's sums: `sum_`); None when the
-/// turn (or every turn summed) reported none.
-pub(super) fn cost_of(r: &Row<'_>, prefix: &str) -> rusqlite::Result<Option<TurnCost>> {
-    let n = |col: &str| -> rusqlite::Result<Option<i64>> {
-        r.get(format!("{prefix}cost_{col}").as_str())
-    };
-    let Some(input) = n("input")? else {
+/// The cost in columns `cost_input`, `cost_cached`, `cost_output`, `cost_usd` (a turn's, or
+/// a query's sums under those names); None when the turn (or every turn summed) reported none.
+fn cost_of(r: &Row<'_>) -> rusqlite::Result<Option<TurnCost>> {
+    let Some(input) = r.get::<_, Option<i64>>("cost_input")? else {
         return Ok(None);
     };
     let count = |v: Option<i64>| v.map_or(0, |v| v.max(0) as u64);
     Ok(Some(TurnCost {
         input_tokens: count(Some(input)),
-        cached_tokens: count(n("cached")?),
-        output_tokens: count(n("output")?),
-        usd: r.get(format!("{prefix}cost_usd").as_str())?,
+        cached_tokens: count(r.get("cost_cached")?),
+        output_tokens: count(r.get("cost_output")?),
+        usd: r.get("cost_usd")?,
     }))
 }
 
 /// A terminal's cost over all its turns that reported one (None: none did).
 pub fn terminal_cost(c: &Connection, tid: &str) -> rusqlite::Result<Option<TurnCost>> {
     c.query_row(
-        "SELECT SUM(cost_input) AS sum_cost_input, SUM(cost_cached) AS sum_cost_cached,
-           SUM(cost_output) AS sum_cost_output, SUM(cost_usd) AS sum_cost_usd
+        "SELECT SUM(cost_input) AS cost_input, SUM(cost_cached) AS cost_cached,
+           SUM(cost_output) AS cost_output, SUM(cost_usd) AS cost_usd
          FROM turns WHERE terminal_id=:tid AND cost_input IS NOT NULL",
         named_params! { ":tid": tid },
-        |r| cost_of(r, "sum_"),
+        cost_of,
     )
 }
 
