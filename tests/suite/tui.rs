@@ -99,14 +99,27 @@ impl Tmux {
         self.wait_until(what, |s| s.contains(what))
     }
 
+    /// The screen returned is one seen twice in a row (or, on a screen that keeps
+    /// ticking, the condition held on several captures in a row): a capture taken while
+    /// the client is mid-paint, showing half of a new frame, is never returned.
     pub(super) fn wait_until(&self, what: &str, cond: impl Fn(&str) -> bool) -> String {
         let deadline = Instant::now() + Duration::from_secs(90);
         let mut pause = Duration::from_millis(20);
+        let mut held = 0;
+        let mut last = String::new();
         loop {
             let s = self.screen();
             if cond(&s) {
-                return s;
+                held += 1;
+                if s == last || held >= 5 {
+                    return s;
+                }
+                last = s;
+                std::thread::sleep(Duration::from_millis(15));
+                continue;
             }
+            held = 0;
+            last.clear();
             assert!(
                 Instant::now() < deadline,
                 "timed out waiting for {what:?}; the screen:\n{s}"
