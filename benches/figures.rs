@@ -1,5 +1,5 @@
 //! The figures of issue 14, measured side by side in one run and printed as a table:
-//! `cargo bench --bench figures` (knobs: BATON_BENCH_SENDS, default 20; BATON_BENCH_FILES,
+//! `cargo bench --bench figures` (knobs: BATON_BENCH_SENDS, default 40; BATON_BENCH_FILES,
 //! default 100000; BATON_BENCH_TURNS, default 200; BATON_BENCH_SVG, where the tokens plot goes,
 //! default `target/tokens-per-turn.svg`; BATON_BENCH_ONLY=send,ls,memory,tokens,commit).
 //!
@@ -192,17 +192,25 @@ fn row(figure: &str, baton: String, against: String, ratio: String) -> [String; 
 
 fn send_rows() -> Vec<[String; 4]> {
     let w = World::new();
-    let n = knob("BATON_BENCH_SENDS", 20);
+    let n = knob("BATON_BENCH_SENDS", 40);
     w.terminal("s");
     w.ok(&["send", "s", "warm the session up"]);
-    // Each send, then at once the very command line baton gave the CLI for it, run directly:
-    // both see the same session file and the same machine; the figure is the median of the
-    // pairs' differences.
+    // Each send, and next to it the very command line baton gave the CLI for the last send, run
+    // directly: both see the same session file and the same machine; the figure is the median
+    // of the pairs' differences. Which of the two goes first alternates, so neither always
+    // runs on a machine the other just warmed (or loaded).
     let (mut baton, mut direct, mut added, mut added_first) = (vec![], vec![], vec![], vec![]);
     for i in 0..n {
         let prompt = format!("resumed turn {i}");
-        let (bw, bf) = timed(w.cmd(&["send", "s", &prompt]), b"");
-        let (cw, cf) = timed(direct_run(&w), &stdin_of(&w.last_invocation()));
+        let send = || timed(w.cmd(&["send", "s", &prompt]), b"");
+        let bare = || timed(direct_run(&w), &stdin_of(&w.last_invocation()));
+        let ((bw, bf), (cw, cf)) = if i % 2 == 0 {
+            let b = send();
+            (b, bare())
+        } else {
+            let c = bare();
+            (send(), c)
+        };
         baton.push(bw);
         direct.push(cw);
         added.push(bw.saturating_sub(cw));

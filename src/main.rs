@@ -440,6 +440,9 @@ enum ServerCmd {
     /// Run the server in the foreground (what `start` launches)
     #[command(hide = true)]
     Run,
+    /// The server's warden: interrupts its CLIs once it is gone (the server starts it)
+    #[command(hide = true)]
+    Warden,
 }
 
 /// `path` made absolute against the current directory, as the server (elsewhere) needs it.
@@ -472,6 +475,10 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
             return baton::client::manual::completions(Cli::command(), shell)
         }
         Some(Cmd::Man) => return baton::client::manual::man(Cli::command()),
+        // Its server's stdin pipe is all it needs (and must not depend on the environment).
+        Some(Cmd::Server {
+            action: ServerCmd::Warden,
+        }) => return Ok(baton::providers::warden::serve()),
         _ => {}
     }
     let client = Client::from_env()?;
@@ -636,6 +643,8 @@ fn server(client: &Client, action: ServerCmd) -> Result<i32, BatonError> {
         ServerCmd::Start => commands::server_start(client),
         ServerCmd::Stop => commands::server_stop(client),
         ServerCmd::Status { json } => commands::server_status(client, json),
+        // Answered before a data directory is opened.
+        ServerCmd::Warden => Ok(0),
         ServerCmd::Run => {
             let env = EnvDirs::from_env();
             let config = baton::config::Config::load(env.config_file().as_deref())?;

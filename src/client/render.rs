@@ -256,8 +256,14 @@ pub fn ls(rows: &Vec<TerminalView>) -> String {
             held_line(&v.name)
         ));
     }
+    if rows.iter().any(|v| v.index_behind) {
+        out.push_str(&format!("{}\n", INDEX_BEHIND));
+    }
     out
 }
+
+/// What `ls`, `show` and `server status` say while the index misses journalled entries.
+pub const INDEX_BEHIND: &str = "the index is behind the journals (a write to it failed: is the disk full? see server.log): input accepted since is kept and waits, and runs once the index is rebuilt (free space, then any command, or `baton reindex`)";
 
 /// What `ls`, `show` and `queue` say of a queue held after an interrupt (`server::turn::hold`).
 pub fn held_line(name: &str) -> String {
@@ -270,6 +276,9 @@ pub fn show(v: &TerminalView) -> String {
     let mut out = format!("{}  ({})\n", v.name, v.state.as_str());
     out.push_str(&format!("  dir:          {}\n", v.dir));
     out.push_str(&format!("  provider:     {}\n", provider_cell(v)));
+    if v.index_behind {
+        out.push_str(&format!("  index:        {INDEX_BEHIND}\n"));
+    }
     if v.queue_held {
         out.push_str(&format!(
             "  queue:        {} waiting; {}\n",
@@ -492,10 +501,20 @@ pub fn interrupted(v: &InterruptedView) -> String {
 }
 
 pub fn status(v: &StatusView) -> String {
-    format!(
+    let mut out = format!(
         "running: pid {} · {} terminal(s) · {} turn(s) running · up {}s · {}\n",
         v.pid, v.terminals, v.running_turns, v.uptime_secs, v.data_dir
-    )
+    );
+    match v.warden_pid {
+        Some(pid) => out.push_str(&format!(
+            "warden: pid {pid} (interrupts the CLIs if the server dies)\n"
+        )),
+        None => out.push_str("warden: none (each CLI has a death signal instead)\n"),
+    }
+    if v.index_behind {
+        out.push_str(&format!("{INDEX_BEHIND}\n"));
+    }
+    out
 }
 
 #[cfg(test)]

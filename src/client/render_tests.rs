@@ -173,3 +173,41 @@ fn thousands_separators() {
     assert_eq!(thousands(1000), "1,000");
     assert_eq!(thousands(1_000_000), "1,000,000");
 }
+
+#[test]
+fn server_status_says_whether_a_warden_runs_and_when_the_index_is_behind() {
+    let view = |warden_pid, index_behind| crate::protocol::views::StatusView {
+        running: true,
+        pid: 10,
+        data_dir: "/d".into(),
+        uptime_secs: 3,
+        terminals: 1,
+        running_turns: 0,
+        waiting_inputs: 0,
+        version: "0".into(),
+        warden_pid,
+        index_behind,
+    };
+    // (warden, index behind, a line it must hold, a line it must not)
+    let cases = [
+        (Some(11), false, "warden: pid 11 (", "index is behind"),
+        (
+            None,
+            false,
+            "warden: none (each CLI has a death signal",
+            "index is behind",
+        ),
+        (
+            Some(11),
+            true,
+            "the index is behind the journals (",
+            "warden: none",
+        ),
+    ];
+    for (warden, behind, has, lacks) in cases {
+        let text = status(&view(warden, behind));
+        assert!(text.starts_with("running: pid 10 "), "{text}");
+        assert!(text.contains(has), "{text}");
+        assert!(!text.contains(lacks), "{text}");
+    }
+}

@@ -220,6 +220,11 @@ pub struct TerminalView {
     /// What its turns cost, summed, as the CLIs reported it (null: none reported a cost).
     #[serde(default)]
     pub cost: Option<crate::words::TurnCost>,
+    /// The index misses journalled entries (a write to it failed, e.g. on a full disk): what
+    /// this view shows may lack input accepted since, which waits and runs once the index is
+    /// rebuilt.
+    #[serde(default)]
+    pub index_behind: bool,
 }
 
 /// One conversation of `log --json`, with its provider sessions.
@@ -345,6 +350,12 @@ pub struct StatusView {
     /// Inputs waiting for a turn, all terminals together.
     pub waiting_inputs: usize,
     pub version: String,
+    /// The server's warden process (`providers::warden`), when one runs.
+    #[serde(default)]
+    pub warden_pid: Option<u32>,
+    /// As [`TerminalView::index_behind`].
+    #[serde(default)]
+    pub index_behind: bool,
 }
 
 /// `server status --json` when no server runs.

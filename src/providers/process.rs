@@ -236,13 +236,63 @@ pub fn spawn_with(
         cmd.env("PATH", path);
     }
     cmd.envs(env.iter().map(|(k, v)| (k, v)));
+    // The CLI is interrupted when the server dies (however it dies), so it never goes on
+    // writing its session unwatched; the next server start stops whatever is left (see
+    // `server::recover`). The server's warden does that for the CLI's whole group, and lets
+    // the CLI start with `posix_spawn` (nothing runs between fork and exec). Without one (a
+    // test, or a warden that could not start) the child sets a death signal itself.
+    let warden = super::warden::guard();
+    if warden.is_none() {
+        death_signal(&mut cmd);
+    }
+    let mut child = cmd.spawn()?;
+    let pid = child
+        .id()
+        .and_then(|id| i32::try_from(id).ok())
+        .ok_or_else(|| std::io::Error::other("the child exited before its pid was read"))?;
+    // Told before this returns, so before the CLI is given its prompt (a gated stdin).
+    if let Some(w) = warden {
+        if !w.watch(pid) {
+            crate::log_line!("baton server: no warden watches pid {pid}");
+        }
+    }
+    let (Some(pipe), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err(std::io::Error::other("the child's pipes were not set up"));
+    };
+    // Its own task: a child that prints a lot before reading a large prompt must not deadlock.
+    let stdin_task = tokio::spawn(feed_stdin(pipe, stdin));
+    let stderr_tail = Arc::new(Mutex::new(Vec::new()));
+    let stderr_task = tokio::spawn(drain_stderr(stderr, Arc::clone(&stderr_tail)));
+    let exit_task = tokio::spawn(async move {
+        let status = child.wait().await;
+        // Reaped: its pid (the group's id) may be reused from now on.
+        if let (Some(w), Ok(_)) = (warden, &status) {
+            w.release(pid);
+        }
+        status
+    });
+    Ok(Spawned {
+        pid,
+        stdout: BufReader::new(stdout),
+        line: Vec::new(),
+        exit_task,
+        status: None,
+        drain_deadline: None,
+        stderr_tail,
+        stderr_task,
+        stdin_task,
+    })
+}
+
+/// Makes `cmd`'s child set its own death signal (and SIGINT, SIGTERM back to their defaults).
+fn death_signal(cmd: &mut tokio::process::Command) {
     let parent = nix::unistd::getpid();
     // SAFETY: the closure runs between fork and exec and only calls sigaction, prctl, getppid
     // and kill, which are async-signal-safe. A server started with SIGINT ignored (`nohup`,
     // `cmd &` in a script) would otherwise pass that on, and interrupting the CLI would
-    // silently do nothing. The CLI is interrupted when the server dies (however it dies), so it
-    // never goes on writing its session unwatched; the next server start stops whatever is
-    // left (see `server::recover`).
+    // silently do nothing.
     unsafe {
         cmd.pre_exec(move || {
             for sig in [Signal::SIGINT, Signal::SIGTERM] {
@@ -257,32 +307,6 @@ pub fn spawn_with(
             Ok(())
         });
     }
-    let mut child = cmd.spawn()?;
-    let pid = child
-        .id()
-        .and_then(|id| i32::try_from(id).ok())
-        .ok_or_else(|| std::io::Error::other("the child exited before its pid was read"))?;
-    let (Some(pipe), Some(stdout), Some(stderr)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
-        return Err(std::io::Error::other("the child's pipes were not set up"));
-    };
-    // Its own task: a child that prints a lot before reading a large prompt must not deadlock.
-    let stdin_task = tokio::spawn(feed_stdin(pipe, stdin));
-    let stderr_tail = Arc::new(Mutex::new(Vec::new()));
-    let stderr_task = tokio::spawn(drain_stderr(stderr, Arc::clone(&stderr_tail)));
-    let exit_task = tokio::spawn(async move { child.wait().await });
-    Ok(Spawned {
-        pid,
-        stdout: BufReader::new(stdout),
-        line: Vec::new(),
-        exit_task,
-        status: None,
-        drain_deadline: None,
-        stderr_tail,
-        stderr_task,
-        stdin_task,
-    })
 }
 
 async fn feed_stdin(pipe: ChildStdin, stdin: Stdin) -> std::io::Result<()> {

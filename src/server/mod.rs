@@ -67,6 +67,13 @@ pub fn run(data: DataDir, config: Config) -> Result<(), BatonError> {
     };
     let _ = lock.set_len(0);
     let _ = writeln!(lock, "{}", std::process::id());
+    // Before any CLI starts: it interrupts them if this server dies (`providers::warden`).
+    match std::env::current_exe() {
+        Ok(exe) => crate::providers::warden::start(exe),
+        Err(e) => crate::log_line!(
+            "baton server: cannot find its own binary for a warden ({e}); CLIs get a death signal instead"
+        ),
+    }
     let store = Store::open(data.clone())?;
     // The journals are the truth: a crash between a journal append and its index update, or a
     // lost index, is repaired here before anyone reads the index.
@@ -103,6 +110,12 @@ async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "ready {}", std::process::id()).and_then(|()| stdout.flush());
     drop(stdout);
+    // Handled before any CLI starts: a handled signal is back to its default in a child after
+    // exec, so a server started with SIGINT ignored (`nohup`) gives its CLIs one that works.
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .map_err(|e| BatonError::failed(e.to_string()))?;
+    let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
+        .map_err(|e| BatonError::failed(e.to_string()))?;
     start_file_watch(&srv);
     prune::start_retention(&srv);
     // Input that waited through a stop or a crash runs now, in order.
@@ -115,10 +128,6 @@ async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
     }
     let own_uid = nix::unistd::geteuid().as_raw();
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-        .map_err(|e| BatonError::failed(e.to_string()))?;
-    let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
-        .map_err(|e| BatonError::failed(e.to_string()))?;
     loop {
         tokio::select! {
             accepted = listener.accept() => {

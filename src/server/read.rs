@@ -115,6 +115,7 @@ pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonErro
         archived: t.archived,
         queue_held: srv.runtime(&t.id).queue_held(),
         cost: srv.store.terminal_cost(&t.id)?,
+        index_behind: !srv.store.index_current(),
     })
 }
 
@@ -237,6 +238,8 @@ pub fn status(srv: &Server) -> Result<StatusView, BatonError> {
         running_turns,
         waiting_inputs: waiting_inputs(srv)?,
         version: env!("CARGO_PKG_VERSION").to_string(),
+        warden_pid: crate::providers::warden::guard().and_then(|w| w.pid()),
+        index_behind: !srv.store.index_current(),
     })
 }
 

@@ -107,6 +107,52 @@ fn a_cli_and_its_server_killed_together_mid_turn_lose_nothing_acknowledged() {
     }
 }
 
+/// The server's warden (`baton server warden`, its child): its pid, as `server status` says.
+fn warden(w: &World) -> i32 {
+    let pid = w.json(&["server", "status"])["warden_pid"]
+        .as_i64()
+        .unwrap() as i32;
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
+    assert!(cmdline.ends_with(b"server\0warden\0"), "{cmdline:?}");
+    pid
+}
+
+#[test]
+fn a_cli_whose_server_is_killed_is_interrupted_at_once_by_the_warden_even_a_restarted_one() {
+    for provider in ["claude", "codex"] {
+        let (w, cli) = hanging(provider, "orphaned [[hang]]");
+        let server = w.json(&["server", "status"])["pid"].as_i64().unwrap() as i32;
+        // A warden killed by hand is started again at the next CLI start, and told of every
+        // CLI still running.
+        let first = warden(&w);
+        sigkill(first);
+        w.wait_for("the first warden to be gone", || !process_runs(first));
+        kill(Pid::from_raw(cli), Signal::SIGTERM).unwrap();
+        w.wait_for("the next turn to run", || {
+            turns(&w, "t").iter().any(|x| x.4 == "two")
+        });
+        let again = warden(&w);
+        assert_ne!(again, first);
+        w.wait_for("every input to run", || all_done(&w, "t", 3));
+        detach(&w, "t", "orphaned again [[hang]]", &[]);
+        w.wait_for("the hanging turn's CLI", || {
+            stdin_prompt(&w.last_invocation()) == "orphaned again [[hang]]"
+        });
+        let cli = w.last_invocation()["pid"].as_i64().unwrap() as i32;
+        // No baton command runs from here on: nothing but the warden can stop this CLI.
+        sigkill(server);
+        w.wait_for("the CLI to be interrupted", || !process_runs(cli));
+        w.wait_for("the warden to end", || !process_runs(again));
+        w.wait_for("the turn recorded after a restart", || all_done(&w, "t", 4));
+        let last = &turns(&w, "t")[3];
+        assert_eq!(
+            (last.3.as_str(), last.4.as_str()),
+            ("interrupted", "orphaned again [[hang]]"),
+            "{provider}"
+        );
+    }
+}
+
 /// Waits until no server answers (it died at its crash point).
 fn server_died(w: &World) {
     w.wait_for("the server to die at its crash point", || {
@@ -372,7 +418,16 @@ fn a_full_disk_refuses_a_send_loses_nothing_acknowledged_and_baton_works_once_sp
     // though the index cannot take it: it waits for space, and the server keeps answering
     // (every connection once closed unanswered: the index's log line panicked on the full disk).
     let small = w.run(&["send", "t", "small while full", "--detach"]);
-    assert!(w.run(&["server", "status"]).status.success());
+    let status = w.run(&["server", "status"]);
+    assert!(status.status.success());
+    if small.status.success() {
+        // It waits for space, and `show`, `ls` and `server status` say why nothing runs.
+        assert_eq!(w.show("t")["index_behind"], true);
+        let status = String::from_utf8_lossy(&status.stdout).into_owned();
+        for said in [status, w.ok(&["ls"])] {
+            assert!(said.contains("the index is behind the journals"), "{said}");
+        }
+    }
     // Larger than a page: the journal cannot take it, and the send says why.
     let big = format!("while the disk is full {}", "x".repeat(16 * 1024));
     let out = w.run(&["send", "t", &big, "--detach"]);
@@ -407,5 +462,6 @@ fn a_full_disk_refuses_a_send_loses_nothing_acknowledged_and_baton_works_once_sp
     // The index agrees with the journals once rebuilt.
     w.ok(&["reindex"]);
     assert_eq!(turns(&w, "t"), t);
+    assert_eq!(w.show("t")["index_behind"], false);
     drop(disk);
 }

@@ -64,7 +64,9 @@ impl Normalizer {
                 o.iter()
                     .map(|(k, x)| {
                         let x = match k.as_str() {
-                            "pid" | "uptime_secs" | "elapsed_ms" if x.is_number() => {
+                            "pid" | "warden_pid" | "uptime_secs" | "elapsed_ms"
+                                if x.is_number() =>
+                            {
                                 Value::from("<n>")
                             }
                             _ => self.value(x),
