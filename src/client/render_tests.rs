@@ -101,10 +101,7 @@ fn delta(text: &str, start: bool) -> SendEvent {
 #[test]
 fn deltas_print_as_they_come_and_read_like_whole_pieces() {
     let text = |t: &str| turn(TurnEvent::Text { text: t.into() });
-    let tool = turn(TurnEvent::ToolUse {
-        name: "Read".into(),
-        summary: "a.rs".into(),
-    });
+    let tool = turn(TurnEvent::tool("Read", "a.rs".into()));
     let usage = turn(TurnEvent::Usage { tokens: 5 });
     let warning = turn(TurnEvent::Warning {
         message: "slow".into(),
