@@ -10,9 +10,17 @@
 //! missing tail when the stream was a prefix, nothing when the stream went further (an aborted
 //! message may hold less), and the whole text as a piece of its own when they disagree (never
 //! seen; nothing either said is lost). A text block that never streamed (a CLI without partial
-//! messages, a subagent's message) is a `Text` as before. Thinking and tool-input deltas are
-//! not answer text. The answer is the fold of the events ([`TurnEvent::add_to_answer`]), so it
-//! equals the `assistant` texts joined by blank lines, as without partial messages.
+//! messages) is a `Text` as before. Thinking and tool-input deltas are not answer text. The
+//! answer is the fold of the events ([`TurnEvent::add_to_answer`]), so it equals the
+//! `assistant` texts joined by blank lines, as without partial messages.
+//!
+//! Tool calls: each `tool_use` block is a [`TurnEvent::ToolUse`] with its id, its summary and
+//! edits (`providers::tools`, paths relative to the run's cwd), each `tool_result` block of a
+//! `user` line a [`TurnEvent::ToolResult`]. A line with `parent_tool_use_id` set is a
+//! subagent's (started by a `Task`/`Agent` call): its calls and results carry that id as
+//! `parent`, its text is a [`TurnEvent::SubagentText`] (never the answer), and its usage is the
+//! subagent's own context, so it is not reported as the turn's. The result's
+//! `permission_denials` become [`TurnEvent::Denied`] events, just before the end.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -782,3 +790,7 @@ mod tests;
 #[cfg(test)]
 #[path = "claude_partial_tests.rs"]
 mod partial_tests;
+
+#[cfg(test)]
+#[path = "claude_tools_tests.rs"]
+mod tools_tests;
