@@ -209,6 +209,11 @@ impl Transcript {
                     }
                     t.end = live.end;
                 }
+                // The log keeps one line per tool call: a turn this client watched keeps
+                // the results, diffs, refusals and subagent steps it saw.
+                Some(t) if live.end.is_some() && tools::has_details(&live.parts) => {
+                    t.parts = live.parts;
+                }
                 Some(_) => {}
                 None if live.number > newest => log.turns.push(live),
                 None => {}

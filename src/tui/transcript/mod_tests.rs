@@ -276,3 +276,29 @@ fn results_and_subagent_steps_find_their_calls() {
     );
     assert_eq!(turn.tokens, Some(1234));
 }
+
+#[test]
+fn a_watched_turn_keeps_its_tool_results_when_the_log_is_read() {
+    let log = log();
+    let mut live = Transcript::from_log(&log);
+    let rich = vec![Part::Tool(ToolPart {
+        summary: "Read x".into(),
+        id: Some("t".into()),
+        result: Some(ToolOutput {
+            text: "42".into(),
+            is_error: false,
+        }),
+        ..ToolPart::default()
+    })];
+    live.turns[0].parts = rich.clone();
+    live.merge_log(Transcript::from_log(&log));
+    assert_eq!(live.turns[0].parts, rich);
+    // Without details, the log's parts win (its answer among them).
+    let mut plain = Transcript::from_log(&log);
+    plain.turns[0].parts = vec![Part::Tool(ToolPart::named("Read x"))];
+    plain.merge_log(Transcript::from_log(&log));
+    assert_eq!(
+        plain.turns[0].parts,
+        Transcript::from_log(&log).turns[0].parts
+    );
+}

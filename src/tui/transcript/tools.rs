@@ -96,6 +96,16 @@ fn push_under(parts: &mut Vec<Part>, parent: Option<&str>, part: Part) {
     }
 }
 
+/// The parts hold more than the log keeps of them: a tool call's result, edits or subagent
+/// steps, or a refusal.
+pub fn has_details(parts: &[Part]) -> bool {
+    parts.iter().any(|p| match p {
+        Part::Tool(t) => t.result.is_some() || !t.edits.is_empty() || !t.nested.is_empty(),
+        Part::Denied { .. } => true,
+        Part::Text(_) | Part::Note(_) | Part::Warning(_) => false,
+    })
+}
+
 /// Applies a tool step (a call, its result, a subagent's text) to a turn's parts. Returns
 /// false for any other event.
 pub fn apply(parts: &mut Vec<Part>, event: &TurnEvent) -> bool {
