@@ -170,3 +170,36 @@ fn thousands_separators() {
     assert_eq!(thousands(1000), "1,000");
     assert_eq!(thousands(1_000_000), "1,000,000");
 }
+
+#[test]
+fn a_refusal_goes_to_stderr_and_results_and_subagent_text_print_nothing() {
+    let turn = |event| SendEvent::Turn { event };
+    let events = [
+        turn(TurnEvent::ToolResult {
+            id: "t".into(),
+            output: "out".into(),
+            is_error: false,
+            parent: None,
+        }),
+        turn(TurnEvent::SubagentText {
+            parent: "t".into(),
+            text: "sub".into(),
+        }),
+        turn(TurnEvent::Denied {
+            tool: "Bash".into(),
+            target: "rm -rf build".into(),
+        }),
+    ];
+    assert_eq!(
+        printed(&events),
+        (
+            String::new(),
+            vec![
+                "  ! Bash(rm -rf build) was refused: allow it in Claude's settings \
+                 (permissions.allow in .claude/settings.json) or add \"--allowedTools\", \
+                 \"Bash(rm -rf build)\" to [providers.claude] args in baton's config.toml"
+                    .to_string()
+            ]
+        )
+    );
+}

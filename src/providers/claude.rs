@@ -418,7 +418,16 @@ impl ClaudeParser {
                     id: id.map(str::to_owned),
                     ..StreamedMessage::default()
                 });
-                Vec::new()
+                // What the call was sent is known at its start: the running turn's context
+                // shows at once, not only once the call's message is whole. (A subagent's
+                // usage is its own context.)
+                let main = value["parent_tool_use_id"].is_null();
+                match CallUsage::from_json(&event["message"]["usage"]) {
+                    Some(usage) if main => vec![TurnEvent::Usage {
+                        tokens: usage.total(),
+                    }],
+                    _ => Vec::new(),
+                }
             }
             Some("content_block_delta") if event["delta"]["type"] == "text_delta" => {
                 let text = event["delta"]["text"].as_str().unwrap_or_default();

@@ -503,6 +503,10 @@ fn out_partial_uses_the_message_delta_output() {
                 session_id: "e99267ca-07d7-4f4f-95dc-50f7231ba9ed".into(),
                 model: Some("claude-opus-5-5".into())
             },
+            // The call's start already says what it was sent.
+            TurnEvent::Usage {
+                tokens: 1018 + 2018 + 3018 + 1
+            },
             delta("MOCK-REPLY #18 model=claude", true),
             delta("-opus-5-5 last_user=partial", false),
             // The full `assistant` message adds its usage, not its text again.

@@ -138,7 +138,12 @@ fn the_turn_line_ticks_while_it_runs_and_ends_with_time_tokens_and_cost() {
     ui.keys(&["Enter"]);
     // The elapsed time moves on by itself while nothing streams.
     ui.wait_until("a running turn at 1 s", |s| s.contains("… working · 1 s"));
-    ui.wait_until("a running turn at 2 s", |s| s.contains("… working · 2 s"));
+    let s = ui.wait_until("a running turn at 2 s", |s| s.contains("… working · 2 s"));
+    // The call's start said what it was sent: the context shows while the turn runs.
+    assert!(
+        row_with(&s, "… working · 2 s").contains(" tokens in context"),
+        "{s}"
+    );
     std::fs::write(&go, "").unwrap();
     let s = ui.wait_for("── completed · claude");
     let line = row_with(&s, "── completed · claude");
