@@ -97,3 +97,19 @@ fn changed_lines_leave_out_the_shared_start_and_end() {
     assert_eq!(changed("", "new\n"), (vec![], vec!["new"]));
     assert_eq!(changed("same", "same"), (vec![], vec![]));
 }
+
+#[test]
+fn removed_lines_are_red_and_added_ones_green() {
+    let mut out = Rows::default();
+    tool_lines(&edit_call(), 0, 40, true, &mut out);
+    let color_of = |needle: &str| {
+        out.lines
+            .iter()
+            .flat_map(|l| l.spans.iter())
+            .find(|s| s.content.contains(needle))
+            .and_then(|s| s.style.fg)
+    };
+    assert_eq!(color_of("old();"), Some(Color::Red));
+    assert_eq!(color_of("new();"), Some(Color::Green));
+    assert_eq!(color_of("updated"), Some(Color::DarkGray));
+}
