@@ -191,7 +191,8 @@ def log_invocation(cli, argv, stdin_text):
 def parse_markers(prompt):
     """The scripting markers of README.md, found anywhere in the prompt."""
     m = {"ctx": None, "window": None, "calls": 1, "fail": None, "hang": False, "deaf": False,
-         "garbage": False, "die": False, "reply": None, "write": [], "hold": None}
+         "garbage": False, "die": False, "reply": None, "write": [], "hold": None, "tools": [],
+         "deny": []}
     pos = 0
     while True:
         i = prompt.find("[[", pos)
@@ -221,6 +222,9 @@ def parse_markers(prompt):
                 m["reply"] = val
         elif name == "write" and sep and val.strip():
             m["write"].append(val.strip())
+        elif name in ("tool", "deny") and sep and val.strip():
+            tool, _, arg = val.strip().partition(":")
+            m["tools" if name == "tool" else "deny"].append((tool.strip(), arg.strip()))
         elif name == "hold" and sep and val.strip():
             if m["hold"] is None:
                 m["hold"] = val.strip()
@@ -256,6 +260,37 @@ def write_marker_files(paths, cwd):
                 f.write("written by shim\n")
         except OSError as e:
             err("shim: [[write:%s]] failed: %s\n" % (p, e))
+
+
+def tool_input(tool, arg, cwd):
+    """The input a scripted [[tool:NAME:ARG]] / [[deny:NAME:ARG]] call carries, as the real tool's."""
+    path = os.path.join(cwd, arg)
+    if tool == "Bash":
+        return {"command": arg, "description": "Run " + arg}
+    if tool == "Edit":
+        return {"file_path": path, "old_string": "old line", "new_string": "new line", "replace_all": False}
+    if tool == "Write":
+        return {"file_path": path, "content": "written by shim\n"}
+    if tool == "Read":
+        return {"file_path": path}
+    if tool in ("Grep", "Glob"):
+        return {"pattern": arg}
+    if tool in ("Task", "Agent"):
+        return {"description": arg, "prompt": arg, "subagent_type": "general-purpose"}
+    return {"arg": arg}
+
+
+def tool_output(tool, arg, cwd):
+    """What a scripted tool call gives back (Bash: eight lines, so a cut is visible)."""
+    if tool == "Bash":
+        return "".join("%s: output line %d\n" % (arg, i) for i in range(1, 9))
+    if tool == "Edit":
+        return "The file %s has been updated successfully." % os.path.join(cwd, arg)
+    if tool == "Write":
+        return "File created successfully at: %s" % os.path.join(cwd, arg)
+    if tool == "Read":
+        return "1\tfile content 42\n2\t"
+    return "ok"
 
 
 def default_reply(n, model, prompt):

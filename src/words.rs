@@ -141,8 +141,43 @@ pub enum TurnEvent {
     /// after it extend that piece until any other event or the next `start`. A streamed
     /// piece's deltas, joined, are the text a `Text` would have carried: it is not sent again.
     Delta { text: String, start: bool },
-    /// A tool call, summarized in one line (`Read src/main.rs`, `$ cargo test`).
-    ToolUse { name: String, summary: String },
+    /// A tool call, summarized in one line: the tool and its target (`Read src/main.rs`,
+    /// `Bash cargo test`), paths relative to the turn's checkout. The other fields came later
+    /// (absent from older senders: `#[serde(default)]`).
+    ToolUse {
+        name: String,
+        summary: String,
+        /// The call's id (Claude `tool_use.id`, Codex item id): its result names it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// The call this one was made under (a Claude subagent's, started by `Task`/`Agent`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent: Option<String>,
+        /// What an editing call changes, for a small diff (each text capped, see
+        /// [`cap_text`]).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        edits: Vec<FileEdit>,
+    },
+    /// What a tool call gave back (its output capped, see [`cap_text`]).
+    ToolResult {
+        /// The call's id (`ToolUse.id`).
+        id: String,
+        output: String,
+        /// The tool failed (Claude `is_error`, a Codex command's non-zero exit).
+        #[serde(default)]
+        is_error: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent: Option<String>,
+    },
+    /// A tool call the CLI refused to run headless (Claude's `result.permission_denials`).
+    Denied {
+        /// The tool (`Bash`).
+        tool: String,
+        /// What it would have done (`rm -rf build`), as in a tool summary.
+        target: String,
+    },
+    /// Text a subagent wrote under the call that started it (not part of the answer).
+    SubagentText { parent: String, text: String },
     /// Usage of one model call as the stream reported it (not necessarily final).
     Usage { tokens: u64 },
     /// Something the provider warned about without failing the turn.
@@ -155,6 +190,17 @@ pub enum TurnEvent {
 }
 
 impl TurnEvent {
+    /// A tool call known only by its name and summary (no id, parent or edits).
+    pub fn tool(name: &str, summary: String) -> TurnEvent {
+        TurnEvent::ToolUse {
+            name: name.to_string(),
+            summary,
+            id: None,
+            parent: None,
+            edits: Vec::new(),
+        }
+    }
+
     /// Adds what this event says of the answer to `answer`: pieces (a `Text`, or the deltas from
     /// a `start` on) are joined by a blank line; other events add nothing. The server's
     /// journalled answer and a parser's `providers::TurnOutcome::answer` are both this fold.
@@ -164,6 +210,9 @@ impl TurnEvent {
             TurnEvent::Delta { text, start } => (text, *start),
             TurnEvent::Session { .. }
             | TurnEvent::ToolUse { .. }
+            | TurnEvent::ToolResult { .. }
+            | TurnEvent::Denied { .. }
+            | TurnEvent::SubagentText { .. }
             | TurnEvent::Usage { .. }
             | TurnEvent::Warning { .. }
             | TurnEvent::End { .. } => return,
@@ -173,6 +222,35 @@ impl TurnEvent {
         }
         answer.push_str(text);
     }
+}
+
+/// One change an editing tool call makes: `old` replaced by `new` in `path` (relative to the
+/// checkout). A whole-file write has an empty `old`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileEdit {
+    pub path: String,
+    #[serde(default)]
+    pub old: String,
+    #[serde(default)]
+    pub new: String,
+}
+
+/// Longest tool output or edit text an event carries, in bytes: a `cat` of a big file must
+/// not travel whole to every watching client.
+pub const TOOL_TEXT_BYTES: usize = 4096;
+
+/// `text` cut to at most [`TOOL_TEXT_BYTES`] (at a character boundary), with a last line
+/// saying how much was cut.
+pub fn cap_text(text: &str) -> String {
+    if text.len() <= TOOL_TEXT_BYTES {
+        return text.to_string();
+    }
+    let mut end = TOOL_TEXT_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = text.len() - end;
+    format!("{}\n… {cut} more bytes not shown", &text[..end])
 }
 
 /// Why a fresh conversation opened.

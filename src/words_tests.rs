@@ -32,10 +32,7 @@ fn serialized_forms_are_pinned() {
             text: "a".into(),
             start: true,
         },
-        TurnEvent::ToolUse {
-            name: "read_file".into(),
-            summary: "Read a".into(),
-        },
+        TurnEvent::tool("read_file", "Read a".into()),
     ];
     assert_eq!(
         events.map(|e| json(serde_json::to_string(&e))),
@@ -65,4 +62,48 @@ fn answer_pieces_are_joined_by_a_blank_line() {
         e.add_to_answer(&mut answer);
     }
     assert_eq!(answer, "one\n\ntwo");
+}
+
+#[test]
+fn a_tool_use_line_from_before_ids_and_edits_still_reads() {
+    let old: TurnEvent =
+        serde_json::from_str(r#"{"kind":"tool_use","name":"Read","summary":"/a.rs"}"#).unwrap();
+    assert_eq!(old, TurnEvent::tool("Read", "/a.rs".into()));
+    let result: TurnEvent =
+        serde_json::from_str(r#"{"kind":"tool_result","id":"t","output":"ok"}"#).unwrap();
+    assert_eq!(
+        result,
+        TurnEvent::ToolResult {
+            id: "t".into(),
+            output: "ok".into(),
+            is_error: false,
+            parent: None
+        }
+    );
+    let full = TurnEvent::ToolUse {
+        name: "Edit".into(),
+        summary: "Edit a.rs".into(),
+        id: Some("t".into()),
+        parent: Some("p".into()),
+        edits: vec![FileEdit {
+            path: "a.rs".into(),
+            old: "x".into(),
+            new: "y".into(),
+        }],
+    };
+    let line = serde_json::to_string(&full).unwrap();
+    assert_eq!(serde_json::from_str::<TurnEvent>(&line).unwrap(), full);
+}
+
+#[test]
+fn cap_text_cuts_at_a_character_boundary_and_says_how_much() {
+    assert_eq!(cap_text("short"), "short");
+    let long = format!("{}é", "a".repeat(TOOL_TEXT_BYTES - 1));
+    assert_eq!(
+        cap_text(&long),
+        format!(
+            "{}\n… 2 more bytes not shown",
+            "a".repeat(TOOL_TEXT_BYTES - 1)
+        )
+    );
 }

@@ -108,6 +108,10 @@ fn event(name: &str, ev: &SendEvent) -> Option<Out> {
             TurnEvent::Text { text } => Some(Out::Main(text.clone())),
             TurnEvent::ToolUse { summary, .. } => Some(Out::Main(format!("  ⚙ {summary}"))),
             TurnEvent::Warning { message } => Some(Out::Side(format!("  ! {message}"))),
+            TurnEvent::Denied { tool, target } => {
+                Some(Out::Side(format!("  ! {}", denial_text(tool, target))))
+            }
+            TurnEvent::SubagentText { .. } | TurnEvent::ToolResult { .. } => None,
             TurnEvent::Session { .. }
             | TurnEvent::Delta { .. }
             | TurnEvent::Usage { .. }
@@ -174,6 +178,22 @@ pub fn summary_line(s: &TurnSummary) -> String {
         }
     }
     line
+}
+
+/// What a headless Claude run was refused, and where to allow it. The rule is Claude Code's
+/// permission syntax (`Tool(specifier)`), which both `permissions.allow` in its settings and
+/// `--allowedTools` take; baton passes neither itself, only `--permission-mode`.
+pub fn denial_text(tool: &str, target: &str) -> String {
+    let rule = if target.is_empty() {
+        tool.to_string()
+    } else {
+        format!("{tool}({target})")
+    };
+    format!(
+        "{rule} was refused: allow it in Claude's settings (permissions.allow in \
+         .claude/settings.json) or add \"--allowedTools\", \"{rule}\" to [providers.claude] \
+         args in baton's config.toml"
+    )
 }
 
 /// `10,135 in (8,000 cached) / 10 out tokens · $0.0042` (money only where the CLI reports it).

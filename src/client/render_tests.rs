@@ -101,10 +101,7 @@ fn delta(text: &str, start: bool) -> SendEvent {
 #[test]
 fn deltas_print_as_they_come_and_read_like_whole_pieces() {
     let text = |t: &str| turn(TurnEvent::Text { text: t.into() });
-    let tool = turn(TurnEvent::ToolUse {
-        name: "Read".into(),
-        summary: "a.rs".into(),
-    });
+    let tool = turn(TurnEvent::tool("Read", "a.rs".into()));
     let usage = turn(TurnEvent::Usage { tokens: 5 });
     let warning = turn(TurnEvent::Warning {
         message: "slow".into(),
@@ -210,4 +207,35 @@ fn server_status_says_whether_a_warden_runs_and_when_the_index_is_behind() {
         assert!(text.contains(has), "{text}");
         assert!(!text.contains(lacks), "{text}");
     }
+
+fn a_refusal_goes_to_stderr_and_results_and_subagent_text_print_nothing() {
+    let turn = |event| SendEvent::Turn { event };
+    let events = [
+        turn(TurnEvent::ToolResult {
+            id: "t".into(),
+            output: "out".into(),
+            is_error: false,
+            parent: None,
+        }),
+        turn(TurnEvent::SubagentText {
+            parent: "t".into(),
+            text: "sub".into(),
+        }),
+        turn(TurnEvent::Denied {
+            tool: "Bash".into(),
+            target: "rm -rf build".into(),
+        }),
+    ];
+    assert_eq!(
+        printed(&events),
+        (
+            String::new(),
+            vec![
+                "  ! Bash(rm -rf build) was refused: allow it in Claude's settings \
+                 (permissions.allow in .claude/settings.json) or add \"--allowedTools\", \
+                 \"Bash(rm -rf build)\" to [providers.claude] args in baton's config.toml"
+                    .to_string()
+            ]
+        )
+    );
 }

@@ -87,6 +87,38 @@ fn turn_event() -> impl Strategy<Value = TurnEvent> {
         gen::text().prop_map(|text| TurnEvent::Text { text }),
         (gen::text(), any::<bool>()).prop_map(|(text, start)| TurnEvent::Delta { text, start }),
         any::<u64>().prop_map(|tokens| TurnEvent::Usage { tokens }),
+        (
+            gen::text(),
+            prop::option::of(gen::text()),
+            prop::option::of(gen::text()),
+            (gen::text(), gen::text())
+        )
+            .prop_map(|(summary, id, parent, (old, new))| TurnEvent::ToolUse {
+                name: "Edit".into(),
+                summary,
+                id,
+                parent,
+                edits: vec![crate::words::FileEdit {
+                    path: "a.rs".into(),
+                    old,
+                    new
+                }],
+            }),
+        (
+            gen::text(),
+            gen::text(),
+            any::<bool>(),
+            prop::option::of(gen::text())
+        )
+            .prop_map(|(id, output, is_error, parent)| TurnEvent::ToolResult {
+                id,
+                output,
+                is_error,
+                parent
+            }),
+        (gen::text(), gen::text()).prop_map(|(tool, target)| TurnEvent::Denied { tool, target }),
+        (gen::text(), gen::text())
+            .prop_map(|(parent, text)| TurnEvent::SubagentText { parent, text }),
         prop::option::of(gen::text()).prop_map(|error| TurnEvent::End {
             status: TurnStatus::Failed,
             error

@@ -10,9 +10,17 @@
 //! missing tail when the stream was a prefix, nothing when the stream went further (an aborted
 //! message may hold less), and the whole text as a piece of its own when they disagree (never
 //! seen; nothing either said is lost). A text block that never streamed (a CLI without partial
-//! messages, a subagent's message) is a `Text` as before. Thinking and tool-input deltas are
-//! not answer text. The answer is the fold of the events ([`TurnEvent::add_to_answer`]), so it
-//! equals the `assistant` texts joined by blank lines, as without partial messages.
+//! messages) is a `Text` as before. Thinking and tool-input deltas are not answer text. The
+//! answer is the fold of the events ([`TurnEvent::add_to_answer`]), so it equals the
+//! `assistant` texts joined by blank lines, as without partial messages.
+//!
+//! Tool calls: each `tool_use` block is a [`TurnEvent::ToolUse`] with its id, its summary and
+//! edits (`providers::tools`, paths relative to the run's cwd), each `tool_result` block of a
+//! `user` line a [`TurnEvent::ToolResult`]. A line with `parent_tool_use_id` set is a
+//! subagent's (started by a `Task`/`Agent` call): its calls and results carry that id as
+//! `parent`, its text is a [`TurnEvent::SubagentText`] (never the answer), and its usage is the
+//! subagent's own context, so it is not reported as the turn's. The result's
+//! `permission_denials` become [`TurnEvent::Denied`] events, just before the end.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -20,6 +28,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::process::{read_file_tail, ExitInfo};
+use super::tools;
 use super::{ProviderHomes, RunSpec, SessionMode, TurnOutcome};
 use crate::words::{ContextUsage, TurnEvent, TurnStatus};
 
@@ -33,8 +42,6 @@ const MAX_ENCODED_LEN: usize = 200;
 const SESSION_TAIL_BYTES: u64 = 4 * 1024 * 1024;
 /// The first, small tail read for it (the common case: the call is among the last lines).
 const SESSION_FIRST_TAIL_BYTES: u64 = 64 * 1024;
-/// Longest tool summary, in characters.
-const SUMMARY_CHARS: usize = 80;
 
 /// `text` as the stdin line of a user message (`--input-format stream-json`), newline included.
 /// The text reaches the model byte for byte (`fixtures/captures/steer`).
@@ -177,6 +184,8 @@ pub struct ClaudeParser {
     answer: String,
     /// The messages whose text streamed (partial-message mode), oldest first.
     streamed: Vec<StreamedMessage>,
+    /// The run's working directory: tool paths are shown relative to it.
+    cwd: Option<PathBuf>,
 }
 
 /// The text blocks of one message as they streamed, and how many an `assistant` line has
@@ -194,6 +203,14 @@ impl ClaudeParser {
         Self::default()
     }
 
+    /// A parser for a run in `cwd` (tool paths relative to it).
+    pub fn in_dir(cwd: &Path) -> Self {
+        Self {
+            cwd: Some(cwd.to_path_buf()),
+            ..Self::default()
+        }
+    }
+
     /// Parses one stdout line. Lines that are not JSON events are counted and otherwise ignored.
     pub fn feed(&mut self, line: &str) -> Vec<TurnEvent> {
         let line = line.trim();
@@ -209,6 +226,7 @@ impl ClaudeParser {
         let events = match kind {
             "system" => self.on_system(&value),
             "assistant" => self.on_assistant(&value),
+            "user" => self.on_user(&value),
             "result" => self.on_result(&value),
             "stream_event" => self.on_stream_event(&value),
             _ => Vec::new(),
@@ -250,6 +268,9 @@ impl ClaudeParser {
     }
 
     fn on_assistant(&mut self, value: &Value) -> Vec<TurnEvent> {
+        if let Some(parent) = value["parent_tool_use_id"].as_str() {
+            return self.on_subagent(parent, &value["message"]);
+        }
         let message = &value["message"];
         let model = message.get("model").and_then(Value::as_str);
         // The API-error placeholder repeats the error the result line carries: keep it there.
@@ -265,11 +286,7 @@ impl ClaudeParser {
                         events.extend(rest_of_block(streamed.as_deref(), text));
                     }
                 }
-                Some("tool_use") => {
-                    let name = block["name"].as_str().unwrap_or("tool").to_owned();
-                    let summary = tool_summary(&name, &block["input"]);
-                    events.push(TurnEvent::ToolUse { name, summary });
-                }
+                Some("tool_use") => events.push(self.tool_use(block, None)),
                 _ => {}
             }
         }
@@ -283,6 +300,61 @@ impl ClaudeParser {
             }
         }
         events
+    }
+
+    /// A subagent's message (`parent_tool_use_id` names the `Task`/`Agent` call that started
+    /// it): its text is not the answer, and its usage is the subagent's own context, not the
+    /// conversation's, so neither is counted as the turn's.
+    fn on_subagent(&mut self, parent: &str, message: &Value) -> Vec<TurnEvent> {
+        let mut events = Vec::new();
+        for block in message["content"].as_array().into_iter().flatten() {
+            match block.get("type").and_then(Value::as_str) {
+                Some("text") => {
+                    let text = block["text"].as_str().unwrap_or_default();
+                    if !text.is_empty() {
+                        events.push(TurnEvent::SubagentText {
+                            parent: parent.to_owned(),
+                            text: crate::words::cap_text(text),
+                        });
+                    }
+                }
+                Some("tool_use") => events.push(self.tool_use(block, Some(parent))),
+                _ => {}
+            }
+        }
+        events
+    }
+
+    fn tool_use(&self, block: &Value, parent: Option<&str>) -> TurnEvent {
+        let cwd = self.cwd.as_deref();
+        let name = block["name"].as_str().unwrap_or("tool").to_owned();
+        let input = &block["input"];
+        TurnEvent::ToolUse {
+            summary: tools::claude_summary(&name, input, cwd),
+            edits: tools::claude_edits(&name, input, cwd),
+            id: block["id"].as_str().map(str::to_owned),
+            parent: parent.map(str::to_owned),
+            name,
+        }
+    }
+
+    /// A `user` line: the results of tool calls (the prompt's own echo carries none).
+    fn on_user(&mut self, value: &Value) -> Vec<TurnEvent> {
+        let parent = value["parent_tool_use_id"].as_str().map(str::to_owned);
+        let content = value["message"]["content"].as_array();
+        content
+            .into_iter()
+            .flatten()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+            .filter_map(|b| {
+                Some(TurnEvent::ToolResult {
+                    id: b["tool_use_id"].as_str()?.to_owned(),
+                    output: tools::result_text(&b["content"]),
+                    is_error: b["is_error"].as_bool().unwrap_or(false),
+                    parent: parent.clone(),
+                })
+            })
+            .collect()
     }
 
     fn on_result(&mut self, value: &Value) -> Vec<TurnEvent> {
@@ -313,7 +385,25 @@ impl ClaudeParser {
             windows,
             cost: result_cost(value),
         });
-        vec![TurnEvent::End { status, error }]
+        let mut events = self.denials(value);
+        events.push(TurnEvent::End { status, error });
+        events
+    }
+
+    /// `permission_denials`: each tool call the CLI refused, as `{tool_name, tool_use_id,
+    /// tool_input}`.
+    fn denials(&self, value: &Value) -> Vec<TurnEvent> {
+        let list = value["permission_denials"].as_array();
+        list.into_iter()
+            .flatten()
+            .map(|d| {
+                let tool = d["tool_name"].as_str().unwrap_or("tool").to_owned();
+                let input = &d["tool_input"];
+                let target = tools::claude_target(&tool, input, self.cwd.as_deref())
+                    .unwrap_or_else(|| one_line(&input.to_string(), tools::SUMMARY_CHARS));
+                TurnEvent::Denied { tool, target }
+            })
+            .collect()
     }
 
     /// `--include-partial-messages`: a `text_delta` is answer text arriving; `message_delta`
@@ -328,7 +418,16 @@ impl ClaudeParser {
                     id: id.map(str::to_owned),
                     ..StreamedMessage::default()
                 });
-                Vec::new()
+                // What the call was sent is known at its start: the running turn's context
+                // shows at once, not only once the call's message is whole. (A subagent's
+                // usage is its own context.)
+                let main = value["parent_tool_use_id"].is_null();
+                match CallUsage::from_json(&event["message"]["usage"]) {
+                    Some(usage) if main => vec![TurnEvent::Usage {
+                        tokens: usage.total(),
+                    }],
+                    _ => Vec::new(),
+                }
             }
             Some("content_block_delta") if event["delta"]["type"] == "text_delta" => {
                 let text = event["delta"]["text"].as_str().unwrap_or_default();
@@ -555,23 +654,6 @@ fn result_error(value: &Value, errors: &[String]) -> String {
     }
 }
 
-/// One line saying what a tool call does: the file for file tools, `$ command` for Bash, the
-/// pattern for searches, else the tool name and its input in compact JSON.
-fn tool_summary(name: &str, input: &Value) -> String {
-    let field = |key: &str| input.get(key).and_then(Value::as_str);
-    let specific = match name {
-        "Read" | "Write" | "Edit" | "MultiEdit" => field("file_path").map(str::to_owned),
-        "NotebookEdit" => field("notebook_path").map(str::to_owned),
-        "Bash" => field("command").map(|c| format!("$ {}", one_line(c, SUMMARY_CHARS))),
-        "Grep" | "Glob" => field("pattern").map(|p| one_line(p, SUMMARY_CHARS)),
-        _ => None,
-    };
-    specific.unwrap_or_else(|| {
-        let compact = serde_json::to_string(input).unwrap_or_default();
-        one_line(&format!("{name} {compact}"), SUMMARY_CHARS)
-    })
-}
-
 /// The first line of `text`, cut to `max` characters; `…` marks anything left out.
 pub(crate) fn one_line(text: &str, max: usize) -> String {
     let text = text.trim();
@@ -717,3 +799,7 @@ mod tests;
 #[cfg(test)]
 #[path = "claude_partial_tests.rs"]
 mod partial_tests;
+
+#[cfg(test)]
+#[path = "claude_tools_tests.rs"]
+mod tools_tests;

@@ -98,7 +98,10 @@ fn partial_message_table() {
     let t = |text: &str| TurnEvent::Text { text: text.into() };
     let read = TurnEvent::ToolUse {
         name: "Read".into(),
-        summary: "/a.rs".into(),
+        summary: "Read /a.rs".into(),
+        id: Some("toolu_1".into()),
+        parent: None,
+        edits: vec![],
     };
     let tool_block = serde_json::json!([{"type": "tool_use", "id": "toolu_1", "name": "Read",
         "input": {"file_path": "/a.rs"}}]);

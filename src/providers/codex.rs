@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::claude::one_line;
 use super::process::{read_file_tail, ExitInfo};
+use super::tools;
 use super::{ProviderHomes, RunSpec, SessionMode, TurnOutcome};
 use crate::words::{ContextUsage, TurnEvent, TurnStatus};
 
@@ -83,11 +84,21 @@ pub struct CodexParser {
     answer: String,
     /// `turn.completed`'s usage.
     cost: Option<crate::words::TurnCost>,
+    /// The run's working directory: paths are shown relative to it.
+    cwd: Option<PathBuf>,
 }
 
 impl CodexParser {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A parser for a run in `cwd` (paths relative to it).
+    pub fn in_dir(cwd: &Path) -> Self {
+        Self {
+            cwd: Some(cwd.to_path_buf()),
+            ..Self::default()
+        }
     }
 
     /// Parses one stdout line. Lines that are not JSON events are counted and otherwise ignored.
@@ -164,13 +175,24 @@ impl CodexParser {
             }],
             "agent_message" | "error" | "reasoning" | "todo_list" => Vec::new(),
             _ => {
-                // Reported once, when first seen (started, or completed without a start).
+                // Reported once, when first seen (started, or completed without a start); its
+                // result when it completes.
                 let id = item["id"].as_str().unwrap_or_default().to_owned();
-                if !id.is_empty() && !self.reported.insert(id) {
-                    return Vec::new();
+                let mut events = Vec::new();
+                if id.is_empty() || self.reported.insert(id.clone()) {
+                    let (name, summary) = item_summary(kind, item, self.cwd.as_deref());
+                    events.push(TurnEvent::ToolUse {
+                        name,
+                        summary,
+                        id: (!id.is_empty()).then(|| id.clone()),
+                        parent: None,
+                        edits: Vec::new(),
+                    });
                 }
-                let (name, summary) = item_summary(kind, item);
-                vec![TurnEvent::ToolUse { name, summary }]
+                if completed && !id.is_empty() {
+                    events.extend(item_result(kind, item, id));
+                }
+                events
             }
         }
     }
@@ -248,28 +270,17 @@ impl CodexParser {
 }
 
 /// A tool-like item as a name and a one-line summary.
-fn item_summary(kind: &str, item: &Value) -> (String, String) {
+fn item_summary(kind: &str, item: &Value, cwd: Option<&Path>) -> (String, String) {
     let field = |key: &str| item[key].as_str().unwrap_or_default();
     match kind {
         "command_execution" => {
             let command = unwrap_shell(field("command"));
             (
                 "shell".into(),
-                format!("$ {}", one_line(&command, SUMMARY_CHARS)),
+                format!("Shell {}", one_line(&command, SUMMARY_CHARS)),
             )
         }
-        "file_change" => {
-            let changes: Vec<String> = item["changes"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|c| {
-                    let kind = c["kind"].as_str().unwrap_or("change");
-                    format!("{kind} {}", c["path"].as_str().unwrap_or("?"))
-                })
-                .collect();
-            ("patch".into(), one_line(&changes.join(", "), SUMMARY_CHARS))
-        }
+        "file_change" => ("patch".into(), tools::codex_patch_summary(item, cwd)),
         "mcp_tool_call" => {
             let name = format!("{}.{}", field("server"), field("tool"));
             ("mcp".into(), one_line(&name, SUMMARY_CHARS))
@@ -285,6 +296,37 @@ fn item_summary(kind: &str, item: &Value) -> (String, String) {
             (kind.to_owned(), one_line(&compact, SUMMARY_CHARS))
         }
     }
+}
+
+/// What a completed item gave back: a command's output (failed on a non-zero exit code), a
+/// patch only when it failed (its summary already says what it changed).
+fn item_result(kind: &str, item: &Value, id: String) -> Option<TurnEvent> {
+    let status = item["status"].as_str().unwrap_or_default();
+    let (output, is_error) = match kind {
+        "command_execution" => {
+            let code = item["exit_code"].as_i64();
+            let mut out = item["aggregated_output"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            if let Some(code) = code.filter(|c| *c != 0) {
+                out.push_str(&format!("\n(exit code {code})"));
+            }
+            (out, code.is_some_and(|c| c != 0) || status == "failed")
+        }
+        "file_change" if status == "failed" => ("the patch was not applied".to_owned(), true),
+        "mcp_tool_call" if status == "failed" => {
+            let message = item["error"]["message"].as_str().unwrap_or("failed");
+            (message.to_owned(), true)
+        }
+        _ => return None,
+    };
+    Some(TurnEvent::ToolResult {
+        id,
+        output: crate::words::cap_text(output.trim_start_matches('\n')),
+        is_error,
+        parent: None,
+    })
 }
 
 /// `/bin/bash -lc 'echo hi && pwd'` → `echo hi && pwd`: Codex wraps every command in a login

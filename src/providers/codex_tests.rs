@@ -203,8 +203,20 @@ fn tool_call_context_is_the_last_call_not_the_thread_total() {
     let (parser, events) = parse("exec-json-tool-call.stdout.jsonl");
     let shell = TurnEvent::ToolUse {
         name: "shell".into(),
-        summary: "$ echo hello-from-tool && pwd".into(),
+        summary: "Shell echo hello-from-tool && pwd".into(),
+        id: Some("item_1".into()),
+        parent: None,
+        edits: vec![],
     };
+    let output = TurnEvent::ToolResult {
+        id: "item_1".into(),
+        output:
+            "pyenv: cannot rehash: /usr/local/bin isn't writable\nhello-from-tool\n/home/dev/ws\n"
+                .into(),
+        is_error: false,
+        parent: None,
+    };
+    assert!(events.contains(&output), "{events:?}");
     assert_eq!(
         events.iter().filter(|e| **e == shell).count(),
         1,
@@ -401,22 +413,22 @@ fn item_summaries() {
         (
             r#"{"id":"1","type":"command_execution","command":"/bin/bash -lc 'echo '\"'\"'hi'\"'\"''"}"#,
             "shell",
-            "$ echo 'hi'",
+            "Shell echo 'hi'",
         ),
         (
             r#"{"id":"2","type":"command_execution","command":"ls -la"}"#,
             "shell",
-            "$ ls -la",
+            "Shell ls -la",
         ),
         (
             r#"{"id":"3","type":"command_execution","command":"/bin/zsh -lc \"cargo test\""}"#,
             "shell",
-            "$ cargo test",
+            "Shell cargo test",
         ),
         (
             r#"{"id":"4","type":"file_change","changes":[{"path":"a.rs","kind":"update"},{"path":"b.rs","kind":"add"}]}"#,
             "patch",
-            "update a.rs, add b.rs",
+            "Edit a.rs, Add b.rs",
         ),
         (
             r#"{"id":"5","type":"mcp_tool_call","server":"docs","tool":"search"}"#,
@@ -440,12 +452,18 @@ fn item_summaries() {
         let want = vec![TurnEvent::ToolUse {
             name: name.into(),
             summary: summary.into(),
+            id: Some(item[7..8].to_string()),
+            parent: None,
+            edits: vec![],
         }];
         assert_eq!(parser.feed(&line), want);
-        // The completion of the same item is not reported again.
-        assert_eq!(
-            parser.feed(&line.replace("item.started", "item.completed")),
-            vec![]
+        // The completion of the same item is not reported again (a command's brings its
+        // result, below).
+        let done = parser.feed(&line.replace("item.started", "item.completed"));
+        assert!(
+            done.iter()
+                .all(|e| matches!(e, TurnEvent::ToolResult { .. })),
+            "{done:?}"
         );
     }
     assert_eq!(
@@ -475,4 +493,58 @@ fn a_failed_turn_with_a_blank_message_still_says_it_failed() {
             "{message:?}"
         );
     }
+}
+
+#[test]
+fn completed_items_bring_their_results() {
+    let rows: Vec<(&str, Vec<TurnEvent>)> = vec![
+        (
+            r#"{"id":"c1","type":"command_execution","command":"/bin/bash -lc 'cargo test'","aggregated_output":"ok\n","exit_code":0,"status":"completed"}"#,
+            vec![TurnEvent::ToolResult {
+                id: "c1".into(),
+                output: "ok\n".into(),
+                is_error: false,
+                parent: None,
+            }],
+        ),
+        (
+            r#"{"id":"c2","type":"command_execution","command":"false","aggregated_output":"","exit_code":1,"status":"failed"}"#,
+            vec![TurnEvent::ToolResult {
+                id: "c2".into(),
+                output: "(exit code 1)".into(),
+                is_error: true,
+                parent: None,
+            }],
+        ),
+        (
+            r#"{"id":"p1","type":"file_change","changes":[{"path":"/w/src/a.rs","kind":"update"}],"status":"completed"}"#,
+            vec![],
+        ),
+        (
+            r#"{"id":"p2","type":"file_change","changes":[{"path":"/w/src/a.rs","kind":"update"}],"status":"failed"}"#,
+            vec![TurnEvent::ToolResult {
+                id: "p2".into(),
+                output: "the patch was not applied".into(),
+                is_error: true,
+                parent: None,
+            }],
+        ),
+    ];
+    for (item, want) in rows {
+        let mut parser = CodexParser::in_dir(Path::new("/w"));
+        parser.feed(&format!(r#"{{"type":"item.started","item":{item}}}"#));
+        let done = parser.feed(&format!(r#"{{"type":"item.completed","item":{item}}}"#));
+        assert_eq!(done, want, "{item}");
+    }
+}
+
+#[test]
+fn patch_paths_are_relative_to_the_checkout() {
+    let mut parser = CodexParser::in_dir(Path::new("/w"));
+    let line = r#"{"type":"item.started","item":{"id":"p","type":"file_change","changes":[{"path":"/w/src/a.rs","kind":"update"},{"path":"/elsewhere/b","kind":"delete"}],"status":"in_progress"}}"#;
+    let events = parser.feed(line);
+    assert!(
+        matches!(&events[..], [TurnEvent::ToolUse { summary, .. }] if summary == "Edit src/a.rs, Delete /elsewhere/b"),
+        "{events:?}"
+    );
 }

@@ -14,6 +14,7 @@ pub mod local;
 pub mod process;
 pub mod run;
 pub mod system_file;
+pub mod tools;
 pub mod warden;
 
 pub use crate::words::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};

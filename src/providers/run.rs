@@ -77,8 +77,14 @@ pub async fn run_turn(
         hint: provider.install_hint(),
     })?;
     let (args, mut parser) = match provider {
-        ProviderKind::Claude => (claude::args(spec), Parser::Claude(ClaudeParser::new())),
-        ProviderKind::Codex => (codex::args(spec), Parser::Codex(CodexParser::new())),
+        ProviderKind::Claude => (
+            claude::args(spec),
+            Parser::Claude(ClaudeParser::in_dir(&spec.cwd)),
+        ),
+        ProviderKind::Codex => (
+            codex::args(spec),
+            Parser::Codex(CodexParser::in_dir(&spec.cwd)),
+        ),
         ProviderKind::Local => {
             return Err(ProviderError::Io {
                 provider,

@@ -255,6 +255,9 @@ pub(super) fn streamed(text: &str, provider: ProviderKind) -> Streamed {
                 TurnEvent::End { .. } => out.ended = true,
                 TurnEvent::Text { .. }
                 | TurnEvent::Delta { .. }
+                | TurnEvent::ToolResult { .. }
+                | TurnEvent::Denied { .. }
+                | TurnEvent::SubagentText { .. }
                 | TurnEvent::Usage { .. }
                 | TurnEvent::Warning { .. } => {}
             }

@@ -174,6 +174,7 @@ fn event_loop(
     ctx: &mut Ctx,
 ) -> Result<Exit, BatonError> {
     let mut kept = app.save_point();
+    let mut last_tick = std::time::Instant::now();
     loop {
         // A change of focus or layout is written at once (a failure is said at the end).
         let now = app.save_point();
@@ -194,12 +195,29 @@ fn event_loop(
         // Pane sizes are known once drawn: shells to open or resize.
         let after = app.shell_effects();
         carry_out(after, ctx);
-        let Ok(first) = rx.recv() else {
-            return Ok(Exit::ServerGone("every input closed".into()));
+        // While a turn runs, a quiet second still redraws: its elapsed time ticks.
+        let first = if app.any_running() {
+            match rx.recv_timeout(std::time::Duration::from_secs(1)) {
+                Ok(msg) => msg,
+                Err(mpsc::RecvTimeoutError::Timeout) => Msg::Tick(chrono::Utc::now()),
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    return Ok(Exit::ServerGone("every input closed".into()))
+                }
+            }
+        } else {
+            match rx.recv() {
+                Ok(msg) => msg,
+                Err(_) => return Ok(Exit::ServerGone("every input closed".into())),
+            }
         };
         carry_out(app.update(first), ctx);
         while let Ok(more) = rx.try_recv() {
             carry_out(app.update(more), ctx);
+        }
+        // A stream that never goes quiet still moves the clock on, once a second.
+        if app.any_running() && last_tick.elapsed() >= std::time::Duration::from_secs(1) {
+            carry_out(app.update(Msg::Tick(chrono::Utc::now())), ctx);
+            last_tick = std::time::Instant::now();
         }
         if let Some(exit) = app.quit.take() {
             return Ok(exit);

@@ -1088,6 +1088,10 @@ mod picker;
 #[path = "tui_copy.rs"]
 mod copy;
 
+/// Turns as the CLIs draw them: tool calls (C-t), refusals, subagents, Markdown, the turn line.
+#[path = "tui_transcript.rs"]
+mod transcript;
+
 #[test]
 fn slash_commands_in_the_composer_complete_run_and_others_reach_the_cli_as_typed() {
     if tmux_missing() {

@@ -334,19 +334,12 @@ impl Turn<'_> {
             Ok(c) => c,
             Err(e) => {
                 // Shown too: the transcript has a line for every call the model made.
-                self.event(TurnEvent::ToolUse {
-                    name: name.to_string(),
-                    summary: format!("{name} (not run: its arguments are not JSON)"),
-                })
-                .await;
+                let summary = format!("{name} (not run: its arguments are not JSON)");
+                self.event(TurnEvent::tool(name, summary)).await;
                 return format!("error: {e}");
             }
         };
-        self.event(TurnEvent::ToolUse {
-            name: name.to_string(),
-            summary: call.summary(),
-        })
-        .await;
+        self.event(TurnEvent::tool(name, call.summary())).await;
         let fence = match fence::Fence::new(&self.run.cwd) {
             Ok(f) => f,
             Err(e) => {

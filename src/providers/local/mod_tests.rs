@@ -199,10 +199,9 @@ async fn a_tool_call_runs_fenced_and_its_result_goes_back() {
         std::fs::read_to_string(ran.dir.path().join("notes/a.txt")).unwrap(),
         "hi"
     );
-    assert!(ran.events().contains(&TurnEvent::ToolUse {
-        name: "write_file".into(),
-        summary: "Write notes/a.txt".into()
-    }));
+    assert!(ran
+        .events()
+        .contains(&TurnEvent::tool("write_file", "Write notes/a.txt".into())));
     let second = &s.requests()[1];
     assert_eq!(
         standin::last_of(second),

@@ -411,6 +411,9 @@ impl TurnCtx<'_> {
             TurnEvent::Session { .. }
             | TurnEvent::Text { .. }
             | TurnEvent::Delta { .. }
+            | TurnEvent::ToolResult { .. }
+            | TurnEvent::Denied { .. }
+            | TurnEvent::SubagentText { .. }
             | TurnEvent::Usage { .. }
             | TurnEvent::Warning { .. } => {}
         }

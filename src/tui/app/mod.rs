@@ -90,6 +90,8 @@ pub struct TermView {
     pub shell: Option<ShellView>,
     /// Its diff, once a pane showed the diff face.
     pub diff: Option<DiffView>,
+    /// Its tool calls are drawn expanded: results, edits as diffs, the whole summary (Ctrl-t).
+    pub expand_tools: bool,
 }
 
 impl TermView {
@@ -101,6 +103,7 @@ impl TermView {
             log_requested: false,
             shell: None,
             diff: None,
+            expand_tools: false,
         }
     }
 
@@ -277,6 +280,8 @@ pub enum Msg {
     Shell(String, u64, ShellUpdate),
     /// A signal that ends the UI (SIGTERM, SIGHUP).
     Signal(i32),
+    /// A second passed with nothing else to do while a turn runs: its elapsed time moves on.
+    Tick(chrono::DateTime<chrono::Utc>),
 }
 
 /// The whole UI state.
@@ -324,7 +329,6 @@ pub struct App {
     pub title: String,
     /// The directory baton was started in (the offer to create a terminal is for it).
     pub cwd: String,
-    pub expand_tools: bool,
     pub connected: bool,
     pub list_area: ratatui::layout::Rect,
     pub quit: Option<Exit>,
@@ -377,7 +381,6 @@ impl App {
             status: None,
             title: title.to_string(),
             cwd: cwd.to_string(),
-            expand_tools: false,
             connected: false,
             list_area: ratatui::layout::Rect::default(),
             quit: None,
@@ -486,7 +489,18 @@ impl App {
                 self.quit = Some(Exit::Signal(sig));
                 Vec::new()
             }
+            Msg::Tick(now) => {
+                for t in &mut self.terms {
+                    t.transcript.tick(now);
+                }
+                Vec::new()
+            }
         }
+    }
+
+    /// Some terminal's turn is running (its elapsed time ticks).
+    pub fn any_running(&self) -> bool {
+        self.terms.iter().any(|t| t.transcript.running().is_some())
     }
 
     /// Shows terminal `name` in the active pane.

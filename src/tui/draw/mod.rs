@@ -354,7 +354,6 @@ fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
 /// Brings the pane's cached transcript lines to `width`, wrapping again only when something
 /// changed.
 fn wrap_pane(app: &mut App, i: usize, width: u16) {
-    let expand = app.expand_tools;
     let Some(name) = app.panes[i].term.clone() else {
         app.panes[i].cache = Default::default();
         return;
@@ -363,6 +362,7 @@ fn wrap_pane(app: &mut App, i: usize, width: u16) {
         app.panes[i].cache = Default::default();
         return;
     };
+    let expand = t.expand_tools;
     lines::rewrap(&mut app.panes[i].cache, &name, &t.transcript, width, expand);
 }
 

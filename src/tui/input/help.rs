@@ -160,7 +160,7 @@ const PLAIN_HELP: [(&str, &str); 15] = [
         "Esc Esc (empty composer)",
         "rewind the last turn: a new terminal from before it, its prompt in the composer",
     ),
-    ("C-t", "expand / collapse tool lines"),
+    ("C-t", "expand / fold tool calls (results, edits as diffs)"),
     (
         "PageUp / PageDown",
         "scroll the transcript (mouse wheel too)",

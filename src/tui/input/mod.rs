@@ -191,7 +191,7 @@ impl App {
             // As in Claude Code: Ctrl-C first cancels what is typed, then interrupts.
             KeyCode::Char('c') if ctrl(&k) && !self.composer.is_empty() => self.cancel_draft(),
             KeyCode::Char('c') if ctrl(&k) => return self.interrupt(),
-            KeyCode::Char('t') if ctrl(&k) => self.expand_tools = !self.expand_tools,
+            KeyCode::Char('t') if ctrl(&k) => self.toggle_tools(),
             KeyCode::Char('u') if ctrl(&k) => self.composer.kill_to_start(),
             KeyCode::Char('w') if ctrl(&k) => self.composer.kill_word(),
             KeyCode::Char('a') if ctrl(&k) => self.composer.home(),
@@ -258,6 +258,23 @@ impl App {
             self.esc_armed = true;
             self.say("Esc again clears the draft");
         }
+    }
+
+    /// Ctrl-t: the focused terminal's tool calls expand (results, diffs) or fold back.
+    fn toggle_tools(&mut self) {
+        let Some(name) = self.focused_name() else {
+            return;
+        };
+        let Some(t) = self.term_mut(&name) else {
+            return;
+        };
+        t.expand_tools = !t.expand_tools;
+        let text = if t.expand_tools {
+            "tool calls expanded: results and edits shown (C-t folds them)"
+        } else {
+            "tool calls folded to one line each (C-t expands them)"
+        };
+        self.say(text);
     }
 
     /// Ctrl-C on a draft: it goes (an edit of waiting input is left as it was).

@@ -1,14 +1,17 @@
 //! Turning a transcript into screen lines at a given width: word wrapping by display width,
-//! the dividers, tool lines, summaries. Pure: the same transcript and width give the same lines.
+//! the dividers, the answer (Markdown, `markdown`), tool calls (`tool_lines`), refusals, and
+//! the turn's last line: how it ended, its model and context, and what it took (elapsed time,
+//! tokens, money where the CLI reports it), ticking while it runs. Pure: the same transcript
+//! and width give the same lines.
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthChar;
 
-use crate::client::render::thousands;
+use crate::client::render::{cost_text, denial_text, thousands};
 use crate::protocol::views::ForkedView;
 use crate::tui::app::{LineCache, TurnSpan};
-use crate::tui::transcript::{Part, Transcript, TurnEnd, TurnEntry};
+use crate::tui::transcript::{markdown, tool_lines, Part, Transcript, TurnEnd, TurnEntry};
 use crate::words::OpenReason;
 use crate::words::TurnStatus;
 
@@ -112,7 +115,7 @@ impl Rows {
         self.push_row(line, false);
     }
 
-    fn push_row(&mut self, line: Line<'static>, soft: bool) {
+    pub(super) fn push_row(&mut self, line: Line<'static>, soft: bool) {
         self.lines.push(line);
         self.soft.push(soft);
     }
@@ -174,6 +177,40 @@ pub fn summary_text(t: &TurnEntry, end: &TurnEnd) -> String {
             }
         }
         None => parts.push("context not reported".into()),
+    }
+    if let Some(ms) = end.elapsed_ms {
+        parts.push(elapsed_text(ms));
+    }
+    if let Some(cost) = &end.cost {
+        parts.push(cost_text(cost));
+    }
+    parts.join(" · ")
+}
+
+/// `8.1 s`, `2 min 05 s`: how long a turn took or has run.
+pub fn elapsed_text(ms: u64) -> String {
+    let secs = ms / 1000;
+    if secs < 60 {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    } else {
+        format!("{} min {:02} s", secs / 60, secs % 60)
+    }
+}
+
+/// The line of a running turn: `… working · 12 s · 6,003 tokens in context` (the time up to
+/// the last tick, in whole seconds; tokens once a model call reported them).
+pub fn running_text(t: &TurnEntry) -> String {
+    let mut parts = vec!["… working".to_string()];
+    if let (Some(start), Some(now)) = (t.started, t.now) {
+        let secs = (now - start).num_seconds().max(0);
+        parts.push(if secs < 60 {
+            format!("{secs} s")
+        } else {
+            format!("{} min {:02} s", secs / 60, secs % 60)
+        });
+    }
+    if let Some(tokens) = t.tokens {
+        parts.push(format!("{} tokens in context", thousands(tokens)));
     }
     parts.join(" · ")
 }
@@ -254,20 +291,23 @@ fn turn_lines(t: &TurnEntry, marks: &Marks, width: usize, expand: bool, out: &mu
         }
     }
     let dim = Style::default().fg(Color::DarkGray);
+    let warn = Style::default().fg(Color::Yellow);
     for part in &t.parts {
         match part {
-            Part::Text(text) => wrapped(text, width, "", Style::default(), out),
-            Part::Tool(s) if expand => wrapped(s, width, "  ⚙ ", dim, out),
-            Part::Tool(s) => out.push(Line::from(Span::styled(
-                truncate(&format!("  ⚙ {}", clean(s).replace('\n', " ")), width),
-                dim,
-            ))),
+            Part::Text(text) => markdown::render(text, width, out),
+            Part::Tool(tool) => tool_lines::tool_lines(tool, 0, width, expand, out),
             Part::Note(s) => wrapped(&format!("note: {s}"), width, "  ", dim, out),
-            Part::Warning(s) => wrapped(s, width, "  ! ", Style::default().fg(Color::Yellow), out),
+            Part::Warning(s) => wrapped(s, width, "  ! ", warn, out),
+            Part::Denied { tool, target } => {
+                wrapped(&denial_text(tool, target), width, "  ! ", warn, out)
+            }
         }
     }
     match &t.end {
-        None => out.push(Line::from(Span::styled("  … working", dim))),
+        None => out.push(Line::from(Span::styled(
+            format!("  {}", running_text(t)),
+            dim,
+        ))),
         Some(end) => {
             let style = match end.status {
                 TurnStatus::Completed => dim,

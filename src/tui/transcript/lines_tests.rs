@@ -42,8 +42,13 @@ fn turn(number: u32, text: &str, running: bool) -> TurnEntry {
             error: None,
             context: None,
             model: None,
+            cost: None,
+            elapsed_ms: None,
         }),
         rev: 0,
+        started: None,
+        now: None,
+        tokens: None,
     }
 }
 
@@ -103,4 +108,59 @@ fn a_streamed_chunk_rewraps_only_its_turn() {
 #[test]
 fn control_characters_never_reach_the_screen() {
     assert_eq!(clean("a\x1b[31mb\tc\r\n"), "a[31mb    c\n");
+}
+
+#[test]
+fn the_turn_line_says_what_it_took_and_ticks_while_running() {
+    let mut t = turn(1, "a", false);
+    let Some(end) = t.end.as_mut() else {
+        panic!("ended")
+    };
+    end.elapsed_ms = Some(8_140);
+    end.cost = Some(crate::words::TurnCost {
+        input_tokens: 10_135,
+        cached_tokens: 8_000,
+        output_tokens: 10,
+        usd: Some(0.0042),
+    });
+    let end = end.clone();
+    assert_eq!(
+        summary_text(&t, &end),
+        "completed · claude · context not reported · 8.1 s · \
+         10,135 in (8,000 cached) / 10 out tokens · $0.0042"
+    );
+    assert_eq!(elapsed_text(125_000), "2 min 05 s");
+    let mut running = turn(2, "b", true);
+    assert_eq!(running_text(&running), "… working");
+    let start = chrono::Utc::now();
+    running.started = Some(start);
+    running.now = Some(start + chrono::Duration::milliseconds(12_400));
+    running.tokens = Some(6_003);
+    assert_eq!(
+        running_text(&running),
+        "… working · 12 s · 6,003 tokens in context"
+    );
+}
+
+#[test]
+fn a_denial_says_what_was_refused_and_where_to_allow_it() {
+    let mut t = turn(1, "a", false);
+    t.parts = vec![Part::Denied {
+        tool: "Bash".into(),
+        target: "rm -rf build".into(),
+    }];
+    let mut out = Rows::default();
+    turn_lines(&t, &Marks::default(), 400, false, &mut out);
+    let text: Vec<String> = out
+        .lines
+        .iter()
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect();
+    assert!(
+        text.iter().any(|l| l.starts_with(
+            "  ! Bash(rm -rf build) was refused: allow it in Claude's settings (permissions.allow"
+        ) && l
+            .contains("\"--allowedTools\", \"Bash(rm -rf build)\" to [providers.claude] args")),
+        "{text:#?}"
+    );
 }

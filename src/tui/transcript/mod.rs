@@ -1,20 +1,33 @@
 //! A terminal's transcript as the UI keeps it: every turn (from `log`), updated live from the
-//! watch stream. Pure data; `lines` turns it into screen lines.
+//! watch stream. Pure data; `lines` turns it into screen lines (`tool_lines` a tool call's,
+//! `markdown` an answer's), `tools` keeps tool calls with their results and subagents.
+//!
+//! A running turn knows when it started (the log's `started_at`, else this client's clock at
+//! its `Started` step) and the latest time the loop ticked ([`Transcript::tick`]), so its
+//! elapsed time is drawn from data and the lines stay a pure function of the transcript.
 
 pub mod lines;
+pub mod markdown;
+pub mod tool_lines;
+pub mod tools;
+
+use chrono::{DateTime, Utc};
 
 use crate::protocol::views::{ConversationView, ForkedView, LogTurnView, LogView};
 use crate::protocol::{SendEvent, SessionStart, TurnSummary};
 use crate::words::OpenReason;
-use crate::words::{ContextUsage, TurnEvent, TurnStatus};
+use crate::words::{ContextUsage, TurnCost, TurnEvent, TurnStatus};
+pub use tools::{ToolOutput, ToolPart};
 
 /// One piece of a turn, in the order it arrived.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Part {
     /// A piece of the answer.
     Text(String),
-    /// A tool call, one line.
-    Tool(String),
+    /// A tool call, with what it gave back.
+    Tool(ToolPart),
+    /// A tool call the CLI refused to run (what it would have done).
+    Denied { tool: String, target: String },
     /// Something baton did (a lost session restarted…).
     Note(String),
     /// Something the provider warned about.
@@ -30,6 +43,10 @@ pub struct TurnEnd {
     /// The server said its context passed the rotation line.
     pub rotates_next: bool,
     pub model: Option<String>,
+    /// What it cost, as the CLI reported it.
+    pub cost: Option<TurnCost>,
+    /// From its start to its end (None: not known, a turn from before times were kept).
+    pub elapsed_ms: Option<u64>,
 }
 
 /// One turn as the transcript shows it.
@@ -52,6 +69,19 @@ pub struct TurnEntry {
     /// The transcript's `version` when this turn last changed: drawing re-wraps only the
     /// turns whose `rev` moved.
     pub rev: u64,
+    /// When it started (None: not known).
+    pub started: Option<DateTime<Utc>>,
+    /// The last tick while it runs (its elapsed time is drawn up to here).
+    pub now: Option<DateTime<Utc>>,
+    /// The context of its latest model call, as streamed (while it runs).
+    pub tokens: Option<u64>,
+}
+
+/// An RFC 3339 time of a view.
+fn time_of(s: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
 }
 
 /// Every turn of one terminal, oldest first.
@@ -91,7 +121,13 @@ fn entry_from_log(
             .map_or(OpenReason::First, |c| c.opened_reason)
     });
     let switched = !new_conv && prev.is_some_and(|p| p.provider != provider);
-    let mut parts: Vec<Part> = turn.tools.iter().cloned().map(Part::Tool).collect();
+    let mut parts: Vec<Part> = turn
+        .tools
+        .iter()
+        .map(|s| Part::Tool(ToolPart::named(s)))
+        .collect();
+    let started = time_of(&turn.started_at);
+    let finished = turn.finished_at.as_deref().and_then(time_of);
     if let Some(a) = turn.answer.as_ref().filter(|a| !a.is_empty()) {
         parts.push(Part::Text(a.clone()));
     }
@@ -102,6 +138,10 @@ fn entry_from_log(
         context: turn.context,
         rotates_next: t.rotates_next,
         model: turn.model.clone(),
+        cost: turn.cost,
+        elapsed_ms: started
+            .zip(finished)
+            .and_then(|(s, f)| u64::try_from((f - s).num_milliseconds()).ok()),
     });
     TurnEntry {
         number: turn.number,
@@ -114,6 +154,9 @@ fn entry_from_log(
         parts,
         end,
         rev: 0,
+        started,
+        now: None,
+        tokens: None,
     }
 }
 
@@ -165,6 +208,11 @@ impl Transcript {
                         t.parts = live.parts;
                     }
                     t.end = live.end;
+                }
+                // The log keeps one line per tool call: a turn this client watched keeps
+                // the results, diffs, refusals and subagent steps it saw.
+                Some(t) if live.end.is_some() && tools::has_details(&live.parts) => {
+                    t.parts = live.parts;
                 }
                 Some(_) => {}
                 None if live.number > newest => log.turns.push(live),
@@ -223,6 +271,9 @@ impl Transcript {
                     parts: Vec::new(),
                     end: None,
                     rev: self.version,
+                    started: Some(Utc::now()),
+                    now: None,
+                    tokens: None,
                 });
             }
             SendEvent::Turn { event } => {
@@ -236,11 +287,30 @@ impl Transcript {
                         }
                         return;
                     }
-                    TurnEvent::ToolUse { summary, .. } => Part::Tool(summary.clone()),
-                    TurnEvent::Warning { message } => Part::Warning(message.clone()),
-                    TurnEvent::Session { .. } | TurnEvent::Usage { .. } | TurnEvent::End { .. } => {
-                        return
+                    TurnEvent::ToolUse { .. }
+                    | TurnEvent::ToolResult { .. }
+                    | TurnEvent::SubagentText { .. } => {
+                        let rev = self.version;
+                        if let Some(t) = self.current() {
+                            tools::apply(&mut t.parts, event);
+                            t.rev = rev;
+                        }
+                        return;
                     }
+                    TurnEvent::Usage { tokens } => {
+                        let rev = self.version;
+                        if let Some(t) = self.current() {
+                            t.tokens = Some(*tokens);
+                            t.rev = rev;
+                        }
+                        return;
+                    }
+                    TurnEvent::Denied { tool, target } => Part::Denied {
+                        tool: tool.clone(),
+                        target: target.clone(),
+                    },
+                    TurnEvent::Warning { message } => Part::Warning(message.clone()),
+                    TurnEvent::Session { .. } | TurnEvent::End { .. } => return,
                 };
                 let rev = self.version;
                 if let Some(t) = self.current() {
@@ -283,8 +353,25 @@ impl Transcript {
                 context: s.context,
                 rotates_next: s.rotates_next,
                 model: s.model.clone(),
+                cost: s.cost,
+                elapsed_ms: Some(s.elapsed_ms),
             });
         }
+    }
+
+    /// The loop ticked at `now`: a running turn's elapsed time moves on. Returns true when
+    /// something is to be drawn again.
+    pub fn tick(&mut self, now: DateTime<Utc>) -> bool {
+        if self.running().is_none() {
+            return false;
+        }
+        self.version += 1;
+        let rev = self.version;
+        if let Some(t) = self.current() {
+            t.now = Some(now);
+            t.rev = rev;
+        }
+        true
     }
 
     /// Conversation `number` is titled `title` now (the live one's title comes with every

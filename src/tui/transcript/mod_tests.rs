@@ -43,7 +43,10 @@ fn log_turns_carry_their_dividers() {
     );
     assert_eq!(
         t.turns[0].parts,
-        vec![Part::Tool("Read x".into()), Part::Text("A1".into())]
+        vec![
+            Part::Tool(ToolPart::named("Read x")),
+            Part::Text("A1".into())
+        ]
     );
     assert!(t.running().is_some());
 }
@@ -57,10 +60,7 @@ fn deltas_extend_the_current_piece_and_a_start_opens_the_next() {
         },
     };
     let tool = SendEvent::Turn {
-        event: TurnEvent::ToolUse {
-            name: "Read".into(),
-            summary: "a.rs".into(),
-        },
+        event: TurnEvent::tool("Read", "a.rs".into()),
     };
     let note = SendEvent::Note {
         message: "n".into(),
@@ -83,7 +83,7 @@ fn deltas_extend_the_current_piece_and_a_start_opens_the_next() {
             ],
             vec![
                 Part::Text("one".into()),
-                Part::Tool("a.rs".into()),
+                Part::Tool(ToolPart::named("a.rs")),
                 Part::Text("two!".into()),
             ],
         ),
@@ -190,4 +190,115 @@ fn a_running_turn_first_seen_in_the_log_is_read_again_when_it_ends() {
     replayed.step(&started_three());
     assert_eq!(replayed.gapped, None);
     assert!(!replayed.finished(&summary));
+}
+
+#[test]
+fn results_and_subagent_steps_find_their_calls() {
+    let mut t = Transcript::from_log(&log());
+    let started = SendEvent::Started {
+        turn_id: "t9".into(),
+        number: 9,
+        provider: ProviderKind::Claude,
+        conversation: 1,
+        opened: None,
+        rotate_at: 0.45,
+        session: SessionStart::Resume,
+        prompt: "p".into(),
+    };
+    t.step(&started);
+    let call = |id: &str, summary: &str, parent: Option<&str>| TurnEvent::ToolUse {
+        name: "X".into(),
+        summary: summary.into(),
+        id: Some(id.into()),
+        parent: parent.map(Into::into),
+        edits: vec![],
+    };
+    let result = |id: &str, out: &str| TurnEvent::ToolResult {
+        id: id.into(),
+        output: out.into(),
+        is_error: false,
+        parent: None,
+    };
+    for event in [
+        call("a", "Task look", None),
+        call("b", "Grep x", Some("a")),
+        result("b", "found"),
+        TurnEvent::SubagentText {
+            parent: "a".into(),
+            text: "done".into(),
+        },
+        result("a", "all done"),
+        call("c", "Read y", Some("unknown")),
+        TurnEvent::Denied {
+            tool: "Bash".into(),
+            target: "rm -rf build".into(),
+        },
+        TurnEvent::Usage { tokens: 1234 },
+    ] {
+        t.step(&SendEvent::Turn { event });
+    }
+    let out = |text: &str| {
+        Some(ToolOutput {
+            text: text.into(),
+            is_error: false,
+        })
+    };
+    let turn = t.running().unwrap();
+    assert_eq!(
+        turn.parts,
+        vec![
+            Part::Tool(ToolPart {
+                summary: "Task look".into(),
+                id: Some("a".into()),
+                edits: vec![],
+                result: out("all done"),
+                nested: vec![
+                    Part::Tool(ToolPart {
+                        summary: "Grep x".into(),
+                        id: Some("b".into()),
+                        result: out("found"),
+                        ..ToolPart::default()
+                    }),
+                    Part::Text("done".into()),
+                ],
+            }),
+            // A call under a parent this client never saw stays at the top level.
+            Part::Tool(ToolPart {
+                summary: "Read y".into(),
+                id: Some("c".into()),
+                ..ToolPart::default()
+            }),
+            Part::Denied {
+                tool: "Bash".into(),
+                target: "rm -rf build".into()
+            },
+        ]
+    );
+    assert_eq!(turn.tokens, Some(1234));
+}
+
+#[test]
+fn a_watched_turn_keeps_its_tool_results_when_the_log_is_read() {
+    let log = log();
+    let mut live = Transcript::from_log(&log);
+    let rich = vec![Part::Tool(ToolPart {
+        summary: "Read x".into(),
+        id: Some("t".into()),
+        result: Some(ToolOutput {
+            text: "42".into(),
+            is_error: false,
+        }),
+        ..ToolPart::default()
+    })];
+    live.turns[0].parts = rich.clone();
+    live.merge_log(Transcript::from_log(&log));
+    assert_eq!(live.turns[0].parts, rich);
+    // Without details, the log's parts win (its answer among them).
+    let mut plain = Transcript::from_log(&log);
+    plain.turns[0].parts = vec![Part::Tool(ToolPart::named("Read x"))];
+    plain.merge_log(Transcript::from_log(&log));
+    assert_eq!(
+        plain.turns[0].parts,
+        Transcript::from_log(&log).turns[0].parts
+    );
 }
