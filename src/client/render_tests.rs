@@ -207,7 +207,9 @@ fn server_status_says_whether_a_warden_runs_and_when_the_index_is_behind() {
         assert!(text.contains(has), "{text}");
         assert!(!text.contains(lacks), "{text}");
     }
+}
 
+#[test]
 fn a_refusal_goes_to_stderr_and_results_and_subagent_text_print_nothing() {
     let turn = |event| SendEvent::Turn { event };
     let events = [
