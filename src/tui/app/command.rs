@@ -35,6 +35,8 @@ pub enum Answer {
     Reverted,
     Instructions,
     Queue,
+    /// `/cost`: the terminal's log, said as its costs (`cost::line`).
+    Cost,
 }
 
 /// A line the prompt refused, said in one line.

@@ -4,6 +4,7 @@
 pub mod branch;
 pub mod command;
 pub mod composer;
+mod cost;
 pub mod form;
 pub mod manage;
 pub mod picker;
@@ -28,7 +29,7 @@ use serde_json::Value;
 use crate::error::BatonError;
 use crate::protocol::views::{ContextView, LogView, QueuedView, TerminalState, TerminalView};
 use crate::protocol::{data_as, Request, WatchEvent};
-use crate::words::{ProviderKind, TurnStatus};
+use crate::words::{ProviderKind, TurnCost, TurnStatus};
 
 /// A terminal as the list shows it, read from its `show` view.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,6 +53,10 @@ pub struct TermInfo {
     pub archived: bool,
     /// The live conversation's title.
     pub title: Option<String>,
+    /// The waiting input is held after an interrupt (`baton queue NAME run`, `r`).
+    pub queue_held: bool,
+    /// What its turns cost, summed (None: no CLI reported a cost).
+    pub cost: Option<TurnCost>,
 }
 
 impl TermInfo {
@@ -70,6 +75,8 @@ impl TermInfo {
             queue: v.queue.clone(),
             archived: v.archived,
             title: v.conversation.as_ref().and_then(|c| c.title.clone()),
+            queue_held: v.queue_held,
+            cost: v.cost,
         }
     }
 

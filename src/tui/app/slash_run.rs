@@ -2,8 +2,10 @@
 //! baton's `/name` acts on the focused terminal, Tab completes the name. The command prompt's
 //! commands go through `prompt.rs`, as when typed after prefix `:`.
 
+use super::command::Answer;
 use super::slash::{self, Action, Typed};
 use super::{App, Effect, Mode};
+use crate::protocol::Request;
 use crate::tui::input::keys::PrefixAction;
 use crate::words::ProviderKind;
 
@@ -78,6 +80,12 @@ impl App {
                 self.say(format!("the next prompt goes to {shown}"));
             }
             Action::Instructions => self.mode = Mode::Instructions,
+            Action::Cost => {
+                if let Some(name) = self.focused_name() {
+                    let request = Request::Log { name };
+                    return self.call_command(typed, request, Answer::Cost);
+                }
+            }
             Action::Help => self.mode = Mode::Help { scroll: 0, page: 1 },
         }
         Vec::new()

@@ -11,6 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
+use crate::client::render;
 use crate::protocol::views::TerminalState::{self, Running};
 use crate::tui::app::form::{Field, NewForm};
 use crate::tui::app::slash;
@@ -26,6 +27,9 @@ use crate::words::TurnStatus;
 /// The list is shown from this width on; narrower windows give all room to the transcript.
 const LIST_MIN_WIDTH: u16 = 60;
 const LIST_WIDTH: u16 = 28;
+/// From this width on the list is wider, with room for each terminal's cost.
+const LIST_WIDE_FROM: u16 = 150;
+const LIST_WIDE: u16 = 38;
 /// Cells of the context meter in the list.
 const METER_CELLS: usize = 10;
 /// Waiting prompts shown under a transcript before `+N more`.
@@ -42,7 +46,12 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     }
     let [main, status] = split_v(area, [Constraint::Min(1), Constraint::Length(1)]);
     let (list, right) = if main.width >= LIST_MIN_WIDTH {
-        let [l, r] = split_h(main, [Constraint::Length(LIST_WIDTH), Constraint::Min(1)]);
+        let list_w = if main.width >= LIST_WIDE_FROM {
+            LIST_WIDE
+        } else {
+            LIST_WIDTH
+        };
+        let [l, r] = split_h(main, [Constraint::Length(list_w), Constraint::Min(1)]);
         (Some(l), r)
     } else {
         (None, main)
@@ -127,8 +136,21 @@ pub(super) fn provider_label(t: &TermView) -> String {
     }
 }
 
+/// What the list's first line ends on: the state, or, while the queue is held after an
+/// interrupt (nothing starts until `r` or `baton queue NAME run`), how many prompts wait held.
+fn state_or_held(t: &TermView) -> Span<'static> {
+    let waiting = t.info.queue.len();
+    if t.info.queue_held && waiting > 0 && t.info.state != Running {
+        let s = Style::default()
+            .fg(Color::Yellow)
+            .add_modifier(Modifier::BOLD);
+        return Span::styled(format!("⏸ {waiting} held"), s);
+    }
+    state_span(t)
+}
+
 fn list_entry(i: usize, t: &TermView, width: usize, focused: bool) -> [Line<'static>; 2] {
-    let state = state_span(t);
+    let state = state_or_held(t);
     let head = format!("{i} ");
     let name_w = width.saturating_sub(str_width(&head) + str_width(&state.content) + 1);
     let name = truncate(&t.info.name, name_w);
@@ -163,22 +185,37 @@ fn list_entry(i: usize, t: &TermView, width: usize, focused: bool) -> [Line<'sta
         Span::raw(" ".repeat(pad)),
         state,
     ]);
+    [first, Line::from(second_line(t, width))]
+}
+
+/// The list's second line: the provider, its cost where the list is wide enough (a wide
+/// screen), the context meter.
+fn second_line(t: &TermView, width: usize) -> Vec<Span<'static>> {
     let meter_w = METER_CELLS + 5;
     let context = t.info.context.map(|c| (c.fraction, c.rotates_next));
     let mut second = vec![Span::raw("  ")];
-    if width >= meter_w + 8 {
-        let prov = truncate(&provider_label(t), width - meter_w - 3);
-        let pad = width - meter_w - 2 - str_width(&prov);
-        second.push(Span::styled(prov, dim()));
-        second.push(Span::raw(" ".repeat(pad)));
-        second.extend(lines::meter(context, t.info.rotate_at, METER_CELLS));
-    } else {
+    if width < meter_w + 8 {
         second.push(Span::styled(
             truncate(&provider_label(t), width.saturating_sub(2)),
             dim(),
         ));
+        return second;
     }
-    [first, Line::from(second)]
+    let cost = t
+        .info
+        .cost
+        .as_ref()
+        .map(|c| format!("{} ", render::cost_cell(Some(c))))
+        .filter(|c| width >= meter_w + 11 + str_width(c))
+        .unwrap_or_default();
+    let room = width - meter_w - 3 - str_width(&cost);
+    let prov = truncate(&provider_label(t), room);
+    let pad = room + 1 - str_width(&prov);
+    second.push(Span::styled(prov, dim()));
+    second.push(Span::raw(" ".repeat(pad)));
+    second.push(Span::styled(cost, dim()));
+    second.extend(lines::meter(context, t.info.rotate_at, METER_CELLS));
+    second
 }
 
 fn draw_list(f: &mut Frame, app: &App, area: Rect) {
@@ -696,3 +733,7 @@ fn draw_form(f: &mut Frame, form: &NewForm) {
 #[cfg(test)]
 #[path = "mod_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "list_tests.rs"]
+mod list_tests;

@@ -717,7 +717,7 @@ fn the_help_overlay_and_hints_show_remapped_keys() {
     let s = screen(&mut app, 100, 14);
     let top: Vec<&str> = s.lines().take(6).collect();
     let want = [
-        "┌ keys 1–12 of 77 · ↑↓ PageUp/PageDown scroll ─────────────────────────────────────────────────────┐",
+        "┌ keys 1–12 of 78 · ↑↓ PageUp/PageDown scroll ─────────────────────────────────────────────────────┐",
         "│ C-q N                        new terminal (name, dir, provider, brief)                           │",
         "│ C-q s                        shell face: a shell in the terminal's checkout (keys go to it;      │",
         "│                              again: back)                                                        │",
