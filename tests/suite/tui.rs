@@ -407,7 +407,7 @@ fn the_diff_face_follows_turns_and_terminals_are_renamed_and_removed() {
 
     // The diff face: nothing yet, then a turn's file appears when the turn ends.
     ui.keys(&["C-b", "g"]);
-    ui.wait_for("no changes yet on");
+    ui.wait_for("no changes on");
     ui.type_text("make it [[write:hello.txt]]");
     ui.keys(&["Enter"]);
     let s = ui.wait_for("+written by shim");

@@ -58,7 +58,7 @@ impl Keys {
             ),
             (
                 h(A::ToggleDiff),
-                "diff face: the terminal's branch since it started (again: back)",
+                "diff face: what its branch adds to its base commit (again: back)",
             ),
             (
                 format!("{} / {}", h(A::Next), h(A::Prev)),
