@@ -13,6 +13,7 @@ pub mod queue;
 pub mod saved;
 pub mod slash;
 mod slash_run;
+pub mod standing;
 mod watch;
 
 use crate::tui::diff::DiffView;
@@ -169,8 +170,8 @@ pub enum Mode {
         scroll: usize,
         page: usize,
     },
-    /// The focused terminal's standing instructions.
-    Instructions,
+    /// The focused terminal's standing instructions (a line selected, maybe being edited).
+    Instructions(standing::Standing),
     NewTerminal(NewForm),
     /// Offering to create a terminal for the current directory.
     Offer,
@@ -231,6 +232,8 @@ pub enum Tag {
     Archive(String),
     /// A command of the prompt (prefix `:`) whose answer shows in the status line.
     Command(command::Answer),
+    /// A change of terminal `name`'s standing instructions made in their overlay.
+    Instructions(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -579,6 +582,10 @@ impl App {
             }
             (Tag::Command(answer), result) => {
                 self.on_command_reply(answer, result);
+                Vec::new()
+            }
+            (Tag::Instructions(name), result) => {
+                self.on_instructions_reply(&name, result);
                 Vec::new()
             }
             (Tag::New, Err(e)) => {

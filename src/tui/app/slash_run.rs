@@ -79,7 +79,7 @@ impl App {
                 let shown = self.prompt_provider().unwrap_or_default();
                 self.say(format!("the next prompt goes to {shown}"));
             }
-            Action::Instructions => self.mode = Mode::Instructions,
+            Action::Instructions => self.open_instructions(),
             Action::Cost => {
                 if let Some(name) = self.focused_name() {
                     let request = Request::Log { name };

@@ -4,6 +4,7 @@
 
 pub mod help;
 mod picker;
+mod standing;
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -75,7 +76,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     draw_status(f, app, status);
     match &app.mode {
         Mode::Help { .. } => help::draw_help(f, app),
-        Mode::Instructions => draw_instructions(f, app),
+        Mode::Instructions(o) => standing::draw_instructions(f, app, o),
         Mode::NewTerminal(form) => draw_form(f, form),
         Mode::Picker(p) => picker::draw_picker(f, app, p),
         Mode::Normal
@@ -572,7 +573,7 @@ fn hints(app: &App) -> String {
         Mode::Rename { name, text } => format!("rename {name} to: {text}"),
         Mode::Model { text } => format!("model for the next prompt: {text}"),
         Mode::Command { text } => format!(":{text}"),
-        Mode::Instructions => "any key closes the list".into(),
+        Mode::Instructions(o) => standing::hint(o),
         Mode::Picker(_) => {
             "↑↓ j/k move · / or type to filter · Enter show it in the pane · Esc close".into()
         }
@@ -653,39 +654,6 @@ pub(super) fn centered(area: Rect, width: u16, height: u16) -> Rect {
 
 /// The focused terminal's standing instructions, numbered as `baton instructions NAME` numbers
 /// them (so `rm N` removes the line the user sees).
-fn draw_instructions(f: &mut Frame, app: &App) {
-    let Some(t) = app.focused() else {
-        return;
-    };
-    let mut lines: Vec<Line<'static>> = t
-        .info
-        .instructions
-        .iter()
-        .enumerate()
-        .map(|(i, text)| {
-            Line::from(vec![
-                Span::styled(format!(" {:>2}. ", i + 1), Style::default().fg(Color::Cyan)),
-                Span::raw(text.clone()),
-            ])
-        })
-        .collect();
-    if lines.is_empty() {
-        lines.push(Line::from(
-            " none yet: rules you type (\"always…\", \"never…\") are kept here",
-        ));
-    }
-    let area = centered(f.area(), 100, lines.len() as u16 + 2);
-    f.render_widget(Clear, area);
-    let title = format!(" standing instructions of {} ", t.info.name);
-    let block = Block::default().borders(Borders::ALL).title(title);
-    f.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(ratatui::widgets::Wrap { trim: false }),
-        area,
-    );
-}
-
 fn draw_form(f: &mut Frame, form: &NewForm) {
     let area = centered(f.area(), 70, 8);
     let block = Block::default()

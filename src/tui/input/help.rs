@@ -92,7 +92,7 @@ impl Keys {
             ),
             (
                 h(A::Instructions),
-                "standing instructions of the focused terminal (edit: baton instructions NAME)",
+                "standing instructions of the focused terminal (in it: ↑↓ select · e edit · a add · d remove)",
             ),
             (format!("{p} 0-9"), "jump to terminal N of the list"),
             (
