@@ -1088,6 +1088,11 @@ mod picker;
 #[path = "tui_copy.rs"]
 mod copy;
 
+/// A first hour's habits: a held queue and costs in the list, `/cost`, the diff face's base,
+/// editing standing instructions in their overlay, the demo's screen.
+#[path = "tui_daily.rs"]
+mod daily;
+
 #[test]
 fn slash_commands_in_the_composer_complete_run_and_others_reach_the_cli_as_typed() {
     if tmux_missing() {
