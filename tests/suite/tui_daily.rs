@@ -154,3 +154,39 @@ fn standing_instructions_are_edited_removed_and_added_from_their_overlay() {
     ui.keys(&["C-b", "?"]);
     ui.wait_for("standing instructions of the focused terminal (in it: ↑↓ select · e edit");
 }
+
+/// What the demo's screen must never show: the shims' scripting.
+fn scripted(s: &str) -> bool {
+    s.contains("[[") || s.contains("MOCK")
+}
+
+#[test]
+fn the_demo_reads_like_an_agents_session_without_scripting_markers() {
+    if tmux_missing() {
+        return;
+    }
+    let w = crate::suite::demo::demo_world();
+    let dir = w.project("here");
+    let demo = Tmux::start(&w, &dir, "demo");
+    demo.wait_for("SIMULATED");
+    // api's first turn: a real request, named tool calls, an answer worth reading.
+    let s = demo.wait_for("Added a `/health` endpoint.");
+    assert!(s.contains("Add a /health endpoint to the server"), "{s}");
+    assert!(s.contains("$ cargo build"), "{s}");
+    assert!(!scripted(&s), "{s}");
+    // The review terminal's codex session too.
+    demo.keys(&["C-b", "1"]);
+    let s = demo.wait_for("Want me to write the `invoices` ones first?");
+    assert!(s.contains("$ ls -R src tests"), "{s}");
+    assert!(!scripted(&s), "{s}");
+    // Back on api: the seeded turns rotate (past 45%) and switch to codex.
+    demo.keys(&["C-b", "0"]);
+    let s = demo.wait_for("Clippy is clean.");
+    assert!(s.contains("provider switched to codex"), "{s}");
+    assert!(!scripted(&s), "{s}");
+    demo.keys(&["C-b", "d"]);
+    demo.wait_for("Enter leaves it running");
+    demo.type_text("q");
+    demo.keys(&["Enter"]);
+    demo.wait_for("BATON-EXITED 0");
+}
