@@ -541,6 +541,10 @@ DEMO_SCENES = [
         ("Edit", {"file_path": "src/server.rs", "old_string": "        // routes\n",
                   "new_string": "        // routes\n        .route(\"/health\", get(health))\n"},
          None),
+        ("Edit", {"file_path": "src/server.rs", "old_string": "// handlers\n",
+                  "new_string": "// handlers\n\nasync fn health() -> Json<Value> {\n"
+                                "    Json(json!({ \"status\": \"ok\" }))\n}\n"},
+         None),
         ("Bash", {"command": "cargo build"},
          "   Compiling billing v0.1.0\n    Finished `dev` profile in 4.12s\n"),
      ], "reply":

@@ -931,7 +931,7 @@ def demo_mode_turns_read_like_an_agents(E):
     check("MOCK" not in r.out, "no MOCK text in a demo turn")
     uses = [c for e in evs if e.get("type") == "assistant" for c in e["message"]["content"]
             if c["type"] == "tool_use"]
-    eq([u["name"] for u in uses], ["Read", "Edit", "Bash"], "named tool calls")
+    eq([u["name"] for u in uses], ["Read", "Edit", "Edit", "Bash"], "named tool calls")
     eq(uses[0]["input"]["file_path"], server, "an absolute path, as the real CLI")
     res = evs[-1]
     check(res["result"].startswith("Added a `/health` endpoint."), "the scene's answer: %r" % res["result"])

@@ -66,7 +66,7 @@ const PROJECT: [(&str, &str); 4] = [
     ),
     (
         "src/server.rs",
-        "use axum::{routing::get, Router};\n\npub fn app(pool: Pool) -> Router {\n    Router::new()\n        .route(\"/invoices\", get(crate::invoices::list))\n        // routes\n        .layer(auth::layer())\n        .with_state(pool)\n}\n",
+        "use axum::{routing::get, Router};\n\npub fn app(pool: Pool) -> Router {\n    Router::new()\n        .route(\"/invoices\", get(crate::invoices::list))\n        // routes\n        .layer(auth::layer())\n        .with_state(pool)\n}\n\n// handlers\n",
     ),
     (
         "src/invoices.rs",
@@ -82,6 +82,36 @@ fn seed_project(dir: &Path) -> Result<(), BatonError> {
         }
         std::fs::write(&p, text).map_err(io(&p))?;
     }
+    Ok(())
+}
+
+/// Makes `dir` (already seeded) a git repository with one commit of everything in it.
+fn init_repo(dir: &Path) -> Result<(), BatonError> {
+    let fail = |e: git2::Error| {
+        BatonError::failed(format!(
+            "demo: cannot make {} a git repository: {e}",
+            dir.display()
+        ))
+    };
+    let repo = git2::Repository::init(dir).map_err(fail)?;
+    let mut index = repo.index().map_err(fail)?;
+    index
+        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+        .map_err(fail)?;
+    index.write().map_err(fail)?;
+    let tree = repo
+        .find_tree(index.write_tree().map_err(fail)?)
+        .map_err(fail)?;
+    let me = git2::Signature::now("baton demo", "demo@baton.invalid").map_err(fail)?;
+    repo.commit(
+        Some("HEAD"),
+        &me,
+        &me,
+        "A small billing service",
+        &tree,
+        &[],
+    )
+    .map_err(fail)?;
     Ok(())
 }
 
@@ -245,15 +275,17 @@ fn multiplexer(client: &Client, project: &Path) -> Result<i32, BatonError> {
     ];
     for (name, provider, brief) in terminals {
         // A folder each: two terminals never share one (`baton new` refuses that).
+        // A repository each, so the terminal works in a worktree of its own: its turns'
+        // edits are committed and the diff face (prefix g) shows them.
         let dir = project.join(name);
-        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        init_repo(&dir)?;
         client.call(&Request::New {
             name: Some(name.into()),
             dir: dir.to_string_lossy().into_owned(),
             provider: Some(provider.into()),
             model: None,
             brief: Some(brief.into()),
-            in_place: true,
+            in_place: false,
         })?;
     }
     // Queued at once, they run one after another while the user looks around: api's third

@@ -184,6 +184,11 @@ fn the_demo_reads_like_an_agents_session_without_scripting_markers() {
     let s = demo.wait_for("Clippy is clean.");
     assert!(s.contains("provider switched to codex"), "{s}");
     assert!(!scripted(&s), "{s}");
+    // Its edits were real: committed on its branch, in the diff face.
+    demo.keys(&["C-b", "g"]);
+    let s = demo.wait_for("+        .route(\"/health\", get(health))");
+    assert!(s.contains("against base "), "{s}");
+    assert!(s.contains("+## Health check"), "{s}");
     demo.keys(&["C-b", "d"]);
     demo.wait_for("Enter leaves it running");
     demo.type_text("q");
