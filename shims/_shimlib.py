@@ -514,3 +514,192 @@ def list_rollouts():
 INIT_332 = r'''{"type":"system","subtype":"init","cwd":null,"session_id":null,"tools":["Task","Bash","CronCreate","CronDelete","CronList","Edit","EnterWorktree","ExitWorktree","ListAgents","Monitor","NotebookEdit","Read","ReportFindings","ScheduleWakeup","SendMessage","Skill","TaskStop","ToolSearch","WebFetch","WebSearch","Workflow","Write"],"mcp_servers":[],"model":null,"permissionMode":null,"slash_commands":["deep-research","dataviz","update-config","verify","debug","code-review","simplify","batch","fewer-permission-prompts","doctor","loop","claude-api","workflow-authoring","run","run-skill-generator","plugin-authoring","agents","auto-mode-setup","autocompact","clear","color","compact","config","output-style","context","effort","fast","focus","heapdump","init","mcp","model","__remote-workflow","workflow-launch-exec","reload-plugins","reload-skills","rename","security-review","usage","insights","recap","goal","list-agents","team-onboarding"],"terminal_slash_commands":["doctor","color","focus","reload-plugins"],"apiKeySource":"ANTHROPIC_API_KEY","claude_code_version":null,"output_style":"default","agents":["claude","Explore","general-purpose","Plan","statusline-setup"],"skills":["deep-research","dataviz","update-config","verify","debug","code-review","simplify","batch","fewer-permission-prompts","doctor","loop","claude-api","workflow-authoring","run","run-skill-generator","plugin-authoring"],"plugins":[{"name":"cc-plugin-agents-md","path":"builtin","source":"cc-plugin-agents-md@builtin"},{"name":"cc-plugin-privacy","path":"builtin","source":"cc-plugin-privacy@builtin"},{"name":"cc-plugin-plugin-authoring","path":"builtin","source":"cc-plugin-plugin-authoring@builtin"}],"capabilities":["interrupt_receipt_v1","interrupt_cancel_queued_v1","interrupt_send_now_v1","interrupt_requeue_taken_v1","msg_lifecycle_v1","request_marker_lists_v1","ask_user_question_unanswered_v1","lifecycle_wakeup_source_v1","sdk_mcp_tools_list_changed","sdk_mcp_manifests","mcp_read_resource_v1","mcp_tool_ui_meta_v1","ui_surface_v1","mcp_call_result_not_for_model_v1","mcp_call_soft_error_result_v1","mcp_call_check_permissions_v1","voice_call_talk_line_v1","withdrawn_files_note_v2","withdrawn_tools_v1","ui_pane_widget_v1","reload_plugins_refuse_if_busy_v1","get_usage_detached_v1","silent_resend_files_v1"],"analytics_disabled":true,"product_feedback_disabled":true,"served_by_anthropic":false,"uuid":null,"sandbox_enabled":null,"memory_paths":null,"original_cwd":null,"additional_directories":null,"messaging_socket_path":null,"fast_mode_state":"off","fast_mode_disabled_reason":"sdk_opt_in_required","per_turn_effort_active":true,"ultrathink_available":false,"ultrathink_typed_raises":false,"view_mode":"default"}'''
 
 INIT_197 = r'''{"type":"system","subtype":"init","cwd":null,"session_id":null,"tools":["Task","Bash","CronCreate","CronDelete","CronList","Edit","EnterWorktree","ExitWorktree","NotebookEdit","Read","ReportFindings","ScheduleWakeup","SendMessage","Skill","TaskCreate","TaskGet","TaskList","TaskOutput","TaskStop","TaskUpdate","WebFetch","WebSearch","Workflow","Write"],"mcp_servers":[],"model":null,"permissionMode":null,"slash_commands":["deep-research","update-config","verify","debug","code-review","simplify","batch","fewer-permission-prompts","loop","claude-api","run","run-skill-generator","clear","compact","config","context","heapdump","init","reload-skills","review","security-review","usage","insights","goal","team-onboarding"],"apiKeySource":"ANTHROPIC_API_KEY","claude_code_version":null,"output_style":"default","agents":["claude","Explore","general-purpose","Plan","statusline-setup"],"skills":["deep-research","update-config","verify","debug","code-review","simplify","batch","fewer-permission-prompts","loop","claude-api","run","run-skill-generator"],"plugins":[],"analytics_disabled":true,"product_feedback_disabled":true,"uuid":null,"memory_paths":null,"fast_mode_state":"off"}'''
+
+
+# --------------------------------------------------------------------------
+# demo mode (BATON_SHIM_DEMO=1, set by `baton demo`): turns that read like an agent's session
+
+# Each scene: the words that pick it (any of them, in the prompt, lowercased), the tool calls
+# made before the answer (Claude's tool name, its input with paths relative to cwd, the
+# result the model reads; Write and Edit really change the file), the answer, and the context
+# the turn's last call reports (of a 200,000 window, so three turns pass 45% and rotate).
+DEMO_SCENES = [
+    {"words": ["review"], "ctx": 23000, "tools": [
+        ("Bash", {"command": "cat src/server.rs"}, None),
+        ("Bash", {"command": "cargo clippy --all-targets"},
+         "    Checking billing v0.1.0\n    Finished `dev` profile in 2.31s\n"),
+     ], "reply":
+        "The change is small and reads well. Three notes:\n\n"
+        "1. `health` answers 200 even while the database pool is still connecting; a load "
+        "balancer will send traffic too early. Consider checking `pool.state()` and answering "
+        "503 until it is ready.\n"
+        "2. `/health` is added before `.layer(auth::layer())`, so it is behind auth like "
+        "`/invoices`: probes usually cannot send a token. Route it on its own `Router` merged "
+        "after the layer.\n"
+        "3. `tests/health.rs` asserts only the status code; assert the JSON body too.\n\n"
+        "Clippy is clean."},
+    {"words": ["layout", "suggest"], "ctx": 18000, "tools": [
+        ("Bash", {"command": "ls -R src tests"},
+         "src:\nmain.rs\nserver.rs\ninvoices.rs\n\ntests:\nhealth.rs\n"),
+        ("Bash", {"command": "grep -n 'pub fn' src/invoices.rs"},
+         "4:pub fn total(lines: &[Line]) -> Cents {\n12:pub fn apply_discount(t: Cents, pct: u8) -> Cents {\n"),
+     ], "reply":
+        "The crate is small: `main.rs` starts the server, `server.rs` holds the routes and "
+        "`invoices.rs` the arithmetic. Only `/health` has a test. I would add, in order:\n\n"
+        "- `invoices::total` on an empty invoice, one line, and lines whose sum overflows `u32`;\n"
+        "- `apply_discount` at 0% and 100%, and rounding at 33% (cents must not go missing);\n"
+        "- a request test per route in `server.rs`, with and without a token.\n\n"
+        "Want me to write the `invoices` ones first?"},
+    {"words": ["readme", "document"], "ctx": 93000, "tools": [
+        ("Read", {"file_path": "README.md"}, None),
+        ("Edit", {"file_path": "README.md", "old_string": "# demo service\n",
+                  "new_string": "# demo service\n\n## Health check\n\n`GET /health` answers "
+                                "`200 OK` with `{\"status\":\"ok\"}` once the service is up.\n"},
+         None),
+     ], "reply":
+        "Documented it: `README.md` has a **Health check** section saying what `GET /health` "
+        "answers and when. I kept it to the behaviour callers rely on, not the handler's code."},
+    {"words": ["test"], "ctx": 12000, "tools": [
+        ("Write", {"file_path": "tests/health.rs", "content":
+                   "#[tokio::test]\nasync fn health_answers_ok() {\n"
+                   "    let app = billing::app().await;\n"
+                   "    let res = app.get(\"/health\").await;\n"
+                   "    assert_eq!(res.status(), 200);\n}\n"}, None),
+        ("Bash", {"command": "cargo test --test health"},
+         "running 1 test\ntest health_answers_ok ... ok\n\n"
+         "test result: ok. 1 passed; 0 failed; 0 ignored\n"),
+     ], "reply":
+        "Added `tests/health.rs`: it starts the app in-process and checks that `GET /health` "
+        "answers 200. It passes (`cargo test --test health`)."},
+    {"words": ["health", "endpoint"], "ctx": 41000, "tools": [
+        ("Read", {"file_path": "src/server.rs"}, None),
+        ("Edit", {"file_path": "src/server.rs", "old_string": "        // routes\n",
+                  "new_string": "        // routes\n        .route(\"/health\", get(health))\n"},
+         None),
+        ("Edit", {"file_path": "src/server.rs", "old_string": "// handlers\n",
+                  "new_string": "// handlers\n\nasync fn health() -> Json<Value> {\n"
+                                "    Json(json!({ \"status\": \"ok\" }))\n}\n"},
+         None),
+        ("Bash", {"command": "cargo build"},
+         "   Compiling billing v0.1.0\n    Finished `dev` profile in 4.12s\n"),
+     ], "reply":
+        "Added a `/health` endpoint.\n\n"
+        "- `src/server.rs`: a `health` handler answering `200 OK` with `{\"status\":\"ok\"}`, "
+        "and its route next to the others.\n\n"
+        "It builds. Next I would add a test for it and mention it in the README."},
+]
+
+DEMO_ANYTHING = {"ctx": 9000, "tools": [
+    ("Bash", {"command": "ls"}, "Cargo.toml\nREADME.md\nsrc\n"),
+], "reply":
+    "I looked at the project for this. (This is `baton demo`: the CLI is simulated and answers "
+    "from a few canned sessions, so nothing here was really thought about. Try the keys: "
+    "prefix ? lists them.)"}
+
+
+def demo_on():
+    return os.environ.get("BATON_SHIM_DEMO") == "1"
+
+
+def demo_markers(mk, prompt):
+    """The markers of a demo turn: a scene picked by the prompt's words fills in what the prompt's
+    own markers leave unset (the answer, the context, a 200,000 window, a call per tool). Off
+    (the markers unchanged) unless BATON_SHIM_DEMO=1."""
+    if not demo_on():
+        return mk
+    low = prompt.lower()
+    scene = next((s for s in DEMO_SCENES if any(w in low for w in s["words"])), DEMO_ANYTHING)
+    mk = dict(mk)
+    if mk["reply"] is None:
+        mk["reply"] = scene["reply"]
+    if mk["ctx"] is None:
+        mk["ctx"] = scene["ctx"]
+    if mk["window"] is None:
+        mk["window"] = 200000
+    if mk["calls"] == 1:
+        mk["calls"] = len(scene["tools"]) + 1
+    mk["demo_tools"] = scene["tools"]
+    return mk
+
+
+def _demo_edit(name, inp, cwd):
+    """A Write or Edit of a demo turn, done for real; returns what the model is told."""
+    path = os.path.join(cwd, inp["file_path"])
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if name == "Write":
+            text = inp["content"]
+        else:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+            except OSError:
+                text = ""
+            old = inp["old_string"]
+            text = text.replace(old, inp["new_string"], 1) if old in text else text + inp["new_string"]
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        return "Error: %s" % e
+    if name == "Write":
+        return "File created successfully at: %s" % path
+    return "The file %s has been updated." % path
+
+
+def _demo_read(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def demo_tool(mk, i, cwd):
+    """Tool call i (1-based) of a demo turn, made: (name, input with absolute paths, result
+    text), or None outside the demo (the caller's default tool call stands)."""
+    tools = mk.get("demo_tools") or []
+    if i > len(tools):
+        return None
+    name, inp, result = tools[i - 1]
+    inp = dict(inp)
+    if "file_path" in inp:
+        inp["file_path"] = os.path.join(cwd, inp["file_path"])
+    if name in ("Write", "Edit"):
+        result = _demo_edit(name, tools[i - 1][1], cwd)
+    elif result is None and name == "Read":
+        result = _demo_read(inp["file_path"])
+    elif result is None:
+        # `cat FILE`: the file as it is now.
+        result = _demo_read(os.path.join(cwd, inp["command"].split()[-1]))
+    return name, inp, result
+
+
+def demo_command(mk, i, cwd):
+    """Tool call i of a demo turn as a Codex command: (command, output), or None outside the
+    demo. Claude's file tools become what Codex runs for them (`cat`, `apply_patch`)."""
+    made = demo_tool(mk, i, cwd)
+    if made is None:
+        return None
+    name, inp, result = made
+    if name == "Bash":
+        return inp["command"], result if result.endswith("\n") or not result else result + "\n"
+    rel = os.path.relpath(inp["file_path"], cwd)
+    if name == "Read":
+        return "cat %s" % rel, result
+    return "apply_patch", "Success. Updated the following files:\n%s %s\n" % ("A" if name == "Write" else "M", rel)
+
+
+def demo_tool_result(made):
+    """A demo tool call's result as Claude's stream carries it: (tool_result content,
+    tool_use_result)."""
+    name, inp, result = made
+    if name == "Read":
+        lines = result.splitlines()
+        numbered = "".join("%d\t%s\n" % (k + 1, l) for k, l in enumerate(lines))
+        return numbered, {"type": "text", "file": {
+            "filePath": inp["file_path"], "content": result, "numLines": len(lines), "startLine": 1,
+            "totalLines": len(lines)}}
+    if name == "Bash":
+        return result, {"stdout": result, "stderr": "", "interrupted": False, "isImage": False}
+    kind = "create" if name == "Write" else "update"
+    return result, {"type": kind, "filePath": inp["file_path"]}

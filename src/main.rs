@@ -409,6 +409,7 @@ impl InstructionsArgs {
             None => InstructionsAction::List,
             Some(InstrCmd::Add { text }) => InstructionsAction::Add { text },
             Some(InstrCmd::Rm { number }) => InstructionsAction::Rm { number },
+            Some(InstrCmd::Edit { number, text }) => InstructionsAction::Edit { number, text },
             Some(InstrCmd::Clear) => InstructionsAction::Clear,
         };
         let req = Request::Instructions {
@@ -425,6 +426,8 @@ enum InstrCmd {
     Add { text: String },
     /// Remove line N (as numbered by the list)
     Rm { number: u32 },
+    /// Replace line N's text, keeping its place
+    Edit { number: u32, text: String },
     /// Remove every line
     Clear,
 }

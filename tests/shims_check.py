@@ -921,6 +921,38 @@ def codex_tool_call_calls2(E):
 
 
 @test
+def demo_mode_turns_read_like_an_agents(E):
+    os.makedirs(os.path.join(E.proj, "src"), exist_ok=True)
+    server = os.path.join(E.proj, "src", "server.rs")
+    with open(server, "w", encoding="utf-8") as f:
+        f.write("Router::new()\n        // routes\n")
+    r = claude(E, "Add a /health endpoint to the server.", BATON_SHIM_DEMO="1")
+    evs = ok(r, "claude demo turn")
+    check("MOCK" not in r.out, "no MOCK text in a demo turn")
+    uses = [c for e in evs if e.get("type") == "assistant" for c in e["message"]["content"]
+            if c["type"] == "tool_use"]
+    eq([u["name"] for u in uses], ["Read", "Edit", "Edit", "Bash"], "named tool calls")
+    eq(uses[0]["input"]["file_path"], server, "an absolute path, as the real CLI")
+    res = evs[-1]
+    check(res["result"].startswith("Added a `/health` endpoint."), "the scene's answer: %r" % res["result"])
+    eq(list(res["modelUsage"].values())[0]["contextWindow"], 200000, "the demo's window")
+    with open(server, encoding="utf-8") as f:
+        check('.route("/health", get(health))' in f.read(), "the edit was made")
+    # Markers still win; without the variable nothing changes.
+    r = claude(E, "Add a /health endpoint [[reply:as scripted]]", BATON_SHIM_DEMO="1")
+    eq(ok(r, "scripted")[-1]["result"], "as scripted", "[[reply]] wins")
+    r = claude(E, "Add a /health endpoint")
+    check(ok(r, "plain")[-1]["result"].startswith("MOCK-REPLY #1 "), "no demo without the variable")
+    r = codex(E, "Review the changes on this branch.", BATON_SHIM_DEMO="1")
+    evs = ok(r, "codex demo turn")
+    check("MOCK" not in r.out and "shim-tool-call" not in r.out, "no scripting text in codex's")
+    cmds = [e["item"]["command"] for e in evs if e.get("type") == "item.completed"
+            and e["item"]["type"] == "command_execution"]
+    eq(cmds, ["/bin/bash -lc 'cat src/server.rs'", "/bin/bash -lc 'cargo clippy --all-targets'"],
+       "codex's commands")
+
+
+@test
 def codex_resume_cumulative(E):
     evs = ok(codex(E, "turn one", "-c", "developer_instructions=DEVONE first"), "turn 1")
     tid = evs[0]["thread_id"]

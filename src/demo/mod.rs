@@ -45,14 +45,74 @@ fn prepare(root: &Path) -> Result<(Client, PathBuf), BatonError> {
     }
     let marker = root.join(cleanup::MARKER);
     std::fs::write(&marker, "a baton demo's scratch folder\n").map_err(io(&marker))?;
-    let readme = project.join("README.md");
-    std::fs::write(&readme, "# demo service\n").map_err(io(&readme))?;
+    for dir in [project.clone(), project.join("api"), project.join("review")] {
+        seed_project(&dir)?;
+    }
     let mut path = OsString::from(bin.as_os_str());
     if let Some(p) = std::env::var_os("PATH") {
         path.push(":");
         path.push(p);
     }
     Ok((client_for(root, path, &home), project))
+}
+
+/// A small service for the simulated agents to read and edit: what their canned sessions
+/// (`shims/_shimlib.py`, `DEMO_SCENES`) talk about.
+const PROJECT: [(&str, &str); 4] = [
+    ("README.md", "# demo service\n"),
+    (
+        "Cargo.toml",
+        "[package]\nname = \"billing\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    ),
+    (
+        "src/server.rs",
+        "use axum::{routing::get, Router};\n\npub fn app(pool: Pool) -> Router {\n    Router::new()\n        .route(\"/invoices\", get(crate::invoices::list))\n        // routes\n        .layer(auth::layer())\n        .with_state(pool)\n}\n\n// handlers\n",
+    ),
+    (
+        "src/invoices.rs",
+        "pub fn total(lines: &[Line]) -> Cents {\n    lines.iter().map(|l| l.cents).sum()\n}\n",
+    ),
+];
+
+fn seed_project(dir: &Path) -> Result<(), BatonError> {
+    for (rel, text) in PROJECT {
+        let p = dir.join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).map_err(io(parent))?;
+        }
+        std::fs::write(&p, text).map_err(io(&p))?;
+    }
+    Ok(())
+}
+
+/// Makes `dir` (already seeded) a git repository with one commit of everything in it.
+fn init_repo(dir: &Path) -> Result<(), BatonError> {
+    let fail = |e: git2::Error| {
+        BatonError::failed(format!(
+            "demo: cannot make {} a git repository: {e}",
+            dir.display()
+        ))
+    };
+    let repo = git2::Repository::init(dir).map_err(fail)?;
+    let mut index = repo.index().map_err(fail)?;
+    index
+        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+        .map_err(fail)?;
+    index.write().map_err(fail)?;
+    let tree = repo
+        .find_tree(index.write_tree().map_err(fail)?)
+        .map_err(fail)?;
+    let me = git2::Signature::now("baton demo", "demo@baton.invalid").map_err(fail)?;
+    repo.commit(
+        Some("HEAD"),
+        &me,
+        &me,
+        "A small billing service",
+        &tree,
+        &[],
+    )
+    .map_err(fail)?;
+    Ok(())
 }
 
 /// A client of the demo rooted at `root`, whose server runs the shims on `path`.
@@ -68,6 +128,8 @@ fn client_for(root: &Path, path: OsString, home: &Path) -> Client {
                 "CLAUDE_CONFIG_DIR".into(),
                 home.join(".claude").into_os_string(),
             ),
+            // The simulated CLIs answer from canned agent sessions (`shims/README.md`).
+            ("BATON_SHIM_DEMO".into(), "1".into()),
         ],
     }
 }
@@ -127,9 +189,6 @@ pub fn run(script_only: bool) -> Result<i32, BatonError> {
             "baton demo: simulated claude and codex CLIs, data in {}",
             root.display()
         ));
-        out::line(
-            "(the [[…]] markers in the prompts script the simulated CLIs: context size, window)",
-        );
         script(&client, &project).map(|_| 0)
     };
     let ended = cleanup::finish(&client, &root);
@@ -187,6 +246,26 @@ fn decide_end(answer: &str) -> bool {
     )
 }
 
+const HEALTH: &str =
+    "Add a /health endpoint to the server that answers 200 with a small JSON body.";
+const DOCS: &str = "Document the health check in the README.";
+const TEST: &str = "Add a test for the /health endpoint.";
+const REVIEW: &str = "Review the changes on this branch.";
+
+/// The prompts the multiplexer demo starts with: (terminal, prompt, provider switched to).
+/// Plain requests: the simulated CLIs pick their canned session by the prompt's words.
+const SEEDED: [(&str, &str, Option<&str>); 5] = [
+    ("api", HEALTH, None),
+    (
+        "review",
+        "Look at the project layout and suggest which tests to write first.",
+        None,
+    ),
+    ("api", DOCS, None),
+    ("api", TEST, None),
+    ("api", REVIEW, Some("codex")),
+];
+
 /// Two terminals on the scratch project (one per simulated CLI), a first prompt running in
 /// each, then the multiplexer.
 fn multiplexer(client: &Client, project: &Path) -> Result<i32, BatonError> {
@@ -196,34 +275,35 @@ fn multiplexer(client: &Client, project: &Path) -> Result<i32, BatonError> {
     ];
     for (name, provider, brief) in terminals {
         // A folder each: two terminals never share one (`baton new` refuses that).
+        // A repository each, so the terminal works in a worktree of its own: its turns'
+        // edits are committed and the diff face (prefix g) shows them.
         let dir = project.join(name);
-        std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+        init_repo(&dir)?;
         client.call(&Request::New {
             name: Some(name.into()),
             dir: dir.to_string_lossy().into_owned(),
             provider: Some(provider.into()),
             model: None,
             brief: Some(brief.into()),
-            in_place: true,
+            in_place: false,
         })?;
     }
-    let first = [
-        (
-            "api",
-            "Add a /health endpoint. [[calls:3]] [[ctx:40000]] [[window:200000]]",
-        ),
-        ("review", "Look at the project layout and suggest tests."),
-    ];
-    for (name, prompt) in first {
+    // Queued at once, they run one after another while the user looks around: api's third
+    // turn opens a fresh conversation (the second passed 45% of the window), its fourth
+    // switches to Codex.
+    for (name, prompt, provider) in SEEDED {
         client.call(&Request::Send {
             name: name.into(),
-            send: SendRequest::new(prompt),
+            send: SendRequest {
+                provider: provider.map(Into::into),
+                ..SendRequest::new(prompt)
+            },
             detach: true,
         })?;
     }
-    let here = project
-        .canonicalize()
-        .unwrap_or_else(|_| project.to_path_buf());
+    // Opened in api's folder: api has the focus, and no offer to make a terminal there.
+    let api = project.join("api");
+    let here = api.canonicalize().unwrap_or(api);
     // Quiet: the demo says itself what a detach leaves (`end_now`).
     let opts = crate::tui::Options {
         title: Some("baton demo · SIMULATED claude & codex".into()),
@@ -256,28 +336,18 @@ fn script(client: &Client, project: &Path) -> Result<(), BatonError> {
         text: "Always run cargo fmt before committing.".into(),
     };
     commands::instructions(client, "api".into(), add, false)?;
-    send(
-        client,
-        "First prompt: a conversation opens",
-        "Add a /health endpoint. [[ctx:40000]] [[window:200000]]",
-        None,
-    )?;
-    send(
-        client,
-        "The same conversation resumes",
-        "Document it in the README. [[ctx:91000]] [[window:200000]]",
-        None,
-    )?;
+    send(client, "First prompt: a conversation opens", HEALTH, None)?;
+    send(client, "The same conversation resumes", DOCS, None)?;
     send(
         client,
         "Past 45% of the window: a fresh conversation, the instruction carried over",
-        "Add a test for it. [[ctx:12000]] [[window:200000]]",
+        TEST,
         None,
     )?;
     send(
         client,
         "Switch provider: same conversation, new session",
-        "Review the change.",
+        REVIEW,
         Some("codex"),
     )?;
     step("The terminal now", "baton show api");

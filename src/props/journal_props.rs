@@ -99,6 +99,8 @@ fn record() -> impl Strategy<Value = Record> {
             }
         }),
         (gen::text(), opt()).prop_map(|(text, turn_id)| Record::InstructionAdded { text, turn_id }),
+        (gen::text(), gen::text())
+            .prop_map(|(text, new_text)| Record::InstructionEdited { text, new_text }),
         gen::text().prop_map(|name| Record::Renamed { name }),
         (any::<u32>(), any::<u32>())
             .prop_map(|(input, position)| Record::InputMoved { input, position }),

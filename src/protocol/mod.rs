@@ -224,8 +224,17 @@ pub enum QueueAction {
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum InstructionsAction {
     List,
-    Add { text: String },
-    Rm { number: u32 },
+    Add {
+        text: String,
+    },
+    Rm {
+        number: u32,
+    },
+    /// Line `number` says `text` from now on (same place in the list).
+    Edit {
+        number: u32,
+        text: String,
+    },
     Clear,
 }
 

@@ -396,6 +396,11 @@ fn instructions_before(entries: &[crate::store::Entry], turn_id: &str) -> Vec<St
                 list.push(text.clone())
             }
             Record::InstructionRemoved { text } => list.retain(|l| l != text),
+            Record::InstructionEdited { text, new_text } => {
+                for l in list.iter_mut().filter(|l| *l == text) {
+                    l.clone_from(new_text);
+                }
+            }
             Record::InstructionsCleared => list.clear(),
             _ => {}
         }

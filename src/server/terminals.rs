@@ -135,12 +135,7 @@ pub fn instructions(
     match action {
         InstructionsAction::List => {}
         InstructionsAction::Add { text } => {
-            let text = text.trim().to_string();
-            if text.is_empty() || text.chars().any(|c| c.is_control() && c != '\t') {
-                return Err(BatonError::bad_input(
-                    "an instruction is one non-empty line of text (no newlines or control characters)",
-                ));
-            }
+            let text = instruction_line(&text)?;
             if super::extract::keep(srv, &rt, &t.id, None, std::slice::from_ref(&text))?.is_empty()
             {
                 return Err(BatonError::bad_input(format!(
@@ -167,6 +162,34 @@ pub fn instructions(
                 },
             )?;
         }
+        InstructionsAction::Edit { number, text } => {
+            let text = instruction_line(&text)?;
+            let _guard = rt
+                .instructions_lock
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            let current = srv.store.instructions(&t.id)?;
+            let Some(i) = current.iter().find(|i| i.number == number) else {
+                return Err(BatonError::bad_input(format!(
+                    "{name} has no instruction {number} (it has {}; see `baton instructions {name}`)",
+                    current.len()
+                )));
+            };
+            if current.iter().any(|o| o.number != number && o.text == text) {
+                return Err(BatonError::bad_input(format!(
+                    "{name} already has that instruction"
+                )));
+            }
+            if i.text != text {
+                srv.store.append(
+                    &t.id,
+                    Record::InstructionEdited {
+                        text: i.text.clone(),
+                        new_text: text,
+                    },
+                )?;
+            }
+        }
         InstructionsAction::Clear => {
             let _guard = rt
                 .instructions_lock
@@ -179,6 +202,17 @@ pub fn instructions(
     }
     srv.announce(&t.id);
     Ok(srv.store.instructions(&t.id)?)
+}
+
+/// A standing instruction as typed: one non-empty line, trimmed.
+fn instruction_line(text: &str) -> Result<String, BatonError> {
+    let text = text.trim().to_string();
+    if text.is_empty() || text.chars().any(|c| c.is_control() && c != '\t') {
+        return Err(BatonError::bad_input(
+            "an instruction is one non-empty line of text (no newlines or control characters)",
+        ));
+    }
+    Ok(text)
 }
 
 pub fn interrupt(srv: &Server, name: &str) -> Result<InterruptedView, BatonError> {

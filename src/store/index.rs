@@ -221,6 +221,9 @@ fn apply_record(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<
             apply_instruction_added(&c, text, turn_id.as_deref())
         }
         Record::InstructionRemoved { text } => apply_instruction_removed(&c, text),
+        Record::InstructionEdited { text, new_text } => {
+            apply_instruction_edited(&c, text, new_text)
+        }
         Record::InstructionsCleared => apply_instructions_cleared(&c),
         Record::Imported {
             from: _,
@@ -530,6 +533,14 @@ fn apply_instruction_removed(c: &At<'_>, text: &str) -> rusqlite::Result<()> {
     c.tx.execute(
         "DELETE FROM instructions WHERE terminal_id=:tid AND text=:text",
         named_params! { ":tid": c.tid, ":text": text },
+    )?;
+    Ok(())
+}
+
+fn apply_instruction_edited(c: &At<'_>, text: &str, new_text: &str) -> rusqlite::Result<()> {
+    c.tx.execute(
+        "UPDATE instructions SET text=:new WHERE terminal_id=:tid AND text=:text",
+        named_params! { ":tid": c.tid, ":text": text, ":new": new_text },
     )?;
     Ok(())
 }

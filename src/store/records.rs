@@ -227,6 +227,11 @@ pub enum Record {
     InstructionRemoved {
         text: String,
     },
+    /// The standing instruction `text` says `new_text` from now on, in the same place.
+    InstructionEdited {
+        text: String,
+        new_text: String,
+    },
     InstructionsCleared,
     /// `baton import`: the records before this one were written on another machine (or data
     /// directory); from here on the terminal is called `name` and runs in `dir`. Its live

@@ -8,7 +8,7 @@ use super::common::*;
 use super::tui::{tmux_missing, Tmux};
 
 /// A world whose temporary folder (where the demo makes its own) is private to the test.
-fn demo_world() -> World {
+pub(super) fn demo_world() -> World {
     let mut w = World::new();
     let tmp = w.tmp.path().join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();

@@ -94,6 +94,41 @@ fn a_terminal_keeps_its_forty_newest_lines() {
 }
 
 #[test]
+fn an_edited_instruction_keeps_its_place_survives_a_reindex_and_refuses_a_duplicate() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    for rule in ["Use tabs.", "Never push.", "Write tests."] {
+        w.ok(&["instructions", "t", "add", rule]);
+    }
+    w.ok(&["instructions", "t", "edit", "2", "Never force-push."]);
+    let want = ["Use tabs.", "Never force-push.", "Write tests."];
+    assert_eq!(instructions(&w, "t"), want);
+    // Another line's text, a number it does not have, an empty line: refused, nothing changed.
+    for (args, says) in [
+        (
+            ["edit", "1", "Write tests."],
+            "already has that instruction",
+        ),
+        (["edit", "9", "Anything."], "has no instruction 9"),
+        (["edit", "1", "  "], "one non-empty line"),
+    ] {
+        let mut all = vec!["instructions", "t"];
+        all.extend(args);
+        let out = w.run(&all);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(text(&out).contains(says), "{}", text(&out));
+    }
+    // The journal has it: the index rebuilt from it says the same.
+    w.ok(&["reindex"]);
+    assert_eq!(instructions(&w, "t"), want);
+    // It rides in the next conversation's system text, the old words gone.
+    w.send("t", "Add the login page.");
+    let sys = system_text(&w.last_invocation());
+    assert!(sys.contains("Never force-push."), "{sys}");
+    assert!(!sys.contains("Never push."), "{sys}");
+}
+
+#[test]
 fn extract_prints_what_would_be_kept_without_touching_any_terminal() {
     let w = World::new();
     w.new_terminal("t", "claude");

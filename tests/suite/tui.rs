@@ -407,7 +407,7 @@ fn the_diff_face_follows_turns_and_terminals_are_renamed_and_removed() {
 
     // The diff face: nothing yet, then a turn's file appears when the turn ends.
     ui.keys(&["C-b", "g"]);
-    ui.wait_for("no changes yet on");
+    ui.wait_for("no changes on");
     ui.type_text("make it [[write:hello.txt]]");
     ui.keys(&["Enter"]);
     let s = ui.wait_for("+written by shim");
@@ -1091,6 +1091,11 @@ mod copy;
 /// Turns as the CLIs draw them: tool calls (C-t), refusals, subagents, Markdown, the turn line.
 #[path = "tui_transcript.rs"]
 mod transcript;
+
+/// A first hour's habits: a held queue and costs in the list, `/cost`, the diff face's base,
+/// editing standing instructions in their overlay, the demo's screen.
+#[path = "tui_daily.rs"]
+mod daily;
 
 #[test]
 fn slash_commands_in_the_composer_complete_run_and_others_reach_the_cli_as_typed() {

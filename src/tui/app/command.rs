@@ -35,6 +35,8 @@ pub enum Answer {
     Reverted,
     Instructions,
     Queue,
+    /// `/cost`: the terminal's log, said as its costs (`cost::line`).
+    Cost,
 }
 
 /// A line the prompt refused, said in one line.
@@ -343,7 +345,11 @@ pub fn parse_words(
             (request, Answer::Removed)
         }
         "instructions" => {
-            let a = args(&[], &[], "instructions NAME [add TEXT | rm N | clear]")?;
+            let a = args(
+                &[],
+                &[],
+                "instructions NAME [add TEXT | rm N | edit N TEXT | clear]",
+            )?;
             let name = a.need(0, "NAME")?;
             let action = match a.pos.get(1).map(String::as_str) {
                 None => InstructionsAction::List,
@@ -356,6 +362,10 @@ pub fn parse_words(
                         number: a.number(2, "N")?,
                     }
                 }
+                Some("edit") => InstructionsAction::Edit {
+                    number: a.number(2, "N")?,
+                    text: a.text_from(3, "TEXT")?,
+                },
                 Some("clear") => {
                     a.at_most(2)?;
                     InstructionsAction::Clear

@@ -148,6 +148,17 @@ fn each_command_makes_the_request_the_cli_makes() {
             Answer::Reverted,
         ),
         (
+            "instructions a edit 2 never force-push",
+            Request::Instructions {
+                name: "a".into(),
+                action: InstructionsAction::Edit {
+                    number: 2,
+                    text: "never force-push".into(),
+                },
+            },
+            Answer::Instructions,
+        ),
+        (
             "instructions a add always run the tests",
             Request::Instructions {
                 name: "a".into(),

@@ -4,6 +4,7 @@
 pub mod branch;
 pub mod command;
 pub mod composer;
+mod cost;
 pub mod form;
 pub mod manage;
 pub mod picker;
@@ -12,6 +13,7 @@ pub mod queue;
 pub mod saved;
 pub mod slash;
 mod slash_run;
+pub mod standing;
 mod watch;
 
 use crate::tui::diff::DiffView;
@@ -28,7 +30,7 @@ use serde_json::Value;
 use crate::error::BatonError;
 use crate::protocol::views::{ContextView, LogView, QueuedView, TerminalState, TerminalView};
 use crate::protocol::{data_as, Request, WatchEvent};
-use crate::words::{ProviderKind, TurnStatus};
+use crate::words::{ProviderKind, TurnCost, TurnStatus};
 
 /// A terminal as the list shows it, read from its `show` view.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,6 +54,10 @@ pub struct TermInfo {
     pub archived: bool,
     /// The live conversation's title.
     pub title: Option<String>,
+    /// The waiting input is held after an interrupt (`baton queue NAME run`, `r`).
+    pub queue_held: bool,
+    /// What its turns cost, summed (None: no CLI reported a cost).
+    pub cost: Option<TurnCost>,
 }
 
 impl TermInfo {
@@ -70,6 +76,8 @@ impl TermInfo {
             queue: v.queue.clone(),
             archived: v.archived,
             title: v.conversation.as_ref().and_then(|c| c.title.clone()),
+            queue_held: v.queue_held,
+            cost: v.cost,
         }
     }
 
@@ -165,8 +173,8 @@ pub enum Mode {
         scroll: usize,
         page: usize,
     },
-    /// The focused terminal's standing instructions.
-    Instructions,
+    /// The focused terminal's standing instructions (a line selected, maybe being edited).
+    Instructions(standing::Standing),
     NewTerminal(NewForm),
     /// Offering to create a terminal for the current directory.
     Offer,
@@ -227,6 +235,8 @@ pub enum Tag {
     Archive(String),
     /// A command of the prompt (prefix `:`) whose answer shows in the status line.
     Command(command::Answer),
+    /// A change of terminal `name`'s standing instructions made in their overlay.
+    Instructions(String),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -586,6 +596,10 @@ impl App {
             }
             (Tag::Command(answer), result) => {
                 self.on_command_reply(answer, result);
+                Vec::new()
+            }
+            (Tag::Instructions(name), result) => {
+                self.on_instructions_reply(&name, result);
                 Vec::new()
             }
             (Tag::New, Err(e)) => {

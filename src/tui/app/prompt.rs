@@ -107,6 +107,7 @@ fn one_line(answer: Answer, v: Value) -> Result<String, BatonError> {
         Answer::Rewound => text(v, render::rewound)?,
         Answer::Archived => text(v, render::archived)?,
         Answer::Removed => text(v, render::removed)?,
+        Answer::Cost => text(v, super::cost::line)?,
     };
     let lines: Vec<&str> = text
         .lines()

@@ -15,7 +15,7 @@ pub struct SlashCommand {
 }
 
 /// baton's slash commands, in the order the help and completion list them.
-pub const SLASH: [SlashCommand; 9] = [
+pub const SLASH: [SlashCommand; 10] = [
     SlashCommand {
         name: "new",
         args: "",
@@ -50,6 +50,11 @@ pub const SLASH: [SlashCommand; 9] = [
         name: "instructions",
         args: "",
         does: "this terminal's standing instructions",
+    },
+    SlashCommand {
+        name: "cost",
+        args: "",
+        does: "what this terminal's turns cost: all of them, and the last one",
     },
     SlashCommand {
         name: "interrupt",
@@ -134,6 +139,8 @@ pub enum Action {
     /// The provider, and a local endpoint's name.
     Provider(ProviderKind, Option<String>),
     Instructions,
+    /// The focused terminal's costs, said in the status line.
+    Cost,
     Help,
 }
 
@@ -184,6 +191,7 @@ pub fn action(name: &str, rest: &str, term: &str) -> Result<Action, String> {
         },
         "archive" | "interrupt" => at_most(0).map(|_| command(&words)),
         "instructions" => at_most(0).map(|_| Action::Instructions),
+        "cost" => at_most(0).map(|_| Action::Cost),
         "help" => at_most(0).map(|_| Action::Help),
         _ => Err(format!("/{name}: not a baton command")),
     }

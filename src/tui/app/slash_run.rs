@@ -2,8 +2,10 @@
 //! baton's `/name` acts on the focused terminal, Tab completes the name. The command prompt's
 //! commands go through `prompt.rs`, as when typed after prefix `:`.
 
+use super::command::Answer;
 use super::slash::{self, Action, Typed};
 use super::{App, Effect, Mode};
+use crate::protocol::Request;
 use crate::tui::input::keys::PrefixAction;
 use crate::words::ProviderKind;
 
@@ -77,7 +79,13 @@ impl App {
                 let shown = self.prompt_provider().unwrap_or_default();
                 self.say(format!("the next prompt goes to {shown}"));
             }
-            Action::Instructions => self.mode = Mode::Instructions,
+            Action::Instructions => self.open_instructions(),
+            Action::Cost => {
+                if let Some(name) = self.focused_name() {
+                    let request = Request::Log { name };
+                    return self.call_command(typed, request, Answer::Cost);
+                }
+            }
             Action::Help => self.mode = Mode::Help { scroll: 0, page: 1 },
         }
         Vec::new()

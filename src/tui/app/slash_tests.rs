@@ -4,7 +4,7 @@ use super::*;
 
 #[test]
 fn enter_takes_text_as_a_prompt_batons_command_the_clis_or_an_escape() {
-    let cases: [(&str, Typed); 9] = [
+    let cases: [(&str, Typed); 10] = [
         ("fix the bug", Typed::Prompt),
         (
             "/fork x",
@@ -29,6 +29,13 @@ fn enter_takes_text_as_a_prompt_batons_command_the_clis_or_an_escape() {
         ),
         ("/foo bar", Typed::Cli),
         ("/forkx", Typed::Cli),
+        (
+            "/cost",
+            Typed::Baton {
+                name: "cost",
+                rest: "",
+            },
+        ),
         ("/", Typed::Cli),
         ("//fork x", Typed::Escaped("/fork x")),
         ("a /fork", Typed::Prompt),
@@ -68,7 +75,7 @@ fn tab_completes_the_name_and_cycles_through_the_matches() {
 #[test]
 fn each_command_checks_its_arguments_and_names_the_focused_terminal() {
     let words = |w: &[&str]| Action::Command(w.iter().map(|s| s.to_string()).collect());
-    let cases: [(&str, &str, Result<Action, String>); 14] = [
+    let cases: [(&str, &str, Result<Action, String>); 16] = [
         ("new", "", Ok(Action::Fresh)),
         ("new", "x", Err("usage: /new".into())),
         ("model", "opus", Ok(Action::Model("opus".into()))),
@@ -95,6 +102,8 @@ fn each_command_checks_its_arguments_and_names_the_focused_terminal() {
         ("archive", "", Ok(words(&["archive", "api"]))),
         ("interrupt", "", Ok(words(&["interrupt", "api"]))),
         ("help", "", Ok(Action::Help)),
+        ("cost", "", Ok(Action::Cost)),
+        ("cost", "all", Err("usage: /cost".into())),
     ];
     for (name, rest, want) in cases {
         assert_eq!(action(name, rest, "api"), want, "/{name} {rest}");

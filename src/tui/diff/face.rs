@@ -93,10 +93,9 @@ pub fn title(name: &str, index: Option<usize>, view: Option<&DiffView>) -> Strin
     )];
     parts.push("diff".into());
     if let Some(v) = view {
-        if let Some(b) = &v.branch {
-            let base: String = v.base.as_deref().unwrap_or("").chars().take(7).collect();
-            parts.push(format!("{b} since {base}"));
-        }
+        // The commit first: a narrow pane's title keeps it and cuts the branch.
+        parts.extend(v.against());
+        parts.extend(v.branch.clone());
         if v.loading {
             parts.push("reading…".into());
         }

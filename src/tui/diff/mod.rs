@@ -1,5 +1,5 @@
-//! The diff face: the terminal's branch against the commit it started from (`baton diff
-//! --patch`), read when the face is shown and again whenever one of its turns ends; colored
+//! The diff face: the terminal's branch against its base commit, the one `baton diff --patch`
+//! takes it from (and the title names by short hash), read when the face is shown and again whenever one of its turns ends; colored
 //! like git colors it and scrolled like the transcript. This file holds what a pane knows of
 //! the diff and its colored lines; `face` the state's part (toggling, reading) and the drawing.
 
@@ -18,7 +18,11 @@ pub struct DiffView {
     /// The patch, or the server's reason there is none (no worktree…); None until read.
     pub body: Option<Result<String, String>>,
     pub branch: Option<String>,
+    /// The commit the terminal started from (`base_commit`).
     pub base: Option<String>,
+    /// The commit the diff is taken from (`since`: the merge base, or the last tip `baton
+    /// merge` landed); empty from a server that predates it.
+    pub since: Option<String>,
     /// A request is on its way.
     pub loading: bool,
     /// Bumped on every new body, so drawn lines can be cached.
@@ -34,20 +38,36 @@ impl DiffView {
                 Ok(v) => {
                     self.branch = Some(v.branch);
                     self.base = Some(v.base_commit);
+                    self.since = Some(v.since);
                     self.body = Some(Ok(v.diff));
                 }
                 Err(e) => {
                     self.branch = None;
                     self.base = None;
+                    self.since = None;
                     self.body = Some(Err(e.message));
                 }
             },
             Err(e) => {
                 self.branch = None;
                 self.base = None;
+                self.since = None;
                 self.body = Some(Err(e.message));
             }
         }
+    }
+
+    /// What the diff is taken against, by short hash: `against base 1a2b3c4`, or, once `baton
+    /// merge` landed some of the work, `against 89abcde, last merged (base 1a2b3c4)`.
+    /// None until the diff was read.
+    pub fn against(&self) -> Option<String> {
+        let base = short(self.base.as_deref()?);
+        let since = self.since.as_deref().map(short).unwrap_or_default();
+        Some(if since.is_empty() || since == base {
+            format!("against base {base}")
+        } else {
+            format!("against {since}, last merged (base {base})")
+        })
     }
 
     /// The pane's lines: the patch colored, or a message.
@@ -61,14 +81,22 @@ impl DiffView {
                 .collect(),
             Some(Ok(text)) if text.trim().is_empty() => {
                 let on = self.branch.as_deref().unwrap_or("its branch");
+                let against = self.against().unwrap_or_default();
                 vec![Line::styled(
-                    format!("no changes yet on {on} since it started"),
+                    format!("no changes on {on} {against}")
+                        .trim_end()
+                        .to_string(),
                     dim,
                 )]
             }
             Some(Ok(text)) => text.lines().map(diff_line).collect(),
         }
     }
+}
+
+/// A commit's short hash (seven characters, as git shows them).
+fn short(commit: &str) -> String {
+    commit.chars().take(7).collect()
 }
 
 /// One patch line, styled by what it is.
@@ -119,8 +147,31 @@ mod tests {
         v.set(Ok(serde_json::json!({"name": "api", "branch": "baton/api", "base_commit": "0123", "diff": ""})));
         assert_eq!(
             v.lines()[0].to_string(),
-            "no changes yet on baton/api since it started"
+            "no changes on baton/api against base 0123"
         );
         assert_eq!(v.version, 2);
+    }
+
+    #[test]
+    fn the_diff_is_labelled_by_the_commit_it_is_taken_against() {
+        let base = "1a2b3c4d5e6f";
+        let rows = [
+            (None, "", None),
+            (Some(base), "", Some("against base 1a2b3c4")),
+            (Some(base), base, Some("against base 1a2b3c4")),
+            (
+                Some(base),
+                "89abcdef0123",
+                Some("against 89abcde, last merged (base 1a2b3c4)"),
+            ),
+        ];
+        for (base_commit, since, want) in rows {
+            let mut v = DiffView::default();
+            if let Some(b) = base_commit {
+                v.set(Ok(serde_json::json!({"name": "api", "branch": "baton/api",
+                    "base_commit": b, "since": since, "diff": "x"})));
+            }
+            assert_eq!(v.against().as_deref(), want, "{base_commit:?} {since:?}");
+        }
     }
 }

@@ -4,6 +4,7 @@
 
 pub mod help;
 mod picker;
+mod standing;
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -11,6 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
+use crate::client::render;
 use crate::protocol::views::TerminalState::{self, Running};
 use crate::tui::app::form::{Field, NewForm};
 use crate::tui::app::slash;
@@ -26,6 +28,9 @@ use crate::words::TurnStatus;
 /// The list is shown from this width on; narrower windows give all room to the transcript.
 const LIST_MIN_WIDTH: u16 = 60;
 const LIST_WIDTH: u16 = 28;
+/// From this width on the list is wider, with room for each terminal's cost.
+const LIST_WIDE_FROM: u16 = 150;
+const LIST_WIDE: u16 = 38;
 /// Cells of the context meter in the list.
 const METER_CELLS: usize = 10;
 /// Waiting prompts shown under a transcript before `+N more`.
@@ -42,7 +47,12 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     }
     let [main, status] = split_v(area, [Constraint::Min(1), Constraint::Length(1)]);
     let (list, right) = if main.width >= LIST_MIN_WIDTH {
-        let [l, r] = split_h(main, [Constraint::Length(LIST_WIDTH), Constraint::Min(1)]);
+        let list_w = if main.width >= LIST_WIDE_FROM {
+            LIST_WIDE
+        } else {
+            LIST_WIDTH
+        };
+        let [l, r] = split_h(main, [Constraint::Length(list_w), Constraint::Min(1)]);
         (Some(l), r)
     } else {
         (None, main)
@@ -66,7 +76,7 @@ pub fn draw(f: &mut Frame, app: &mut App) {
     draw_status(f, app, status);
     match &app.mode {
         Mode::Help { .. } => help::draw_help(f, app),
-        Mode::Instructions => draw_instructions(f, app),
+        Mode::Instructions(o) => standing::draw_instructions(f, app, o),
         Mode::NewTerminal(form) => draw_form(f, form),
         Mode::Picker(p) => picker::draw_picker(f, app, p),
         Mode::Normal
@@ -127,8 +137,21 @@ pub(super) fn provider_label(t: &TermView) -> String {
     }
 }
 
+/// What the list's first line ends on: the state, or, while the queue is held after an
+/// interrupt (nothing starts until `r` or `baton queue NAME run`), how many prompts wait held.
+fn state_or_held(t: &TermView) -> Span<'static> {
+    let waiting = t.info.queue.len();
+    if t.info.queue_held && waiting > 0 && t.info.state != Running {
+        let s = Style::default()
+            .fg(Color::Yellow)
+            .add_modifier(Modifier::BOLD);
+        return Span::styled(format!("⏸ {waiting} held"), s);
+    }
+    state_span(t)
+}
+
 fn list_entry(i: usize, t: &TermView, width: usize, focused: bool) -> [Line<'static>; 2] {
-    let state = state_span(t);
+    let state = state_or_held(t);
     let head = format!("{i} ");
     let name_w = width.saturating_sub(str_width(&head) + str_width(&state.content) + 1);
     let name = truncate(&t.info.name, name_w);
@@ -163,22 +186,37 @@ fn list_entry(i: usize, t: &TermView, width: usize, focused: bool) -> [Line<'sta
         Span::raw(" ".repeat(pad)),
         state,
     ]);
+    [first, Line::from(second_line(t, width))]
+}
+
+/// The list's second line: the provider, its cost where the list is wide enough (a wide
+/// screen), the context meter.
+fn second_line(t: &TermView, width: usize) -> Vec<Span<'static>> {
     let meter_w = METER_CELLS + 5;
     let context = t.info.context.map(|c| (c.fraction, c.rotates_next));
     let mut second = vec![Span::raw("  ")];
-    if width >= meter_w + 8 {
-        let prov = truncate(&provider_label(t), width - meter_w - 3);
-        let pad = width - meter_w - 2 - str_width(&prov);
-        second.push(Span::styled(prov, dim()));
-        second.push(Span::raw(" ".repeat(pad)));
-        second.extend(lines::meter(context, t.info.rotate_at, METER_CELLS));
-    } else {
+    if width < meter_w + 8 {
         second.push(Span::styled(
             truncate(&provider_label(t), width.saturating_sub(2)),
             dim(),
         ));
+        return second;
     }
-    [first, Line::from(second)]
+    let cost = t
+        .info
+        .cost
+        .as_ref()
+        .map(|c| format!("{} ", render::cost_cell(Some(c))))
+        .filter(|c| width >= meter_w + 11 + str_width(c))
+        .unwrap_or_default();
+    let room = width - meter_w - 3 - str_width(&cost);
+    let prov = truncate(&provider_label(t), room);
+    let pad = room + 1 - str_width(&prov);
+    second.push(Span::styled(prov, dim()));
+    second.push(Span::raw(" ".repeat(pad)));
+    second.push(Span::styled(cost, dim()));
+    second.extend(lines::meter(context, t.info.rotate_at, METER_CELLS));
+    second
 }
 
 fn draw_list(f: &mut Frame, app: &App, area: Rect) {
@@ -535,7 +573,7 @@ fn hints(app: &App) -> String {
         Mode::Rename { name, text } => format!("rename {name} to: {text}"),
         Mode::Model { text } => format!("model for the next prompt: {text}"),
         Mode::Command { text } => format!(":{text}"),
-        Mode::Instructions => "any key closes the list".into(),
+        Mode::Instructions(o) => standing::hint(o),
         Mode::Picker(_) => {
             "↑↓ j/k move · / or type to filter · Enter show it in the pane · Esc close".into()
         }
@@ -616,39 +654,6 @@ pub(super) fn centered(area: Rect, width: u16, height: u16) -> Rect {
 
 /// The focused terminal's standing instructions, numbered as `baton instructions NAME` numbers
 /// them (so `rm N` removes the line the user sees).
-fn draw_instructions(f: &mut Frame, app: &App) {
-    let Some(t) = app.focused() else {
-        return;
-    };
-    let mut lines: Vec<Line<'static>> = t
-        .info
-        .instructions
-        .iter()
-        .enumerate()
-        .map(|(i, text)| {
-            Line::from(vec![
-                Span::styled(format!(" {:>2}. ", i + 1), Style::default().fg(Color::Cyan)),
-                Span::raw(text.clone()),
-            ])
-        })
-        .collect();
-    if lines.is_empty() {
-        lines.push(Line::from(
-            " none yet: rules you type (\"always…\", \"never…\") are kept here",
-        ));
-    }
-    let area = centered(f.area(), 100, lines.len() as u16 + 2);
-    f.render_widget(Clear, area);
-    let title = format!(" standing instructions of {} ", t.info.name);
-    let block = Block::default().borders(Borders::ALL).title(title);
-    f.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(ratatui::widgets::Wrap { trim: false }),
-        area,
-    );
-}
-
 fn draw_form(f: &mut Frame, form: &NewForm) {
     let area = centered(f.area(), 70, 8);
     let block = Block::default()
@@ -696,3 +701,7 @@ fn draw_form(f: &mut Frame, form: &NewForm) {
 #[cfg(test)]
 #[path = "mod_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "list_tests.rs"]
+mod list_tests;

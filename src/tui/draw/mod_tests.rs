@@ -514,7 +514,7 @@ fn the_diff_face_reads_the_patch_and_again_when_a_turn_ends() {
         json!({"name": "api", "branch": "baton/api", "base_commit": "0123456789ab", "diff": PATCH});
     app.update(Msg::Reply(Tag::Diff("api".into()), Ok(data)));
     let want = "\
-┌ terminals ───────────────┐┌ 0 api · diff · baton/api since 0123456 ┐
+┌ terminals ───────────────┐┌ 0 api · diff · against base 0123456 · …┐
 │0 api                 idle││diff --git a/a.txt b/a.txt              │
 │  claude   ctx –          ││new file mode 100644                    │
 │                          ││--- /dev/null                           │
@@ -717,12 +717,12 @@ fn the_help_overlay_and_hints_show_remapped_keys() {
     let s = screen(&mut app, 100, 14);
     let top: Vec<&str> = s.lines().take(6).collect();
     let want = [
-        "┌ keys 1–12 of 77 · ↑↓ PageUp/PageDown scroll ─────────────────────────────────────────────────────┐",
+        "┌ keys 1–12 of 78 · ↑↓ PageUp/PageDown scroll ─────────────────────────────────────────────────────┐",
         "│ C-q N                        new terminal (name, dir, provider, brief)                           │",
         "│ C-q s                        shell face: a shell in the terminal's checkout (keys go to it;      │",
         "│                              again: back)                                                        │",
         "│ C-q C-q                      send the prefix key itself to the shell                             │",
-        "│ C-q g                        diff face: the terminal's branch since it started (again: back)     │",
+        "│ C-q g                        diff face: what its branch adds to its base commit (again: back)    │",
     ];
     assert_eq!(top, want);
     assert!(s.contains("│ C-q M-n / C-q p "), "{s}");

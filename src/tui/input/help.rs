@@ -58,7 +58,7 @@ impl Keys {
             ),
             (
                 h(A::ToggleDiff),
-                "diff face: the terminal's branch since it started (again: back)",
+                "diff face: what its branch adds to its base commit (again: back)",
             ),
             (
                 format!("{} / {}", h(A::Next), h(A::Prev)),
@@ -92,7 +92,7 @@ impl Keys {
             ),
             (
                 h(A::Instructions),
-                "standing instructions of the focused terminal (edit: baton instructions NAME)",
+                "standing instructions of the focused terminal (in it: ↑↓ select · e edit · a add · d remove)",
             ),
             (format!("{p} 0-9"), "jump to terminal N of the list"),
             (

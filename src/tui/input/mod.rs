@@ -34,10 +34,7 @@ impl App {
                 self.help_key(&k);
                 return Vec::new();
             }
-            Mode::Instructions => {
-                self.mode = Mode::Normal;
-                return Vec::new();
-            }
+            Mode::Instructions(_) => return self.instructions_key(&k),
             Mode::NewTerminal(_) => return self.form_key(k),
             Mode::Offer => return self.offer_key(k),
             Mode::ConfirmRemove(_) => return self.confirm_key(k),
@@ -99,7 +96,7 @@ impl App {
                 Vec::new()
             }
             PrefixAction::Instructions => {
-                self.mode = Mode::Instructions;
+                self.open_instructions();
                 Vec::new()
             }
             PrefixAction::ToggleShell => self.toggle_shell(),
@@ -379,7 +376,8 @@ impl App {
                 p.typing = true;
                 p.at = 0;
             }
-            Mode::Help { .. } | Mode::Instructions | Mode::Offer | Mode::ConfirmRemove(_) => {}
+            Mode::Instructions(o) => o.paste(s),
+            Mode::Help { .. } | Mode::Offer | Mode::ConfirmRemove(_) => {}
         }
         Vec::new()
     }
