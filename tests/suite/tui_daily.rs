@@ -169,15 +169,16 @@ fn the_demo_reads_like_an_agents_session_without_scripting_markers() {
     let dir = w.project("here");
     let demo = Tmux::start(&w, &dir, "demo");
     demo.wait_for("SIMULATED");
-    // api's first turn: a real request, named tool calls, an answer worth reading.
-    let s = demo.wait_for("Added a `/health` endpoint.");
+    // api's first turn: a real request, named tool calls, an answer worth reading (its
+    // Markdown drawn: inline code without its backticks).
+    let s = demo.wait_for("Added a /health endpoint.");
     assert!(s.contains("Add a /health endpoint to the server"), "{s}");
-    assert!(s.contains("$ cargo build"), "{s}");
+    assert!(s.contains("⚙ Bash cargo build"), "{s}");
     assert!(!scripted(&s), "{s}");
     // The review terminal's codex session too.
     demo.keys(&["C-b", "1"]);
-    let s = demo.wait_for("Want me to write the `invoices` ones first?");
-    assert!(s.contains("$ ls -R src tests"), "{s}");
+    let s = demo.wait_for("Want me to write the invoices ones first?");
+    assert!(s.contains("⚙ Shell ls -R src tests"), "{s}");
     assert!(!scripted(&s), "{s}");
     // Back on api: the seeded turns rotate (past 45%) and switch to codex.
     demo.keys(&["C-b", "0"]);
