@@ -184,6 +184,7 @@ fn the_demo_reads_like_an_agents_session_without_scripting_markers() {
     demo.keys(&["C-b", "0"]);
     let s = demo.wait_for("Clippy is clean.");
     assert!(s.contains("provider switched to codex"), "{s}");
+    assert!(!s.contains("Model metadata"), "{s}");
     assert!(!scripted(&s), "{s}");
     // Its edits were real: committed on its branch, in the diff face.
     demo.keys(&["C-b", "g"]);
