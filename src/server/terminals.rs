@@ -125,6 +125,21 @@ pub fn busy(srv: &Server, t: &TerminalRow) -> bool {
     rt.is_running() || rt.taken().is_some() || super::read::waiting(srv, t).unwrap_or(0) > 0
 }
 
+/// Instruction `number` of terminal `name`'s `current` ones, or the error that says how many
+/// it has.
+fn numbered<'a>(
+    current: &'a [InstructionView],
+    name: &str,
+    number: u32,
+) -> Result<&'a InstructionView, BatonError> {
+    current.iter().find(|i| i.number == number).ok_or_else(|| {
+        BatonError::bad_input(format!(
+            "{name} has no instruction {number} (it has {}; see `baton instructions {name}`)",
+            current.len()
+        ))
+    })
+}
+
 pub fn instructions(
     srv: &Server,
     name: &str,
@@ -149,12 +164,7 @@ pub fn instructions(
                 .lock()
                 .unwrap_or_else(|p| p.into_inner());
             let current = srv.store.instructions(&t.id)?;
-            let Some(i) = current.iter().find(|i| i.number == number) else {
-                return Err(BatonError::bad_input(format!(
-                    "{name} has no instruction {number} (it has {}; see `baton instructions {name}`)",
-                    current.len()
-                )));
-            };
+            let i = numbered(&current, name, number)?;
             srv.store.append(
                 &t.id,
                 Record::InstructionRemoved {
@@ -169,12 +179,7 @@ pub fn instructions(
                 .lock()
                 .unwrap_or_else(|p| p.into_inner());
             let current = srv.store.instructions(&t.id)?;
-            let Some(i) = current.iter().find(|i| i.number == number) else {
-                return Err(BatonError::bad_input(format!(
-                    "{name} has no instruction {number} (it has {}; see `baton instructions {name}`)",
-                    current.len()
-                )));
-            };
+            let i = numbered(&current, name, number)?;
             if current.iter().any(|o| o.number != number && o.text == text) {
                 return Err(BatonError::bad_input(format!(
                     "{name} already has that instruction"

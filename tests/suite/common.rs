@@ -365,3 +365,13 @@ pub fn names_of(list: &Value) -> Vec<String> {
         .map(|t| t["name"].as_str().unwrap().to_string())
         .collect()
 }
+
+/// Terminal `name`'s standing instructions, as `baton instructions NAME --json` lists them.
+pub fn instructions(w: &World, name: &str) -> Vec<String> {
+    w.json(&["instructions", name])
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["text"].as_str().unwrap().to_string())
+        .collect()
+}

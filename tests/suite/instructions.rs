@@ -8,15 +8,6 @@ use super::common::*;
 
 const RULE: &str = "From now on, always run clippy before you say you're done.";
 
-fn instructions(w: &World, name: &str) -> Vec<String> {
-    w.json(&["instructions", name])
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["text"].as_str().unwrap().to_string())
-        .collect()
-}
-
 fn system_text(inv: &Value) -> String {
     super::common::system_text(inv).expect("no system text")
 }

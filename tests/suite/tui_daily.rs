@@ -5,15 +5,6 @@
 
 use super::*;
 
-fn instructions(w: &World, name: &str) -> Vec<String> {
-    w.json(&["instructions", name])
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["text"].as_str().unwrap().to_string())
-        .collect()
-}
-
 #[test]
 fn the_list_marks_a_queue_held_after_esc_until_r_runs_it() {
     if tmux_missing() {
