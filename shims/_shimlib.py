@@ -268,7 +268,8 @@ def tool_input(tool, arg, cwd):
     if tool == "Bash":
         return {"command": arg, "description": "Run " + arg}
     if tool == "Edit":
-        return {"file_path": path, "old_string": "old line", "new_string": "new line", "replace_all": False}
+        # The CLI prints `replace_all` first, whatever order the model sent.
+        return {"replace_all": False, "file_path": path, "old_string": "old line", "new_string": "new line"}
     if tool == "Write":
         return {"file_path": path, "content": "written by shim\n"}
     if tool == "Read":
@@ -276,21 +277,46 @@ def tool_input(tool, arg, cwd):
     if tool in ("Grep", "Glob"):
         return {"pattern": arg}
     if tool in ("Task", "Agent"):
-        return {"description": arg, "prompt": arg, "subagent_type": "general-purpose"}
+        return {"description": arg, "subagent_type": "general-purpose", "prompt": arg}
     return {"arg": arg}
 
 
+STATE_NOTE = " (file state is current in your context \u2014 no need to Read it back)"
+READ_CONTENT = "file content 42\n"
+
+
 def tool_output(tool, arg, cwd):
-    """What a scripted tool call gives back (Bash: eight lines, so a cut is visible)."""
+    """What a scripted tool call gives back, in the real tools' words (fixtures/captures/tools;
+    Bash: eight lines, so a cut is visible)."""
     if tool == "Bash":
-        return "".join("%s: output line %d\n" % (arg, i) for i in range(1, 9))
+        return "".join("%s: output line %d\n" % (arg, i) for i in range(1, 9)).rstrip("\n")
     if tool == "Edit":
-        return "The file %s has been updated successfully." % os.path.join(cwd, arg)
+        return "The file %s has been updated successfully.%s" % (os.path.join(cwd, arg), STATE_NOTE)
     if tool == "Write":
-        return "File created successfully at: %s" % os.path.join(cwd, arg)
+        return "File created successfully at: %s%s" % (os.path.join(cwd, arg), STATE_NOTE)
     if tool == "Read":
         return "1\tfile content 42\n2\t"
     return "ok"
+
+
+def tool_use_result(tool, arg, cwd):
+    """The structured `tool_use_result` of a scripted call's result line, as the real tools'."""
+    path = os.path.join(cwd, arg)
+    if tool == "Bash":
+        return {"stdout": tool_output(tool, arg, cwd), "stderr": "", "interrupted": False, "isImage": False,
+                "noOutputExpected": False}
+    if tool == "Edit":
+        return {"filePath": path, "oldString": "old line", "newString": "new line", "originalFile": "old line\n",
+                "structuredPatch": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1,
+                                     "lines": ["-old line", "+new line"]}], "userModified": False,
+                "replaceAll": False}
+    if tool == "Write":
+        return {"type": "create", "filePath": path, "content": "written by shim\n", "structuredPatch": [],
+                "originalFile": None, "userModified": False}
+    if tool == "Read":
+        return {"type": "text", "file": {"filePath": path, "content": READ_CONTENT, "numLines": 2,
+                                         "startLine": 1, "totalLines": 2}}
+    return tool_output(tool, arg, cwd)
 
 
 def default_reply(n, model, prompt):

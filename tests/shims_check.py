@@ -1948,6 +1948,119 @@ def timing(n=10):
         E.cleanup()
 
 
+# --------------------------------------------------------------------------
+# tool calls, refusals, subagents (fixtures/captures/tools/, made by tools/real-cli/tools.py)
+
+TOOLS = os.path.join(CAP, "tools")
+TOOL_PROMPTS = {
+    "edits": "edit and run [[tool:Read:a.txt]] [[tool:Edit:a.txt]] [[tool:Write:b.txt]] [[tool:Bash:ls]]",
+    "deny": "build it [[deny:Bash:cargo build]] [[deny:Write:../outside.txt]]",
+    "subagent": "look around [[tool:Task:Look around]]",
+}
+TOOL_SYSTEM = ("permission_denied", "task_started", "task_progress", "task_updated", "task_notification")
+
+
+def tool_lines(events):
+    """The lines a tool call makes: its `assistant` tool_use, `user` lines (results, a subagent's
+    prompt), the refusal and subagent `system` lines; the text answer, init, status, stream
+    events and the result left out (their shapes are checked elsewhere)."""
+    out = []
+    for e in events:
+        t = e.get("type")
+        if t == "assistant" and any(b.get("type") == "tool_use" for b in e["message"]["content"]):
+            out.append(e)
+        elif t == "user" and not e.get("isReplay") and isinstance(e["message"].get("content"), list):
+            out.append(e)
+        elif t == "system" and e.get("subtype") in TOOL_SYSTEM:
+            out.append(e)
+    return out
+
+
+def block_texts(e, cwd=None):
+    """What a line says, ids and numbers aside: tool names, result texts (a shim's run's `cwd`
+    written as the captures' /home/dev/proj)."""
+    if e["type"] == "system":
+        return e.get("subtype"), e.get("message") and plain(e["message"], cwd)
+    b = e["message"]["content"][0]
+    if b.get("type") == "tool_use":
+        return "use", b["name"]
+    if b.get("type") == "tool_result":
+        c = b["content"]
+        text = c if isinstance(c, str) else "\n".join(x.get("text", "") for x in c)
+        return "result", bool(b.get("is_error")), plain(text, cwd)
+    return "text", e.get("parent_tool_use_id") is not None
+
+
+def plain(text, cwd):
+    if cwd:
+        text = text.replace(cwd, "/home/dev/proj").replace(os.path.dirname(cwd), "/home/dev/world")
+    return re.sub(r"\d+", "N", re.sub(r"a[0-9a-f]{16}", "AGENT", text))
+
+
+def real_tool_texts(events):
+    """block_texts of a capture, its Read of the stand-in's a.txt (old line, second) and its `ls`
+    as the shim's."""
+    out = []
+    for e in tool_lines(events):
+        t = block_texts(e)
+        if t[0] == "result":
+            text = t[2].replace("N\told line\nN\tsecond\nN\t", "N\tfile content N\nN\t")
+            if text.startswith("a.txt\nb.txt"):  # the real `ls`
+                text = "\n".join("ls: output line N" for _ in range(8))
+            t = (t[0], t[1], text)
+        out.append(t)
+    return out
+
+
+@test
+def claude_tool_calls_match_the_real_ones(E):
+    for case, prompt in TOOL_PROMPTS.items():
+        for version in ("2.1.332", "2.1.197"):
+            want = cap_jsonl(TOOLS, "claude-%s-%s.stdout.jsonl" % (case, version))
+            r = run(E, CLAUDE, STREAM_IN + ["--permission-mode", "acceptEdits"], stdin=user_line(prompt) + "\n",
+                    BATON_SHIM_CLAUDE_VERSION=version)
+            got = ok(r, "%s %s" % (case, version))
+            what = "claude %s %s" % (case, version)
+            if case == "subagent" and version == "2.1.332":
+                # 2.1.332 runs it in the background by default; the shim has the foreground shape
+                want = cap_jsonl(TOOLS, "claude-subagent-fg-2.1.332.stdout.jsonl")
+                for e in want:  # the flag the stand-in's model set to get it
+                    for b in e.get("message", {}).get("content") or []:
+                        if isinstance(b, dict) and b.get("type") == "tool_use":
+                            b["input"].pop("run_in_background", None)
+            g, w = tool_lines(got), tool_lines(want)
+            eq(kinds(g), kinds(w), what + " tool lines")
+            for i, (a, b) in enumerate(zip(g, w)):
+                same_shape(a, b, "%s tool line %d (%s)" % (what, i, kinds([b])[0]))
+            eq([block_texts(e, E.proj) for e in g], real_tool_texts(want), what + " texts")
+            res = [e for e in got if e["type"] == "result"][-1]
+            real = [e for e in want if e["type"] == "result"][0]
+            eq([d["tool_name"] for d in res["permission_denials"]],
+               [d["tool_name"] for d in real["permission_denials"]], what + " denials")
+            for d, rd in zip(res["permission_denials"], real["permission_denials"]):
+                same_shape(d, rd, what + " denial")
+                eq(d["tool_input"].get("file_path", "").replace(os.path.dirname(E.proj), "/home/dev/world"),
+                   rd["tool_input"].get("file_path", ""), what + " denial path (resolved)")
+
+
+@test
+def codex_tool_items_match_the_real_ones(E):
+    want = [e for e in cap_jsonl(TOOLS, "codex-edits.stdout.jsonl") if e["type"].startswith("item.")]
+    r = codex(E, "patch and run [[tool:Edit:a.txt]] [[tool:Write:b.txt]] [[tool:Bash:ls]]")
+    got = [e for e in ok(r, "codex tools") if e["type"].startswith("item.")
+           and e["item"]["type"] in ("file_change", "command_execution")]
+    want = [e for e in want if e["item"]["type"] in ("file_change", "command_execution")]
+    same_events(got, want, "codex tool items")
+    for g, w in zip(got, want):
+        gi, wi = g["item"], w["item"]
+        if gi["type"] == "file_change":
+            eq([(c["path"].replace(E.proj, "/home/dev/proj"), c["kind"]) for c in gi["changes"]],
+               [(c["path"], c["kind"]) for c in wi["changes"]], "file_change changes")
+        else:
+            eq(gi["command"], wi["command"], "command as shown")
+        eq(gi["status"], wi["status"], "item status")
+
+
 def main(argv):
     global VERBOSE
     VERBOSE = "-v" in argv

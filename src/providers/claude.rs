@@ -20,7 +20,11 @@
 //! subagent's (started by a `Task`/`Agent` call): its calls and results carry that id as
 //! `parent`, its text is a [`TurnEvent::SubagentText`] (never the answer), and its usage is the
 //! subagent's own context, so it is not reported as the turn's. The result's
-//! `permission_denials` become [`TurnEvent::Denied`] events, just before the end.
+//! `permission_denials` become [`TurnEvent::Denied`] events, just before the end. 2.1.332 runs a
+//! `Agent` call in the background by default: the subagent's lines come after the call's own
+//! result (and often after the answer), and once it finishes the CLI runs a follow-up turn on
+//! its own (a second `init` and `result`); that turn's text is shown, its result is not a
+//! second end (`fixtures/captures/tools/README.md`).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -241,8 +245,14 @@ impl ClaudeParser {
         let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
         match value.get("subtype").and_then(Value::as_str) {
             Some("init") => {
+                let before = (self.session_id.clone(), self.init_model.clone());
                 self.session_id = text("session_id").or(self.session_id.take());
                 self.init_model = text("model");
+                // 2.1.332 prints `init` again when a background subagent's notification starts
+                // a follow-up turn in the same session: nothing new to say.
+                if before == (self.session_id.clone(), self.init_model.clone()) {
+                    return Vec::new();
+                }
                 match &self.session_id {
                     Some(id) => vec![TurnEvent::Session {
                         session_id: id.clone(),
@@ -358,6 +368,12 @@ impl ClaudeParser {
     }
 
     fn on_result(&mut self, value: &Value) -> Vec<TurnEvent> {
+        // A second result (`result_index` 1…) is the follow-up turn 2.1.332 runs by itself once
+        // a background subagent it started finishes (`fixtures/captures/tools`): the prompt's
+        // turn ended at the first, so it is neither a second end nor the turn's status.
+        if self.result.is_some() {
+            return Vec::new();
+        }
         let is_error = match value.get("is_error").and_then(Value::as_bool) {
             Some(flag) => flag,
             None => value.get("subtype").and_then(Value::as_str) != Some("success"),

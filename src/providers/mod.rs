@@ -239,3 +239,7 @@ pub(crate) mod testing {
         Home { dir, homes }
     }
 }
+
+#[cfg(test)]
+#[path = "tool_captures_tests.rs"]
+mod tool_captures_tests;

@@ -198,8 +198,8 @@ async fn model_candidates(
         .map_err(|e| BatonError::failed(format!("cannot start {provider}: {e}")))?;
     let pid = child.pid;
     let run = async move {
-        let mut claude = ClaudeParser::new();
-        let mut codex = CodexParser::new();
+        let mut claude = ClaudeParser::in_dir(&cwd);
+        let mut codex = CodexParser::in_dir(&cwd);
         while let Ok(Some(line)) = child.next_line().await {
             match provider {
                 ProviderKind::Claude => drop(claude.feed(&line)),

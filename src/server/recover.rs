@@ -7,7 +7,7 @@
 //! CLI ended it instead: its status, answer and context, as if the server had seen the exit.
 //! The run's system-text file (`providers::system_file`) goes too.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::state::Server;
@@ -47,8 +47,12 @@ pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
         let text = std::fs::read(srv.turn_file(&tid, &turn_id))
             .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();
+        // The directory the turn ran in: tool targets are shown relative to it.
+        let dir = provider
+            .as_ref()
+            .and_then(|(_, conv)| conversation_dir(srv, &tid, conv));
         let streamed = match provider {
-            Some((p, _)) => streamed(&text, p),
+            Some((p, _)) => streamed(&text, p, dir.as_deref()),
             None => Streamed::default(),
         };
         if let (Some((p, conv)), Some((sid, model))) = (&provider, &streamed.session) {
@@ -90,7 +94,7 @@ pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
         }
         let session_id = streamed.session.clone().map(|(s, _)| s);
         let ended = match (&provider, stopped, streamed.ended) {
-            (Some((p, conv)), None, true) => Some(ended_outcome(srv, &tid, &text, *p, conv)),
+            (Some((p, _)), None, true) => Some(ended_outcome(srv, &text, *p, dir.as_deref())),
             _ => None,
         };
         let record = match ended {
@@ -132,10 +136,9 @@ const ENDED_NOTE: &str =
 /// its result: the exit itself was not seen, and a CLI that prints its result exits 0.
 fn ended_outcome(
     srv: &Server,
-    tid: &str,
     text: &str,
     provider: ProviderKind,
-    conversation: &str,
+    dir: Option<&Path>,
 ) -> crate::providers::TurnOutcome {
     let exit = process::ExitInfo {
         code: Some(0),
@@ -145,24 +148,27 @@ fn ended_outcome(
     };
     match provider {
         ProviderKind::Claude => {
-            let dir = srv
-                .store
-                .conversations(tid)
-                .unwrap_or_default()
-                .into_iter()
-                .find(|c| c.id == conversation)
-                .map(|c| c.dir)
-                .unwrap_or_default();
-            let mut parser = ClaudeParser::new();
+            let mut parser = dir.map_or_else(ClaudeParser::new, ClaudeParser::in_dir);
             text.lines().for_each(|l| drop(parser.feed(l)));
-            parser.finish(&exit, &srv.homes, Path::new(&dir))
+            parser.finish(&exit, &srv.homes, dir.unwrap_or(Path::new("")))
         }
         ProviderKind::Codex | ProviderKind::Local => {
-            let mut parser = CodexParser::new();
+            let mut parser = dir.map_or_else(CodexParser::new, CodexParser::in_dir);
             text.lines().for_each(|l| drop(parser.feed(l)));
             parser.finish(&exit, &srv.homes, None)
         }
     }
+}
+
+/// The directory conversation `conversation` of terminal `tid` runs in, when the index has it.
+fn conversation_dir(srv: &Server, tid: &str, conversation: &str) -> Option<PathBuf> {
+    srv.store
+        .conversations(tid)
+        .unwrap_or_default()
+        .into_iter()
+        .find(|c| c.id == conversation)
+        .map(|c| PathBuf::from(c.dir))
+        .filter(|d| !d.as_os_str().is_empty())
 }
 
 /// Stops turn `turn_id`'s CLI if it still runs; returns its pid when it did.
@@ -234,11 +240,12 @@ pub(super) struct Streamed {
     pub(super) ended: bool,
 }
 
-/// What raw stream `text` of a `provider` turn holds (an imported turn that was still running).
-pub(super) fn streamed(text: &str, provider: ProviderKind) -> Streamed {
+/// What raw stream `text` of a `provider` turn run in `dir` holds (an imported turn that was
+/// still running: its old machine's directory is not at hand, so no `dir`).
+pub(super) fn streamed(text: &str, provider: ProviderKind, dir: Option<&Path>) -> Streamed {
     let mut out = Streamed::default();
-    let mut claude = ClaudeParser::new();
-    let mut codex = CodexParser::new();
+    let mut claude = dir.map_or_else(ClaudeParser::new, ClaudeParser::in_dir);
+    let mut codex = dir.map_or_else(CodexParser::new, CodexParser::in_dir);
     for line in text.lines() {
         out.lines += 1;
         let events = match provider {

@@ -241,6 +241,27 @@ fn a_server_dead_after_its_cli_finished_keeps_the_turn_as_the_cli_ended_it_and_n
     }
 }
 
+#[test]
+fn a_recovered_turn_shows_its_tool_targets_relative_to_the_checkout() {
+    for provider in ["claude", "codex"] {
+        let mut w = World::new();
+        w.new_terminal("t", provider);
+        w.ok(&["server", "stop"]);
+        w.env.push(("BATON_CRASH_AT".into(), "turn-ran".into()));
+        detach(&w, "t", "edit [[tool:Edit:src/a.rs]]", &[]);
+        server_died(&w);
+        w.env.clear();
+        w.wait_for("the turn to be recovered", || all_done(&w, "t", 1));
+        let log = w.json(&["log", "t"]);
+        assert_eq!(
+            log["turns"][0]["tools"],
+            serde_json::json!(["Edit src/a.rs"]),
+            "{provider}: {}",
+            log["turns"][0]
+        );
+    }
+}
+
 // 48 turns, eight in a row on each terminal: enough for the races (every client's sends
 // interleave on every terminal) in a few seconds on a shared two-core CI runner.
 const CLIENTS: usize = 4;

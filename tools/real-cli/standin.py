@@ -21,6 +21,19 @@ Markers in the LAST user message (anywhere in its text):
                  the command is `sleep S; echo STANDIN-TOOL-n` with [[toolms:MS]] (S = MS/1000),
                  else `echo STANDIN-TOOL-n`. [[slow:MS]] from that message applies to every
                  call of the turn (a tool call's input streams in 40 pieces too).
+  [[tool:NAME:ARG]], [[deny:NAME:ARG]]  (repeatable; tools.py) the turn's first calls are these
+                 tool calls, one per model call, in order ([[tool:]] ones first, then [[deny:]]:
+                 for the stand-in both are plain calls, the CLI decides what it refuses), then the
+                 text answer ([[reply:]] of the prompt, else the default). Claude inputs as the
+                 real tools': Bash {command, description}, Read {file_path}, Edit {file_path,
+                 old_string "old line", new_string "new line", replace_all}, Write {file_path,
+                 content}, Task/Agent (whichever name the request's tools offer) {description:
+                 ARG, prompt "[[tool:Read:a.txt]] [[reply:Subagent done: ARG]]", subagent_type
+                 general-purpose; with [[fg]] in the prompt also run_in_background false}: the subagent's own requests read a.txt, then answer; paths
+                 are the request's "Primary working directory" + ARG. Codex: Bash an
+                 `exec_command` {cmd: ARG}; Edit / Write the `apply_patch` custom tool (Update
+                 ARG "old line" -> "new line" / Add ARG "written by standin"). Codex gets the
+                 apply_patch tool only for a known model (run it with -m gpt-5.5).
   The default text answer of such a turn ends with " saw=<the steers the request carries,
   joined by ' | ', 200 chars at most>" when it carries any (the TEXT of "The user sent a new
   message while you were working:\nTEXT\n\n…", in a user text block or a system message).
@@ -28,6 +41,7 @@ Markers in the LAST user message (anywhere in its text):
   python3 standin.py PORT LOGFILE
 """
 import json
+import os
 import re
 import sys
 import threading
@@ -128,6 +142,76 @@ def tool_turn(msgs):
         if not (isinstance(c, list) and any(isinstance(b, dict) and b.get("type") == "tool_result"
                                             for b in c)):
             return None  # a prompt without the marker: a turn of its own
+    return None
+
+
+SCRIPT_RE = re.compile(r"\[\[(tool|deny):([A-Za-z_]+):(.*?)\]\]", re.S)
+
+
+def script_of(text):
+    """The [[tool:NAME:ARG]] calls of a prompt, then its [[deny:NAME:ARG]] ones."""
+    found = SCRIPT_RE.findall(text)
+    return [(n, a.strip()) for k, n, a in found if k == "tool"] + \
+        [(n, a.strip()) for k, n, a in found if k == "deny"]
+
+
+def claude_script(msgs):
+    """(steps, index of the prompt message) of a turn whose prompt holds tool markers."""
+    for i in range(len(msgs) - 1, -1, -1):
+        m = msgs[i]
+        if m.get("role") != "user":
+            continue
+        c = m.get("content")
+        only_results = isinstance(c, list) and any(
+            isinstance(b, dict) and b.get("type") == "tool_result" for b in c)
+        steps = script_of("\n".join(user_texts(m)))
+        if steps:
+            return steps, i
+        if not only_results:
+            return None
+    return None
+
+
+def claude_cwd(body):
+    m = re.search(r"(?:Primary working directory|Working directory): ([^\n\\]+)", json.dumps(body))
+    return m.group(1).strip() if m else ""
+
+
+def claude_step(name, arg, cwd, tool_names, fg=False):
+    path = os.path.join(cwd, arg)
+    if name == "Bash":
+        return name, {"command": arg, "description": "Run " + arg}
+    if name == "Read":
+        return name, {"file_path": path}
+    if name == "Edit":
+        return name, {"file_path": path, "old_string": "old line", "new_string": "new line",
+                      "replace_all": False}
+    if name == "Write":
+        return name, {"file_path": path, "content": "written by standin\n"}
+    if name in ("Task", "Agent"):
+        name = "Agent" if "Agent" in tool_names else "Task"
+        step = {"description": arg, "subagent_type": "general-purpose",
+                "prompt": "[[tool:Read:a.txt]] [[reply:Subagent done: %s]]" % arg}
+        if fg:
+            step["run_in_background"] = False
+        return name, step
+    if name in ("Grep", "Glob"):
+        return name, {"pattern": arg}
+    return name, {"arg": arg}
+
+
+def codex_step(name, arg, n):
+    """A Codex output item for one step (None: Codex has no such tool here)."""
+    if name == "Bash":
+        return {"type": "function_call", "id": "fc_%d" % n, "status": "completed",
+                "name": "exec_command", "arguments": json.dumps({"cmd": arg}),
+                "call_id": "call_%d" % n}
+    if name in ("Edit", "Write"):
+        body = ("*** Update File: %s\n@@\n-old line\n+new line\n" % arg if name == "Edit"
+                else "*** Add File: %s\n+written by standin\n" % arg)
+        return {"type": "custom_tool_call", "id": "ctc_%d" % n, "status": "completed",
+                "call_id": "call_%d" % n, "name": "apply_patch",
+                "input": "*** Begin Patch\n" + body + "*** End Patch\n"}
     return None
 
 
@@ -236,9 +320,26 @@ class Handler(BaseHTTPRequestHandler):
             inp, cc, cr = 1000 + n, 2000 + n, 3000 + n
         visible = strip_reminders(utext)
         # Only the agent's own calls (streamed, with tools) get tool calls, not side queries.
-        tt = tool_turn(msgs) if body.get("stream") and body.get("tools") else None
+        agentic = body.get("stream") and body.get("tools")
+        tt = tool_turn(msgs) if agentic else None
+        sc = claude_script(msgs) if agentic else None
         tool = None
-        if tt is not None:
+        if sc is not None:
+            steps, at = sc
+            used = sum(1 for m in msgs[at + 1:] if m.get("role") == "assistant"
+                       for b in (m.get("content") if isinstance(m.get("content"), list) else [])
+                       if isinstance(b, dict) and b.get("type") == "tool_use")
+            prompt = "\n".join(user_texts(msgs[at]))
+            if used < len(steps):
+                names = [t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)]
+                name, tinput = claude_step(steps[used][0], steps[used][1], claude_cwd(body), names,
+                                             "[[fg]]" in prompt)
+                tool = {"id": "toolu_standin_%d" % n, "name": name, "input": tinput,
+                        "scripted": True}
+            mk = dict(markers(prompt), **{k: v for k, v in mk.items() if k != "reply"})
+            visible = prompt
+            later = []
+        elif tt is not None:
             k, tslow, toolms, at = tt
             used = sum(1 for m in msgs[at + 1:] if m.get("role") == "assistant"
                        for b in (m.get("content") if isinstance(m.get("content"), list) else [])
@@ -284,7 +385,12 @@ class Handler(BaseHTTPRequestHandler):
                                               "content_block": {"type": "tool_use", "id": tool["id"],
                                                                 "name": tool["name"], "input": {}}})
             self._sse("ping", {"type": "ping"})
-            for p in pieces(json.dumps(tool["input"]), 40 if slow else 2):
+            whole = json.dumps(tool["input"])
+            # A scripted call's input comes in two pieces cut after its `{`: no path is ever
+            # split, so a capture's paths can be rewritten.
+            parts = [whole[:1], whole[1:]] if tool.get("scripted") else \
+                pieces(whole, 40 if slow else 2)
+            for p in parts:
                 if slow:
                     time.sleep(slow / 1000.0)
                 self._sse("content_block_delta", {"type": "content_block_delta", "index": 0,
@@ -317,6 +423,11 @@ class Handler(BaseHTTPRequestHandler):
         users = [i for i in items if isinstance(i, dict) and i.get("role") == "user"]
         utext = last_text(users[-1].get("content")) if users else ""
         mk = markers(utext)
+        last_user = max((k for k, i in enumerate(items) if isinstance(i, dict)
+                         and i.get("role") == "user"), default=-1)
+        steps = [s for s in script_of(utext) if codex_step(s[0], s[1], 0)]
+        done_calls = sum(1 for i in items[last_user + 1:] if isinstance(i, dict)
+                         and i.get("type") in ("function_call", "custom_tool_call"))
         model = body.get("model", "unknown")
         self._log(body, {"n": n, "n_input_items": len(items), "n_user_items": len(users),
                          "markers": mk})
@@ -327,6 +438,8 @@ class Handler(BaseHTTPRequestHandler):
         inp = max(1, mk["ctx"] - out) if "ctx" in mk else 10000 + n
         reply = mk.get("reply", "STANDIN-REPLY #%d model=%s last_user=%s" % (n, model, utext[:60]))
         rid, iid = "resp_%d" % n, "msg_%d" % n
+        if done_calls < len(steps) and "status" not in mk:
+            return self.openai_call(n, model, codex_step(*steps[done_calls], n), mk)
         usage = {"input_tokens": inp, "input_tokens_details": {"cached_tokens": 0},
                  "output_tokens": out, "output_tokens_details": {"reasoning_tokens": 0},
                  "total_tokens": inp + out}
@@ -351,6 +464,26 @@ class Handler(BaseHTTPRequestHandler):
                                                 "output_index": 0, "item": done})
         self._sse("response.completed", {"type": "response.completed", "response": dict(
             resp, status="completed", output=[done], usage=usage)})
+
+
+    def openai_call(self, n, model, item, mk):
+        """One Responses API answer that is a tool call (a function or custom tool call)."""
+        out = 10 + n
+        inp = max(1, mk["ctx"] - out) if "ctx" in mk else 10000 + n
+        usage = {"input_tokens": inp, "input_tokens_details": {"cached_tokens": 0},
+                 "output_tokens": out, "output_tokens_details": {"reasoning_tokens": 0},
+                 "total_tokens": inp + out}
+        resp = {"id": "resp_%d" % n, "object": "response", "created_at": int(time.time()),
+                "status": "in_progress", "model": model, "output": []}
+        self._sse_start()
+        self._sse("response.created", {"type": "response.created", "response": resp})
+        self._sse("response.output_item.added", {"type": "response.output_item.added",
+                                                 "output_index": 0,
+                                                 "item": dict(item, status="in_progress")})
+        self._sse("response.output_item.done", {"type": "response.output_item.done",
+                                                "output_index": 0, "item": item})
+        self._sse("response.completed", {"type": "response.completed", "response": dict(
+            resp, status="completed", output=[item], usage=usage)})
 
 
 def main():
