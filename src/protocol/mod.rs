@@ -52,6 +52,12 @@ pub enum Request {
     Log {
         name: String,
     },
+    /// Turn `turn` of terminal `name` step by step, as a client watching it saw it: read back
+    /// from its raw stream (the log keeps one line per tool call, not what it gave back).
+    Steps {
+        name: String,
+        turn: u32,
+    },
     Instructions {
         name: String,
         action: InstructionsAction,

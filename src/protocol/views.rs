@@ -252,6 +252,16 @@ pub struct LogTurnView {
     pub rotates_next: bool,
 }
 
+/// A finished turn's steps, read back from its raw stream (`Request::Steps`): its answer
+/// pieces, tool calls with their results and edits, subagent steps, refusals and warnings, in
+/// order. Empty when the stream is gone (or was a local endpoint's, whose steps are journalled).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepsView {
+    pub name: String,
+    pub turn: u32,
+    pub events: Vec<crate::words::TurnEvent>,
+}
+
 /// `log --json`: every conversation and every turn of a terminal, oldest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LogView {

@@ -16,6 +16,7 @@ mod removal;
 mod settings;
 mod shell;
 mod state;
+mod steps;
 mod terminals;
 mod turn;
 mod wire;
@@ -450,6 +451,16 @@ async fn handle(
         Request::Ls { all } => done(read::ls(srv, all)),
         Request::Show { name } => done(read::show(srv, &name)),
         Request::Log { name } => done(read::log(srv, &name)),
+        Request::Steps { name, turn } => {
+            let srv = srv.clone();
+            // A raw stream can be megabytes: read off the async workers.
+            let read = tokio::task::spawn_blocking(move || steps::steps(&srv, &name, turn));
+            done(read.await.unwrap_or_else(|e| {
+                Err(BatonError::failed(format!(
+                    "reading the turn's steps crashed: {e}"
+                )))
+            }))
+        }
         Request::Instructions { name, action } => done(terminals::instructions(srv, &name, action)),
         Request::Interrupt { name } => done(turn::hold::interrupt(srv, &name)),
         Request::Extract { prompt, provider } => {

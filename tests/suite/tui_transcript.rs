@@ -57,6 +57,45 @@ fn ctrl_t_expands_tool_calls_into_results_and_diffs_and_folds_them_back() {
 }
 
 #[test]
+fn turns_this_client_never_watched_expand_too_read_back_from_their_raw_streams() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    // Run before any client, and again after a server restart: only the log has them.
+    w.send(
+        "api",
+        "fix it [[tool:Edit:src/server.rs]] [[tool:Bash:cargo test]]",
+    );
+    w.ok(&["server", "stop"]);
+    w.send("api", "look [[deny:Bash:rm -rf build]]");
+    let ui = Tmux::start(&w, &dir, "");
+    // Folded, the log's one line per call.
+    let s = ui.wait_for("⚙ Bash rm -rf build");
+    assert!(s.contains("⚙ Edit src/server.rs"), "{s}");
+    assert!(!s.contains("+ new line"), "{s}");
+    ui.keys(&["C-t"]);
+    let s = ui.wait_until("both turns read back", |s| {
+        s.contains("+ new line") && s.contains("was refused")
+    });
+    assert!(s.contains("- old line"), "{s}");
+    assert!(s.contains("└ cargo test: output line 1"), "{s}");
+    assert!(s.contains("… 2 more lines"), "{s}");
+    // The refusal is drawn once, where the stream had it.
+    assert_eq!(
+        s.matches("Bash(rm -rf build) was refused").count(),
+        1,
+        "{s}"
+    );
+    // Folded and expanded again: drawn from what was read, not asked for twice.
+    ui.keys(&["C-t"]);
+    ui.wait_until("folded", |s| !s.contains("+ new line"));
+    ui.keys(&["C-t"]);
+    ui.wait_for("+ new line");
+}
+
+#[test]
 fn a_refused_call_says_where_to_allow_it_and_subagent_work_nests_under_its_call() {
     if tmux_missing() {
         return;

@@ -28,7 +28,9 @@ use form::NewForm;
 use serde_json::Value;
 
 use crate::error::BatonError;
-use crate::protocol::views::{ContextView, LogView, QueuedView, TerminalState, TerminalView};
+use crate::protocol::views::{
+    ContextView, LogView, QueuedView, StepsView, TerminalState, TerminalView,
+};
 use crate::protocol::{data_as, Request, WatchEvent};
 use crate::words::{ProviderKind, TurnCost, TurnStatus};
 
@@ -86,6 +88,10 @@ impl TermInfo {
     }
 }
 
+/// How many of a terminal's finished turns have their steps asked for at one time (the
+/// latest; older ones are asked for when they are still folded at the next Ctrl-t).
+const STEPS_AT_ONCE: usize = 50;
+
 /// One terminal and what this client keeps for it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TermView {
@@ -100,6 +106,8 @@ pub struct TermView {
     pub diff: Option<DiffView>,
     /// Its tool calls are drawn expanded: results, edits as diffs, the whole summary (Ctrl-t).
     pub expand_tools: bool,
+    /// The finished turns whose steps were asked for (`Request::Steps`), each once.
+    pub steps_asked: std::collections::BTreeSet<u32>,
 }
 
 impl TermView {
@@ -112,6 +120,7 @@ impl TermView {
             shell: None,
             diff: None,
             expand_tools: false,
+            steps_asked: std::collections::BTreeSet::new(),
         }
     }
 
@@ -237,6 +246,8 @@ pub enum Tag {
     Command(command::Answer),
     /// A change of terminal `name`'s standing instructions made in their overlay.
     Instructions(String),
+    /// The steps of terminal `name`'s finished turn (its number), for its expanded tool calls.
+    Steps(String, u32),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -544,6 +555,37 @@ impl App {
         vec![log_call(name)]
     }
 
+    /// While terminal `name`'s tool calls are drawn expanded: the steps of its finished turns
+    /// that the log keeps one line per tool call of (it never watched them), each asked for
+    /// once, the latest [`STEPS_AT_ONCE`] first.
+    pub(crate) fn ask_steps(&mut self, name: &str) -> Vec<Effect> {
+        let Some(t) = self.term_mut(name) else {
+            return Vec::new();
+        };
+        if !t.expand_tools {
+            return Vec::new();
+        }
+        let wanted: Vec<u32> = t
+            .transcript
+            .lacking_steps()
+            .into_iter()
+            .rev()
+            .filter(|n| !t.steps_asked.contains(n))
+            .take(STEPS_AT_ONCE)
+            .collect();
+        t.steps_asked.extend(wanted.iter().copied());
+        wanted
+            .into_iter()
+            .map(|turn| {
+                let request = Request::Steps {
+                    name: name.to_string(),
+                    turn,
+                };
+                Effect::Call(Tag::Steps(name.to_string(), turn), request)
+            })
+            .collect()
+    }
+
     fn on_reply(&mut self, tag: Tag, result: Result<Value, BatonError>) -> Vec<Effect> {
         match (tag, result) {
             (Tag::Log(name), Ok(log)) => {
@@ -557,6 +599,21 @@ impl App {
                 if let Some(t) = self.term_mut(&name) {
                     t.transcript.merge_log(Transcript::from_log(&log));
                 }
+                self.ask_steps(&name)
+            }
+            (Tag::Steps(name, turn), Ok(data)) => {
+                match data_as::<StepsView>(data) {
+                    Ok(v) => {
+                        if let Some(t) = self.term_mut(&name) {
+                            t.transcript.fill_steps(turn, &v.events);
+                        }
+                    }
+                    Err(e) => self.error(format!("cannot read turn {turn} of {name}: {e}")),
+                }
+                Vec::new()
+            }
+            (Tag::Steps(name, turn), Err(e)) => {
+                self.error(format!("cannot read turn {turn} of {name}: {e}"));
                 Vec::new()
             }
             (Tag::Log(name), Err(e)) => {

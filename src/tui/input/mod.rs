@@ -188,7 +188,7 @@ impl App {
             // As in Claude Code: Ctrl-C first cancels what is typed, then interrupts.
             KeyCode::Char('c') if ctrl(&k) && !self.composer.is_empty() => self.cancel_draft(),
             KeyCode::Char('c') if ctrl(&k) => return self.interrupt(),
-            KeyCode::Char('t') if ctrl(&k) => self.toggle_tools(),
+            KeyCode::Char('t') if ctrl(&k) => return self.toggle_tools(),
             KeyCode::Char('u') if ctrl(&k) => self.composer.kill_to_start(),
             KeyCode::Char('w') if ctrl(&k) => self.composer.kill_word(),
             KeyCode::Char('a') if ctrl(&k) => self.composer.home(),
@@ -257,13 +257,14 @@ impl App {
         }
     }
 
-    /// Ctrl-t: the focused terminal's tool calls expand (results, diffs) or fold back.
-    fn toggle_tools(&mut self) {
+    /// Ctrl-t: the focused terminal's tool calls expand (results, diffs) or fold back. Turns
+    /// this client did not watch get their steps from the server as they expand.
+    fn toggle_tools(&mut self) -> Vec<Effect> {
         let Some(name) = self.focused_name() else {
-            return;
+            return Vec::new();
         };
         let Some(t) = self.term_mut(&name) else {
-            return;
+            return Vec::new();
         };
         t.expand_tools = !t.expand_tools;
         let text = if t.expand_tools {
@@ -272,6 +273,7 @@ impl App {
             "tool calls folded to one line each (C-t expands them)"
         };
         self.say(text);
+        self.ask_steps(&name)
     }
 
     /// Ctrl-C on a draft: it goes (an edit of waiting input is left as it was).

@@ -74,3 +74,34 @@ fn esc_twice_clears_a_draft_when_nothing_runs_and_interrupts_when_a_turn_does() 
     );
     assert_eq!(busy.composer.text(), "a draft");
 }
+
+#[test]
+fn ctrl_t_asks_once_for_the_steps_of_turns_the_log_has_one_line_per_call_of() {
+    use crate::protocol::Request;
+    use crate::tui::app::Msg;
+    let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
+    // The log read while folded asks for nothing.
+    let fx = app.update(Msg::Reply(
+        Tag::Log("api".into()),
+        Ok(crate::tui::testing::log()),
+    ));
+    assert_eq!(fx, vec![]);
+    // Expanded: turn 1 (a tool call, no result) is asked for; the others have no tool call.
+    let fx = app.update(ctrl('t'));
+    let want = Effect::Call(
+        Tag::Steps("api".into(), 1),
+        Request::Steps {
+            name: "api".into(),
+            turn: 1,
+        },
+    );
+    assert_eq!(fx, vec![want]);
+    // Folded and expanded again, or the log read again: not asked twice.
+    assert_eq!(app.update(ctrl('t')), vec![]);
+    assert_eq!(app.update(ctrl('t')), vec![]);
+    let fx = app.update(Msg::Reply(
+        Tag::Log("api".into()),
+        Ok(crate::tui::testing::log()),
+    ));
+    assert_eq!(fx, vec![]);
+}

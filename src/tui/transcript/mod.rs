@@ -169,7 +169,78 @@ fn append_delta(parts: &mut Vec<Part>, text: &str, start: bool) {
     }
 }
 
+/// Applies one event of a turn to its parts (and its streamed context); false for an event
+/// that changes neither (its session, its end).
+fn apply_event(parts: &mut Vec<Part>, tokens: &mut Option<u64>, event: &TurnEvent) -> bool {
+    let part = match event {
+        TurnEvent::Text { text } => Part::Text(text.clone()),
+        TurnEvent::Delta { text, start } => {
+            append_delta(parts, text, *start);
+            return true;
+        }
+        TurnEvent::ToolUse { .. }
+        | TurnEvent::ToolResult { .. }
+        | TurnEvent::SubagentText { .. } => {
+            tools::apply(parts, event);
+            return true;
+        }
+        TurnEvent::Usage { tokens: t } => {
+            *tokens = Some(*t);
+            return true;
+        }
+        TurnEvent::Denied { tool, target } => Part::Denied {
+            tool: tool.clone(),
+            target: target.clone(),
+        },
+        TurnEvent::Warning { message } => Part::Warning(message.clone()),
+        TurnEvent::Session { .. } | TurnEvent::End { .. } => return false,
+    };
+    parts.push(part);
+    true
+}
+
 impl Transcript {
+    /// The finished turns (numbers) whose tool calls the log keeps one line each of: their
+    /// steps, read back from the server ([`Transcript::fill_steps`]), have the results.
+    pub fn lacking_steps(&self) -> Vec<u32> {
+        self.turns
+            .iter()
+            .filter(|t| t.end.is_some() && !tools::has_details(&t.parts))
+            .filter(|t| t.parts.iter().any(|p| matches!(p, Part::Tool(_))))
+            .map(|t| t.number)
+            .collect()
+    }
+
+    /// Finished turn `number` drawn from its steps (`Request::Steps`), as a client watching
+    /// it drew it; baton's own notes (which the CLI's stream has not) stay at its end. Nothing
+    /// changes when the steps hold no more than the log did (a stream pruned or unreadable).
+    pub fn fill_steps(&mut self, number: u32, events: &[TurnEvent]) {
+        let Some(turn) = self
+            .turns
+            .iter_mut()
+            .find(|t| t.number == number && t.end.is_some())
+        else {
+            return;
+        };
+        let mut parts = Vec::new();
+        let mut tokens = None;
+        for e in events {
+            apply_event(&mut parts, &mut tokens, e);
+        }
+        if !tools::has_details(&parts) {
+            return;
+        }
+        parts.extend(
+            turn.parts
+                .iter()
+                .filter(|p| matches!(p, Part::Note(_)))
+                .cloned(),
+        );
+        self.version += 1;
+        turn.parts = parts;
+        turn.rev = self.version;
+    }
+
     /// The transcript `log --json` describes.
     pub fn from_log(log: &LogView) -> Transcript {
         let mut turns: Vec<TurnEntry> = Vec::new();
@@ -277,45 +348,11 @@ impl Transcript {
                 });
             }
             SendEvent::Turn { event } => {
-                let part = match event {
-                    TurnEvent::Text { text } => Part::Text(text.clone()),
-                    TurnEvent::Delta { text, start } => {
-                        let rev = self.version;
-                        if let Some(t) = self.current() {
-                            append_delta(&mut t.parts, text, *start);
-                            t.rev = rev;
-                        }
-                        return;
-                    }
-                    TurnEvent::ToolUse { .. }
-                    | TurnEvent::ToolResult { .. }
-                    | TurnEvent::SubagentText { .. } => {
-                        let rev = self.version;
-                        if let Some(t) = self.current() {
-                            tools::apply(&mut t.parts, event);
-                            t.rev = rev;
-                        }
-                        return;
-                    }
-                    TurnEvent::Usage { tokens } => {
-                        let rev = self.version;
-                        if let Some(t) = self.current() {
-                            t.tokens = Some(*tokens);
-                            t.rev = rev;
-                        }
-                        return;
-                    }
-                    TurnEvent::Denied { tool, target } => Part::Denied {
-                        tool: tool.clone(),
-                        target: target.clone(),
-                    },
-                    TurnEvent::Warning { message } => Part::Warning(message.clone()),
-                    TurnEvent::Session { .. } | TurnEvent::End { .. } => return,
-                };
                 let rev = self.version;
                 if let Some(t) = self.current() {
-                    t.parts.push(part);
-                    t.rev = rev;
+                    if apply_event(&mut t.parts, &mut t.tokens, event) {
+                        t.rev = rev;
+                    }
                 }
             }
             SendEvent::Note { message } => {

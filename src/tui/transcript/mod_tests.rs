@@ -302,3 +302,59 @@ fn a_watched_turn_keeps_its_tool_results_when_the_log_is_read() {
         Transcript::from_log(&log).turns[0].parts
     );
 }
+
+#[test]
+fn a_turn_read_back_from_its_steps_gets_its_results_and_keeps_baton_s_notes() {
+    let mut t = Transcript::from_log(&log());
+    // Turn 1 has a tool call and no result; turn 2 no tool call; turn 3 still runs.
+    assert_eq!(t.lacking_steps(), vec![1]);
+    t.turns[0]
+        .parts
+        .push(Part::Note("restarted a lost session".into()));
+    let steps = vec![
+        TurnEvent::ToolUse {
+            name: "Read".into(),
+            summary: "Read x".into(),
+            id: Some("t1".into()),
+            parent: None,
+            edits: Vec::new(),
+        },
+        TurnEvent::ToolResult {
+            id: "t1".into(),
+            output: "42".into(),
+            is_error: false,
+            parent: None,
+        },
+        TurnEvent::Delta {
+            text: "A".into(),
+            start: true,
+        },
+        TurnEvent::Delta {
+            text: "1".into(),
+            start: false,
+        },
+    ];
+    let before = t.version;
+    t.fill_steps(1, &steps);
+    assert!(t.version > before);
+    assert_eq!(t.turns[0].rev, t.version);
+    let Part::Tool(call) = &t.turns[0].parts[0] else {
+        panic!("{:?}", t.turns[0].parts)
+    };
+    assert_eq!(call.result.as_ref().map(|r| r.text.as_str()), Some("42"));
+    assert_eq!(
+        t.turns[0].parts[1..],
+        [
+            Part::Text("A1".into()),
+            Part::Note("restarted a lost session".into())
+        ]
+    );
+    assert!(t.lacking_steps().is_empty());
+    // Steps with no more than the log has (a pruned stream) change nothing; nor do steps of
+    // a running turn.
+    let mut u = Transcript::from_log(&log());
+    let same = u.clone();
+    u.fill_steps(1, &[]);
+    u.fill_steps(3, &steps);
+    assert_eq!(u, same);
+}

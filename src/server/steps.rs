@@ -1,0 +1,79 @@
+//! A finished turn read back step by step from its raw stream (`Request::Steps`), for a client
+//! that did not watch it: the log keeps one line per tool call, and the raw stream (kept per
+//! turn, line by line, as it arrived) has the results, edits, subagent steps and refusals too.
+//! The same parsers that read the live stream read it again, in the turn's checkout (tool
+//! paths relative to it), so a client draws the turn as it would have drawn it live.
+
+use std::path::{Path, PathBuf};
+
+use super::state::Server;
+use crate::error::BatonError;
+use crate::protocol::views::StepsView;
+use crate::providers::claude::ClaudeParser;
+use crate::providers::codex::CodexParser;
+use crate::words::{ProviderKind, TurnEvent};
+
+/// Turn `number` of terminal `name`, step by step.
+pub fn steps(srv: &Server, name: &str, number: u32) -> Result<StepsView, BatonError> {
+    let t = srv.terminal(name)?;
+    let Some(turn) = srv
+        .store
+        .turns(&t.id)?
+        .into_iter()
+        .find(|x| x.number == number)
+    else {
+        return Err(BatonError::bad_input(format!(
+            "{name} has no turn {number} (see `baton log {name}`)"
+        )));
+    };
+    let dir = srv
+        .store
+        .conversations(&t.id)?
+        .into_iter()
+        .find(|c| c.id == turn.conversation_id)
+        .map_or_else(|| PathBuf::from(&t.dir), |c| PathBuf::from(c.dir));
+    let path = srv.turn_file(&t.id, &turn.id);
+    let text = match std::fs::read(&path) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        // Pruned, or never written (a turn that failed before its CLI printed anything).
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => {
+            return Err(BatonError::failed(format!(
+                "cannot read {}: {e}",
+                path.display()
+            )))
+        }
+    };
+    Ok(StepsView {
+        name: t.name,
+        turn: number,
+        events: read_back(&text, turn.provider, &dir),
+    })
+}
+
+/// The steps a client draws of raw stream `text`: every event but the session, usage and end
+/// (the log has those).
+pub fn read_back(text: &str, provider: ProviderKind, cwd: &Path) -> Vec<TurnEvent> {
+    let mut claude = ClaudeParser::in_dir(cwd);
+    let mut codex = CodexParser::in_dir(cwd);
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let events = match provider {
+            ProviderKind::Claude => claude.feed(line),
+            ProviderKind::Codex => codex.feed(line),
+            // A local turn's raw stream is the endpoint's; its messages are journalled.
+            ProviderKind::Local => Vec::new(),
+        };
+        out.extend(events.into_iter().filter(|e| {
+            !matches!(
+                e,
+                TurnEvent::Session { .. } | TurnEvent::Usage { .. } | TurnEvent::End { .. }
+            )
+        }));
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "steps_tests.rs"]
+mod tests;
