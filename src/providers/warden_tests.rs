@@ -1,3 +1,5 @@
+//! Table tests of the warden's lines and of what it interrupts at the end of its input.
+
 use std::collections::BTreeSet;
 
 use super::*;

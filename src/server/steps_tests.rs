@@ -1,3 +1,5 @@
+//! Tests of reading a finished turn back from the real CLIs' raw streams.
+
 use std::path::Path;
 
 use super::read_back;

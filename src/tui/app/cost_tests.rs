@@ -1,3 +1,5 @@
+//! Tests of what `/cost` says of a terminal's summed and last turn's cost.
+
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
 

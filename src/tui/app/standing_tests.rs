@@ -1,3 +1,5 @@
+//! Tests of the standing instructions overlay: selecting, removing, editing and adding.
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use pretty_assertions::assert_eq;
 
