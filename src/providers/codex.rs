@@ -269,6 +269,10 @@ impl CodexParser {
     }
 }
 
+/// The result of a patch that applied: Codex reports the files a patch changed, not the change.
+pub const PATCH_APPLIED: &str =
+    "applied (Codex reports which files a patch changed, not the change: the diff face shows it)";
+
 /// A tool-like item as a name and a one-line summary.
 fn item_summary(kind: &str, item: &Value, cwd: Option<&Path>) -> (String, String) {
     let field = |key: &str| item[key].as_str().unwrap_or_default();
@@ -298,8 +302,9 @@ fn item_summary(kind: &str, item: &Value, cwd: Option<&Path>) -> (String, String
     }
 }
 
-/// What a completed item gave back: a command's output (failed on a non-zero exit code), a
-/// patch only when it failed (its summary already says what it changed).
+/// What a completed item gave back: a command's output (failed on a non-zero exit code); of a
+/// patch, whether it applied (its summary already names the files, and `exec --json` tells no
+/// more of the change: expanded, the call says where to see it).
 fn item_result(kind: &str, item: &Value, id: String) -> Option<TurnEvent> {
     let status = item["status"].as_str().unwrap_or_default();
     let (output, is_error) = match kind {
@@ -315,6 +320,7 @@ fn item_result(kind: &str, item: &Value, id: String) -> Option<TurnEvent> {
             (out, code.is_some_and(|c| c != 0) || status == "failed")
         }
         "file_change" if status == "failed" => ("the patch was not applied".to_owned(), true),
+        "file_change" if status == "completed" => (PATCH_APPLIED.to_owned(), false),
         "mcp_tool_call" if status == "failed" => {
             let message = item["error"]["message"].as_str().unwrap_or("failed");
             (message.to_owned(), true)

@@ -518,7 +518,12 @@ fn completed_items_bring_their_results() {
         ),
         (
             r#"{"id":"p1","type":"file_change","changes":[{"path":"/w/src/a.rs","kind":"update"}],"status":"completed"}"#,
-            vec![],
+            vec![TurnEvent::ToolResult {
+                id: "p1".into(),
+                output: super::PATCH_APPLIED.into(),
+                is_error: false,
+                parent: None,
+            }],
         ),
         (
             r#"{"id":"p2","type":"file_change","changes":[{"path":"/w/src/a.rs","kind":"update"}],"status":"failed"}"#,

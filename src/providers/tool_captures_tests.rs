@@ -264,12 +264,16 @@ fn real_codex_patches_and_commands_read_like_the_cli() {
         .flat_map(|l| parser.feed(l))
         .filter(|e| !matches!(e, TurnEvent::Session { .. } | TurnEvent::Text { .. }))
         .collect();
-    // `codex exec --json` names a patch's files and kinds only: no diff to show.
+    // `codex exec --json` names a patch's files and kinds only: no diff to show, and the result
+    // says where to see it.
+    let applied = super::codex::PATCH_APPLIED;
     assert_eq!(
         events,
         vec![
             tool("item_0", "patch", "Edit a.txt", None),
+            result("item_0", applied, false, None),
             tool("item_1", "patch", "Add b.txt", None),
+            result("item_1", applied, false, None),
             tool("item_2", "shell", "Shell ls", None),
             result("item_2", "a.txt\nb.txt\n", false, None),
             completed(),

@@ -216,5 +216,10 @@ fn codex_commands_and_patches_read_as_tool_lines_with_their_output() {
         "the patch, relative to the checkout:\n{s}"
     );
     ui.keys(&["C-t"]);
-    ui.wait_for("└ cargo build: output line 1");
+    let s = ui.wait_for("└ cargo build: output line 1");
+    // Codex names a patch's files, not the change: the expanded call says where to see it.
+    assert!(
+        s.contains("└ applied (Codex reports which files a patch changed"),
+        "{s}"
+    );
 }
