@@ -159,6 +159,23 @@ def read_stdin():
 SYSTEM_TEXT = None
 
 
+def _ignored_at_start():
+    """The signals this process started with ignored (SigIgn of /proc/self/status), read as
+    the module loads, before the shim sets any handler: an ignored SIGINT a CLI inherits
+    would make an interrupt do nothing."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("SigIgn:"):
+                    return int(line.split()[1], 16)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+IGNORED_AT_START = _ignored_at_start()
+
+
 def log_invocation(cli, argv, stdin_text):
     """BATON_SHIM_LOG: one JSON line per invocation, written before any output."""
     path = os.environ.get("BATON_SHIM_LOG")
@@ -176,6 +193,7 @@ def log_invocation(cli, argv, stdin_text):
         "cwd": cwd,
         "pid": os.getpid(),
         "env": {k: os.environ.get(k) for k in ("HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR")},
+        "sig_ignored": IGNORED_AT_START,
     }
     try:
         # One write() of one line on an O_APPEND file: safe with parallel shims.

@@ -770,7 +770,10 @@ def shim_log(E):
         recs = [json.loads(l) for l in f]
     eq(len(recs), 2, "log lines")
     c, x = recs
-    eq(sorted(c.keys()), sorted(["cli", "argv", "stdin", "system", "cwd", "pid", "env"]), "log keys")
+    eq(sorted(c.keys()), sorted(["cli", "argv", "stdin", "system", "cwd", "pid", "env", "sig_ignored"]), "log keys")
+    # Started from this script (nothing ignored but what Python itself ignores, SIGPIPE…):
+    # SIGINT (bit 1) and SIGTERM (bit 14) are not.
+    check(isinstance(c["sig_ignored"], int) and c["sig_ignored"] & ((1 << 1) | (1 << 14)) == 0, "sig_ignored")
     eq((c["system"], x["system"]), (None, None), "no system text given")
     eq((c["cli"], c["argv"], c["stdin"], c["cwd"]), ("claude", STREAM, "logged prompt\nline two", E.proj), "claude log")
     eq((x["cli"], x["argv"], x["stdin"], x["cwd"]), ("codex", EXEC, "codex prompt", E.proj), "codex log")

@@ -153,6 +153,38 @@ fn a_cli_whose_server_is_killed_is_interrupted_at_once_by_the_warden_even_a_rest
     }
 }
 
+#[test]
+fn a_server_started_with_sigint_ignored_gives_its_clis_sigint_and_sigterm_that_work() {
+    use std::os::unix::process::CommandExt;
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    w.ok(&["server", "stop"]);
+    // As `nohup` or `cmd &` in a script leave them: both ignored in the server it starts.
+    let mut start = w.cmd(&["server", "start"]);
+    // SAFETY: between fork and exec this only sets two signals to be ignored.
+    unsafe {
+        start.pre_exec(|| {
+            use nix::sys::signal::{signal, SigHandler};
+            for sig in [Signal::SIGINT, Signal::SIGTERM] {
+                signal(sig, SigHandler::SigIgn).map_err(std::io::Error::from)?;
+            }
+            Ok(())
+        });
+    }
+    assert!(start.status().unwrap().success());
+    w.send("t", "hello");
+    let ignored = w.last_invocation()["sig_ignored"].as_u64().unwrap();
+    let (int, term) = (
+        1u64 << (Signal::SIGINT as u64 - 1),
+        1u64 << (Signal::SIGTERM as u64 - 1),
+    );
+    assert_eq!(
+        ignored & (int | term),
+        0,
+        "the CLI started with {ignored:#x} ignored"
+    );
+}
+
 /// Waits until no server answers (it died at its crash point).
 fn server_died(w: &World) {
     w.wait_for("the server to die at its crash point", || {
