@@ -83,10 +83,11 @@ impl Warden {
         }
     }
 
-    /// The warden's pid, when one runs.
+    /// The warden's pid, when one runs (one that died is restarted at the next tell).
     pub fn pid(&self) -> Option<u32> {
-        let inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        inner.child.as_ref().map(Child::id)
+        let mut inner = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let child = inner.child.as_mut()?;
+        matches!(child.try_wait(), Ok(None)).then(|| child.id())
     }
 }
 

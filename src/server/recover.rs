@@ -7,7 +7,7 @@
 //! CLI ended it instead: its status, answer and context, as if the server had seen the exit.
 //! The run's system-text file (`providers::system_file`) goes too.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::state::Server;
@@ -50,7 +50,7 @@ pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
         // The directory the turn ran in: tool targets are shown relative to it.
         let dir = provider
             .as_ref()
-            .and_then(|(_, conv)| conversation_dir(srv, &tid, conv));
+            .and_then(|(_, conv)| super::steps::conversation_dir(srv, &tid, conv));
         let streamed = match provider {
             Some((p, _)) => streamed(&text, p, dir.as_deref()),
             None => Streamed::default(),
@@ -161,16 +161,6 @@ fn ended_outcome(
 }
 
 /// The directory conversation `conversation` of terminal `tid` runs in, when the index has it.
-fn conversation_dir(srv: &Server, tid: &str, conversation: &str) -> Option<PathBuf> {
-    srv.store
-        .conversations(tid)
-        .unwrap_or_default()
-        .into_iter()
-        .find(|c| c.id == conversation)
-        .map(|c| PathBuf::from(c.dir))
-        .filter(|d| !d.as_os_str().is_empty())
-}
-
 /// Stops turn `turn_id`'s CLI if it still runs; returns its pid when it did.
 fn stop_leftover(entries: &[Entry], turn_id: &str) -> Option<i32> {
     let (pid, start_time) = entries.iter().rev().find_map(|e| match &e.record {
@@ -243,31 +233,23 @@ pub(super) struct Streamed {
 /// What raw stream `text` of a `provider` turn run in `dir` holds (an imported turn that was
 /// still running: its old machine's directory is not at hand, so no `dir`).
 pub(super) fn streamed(text: &str, provider: ProviderKind, dir: Option<&Path>) -> Streamed {
-    let mut out = Streamed::default();
-    let mut claude = dir.map_or_else(ClaudeParser::new, ClaudeParser::in_dir);
-    let mut codex = dir.map_or_else(CodexParser::new, CodexParser::in_dir);
-    for line in text.lines() {
-        out.lines += 1;
-        let events = match provider {
-            ProviderKind::Claude => claude.feed(line),
-            ProviderKind::Codex => codex.feed(line),
-            // A local turn's raw stream is the endpoint's; its messages are journalled.
-            ProviderKind::Local => vec![],
-        };
-        for ev in events {
-            ev.add_to_answer(&mut out.answer);
-            match ev {
-                TurnEvent::ToolUse { summary, .. } => out.tools.push(summary),
-                TurnEvent::Session { session_id, model } => out.session = Some((session_id, model)),
-                TurnEvent::End { .. } => out.ended = true,
-                TurnEvent::Text { .. }
-                | TurnEvent::Delta { .. }
-                | TurnEvent::ToolResult { .. }
-                | TurnEvent::Denied { .. }
-                | TurnEvent::SubagentText { .. }
-                | TurnEvent::Usage { .. }
-                | TurnEvent::Warning { .. } => {}
-            }
+    let mut out = Streamed {
+        lines: text.lines().count(),
+        ..Streamed::default()
+    };
+    for ev in super::steps::events(text, provider, dir) {
+        ev.add_to_answer(&mut out.answer);
+        match ev {
+            TurnEvent::ToolUse { summary, .. } => out.tools.push(summary),
+            TurnEvent::Session { session_id, model } => out.session = Some((session_id, model)),
+            TurnEvent::End { .. } => out.ended = true,
+            TurnEvent::Text { .. }
+            | TurnEvent::Delta { .. }
+            | TurnEvent::ToolResult { .. }
+            | TurnEvent::Denied { .. }
+            | TurnEvent::SubagentText { .. }
+            | TurnEvent::Usage { .. }
+            | TurnEvent::Warning { .. } => {}
         }
     }
     out

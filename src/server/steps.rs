@@ -16,22 +16,13 @@ use crate::words::{ProviderKind, TurnEvent};
 /// Turn `number` of terminal `name`, step by step.
 pub fn steps(srv: &Server, name: &str, number: u32) -> Result<StepsView, BatonError> {
     let t = srv.terminal(name)?;
-    let Some(turn) = srv
-        .store
-        .turns(&t.id)?
-        .into_iter()
-        .find(|x| x.number == number)
-    else {
+    let Some(turn) = srv.store.turn(&t.id, number)? else {
         return Err(BatonError::bad_input(format!(
             "{name} has no turn {number} (see `baton log {name}`)"
         )));
     };
-    let dir = srv
-        .store
-        .conversations(&t.id)?
-        .into_iter()
-        .find(|c| c.id == turn.conversation_id)
-        .map_or_else(|| PathBuf::from(&t.dir), |c| PathBuf::from(c.dir));
+    let dir = conversation_dir(srv, &t.id, &turn.conversation_id)
+        .unwrap_or_else(|| PathBuf::from(&t.dir));
     let path = srv.turn_file(&t.id, &turn.id);
     let text = match std::fs::read(&path) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
@@ -54,24 +45,41 @@ pub fn steps(srv: &Server, name: &str, number: u32) -> Result<StepsView, BatonEr
 /// The steps a client draws of raw stream `text`: every event but the session, usage and end
 /// (the log has those).
 pub fn read_back(text: &str, provider: ProviderKind, cwd: &Path) -> Vec<TurnEvent> {
-    let mut claude = ClaudeParser::in_dir(cwd);
-    let mut codex = CodexParser::in_dir(cwd);
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let events = match provider {
+    let mut out = events(text, provider, Some(cwd));
+    out.retain(|e| {
+        !matches!(
+            e,
+            TurnEvent::Session { .. } | TurnEvent::Usage { .. } | TurnEvent::End { .. }
+        )
+    });
+    out
+}
+
+/// Every event of raw stream `text` of a `provider` turn run in `dir` (tool paths relative to
+/// it; None: an imported turn, whose old machine's directory is not at hand), by the parser that
+/// read it live. Recovery after a crash reads it too (`recover::streamed`).
+pub(super) fn events(text: &str, provider: ProviderKind, dir: Option<&Path>) -> Vec<TurnEvent> {
+    let mut claude = dir.map_or_else(ClaudeParser::new, ClaudeParser::in_dir);
+    let mut codex = dir.map_or_else(CodexParser::new, CodexParser::in_dir);
+    text.lines()
+        .flat_map(|line| match provider {
             ProviderKind::Claude => claude.feed(line),
             ProviderKind::Codex => codex.feed(line),
             // A local turn's raw stream is the endpoint's; its messages are journalled.
             ProviderKind::Local => Vec::new(),
-        };
-        out.extend(events.into_iter().filter(|e| {
-            !matches!(
-                e,
-                TurnEvent::Session { .. } | TurnEvent::Usage { .. } | TurnEvent::End { .. }
-            )
-        }));
-    }
-    out
+        })
+        .collect()
+}
+
+/// The directory conversation `conversation` of terminal `tid` ran in, when the index has one.
+pub(super) fn conversation_dir(srv: &Server, tid: &str, conversation: &str) -> Option<PathBuf> {
+    srv.store
+        .conversations(tid)
+        .unwrap_or_default()
+        .into_iter()
+        .find(|c| c.id == conversation)
+        .map(|c| PathBuf::from(c.dir))
+        .filter(|d| !d.as_os_str().is_empty())
 }
 
 #[cfg(test)]

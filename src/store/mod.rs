@@ -364,6 +364,11 @@ impl Store {
     }
 
     /// Count, latest turn and the live conversation's last context, without the history.
+    /// Turn `number` of terminal `tid` (one row, not the whole history).
+    pub fn turn(&self, tid: &str, number: u32) -> Result<Option<TurnView>> {
+        views::turn(&self.conn(), tid, number).map_err(|e| self.index_err(e))
+    }
+
     pub fn turns_summary(&self, tid: &str, conversation_id: Option<&str>) -> Result<TurnsSummary> {
         views::turns_summary(&self.conn(), tid, conversation_id).map_err(|e| self.index_err(e))
     }

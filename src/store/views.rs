@@ -258,6 +258,16 @@ pub fn turns(c: &Connection, tid: &str) -> rusqlite::Result<Vec<TurnView>> {
     rows.collect()
 }
 
+/// Turn `number` of terminal `tid`, if it has one.
+pub fn turn(c: &Connection, tid: &str, number: u32) -> rusqlite::Result<Option<TurnView>> {
+    c.query_row(
+        &format!("SELECT {TURN_COLS} FROM turns WHERE terminal_id=:tid AND number=:n"),
+        named_params! { ":tid": tid, ":n": number },
+        turn_row,
+    )
+    .optional()
+}
+
 /// What `show` needs of a terminal's turns without reading its whole history: how many, the
 /// latest, and the context its live conversation last reported.
 #[derive(Debug, Clone, PartialEq)]
