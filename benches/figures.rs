@@ -1,11 +1,15 @@
 //! The figures of issue 14, measured side by side in one run and printed as a table:
 //! `cargo bench --bench figures` (knobs: BATON_BENCH_SENDS, default 40; BATON_BENCH_FILES,
 //! default 100000; BATON_BENCH_TURNS, default 200; BATON_BENCH_SVG, where the tokens plot goes,
-//! default `target/tokens-per-turn.svg`; BATON_BENCH_ONLY=send,ls,memory,tokens,commit).
+//! default `target/tokens-per-turn.svg`; BATON_BENCH_ONLY=send,warm,ls,memory,tokens,commit).
 //!
 //! - **send**: `baton send` on a resumed Claude session (the simulated CLI) against the very
 //!   command line, stdin and cwd baton gave the CLI, run directly: wall time and the first
 //!   stdout byte, medians; then where a send's time goes, step by step (`phases.rs`).
+//!   Both with warm CLIs off (`warm = 0`): the figure is a cold turn's overhead.
+//! - **warm**: the first stdout byte of `baton send` on a warm CLI, and on a cold one (`warm =
+//!   0`), against the simulated CLI's own cold start resuming the same session; the memory of a
+//!   warm CLI (the simulated one: the real Claude holds far more).
 //! - **ls**: `baton ls` with 100 terminals against `tmux ls` (one line) and `tmux list-windows
 //!   -a` (a line per window) with 100 windows.
 //! - **memory**: the server's resident memory per idle terminal, without and with a shell each.
@@ -44,6 +48,9 @@ fn main() {
         rows.extend(send_rows());
         phases::print();
     }
+    if wanted("warm") {
+        rows.extend(warm_rows());
+    }
     if wanted("ls") {
         rows.extend(ls_rows());
     }
@@ -80,6 +87,15 @@ struct World {
 }
 
 impl World {
+    /// A world whose Claude turns all start their CLI (`warm = 0`).
+    fn cold() -> World {
+        let w = World::new();
+        let data = w.root.join("data");
+        std::fs::create_dir_all(&data).expect("data dir");
+        std::fs::write(data.join("config.toml"), "[providers.claude]\nwarm = 0\n").expect("config");
+        w
+    }
+
     fn new() -> World {
         let tmp = tempfile::tempdir().expect("temp dir");
         let root = tmp.path().canonicalize().expect("temp path");
@@ -191,7 +207,7 @@ fn row(figure: &str, baton: String, against: String, ratio: String) -> [String; 
 }
 
 fn send_rows() -> Vec<[String; 4]> {
-    let w = World::new();
+    let w = World::cold();
     let n = knob("BATON_BENCH_SENDS", 40);
     w.terminal("s");
     w.ok(&["send", "s", "warm the session up"]);
@@ -243,15 +259,67 @@ fn stdin_of(inv: &Value) -> Vec<u8> {
         .to_vec()
 }
 
+/// The first stdout byte of `baton send` on a warm CLI and on a cold one, against the CLI's own
+/// cold start resuming the warm terminal's session (three runs a round, in turn).
+fn warm_rows() -> Vec<[String; 4]> {
+    let n = knob("BATON_BENCH_SENDS", 40).max(10) / 2;
+    let warm = World::new();
+    let cold = World::cold();
+    for w in [&warm, &cold] {
+        w.terminal("s");
+        w.ok(&["send", "s", "open the session"]);
+    }
+    let opened = warm.last_invocation();
+    let (mut w_first, mut c_first, mut bare_first) = (vec![], vec![], vec![]);
+    for i in 0..n {
+        let prompt = format!("turn {i}");
+        w_first.push(timed(warm.cmd(&["send", "s", &prompt]), b"").1);
+        c_first.push(timed(cold.cmd(&["send", "s", &prompt]), b"").1);
+        bare_first.push(timed(direct_run_of(&warm, &opened), &stdin_of(&opened)).1);
+    }
+    let listed = warm.json(&["server", "status"]);
+    let memory = listed["warm"][0]["memory_bytes"].as_u64().unwrap_or(0);
+    let bare = median(bare_first);
+    let (w, c) = (median(w_first), median(c_first));
+    vec![
+        row(
+            "first stdout byte after send, warm CLI",
+            ms(w),
+            format!("{} (the CLI's own cold start, resumed)", ms(bare)),
+            format!("{:.2}×", w.as_secs_f64() / bare.as_secs_f64()),
+        ),
+        row(
+            "first stdout byte after send, cold CLI (warm = 0)",
+            ms(c),
+            ms(bare),
+            format!("{:.2}×", c.as_secs_f64() / bare.as_secs_f64()),
+        ),
+        row(
+            "memory of a warm CLI (the simulated one)",
+            format!("{} KiB", memory / 1024),
+            "-".into(),
+            "-".into(),
+        ),
+    ]
+}
+
 /// The CLI command of baton's last run, as the shim logged it (its arguments, cwd).
 fn direct_run(w: &World) -> Command {
-    let inv = w.last_invocation();
-    let argv: Vec<String> = inv["argv"]
+    direct_run_of(w, &w.last_invocation())
+}
+
+/// The CLI command of the run `inv` logged (its arguments, cwd); a run that opened its session
+/// (`--session-id`) resumes it instead.
+fn direct_run_of(w: &World, inv: &Value) -> Command {
+    let mut argv: Vec<String> = inv["argv"]
         .as_array()
         .expect("argv")
         .iter()
         .map(|a| a.as_str().unwrap_or_default().to_string())
         .collect();
+    if let Some(i) = argv.iter().position(|a| a == "--session-id") {
+        argv[i] = "--resume".into();
+    }
     // baton removed the run's system text file when the run ended: put the same bytes back.
     if let Some(i) = argv.iter().position(|a| a == "--append-system-prompt-file") {
         let text = inv["system"].as_str().expect("the logged system text");

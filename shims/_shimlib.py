@@ -176,8 +176,10 @@ def _ignored_at_start():
 IGNORED_AT_START = _ignored_at_start()
 
 
-def log_invocation(cli, argv, stdin_text):
-    """BATON_SHIM_LOG: one JSON line per invocation, written before any output."""
+def log_invocation(cli, argv, stdin_text, turn=None):
+    """BATON_SHIM_LOG: one JSON line per invocation, written before any output. A process that
+    runs several turns (`--input-format stream-json`) logs each, with `turn` = 0, 1, … (its
+    `pid` the same): a warm CLI's later turns start no process."""
     path = os.environ.get("BATON_SHIM_LOG")
     if not path:
         return
@@ -195,6 +197,8 @@ def log_invocation(cli, argv, stdin_text):
         "env": {k: os.environ.get(k) for k in ("HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR")},
         "sig_ignored": IGNORED_AT_START,
     }
+    if turn is not None:
+        rec["turn"] = turn
     try:
         # One write() of one line on an O_APPEND file: safe with parallel shims.
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

@@ -49,6 +49,10 @@ impl From<ConfigError> for String {
     }
 }
 
+/// Warm Claude CLIs kept by default: an idle one holds ~155 MB (issue 17's measurement).
+pub const DEFAULT_WARM: usize = 2;
+/// How long a warm CLI waits by default.
+pub const DEFAULT_WARM_IDLE_SECS: u64 = 600;
 pub const DEFAULT_CLAUDE_PERMISSION_MODE: &str = "acceptEdits";
 pub const DEFAULT_CODEX_SANDBOX: &str = "workspace-write";
 
@@ -241,6 +245,11 @@ pub struct ProviderConfig {
     pub permission_mode: Option<String>,
     /// Codex `--sandbox` (default `workspace-write`).
     pub sandbox: Option<String>,
+    /// Claude: how many CLIs stay running after their turn, each waiting for its terminal's
+    /// next prompt (the most recently used terminals; default 2; 0: none). Codex: not used.
+    pub warm: Option<usize>,
+    /// Claude: seconds a warm CLI waits for a turn before it is stopped (default 600).
+    pub warm_idle_secs: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -294,6 +303,8 @@ impl Config {
             args: Vec::new(),
             permission_mode: None,
             sandbox: None,
+            warm: None,
+            warm_idle_secs: None,
         };
         match kind {
             ProviderKind::Claude => &self.providers.claude,
@@ -338,6 +349,21 @@ impl Config {
         non_empty(
             self.providers.claude.permission_mode.as_deref(),
             DEFAULT_CLAUDE_PERMISSION_MODE,
+        )
+    }
+
+    /// How many Claude CLIs stay warm (`[providers.claude] warm`).
+    pub fn warm_limit(&self) -> usize {
+        self.providers.claude.warm.unwrap_or(DEFAULT_WARM)
+    }
+
+    /// How long a warm Claude CLI waits for a turn (`[providers.claude] warm_idle_secs`).
+    pub fn warm_idle(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(
+            self.providers
+                .claude
+                .warm_idle_secs
+                .unwrap_or(DEFAULT_WARM_IDLE_SECS),
         )
     }
 

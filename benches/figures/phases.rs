@@ -27,7 +27,7 @@ const STEPS: [&str; 14] = [
 
 /// Prints the median of each step's time (from the step before it) over the sends.
 pub fn print() {
-    let mut w = World::new();
+    let mut w = World::cold();
     w.env.push(("BATON_PHASES".into(), "1".into()));
     w.terminal("p");
     w.ok(&["send", "p", "warm the session up"]);

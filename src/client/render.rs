@@ -534,6 +534,15 @@ pub fn status(v: &StatusView) -> String {
     if v.index_behind {
         out.push_str(&format!("{INDEX_BEHIND}\n"));
     }
+    for w in &v.warm {
+        let memory = w.memory_bytes.map_or("memory unknown".to_string(), |b| {
+            format!("{} MiB", b / (1024 * 1024))
+        });
+        out.push_str(&format!(
+            "warm: {} · pid {} · {} turn(s) · idle {}s · {memory}\n",
+            w.name, w.pid, w.turns, w.idle_secs
+        ));
+    }
     out
 }
 

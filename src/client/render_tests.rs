@@ -184,6 +184,7 @@ fn server_status_says_whether_a_warden_runs_and_when_the_index_is_behind() {
         version: "0".into(),
         warden_pid,
         index_behind,
+        warm: Vec::new(),
     };
     // (warden, index behind, a line it must hold, a line it must not)
     let cases = [
@@ -240,4 +241,35 @@ fn a_refusal_goes_to_stderr_and_results_and_subagent_text_print_nothing() {
             ]
         )
     );
+}
+
+#[test]
+fn server_status_lists_each_warm_cli_with_its_memory() {
+    let warm = |memory_bytes| crate::protocol::views::WarmView {
+        name: "api".into(),
+        pid: 42,
+        session_id: "s".into(),
+        turns: 3,
+        idle_secs: 7,
+        memory_bytes,
+    };
+    let view = crate::protocol::views::StatusView {
+        running: true,
+        pid: 10,
+        data_dir: "/d".into(),
+        uptime_secs: 3,
+        terminals: 1,
+        running_turns: 0,
+        waiting_inputs: 0,
+        version: "0".into(),
+        warden_pid: None,
+        index_behind: false,
+        warm: vec![warm(Some(155 * 1024 * 1024)), warm(None)],
+    };
+    let text = status(&view);
+    assert!(
+        text.contains("warm: api · pid 42 · 3 turn(s) · idle 7s · 155 MiB\n"),
+        "{text}"
+    );
+    assert!(text.contains("idle 7s · memory unknown\n"), "{text}");
 }

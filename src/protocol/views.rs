@@ -366,6 +366,24 @@ pub struct StatusView {
     /// As [`TerminalView::index_behind`].
     #[serde(default)]
     pub index_behind: bool,
+    /// The Claude CLIs kept running for their terminal's next turn (`providers::warm`).
+    #[serde(default)]
+    pub warm: Vec<WarmView>,
+}
+
+/// A warm CLI in `server status --json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WarmView {
+    /// The terminal's name.
+    pub name: String,
+    pub pid: i32,
+    /// The provider session it holds.
+    pub session_id: String,
+    /// Turns it has run.
+    pub turns: u32,
+    pub idle_secs: u64,
+    /// Its resident memory (null: could not be read).
+    pub memory_bytes: Option<u64>,
 }
 
 /// `server status --json` when no server runs.

@@ -170,6 +170,8 @@ struct ResultLine {
     /// `modelUsage` keys with their `contextWindow`.
     windows: Vec<(String, u64)>,
     cost: Option<crate::words::TurnCost>,
+    /// `total_cost_usd` as printed: the process's (2.1.332: the session's) running total.
+    total_usd: Option<f64>,
 }
 
 /// Folds Claude Code's `stream-json` stdout into events and, at exit, a [`TurnOutcome`].
@@ -190,6 +192,9 @@ pub struct ClaudeParser {
     streamed: Vec<StreamedMessage>,
     /// The run's working directory: tool paths are shown relative to it.
     cwd: Option<PathBuf>,
+    /// The `total_cost_usd` of the last result this process printed before this turn (a warm
+    /// process: the figure adds up over a process's turns).
+    cost_before: Option<f64>,
 }
 
 /// The text blocks of one message as they streamed, and how many an `assistant` line has
@@ -213,6 +218,32 @@ impl ClaudeParser {
             cwd: Some(cwd.to_path_buf()),
             ..Self::default()
         }
+    }
+
+    /// A parser for a further turn of a process whose last result reported `total_usd` as its
+    /// running `total_cost_usd` (see `result_cost`).
+    pub fn after(cwd: &Path, total_usd: Option<f64>) -> Self {
+        Self {
+            cost_before: total_usd,
+            ..Self::in_dir(cwd)
+        }
+    }
+
+    /// The session the stream named (its `init`, else its result).
+    pub fn session_id(&self) -> Option<String> {
+        self.session_id
+            .clone()
+            .or_else(|| self.result.as_ref().and_then(|r| r.session_id.clone()))
+    }
+
+    /// The model the stream's `init` named.
+    pub fn model(&self) -> Option<String> {
+        self.init_model.clone()
+    }
+
+    /// The running `total_cost_usd` of this turn's result, for the process's next turn.
+    pub fn total_usd(&self) -> Option<f64> {
+        self.result.as_ref().and_then(|r| r.total_usd)
     }
 
     /// Parses one stdout line. Lines that are not JSON events are counted and otherwise ignored.
@@ -399,7 +430,8 @@ impl ClaudeParser {
             error: error.clone(),
             session_id: value["session_id"].as_str().map(str::to_owned),
             windows,
-            cost: result_cost(value),
+            cost: result_cost(value, self.cost_before),
+            total_usd: total_usd(value),
         });
         let mut events = self.denials(value);
         events.push(TurnEvent::End { status, error });
@@ -518,10 +550,7 @@ impl ClaudeParser {
     pub fn finish(self, exit: &ExitInfo, homes: &ProviderHomes, cwd: &Path) -> TurnOutcome {
         let session_not_found = self.not_found_in_stream || exit.stderr_tail.contains(NOT_FOUND);
         let (status, error) = self.final_status(exit);
-        let session_id = self
-            .session_id
-            .clone()
-            .or_else(|| self.result.as_ref().and_then(|r| r.session_id.clone()));
+        let session_id = self.session_id();
         let context = session_id
             .as_deref()
             .and_then(|id| self.context(homes, cwd, id));
@@ -762,8 +791,14 @@ pub(crate) fn find_session_file(homes: &ProviderHomes, cwd: &Path, id: &str) -> 
         .find(|p| usable(p))
 }
 
-/// The turn's tokens (the result's `usage`, summed over its calls) and `total_cost_usd`.
-fn result_cost(value: &Value) -> Option<crate::words::TurnCost> {
+/// The turn's tokens (the result's `usage`, summed over its calls) and money. `total_cost_usd`
+/// is a running total, not the turn's: 2.1.332 carries it over from the session's earlier
+/// processes (a resumed session's first result holds every earlier turn's cost too) and every
+/// version adds up over the turns of one process (`fixtures/captures/steer`: `two-turns`,
+/// `resume-two-turns`). So the turn's money is the sum of 2.1.332's
+/// `model_usage_since_last_result[*].costUSD`, else the total less `before` (the total of the
+/// process's previous result), else the total (the first turn of a 2.1.197 process).
+fn result_cost(value: &Value, before: Option<f64>) -> Option<crate::words::TurnCost> {
     let usage = value.get("usage")?;
     let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
     usage.get("input_tokens")?.as_u64()?;
@@ -774,11 +809,30 @@ fn result_cost(value: &Value) -> Option<crate::words::TurnCost> {
             .saturating_add(cached),
         cached_tokens: cached,
         output_tokens: n("output_tokens"),
-        usd: value
-            .get("total_cost_usd")
-            .and_then(Value::as_f64)
-            .filter(|c| c.is_finite() && *c >= 0.0),
+        usd: since_last_result_usd(value).or_else(|| {
+            let total = total_usd(value)?;
+            Some(before.map_or(total, |b| (total - b).max(0.0)))
+        }),
     })
+}
+
+/// `total_cost_usd`, when it is a sane figure.
+fn total_usd(value: &Value) -> Option<f64> {
+    value
+        .get("total_cost_usd")
+        .and_then(Value::as_f64)
+        .filter(|c| c.is_finite() && *c >= 0.0)
+}
+
+/// 2.1.332's cost of this result alone: `model_usage_since_last_result`, summed over models.
+fn since_last_result_usd(value: &Value) -> Option<f64> {
+    let models = value.get("model_usage_since_last_result")?.as_object()?;
+    let mut sum = 0.0;
+    for usage in models.values() {
+        sum += usage.get("costUSD")?.as_f64()?;
+    }
+    // Empty (an interrupted call with nothing billed): this result cost nothing.
+    (sum.is_finite() && sum >= 0.0).then_some(sum)
 }
 
 /// The usage of the last real model call recorded in a session file.

@@ -481,6 +481,7 @@ fn window_choice_table() {
                 session_id: None,
                 windows,
                 cost: None,
+                total_usd: None,
             }),
             ..ClaudeParser::default()
         };
@@ -751,4 +752,93 @@ fn wild_token_counts_saturate_instead_of_wrapping() {
         output: 7,
     };
     assert_eq!(usage.total(), u64::MAX);
+}
+
+#[test]
+fn a_turns_money_is_its_own_not_the_running_total() {
+    let v = |text: &str| serde_json::from_str::<serde_json::Value>(text).unwrap();
+    let usage = r#""usage":{"input_tokens":1}"#;
+    // (result line, the process's previous total, the turn's money)
+    let rows: Vec<(String, Option<f64>, Option<f64>)> = vec![
+        // 2.1.197, the first turn of a process: the total is the turn's.
+        (
+            format!(r#"{{{usage},"total_cost_usd":0.02}}"#),
+            None,
+            Some(0.02),
+        ),
+        // 2.1.197, a further turn of a warm process: the total less the last one.
+        (
+            format!(r#"{{{usage},"total_cost_usd":0.05}}"#),
+            Some(0.02),
+            Some(0.03),
+        ),
+        // 2.1.332 says what this result cost: a resumed session's total holds earlier ones.
+        (
+            format!(
+                r#"{{{usage},"total_cost_usd":0.0315884,"model_usage_since_last_result":{{"m":{{"costUSD":0.0158088}}}}}}"#
+            ),
+            None,
+            Some(0.0158088),
+        ),
+        (
+            format!(
+                r#"{{{usage},"total_cost_usd":0.5,"model_usage_since_last_result":{{"a":{{"costUSD":0.25}},"b":{{"costUSD":0.125}}}}}}"#
+            ),
+            Some(0.1),
+            Some(0.375),
+        ),
+        // An interrupted call billed nothing.
+        (
+            format!(r#"{{{usage},"total_cost_usd":0.5,"model_usage_since_last_result":{{}}}}"#),
+            None,
+            Some(0.0),
+        ),
+        // A total below the last one (never seen) is not a negative cost.
+        (
+            format!(r#"{{{usage},"total_cost_usd":0.01}}"#),
+            Some(0.02),
+            Some(0.0),
+        ),
+        (format!(r#"{{{usage}}}"#), Some(0.02), None),
+    ];
+    for (line, before, want) in rows {
+        let got = result_cost(&v(&line), before).and_then(|c| c.usd);
+        match (got, want) {
+            (Some(g), Some(w)) => assert!((g - w).abs() < 1e-12, "{line}: {g} != {w}"),
+            (g, w) => assert_eq!(g, w, "{line}"),
+        }
+    }
+}
+
+#[test]
+fn each_turn_of_a_captured_process_costs_what_it_cost() {
+    // Two turns in one process, and a resumed session's first turn: each result's own money.
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/captures/steer");
+    let cases: [(&str, &[f64]); 3] = [
+        ("two-turns-2.1.332", &[0.015545999999999999, 0.0155752]),
+        ("two-turns-2.1.197", &[0.02025725, 0.020294]),
+        ("resume-two-turns-2.1.332", &[0.0158088]),
+    ];
+    for (case, want) in cases {
+        let text = std::fs::read_to_string(dir.join(case).join("stdout.jsonl")).unwrap();
+        let mut before = None;
+        let mut got = Vec::new();
+        for line in text.lines().filter(|l| l.contains(r#""type":"result""#)) {
+            let mut parser = ClaudeParser::after(std::path::Path::new("/home/dev/proj"), before);
+            parser.feed(line);
+            got.push(
+                parser
+                    .result
+                    .as_ref()
+                    .and_then(|r| r.cost)
+                    .and_then(|c| c.usd),
+            );
+            before = parser.total_usd();
+        }
+        assert_eq!(got.len(), want.len(), "{case}");
+        for (g, w) in got.iter().zip(want) {
+            let g = g.unwrap_or(-1.0);
+            assert!((g - w).abs() < 1e-9, "{case}: {g} != {w}");
+        }
+    }
 }

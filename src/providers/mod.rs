@@ -16,6 +16,7 @@ pub mod run;
 pub mod system_file;
 pub mod tools;
 pub mod warden;
+pub mod warm;
 
 pub use crate::words::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};
 

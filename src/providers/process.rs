@@ -384,6 +384,11 @@ async fn drain_stderr(mut stderr: ChildStderr, tail: Arc<Mutex<Vec<u8>>>) {
 }
 
 impl Spawned {
+    /// Whether the child has exited (and was reaped).
+    pub fn has_exited(&self) -> bool {
+        self.status.is_some() || self.exit_task.is_finished()
+    }
+
     /// The next stdout line without its line ending (lossy UTF-8), or None at end of stream.
     /// Once the child has exited, what is left in the pipe is read for a short grace period
     /// only, so a grandchild holding stdout open cannot hang the turn.

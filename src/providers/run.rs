@@ -12,8 +12,9 @@ use super::claude::{self, ClaudeParser};
 use super::codex::{self, CodexParser};
 use super::process::{self, ExitInfo};
 use super::system_file;
+use super::warm::{WarmCli, WarmKey};
 use super::{ProviderError, ProviderHomes, RunMsg, RunSpec, SessionMode, TurnOutcome};
-use crate::words::{ProviderKind, TurnEvent};
+use crate::words::{ProviderKind, TurnEvent, TurnStatus};
 
 /// The parser of the provider a turn runs on.
 enum Parser {
@@ -50,6 +51,12 @@ pub struct Channels {
     pub steer: Option<tokio::sync::mpsc::UnboundedReceiver<String>>,
     /// The prompt's gate (see [`process::Stdin::Gated`]).
     pub go: Option<tokio::sync::oneshot::Receiver<()>>,
+    /// A warm Claude process to run the turn in instead of starting one (the caller checked
+    /// that it fits: [`WarmKey::fits`]).
+    pub warm: Option<WarmCli>,
+    /// Where a Claude process is handed back after a clean turn to stay warm; None: it exits
+    /// at the turn's end, as without warming.
+    pub keep: Option<tokio::sync::oneshot::Sender<WarmCli>>,
 }
 
 /// Runs one turn of `spec` with `prompt` on stdin. Sends [`RunMsg::Started`] with the pid (the
@@ -69,42 +76,44 @@ pub async fn run_turn(
     interrupted: Arc<AtomicBool>,
     channels: Channels,
 ) -> Result<TurnOutcome, ProviderError> {
-    let Channels { steer, go } = channels;
+    match spec.provider {
+        ProviderKind::Claude => {
+            claude_turn(spec, prompt, homes, path_var, tx, interrupted, channels).await
+        }
+        ProviderKind::Codex => {
+            codex_turn(spec, prompt, homes, path_var, tx, interrupted, channels.go).await
+        }
+        ProviderKind::Local => Err(ProviderError::Io {
+            provider: spec.provider,
+            source: std::io::Error::other("a local endpoint runs no CLI (see providers::local)"),
+        }),
+    }
+}
+
+fn find(spec: &RunSpec, path_var: Option<&OsStr>) -> Result<std::path::PathBuf, ProviderError> {
     let provider = spec.provider;
-    let bin = process::find_bin(&spec.bin, path_var).ok_or_else(|| ProviderError::NotFound {
+    process::find_bin(&spec.bin, path_var).ok_or_else(|| ProviderError::NotFound {
         provider,
         bin: spec.bin.display().to_string(),
         hint: provider.install_hint(),
-    })?;
-    let (args, mut parser) = match provider {
-        ProviderKind::Claude => (
-            claude::args(spec),
-            Parser::Claude(ClaudeParser::in_dir(&spec.cwd)),
-        ),
-        ProviderKind::Codex => (
-            codex::args(spec),
-            Parser::Codex(CodexParser::in_dir(&spec.cwd)),
-        ),
-        ProviderKind::Local => {
-            return Err(ProviderError::Io {
-                provider,
-                source: std::io::Error::other(
-                    "a local endpoint runs no CLI (see providers::local)",
-                ),
-            })
-        }
-    };
-    // Claude takes its prompt as a stream-json line and keeps reading stdin: steers join the
-    // running turn, and stdin closes at the turn's result (so the CLI exits).
-    let close = Arc::new(tokio::sync::Notify::new());
-    let stdin = match provider {
-        ProviderKind::Claude => process::Stdin::Open {
-            first: claude::user_line(&String::from_utf8_lossy(prompt)).into_bytes(),
-            more: steer.unwrap_or_else(|| tokio::sync::mpsc::unbounded_channel().1),
-            close: close.clone(),
-        },
-        ProviderKind::Codex | ProviderKind::Local => process::Stdin::Once(prompt.to_vec()),
-    };
+    })
+}
+
+/// A Codex turn: the prompt on stdin (once the gate opens), then EOF.
+async fn codex_turn(
+    spec: &RunSpec,
+    prompt: &[u8],
+    homes: &ProviderHomes,
+    path_var: Option<&OsStr>,
+    tx: Sender<RunMsg>,
+    interrupted: Arc<AtomicBool>,
+    go: Option<tokio::sync::oneshot::Receiver<()>>,
+) -> Result<TurnOutcome, ProviderError> {
+    let provider = spec.provider;
+    let bin = find(spec, path_var)?;
+    let args = codex::args(spec);
+    let mut parser = Parser::Codex(CodexParser::in_dir(&spec.cwd));
+    let stdin = process::Stdin::Once(prompt.to_vec());
     let stdin = match go {
         Some(go) => process::Stdin::Gated {
             go,
@@ -118,7 +127,6 @@ pub async fn run_turn(
     // Send errors only mean the receiver is gone; the turn carries on.
     crate::log::phase("cli-spawned");
     let _ = tx.send(RunMsg::Started { pid: child.pid }).await;
-    let mut replays = 0usize;
     let mut first = true;
     loop {
         let line = match child.next_line().await {
@@ -130,20 +138,8 @@ pub async fn run_turn(
             crate::log::phase("cli-first-line");
         }
         let events = parser.feed(&line);
-        let replay = provider == ProviderKind::Claude && claude::is_replay(&line);
         let _ = tx.send(RunMsg::Raw(line)).await;
-        if replay {
-            // The first echo is the prompt; each later one a steer it took in.
-            if replays > 0 {
-                let _ = tx.send(RunMsg::SteerRead { index: replays - 1 }).await;
-            }
-            replays += 1;
-        }
         for event in events {
-            if matches!(event, crate::words::TurnEvent::End { .. }) {
-                crate::log::phase("cli-result");
-                close.notify_one();
-            }
             let _ = tx.send(RunMsg::Event(event)).await;
         }
     }
@@ -152,9 +148,223 @@ pub async fn run_turn(
         .await
         .map_err(|source| ProviderError::Io { provider, source })?;
     crate::log::phase("cli-exited");
+    finish(parser, exit, homes, spec).await
+}
+
+/// A Claude turn. Claude takes its prompt as a stream-json line and keeps reading stdin: steers
+/// join the running turn. At the turn's result stdin closes (so the CLI exits), unless the
+/// process is kept warm for the next turn (`channels.keep`, a clean turn).
+async fn claude_turn(
+    spec: &RunSpec,
+    prompt: &[u8],
+    homes: &ProviderHomes,
+    path_var: Option<&OsStr>,
+    tx: Sender<RunMsg>,
+    interrupted: Arc<AtomicBool>,
+    channels: Channels,
+) -> Result<TurnOutcome, ProviderError> {
+    let Channels {
+        steer,
+        go,
+        warm,
+        keep,
+    } = channels;
+    let provider = spec.provider;
+    let (mut child, lines, close, system_file, total_before, turns_before) = match warm {
+        Some(w) => {
+            crate::log::phase("cli-warm");
+            (
+                w.child,
+                w.lines,
+                w.close,
+                w.system_file,
+                w.total_usd,
+                w.turns,
+            )
+        }
+        None => {
+            let bin = find(spec, path_var)?;
+            let args = claude::args(spec);
+            let system_file = system_file(spec, homes)?;
+            let (lines, more) = tokio::sync::mpsc::unbounded_channel();
+            let close = Arc::new(tokio::sync::Notify::new());
+            let stdin = process::Stdin::Open {
+                first: Vec::new(),
+                more,
+                close: close.clone(),
+            };
+            let child = spawn(provider, &bin, &args, spec, path_var, stdin)?;
+            crate::log::phase("cli-spawned");
+            (child, lines, close, system_file, None, 0)
+        }
+    };
+    let mut parser = ClaudeParser::after(&spec.cwd, total_before);
+    // Send errors only mean the receiver is gone; the turn carries on.
+    let _ = tx.send(RunMsg::Started { pid: child.pid }).await;
+    let mut pending_prompt = Some(claude::user_line(&String::from_utf8_lossy(prompt)));
+    let mut gate = go;
+    // Nothing more will come after the prompt (no steers, no next turn): EOF after it.
+    let only_prompt = steer.is_none() && keep.is_none();
+    let send_prompt = |pending: &mut Option<String>| {
+        send_line(&lines, pending);
+        if only_prompt {
+            close.notify_one();
+        }
+    };
+    if gate.is_none() {
+        send_prompt(&mut pending_prompt);
+    }
+    let mut steer = steer;
+    let (mut forwarded, mut replays) = (0usize, 0usize);
+    let mut subagent = false;
+    let mut ended = false;
+    let mut first = true;
+    let mut kept = false;
+    loop {
+        let prompt_sent = pending_prompt.is_none();
+        tokio::select! {
+            biased;
+            opened = wait_gate(&mut gate), if gate.is_some() => {
+                gate = None;
+                match opened {
+                    Ok(()) => send_prompt(&mut pending_prompt),
+                    // No prompt may reach it: EOF, and the CLI exits without a turn.
+                    Err(_) => close.notify_one(),
+                }
+            }
+            more = next_steer(&mut steer), if prompt_sent && !ended && steer.is_some() => {
+                match more {
+                    Some(line) => {
+                        forwarded += 1;
+                        let _ = lines.send(line);
+                    }
+                    None => steer = None,
+                }
+            }
+            line = child.next_line() => {
+                let line = match line {
+                    Ok(Some(line)) => line,
+                    Ok(None) => break,
+                    Err(source) => return Err(ProviderError::Io { provider, source }),
+                };
+                if std::mem::take(&mut first) {
+                    crate::log::phase("cli-first-line");
+                }
+                let events = parser.feed(&line);
+                let replay = claude::is_replay(&line);
+                let _ = tx.send(RunMsg::Raw(line)).await;
+                if replay {
+                    // The first echo is the prompt; each later one a steer it took in.
+                    if replays > 0 {
+                        let _ = tx.send(RunMsg::SteerRead { index: replays - 1 }).await;
+                    }
+                    replays += 1;
+                }
+                let mut end = None;
+                for event in events {
+                    match &event {
+                        TurnEvent::End { status, .. } if !ended => end = Some(*status),
+                        TurnEvent::ToolUse { name, .. } if SUBAGENT_TOOLS.contains(&name.as_str()) => {
+                            subagent = true;
+                        }
+                        _ => {}
+                    }
+                    let _ = tx.send(RunMsg::Event(event)).await;
+                }
+                let Some(status) = end else { continue };
+                ended = true;
+                crate::log::phase("cli-result");
+                let clean = status == TurnStatus::Completed
+                    && !interrupted.load(Ordering::SeqCst)
+                    && forwarded == replays.saturating_sub(1)
+                    && !subagent;
+                match (&keep, clean) {
+                    (Some(_), true) => {
+                        kept = true;
+                        break;
+                    }
+                    _ => close.notify_one(),
+                }
+            }
+        }
+    }
+    if kept {
+        if let (Some(keep), Some(session_id)) = (keep, parser.session_id()) {
+            let key = WarmKey::of(spec, path_var, session_id, parser.model());
+            let total = parser.total_usd();
+            let exit = ExitInfo {
+                code: Some(0),
+                ..ExitInfo::default()
+            };
+            let outcome = finish(Parser::Claude(parser), exit, homes, spec).await;
+            let cli = WarmCli::new(
+                child,
+                lines,
+                close,
+                system_file,
+                total,
+                key,
+                turns_before + 1,
+            );
+            if let Err(cli) = keep.send(cli) {
+                cli.retire();
+            }
+            return outcome;
+        }
+        // No session to resume it by: it cannot be reused.
+        close.notify_one();
+        while let Ok(Some(line)) = child.next_line().await {
+            let _ = tx.send(RunMsg::Raw(line)).await;
+        }
+    }
+    drop(lines);
+    let exit = child
+        .wait(|| interrupted.load(Ordering::SeqCst))
+        .await
+        .map_err(|source| ProviderError::Io { provider, source })?;
+    crate::log::phase("cli-exited");
+    drop(system_file);
+    finish(Parser::Claude(parser), exit, homes, spec).await
+}
+
+/// The tools whose subagents 2.1.332 may run in the background, printing after the result.
+const SUBAGENT_TOOLS: [&str; 2] = ["Agent", "Task"];
+
+fn send_line(lines: &tokio::sync::mpsc::UnboundedSender<String>, line: &mut Option<String>) {
+    if let Some(line) = line.take() {
+        let _ = lines.send(line);
+    }
+}
+
+async fn wait_gate(
+    gate: &mut Option<tokio::sync::oneshot::Receiver<()>>,
+) -> Result<(), tokio::sync::oneshot::error::RecvError> {
+    match gate {
+        Some(g) => g.await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn next_steer(
+    steer: &mut Option<tokio::sync::mpsc::UnboundedReceiver<String>>,
+) -> Option<String> {
+    match steer {
+        Some(s) => s.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The outcome, read off the async workers: finishing reads session files that can be
+/// megabytes.
+async fn finish(
+    parser: Parser,
+    exit: ExitInfo,
+    homes: &ProviderHomes,
+    spec: &RunSpec,
+) -> Result<TurnOutcome, ProviderError> {
+    let provider = spec.provider;
     let spec = spec.clone();
     let homes = homes.clone();
-    // Finishing reads session files that can be megabytes: keep it off the async workers.
     tokio::task::spawn_blocking(move || {
         let outcome = parser.finish(&exit, &homes, &spec);
         crate::log::phase("outcome-read");

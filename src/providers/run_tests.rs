@@ -401,8 +401,8 @@ async fn gated_run(fake: &Fake, prompt: &'static [u8], open: bool) {
                 tx,
                 Arc::default(),
                 Channels {
-                    steer: None,
                     go: Some(gate),
+                    ..Channels::default()
                 },
             );
             let ran = ran.await;

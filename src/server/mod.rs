@@ -225,6 +225,11 @@ fn start_file_watch(srv: &Arc<Server>) {
 async fn shutdown(srv: &Arc<Server>) {
     srv.shutting_down.store(true, Ordering::SeqCst);
     srv.shells.hang_up_all();
+    // Idle warm CLIs exit at the EOF this gives them.
+    srv.warm
+        .drain()
+        .into_iter()
+        .for_each(crate::providers::warm::WarmCli::retire);
     let runtimes = srv.all_runtimes();
     for (_, rt) in &runtimes {
         let _ = rt.interrupt();

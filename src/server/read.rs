@@ -240,7 +240,29 @@ pub fn status(srv: &Server) -> Result<StatusView, BatonError> {
         version: env!("CARGO_PKG_VERSION").to_string(),
         warden_pid: crate::providers::warden::guard().and_then(|w| w.pid()),
         index_behind: !srv.store.index_current(),
+        warm: warm(srv),
     })
+}
+
+/// The warm CLIs, named by their terminal.
+fn warm(srv: &Server) -> Vec<crate::protocol::views::WarmView> {
+    srv.warm
+        .list()
+        .into_iter()
+        .map(|w| crate::protocol::views::WarmView {
+            name: srv
+                .store
+                .terminal(&w.terminal_id)
+                .ok()
+                .flatten()
+                .map_or(w.terminal_id.clone(), |t| t.name),
+            pid: w.pid,
+            session_id: w.session_id,
+            turns: w.turns,
+            idle_secs: w.idle.as_secs(),
+            memory_bytes: w.memory_bytes,
+        })
+        .collect()
 }
 
 impl Server {

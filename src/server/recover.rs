@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use super::state::Server;
 use crate::error::BatonError;
-use crate::providers::claude::ClaudeParser;
+use crate::providers::claude::{self, ClaudeParser};
 use crate::providers::codex::CodexParser;
 use crate::providers::process;
 use crate::store::{Entry, Record};
@@ -233,8 +233,11 @@ pub(super) struct Streamed {
 /// What raw stream `text` of a `provider` turn run in `dir` holds (an imported turn that was
 /// still running: its old machine's directory is not at hand, so no `dir`).
 pub(super) fn streamed(text: &str, provider: ProviderKind, dir: Option<&Path>) -> Streamed {
+    // The echo of the prompt (`--replay-user-messages`) comes as the CLI reads it, before its
+    // session and before any model call (2.1.197 echoes only after its first stream events).
+    let printed = |l: &&str| !(provider == ProviderKind::Claude && claude::is_replay(l));
     let mut out = Streamed {
-        lines: text.lines().count(),
+        lines: text.lines().filter(printed).count(),
         ..Streamed::default()
     };
     for ev in super::steps::events(text, provider, dir) {

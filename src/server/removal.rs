@@ -63,6 +63,10 @@ pub(super) fn remove_settled(
     t: &TerminalRow,
     how: Removal,
 ) -> Result<RemovedView, BatonError> {
+    // Its warm CLI runs in the checkout that goes.
+    if let Some(cli) = srv.warm.take(&t.id) {
+        cli.retire();
+    }
     srv.store.append(
         &t.id,
         Record::RemovalStarted {

@@ -151,6 +151,8 @@ pub struct Server {
     runtimes: Mutex<HashMap<String, Arc<TermRuntime>>>,
     /// Each terminal's shell (the shell face), started on first use.
     pub shells: super::shell::Shells,
+    /// Claude CLIs kept running between turns (`providers::warm`).
+    pub warm: crate::providers::warm::WarmPool,
     /// Connections still owing their client a final reply (every request but `watch` and
     /// `shell`, streaming sends included): a stop waits for them before the runtime goes.
     answering: tokio::sync::watch::Sender<usize>,
@@ -192,6 +194,7 @@ impl Server {
             fence_checks: Default::default(),
             runtimes: Mutex::new(HashMap::new()),
             shells: super::shell::Shells::default(),
+            warm: Default::default(),
             answering: tokio::sync::watch::channel(0).0,
         }
     }

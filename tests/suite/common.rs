@@ -172,6 +172,14 @@ impl World {
         self.invocations().pop().expect("no shim was run")
     }
 
+    /// Turns warm CLIs off (`[providers.claude] warm = 0`): every turn starts its CLI, for
+    /// tests of the command line a cold turn gets. Call it before the server starts.
+    pub fn cold(&self) {
+        let config = self.data().join("config.toml");
+        assert!(!config.exists(), "cold() writes the whole config");
+        std::fs::write(config, "[providers.claude]\nwarm = 0\n").unwrap();
+    }
+
     /// Waits until `cond` holds, failing after a deadline.
     pub fn wait_for(&self, what: &str, mut cond: impl FnMut() -> bool) {
         let deadline = Instant::now() + Duration::from_secs(90);
@@ -339,6 +347,22 @@ pub fn process_runs(pid: i32) -> bool {
         }
         Err(_) => false,
     }
+}
+
+/// The Claude session a turn's invocation (a line of the shim log) opened and the one it
+/// resumed: `--session-id` and `--resume` of a process's first turn; a further turn of a warm
+/// process (`turn` > 0) resumes the session that process holds (a fork's: its new id).
+pub fn claude_session(inv: &Value) -> (Option<String>, Option<String>) {
+    let argv = &inv["argv"];
+    let opened = flag(argv, "--session-id").map(String::from);
+    let resumed = flag(argv, "--resume").map(String::from);
+    if inv["turn"].as_u64().unwrap_or(0) == 0 {
+        return (opened, resumed);
+    }
+    if has_arg(argv, "--fork-session") {
+        return (None, opened);
+    }
+    (None, opened.or(resumed))
 }
 
 /// The prompt a CLI invocation read on stdin: Claude reads it as a stream-json user message

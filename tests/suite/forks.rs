@@ -128,8 +128,7 @@ fn a_fork_carries_the_files_the_instructions_and_the_session_and_leaves_the_orig
     // The original resumes its own session, which never saw the fork's prompt.
     w.send("api", "fourth, in the original");
     let inv = w.last_invocation();
-    assert_eq!(flag(&inv["argv"], "--resume"), Some(original.as_str()));
-    assert!(!has_arg(&inv["argv"], "--fork-session"));
+    assert_eq!(claude_session(&inv).1, Some(original.clone()), "{inv}");
     assert!(!session_text(&w, &original).contains("only in the fork"));
 
     // Both transcripts say where the fork happened.

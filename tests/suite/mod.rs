@@ -29,4 +29,5 @@ mod shims;
 mod storage;
 mod system_text;
 mod tui;
+mod warm;
 mod watch;

@@ -284,6 +284,9 @@ fn waiting_input_survives_a_kill_and_runs_once_in_order_after_the_crashed_cli_st
 #[test]
 fn accepted_means_journalled_even_when_the_server_dies_right_after() {
     let w = World::new();
+    // Cold CLIs: the kill lands before the CLI printed anything (a warm one answers at once:
+    // `warm::a_kill_right_after_an_accepted_prompt_on_a_warm_cli_loses_it_never`).
+    w.cold();
     w.new_terminal("t", "claude");
     for round in 1..=4u64 {
         let ack = detach(&w, "t", &format!("prompt {round}"), &[]);

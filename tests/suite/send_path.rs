@@ -7,11 +7,7 @@ use serde_json::Value;
 use super::common::*;
 
 fn session_flag(inv: &Value) -> (Option<String>, Option<String>) {
-    let argv = &inv["argv"];
-    (
-        flag(argv, "--session-id").map(String::from),
-        flag(argv, "--resume").map(String::from),
-    )
+    claude_session(inv)
 }
 
 /// The thread a codex invocation resumed (`… resume <id>`), if any.
@@ -276,6 +272,8 @@ fn server_restarted_between_two_turns_still_resumes() {
 #[test]
 fn claude_2_1_197_resumes_on_the_model_the_session_started_on() {
     let mut w = World::new();
+    // The resumed command line names the model (a warm CLI runs on it already).
+    w.cold();
     w.env
         .push(("BATON_SHIM_CLAUDE_VERSION".into(), "2.1.197".into()));
     w.new_terminal("t", "claude");

@@ -125,12 +125,20 @@ impl TurnCtx<'_> {
         let srv = self.srv.clone();
         let provider = term.provider;
         if provider == ProviderKind::Local {
+            // A warm Claude CLI has no next turn to take after a switch to an endpoint.
+            if let Some(cli) = srv.warm.take(self.tid) {
+                cli.retire();
+            }
             self.record_start()?;
             return self.execute_local(term, plan, prompt).await;
         }
         let mut spec = self.spec(term, plan)?;
-        // Under the turn lock, no run of this terminal is going on: what is there is a crash's.
-        system_file::sweep(&spec.run_dir, &srv.homes.codex, self.tid);
+        let warm = self.warm_for(&spec);
+        // Under the turn lock, no run of this terminal is going on: what is there is a crash's
+        // (a warm CLI's file is kept: the turn that left it ended cleanly, after a sweep).
+        if warm.is_none() {
+            system_file::sweep(&spec.run_dir, &srv.homes.codex, self.tid);
+        }
         crate::paths::ensure_private_dir(&spec.run_dir).map_err(|e| {
             BatonError::failed(format!("cannot make {}: {e}", spec.run_dir.display()))
         })?;
@@ -144,7 +152,7 @@ impl TurnCtx<'_> {
         }
         let mut reason = plan.session_reason;
         let copy = fork_copy(&srv, &spec, plan);
-        let ran = self.run_cli(&spec, prompt).await;
+        let ran = self.run_cli(&spec, prompt, warm).await;
         if let Some(copy) = copy {
             if let Err(e) = copy.remove() {
                 self.note(format!(
@@ -171,7 +179,7 @@ impl TurnCtx<'_> {
                     .clone()
                     .or(srv.config.provider(provider).model.clone());
                 reason = Some(SessionReason::Lost);
-                outcome = self.run_cli(&spec, prompt).await?;
+                outcome = self.run_cli(&spec, prompt, None).await?;
             }
         }
         let session_id = match &spec.session {
@@ -206,8 +214,59 @@ impl TurnCtx<'_> {
         Ok((outcome, session_id, pinned))
     }
 
+    /// The terminal's warm CLI if this turn can run in it; one that does not fit is retired.
+    fn warm_for(&self, spec: &RunSpec) -> Option<providers::warm::WarmCli> {
+        let cli = self.srv.warm.take(self.tid)?;
+        if !cli.alive() {
+            crate::log_line!(
+                "baton server: {}: the warm CLI (pid {}) had exited; the turn starts one",
+                self.tid,
+                cli.pid
+            );
+            cli.retire();
+            return None;
+        }
+        match cli.key.fits(spec, self.srv.path_var.as_deref()) {
+            Ok(()) => Some(cli),
+            Err(misfit) => {
+                crate::log_line!(
+                    "baton server: {}: the warm CLI (pid {}) is stopped: {misfit}",
+                    self.tid,
+                    cli.pid
+                );
+                cli.retire();
+                None
+            }
+        }
+    }
+
+    /// Keeps the CLI of a clean turn warm for the terminal's next one, within the limit; each
+    /// stays until its idle time runs out.
+    fn keep_warm(&self, cli: providers::warm::WarmCli) {
+        let srv = self.srv;
+        let limit = srv.config.warm_limit();
+        if limit == 0 || srv.shutting_down.load(Ordering::SeqCst) {
+            cli.retire();
+            return;
+        }
+        let (serial, out) = srv.warm.put(self.tid, cli, limit);
+        out.into_iter().for_each(providers::warm::WarmCli::retire);
+        let (srv, tid, idle) = (srv.clone(), self.tid.to_string(), srv.config.warm_idle());
+        tokio::spawn(async move {
+            tokio::time::sleep(idle).await;
+            if let Some(cli) = srv.warm.take_if(&tid, serial) {
+                cli.retire();
+            }
+        });
+    }
+
     /// One CLI run: raw lines to the turn file, events to the feed.
-    async fn run_cli(&mut self, spec: &RunSpec, prompt: &str) -> Result<TurnOutcome, BatonError> {
+    async fn run_cli(
+        &mut self,
+        spec: &RunSpec,
+        prompt: &str,
+        warm: Option<providers::warm::WarmCli>,
+    ) -> Result<TurnOutcome, BatonError> {
         let srv = self.srv.clone();
         let path = srv.turn_file(self.tid, self.turn_id);
         // Checked before the CLI starts: a turn whose raw stream cannot be kept does not run.
@@ -229,6 +288,9 @@ impl TurnCtx<'_> {
         // The CLI starts at once and reads its prompt once the turn's start is journalled.
         let (go, gate) = tokio::sync::oneshot::channel();
         self.go = Some(go);
+        let (keep, mut kept) = tokio::sync::oneshot::channel();
+        let keep =
+            (spec.provider == ProviderKind::Claude && srv.config.warm_limit() > 0).then_some(keep);
         let task = tokio::spawn(async move {
             providers::run::run_turn(
                 &spec2,
@@ -240,6 +302,8 @@ impl TurnCtx<'_> {
                 providers::run::Channels {
                     steer,
                     go: Some(gate),
+                    warm,
+                    keep,
                 },
             )
             .await
@@ -252,6 +316,9 @@ impl TurnCtx<'_> {
             .await
             .map_err(|e| BatonError::failed(format!("the {} run crashed: {e}", spec.provider)))?
             .map_err(|e| BatonError::failed(e.to_string()))?;
+        if let Ok(cli) = kept.try_recv() {
+            self.keep_warm(cli);
+        }
         Ok(outcome)
     }
 

@@ -1,0 +1,252 @@
+//! Warm CLIs: a terminal's Claude process stays up after a clean turn and takes the next
+//! prompt without a cold start; everything the send path decides still holds (a rotation, a
+//! fresh conversation, another model, a switch, a dead CLI start a cold one), within the limit
+//! and the idle time, and a crash leaves none behind.
+
+use serde_json::Value;
+
+use super::common::*;
+
+/// The warm CLIs `server status --json` lists.
+fn warm(w: &World) -> Vec<Value> {
+    w.json(&["server", "status"])["warm"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn pid_of(inv: &Value) -> i32 {
+    inv["pid"].as_i64().unwrap() as i32
+}
+
+fn write_config(w: &World, text: &str) {
+    std::fs::write(w.data().join("config.toml"), text).unwrap();
+}
+
+#[test]
+fn the_next_prompt_runs_in_the_warm_cli_and_records_its_turn_as_a_cold_one_would() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    w.send("t", "one");
+    let first = w.last_invocation();
+    let listed = warm(&w);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["name"], "t");
+    assert_eq!(listed[0]["pid"].as_i64(), first["pid"].as_i64());
+    assert_eq!(listed[0]["turns"], 1);
+    assert!(listed[0]["memory_bytes"].as_u64().unwrap() > 1 << 20);
+    assert!(process_runs(pid_of(&first)), "it waits for the next prompt");
+
+    let (out, _) = w.send("t", "two [[ctx:300]] [[window:1000]]");
+    assert!(out.contains("last_user=two"), "{out}");
+    let runs = w.invocations();
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[1]["pid"], runs[0]["pid"], "no second process");
+    assert_eq!(runs[1]["turn"], 1);
+    assert_eq!(stdin_prompt(&runs[1]), "two [[ctx:300]] [[window:1000]]");
+    // The same session, the same records: context, window, its own cost.
+    let show = w.show("t");
+    assert_eq!(show["context"]["tokens"], 300);
+    assert_eq!(show["context"]["window"], 1000);
+    assert_eq!(show["sessions"].as_array().unwrap().len(), 1);
+    let log = w.json(&["log", "t"]);
+    let turns = log["turns"].as_array().unwrap();
+    assert!(turns.iter().all(|t| t["status"] == "completed"), "{log}");
+    let usd: Vec<f64> = turns
+        .iter()
+        .map(|t| t["cost"]["usd"].as_f64().unwrap())
+        .collect();
+    assert!(
+        usd[1] < usd[0] * 1.5,
+        "the second turn's money is its own, not the process's running total: {usd:?}"
+    );
+    assert_eq!(warm(&w)[0]["turns"], 2);
+    assert!(w.ok(&["server", "status"]).contains("warm: t · pid "));
+}
+
+#[test]
+fn a_rotation_a_fresh_conversation_another_model_and_a_switch_each_start_cold() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    w.send("t", "one [[ctx:451]] [[window:1000]]");
+    let p1 = pid_of(&w.last_invocation());
+    // Past 45%: a fresh conversation, so a fresh session in a fresh process.
+    w.send("t", "two");
+    let inv = w.last_invocation();
+    let p2 = pid_of(&inv);
+    assert_ne!(p2, p1);
+    assert_eq!(inv["turn"], 0);
+    assert_eq!(w.show("t")["conversation"]["opened_reason"], "size");
+    w.wait_for("the rotated-out CLI to exit", || !process_runs(p1));
+
+    w.ok(&["send", "t", "three", "--fresh"]);
+    let p3 = pid_of(&w.last_invocation());
+    assert_ne!(p3, p2);
+    w.wait_for("the CLI of the retired conversation to exit", || {
+        !process_runs(p2)
+    });
+
+    w.ok(&["send", "t", "four", "--model", "claude-haiku-9"]);
+    let inv = w.last_invocation();
+    let p4 = pid_of(&inv);
+    assert_ne!(p4, p3);
+    assert_eq!(flag(&inv["argv"], "--model"), Some("claude-haiku-9"));
+    assert!(flag(&inv["argv"], "--resume").is_some(), "{inv}");
+    w.wait_for("the CLI on the old model to exit", || !process_runs(p3));
+
+    w.ok(&["send", "t", "five", "--provider", "codex"]);
+    w.wait_for("the Claude CLI to exit at the switch", || !process_runs(p4));
+    assert!(warm(&w).is_empty());
+}
+
+#[test]
+fn warm_clis_stay_within_the_limit_and_stop_once_idle_or_turned_off() {
+    let w = World::new();
+    write_config(&w, "[providers.claude]\nwarm = 1\nwarm_idle_secs = 2\n");
+    w.new_terminal("a", "claude");
+    w.new_terminal("b", "claude");
+    w.send("a", "one");
+    let pa = pid_of(&w.last_invocation());
+    w.send("b", "one");
+    let pb = pid_of(&w.last_invocation());
+    // One may stay: the longest idle goes.
+    w.wait_for("a's CLI to make room", || !process_runs(pa));
+    let listed = warm(&w);
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0]["name"], "b");
+    w.wait_for("b's CLI to stop once idle", || !process_runs(pb));
+    assert!(warm(&w).is_empty());
+
+    let cold = World::new();
+    cold.cold();
+    cold.new_terminal("t", "claude");
+    cold.send("t", "one");
+    let p1 = pid_of(&cold.last_invocation());
+    cold.wait_for("the CLI to exit at its turn's end", || !process_runs(p1));
+    cold.send("t", "two");
+    let inv = cold.last_invocation();
+    assert_ne!(pid_of(&inv), p1);
+    assert!(flag(&inv["argv"], "--resume").is_some());
+    assert!(warm(&cold).is_empty());
+}
+
+#[test]
+fn an_interrupted_warm_turn_ends_interrupted_and_the_next_turn_resumes_cold() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    w.send("t", "one");
+    let p1 = pid_of(&w.last_invocation());
+    w.ok(&["send", "t", "two [[hang]]", "--detach"]);
+    w.wait_for("the warm turn to stream", || {
+        w.invocations().len() == 2 && w.show("t")["state"] == "running"
+    });
+    assert_eq!(pid_of(&w.last_invocation()), p1);
+    w.ok(&["interrupt", "t"]);
+    w.wait_for("the turn to end", || {
+        w.show("t")["last_turn"]["status"] == "interrupted"
+    });
+    let log = w.json(&["log", "t"]);
+    assert!(
+        log["turns"][1]["answer"]
+            .as_str()
+            .unwrap()
+            .contains("MOCK-PARTIAL before hang"),
+        "{log}"
+    );
+    w.wait_for("the interrupted CLI to exit", || !process_runs(p1));
+    let (out, _) = w.send("t", "three");
+    assert!(out.contains("last_user=three"), "{out}");
+    let inv = w.last_invocation();
+    assert_ne!(pid_of(&inv), p1);
+    assert_eq!(
+        flag(&inv["argv"], "--resume").map(String::from),
+        w.show("t")["sessions"][0]["session_id"]
+            .as_str()
+            .map(String::from)
+    );
+}
+
+#[test]
+fn a_killed_warm_cli_is_replaced_and_a_killed_server_leaves_no_cli_behind() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    w.send("t", "one");
+    let p1 = pid_of(&w.last_invocation());
+    kill(Pid::from_raw(p1), Signal::SIGKILL).unwrap();
+    w.wait_for("the warm CLI to be gone", || !process_runs(p1));
+    // The next turn starts a CLI of its own, resuming the session.
+    w.send("t", "two");
+    let inv = w.last_invocation();
+    let p2 = pid_of(&inv);
+    assert_ne!(p2, p1);
+    assert_eq!(inv["turn"], 0);
+    assert!(flag(&inv["argv"], "--resume").is_some(), "{inv}");
+
+    // A server killed while its CLI is warm: the CLI goes with it (EOF on its stdin).
+    kill_server(&w);
+    w.wait_for("the warm CLI to exit with its server", || !process_runs(p2));
+
+    // A server killed mid-turn in a warm CLI: the turn is interrupted, with what streamed.
+    w.send("t", "three");
+    let p3 = pid_of(&w.last_invocation());
+    w.ok(&["send", "t", "four [[hang]]", "--detach"]);
+    let turns_dir = w
+        .data()
+        .join("terminals")
+        .join(w.show("t")["id"].as_str().unwrap())
+        .join("turns");
+    w.wait_for("the warm turn to stream", || {
+        read_dir_files(&turns_dir).iter().any(|f| {
+            std::fs::read_to_string(f).is_ok_and(|t| t.contains("MOCK-PARTIAL before hang"))
+        })
+    });
+    assert_eq!(pid_of(&w.last_invocation()), p3);
+    kill_server(&w);
+    w.wait_for("the CLI to be interrupted", || !process_runs(p3));
+    let log = w.json(&["log", "t"]);
+    let turns = log["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 4, "{log}");
+    assert_eq!(turns[3]["status"], "interrupted");
+    assert!(turns[3]["answer"]
+        .as_str()
+        .unwrap()
+        .contains("MOCK-PARTIAL before hang"));
+    w.send("t", "five");
+}
+
+#[test]
+fn a_kill_right_after_an_accepted_prompt_on_a_warm_cli_loses_it_never() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    w.send("t", "open");
+    for round in 1..=3u64 {
+        let prompt = format!("prompt {round}");
+        let out = w.run(&["send", "t", &prompt, "--detach"]);
+        assert!(out.status.success(), "{}", text(&out));
+        kill_server(&w);
+        w.wait_for("the prompt to be a turn after the restart", || {
+            let t = w.show("t");
+            t["queued"] == 0 && t["state"] == "idle"
+        });
+        let log = w.json(&["log", "t"]);
+        let of: Vec<&Value> = log["turns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["prompt"] == prompt.as_str())
+            .collect();
+        // Completed, or interrupted with what streamed (the CLI had begun), or interrupted
+        // before its CLI printed anything and then run again: never lost, never run twice.
+        let completed = of.iter().filter(|t| t["status"] == "completed").count();
+        assert!(completed <= 1, "{log}");
+        assert!(
+            of.iter()
+                .all(|t| t["status"] == "completed" || t["status"] == "interrupted"),
+            "{log}"
+        );
+        assert!(!of.is_empty(), "{prompt} is no turn: {log}");
+        assert!(completed == 1 || of.last().unwrap()["status"] == "interrupted");
+    }
+}
