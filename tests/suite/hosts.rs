@@ -338,6 +338,10 @@ fn a_host_that_does_not_answer_is_listed_offline_within_the_bound_and_local_rows
             && table.contains("run `ssh closed.test` once by hand"),
         "{table}"
     );
+    // The ssh still waiting on the silent host was ended with the listing.
+    w.wait_for("no ssh left waiting on the silent host", || {
+        !processes_naming("-T silent.test")
+    });
     let json = w.run(&["ls", "--json"]);
     let rows: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(rows.as_array().unwrap().len(), 1);
@@ -403,6 +407,17 @@ fn a_host_without_baton_gives_one_line_saying_what_to_install() {
             && err.lines().count() == 1,
         "{err}"
     );
+}
+
+/// Whether a live process's command line holds `what`.
+fn processes_naming(what: &str) -> bool {
+    std::fs::read_dir("/proc").unwrap().flatten().any(|p| {
+        std::fs::read(p.path().join("cmdline")).is_ok_and(|c| {
+            String::from_utf8_lossy(&c)
+                .replace('\0', " ")
+                .contains(what)
+        })
+    })
 }
 
 /// The ssh child of process `pid` (its channel to the host).

@@ -3,7 +3,7 @@
 //! state, round-trip time, baton version and terminal count). A host that does not answer in
 //! time is listed offline and never holds up the local rows (see ARCHITECTURE.md, "Other hosts").
 
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -33,32 +33,46 @@ pub enum Answer {
     Silent,
 }
 
-/// Asks `req` of every host, each on its own thread, and waits for answers until `bound` has
-/// ([`collect`]) passed: hosts still silent then are [`Answer::Silent`]. Their threads are left
-/// to end with the process (each ssh child ends when its pipes close).
-pub fn ask_all(
-    client: &Client,
-    hosts: &[Host],
-    req: &Request,
-    start: Instant,
-) -> mpsc::Receiver<(usize, Answer)> {
-    let (tx, rx) = mpsc::channel();
-    for (i, host) in hosts.iter().enumerate() {
-        let (tx, host, req, root) = (
-            tx.clone(),
-            host.clone(),
-            req.clone(),
-            client.data.root.clone(),
-        );
-        std::thread::spawn(move || {
-            let _ = tx.send((i, ask(&host, &root, &req, start)));
-        });
-    }
-    rx
+/// The ssh child of each host being asked, by the host's place in the list.
+type Children = Arc<Mutex<Vec<(usize, u32)>>>;
+
+/// Every host being asked at once ([`ask_all`]).
+pub struct Asking {
+    rx: mpsc::Receiver<(usize, Answer)>,
+    children: Children,
+    n: usize,
 }
 
-/// Collects what [`ask_all`] sends until every host answered or `deadline` passed.
-pub fn collect(rx: &mpsc::Receiver<(usize, Answer)>, n: usize, deadline: Instant) -> Vec<Answer> {
+/// Asks `req` of every host, each on its own thread; [`collect`] gathers the answers.
+pub fn ask_all(client: &Client, hosts: &[Host], req: &Request, start: Instant) -> Asking {
+    let (tx, rx) = mpsc::channel();
+    let children: Children = Arc::default();
+    for (i, host) in hosts.iter().enumerate() {
+        let (tx, host, req) = (tx.clone(), host.clone(), req.clone());
+        let (root, children) = (client.data.root.clone(), Arc::clone(&children));
+        std::thread::spawn(move || {
+            let asked = Asked {
+                i,
+                host: &host,
+                root: &root,
+                start,
+                children: &children,
+            };
+            let _ = tx.send((i, asked.ask(&req)));
+        });
+    }
+    Asking {
+        rx,
+        children,
+        n: hosts.len(),
+    }
+}
+
+/// Collects the answers until every host answered or `deadline` passed: hosts still silent
+/// then are [`Answer::Silent`], and their ssh is ended (it could wait minutes for a host that
+/// does not answer, long after this command).
+pub fn collect(asking: Asking, deadline: Instant) -> Vec<Answer> {
+    let Asking { rx, children, n } = asking;
     let mut answers = vec![Answer::Silent; n];
     let mut left = n;
     while left > 0 {
@@ -73,26 +87,54 @@ pub fn collect(rx: &mpsc::Receiver<(usize, Answer)>, n: usize, deadline: Instant
             Err(_) => break,
         }
     }
+    if let Ok(children) = children.lock() {
+        for (i, pid) in children.iter() {
+            if matches!(answers.get(*i), Some(Answer::Silent)) {
+                // Its own process group (`SshConn::start`): ssh and anything it started.
+                if let Ok(pid) = i32::try_from(*pid) {
+                    let group = nix::unistd::Pid::from_raw(-pid);
+                    let _ = nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGKILL);
+                }
+            }
+        }
+    }
     answers
 }
 
-fn ask(host: &Host, root: &std::path::Path, req: &Request, start: Instant) -> Answer {
-    let conn = match SshConn::open(host, root) {
-        Ok(c) => c,
-        Err(e) => return Answer::Failed(e.to_string()),
-    };
-    let version = conn.version().to_string();
-    match crate::client::send_request_once(Conn::Remote(Box::new(conn)), req, &mut |_| {}) {
-        Ok(Reply::Ok {
-            data: Value::Array(rows),
-        }) => Answer::Rows {
-            rows,
-            version,
-            took: start.elapsed(),
-        },
-        Ok(Reply::Error { error }) => Answer::Failed(error.message),
-        Ok(_) => Answer::Failed("it answered with something other than a list".into()),
-        Err(e) => Answer::Failed(crate::error::BatonError::from(e).message),
+/// One host being asked, on its thread.
+struct Asked<'a> {
+    i: usize,
+    host: &'a Host,
+    root: &'a std::path::Path,
+    start: Instant,
+    children: &'a Children,
+}
+
+impl Asked<'_> {
+    fn ask(&self, req: &Request) -> Answer {
+        let mut conn = match SshConn::start(self.host, self.root) {
+            Ok(c) => c,
+            Err(e) => return Answer::Failed(e.to_string()),
+        };
+        if let Ok(mut c) = self.children.lock() {
+            c.push((self.i, conn.pid()));
+        }
+        if let Err(e) = conn.read_hello(self.host) {
+            return Answer::Failed(e.to_string());
+        }
+        let version = conn.version().to_string();
+        match crate::client::send_request_once(Conn::Remote(Box::new(conn)), req, &mut |_| {}) {
+            Ok(Reply::Ok {
+                data: Value::Array(rows),
+            }) => Answer::Rows {
+                rows,
+                version,
+                took: self.start.elapsed(),
+            },
+            Ok(Reply::Error { error }) => Answer::Failed(error.message),
+            Ok(_) => Answer::Failed("it answered with something other than a list".into()),
+            Err(e) => Answer::Failed(crate::error::BatonError::from(e).message),
+        }
     }
 }
 
@@ -103,9 +145,9 @@ pub fn ls(client: &Client, all: bool, json: bool) -> Result<i32, BatonError> {
     let config = load_config()?;
     let hosts: Vec<Host> = configured(&config).into_values().collect();
     let req = Request::Ls { all };
-    let rx = ask_all(client, &hosts, &req, start);
+    let asking = ask_all(client, &hosts, &req, start);
     let local = client.call(&req)?;
-    let answers = collect(&rx, hosts.len(), start + config.remote.offline_after());
+    let answers = collect(asking, start + config.remote.offline_after());
     let mut rows: Vec<(Option<&str>, Value)> = match local {
         Value::Array(rows) => rows.into_iter().map(|r| (None, r)).collect(),
         _ => return Err(BatonError::failed("the server's list is not a list")),
@@ -179,8 +221,8 @@ pub fn host_ls(client: &Client, json: bool) -> Result<i32, BatonError> {
     let start = Instant::now();
     let config = load_config()?;
     let hosts: Vec<Host> = configured(&config).into_values().collect();
-    let rx = ask_all(client, &hosts, &Request::Ls { all: false }, start);
-    let answers = collect(&rx, hosts.len(), start + config.remote.offline_after());
+    let asking = ask_all(client, &hosts, &Request::Ls { all: false }, start);
+    let answers = collect(asking, start + config.remote.offline_after());
     let views: Vec<HostView> = hosts
         .iter()
         .zip(answers)

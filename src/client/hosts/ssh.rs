@@ -120,6 +120,13 @@ const STDERR_KEPT: usize = 16 * 1024;
 impl SshConn {
     /// Starts ssh to `host` and reads the bridge's hello, refusing another protocol.
     pub fn open(host: &Host, data_root: &Path) -> Result<SshConn, HostError> {
+        let mut conn = SshConn::start(host, data_root)?;
+        conn.read_hello(host)?;
+        Ok(conn)
+    }
+
+    /// Starts ssh to `host`; [`SshConn::read_hello`] must come next.
+    pub fn start(host: &Host, data_root: &Path) -> Result<SshConn, HostError> {
         let control = control_dir(data_root);
         if let Some(dir) = &control {
             crate::paths::ensure_private_dir(dir).map_err(|e| HostError::Local {
@@ -155,7 +162,7 @@ impl SshConn {
             drain(err, &kept);
             drop(done);
         });
-        let mut conn = SshConn {
+        Ok(SshConn {
             host: host.name.clone(),
             child,
             stdin: Some(stdin),
@@ -163,9 +170,19 @@ impl SshConn {
             stderr,
             stderr_done,
             hello: None,
-        };
-        conn.hello = Some(conn.hello(host)?);
-        Ok(conn)
+        })
+    }
+
+    /// The ssh child's pid, which is also its process group's id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Reads the bridge's hello, refusing another protocol.
+    pub fn read_hello(&mut self, host: &Host) -> Result<(), HostError> {
+        let hello = self.hello(host)?;
+        self.hello = Some(hello);
+        Ok(())
     }
 
     fn hello(&mut self, host: &Host) -> Result<Hello, HostError> {
