@@ -629,45 +629,42 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
             conversation: Some(title),
             json,
         }) if new_name.is_none() => {
-            commands::simple(c, &Request::Title { name, title }, json, render::titled)
+            let (c, name) = on(c, name)?;
+            commands::simple(&c, &Request::Title { name, title }, json, render::titled)
         }
         Some(Cmd::Rename {
             name,
             new_name,
             conversation: _,
             json,
-        }) => commands::simple(
-            c,
-            &Request::Rename {
-                name,
-                new_name: new_name.unwrap_or_default(),
-            },
-            json,
-            render::renamed,
-        ),
+        }) => {
+            let (c, name) = on(c, name)?;
+            let new_name = new_name.unwrap_or_default();
+            let req = Request::Rename { name, new_name };
+            commands::simple(&c, &req, json, render::renamed)
+        }
         Some(Cmd::Fork { name, new, json }) => {
-            commands::simple(c, &Request::Fork { name, new }, json, render::forked)
+            let (c, name) = on(c, name)?;
+            commands::simple(&c, &Request::Fork { name, new }, json, render::forked)
         }
         Some(Cmd::Rewind {
             name,
             turn,
             new,
             json,
-        }) => commands::simple(
-            c,
-            &Request::Rewind { name, turn, new },
-            json,
-            render::rewound,
-        ),
-        Some(Cmd::Archive { name, json }) => commands::simple(
-            c,
-            &Request::Archive {
+        }) => {
+            let (c, name) = on(c, name)?;
+            let req = Request::Rewind { name, turn, new };
+            commands::simple(&c, &req, json, render::rewound)
+        }
+        Some(Cmd::Archive { name, json }) => {
+            let (c, name) = on(c, name)?;
+            let req = Request::Archive {
                 name,
                 archived: true,
-            },
-            json,
-            render::archived,
-        ),
+            };
+            commands::simple(&c, &req, json, render::archived)
+        }
         Some(Cmd::Prune {
             older_than,
             dry_run,
@@ -695,15 +692,14 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
             let req = Request::Import { file, name, dir };
             commands::simple(c, &req, json, render::imported)
         }
-        Some(Cmd::Unarchive { name, json }) => commands::simple(
-            c,
-            &Request::Archive {
+        Some(Cmd::Unarchive { name, json }) => {
+            let (c, name) = on(c, name)?;
+            let req = Request::Archive {
                 name,
                 archived: false,
-            },
-            json,
-            render::archived,
-        ),
+            };
+            commands::simple(&c, &req, json, render::archived)
+        }
         Some(Cmd::Rm {
             name,
             delete_branch,

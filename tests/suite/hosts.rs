@@ -291,7 +291,13 @@ fn a_terminal_on_another_host_is_driven_as_a_local_one_and_listed_with_the_local
         "{table}"
     );
     assert_eq!(w.json(&["host", "ls"])[0]["terminals"], 1);
-    w.ok(&["rm", "box:t"]);
+    w.ok(&["archive", "box:t"]);
+    assert_eq!(w.json(&["ls"]).as_array().unwrap().len(), 1);
+    assert_eq!(w.json(&["ls", "--all"]).as_array().unwrap().len(), 2);
+    w.ok(&["unarchive", "box:t"]);
+    w.ok(&["rename", "box:t", "t2"]);
+    assert_eq!(w.json(&["show", "box:t2"])["name"], "t2");
+    w.ok(&["rm", "box:t2"]);
     assert_eq!(w.json(&["ls"]).as_array().unwrap().len(), 1);
 }
 
@@ -493,4 +499,34 @@ fn a_connection_dropped_mid_turn_loses_nothing_and_watch_picks_the_turn_up() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("MOCK-REPLY #1"));
     let log = w.json(&["log", "box:t"]);
     assert_eq!(log["turns"][0]["status"], "completed", "{log}");
+}
+
+#[test]
+fn ctrl_c_at_the_terminal_interrupts_a_remote_turn_instead_of_killing_the_channel() {
+    let mut w = World::new();
+    let Some(s) = sshd(&mut w, "") else { return };
+    add_box(&w, &s);
+    let dir = remote_project(&s, "proj");
+    w.ok(&["new", "box:t", "--dir", dir.to_str().unwrap()]);
+    // A group of its own, as a shell gives a foreground job: Ctrl-c is SIGINT to that group.
+    let mut cmd = w.cmd(&["send", "box:t", "[[hold:go]] held"]);
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let mut send = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut buf = [0u8; 256];
+    let n = send.stdout.as_mut().unwrap().read(&mut buf).unwrap();
+    assert!(n > 0, "the send printed nothing of its turn");
+    let group = nix::unistd::Pid::from_raw(-(send.id() as i32));
+    nix::sys::signal::kill(group, nix::sys::signal::Signal::SIGINT).unwrap();
+    let out = send.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
+    assert!(
+        text(&out).contains("interrupting box:t's turn"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(w.show("box:t")["last_turn"]["status"], "interrupted");
 }
