@@ -120,20 +120,21 @@ fn sshd(w: &mut World, extra_hosts: &str) -> Option<Sshd> {
         ),
     )
     .unwrap();
+    // Its log into a file: a pipe nobody reads would stop it once full.
+    let log = dir.join("sshd.log");
     let mut child = Command::new(sshd_bin)
         .args(["-D", "-e", "-f"])
         .arg(dir.join("sshd_config"))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+        .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(20);
     let mut pause = Duration::from_millis(5);
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
         if let Ok(Some(status)) = child.try_wait() {
-            let mut err = String::new();
-            let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+            let err = std::fs::read_to_string(&log).unwrap_or_default();
             eprintln!("skipped: sshd cannot run here ({status}): {err}");
             return None;
         }
@@ -237,7 +238,19 @@ fn a_terminal_on_another_host_is_driven_as_a_local_one_and_listed_with_the_local
     assert!(err.contains("box:t · turn 1"), "{err}");
     // The prompt reached the remote CLI on its stdin, never in an argv.
     let remote_log = std::fs::read_to_string(w.tmp.path().join("remote-shim.log")).unwrap();
-    assert!(remote_log.contains("hello from afar"), "{remote_log}");
+    let run = remote_log
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|i| i["argv"][0] != "sandbox")
+        .expect("the remote CLI never ran");
+    assert!(
+        run["stdin"].as_str().unwrap().contains("hello from afar"),
+        "{run}"
+    );
+    assert!(
+        !run["argv"].to_string().contains("hello from afar"),
+        "{run}"
+    );
     let piped = w.run_stdin(&["send", "box:t", "-"], b"second prompt");
     assert!(piped.status.success(), "{}", text(&piped));
     let show = w.json(&["show", "box:t"]);
