@@ -401,6 +401,29 @@ fn a_host_without_baton_gives_one_line_saying_what_to_install() {
             env!("CARGO_PKG_VERSION")
         )
     );
+    // A baton there whose server cannot start: its own one line, naming the host.
+    let broken = w.tmp.path().join("broken");
+    std::fs::create_dir_all(&broken).unwrap();
+    std::fs::write(broken.join("config.toml"), "[nonsense\n").unwrap();
+    w.ok(&[
+        "host",
+        "add",
+        "broken",
+        "127.0.0.1",
+        "--baton",
+        BATON,
+        "--data-dir",
+        broken.to_str().unwrap(),
+    ]);
+    let out = w.run(&["show", "broken:t"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.starts_with("baton: on host broken: ")
+            && err.contains("is not valid")
+            && err.lines().count() == 1,
+        "{err}"
+    );
     // A bridge of another protocol: the versions on both sides, in one line.
     let old = w.tmp.path().join("old-baton");
     std::fs::write(
