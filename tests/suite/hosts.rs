@@ -253,11 +253,23 @@ fn a_terminal_on_another_host_is_driven_as_a_local_one_and_listed_with_the_local
     );
     let piped = w.run_stdin(&["send", "box:t", "-"], b"second prompt");
     assert!(piped.status.success(), "{}", text(&piped));
+    let streamed = w.ok(&["send", "box:t", "third", "--json"]);
+    let lines: Vec<serde_json::Value> = streamed
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.last().unwrap()["reply"], "ok", "{streamed}");
+    assert_eq!(lines.last().unwrap()["data"]["number"], 3, "{streamed}");
+    let detached = w.run(&["send", "box:t", "fourth", "--detach"]);
+    assert!(detached.status.success(), "{}", text(&detached));
+    w.wait_for("the detached turn to end on the host", || {
+        w.json(&["log", "box:t"])["turns"][3]["status"] == "completed"
+    });
     let show = w.json(&["show", "box:t"]);
     assert_eq!(show["name"], "t");
     assert_eq!(show["dir"], dir.to_str().unwrap());
     let log = w.json(&["log", "box:t"]);
-    assert_eq!(log["turns"].as_array().unwrap().len(), 2, "{log}");
+    assert_eq!(log["turns"].as_array().unwrap().len(), 4, "{log}");
     assert!(w.ok(&["log", "box:t"]).contains("hello from afar"));
     w.ok(&["instructions", "box:t", "add", "Always answer in English."]);
     assert_eq!(
