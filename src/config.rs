@@ -69,6 +69,41 @@ pub struct Config {
     pub ui: UiConfig,
     #[serde(default)]
     pub storage: StorageConfig,
+    /// `[hosts.NAME]`: other machines whose baton servers `HOST:NAME` reaches over ssh.
+    #[serde(default)]
+    pub hosts: BTreeMap<String, HostConfig>,
+    #[serde(default)]
+    pub remote: RemoteConfig,
+}
+
+/// `[hosts.NAME]`: all baton keeps about another host (see `client::hosts`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostConfig {
+    /// What `ssh` is given: `me@10.0.0.5`, or an alias of `~/.ssh/config`.
+    pub ssh: String,
+    /// The baton binary on that host (default: `baton`, looked up on its PATH).
+    pub baton: Option<String>,
+    /// The data directory of that host's server (default: its own default).
+    pub data_dir: Option<String>,
+}
+
+/// `[remote]`: how long a listing waits for other hosts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RemoteConfig {
+    /// A host that has not answered `ls` within this many milliseconds is listed offline
+    /// (default 3000).
+    pub offline_after_ms: Option<u64>,
+}
+
+/// [`RemoteConfig::offline_after_ms`]'s default.
+pub const DEFAULT_OFFLINE_AFTER_MS: u64 = 3000;
+
+impl RemoteConfig {
+    pub fn offline_after(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.offline_after_ms.unwrap_or(DEFAULT_OFFLINE_AFTER_MS))
+    }
 }
 
 /// `[storage]`: what baton keeps on disk.

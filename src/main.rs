@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
-use baton::client::{commands, out, prune, render, Client};
+use baton::client::{commands, hosts, out, prune, render, Client};
 use baton::error::BatonError;
 use baton::paths::{DataDir, EnvDirs};
 use baton::protocol::{
@@ -226,6 +226,12 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Other hosts whose terminals are addressed HOST:NAME (over ssh; kept in the config as
+    /// [hosts.NAME])
+    Host {
+        #[command(subcommand)]
+        action: HostCmd,
+    },
     /// Start, stop or inspect the server
     Server {
         #[command(subcommand)]
@@ -295,15 +301,20 @@ struct NewArgs {
 }
 
 impl NewArgs {
-    fn request(self) -> Result<Request, BatonError> {
-        let dir = match self.dir {
-            Some(d) => d,
-            None => std::env::current_dir()
-                .map_err(|e| BatonError::bad_input(format!("no current directory: {e}")))?,
+    /// The request to `client`'s server, for the bare `name` (a remote one needs its `--dir`,
+    /// absolute on that host).
+    fn request(self, client: &Client, name: Option<String>) -> Result<Request, BatonError> {
+        let dir = match (self.dir, &client.via) {
+            (Some(d), None) => absolute(d),
+            (None, None) => absolute(
+                std::env::current_dir()
+                    .map_err(|e| BatonError::bad_input(format!("no current directory: {e}")))?,
+            ),
+            (d, Some(_)) => remote_dir(client, d)?.unwrap_or_default(),
         };
         Ok(Request::New {
-            name: self.name,
-            dir: absolute(dir),
+            name,
+            dir,
             provider: self.provider,
             model: self.model,
             brief: self.brief,
@@ -348,19 +359,24 @@ struct SendArgs {
 }
 
 impl SendArgs {
-    fn request(self) -> Result<Request, BatonError> {
+    fn request(self, client: &Client, name: String) -> Result<Request, BatonError> {
         let mode = match (self.steer, self.jump) {
             (true, _) => SendModeArg::Steer,
             (_, true) => SendModeArg::Jump,
             _ => SendModeArg::Queue,
         };
+        let dir = match client.via {
+            None => self.dir.map(absolute),
+            Some(_) if self.dir.is_none() => None,
+            Some(_) => remote_dir(client, self.dir)?,
+        };
         Ok(Request::Send {
-            name: self.name,
+            name,
             send: SendRequest {
                 prompt: commands::read_prompt(self.prompt)?,
                 provider: self.provider,
                 model: self.model,
-                dir: self.dir.map(absolute),
+                dir,
                 mode,
                 fresh: self.fresh,
             },
@@ -464,6 +480,29 @@ enum InstrCmd {
 }
 
 #[derive(Subcommand)]
+enum HostCmd {
+    /// Add a host: NAME is what goes before `:` in HOST:NAME, SSH_TARGET what `ssh` is given
+    /// (`me@10.0.0.5`, or an alias of ~/.ssh/config)
+    Add {
+        name: String,
+        ssh_target: String,
+        /// The baton binary on that host (default: `baton` on its PATH)
+        #[arg(long, value_name = "PATH")]
+        baton: Option<String>,
+        /// The data directory of that host's server (default: its own default)
+        #[arg(long, value_name = "D")]
+        data_dir: Option<String>,
+    },
+    /// Every host: reachable or not, round-trip time, its baton's version, its terminals
+    Ls {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Forget a host (its terminals stay on it)
+    Rm { name: String },
+}
+
+#[derive(Subcommand)]
 enum ServerCmd {
     Start,
     Stop,
@@ -477,6 +516,30 @@ enum ServerCmd {
     /// The server's warden: interrupts its CLIs once it is gone (the server starts it)
     #[command(hide = true)]
     Warden,
+    /// The far side of an ssh channel: says hello, then joins stdin and stdout to this data
+    /// directory's server (started when needed)
+    #[command(hide = true)]
+    Bridge {
+        #[arg(long, value_name = "D")]
+        data_dir: Option<PathBuf>,
+    },
+}
+
+/// A directory on another host: it must be given, and absolute there (this machine's current
+/// directory means nothing on it).
+fn remote_dir(client: &Client, dir: Option<PathBuf>) -> Result<Option<String>, BatonError> {
+    let host = client.via.as_ref().map_or("", |h| h.name.as_str());
+    match dir {
+        Some(d) if d.is_absolute() => Ok(Some(d.to_string_lossy().into_owned())),
+        _ => Err(BatonError::bad_input(format!(
+            "give --dir as an absolute path on host {host} (e.g. --dir /home/me/project)"
+        ))),
+    }
+}
+
+/// The client and bare name a terminal argument addresses (`HOST:NAME`: that host's server).
+fn on(client: &Client, name: String) -> Result<(Client, String), BatonError> {
+    hosts::route(client, &name)
 }
 
 /// `path` made absolute against the current directory, as the server (elsewhere) needs it.
@@ -513,6 +576,9 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
         Some(Cmd::Server {
             action: ServerCmd::Warden,
         }) => return Ok(baton::providers::warden::serve()),
+        Some(Cmd::Server {
+            action: ServerCmd::Bridge { data_dir },
+        }) => return hosts::bridge::run(data_dir),
         _ => {}
     }
     let client = Client::from_env()?;
@@ -522,30 +588,40 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
         Some(Cmd::Attach { name }) => baton::tui::run(c, name),
         // Answered above.
         Some(Cmd::Completions { .. } | Cmd::Man) => Ok(0),
-        Some(Cmd::New(args)) => {
+        Some(Cmd::New(mut args)) => {
+            let (c, name) = match args.name.take() {
+                Some(n) => on(c, n).map(|(c, n)| (c, Some(n)))?,
+                None => (c.clone(), None),
+            };
             let json = args.json;
-            commands::simple(c, &args.request()?, json, render::show)
+            commands::simple(&c, &args.request(&c, name)?, json, render::show)
         }
         Some(Cmd::Send(args)) => {
-            let (name, json, detach) = (args.name.clone(), args.json, args.detach);
-            let req = args.request()?;
+            let (c, name) = on(c, args.name.clone())?;
+            let (json, detach) = (args.json, args.detach);
+            let req = args.request(&c, name.clone())?;
             if !detach {
-                baton::client::ctrl_c::install(c, &name, false);
+                baton::client::ctrl_c::install(&c, &name, false);
             }
-            commands::send(c, req, &name, json)
+            commands::send(&c, req, &name, json)
         }
-        Some(Cmd::Queue(args)) => {
+        Some(Cmd::Queue(mut args)) => {
+            let (c, name) = on(c, std::mem::take(&mut args.name))?;
+            args.name = name;
             let json = args.json;
-            commands::simple(c, &args.request()?, json, render::queue)
+            commands::simple(&c, &args.request()?, json, render::queue)
         }
         Some(Cmd::Diff { name, patch, json }) => {
-            commands::simple(c, &Request::Diff { name, patch }, json, render::diff)
+            let (c, name) = on(c, name)?;
+            commands::simple(&c, &Request::Diff { name, patch }, json, render::diff)
         }
         Some(Cmd::Merge { name, json }) => {
-            commands::simple(c, &Request::Merge { name }, json, render::merge)
+            let (c, name) = on(c, name)?;
+            commands::simple(&c, &Request::Merge { name }, json, render::merge)
         }
         Some(Cmd::Revert { name, turn, json }) => {
-            commands::simple(c, &Request::Revert { name, turn }, json, render::revert)
+            let (c, name) = on(c, name)?;
+            commands::simple(&c, &Request::Revert { name, turn }, json, render::revert)
         }
         Some(Cmd::Rename {
             name,
@@ -553,45 +629,42 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
             conversation: Some(title),
             json,
         }) if new_name.is_none() => {
-            commands::simple(c, &Request::Title { name, title }, json, render::titled)
+            let (c, name) = on(c, name)?;
+            commands::simple(&c, &Request::Title { name, title }, json, render::titled)
         }
         Some(Cmd::Rename {
             name,
             new_name,
             conversation: _,
             json,
-        }) => commands::simple(
-            c,
-            &Request::Rename {
-                name,
-                new_name: new_name.unwrap_or_default(),
-            },
-            json,
-            render::renamed,
-        ),
+        }) => {
+            let (c, name) = on(c, name)?;
+            let new_name = new_name.unwrap_or_default();
+            let req = Request::Rename { name, new_name };
+            commands::simple(&c, &req, json, render::renamed)
+        }
         Some(Cmd::Fork { name, new, json }) => {
-            commands::simple(c, &Request::Fork { name, new }, json, render::forked)
+            let (c, name) = on(c, name)?;
+            commands::simple(&c, &Request::Fork { name, new }, json, render::forked)
         }
         Some(Cmd::Rewind {
             name,
             turn,
             new,
             json,
-        }) => commands::simple(
-            c,
-            &Request::Rewind { name, turn, new },
-            json,
-            render::rewound,
-        ),
-        Some(Cmd::Archive { name, json }) => commands::simple(
-            c,
-            &Request::Archive {
+        }) => {
+            let (c, name) = on(c, name)?;
+            let req = Request::Rewind { name, turn, new };
+            commands::simple(&c, &req, json, render::rewound)
+        }
+        Some(Cmd::Archive { name, json }) => {
+            let (c, name) = on(c, name)?;
+            let req = Request::Archive {
                 name,
                 archived: true,
-            },
-            json,
-            render::archived,
-        ),
+            };
+            commands::simple(&c, &req, json, render::archived)
+        }
         Some(Cmd::Prune {
             older_than,
             dry_run,
@@ -619,47 +692,73 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
             let req = Request::Import { file, name, dir };
             commands::simple(c, &req, json, render::imported)
         }
-        Some(Cmd::Unarchive { name, json }) => commands::simple(
-            c,
-            &Request::Archive {
+        Some(Cmd::Unarchive { name, json }) => {
+            let (c, name) = on(c, name)?;
+            let req = Request::Archive {
                 name,
                 archived: false,
-            },
-            json,
-            render::archived,
-        ),
+            };
+            commands::simple(&c, &req, json, render::archived)
+        }
         Some(Cmd::Rm {
             name,
             delete_branch,
             force,
             json,
         }) => {
+            let (c, name) = on(c, name)?;
             let req = Request::Rm {
                 name,
                 delete_branch,
                 force,
             };
-            commands::simple(c, &req, json, render::removed)
+            commands::simple(&c, &req, json, render::removed)
         }
-        Some(Cmd::Ls { all, json }) => commands::simple(c, &Request::Ls { all }, json, render::ls),
+        Some(Cmd::Ls { all, json }) => hosts::list::ls(c, all, json),
         Some(Cmd::Show { name, json }) => {
-            commands::simple(c, &Request::Show { name }, json, render::show)
+            let (c, name) = on(c, name)?;
+            commands::simple(&c, &Request::Show { name }, json, render::show)
         }
         Some(Cmd::Log { name, json }) => {
-            commands::simple(c, &Request::Log { name }, json, render::log)
+            let (c, name) = on(c, name)?;
+            commands::simple(&c, &Request::Log { name }, json, render::log)
+        }
+        Some(Cmd::Instructions(mut args)) if args.name != "extract" => {
+            let (c, name) = on(c, std::mem::take(&mut args.name))?;
+            args.name = name;
+            args.run(&c)
         }
         Some(Cmd::Instructions(args)) => args.run(c),
         Some(Cmd::Watch { name, next, json }) => {
-            baton::client::ctrl_c::install(c, &name, true);
+            let (c, name) = on(c, name)?;
+            baton::client::ctrl_c::install(&c, &name, true);
             let req = Request::Follow {
                 name: name.clone(),
                 next,
             };
-            commands::send(c, req, &name, json)
+            commands::send(&c, req, &name, json)
         }
         Some(Cmd::Interrupt { name }) => {
-            commands::simple(c, &Request::Interrupt { name }, false, render::interrupted)
+            let (c, name) = on(c, name)?;
+            commands::simple(&c, &Request::Interrupt { name }, false, render::interrupted)
         }
+        Some(Cmd::Host { action }) => match action {
+            HostCmd::Add {
+                name,
+                ssh_target,
+                baton,
+                data_dir,
+            } => hosts::add(
+                &name,
+                baton::config::HostConfig {
+                    ssh: ssh_target,
+                    baton,
+                    data_dir,
+                },
+            ),
+            HostCmd::Ls { json } => hosts::list::host_ls(c, json),
+            HostCmd::Rm { name } => hosts::rm(&name),
+        },
         Some(Cmd::Server { action }) => server(c, action),
         Some(Cmd::Reindex { json }) => {
             commands::simple(c, &Request::Reindex, json, render::reindexed)
@@ -678,7 +777,7 @@ fn server(client: &Client, action: ServerCmd) -> Result<i32, BatonError> {
         ServerCmd::Stop => commands::server_stop(client),
         ServerCmd::Status { json } => commands::server_status(client, json),
         // Answered before a data directory is opened.
-        ServerCmd::Warden => Ok(0),
+        ServerCmd::Warden | ServerCmd::Bridge { .. } => Ok(0),
         ServerCmd::Run => {
             let env = EnvDirs::from_env();
             let config = baton::config::Config::load(env.config_file().as_deref())?;

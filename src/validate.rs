@@ -17,7 +17,7 @@ fn hidden_why(c: char) -> String {
     )
 }
 
-/// A terminal name is used in paths, branch names and command lines: no `/`, no `..`, no
+/// A terminal name is used in paths, branch names and command lines: no `/`, no `:`, no `..`, no
 /// control characters, no invisible or direction-changing ones ([`hidden_char`]), no
 /// whitespace, not starting with `-`.
 pub fn terminal_name(name: &str) -> Result<(), BatonError> {
@@ -28,6 +28,10 @@ pub fn terminal_name(name: &str) -> Result<(), BatonError> {
         Some("it is longer than 64 characters")
     } else if name.contains('/') || name.contains('\\') {
         Some("it contains a slash")
+    } else if name.contains(':') {
+        // `HOST:NAME` addresses a terminal on another host. Names an older baton accepted
+        // with `:` are still reached, with a leading `:` (`baton show :old:name`).
+        Some("it contains `:`, which separates a host from a terminal (`HOST:NAME`)")
     } else if name.contains("..") || name == "." {
         Some("it contains `..` or is `.`")
     } else if name.chars().any(char::is_control) {
@@ -106,7 +110,11 @@ pub fn name_from_dir(dir: &std::path::Path) -> String {
     let cleaned: String = base
         .chars()
         .map(|c| {
-            if c.is_control() || c == '/' || hidden_char(c.encode_utf8(&mut [0; 4])).is_some() {
+            if c.is_control()
+                || c == '/'
+                || c == ':'
+                || hidden_char(c.encode_utf8(&mut [0; 4])).is_some()
+            {
                 '-'
             } else {
                 c

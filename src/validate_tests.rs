@@ -21,6 +21,7 @@ fn names() {
         ("a b", "whitespace"),
         ("a\u{3000}b", "whitespace"),
         ("-a", "`-`"),
+        ("box:api", "`:`"),
     ];
     for (n, why) in bad {
         let e = terminal_name(n).unwrap_err();
@@ -86,5 +87,6 @@ fn default_names_from_dirs() {
     assert_eq!(name_from_dir(Path::new("/")), "main");
     assert_eq!(name_from_dir(Path::new("/x/-weird")), "weird");
     assert_eq!(name_from_dir(Path::new("/x/ab\u{202E}cd")), "ab-cd");
+    assert_eq!(name_from_dir(Path::new("/x/10:30")), "10-30");
     assert_eq!(name_from_dir(Path::new("/x/My Project ")), "My-Project");
 }

@@ -36,12 +36,17 @@ pub fn shown<T: DeserializeOwned>(
     text: fn(&T) -> String,
 ) -> Result<T, BatonError> {
     let data = client.call(req)?;
-    let view: T = data_as(data.clone())?;
     if json {
         print_json(&data);
-    } else {
-        out::print(&text(&view));
+        return data_as(data);
     }
+    // A remote terminal is shown by the name it is addressed by: `HOST:NAME`.
+    let mut shown = data;
+    if let Some(serde_json::Value::String(name)) = shown.get_mut("name") {
+        *name = client.shown_name(name);
+    }
+    let view: T = data_as(shown)?;
+    out::print(&text(&view));
     Ok(view)
 }
 
@@ -82,6 +87,8 @@ pub fn send(client: &Client, req: Request, name: &str, json: bool) -> Result<i32
         Out::Side(text) => out::side(&text),
     };
     let mut printer = render::Printer::default();
+    let shown = client.shown_name(name);
+    let name = shown.as_str();
     let final_reply = client.request(&req, |reply| {
         if let Reply::Event {
             event: SendEvent::Started { .. },
@@ -98,7 +105,13 @@ pub fn send(client: &Client, req: Request, name: &str, json: bool) -> Result<i32
         }
     });
     printer.finish().into_iter().for_each(write);
-    let final_reply = final_reply?;
+    let final_reply = final_reply.map_err(|mut e| {
+        if client.via.is_some() && e.message.starts_with(super::LOST) {
+            e.message
+                .push_str(&format!(": `baton watch {name}` picks its turn up again"));
+        }
+        e
+    })?;
     match final_reply {
         Reply::Ok { data } => {
             if json {

@@ -78,7 +78,8 @@ pub fn install(client: &Client, name: &str, watch_only: bool) {
     if unsafe { sigaction(Signal::SIGINT, &action) }.is_err() {
         return;
     }
-    let (client, name) = (client.clone(), name.to_string());
+    let (client, bare) = (client.clone(), name.to_string());
+    let name = client.shown_name(&bare);
     std::thread::spawn(move || loop {
         let mut b = [0u8];
         if read.read_exact(&mut b).is_err() {
@@ -91,7 +92,7 @@ pub fn install(client: &Client, name: &str, watch_only: bool) {
                 out::side(&format!(
                     "baton: interrupting {name}'s turn (Ctrl-c again leaves it running and exits)"
                 ));
-                let _ = client.call(&Request::Interrupt { name: name.clone() });
+                let _ = client.call(&Request::Interrupt { name: bare.clone() });
             }
             Press::Leave => {
                 out::side(&format!(

@@ -2,7 +2,9 @@
 //! and reading its replies.
 
 pub mod commands;
+pub mod conn;
 pub mod ctrl_c;
+pub mod hosts;
 pub mod manual;
 pub mod out;
 pub mod prune;
@@ -20,6 +22,7 @@ use std::time::{Duration, Instant};
 use crate::error::BatonError;
 use crate::paths::{open_private_append, DataDir, EnvDirs};
 use crate::protocol::{Reply, Request};
+use conn::Conn;
 
 /// How long a client waits for a server it started to accept connections.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
@@ -30,6 +33,9 @@ pub struct Client {
     pub data: DataDir,
     /// Extra environment for a server this client starts (the demo points PATH at the shims).
     pub server_env: Vec<(OsString, OsString)>,
+    /// Another host whose server this client's requests go to, over ssh (`None`: this
+    /// machine's).
+    pub via: Option<hosts::Host>,
 }
 
 impl Client {
@@ -40,7 +46,29 @@ impl Client {
         Ok(Client {
             data: DataDir::new(root),
             server_env: Vec::new(),
+            via: None,
         })
+    }
+
+    /// This client, asking `host`'s server instead (the local data dir keeps ssh's control
+    /// sockets).
+    pub fn on_host(&self, host: hosts::Host) -> Client {
+        Client {
+            via: Some(host),
+            ..self.clone()
+        }
+    }
+
+    /// A connection to the server this client asks: this machine's (started when needed) or,
+    /// through ssh, another host's.
+    pub fn open(&self) -> Result<Conn, BatonError> {
+        match &self.via {
+            None => self.connect().map(Conn::Local),
+            Some(host) => Ok(Conn::Remote(Box::new(hosts::ssh::SshConn::open(
+                host,
+                &self.data.root,
+            )?))),
+        }
     }
 
     /// Connects to the running server, starting one when there is none.
@@ -142,16 +170,36 @@ impl Client {
         req: &Request,
         mut on_event: impl FnMut(&Reply),
     ) -> Result<Reply, BatonError> {
-        let stream = self.connect()?;
+        let stream = self.open()?;
+        let remote = stream.host().is_some();
         match send_request_once(stream, req, &mut on_event) {
-            Err(Unanswered::Reset) => {
+            Err(Unanswered::Reset) if !remote => {
                 // A server dying as it accepted: it never read the request (a read one would
                 // have been answered or closed, not reset), so it is safe to ask a new one.
                 self.wait_unlocked(START_TIMEOUT);
                 let stream = self.connect()?;
                 send_request(stream, req, &mut on_event)
             }
+            Ok(Reply::Error { error }) if remote => Ok(Reply::Error {
+                error: self.on_host_error(error),
+            }),
             other => other.map_err(BatonError::from),
+        }
+    }
+
+    /// An error the remote server answered, saying which host it came from.
+    fn on_host_error(&self, mut error: BatonError) -> BatonError {
+        if let Some(h) = &self.via {
+            error.message = format!("on host {}: {}", h.name, error.message);
+        }
+        error
+    }
+
+    /// The name a terminal `name` of this client's server is shown by: `HOST:NAME` remotely.
+    pub fn shown_name(&self, name: &str) -> String {
+        match &self.via {
+            None => name.to_string(),
+            Some(h) => format!("{}:{name}", h.name),
         }
     }
 
@@ -206,11 +254,43 @@ pub fn send_request(
     req: &Request,
     on_event: &mut dyn FnMut(&Reply),
 ) -> Result<Reply, BatonError> {
-    send_request_once(stream, req, on_event).map_err(BatonError::from)
+    send_request_once(Conn::Local(stream), req, on_event).map_err(BatonError::from)
 }
 
 fn send_request_once(
-    mut stream: UnixStream,
+    stream: Conn,
+    req: &Request,
+    on_event: &mut dyn FnMut(&Reply),
+) -> Result<Reply, Unanswered> {
+    if let Some(host) = stream.host() {
+        let host = host.to_string();
+        return send_over(stream, req, on_event).map_err(|e| {
+            Unanswered::Failed(match e {
+                Unanswered::Reset => lost(&host, "the channel was reset"),
+                Unanswered::Failed(e) if e.message.starts_with(CLOSED) => lost(&host, "ssh ended"),
+                Unanswered::Failed(e) => e,
+            })
+        });
+    }
+    send_over(stream, req, on_event)
+}
+
+/// The start of the error a connection closed before its final reply gives.
+const CLOSED: &str = "the baton server closed the connection before answering";
+
+/// The error of a channel to `host` that ended before its final reply. What the request
+/// started (a turn) belongs to that host's server and goes on there.
+fn lost(host: &str, why: &str) -> BatonError {
+    BatonError::failed(format!(
+        "{LOST} {host} ({why}); anything it started goes on there"
+    ))
+}
+
+/// How the error of a lost channel to another host starts.
+pub const LOST: &str = "lost the connection to host";
+
+fn send_over(
+    mut stream: Conn,
     req: &Request,
     on_event: &mut dyn FnMut(&Reply),
 ) -> Result<Reply, Unanswered> {
@@ -242,9 +322,9 @@ fn send_request_once(
         };
         replies += 1;
         if n == 0 {
-            return Err(Unanswered::Failed(BatonError::failed(
-                "the baton server closed the connection before answering (see server.log in the data directory)",
-            )));
+            return Err(Unanswered::Failed(BatonError::failed(format!(
+                "{CLOSED} (see server.log in the data directory)"
+            ))));
         }
         let reply: Reply = serde_json::from_str(&buf)
             .map_err(|e| BatonError::failed(format!("unreadable reply from the server: {e}")))?;

@@ -244,22 +244,45 @@ fn provider_cell(v: &TerminalView) -> String {
     }
 }
 
-pub fn ls(rows: &Vec<TerminalView>) -> String {
+/// `baton ls`: each row with the host it is on (`None`: this machine), in a HOST column when
+/// `host_col` (any host is configured), then a line per host that did not answer.
+pub fn ls_on_hosts(
+    rows: &[(Option<&str>, &TerminalView)],
+    offline: &[(String, String)],
+    host_col: bool,
+) -> String {
+    let mut out = String::new();
+    let host_cell = |h: Option<&str>| match (host_col, h) {
+        (false, _) => String::new(),
+        (true, h) => format!("{:<12} ", h.unwrap_or("-")),
+    };
     if rows.is_empty() {
-        return "no terminals yet (create one with `baton new NAME --dir DIR`)\n".to_string();
+        out.push_str("no terminals yet (create one with `baton new NAME --dir DIR`)\n");
+    } else {
+        out.push_str(&format!(
+            "{}{:<16} {:<24} {:<8} {:<14} {:<9} {}\n",
+            if host_col {
+                format!("{:<12} ", "HOST")
+            } else {
+                String::new()
+            },
+            "NAME",
+            "PROVIDER",
+            "STATE",
+            "CONTEXT",
+            "COST",
+            "DIR"
+        ));
     }
-    let mut out = format!(
-        "{:<16} {:<24} {:<8} {:<14} {:<9} {}\n",
-        "NAME", "PROVIDER", "STATE", "CONTEXT", "COST", "DIR"
-    );
-    for v in rows {
+    for (h, v) in rows {
         let name = if v.archived {
             format!("{} (archived)", v.name)
         } else {
             v.name.clone()
         };
         out.push_str(&format!(
-            "{:<16} {:<24} {:<8} {:<14} {:<9} {}\n",
+            "{}{:<16} {:<24} {:<8} {:<14} {:<9} {}\n",
+            host_cell(*h),
             name,
             provider_cell(v),
             v.state.as_str(),
@@ -268,16 +291,18 @@ pub fn ls(rows: &Vec<TerminalView>) -> String {
             v.dir
         ));
     }
-    for v in rows.iter().filter(|v| v.queue_held) {
-        out.push_str(&format!(
-            "{}: {}
-",
-            v.name,
-            held_line(&v.name)
-        ));
+    for (h, v) in rows.iter().filter(|(_, v)| v.queue_held) {
+        let name = match h {
+            Some(h) => format!("{h}:{}", v.name),
+            None => v.name.clone(),
+        };
+        out.push_str(&format!("{name}: {}\n", held_line(&name)));
     }
-    if rows.iter().any(|v| v.index_behind) {
+    if rows.iter().any(|(_, v)| v.index_behind) {
         out.push_str(&format!("{}\n", INDEX_BEHIND));
+    }
+    for (host, why) in offline {
+        out.push_str(&format!("host {host}: offline ({why})\n"));
     }
     out
 }

@@ -131,6 +131,7 @@ fn client_for(root: &Path, path: OsString, home: &Path) -> Client {
             // The simulated CLIs answer from canned agent sessions (`shims/README.md`).
             ("BATON_SHIM_DEMO".into(), "1".into()),
         ],
+        via: None,
     }
 }
 

@@ -12,6 +12,19 @@ use crate::words::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};
 use crate::words::{OpenReason, SessionReason};
 use views::TerminalView;
 
+/// The version of this protocol. `baton server bridge` says it in its [`Hello`], and a client
+/// reaching another host over ssh refuses a bridge of another version (its requests or replies
+/// might not read the same). Raise it with any change a peer of the old version would misread.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The first line `baton server bridge` prints, before any reply of the server behind it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hello {
+    /// The bridge's `baton --version` number.
+    pub baton: String,
+    pub protocol: u32,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "cmd", rename_all = "snake_case")]
 pub enum Request {

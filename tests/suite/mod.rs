@@ -12,6 +12,7 @@ mod follow;
 mod forks;
 mod git;
 mod hold;
+mod hosts;
 mod instructions;
 mod json_contract;
 mod local;
