@@ -306,11 +306,25 @@ fn send_over(
                 std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::BrokenPipe
             ) =>
         {
-            return Err(Unanswered::Reset)
+            // A bridge that could not reach its server answers and ends before the request
+            // is written: that answer is the reply.
+            if stream.host().is_some() {
+                return read_final(BufReader::new(stream), on_event, gone)
+                    .map_err(|_| Unanswered::Reset);
+            }
+            return Err(Unanswered::Reset);
         }
         other => other.map_err(gone)?,
     }
-    let mut reader = BufReader::new(stream);
+    read_final(BufReader::new(stream), on_event, gone)
+}
+
+/// Reads replies until the final one, each event to `on_event`.
+fn read_final(
+    mut reader: BufReader<Conn>,
+    on_event: &mut dyn FnMut(&Reply),
+    gone: impl Fn(std::io::Error) -> BatonError,
+) -> Result<Reply, Unanswered> {
     let mut replies = 0usize;
     loop {
         let mut buf = String::new();
@@ -318,7 +332,7 @@ fn send_over(
             Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset && replies == 0 => {
                 return Err(Unanswered::Reset)
             }
-            other => other.map_err(gone)?,
+            other => other.map_err(&gone)?,
         };
         replies += 1;
         if n == 0 {

@@ -54,6 +54,18 @@ pub fn user_line(text: &str) -> String {
     format!("{msg}\n")
 }
 
+/// The stdin line asking the CLI to interrupt its running turn (it answers with a
+/// `control_response`, ends the turn with an error result and reads on:
+/// `fixtures/captures/steer/control-interrupt-*`), newline included.
+pub fn interrupt_line(request_id: &str) -> String {
+    let msg = serde_json::json!({
+        "type": "control_request",
+        "request_id": request_id,
+        "request": {"subtype": "interrupt"},
+    });
+    format!("{msg}\n")
+}
+
 /// True for the echo (`--replay-user-messages`) of a user line the CLI just read: the prompt
 /// first, then each steer, in the order written, at the moment the CLI takes it in.
 pub fn is_replay(line: &str) -> bool {

@@ -57,7 +57,13 @@ pub struct Channels {
     /// Where a Claude process is handed back after a clean turn to stay warm; None: it exits
     /// at the turn's end, as without warming.
     pub keep: Option<tokio::sync::oneshot::Sender<WarmCli>>,
+    /// Each message asks a Claude turn to stop: its interrupt request on stdin, then SIGINT
+    /// if the turn has not ended [`INTERRUPT_GRACE`] later.
+    pub interrupt: Option<tokio::sync::mpsc::UnboundedReceiver<()>>,
 }
+
+/// How long a Claude CLI asked to interrupt may take to end its turn before it gets SIGINT.
+pub const INTERRUPT_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Runs one turn of `spec` with `prompt` on stdin. Sends [`RunMsg::Started`] with the pid (the
 /// caller interrupts by that pid with [`process::interrupt`], after setting `interrupted`), then
@@ -168,6 +174,7 @@ async fn claude_turn(
         go,
         warm,
         keep,
+        interrupt,
     } = channels;
     let provider = spec.provider;
     let (mut child, lines, close, system_file, total_before, turns_before) = match warm {
@@ -215,6 +222,10 @@ async fn claude_turn(
         send_prompt(&mut pending_prompt);
     }
     let mut steer = steer;
+    let mut interrupt = interrupt;
+    // When the interrupt asked for is given up on and SIGINT sent instead.
+    let mut fallback: Option<tokio::time::Instant> = None;
+    let mut signalled = false;
     let (mut forwarded, mut replays) = (0usize, 0usize);
     let mut subagent = false;
     let mut ended = false;
@@ -232,7 +243,38 @@ async fn claude_turn(
                     Err(_) => close.notify_one(),
                 }
             }
-            more = next_steer(&mut steer), if prompt_sent && !ended && steer.is_some() => {
+            asked = next_steer(&mut interrupt), if !ended && interrupt.is_some() => {
+                match asked {
+                    // Before its prompt: it never gets one, and exits at EOF.
+                    Some(()) if !prompt_sent => {
+                        pending_prompt = None;
+                        gate = None;
+                        close.notify_one();
+                    }
+                    Some(()) if fallback.is_some() || signalled => {}
+                    // Steers it holds but has not taken in would run as turns of their own
+                    // after an interrupt request (it reads on): SIGINT ends it with them
+                    // unread, and they wait again at the head of the queue.
+                    Some(()) if forwarded > replays.saturating_sub(1) => {
+                        signalled = true;
+                        let _ = process::interrupt(child.pid);
+                    }
+                    Some(()) => {
+                        let id = format!("baton-interrupt-{}", child.pid);
+                        let _ = lines.send(claude::interrupt_line(&id));
+                        fallback = Some(tokio::time::Instant::now() + INTERRUPT_GRACE);
+                    }
+                    None => interrupt = None,
+                }
+            }
+            () = wait_until(fallback), if !ended && fallback.is_some() && !signalled => {
+                signalled = true;
+                crate::log_line!("baton server: claude (pid {}) did not take the interrupt request: SIGINT", child.pid);
+                let _ = process::interrupt(child.pid);
+            }
+            // No steer goes in once an interrupt was asked for: those wait again.
+            more = next_steer(&mut steer),
+                if prompt_sent && !ended && steer.is_some() && fallback.is_none() && !signalled => {
                 match more {
                     Some(line) => {
                         forwarded += 1;
@@ -274,8 +316,11 @@ async fn claude_turn(
                 let Some(status) = end else { continue };
                 ended = true;
                 crate::log::phase("cli-result");
-                let clean = status == TurnStatus::Completed
+                // Interrupted by its own request, the CLI ended the turn and reads on.
+                let took_interrupt = fallback.is_some() && !signalled;
+                let clean = (status == TurnStatus::Completed
                     && !interrupted.load(Ordering::SeqCst)
+                    || took_interrupt)
                     && forwarded == replays.saturating_sub(1)
                     && !subagent;
                 match (&keep, clean) {
@@ -292,8 +337,10 @@ async fn claude_turn(
         if let (Some(keep), Some(session_id)) = (keep, parser.session_id()) {
             let key = WarmKey::of(spec, path_var, session_id, parser.model());
             let total = parser.total_usd();
+            // It has not exited: the status is its result's, or an interruption if asked for.
             let exit = ExitInfo {
                 code: Some(0),
+                interrupted: interrupted.load(Ordering::SeqCst),
                 ..ExitInfo::default()
             };
             let outcome = finish(Parser::Claude(parser), exit, homes, spec).await;
@@ -345,9 +392,14 @@ async fn wait_gate(
     }
 }
 
-async fn next_steer(
-    steer: &mut Option<tokio::sync::mpsc::UnboundedReceiver<String>>,
-) -> Option<String> {
+async fn wait_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn next_steer<T>(steer: &mut Option<tokio::sync::mpsc::UnboundedReceiver<T>>) -> Option<T> {
     match steer {
         Some(s) => s.recv().await,
         None => std::future::pending().await,

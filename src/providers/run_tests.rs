@@ -449,3 +449,86 @@ async fn a_gated_cli_reads_its_prompt_only_once_the_gate_opens_and_none_if_it_cl
         assert_eq!(read, expected, "gate opened: {open}");
     }
 }
+
+/// Runs a Claude turn of `fake` with steers and interrupts open; sends one interrupt once the
+/// CLI printed its first line. Returns the outcome and how long the turn took after it.
+async fn interrupted_run(fake: &Fake) -> (TurnOutcome, Duration) {
+    for _ in 0..50 {
+        let (tx, mut rx) = mpsc::channel(1024);
+        let (_steer_tx, steer) = mpsc::unbounded_channel();
+        let (ask, interrupt) = mpsc::unbounded_channel();
+        let (spec, homes) = (fake.spec.clone(), fake.homes.clone());
+        let run = tokio::spawn(async move {
+            run_turn(
+                &spec,
+                b"go",
+                &homes,
+                None,
+                tx,
+                Arc::default(),
+                Channels {
+                    steer: Some(steer),
+                    interrupt: Some(interrupt),
+                    ..Channels::default()
+                },
+            )
+            .await
+        });
+        let mut asked_at = None;
+        while let Some(msg) = rx.recv().await {
+            if matches!(msg, RunMsg::Raw(_)) && asked_at.is_none() {
+                ask.send(()).unwrap();
+                asked_at = Some(std::time::Instant::now());
+            }
+        }
+        let ran = tokio::time::timeout(DEADLINE, run)
+            .await
+            .expect("the turn hung")
+            .unwrap();
+        match ran {
+            Err(ProviderError::Spawn { source, .. }) if source.raw_os_error() == Some(26) => {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            Ok(outcome) => return (outcome, asked_at.expect("a line").elapsed()),
+            Err(e) => panic!("{e}"),
+        }
+    }
+    panic!("the fake CLI stayed busy")
+}
+
+#[tokio::test]
+async fn an_interrupt_is_asked_on_stdin_and_a_cli_that_ends_its_turn_is_not_signalled() {
+    // As the real CLI: the request's control_response, an error result, and it reads on.
+    let result = r#"{"type":"result","is_error":true,"subtype":"error_during_execution","session_id":"s-1"}"#;
+    let body = format!(
+        "IFS= read -r first\n{}while IFS= read -r l; do printf '%s\\n' \"$l\" >> \"$OUT/stdin\"; case \"$l\" in *control_request*) printf '%s\\n' '{result}';; esac; done\ntouch \"$OUT/eof\"",
+        lines(&[INIT])
+    );
+    let fake = fake(ProviderKind::Claude, &body);
+    let (outcome, _) = interrupted_run(&fake).await;
+    let stdin = std::fs::read_to_string(fake.out("stdin")).unwrap();
+    let line: serde_json::Value = serde_json::from_str(stdin.lines().next().unwrap()).unwrap();
+    assert_eq!(line["type"], "control_request");
+    assert_eq!(line["request"]["subtype"], "interrupt");
+    assert_eq!(
+        outcome.status,
+        Some(TurnStatus::Failed),
+        "the CLI's own result"
+    );
+    assert!(fake.out("eof").exists(), "it ended at EOF, not by a signal");
+}
+
+#[tokio::test]
+async fn an_unanswered_interrupt_request_falls_back_to_sigint() {
+    // A CLI that reads the request and does nothing about it.
+    let body = format!(
+        "IFS= read -r first\n{}while IFS= read -r l; do printf '%s\\n' \"$l\" >> \"$OUT/stdin\"; done",
+        lines(&[INIT])
+    );
+    let fake = fake(ProviderKind::Claude, &body);
+    let (outcome, after) = interrupted_run(&fake).await;
+    assert!(after >= INTERRUPT_GRACE, "{after:?}");
+    assert_eq!(outcome.status, Some(TurnStatus::Interrupted), "{outcome:?}");
+    let stdin = std::fs::read_to_string(fake.out("stdin")).unwrap();
+    assert!(stdin.contains("control_request"), "{stdin}");
+}

@@ -186,6 +186,8 @@ impl WarmCli {
         } = self;
         drop(lines);
         close.notify_one();
+        // Read when the CLI started; gone now, whatever the CLI's exit takes.
+        drop(system_file);
         tokio::spawn(async move {
             let drained = tokio::time::timeout(RETIRE_GRACE, async {
                 // An idle CLI prints nothing at EOF; whatever it does print is not a turn's.
@@ -199,7 +201,6 @@ impl WarmCli {
                 );
                 let _ = process::terminate(pid);
             }
-            drop(system_file);
         });
     }
 

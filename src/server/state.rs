@@ -25,6 +25,9 @@ pub struct Running {
     /// Process group of the CLI, once started.
     pub pid: Option<i32>,
     pub interrupted: Arc<AtomicBool>,
+    /// Asks the running Claude CLI to interrupt its turn (a `control_request` on its stdin; it
+    /// stays up, and falls back to SIGINT if it does not answer): set while its run takes one.
+    pub control: Option<tokio::sync::mpsc::UnboundedSender<()>>,
 }
 
 /// Where steers for the running turn go, and which inputs went there (in order).
@@ -93,20 +96,22 @@ impl TermRuntime {
         *self.taken.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Interrupts the terminal's turn (`baton interrupt`, a jump, a stop): SIGINT to its CLI's
-    /// process group, or, while the turn is still starting, a mark it starts with. The flag is
+    /// Interrupts the terminal's turn (`baton interrupt`, a jump, a stop): Claude's interrupt
+    /// request on its stdin, else SIGINT to its CLI's process group, or, while the turn is
+    /// still starting, a mark it starts with. The flag is
     /// set and the pid read under the lock the turn holds to record its pid and read the flag:
     /// whichever comes second sends the signal, exactly once.
     pub fn interrupt(&self) -> std::io::Result<Interrupting> {
         let marked = self.running.lock().ok().and_then(|r| {
             r.as_ref().map(|run| {
                 run.interrupted.store(true, Ordering::SeqCst);
-                (run.turn_id.clone(), run.pid)
+                (run.turn_id.clone(), run.pid, run.control.clone())
             })
         });
         match marked {
-            Some((turn_id, pid)) => {
-                if let Some(pid) = pid {
+            Some((turn_id, pid, control)) => {
+                let asked = control.is_some_and(|c| c.send(()).is_ok());
+                if let (false, Some(pid)) = (asked, pid) {
                     process::interrupt(pid)?;
                 }
                 Ok(Interrupting::Turn(turn_id))

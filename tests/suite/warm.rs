@@ -131,7 +131,7 @@ fn warm_clis_stay_within_the_limit_and_stop_once_idle_or_turned_off() {
 }
 
 #[test]
-fn an_interrupted_warm_turn_ends_interrupted_and_the_next_turn_resumes_cold() {
+fn an_interrupt_reaches_the_cli_as_its_own_request_and_the_cli_stays_warm() {
     let w = World::new();
     w.new_terminal("t", "claude");
     w.send("t", "one");
@@ -153,17 +153,21 @@ fn an_interrupted_warm_turn_ends_interrupted_and_the_next_turn_resumes_cold() {
             .contains("MOCK-PARTIAL before hang"),
         "{log}"
     );
-    w.wait_for("the interrupted CLI to exit", || !process_runs(p1));
+    // The CLI ended the turn itself (its interrupt request, not a signal) and waits on.
+    assert!(process_runs(p1));
+    assert_eq!(warm(&w)[0]["pid"].as_i64(), Some(p1 as i64));
+    let id = w.show("t")["id"].as_str().unwrap().to_string();
+    let turns_dir = w.data().join("terminals").join(id).join("turns");
+    let raw: String = read_dir_files(&turns_dir)
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect();
+    assert!(raw.contains(r#""type":"control_response""#), "{raw}");
     let (out, _) = w.send("t", "three");
     assert!(out.contains("last_user=three"), "{out}");
     let inv = w.last_invocation();
-    assert_ne!(pid_of(&inv), p1);
-    assert_eq!(
-        flag(&inv["argv"], "--resume").map(String::from),
-        w.show("t")["sessions"][0]["session_id"]
-            .as_str()
-            .map(String::from)
-    );
+    assert_eq!(pid_of(&inv), p1);
+    assert_eq!(inv["turn"], 2);
 }
 
 #[test]

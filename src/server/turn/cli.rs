@@ -288,6 +288,16 @@ impl TurnCtx<'_> {
         // The CLI starts at once and reads its prompt once the turn's start is journalled.
         let (go, gate) = tokio::sync::oneshot::channel();
         self.go = Some(go);
+        // An interrupt reaches a Claude CLI as its own request, from the moment it runs.
+        let interrupt = (spec.provider == ProviderKind::Claude).then(|| {
+            let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+            if let Ok(mut r) = self.rt.running.lock() {
+                if let Some(run) = r.as_mut() {
+                    run.control = Some(tx);
+                }
+            }
+            rx
+        });
         let (keep, mut kept) = tokio::sync::oneshot::channel();
         let keep =
             (spec.provider == ProviderKind::Claude && srv.config.warm_limit() > 0).then_some(keep);
@@ -304,6 +314,7 @@ impl TurnCtx<'_> {
                     go: Some(gate),
                     warm,
                     keep,
+                    interrupt,
                 },
             )
             .await
@@ -312,6 +323,11 @@ impl TurnCtx<'_> {
         crate::log::phase("stream-synced");
         // Steers the CLI never read wait again, ahead of queued input: they run next.
         *self.rt.steer.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        if let Ok(mut r) = self.rt.running.lock() {
+            if let Some(run) = r.as_mut() {
+                run.control = None;
+            }
+        }
         let outcome = task
             .await
             .map_err(|e| BatonError::failed(format!("the {} run crashed: {e}", spec.provider)))?

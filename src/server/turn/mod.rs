@@ -277,6 +277,7 @@ fn prepare(
             turn_id: turn_id.clone(),
             pid: None,
             interrupted: interrupted.clone(),
+            control: None,
         });
     }
     let record = Record::TurnStarted {
