@@ -1,7 +1,7 @@
 //! The figures of issue 14, measured side by side in one run and printed as a table:
 //! `cargo bench --bench figures` (knobs: BATON_BENCH_SENDS, default 40; BATON_BENCH_FILES,
 //! default 100000; BATON_BENCH_TURNS, default 200; BATON_BENCH_SVG, where the tokens plot goes,
-//! default `target/tokens-per-turn.svg`; BATON_BENCH_ONLY=send,warm,ls,memory,tokens,commit).
+//! default `target/tokens-per-turn.svg`; BATON_BENCH_ONLY=send,warm,remote,ls,memory,tokens,commit).
 //!
 //! - **send**: `baton send` on a resumed Claude session (the simulated CLI) against the very
 //!   command line, stdin and cwd baton gave the CLI, run directly: wall time and the first
@@ -10,6 +10,8 @@
 //! - **warm**: the first stdout byte of `baton send` on a warm CLI, and on a cold one (`warm =
 //!   0`), against the simulated CLI's own cold start resuming the same session; the memory of a
 //!   warm CLI (the simulated one: the real Claude holds far more).
+//! - **remote**: `baton send` and `baton ls` on a terminal of another host (this machine through
+//!   a real sshd on 127.0.0.1) against the same on a local one (`figures/remote.rs`).
 //! - **ls**: `baton ls` with 100 terminals against `tmux ls` (one line) and `tmux list-windows
 //!   -a` (a line per window) with 100 windows.
 //! - **memory**: the server's resident memory per idle terminal, without and with a shell each.
@@ -30,6 +32,8 @@ use serde_json::Value;
 
 #[path = "figures/phases.rs"]
 mod phases;
+#[path = "figures/remote.rs"]
+mod remote;
 
 const BATON: &str = env!("CARGO_BIN_EXE_baton");
 const SHIMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/shims");
@@ -50,6 +54,9 @@ fn main() {
     }
     if wanted("warm") {
         rows.extend(warm_rows());
+    }
+    if wanted("remote") {
+        rows.extend(remote::rows(knob("BATON_BENCH_SENDS", 40).max(10) / 2));
     }
     if wanted("ls") {
         rows.extend(ls_rows());

@@ -254,3 +254,39 @@ fn a_kill_right_after_an_accepted_prompt_on_a_warm_cli_loses_it_never() {
         assert!(completed == 1 || of.last().unwrap()["status"] == "interrupted");
     }
 }
+
+#[test]
+fn a_forks_next_turns_run_in_the_cli_its_first_turn_left_warm() {
+    let w = World::new();
+    let repo = repo(&w, "api");
+    w.ok(&[
+        "new",
+        "api",
+        "--dir",
+        repo.to_str().unwrap(),
+        "--provider",
+        "claude",
+    ]);
+    w.send("api", "one");
+    w.send("api", "two");
+    w.ok(&["fork", "api"]);
+    w.send("api-2", "three, in the fork");
+    let first = w.last_invocation();
+    assert!(has_arg(&first["argv"], "--fork-session"), "{first}");
+    let forked: Vec<Value> = w
+        .invocations()
+        .into_iter()
+        .filter(|i| has_arg(&i["argv"], "--fork-session"))
+        .collect();
+    assert_eq!(
+        forked.len(),
+        1,
+        "one CLI for the fork's first turn: {forked:?}"
+    );
+    w.send("api-2", "four, in the fork");
+    let next = w.last_invocation();
+    assert_eq!(next["pid"], first["pid"], "{next}");
+    assert_eq!(next["turn"], 1);
+    let sessions = w.show("api-2")["sessions"].clone();
+    assert_eq!(sessions.as_array().unwrap().len(), 1, "{sessions}");
+}

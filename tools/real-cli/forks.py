@@ -154,12 +154,15 @@ class Check(Q.Check):
                                 system = f.read()
                         except OSError:
                             pass
+                    # A CLI's own children (same command line) are not runs of baton's.
                     self.argvs.append({"ts": time.time(), "pid": p["pid"], "cwd": cwd,
-                                       "argv": argv, "system": system})
+                                       "argv": argv, "system": system,
+                                       "by_server": p.get("ppid") == spid})
             time.sleep(0.01)
 
     def argv_with(self, flag):
-        return [a for a in self.argvs if flag in a["argv"]]
+        """The command lines with `flag` that baton itself ran (the server's children)."""
+        return [a for a in self.argvs if flag in a["argv"] and a.get("by_server", True)]
 
     def run(self, name, args, stdin=None, timeout=240):
         base = self._files(name, args)

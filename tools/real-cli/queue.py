@@ -62,7 +62,7 @@ def cmdline(pid):
 
 
 def descendants(root):
-    """[{pid, start, comm, cmd}] of every process under root."""
+    """[{pid, ppid, start, comm, cmd}] of every process under root."""
     kids = {}
     for d in os.listdir("/proc"):
         if d.isdigit():
@@ -73,7 +73,8 @@ def descendants(root):
     while stack:
         p = stack.pop()
         for pid, st in kids.get(p, []):
-            out.append({"pid": pid, "start": st[2], "comm": st[3], "cmd": cmdline(pid)[:3000]})
+            out.append({"pid": pid, "ppid": p, "start": st[2], "comm": st[3],
+                        "cmd": cmdline(pid)[:3000]})
             stack.append(pid)
     return out
 
