@@ -210,8 +210,8 @@ async fn claude_turn(
     let _ = tx.send(RunMsg::Started { pid: child.pid }).await;
     let mut pending_prompt = Some(claude::user_line(&String::from_utf8_lossy(prompt)));
     let mut gate = go;
-    // Nothing more will come after the prompt (no steers, no next turn): EOF after it.
-    let only_prompt = steer.is_none() && keep.is_none();
+    // Nothing more will come after the prompt (no steers, interrupts or next turn): EOF after it.
+    let only_prompt = steer.is_none() && keep.is_none() && interrupt.is_none();
     let send_prompt = |pending: &mut Option<String>| {
         send_line(&lines, pending);
         if only_prompt {
@@ -243,7 +243,7 @@ async fn claude_turn(
                     Err(_) => close.notify_one(),
                 }
             }
-            asked = next_steer(&mut interrupt), if !ended && interrupt.is_some() => {
+            asked = next_of(&mut interrupt), if !ended && interrupt.is_some() => {
                 match asked {
                     // Before its prompt: it never gets one, and exits at EOF.
                     Some(()) if !prompt_sent => {
@@ -273,7 +273,7 @@ async fn claude_turn(
                 let _ = process::interrupt(child.pid);
             }
             // No steer goes in once an interrupt was asked for: those wait again.
-            more = next_steer(&mut steer),
+            more = next_of(&mut steer),
                 if prompt_sent && !ended && steer.is_some() && fallback.is_none() && !signalled => {
                 match more {
                     Some(line) => {
@@ -399,8 +399,9 @@ async fn wait_until(at: Option<tokio::time::Instant>) {
     }
 }
 
-async fn next_steer<T>(steer: &mut Option<tokio::sync::mpsc::UnboundedReceiver<T>>) -> Option<T> {
-    match steer {
+/// The next message of `rx`; never, when there is none.
+async fn next_of<T>(rx: &mut Option<tokio::sync::mpsc::UnboundedReceiver<T>>) -> Option<T> {
+    match rx {
         Some(s) => s.recv().await,
         None => std::future::pending().await,
     }
