@@ -173,6 +173,12 @@ impl SshConn {
         })
     }
 
+    /// Its input, for a writer on another thread while reads stay here (a shell's channel);
+    /// dropping it ends the channel's input, and the bridge then ends the channel.
+    pub fn take_stdin(&mut self) -> Option<ChildStdin> {
+        self.stdin.take()
+    }
+
     /// The ssh child's pid, which is also its process group's id.
     pub fn pid(&self) -> u32 {
         self.child.id()

@@ -1,0 +1,130 @@
+//! The multiplexer with another host's terminals (a real sshd on 127.0.0.1, as in `hosts.rs`,
+//! driven in tmux as in `tui.rs`): listed under their host, a prompt from the composer, the
+//! shell face on the remote checkout, and a host that drops and comes back with the turn it
+//! kept running. Skipped (saying why) where tmux or sshd cannot run.
+
+use super::common::*;
+use super::hosts::{add_box, remote_project, sshd};
+use super::tui::{tmux_missing, Tmux};
+
+/// The line of `screen` that holds `what`.
+fn line_of(screen: &str, what: &str) -> Option<usize> {
+    screen.lines().position(|l| l.contains(what))
+}
+
+#[test]
+fn a_remote_terminal_is_listed_under_its_host_answers_the_composer_and_has_its_shell_face() {
+    if tmux_missing() {
+        return;
+    }
+    let mut w = World::new();
+    let Some(s) = sshd(&mut w, "") else { return };
+    add_box(&w, &s);
+    let here = w.new_terminal("t", "claude");
+    let dir = remote_project(&s, "proj");
+    w.ok(&["new", "box:t", "--dir", dir.to_str().unwrap()]);
+    let ui = Tmux::start(&w, &here, "");
+    // The local `t` first, then box's `t` (the same name) under box's header.
+    let screen = ui.wait_until("box's terminal under its header", |s| {
+        s.contains("── box") && s.contains("1 box:t") && !s.contains("connecting")
+    });
+    let (local, header, remote) = (
+        line_of(&screen, "0 t "),
+        line_of(&screen, "── box"),
+        line_of(&screen, "1 box:t"),
+    );
+    assert!(
+        local < header && header < remote && local.is_some(),
+        "{screen}"
+    );
+
+    ui.keys(&["C-b", "1"]);
+    ui.wait_for("box:t · claude");
+    ui.type_text("hello from the multiplexer");
+    ui.keys(&["Enter"]);
+    ui.wait_for("last_user=hello from the multiplexer");
+    ui.wait_for("── completed · claude");
+    // It ran on the host: the local terminal has no turn.
+    assert_eq!(w.json(&["log", "t"])["turns"], serde_json::json!([]));
+    assert_eq!(w.json(&["log", "box:t"])["turns"][0]["status"], "completed");
+
+    ui.keys(&["C-b", "s"]);
+    ui.wait_for("keys go to the shell");
+    ui.type_text("echo \"at=$(pwd)\"");
+    ui.keys(&["Enter"]);
+    ui.wait_for(&format!("at={}", dir.display()));
+}
+
+/// Kills this world's ssh processes: its master connections and their channels (each names
+/// the control directory in the data dir).
+fn kill_ssh(w: &World) {
+    let control = format!("{}/ssh/", w.data().display());
+    for p in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = p.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let cmd = std::fs::read(p.path().join("cmdline")).unwrap_or_default();
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if cmd.contains("ssh") && cmd.contains(&control) {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+}
+
+#[test]
+fn a_host_that_drops_is_shown_offline_and_comes_back_with_the_turn_it_kept_running() {
+    if tmux_missing() {
+        return;
+    }
+    let mut w = World::new();
+    let Some(mut s) = sshd(&mut w, "") else {
+        return;
+    };
+    add_box(&w, &s);
+    let here = w.new_terminal("here", "claude");
+    let dir = remote_project(&s, "proj");
+    w.ok(&["new", "box:t", "--dir", dir.to_str().unwrap()]);
+    let ui = Tmux::start(&w, &here, "");
+    ui.wait_until("box online", |s| {
+        s.contains("1 box:t") && !s.contains("connecting")
+    });
+    ui.keys(&["C-b", "1"]);
+    ui.wait_for("box:t · claude");
+    ui.type_text("take your time [[hold:go]]");
+    ui.keys(&["Enter"]);
+    let remote_log = w.tmp.path().join("remote-shim.log");
+    w.wait_for("the remote CLI to start the turn", || {
+        std::fs::read_to_string(&remote_log).is_ok_and(|l| l.contains("take your time"))
+    });
+
+    // The host goes away: no new connection is accepted, and the open ones die.
+    s.stop_listening();
+    kill_ssh(&w);
+    let screen = ui.wait_for("── box · offline");
+    assert!(!screen.contains("── completed"), "{screen}");
+    // The turn belongs to the host's server: it ends there while the UI cannot see it.
+    std::fs::write(dir.join("go"), "").unwrap();
+    let remote_baton = || {
+        let out = std::process::Command::new(BATON)
+            .args(["log", "t", "--json"])
+            .env("BATON_HOME", &s.remote)
+            .env("HOME", &s.remote_home)
+            .output()
+            .unwrap();
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap_or_default()
+    };
+    w.wait_for("the turn to end on the host", || {
+        remote_baton()["turns"][0]["status"] == "completed"
+    });
+    assert!(ui.screen().contains("── box · offline"), "{}", ui.screen());
+
+    // Back: the UI reconnects by itself and catches up with the whole turn.
+    s.listen_again();
+    let screen = ui.wait_until("box back with the turn's end", |s| {
+        !s.contains("offline") && s.contains("── completed · claude")
+    });
+    assert!(screen.contains("last_user=take your time"), "{screen}");
+}
