@@ -63,7 +63,9 @@ pub struct Options {
 /// `attach` when one is named (an unknown name is refused before the screen changes).
 pub fn run(client: &Client, attach: Option<String>) -> Result<i32, BatonError> {
     if let Some(name) = &attach {
-        client.call(&crate::protocol::Request::Show { name: name.clone() })?;
+        // `HOST:NAME` is asked of that host (an unknown host or terminal is refused here).
+        let (asked, name) = crate::client::hosts::route(client, name)?;
+        asked.call(&crate::protocol::Request::Show { name })?;
     }
     run_with(
         client,

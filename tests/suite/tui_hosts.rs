@@ -87,11 +87,8 @@ fn a_host_that_drops_is_shown_offline_and_comes_back_with_the_turn_it_kept_runni
     let here = w.new_terminal("here", "claude");
     let dir = remote_project(&s, "proj");
     w.ok(&["new", "box:t", "--dir", dir.to_str().unwrap()]);
-    let ui = Tmux::start(&w, &here, "");
-    ui.wait_until("box online", |s| {
-        s.contains("1 box:t") && !s.contains("connecting")
-    });
-    ui.keys(&["C-b", "1"]);
+    // `attach HOST:NAME` focuses it once its host has listed it.
+    let ui = Tmux::start(&w, &here, "attach box:t");
     ui.wait_for("box:t · claude");
     ui.type_text("take your time [[hold:go]]");
     ui.keys(&["Enter"]);

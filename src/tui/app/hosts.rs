@@ -257,6 +257,12 @@ impl App {
             .collect();
         self.replace_terms(Some(host), &terminals);
         let mut fx = Vec::new();
+        // `baton attach HOST:NAME`: focused once its host has listed it.
+        if (self.attach_to.as_deref()).is_some_and(|n| host_of(n) == Some(host)) {
+            if let Some(name) = self.attach_to.take() {
+                fx.extend(self.attach_focus(&name));
+            }
+        }
         if self.panes.iter().all(|p| p.term.is_none()) {
             if let Some(name) = self.listed().first().map(|t| t.info.name.clone()) {
                 fx.extend(self.focus(&name));

@@ -211,3 +211,35 @@ fn the_list_groups_terminals_under_their_host_and_says_which_is_offline() {
     app.update(Msg::Host("far".into(), HostMsg::Watch(Box::new(list))));
     assert_eq!(app.hosts[1].link, Link::Online);
 }
+
+#[test]
+fn attaching_to_a_remote_terminal_focuses_it_once_its_host_lists_it() {
+    let mut app = App::new(
+        "baton",
+        "/w/elsewhere",
+        crate::tui::input::keys::Keys::default(),
+    );
+    app.set_hosts(["box".to_string(), "far".to_string()]);
+    app.attach_to = Some("box:t".into());
+    let local = WatchEvent::Terminals {
+        terminals: vec![terminal("api", "claude", "idle", None)],
+    };
+    app.update(Msg::Watch(local));
+    // Not offered a terminal here, not told box:t is missing: box has not listed yet.
+    assert_eq!(app.mode, crate::tui::app::Mode::Normal);
+    assert_eq!(app.status, None);
+    let far = WatchEvent::Terminals { terminals: vec![] };
+    app.update(Msg::Host("far".into(), HostMsg::Watch(Box::new(far))));
+    assert_eq!(app.attach_to.as_deref(), Some("box:t"));
+    let list = WatchEvent::Terminals {
+        terminals: vec![terminal("t", "claude", "idle", None)],
+    };
+    let fx = app.update(Msg::Host("box".into(), HostMsg::Watch(Box::new(list))));
+    assert_eq!(app.focused_name().as_deref(), Some("box:t"));
+    assert_eq!(app.attach_to, None);
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::Call(Tag::Log(n), _) if n == "box:t")),
+        "{fx:?}"
+    );
+}

@@ -4,6 +4,7 @@
 
 use crate::protocol::views::TerminalView;
 use crate::protocol::WatchEvent;
+use crate::tui::app::hosts::host_of;
 use crate::tui::app::{log_call, App, Effect, Mode, TermInfo, TermView};
 use crate::words::TurnStatus;
 
@@ -99,7 +100,7 @@ impl App {
             // Only this machine's: a remote terminal's folder is on its host.
             let here = listed
                 .iter()
-                .filter(|t| super::hosts::host_of(&t.info.name).is_none())
+                .filter(|t| host_of(&t.info.name).is_none())
                 .find(|t| t.info.dir == self.cwd || t.info.source == self.cwd)
                 .map(|t| t.info.name.clone());
             let first_listed = listed.first().map(|t| t.info.name.clone());
@@ -122,10 +123,13 @@ impl App {
             } else if let Some(name) = here.clone().or(first_listed) {
                 fx.extend(self.focus(&name));
             }
-            let attached = self.attach_to.take().is_some_and(|name| {
-                fx.extend(self.attach_focus(&name));
-                true
-            });
+            // Another host's terminal is focused when that host's list comes (`hosts`).
+            let remote = (self.attach_to.as_deref()).is_some_and(|n| host_of(n).is_some());
+            let attached = remote
+                || self.attach_to.take().is_some_and(|name| {
+                    fx.extend(self.attach_focus(&name));
+                    true
+                });
             if here.is_none() && !attached && self.mode == Mode::Normal {
                 self.mode = Mode::Offer;
             }
