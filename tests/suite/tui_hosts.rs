@@ -1,7 +1,8 @@
 //! The multiplexer with another host's terminals (a real sshd on 127.0.0.1, as in `hosts.rs`,
 //! driven in tmux as in `tui.rs`): listed under their host, a prompt from the composer, the
-//! shell face on the remote checkout, and a host that drops and comes back with the turn it
-//! kept running. Skipped (saying why) where tmux or sshd cannot run.
+//! shell face on the remote checkout, the diff face of its branch there, and a host that drops
+//! and comes back with the turn it kept running. Skipped (saying why) where tmux or sshd
+//! cannot run.
 
 use super::common::*;
 use super::hosts::{add_box, remote_project, sshd};
@@ -53,6 +54,39 @@ fn a_remote_terminal_is_listed_under_its_host_answers_the_composer_and_has_its_s
     ui.type_text("echo \"at=$(pwd)\"");
     ui.keys(&["Enter"]);
     ui.wait_for(&format!("at={}", dir.display()));
+
+    // The diff face asks the host (this checkout is a plain folder there: no branch).
+    ui.keys(&["C-b", "s"]);
+    ui.wait_for("box:t · claude");
+    ui.keys(&["C-b", "g"]);
+    ui.wait_for("on host box: t has no worktree of its own");
+}
+
+#[test]
+fn the_diff_face_of_a_remote_terminal_shows_its_branch_on_that_host() {
+    if tmux_missing() {
+        return;
+    }
+    let mut w = World::new();
+    let Some(s) = sshd(&mut w, "") else { return };
+    add_box(&w, &s);
+    let repo = remote_project(&s, "repo");
+    git(&w, &repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("README.md"), "# project\n").unwrap();
+    git(&w, &repo, &["add", "."]);
+    git(&w, &repo, &["commit", "-q", "-m", "init"]);
+    w.ok(&["new", "box:g", "--dir", repo.to_str().unwrap()]);
+    let here = w.new_terminal("here", "claude");
+    let ui = Tmux::start(&w, &here, "attach box:g");
+    ui.wait_for("box:g · claude");
+    ui.keys(&["C-b", "g"]);
+    ui.wait_for("no changes on");
+    ui.type_text("make it [[write:hello.txt]]");
+    ui.keys(&["Enter"]);
+    let screen = ui.wait_for("+written by shim");
+    assert!(screen.contains("+++ b/hello.txt"), "{screen}");
+    // The file is in the terminal's worktree on the host, not in the local one.
+    assert!(!here.join("hello.txt").exists());
 }
 
 /// Kills this world's ssh processes: its master connections and their channels (each names
