@@ -53,6 +53,14 @@ pub fn qualified(host: &str, name: &str) -> String {
     format!("{host}:{name}")
 }
 
+/// A new name typed for terminal `of`: on `of`'s host when it names none. Pure.
+pub fn on_same_host(of: &str, new: String) -> String {
+    match host_of(of) {
+        Some(h) if host_of(&new).is_none() => qualified(h, &new),
+        _ => new,
+    }
+}
+
 /// Where a UI-side terminal name's requests go: its host (if any) and its bare name. Pure.
 pub fn split(name: &str) -> (Option<&str>, &str) {
     match name.split_once(':') {

@@ -73,6 +73,9 @@ fn a_hosts_events_and_replies_name_its_terminals_host_colon_name() {
     );
     assert_eq!(qualify_reply("box", json!([1, 2])), json!([1, 2]));
     assert_eq!(split("box:t"), (Some("box"), "t"));
+    assert_eq!(on_same_host("box:t", "u".into()), "box:u");
+    assert_eq!(on_same_host("box:t", "box:u".into()), "box:u");
+    assert_eq!(on_same_host("t", "u".into()), "u");
     assert_eq!(split("api"), (None, "api"));
 }
 
