@@ -5,8 +5,20 @@
 //! cannot run.
 
 use super::common::*;
-use super::hosts::{add_box, remote_project, sshd};
+use super::hosts::{add_box, remote_project, sshd, Sshd};
 use super::tui::{tmux_missing, Tmux};
+
+/// A world with host `box` added (sshd on 127.0.0.1), or `None` (the test is skipped, saying
+/// why) where tmux or sshd cannot run.
+fn world_with_box() -> Option<(World, Sshd)> {
+    if tmux_missing() {
+        return None;
+    }
+    let mut w = World::new();
+    let s = sshd(&mut w, "")?;
+    add_box(&w, &s);
+    Some((w, s))
+}
 
 /// The line of `screen` that holds `what`.
 fn line_of(screen: &str, what: &str) -> Option<usize> {
@@ -15,12 +27,9 @@ fn line_of(screen: &str, what: &str) -> Option<usize> {
 
 #[test]
 fn a_remote_terminal_is_listed_under_its_host_answers_the_composer_and_has_its_shell_face() {
-    if tmux_missing() {
+    let Some((w, s)) = world_with_box() else {
         return;
-    }
-    let mut w = World::new();
-    let Some(s) = sshd(&mut w, "") else { return };
-    add_box(&w, &s);
+    };
     let here = w.new_terminal("t", "claude");
     let dir = remote_project(&s, "proj");
     w.ok(&["new", "box:t", "--dir", dir.to_str().unwrap()]);
@@ -64,17 +73,11 @@ fn a_remote_terminal_is_listed_under_its_host_answers_the_composer_and_has_its_s
 
 #[test]
 fn the_diff_face_of_a_remote_terminal_shows_its_branch_on_that_host() {
-    if tmux_missing() {
+    let Some((w, s)) = world_with_box() else {
         return;
-    }
-    let mut w = World::new();
-    let Some(s) = sshd(&mut w, "") else { return };
-    add_box(&w, &s);
+    };
     let repo = remote_project(&s, "repo");
-    git(&w, &repo, &["init", "-q", "-b", "main"]);
-    std::fs::write(repo.join("README.md"), "# project\n").unwrap();
-    git(&w, &repo, &["add", "."]);
-    git(&w, &repo, &["commit", "-q", "-m", "init"]);
+    init_repo(&w, &repo);
     w.ok(&["new", "box:g", "--dir", repo.to_str().unwrap()]);
     let here = w.new_terminal("here", "claude");
     let ui = Tmux::start(&w, &here, "attach box:g");
@@ -110,14 +113,9 @@ fn kill_ssh(w: &World) {
 
 #[test]
 fn a_host_that_drops_is_shown_offline_and_comes_back_with_the_turn_it_kept_running() {
-    if tmux_missing() {
-        return;
-    }
-    let mut w = World::new();
-    let Some(mut s) = sshd(&mut w, "") else {
+    let Some((w, mut s)) = world_with_box() else {
         return;
     };
-    add_box(&w, &s);
     let here = w.new_terminal("here", "claude");
     let dir = remote_project(&s, "proj");
     w.ok(&["new", "box:t", "--dir", dir.to_str().unwrap()]);
