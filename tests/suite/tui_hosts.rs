@@ -1,7 +1,7 @@
 //! The multiplexer with another host's terminals (a real sshd on 127.0.0.1, as in `hosts.rs`,
 //! driven in tmux as in `tui.rs`): listed under their host, a prompt from the composer, the
 //! shell face on the remote checkout, the diff face of its branch there, and a host that drops
-//! and comes back with the turn it kept running. Skipped (saying why) where tmux or sshd
+//! and comes back with the turn and the shell it kept running. Skipped (saying why) where tmux or sshd
 //! cannot run.
 
 use super::common::*;
@@ -128,12 +128,19 @@ fn a_host_that_drops_is_shown_offline_and_comes_back_with_the_turn_it_kept_runni
     w.wait_for("the remote CLI to start the turn", || {
         std::fs::read_to_string(&remote_log).is_ok_and(|l| l.contains("take your time"))
     });
+    // Its shell face, while the turn runs.
+    ui.keys(&["C-b", "s"]);
+    ui.wait_for("keys go to the shell");
+    ui.type_text("echo before-$((2+3))");
+    ui.keys(&["Enter"]);
+    ui.wait_for("before-5");
 
     // The host goes away: no new connection is accepted, and the open ones die.
     s.stop_listening();
     kill_ssh(&w);
-    let screen = ui.wait_for("── box · offline");
-    assert!(!screen.contains("── completed"), "{screen}");
+    ui.wait_until("box offline and its shell lost", |s| {
+        s.contains("── box · offline") && s.contains("Enter tries again")
+    });
     // The turn belongs to the host's server: it ends there while the UI cannot see it.
     std::fs::write(dir.join("go"), "").unwrap();
     let remote_baton = || {
@@ -150,10 +157,16 @@ fn a_host_that_drops_is_shown_offline_and_comes_back_with_the_turn_it_kept_runni
     });
     assert!(ui.screen().contains("── box · offline"), "{}", ui.screen());
 
-    // Back: the UI reconnects by itself and catches up with the whole turn.
+    // Back: the UI reconnects by itself, its shell attaches again (the same shell: the host's
+    // server kept it), and the transcript catches up with the whole turn.
     s.listen_again();
-    let screen = ui.wait_until("box back with the turn's end", |s| {
-        !s.contains("offline") && s.contains("── completed · claude")
+    ui.wait_until("box back with its shell", |s| {
+        !s.contains("offline") && !s.contains("tries again") && s.contains("before-5")
     });
+    ui.type_text("echo after-$((3+4))");
+    ui.keys(&["Enter"]);
+    ui.wait_for("after-7");
+    ui.keys(&["C-b", "s"]);
+    let screen = ui.wait_for("── completed · claude");
     assert!(screen.contains("last_user=take your time"), "{screen}");
 }

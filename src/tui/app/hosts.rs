@@ -10,6 +10,7 @@ use crate::protocol::views::TerminalView;
 use crate::protocol::{Request, WatchEvent};
 use crate::tui::app::watch::live_title;
 use crate::tui::app::{App, Effect, TermInfo, TermView};
+use crate::tui::shell::ShellStatus;
 
 /// How this client's connection to a host stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -255,8 +256,9 @@ impl App {
         }
     }
 
-    /// Host `host`'s full list: at each (re)connection, so it is online again and what it
-    /// shows is read again (a turn that ran on while it was out of reach comes whole).
+    /// Host `host`'s full list: at each (re)connection, so it is online again, what it shows
+    /// is read again (a turn that ran on while it was out of reach comes whole), and its
+    /// shells attach again.
     fn on_host_list(&mut self, host: &str, terminals: Vec<TerminalView>) -> Vec<Effect> {
         self.set_link(host, Link::Online);
         let terminals: Vec<TerminalView> = terminals
@@ -264,6 +266,15 @@ impl App {
             .map(|t| qualify_view(host, t))
             .collect();
         self.replace_terms(Some(host), &terminals);
+        // A shell face its lost channel left says so: it attaches again through the new one.
+        for t in (self.terms.iter_mut()).filter(|t| host_of(&t.info.name) == Some(host)) {
+            if t.shell
+                .as_ref()
+                .is_some_and(|v| matches!(v.status, ShellStatus::Lost(_)))
+            {
+                t.shell = None;
+            }
+        }
         let mut fx = Vec::new();
         // `baton attach HOST:NAME`: focused once its host has listed it.
         if (self.attach_to.as_deref()).is_some_and(|n| host_of(n) == Some(host)) {

@@ -246,3 +246,27 @@ fn attaching_to_a_remote_terminal_focuses_it_once_its_host_lists_it() {
         "{fx:?}"
     );
 }
+
+#[test]
+fn a_shell_face_its_host_dropped_attaches_again_when_the_host_lists_again() {
+    use crate::tui::shell::{ShellUpdate, ShellView};
+    let mut app = two_sources();
+    let lost = |app: &mut App, name: &str| {
+        let mut v = ShellView::new(1, 10, 40);
+        v.apply(ShellUpdate::Lost(
+            "the connection to the server ended".into(),
+        ));
+        app.term_mut(name).unwrap().shell = Some(v);
+    };
+    lost(&mut app, "box:t");
+    lost(&mut app, "t");
+    app.update(Msg::Host("box".into(), HostMsg::Lost("ssh ended".into())));
+    assert!(app.term("box:t").unwrap().shell.is_some());
+    let list = WatchEvent::Terminals {
+        terminals: vec![terminal("t", "codex", "idle", None)],
+    };
+    app.update(Msg::Host("box".into(), HostMsg::Watch(Box::new(list))));
+    // box's is opened again at the next drawing; the local one waits for Enter as before.
+    assert_eq!(app.term("box:t").unwrap().shell, None);
+    assert!(app.term("t").unwrap().shell.is_some());
+}
