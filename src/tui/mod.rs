@@ -63,7 +63,9 @@ pub struct Options {
 /// `attach` when one is named (an unknown name is refused before the screen changes).
 pub fn run(client: &Client, attach: Option<String>) -> Result<i32, BatonError> {
     if let Some(name) = &attach {
-        client.call(&crate::protocol::Request::Show { name: name.clone() })?;
+        // `HOST:NAME` is asked of that host (an unknown host or terminal is refused here).
+        let (asked, name) = crate::client::hosts::route(client, name)?;
+        asked.call(&crate::protocol::Request::Show { name })?;
     }
     run_with(
         client,
@@ -97,8 +99,14 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
     let (tx, rx) = mpsc::channel();
     // Connect before taking over the screen, so a server that cannot start says so plainly.
     io::spawn_watch(client, tx.clone())?;
+    // Each host is a second source of terminals, followed on its own thread.
+    let hosts = crate::client::hosts::configured(&config);
+    for host in hosts.values() {
+        io::hosts::spawn_watch(client, host.clone(), tx.clone());
+    }
     let title = opts.title.unwrap_or_else(|| "baton".to_string());
     let mut app = App::new(&title, &cwd, keys);
+    app.set_hosts(hosts.keys().cloned());
     let saved_at = io::saved::path(&client.data);
     app.restore(io::saved::load(&saved_at));
     app.attach_to = opts.attach;
@@ -112,6 +120,7 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
             client,
             tx: &tx,
             shells: &mut shells,
+            hosts: &hosts,
             notify,
             saved_at: &saved_at,
         };
@@ -160,6 +169,8 @@ struct Ctx<'a> {
     client: &'a Client,
     tx: &'a Sender<Msg>,
     shells: &'a mut io::ShellConns,
+    /// The configured hosts, which requests for their terminals go to.
+    hosts: &'a io::hosts::Hosts,
     notify: crate::config::Notify,
     /// Where drafts and layout are kept (`io::saved`).
     saved_at: &'a std::path::Path,
@@ -228,7 +239,9 @@ fn event_loop(
 fn carry_out(effects: Vec<Effect>, ctx: &mut Ctx) {
     for effect in effects {
         match effect {
-            Effect::Call(tag, req) => io::spawn_call(ctx.client, tag, req, ctx.tx.clone()),
+            Effect::Call(tag, req) => {
+                io::spawn_call(ctx.client, ctx.hosts, tag, req, ctx.tx.clone())
+            }
             Effect::Notify { title, body } => {
                 let bytes = io::notify::bytes(ctx.notify, &title, &body);
                 let mut out = std::io::stdout();
@@ -246,9 +259,14 @@ fn carry_out(effects: Vec<Effect>, ctx: &mut Ctx) {
                 id,
                 rows,
                 cols,
-            } => ctx
-                .shells
-                .open(ctx.client, &name, id, (rows, cols), ctx.tx.clone()),
+            } => ctx.shells.open(
+                ctx.client,
+                ctx.hosts,
+                &name,
+                id,
+                (rows, cols),
+                ctx.tx.clone(),
+            ),
             Effect::ShellInput { name, bytes } => ctx.shells.input(&name, &bytes),
             Effect::ShellResize { name, rows, cols } => ctx.shells.resize(&name, rows, cols),
             Effect::ShellHistory { name } => ctx.shells.history(&name),

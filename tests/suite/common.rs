@@ -318,14 +318,19 @@ pub fn read_dir_files(dir: &Path) -> Vec<PathBuf> {
 /// A repository with one commit on `main`, a README and a .gitignore for `*.log`.
 pub fn repo(w: &World, name: &str) -> PathBuf {
     let dir = w.project(name);
-    git(w, &dir, &["init", "-q", "-b", "main"]);
-    git(w, &dir, &["config", "user.name", "Repo Owner"]);
-    git(w, &dir, &["config", "user.email", "owner@example.com"]);
+    init_repo(w, &dir);
+    dir
+}
+
+/// Makes `dir` the repository [`repo`] makes.
+pub fn init_repo(w: &World, dir: &Path) {
+    git(w, dir, &["init", "-q", "-b", "main"]);
+    git(w, dir, &["config", "user.name", "Repo Owner"]);
+    git(w, dir, &["config", "user.email", "owner@example.com"]);
     std::fs::write(dir.join("README.md"), "# project\n").unwrap();
     std::fs::write(dir.join(".gitignore"), "*.log\n").unwrap();
-    git(w, &dir, &["add", "."]);
-    git(w, &dir, &["commit", "-q", "-m", "init"]);
-    dir
+    git(w, dir, &["add", "."]);
+    git(w, dir, &["commit", "-q", "-m", "init"]);
 }
 
 /// Kills the server with SIGKILL and waits until it is gone; returns its pid.

@@ -12,12 +12,55 @@ use std::time::{Duration, Instant};
 use super::common::{text, World, BATON, SHIMS};
 
 /// An sshd on a free port of 127.0.0.1, and the remote side's data dir.
-struct Sshd {
+pub(super) struct Sshd {
     child: Child,
     port: u16,
     /// The remote server's data dir (its config points at the shims).
-    remote: PathBuf,
-    remote_home: PathBuf,
+    pub(super) remote: PathBuf,
+    pub(super) remote_home: PathBuf,
+    /// Its config, keys and log.
+    dir: PathBuf,
+}
+
+impl Sshd {
+    /// Stops listening (sessions already open go on, as sshd's do).
+    pub(super) fn stop_listening(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Listens again on the same port.
+    pub(super) fn listen_again(&mut self) {
+        self.child = listen(&self.dir);
+        wait_listening(self.port);
+    }
+}
+
+/// sshd in the foreground with the config in `dir`, its log into a file (a pipe nobody reads
+/// would stop it once full).
+fn listen(dir: &Path) -> Child {
+    Command::new("/usr/sbin/sshd")
+        .args(["-D", "-e", "-f"])
+        .arg(dir.join("sshd_config"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(dir.join("sshd.log"))
+                .unwrap(),
+        )
+        .spawn()
+        .unwrap()
+}
+
+fn wait_listening(port: u16) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "sshd did not listen again");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 impl Drop for Sshd {
@@ -52,7 +95,7 @@ fn keygen(path: &Path) {
 
 /// Starts sshd for world `w` and puts the `ssh` wrapper first on its PATH; `None` (the test
 /// is skipped, saying why) where sshd is missing or cannot run.
-fn sshd(w: &mut World, extra_hosts: &str) -> Option<Sshd> {
+pub(super) fn sshd(w: &mut World, extra_hosts: &str) -> Option<Sshd> {
     let sshd_bin = Path::new("/usr/sbin/sshd");
     if !sshd_bin.exists() || !Path::new("/usr/bin/ssh").exists() {
         eprintln!("skipped: no /usr/sbin/sshd or /usr/bin/ssh (apt-get install openssh-server openssh-client)");
@@ -120,16 +163,8 @@ fn sshd(w: &mut World, extra_hosts: &str) -> Option<Sshd> {
         ),
     )
     .unwrap();
-    // Its log into a file: a pipe nobody reads would stop it once full.
     let log = dir.join("sshd.log");
-    let mut child = Command::new(sshd_bin)
-        .args(["-D", "-e", "-f"])
-        .arg(dir.join("sshd_config"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
+    let mut child = listen(&dir);
     let deadline = Instant::now() + Duration::from_secs(20);
     let mut pause = Duration::from_millis(5);
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
@@ -151,11 +186,12 @@ fn sshd(w: &mut World, extra_hosts: &str) -> Option<Sshd> {
         port,
         remote,
         remote_home,
+        dir,
     })
 }
 
 /// `baton host add box 127.0.0.1` with this test's baton and the remote data dir.
-fn add_box(w: &World, s: &Sshd) {
+pub(super) fn add_box(w: &World, s: &Sshd) {
     w.ok(&[
         "host",
         "add",
@@ -168,7 +204,7 @@ fn add_box(w: &World, s: &Sshd) {
     ]);
 }
 
-fn remote_project(s: &Sshd, name: &str) -> PathBuf {
+pub(super) fn remote_project(s: &Sshd, name: &str) -> PathBuf {
     let p = s.remote_home.join(name);
     std::fs::create_dir_all(&p).unwrap();
     p.canonicalize().unwrap()

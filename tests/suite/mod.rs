@@ -30,5 +30,6 @@ mod shims;
 mod storage;
 mod system_text;
 mod tui;
+mod tui_hosts;
 mod warm;
 mod watch;

@@ -29,6 +29,11 @@ const SOCKET_PATH_MAX: usize = 104;
 const CONTROL_NAME_LEN: usize = 40 + 17;
 /// Seconds a master connection stays up after its last session ends.
 const CONTROL_PERSIST_SECS: u32 = 60;
+/// A link that went silent (a sleeping laptop, a dropped route: no reset ever comes) is given
+/// up after this many seconds times [`SERVER_ALIVE_COUNT`], so the multiplexer shows the host
+/// offline and reconnects instead of waiting on a dead channel for TCP's quarter of an hour.
+const SERVER_ALIVE_SECS: u32 = 10;
+const SERVER_ALIVE_COUNT: u32 = 3;
 
 /// Where the control sockets of the master connections live (`<data>/ssh`), or `None` when
 /// a socket there would not fit a Unix socket path (then each command connects on its own).
@@ -39,10 +44,18 @@ pub fn control_dir(data_root: &Path) -> Option<PathBuf> {
 }
 
 /// The arguments of `ssh` reaching `target` and running `remote` there: batch mode (never a
-/// password prompt), one master connection per host when `control` is given, no TTY. No
-/// host-key option: that policy is the user's ssh configuration.
+/// password prompt), keepalives that end a silent link, one master connection per host when
+/// `control` is given, no TTY. No host-key option: that policy is the user's ssh
+/// configuration.
 pub fn ssh_args(control: Option<&Path>, target: &str, remote: &str) -> Vec<OsString> {
-    let mut args: Vec<OsString> = vec!["-o".into(), "BatchMode=yes".into()];
+    let mut args: Vec<OsString> = vec![
+        "-o".into(),
+        "BatchMode=yes".into(),
+        "-o".into(),
+        format!("ServerAliveInterval={SERVER_ALIVE_SECS}").into(),
+        "-o".into(),
+        format!("ServerAliveCountMax={SERVER_ALIVE_COUNT}").into(),
+    ];
     if let Some(dir) = control {
         let mut path = OsString::from("ControlPath=");
         path.push(dir.join("%C"));
@@ -171,6 +184,12 @@ impl SshConn {
             stderr_done,
             hello: None,
         })
+    }
+
+    /// Its input, for a writer on another thread while reads stay here (a shell's channel);
+    /// dropping it ends the channel's input, and the bridge then ends the channel.
+    pub fn take_stdin(&mut self) -> Option<ChildStdin> {
+        self.stdin.take()
     }
 
     /// The ssh child's pid, which is also its process group's id.

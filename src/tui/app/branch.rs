@@ -31,10 +31,12 @@ fn with_notes(mut text: String, notes: &[String]) -> String {
 impl App {
     /// The terminals the list shows, in its order (archived ones only when asked for).
     pub fn listed(&self) -> Vec<&TermView> {
-        self.terms
-            .iter()
+        let mut listed: Vec<&TermView> = (self.terms.iter())
             .filter(|t| self.show_archived || !t.info.archived)
-            .collect()
+            .collect();
+        // This machine's first, then host by host (`hosts`); stable within each.
+        listed.sort_by_key(|t| self.group(&t.info.name));
+        listed
     }
 
     /// The name of terminal `n` of the list.

@@ -62,6 +62,8 @@ impl App {
             LineKey::Edited => {}
             LineKey::Enter => {
                 let (name, new_name) = (name.clone(), text.trim().to_string());
+                // Another host's terminal keeps its host: `u` there is `HOST:u` here.
+                let new_name = super::hosts::on_same_host(&name, new_name);
                 self.mode = Mode::Normal;
                 if new_name == name || new_name.is_empty() {
                     return Vec::new();

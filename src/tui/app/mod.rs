@@ -6,6 +6,7 @@ pub mod command;
 pub mod composer;
 mod cost;
 pub mod form;
+pub mod hosts;
 pub mod manage;
 pub mod picker;
 mod prompt;
@@ -303,12 +304,17 @@ pub enum Msg {
     Signal(i32),
     /// A second passed with nothing else to do while a turn runs: its elapsed time moves on.
     Tick(chrono::DateTime<chrono::Utc>),
+    /// From the connection to host `name` (its watch stream, or its loss).
+    Host(String, hosts::HostMsg),
 }
 
 /// The whole UI state.
 #[derive(Debug, Clone, PartialEq)]
 pub struct App {
+    /// Every source's terminals; another host's are named `HOST:NAME` (`hosts`).
     pub terms: Vec<TermView>,
+    /// The configured hosts, each a second source of terminals, and how its link stands.
+    pub hosts: Vec<hosts::HostLink>,
     pub panes: Vec<Pane>,
     /// Where the panes go: a tree over indices into `panes`.
     pub layout: Node,
@@ -380,6 +386,7 @@ impl App {
     pub fn new(title: &str, cwd: &str, keys: Keys) -> App {
         App {
             terms: Vec::new(),
+            hosts: Vec::new(),
             panes: vec![Pane::default()],
             layout: Node::default(),
             active: 0,
@@ -500,6 +507,7 @@ impl App {
                 Vec::new()
             }
             Msg::Watch(ev) => self.on_watch(ev),
+            Msg::Host(host, msg) => self.on_host(&host, msg),
             Msg::ServerGone(why) => {
                 self.quit = Some(Exit::ServerGone(why));
                 Vec::new()

@@ -4,6 +4,7 @@
 
 use crate::protocol::views::TerminalView;
 use crate::protocol::WatchEvent;
+use crate::tui::app::hosts::host_of;
 use crate::tui::app::{log_call, App, Effect, Mode, TermInfo, TermView};
 use crate::words::TurnStatus;
 
@@ -92,27 +93,14 @@ impl App {
     fn on_snapshot(&mut self, terminals: &[TerminalView]) -> Vec<Effect> {
         let first = !self.connected;
         self.connected = true;
-        let mut terms = Vec::new();
-        for v in terminals {
-            let info = TermInfo::from_view(v);
-            let mut t = match self.terms.iter().position(|t| t.info.name == info.name) {
-                Some(i) => self.terms.remove(i),
-                None => TermView::new(info.clone()),
-            };
-            t.set_info(info);
-            live_title(&mut t, v);
-            // Steps may have been lost: the history is read again when shown, and a turn
-            // still running is read again when it ends.
-            t.log_requested = false;
-            t.transcript.fell_behind();
-            terms.push(t);
-        }
-        self.terms = terms;
+        self.replace_terms(None, terminals);
         let mut fx = Vec::new();
         if first {
             let listed = self.listed();
+            // Only this machine's: a remote terminal's folder is on its host.
             let here = listed
                 .iter()
+                .filter(|t| host_of(&t.info.name).is_none())
                 .find(|t| t.info.dir == self.cwd || t.info.source == self.cwd)
                 .map(|t| t.info.name.clone());
             let first_listed = listed.first().map(|t| t.info.name.clone());
@@ -135,14 +123,25 @@ impl App {
             } else if let Some(name) = here.clone().or(first_listed) {
                 fx.extend(self.focus(&name));
             }
-            let attached = self.attach_to.take().is_some_and(|name| {
-                fx.extend(self.attach_focus(&name));
-                true
-            });
+            // Another host's terminal is focused when that host's list comes (`hosts`).
+            let remote = (self.attach_to.as_deref()).is_some_and(|n| host_of(n).is_some());
+            let attached = remote
+                || self.attach_to.take().is_some_and(|name| {
+                    fx.extend(self.attach_focus(&name));
+                    true
+                });
             if here.is_none() && !attached && self.mode == Mode::Normal {
                 self.mode = Mode::Offer;
             }
         }
+        fx.extend(self.reread_shown());
+        fx
+    }
+
+    /// After a full list: what the panes show reads its history again; every terminal's
+    /// waiting input is checked against the selection.
+    pub(super) fn reread_shown(&mut self) -> Vec<Effect> {
+        let mut fx = Vec::new();
         let shown: Vec<String> = self.panes.iter().filter_map(|p| p.term.clone()).collect();
         for name in shown {
             fx.extend(self.show_effects(&name));
@@ -179,7 +178,7 @@ impl App {
 }
 
 /// The live conversation's title, as the server has it now, for the transcript's dividers.
-fn live_title(t: &mut TermView, v: &TerminalView) {
+pub(super) fn live_title(t: &mut TermView, v: &TerminalView) {
     if let Some(c) = &v.conversation {
         if let Some(title) = &c.title {
             t.transcript.set_title(c.number, title);

@@ -15,6 +15,7 @@ use ratatui::Frame;
 use crate::client::render;
 use crate::protocol::views::TerminalState::{self, Running};
 use crate::tui::app::form::{Field, NewForm};
+use crate::tui::app::hosts::{HostLink, Link, ListRow};
 use crate::tui::app::slash;
 use crate::tui::app::{App, Mode, Pane, TermView};
 use crate::tui::copy;
@@ -226,9 +227,15 @@ fn draw_list(f: &mut Frame, app: &App, area: Rect) {
     let focused = app.focused_name();
     let mut out = Vec::new();
     let listed = app.listed();
-    for (i, t) in listed.iter().enumerate() {
-        let is_focused = focused.as_deref() == Some(t.info.name.as_str());
-        out.extend(list_entry(i, t, usize::from(inner.width), is_focused));
+    for row in app.list_rows() {
+        match row {
+            ListRow::Host(h) => out.push(host_header(&h, usize::from(inner.width))),
+            ListRow::Term(i) => {
+                let t = listed[i];
+                let is_focused = focused.as_deref() == Some(t.info.name.as_str());
+                out.extend(list_entry(i, t, usize::from(inner.width), is_focused));
+            }
+        }
     }
     let archived = app.terms.iter().filter(|t| t.info.archived).count();
     if listed.is_empty() && app.connected {
@@ -243,6 +250,23 @@ fn draw_list(f: &mut Frame, app: &App, area: Rect) {
         out.push(Line::styled(text, dim()));
     }
     f.render_widget(Paragraph::new(out), inner);
+}
+
+/// The line over a host's terminals: its name, and how its link stands when not online.
+fn host_header(h: &HostLink, width: usize) -> Line<'static> {
+    let (state, style) = match &h.link {
+        Link::Online => (String::new(), dim()),
+        Link::Connecting => (" · connecting…".to_string(), dim()),
+        Link::Offline(_) => (" · offline".to_string(), Style::default().fg(Color::Red)),
+    };
+    let name = truncate(
+        &format!("── {}", h.name),
+        width.saturating_sub(str_width(&state)),
+    );
+    Line::from(vec![
+        Span::styled(name, dim().add_modifier(Modifier::BOLD)),
+        Span::styled(state, style),
+    ])
 }
 
 /// The panes as the layout places them (the active one alone when zoomed or when the window

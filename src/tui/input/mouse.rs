@@ -54,10 +54,10 @@ fn offset(area: Rect, at: Position) -> (i32, i32) {
     )
 }
 
-/// Which list entry (two rows each, inside a border) a click at `at` hits.
+/// Which row of the list's inside (within its border) a click at `at` hits.
 fn list_row(area: Rect, at: Position) -> Option<usize> {
     let inner = inner(area);
-    inner.contains(at).then(|| usize::from(at.y - inner.y) / 2)
+    inner.contains(at).then(|| usize::from(at.y - inner.y))
 }
 
 impl App {
@@ -145,7 +145,9 @@ impl App {
         if let Some(i) = pane {
             return self.select_pane(i);
         }
-        match list_row(self.list_area, at).and_then(|n| self.listed_name(n)) {
+        match (list_row(self.list_area, at).and_then(|y| self.list_hit(y)))
+            .and_then(|n| self.listed_name(n))
+        {
             Some(name) => self.focus(&name),
             None => Vec::new(),
         }

@@ -1,17 +1,17 @@
-//! Tests of the mouse's geometry: clicks on the list's two-row entries, offsets into a pane's text,
+//! Tests of the mouse's geometry: clicks on the list's rows, offsets into a pane's text,
 //! and which presses keep a drag.
 
 use super::*;
 use crossterm::event::KeyModifiers;
 
 #[test]
-fn list_clicks_hit_two_row_entries_inside_the_border() {
+fn list_clicks_hit_rows_inside_the_border() {
     let area = Rect::new(0, 0, 28, 10);
     let table = [
         ((5, 0), None),
         ((5, 1), Some(0)),
-        ((5, 2), Some(0)),
-        ((5, 3), Some(1)),
+        ((5, 2), Some(1)),
+        ((5, 3), Some(2)),
         ((0, 3), None),
         ((27, 3), None),
         ((5, 9), None),

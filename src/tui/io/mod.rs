@@ -3,12 +3,13 @@
 //! reading and a writing thread; all of them feed one channel, so the main loop sleeps until
 //! something happens (an idle client uses no CPU) and never waits on the server.
 
+pub mod hosts;
 pub mod notify;
 pub mod saved;
 pub mod signals;
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::sync::mpsc::Sender;
 
 use base64::engine::general_purpose::STANDARD as B64;
@@ -77,21 +78,30 @@ pub fn spawn_input(tx: Sender<Msg>) {
 }
 
 /// Runs one request on its own thread; its reply comes back as [`Msg::Reply`]. A request never
-/// blocks the UI, however slow the server is.
-pub fn spawn_call(client: &Client, tag: Tag, req: Request, tx: Sender<Msg>) {
+/// blocks the UI, however slow the server is. A request naming a terminal of another host goes
+/// to that host with the bare name.
+pub fn spawn_call(client: &Client, hosts: &hosts::Hosts, tag: Tag, req: Request, tx: Sender<Msg>) {
+    let (host, req) = crate::tui::app::hosts::route(req);
+    let remote = host.map(|h| (hosts::client_for(client, hosts, &h), h));
     let client = client.clone();
     std::thread::spawn(move || {
-        // Only an already running server: the UI never starts a second one behind the user's
-        // back after the first went away.
-        let result = match client.connect_existing() {
-            None => Err(BatonError::failed("the baton server is not running")),
-            Some(stream) => match send_request(stream, &req, &mut |_| {}) {
-                Ok(Reply::Ok { data }) => Ok(data),
-                Ok(Reply::Error { error }) => Err(error),
-                Ok(Reply::Event { .. } | Reply::Watch { .. } | Reply::Shell { .. }) => Err(
-                    BatonError::failed("the server answered with an event instead of a result"),
-                ),
-                Err(e) => Err(e),
+        let result = match remote {
+            Some((Ok(remote), host)) => remote
+                .call(&req)
+                .map(|data| crate::tui::app::hosts::qualify_reply(&host, data)),
+            Some((Err(e), _)) => Err(e),
+            // Only an already running server: the UI never starts a second one behind the
+            // user's back after the first went away.
+            None => match client.connect_existing() {
+                None => Err(BatonError::failed("the baton server is not running")),
+                Some(stream) => match send_request(stream, &req, &mut |_| {}) {
+                    Ok(Reply::Ok { data }) => Ok(data),
+                    Ok(Reply::Error { error }) => Err(error),
+                    Ok(Reply::Event { .. } | Reply::Watch { .. } | Reply::Shell { .. }) => Err(
+                        BatonError::failed("the server answered with an event instead of a result"),
+                    ),
+                    Err(e) => Err(e),
+                },
             },
         };
         let _ = tx.send(Msg::Reply(tag, result));
@@ -110,60 +120,43 @@ const SHELL_READ_BUFFER: usize = 256 * 1024;
 
 impl ShellConns {
     /// Attaches to terminal `name`'s shell; what it says comes back as [`Msg::Shell`] with
-    /// `id`. An earlier connection for the same terminal is closed.
+    /// `id`. An earlier connection for the same terminal is closed. A remote terminal's shell
+    /// is reached through its host's channel, opened on the writing thread (ssh may take a
+    /// while; what is typed meanwhile waits in the channel).
     pub fn open(
         &mut self,
         client: &Client,
+        hosts: &hosts::Hosts,
         name: &str,
         id: u64,
         size: (u16, u16),
         tx: Sender<Msg>,
     ) {
         self.conns.remove(name);
-        let msg = |u: ShellUpdate| Msg::Shell(name.to_string(), id, u);
-        let Some(mut stream) = client.connect_existing() else {
-            let _ = tx.send(msg(ShellUpdate::Lost(
-                "the baton server is not running".into(),
-            )));
-            return;
-        };
+        let (host, bare) = crate::tui::app::hosts::split(name);
         let req = Request::Shell {
-            name: name.to_string(),
+            name: bare.to_string(),
             rows: size.0,
             cols: size.1,
         };
-        let opened = serde_json::to_vec(&req)
-            .map_err(|e| e.to_string())
-            .and_then(|mut line| {
-                line.push(b'\n');
-                stream.write_all(&line).map_err(|e| e.to_string())?;
-                stream.try_clone().map_err(|e| e.to_string())
-            });
-        let reader = match opened {
-            Ok(r) => r,
-            Err(e) => {
-                let _ = tx.send(msg(ShellUpdate::Lost(format!(
-                    "cannot open the shell: {e}"
-                ))));
-                return;
-            }
-        };
         let (in_tx, in_rx) = std::sync::mpsc::channel::<ShellInput>();
+        let opener = match host {
+            None => ShellOpener::Local(client.connect_existing()),
+            Some(h) => ShellOpener::Remote(hosts::client_for(client, hosts, h)),
+        };
         self.conns.insert(name.to_string(), in_tx);
-        let name_r = name.to_string();
-        std::thread::spawn(move || read_shell(reader, &name_r, id, &tx));
+        let name = name.to_string();
         std::thread::spawn(move || {
-            for input in in_rx {
-                let Ok(mut line) = serde_json::to_vec(&input) else {
-                    continue;
-                };
-                line.push(b'\n');
-                if stream.write_all(&line).is_err() {
-                    break;
+            let (reader, writer) = match opener.open(&req) {
+                Ok(halves) => halves,
+                Err(why) => {
+                    let _ = tx.send(Msg::Shell(name, id, ShellUpdate::Lost(why)));
+                    return;
                 }
-            }
-            // The UI let go of this shell (or the server went away): the reader ends too.
-            let _ = stream.shutdown(std::net::Shutdown::Both);
+            };
+            let name_r = name.clone();
+            std::thread::spawn(move || read_shell(reader, &name_r, id, &tx));
+            write_shell(writer, in_rx);
         });
     }
 
@@ -192,8 +185,79 @@ impl ShellConns {
     }
 }
 
+/// How a shell connection is made: this machine's server socket (if its server runs), or a
+/// channel through another host's client.
+enum ShellOpener {
+    Local(Option<std::os::unix::net::UnixStream>),
+    Remote(Result<Client, BatonError>),
+}
+
+/// The writing half of a shell connection.
+enum ShellWriter {
+    Local(std::os::unix::net::UnixStream),
+    Remote(std::process::ChildStdin),
+}
+
+type ShellReader = Box<dyn Read + Send>;
+
+impl ShellOpener {
+    /// Opens the connection and sends `req` on it: its reading and writing halves.
+    fn open(self, req: &Request) -> Result<(ShellReader, ShellWriter), String> {
+        let cannot = |e: String| format!("cannot open the shell: {e}");
+        let mut line = serde_json::to_vec(req).map_err(|e| cannot(e.to_string()))?;
+        line.push(b'\n');
+        match self {
+            ShellOpener::Local(None) => Err("the baton server is not running".into()),
+            ShellOpener::Local(Some(mut stream)) => {
+                stream.write_all(&line).map_err(|e| cannot(e.to_string()))?;
+                let reader = stream.try_clone().map_err(|e| cannot(e.to_string()))?;
+                Ok((Box::new(reader), ShellWriter::Local(stream)))
+            }
+            ShellOpener::Remote(client) => {
+                let client = client.map_err(|e| e.message)?;
+                let mut conn = match client.open().map_err(|e| e.message)? {
+                    crate::client::conn::Conn::Remote(c) => c,
+                    crate::client::conn::Conn::Local(_) => {
+                        return Err(cannot("no channel to the host".into()))
+                    }
+                };
+                conn.write_all(&line)
+                    .and_then(|()| conn.flush())
+                    .map_err(|e| cannot(e.to_string()))?;
+                let stdin = conn
+                    .take_stdin()
+                    .ok_or_else(|| cannot("the channel has no input".into()))?;
+                Ok((conn, ShellWriter::Remote(stdin)))
+            }
+        }
+    }
+}
+
+/// The shell connection's writing thread: what the UI types and resizes, until the UI lets
+/// go of the shell (or the connection ends).
+fn write_shell(mut writer: ShellWriter, inputs: std::sync::mpsc::Receiver<ShellInput>) {
+    for input in inputs {
+        let Ok(mut line) = serde_json::to_vec(&input) else {
+            continue;
+        };
+        line.push(b'\n');
+        let written = match &mut writer {
+            ShellWriter::Local(s) => s.write_all(&line),
+            ShellWriter::Remote(s) => s.write_all(&line).and_then(|()| s.flush()),
+        };
+        if written.is_err() {
+            break;
+        }
+    }
+    // The UI let go of this shell (or the server went away): the reader ends too (a remote
+    // channel ends once its input is closed, when `writer` drops).
+    if let ShellWriter::Local(s) = &writer {
+        let _ = s.shutdown(std::net::Shutdown::Both);
+    }
+}
+
 /// The shell connection's reading thread: decodes each line for the main loop.
-fn read_shell(stream: std::os::unix::net::UnixStream, name: &str, id: u64, tx: &Sender<Msg>) {
+fn read_shell(stream: ShellReader, name: &str, id: u64, tx: &Sender<Msg>) {
     let mut reader = BufReader::with_capacity(SHELL_READ_BUFFER, stream);
     let mut line = String::new();
     let decode = |data: &str| {
