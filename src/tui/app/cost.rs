@@ -20,7 +20,17 @@ pub fn line(log: &LogView) -> String {
         if finished == 1 { "" } else { "s" }
     )];
     match sum(&reported) {
-        Some(total) => parts.push(format!("all: {}", cost_text(&total))),
+        Some(total) => {
+            let mut all = format!("all: {}", cost_text(&total));
+            // As `ls` and `show` sum it: the money reported, saying which turns had none.
+            let unpriced = reported.iter().filter(|c| c.usd.is_none()).count();
+            if total.usd.is_some() && unpriced > 0 {
+                all.push_str(&format!(
+                    " (money of the turns that reported it; {unpriced} did not)"
+                ));
+            }
+            parts.push(all);
+        }
         None => parts.push("no cost reported yet".to_string()),
     }
     let last = log.turns.iter().rev().find(|t| t.turn.status.is_some());
@@ -37,20 +47,18 @@ pub fn line(log: &LogView) -> String {
     parts.join(" · ")
 }
 
-/// The costs added up; money only when every turn that reported a cost reported money.
+/// The costs added up; money summed over the turns that reported it (none when none did), as
+/// the index sums it for `ls` and `show`.
 fn sum(costs: &[&TurnCost]) -> Option<TurnCost> {
-    let first = costs.first()?;
-    let mut total = TurnCost {
-        usd: first.usd.map(|_| 0.0),
-        ..TurnCost::default()
-    };
+    costs.first()?;
+    let mut total = TurnCost::default();
     for c in costs {
         total.input_tokens = total.input_tokens.saturating_add(c.input_tokens);
         total.cached_tokens = total.cached_tokens.saturating_add(c.cached_tokens);
         total.output_tokens = total.output_tokens.saturating_add(c.output_tokens);
         total.usd = match (total.usd, c.usd) {
             (Some(a), Some(b)) => Some(a + b),
-            _ => None,
+            (a, b) => a.or(b),
         };
     }
     Some(total)

@@ -48,7 +48,7 @@ fn cost_sums_the_terminals_turns_and_says_the_last_ones_cost_and_time() {
              · last turn #2: 2,000 in / 20 out tokens · $0.0200 · 2.5 s",
         ),
         (
-            "a codex turn has no money: the sum has none either",
+            "a codex turn has no money: the sum is the money reported, and says so",
             vec![
                 turn(
                     1,
@@ -63,8 +63,8 @@ fn cost_sums_the_terminals_turns_and_says_the_last_ones_cost_and_time() {
                     Some("2026-01-01T00:00:03Z"),
                 ),
             ],
-            "api: 2 turns · all: 1,900 in / 30 out tokens \
-             · last turn #2: 900 in / 20 out tokens · 3.0 s",
+            "api: 2 turns · all: 1,900 in / 30 out tokens · $0.0100 (money of the turns \
+             that reported it; 1 did not) · last turn #2: 900 in / 20 out tokens · 3.0 s",
         ),
         (
             "the running turn is not the last one",
