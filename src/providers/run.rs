@@ -316,14 +316,15 @@ async fn claude_turn(
                 let Some(status) = end else { continue };
                 ended = true;
                 crate::log::phase("cli-result");
-                // Interrupted by its own request, the CLI ended the turn and reads on.
-                let took_interrupt = fallback.is_some() && !signalled;
-                let clean = (status == TurnStatus::Completed
-                    && !interrupted.load(Ordering::SeqCst)
-                    || took_interrupt)
-                    && forwarded == replays.saturating_sub(1)
-                    && !subagent;
-                match (&keep, clean) {
+                let end = TurnEnd {
+                    status,
+                    interrupted: interrupted.load(Ordering::SeqCst),
+                    // Interrupted by its own request, the CLI ended the turn and reads on.
+                    took_interrupt: fallback.is_some() && !signalled,
+                    steers_unread: forwarded > replays.saturating_sub(1),
+                    subagent,
+                };
+                match (&keep, end.leaves_cli_reusable()) {
                     (Some(_), true) => {
                         kept = true;
                         break;
@@ -372,6 +373,29 @@ async fn claude_turn(
     crate::log::phase("cli-exited");
     drop(system_file);
     finish(Parser::Claude(parser), exit, homes, spec).await
+}
+
+/// How a Claude turn ended, as far as its CLI's next turn is concerned.
+#[derive(Debug, Clone, Copy)]
+struct TurnEnd {
+    status: TurnStatus,
+    /// An interrupt was asked for.
+    interrupted: bool,
+    /// The CLI ended the turn on its own interrupt request (no signal was sent).
+    took_interrupt: bool,
+    /// Steers were handed to it that it has not taken in: they would run after the result.
+    steers_unread: bool,
+    /// It ran a subagent, which may still print after the result.
+    subagent: bool,
+}
+
+impl TurnEnd {
+    /// Whether the CLI is left waiting for a next message with nothing of this turn to come.
+    fn leaves_cli_reusable(&self) -> bool {
+        let ended_well =
+            self.status == TurnStatus::Completed && !self.interrupted || self.took_interrupt;
+        ended_well && !self.steers_unread && !self.subagent
+    }
 }
 
 /// The tools whose subagents 2.1.332 may run in the background, printing after the result.

@@ -532,3 +532,57 @@ async fn an_unanswered_interrupt_request_falls_back_to_sigint() {
     let stdin = std::fs::read_to_string(fake.out("stdin")).unwrap();
     assert!(stdin.contains("control_request"), "{stdin}");
 }
+
+#[test]
+fn a_cli_is_reusable_only_after_a_turn_that_left_nothing_to_come() {
+    let end = |status, interrupted, took_interrupt, steers_unread, subagent| TurnEnd {
+        status,
+        interrupted,
+        took_interrupt,
+        steers_unread,
+        subagent,
+    };
+    use TurnStatus::{Completed, Failed};
+    // (what, the end, reusable)
+    let cases = [
+        (
+            "completed",
+            end(Completed, false, false, false, false),
+            true,
+        ),
+        ("failed", end(Failed, false, false, false, false), false),
+        (
+            "interrupted by its own request",
+            end(Failed, true, true, false, false),
+            true,
+        ),
+        (
+            "interrupted by a signal",
+            end(Failed, true, false, false, false),
+            false,
+        ),
+        (
+            "completed as an interrupt came",
+            end(Completed, true, false, false, false),
+            false,
+        ),
+        (
+            "a steer it did not take in",
+            end(Completed, false, false, true, false),
+            false,
+        ),
+        (
+            "a subagent",
+            end(Completed, false, false, false, true),
+            false,
+        ),
+        (
+            "interrupted, with a steer unread",
+            end(Failed, true, true, true, false),
+            false,
+        ),
+    ];
+    for (what, e, want) in cases {
+        assert_eq!(e.leaves_cli_reusable(), want, "{what}");
+    }
+}

@@ -50,7 +50,9 @@ pub fn line(log: &LogView) -> String {
 /// The costs added up; money summed over the turns that reported it (none when none did), as
 /// the index sums it for `ls` and `show`.
 fn sum(costs: &[&TurnCost]) -> Option<TurnCost> {
-    costs.first()?;
+    if costs.is_empty() {
+        return None;
+    }
     let mut total = TurnCost::default();
     for c in costs {
         total.input_tokens = total.input_tokens.saturating_add(c.input_tokens);
