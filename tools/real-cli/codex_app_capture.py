@@ -678,8 +678,47 @@ def fixture(out, dest):
             shutil.copy(src, dst)
 
 
+def w12(w):
+    """Extras: turn/start while a turn runs; interrupt during a command; stdin closed mid-turn."""
+    t = w.new_thread("w12-cold-create")
+    a = App(w, "w12-extra")
+    a.start(t)
+    n = {}
+    t0 = a.ms()
+    r = a.call("turn/start", a.turn_params(t, "slow [[slow:50]] [[reply:%s]]" % ("busy " * 8)))
+    a.wait(lambda m: m.get("method") == "item/agentMessage/delta", 30)
+    n["turn_start_while_active"] = a.call("turn/start", a.turn_params(
+        t, "SECOND-WHILE-ACTIVE [[reply:second]]"))
+    a.until_completed("first", t0)
+    a.drain(3)
+    n["after_second_methods"] = [m.get("method") for _, m, _ in a.q[-40:]]
+    # interrupt while a command runs
+    t0 = a.ms()
+    late = w.proj + "/late.txt"
+    r = a.call("turn/start", a.turn_params(t, "cmd [[tool:Bash:sleep 3; echo late > %s]]" % late))
+    tid = r["result"]["turn"]["id"]
+    a.wait(lambda m: m.get("method") == "item/started" and
+           m["params"]["item"].get("type") == "commandExecution", 30)
+    time.sleep(0.5)
+    n["interrupt_cmd_response"] = a.call("turn/interrupt", {"threadId": t, "turnId": tid})
+    a.until_completed("interrupt_cmd", t0)
+    n["after_interrupt_cmd"] = a.drain(4)
+    n["late_txt_exists_4s_later"] = os.path.exists(late)
+    a.notes.update(n)
+    a.stop()
+    # stdin closed mid-turn
+    b = App(w, "w12-eof-midturn")
+    b.start(t)
+    b.call("turn/start", b.turn_params(t, "slow [[slow:200]] [[reply:%s]]" % ("cut " * 10)))
+    b.wait(lambda m: m.get("method") == "item/agentMessage/delta", 30)
+    n["eof_midturn_exit"] = b.stop("eof")
+    ro = open(w.rollout(t)).read().splitlines()
+    n["eof_midturn_rollout_last"] = [json.loads(x).get("payload", {}).get("type") for x in ro[-3:]]
+    FACTS["w12"] = n
+
+
 CASES = {"w1": w1, "w2": w2, "w3": w3, "w4": w4, "w5": w5, "w6": w6, "w7": w7,
-         "w9": w9, "w10": w8_lifecycle, "w10mix": w10_mix}
+         "w9": w9, "w10": w8_lifecycle, "w10mix": w10_mix, "w12": w12}
 
 
 def main():
