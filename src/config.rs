@@ -49,7 +49,8 @@ impl From<ConfigError> for String {
     }
 }
 
-/// Warm Claude CLIs kept by default: an idle one holds ~155 MB (issue 17's measurement).
+/// Warm CLIs kept by default, per provider: an idle Claude holds ~155 MB, an idle Codex
+/// app-server ~150 MB (issue 17's measurements).
 pub const DEFAULT_WARM: usize = 2;
 /// How long a warm CLI waits by default.
 pub const DEFAULT_WARM_IDLE_SECS: u64 = 600;
@@ -280,10 +281,11 @@ pub struct ProviderConfig {
     pub permission_mode: Option<String>,
     /// Codex `--sandbox` (default `workspace-write`).
     pub sandbox: Option<String>,
-    /// Claude: how many CLIs stay running after their turn, each waiting for its terminal's
-    /// next prompt (the most recently used terminals; default 2; 0: none). Codex: not used.
+    /// How many CLIs stay running after their turn, each waiting for its terminal's next
+    /// prompt (the most recently used terminals; default 2; 0: none): Claude's own process,
+    /// Codex's `app-server`.
     pub warm: Option<usize>,
-    /// Claude: seconds a warm CLI waits for a turn before it is stopped (default 600).
+    /// Seconds a warm CLI waits for a turn before it is stopped (default 600).
     pub warm_idle_secs: Option<u64>,
 }
 
@@ -387,19 +389,24 @@ impl Config {
         )
     }
 
-    /// How many Claude CLIs stay warm (`[providers.claude] warm`).
-    pub fn warm_limit(&self) -> usize {
-        self.providers.claude.warm.unwrap_or(DEFAULT_WARM)
+    /// How many CLIs of `provider` stay warm (`[providers.claude] warm`, `[providers.codex]
+    /// warm`); a local endpoint has none.
+    pub fn warm_limit(&self, provider: crate::words::ProviderKind) -> usize {
+        match provider {
+            crate::words::ProviderKind::Claude => self.providers.claude.warm,
+            crate::words::ProviderKind::Codex => self.providers.codex.warm,
+            crate::words::ProviderKind::Local => Some(0),
+        }
+        .unwrap_or(DEFAULT_WARM)
     }
 
-    /// How long a warm Claude CLI waits for a turn (`[providers.claude] warm_idle_secs`).
-    pub fn warm_idle(&self) -> std::time::Duration {
-        std::time::Duration::from_secs(
-            self.providers
-                .claude
-                .warm_idle_secs
-                .unwrap_or(DEFAULT_WARM_IDLE_SECS),
-        )
+    /// How long a warm CLI of `provider` waits for a turn (`warm_idle_secs`).
+    pub fn warm_idle(&self, provider: crate::words::ProviderKind) -> std::time::Duration {
+        let secs = match provider {
+            crate::words::ProviderKind::Codex => self.providers.codex.warm_idle_secs,
+            _ => self.providers.claude.warm_idle_secs,
+        };
+        std::time::Duration::from_secs(secs.unwrap_or(DEFAULT_WARM_IDLE_SECS))
     }
 
     pub fn sandbox(&self) -> Option<String> {

@@ -564,8 +564,8 @@ pub fn status(v: &StatusView) -> String {
             format!("{} MiB", b / (1024 * 1024))
         });
         out.push_str(&format!(
-            "warm: {} · pid {} · {} turn(s) · idle {}s · {memory}\n",
-            w.name, w.pid, w.turns, w.idle_secs
+            "warm: {} · {} pid {} · {} turn(s) · idle {}s · {memory}\n",
+            w.name, w.provider, w.pid, w.turns, w.idle_secs
         ));
     }
     out

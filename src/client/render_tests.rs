@@ -247,6 +247,7 @@ fn a_refusal_goes_to_stderr_and_results_and_subagent_text_print_nothing() {
 fn server_status_lists_each_warm_cli_with_its_memory() {
     let warm = |memory_bytes| crate::protocol::views::WarmView {
         name: "api".into(),
+        provider: crate::words::ProviderKind::Claude,
         pid: 42,
         session_id: "s".into(),
         turns: 3,
@@ -268,7 +269,7 @@ fn server_status_lists_each_warm_cli_with_its_memory() {
     };
     let text = status(&view);
     assert!(
-        text.contains("warm: api · pid 42 · 3 turn(s) · idle 7s · 155 MiB\n"),
+        text.contains("warm: api · claude pid 42 · 3 turn(s) · idle 7s · 155 MiB\n"),
         "{text}"
     );
     assert!(text.contains("idle 7s · memory unknown\n"), "{text}");

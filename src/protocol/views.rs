@@ -376,6 +376,9 @@ pub struct StatusView {
 pub struct WarmView {
     /// The terminal's name.
     pub name: String,
+    /// `claude` (its own process) or `codex` (an app-server).
+    #[serde(default = "default_warm_provider")]
+    pub provider: ProviderKind,
     pub pid: i32,
     /// The provider session it holds.
     pub session_id: String,
@@ -384,6 +387,11 @@ pub struct WarmView {
     pub idle_secs: u64,
     /// Its resident memory (null: could not be read).
     pub memory_bytes: Option<u64>,
+}
+
+/// Servers from before Codex was kept warm listed only Claude CLIs.
+fn default_warm_provider() -> ProviderKind {
+    ProviderKind::Claude
 }
 
 /// `server status --json` when no server runs.

@@ -86,6 +86,17 @@ pub struct CodexParser {
     cost: Option<crate::words::TurnCost>,
     /// The run's working directory: paths are shown relative to it.
     cwd: Option<PathBuf>,
+    /// The app-server turn's id (`turn/started`).
+    turn_id: Option<String>,
+    /// Answer items whose text came as deltas (app-server), by id.
+    streamed: HashSet<String>,
+    /// The streamed text of an answer item not completed yet (an interrupt or a steer cuts
+    /// one short: it never completes, yet the user saw it), and the item's id.
+    partial: Option<(String, String)>,
+    /// Tool items of an app-server turn that started and have not completed, by id.
+    running: HashSet<String>,
+    /// The context an app-server turn reported (`thread/tokenUsage/updated`).
+    app_context: Option<ContextUsage>,
 }
 
 impl CodexParser {
@@ -101,13 +112,63 @@ impl CodexParser {
         }
     }
 
-    /// Parses one stdout line. Lines that are not JSON events are counted and otherwise ignored.
+    /// A parser for a turn of a warm app-server in `cwd`, on thread `thread_id` (its stream
+    /// never names the thread).
+    pub fn for_thread(cwd: &Path, thread_id: &str) -> Self {
+        Self {
+            thread_id: Some(thread_id.to_owned()),
+            ..Self::in_dir(cwd)
+        }
+    }
+
+    /// The app-server turn's id, once it started.
+    pub fn turn_id(&self) -> Option<&str> {
+        self.turn_id.as_deref()
+    }
+
+    /// The thread the turn runs on, once known.
+    pub fn thread_id(&self) -> Option<&str> {
+        self.thread_id.as_deref()
+    }
+
+    /// Ends the turn as failed with `error` (the CLI refused it before it began).
+    pub fn fail(&mut self, error: String) {
+        self.end = Some((TurnStatus::Failed, Some(error)));
+    }
+
+    /// Whether a tool call of the turn started and has not completed (an interrupted
+    /// app-server turn leaves its command running).
+    pub fn tools_running(&self) -> bool {
+        !self.running.is_empty()
+    }
+
+    /// Whether the turn has ended (`turn.completed`/`turn.failed`, `turn/completed`).
+    pub fn ended(&self) -> bool {
+        self.end.is_some()
+    }
+
+    /// Parses one stdout line, of `codex exec --json` or of `codex app-server` (JSON-RPC: a
+    /// `method`, or an answer's `id`). Lines that are neither are counted and otherwise ignored.
     pub fn feed(&mut self, line: &str) -> Vec<TurnEvent> {
         let line = line.trim();
         if line.is_empty() {
             return Vec::new();
         }
-        let Some((value, kind)) = super::json_event(line) else {
+        let value = match serde_json::from_str::<Value>(line) {
+            Ok(v @ Value::Object(_)) => v,
+            _ => {
+                self.other_lines += 1;
+                return Vec::new();
+            }
+        };
+        let rpc = value["method"].is_string()
+            || value.get("id").is_some()
+                && (value.get("result").is_some() || value.get("error").is_some());
+        if rpc {
+            self.json_events += 1;
+            return self.feed_app(&value);
+        }
+        let Some(kind) = value["type"].as_str().map(str::to_owned) else {
             self.other_lines += 1;
             return Vec::new();
         };
@@ -153,6 +214,17 @@ impl CodexParser {
         vec![TurnEvent::End { status, error }]
     }
 
+    /// One more piece of the answer.
+    fn add_answer(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        if !self.answer.is_empty() {
+            self.answer.push_str("\n\n");
+        }
+        self.answer.push_str(text);
+    }
+
     fn on_item(&mut self, item: &Value, completed: bool) -> Vec<TurnEvent> {
         let kind = item["type"].as_str().unwrap_or_default();
         match kind {
@@ -161,10 +233,7 @@ impl CodexParser {
                 if text.is_empty() {
                     return Vec::new();
                 }
-                if !self.answer.is_empty() {
-                    self.answer.push_str("\n\n");
-                }
-                self.answer.push_str(text);
+                self.add_answer(text);
                 vec![TurnEvent::Text {
                     text: text.to_owned(),
                 }]
@@ -218,10 +287,15 @@ impl CodexParser {
             error,
             session_id: self.thread_id,
             model: rollout.model,
-            context: rollout.context,
+            // An app-server turn's own report comes first: its rollout may lag.
+            context: self.app_context.or(rollout.context),
             session_not_found,
             answer: self.answer,
-            cost: self.cost,
+            // `turn.completed.usage` is the thread's running total: the turn's own tokens are
+            // the rollout's (the total will do where no rollout was read: a thread's first turn).
+            cost: rollout
+                .turn_tokens
+                .or(self.cost.filter(|_| expected_thread.is_none())),
         }
     }
 
@@ -402,10 +476,13 @@ fn shell_words(text: &str) -> Option<Vec<String>> {
 }
 
 /// What a rollout file says about the thread's latest turn.
-#[derive(Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq)]
 struct RolloutFacts {
     context: Option<ContextUsage>,
     model: Option<String>,
+    /// The turn's own tokens: the thread's running total at its last `token_count` less the
+    /// total at the last one before the turn began (`task_started`); none before: the total.
+    turn_tokens: Option<crate::words::TurnCost>,
 }
 
 /// The rollout file of `thread_id`: `<codex home>/sessions/YYYY/MM/DD/rollout-*-<id>.jsonl`,
@@ -450,40 +527,93 @@ fn dirs_newest_first(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The last `token_count` (context = `last_token_usage.total_tokens`, never the cumulative
-/// `total_token_usage`) and the last `turn_context` model of a rollout file.
+/// `total_token_usage`), the last `turn_context` model and the latest turn's own tokens of a
+/// rollout file.
 fn read_rollout(file: &Path) -> RolloutFacts {
-    let scan = |text: &str| {
-        let mut facts = RolloutFacts::default();
-        for line in text.lines().rev() {
-            if facts.context.is_some() && facts.model.is_some() {
-                break;
-            }
-            let Ok(value) = serde_json::from_str::<Value>(line) else {
-                continue;
-            };
-            let payload = &value["payload"];
-            match value["type"].as_str() {
-                Some("turn_context") if facts.model.is_none() => {
-                    facts.model = payload["model"].as_str().map(str::to_owned);
-                }
-                Some("event_msg") if facts.context.is_none() => {
-                    facts.context = token_count_context(payload);
-                }
-                _ => {}
-            }
-        }
-        facts
-    };
     let Ok((tail, whole)) = read_file_tail(file, ROLLOUT_TAIL_BYTES) else {
         return RolloutFacts::default();
     };
-    let facts = scan(&tail);
-    if whole || (facts.context.is_some() && facts.model.is_some()) {
+    let (facts, done) = scan_rollout(&tail, whole);
+    if done {
         return facts;
     }
     match read_file_tail(file, u64::MAX) {
-        Ok((text, _)) => scan(&text),
+        Ok((text, _)) => scan_rollout(&text, true).0,
         Err(_) => facts,
+    }
+}
+
+/// The facts of rollout `text`, read from its end, and whether they are all there is to know
+/// (`whole`: the text starts where the file does).
+fn scan_rollout(text: &str, whole: bool) -> (RolloutFacts, bool) {
+    let mut facts = RolloutFacts::default();
+    // The running total at the latest turn's last count; whether the scan went past that
+    // turn's start; whether its own tokens are known (or known to be unknowable).
+    let mut end_total: Option<crate::words::TurnCost> = None;
+    let mut before_turn = false;
+    let mut settled = false;
+    for line in text.lines().rev() {
+        if facts.model.is_some() && facts.context.is_some() && settled {
+            return (facts, true);
+        }
+        let Ok(value) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let payload = &value["payload"];
+        match (value["type"].as_str(), payload["type"].as_str()) {
+            (Some("turn_context"), _) if facts.model.is_none() => {
+                facts.model = payload["model"].as_str().map(str::to_owned);
+            }
+            (Some("event_msg"), Some("task_started")) if !before_turn => {
+                before_turn = true;
+                // A turn that counted nothing (it failed first) has no tokens of its own.
+                settled = end_total.is_none();
+            }
+            (Some("event_msg"), Some("token_count")) => {
+                if facts.context.is_none() {
+                    facts.context = token_count_context(payload);
+                }
+                let Some(total) = token_total(payload) else {
+                    continue;
+                };
+                if !before_turn && end_total.is_none() {
+                    end_total = Some(total);
+                } else if before_turn && !settled {
+                    facts.turn_tokens = end_total.map(|end| minus(end, total));
+                    settled = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    if whole && !settled {
+        // No count before the turn: the thread's first turn, its total is its own.
+        facts.turn_tokens = end_total;
+    }
+    let done = whole || facts.model.is_some() && facts.context.is_some() && settled;
+    (facts, done)
+}
+
+/// The thread's running total of a `token_count` payload.
+fn token_total(payload: &Value) -> Option<crate::words::TurnCost> {
+    let total = &payload["info"]["total_token_usage"];
+    let n = |key: &str| total.get(key).and_then(Value::as_u64).unwrap_or(0);
+    total.get("input_tokens")?.as_u64()?;
+    Some(crate::words::TurnCost {
+        input_tokens: n("input_tokens"),
+        cached_tokens: n("cached_input_tokens"),
+        output_tokens: n("output_tokens"),
+        usd: None,
+    })
+}
+
+/// `end - start`, token by token (never below zero: a count that went back is no cost).
+fn minus(end: crate::words::TurnCost, start: crate::words::TurnCost) -> crate::words::TurnCost {
+    crate::words::TurnCost {
+        input_tokens: end.input_tokens.saturating_sub(start.input_tokens),
+        cached_tokens: end.cached_tokens.saturating_sub(start.cached_tokens),
+        output_tokens: end.output_tokens.saturating_sub(start.output_tokens),
+        usd: None,
     }
 }
 
@@ -509,6 +639,9 @@ fn usage_cost(usage: &Value) -> Option<crate::words::TurnCost> {
         usd: None,
     })
 }
+
+#[path = "codex_app_events.rs"]
+mod app_events;
 
 #[cfg(test)]
 #[path = "codex_tests.rs"]

@@ -253,6 +253,17 @@ fn resumed_thread_uses_the_latest_turn_and_checks_the_echo() {
             window: 258400
         })
     );
+    // `turn.completed.usage` is the thread's running total (30651 in): the turn's own tokens
+    // are the rollout's last total less the one before the turn began.
+    assert_eq!(
+        outcome.cost,
+        Some(crate::words::TurnCost {
+            input_tokens: 30651 - 20357,
+            cached_tokens: 0,
+            output_tokens: 21 - 14,
+            usd: None,
+        })
+    );
 
     // Codex started a new thread instead (a non-UUID or unknown name).
     let (parser, _) = parse("exec-json-success.stdout.jsonl");
@@ -552,4 +563,58 @@ fn patch_paths_are_relative_to_the_checkout() {
         matches!(&events[..], [TurnEvent::ToolUse { summary, .. }] if summary == "Edit src/a.rs, Delete /elsewhere/b"),
         "{events:?}"
     );
+}
+
+#[test]
+fn a_turns_own_tokens_come_from_the_rollout_whatever_its_shape() {
+    let count = |input: u64, output: u64| {
+        format!(
+            r#"{{"type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{{"input_tokens":{input},"cached_input_tokens":0,"output_tokens":{output}}},"last_token_usage":{{"total_tokens":{}}},"model_context_window":1000}}}}}}"#,
+            input + output
+        )
+    };
+    let started = r#"{"type":"event_msg","payload":{"type":"task_started"}}"#;
+    let context = r#"{"type":"turn_context","payload":{"model":"m"}}"#;
+    let cost = |input, output| {
+        Some(crate::words::TurnCost {
+            input_tokens: input,
+            cached_tokens: 0,
+            output_tokens: output,
+            usd: None,
+        })
+    };
+    let cases: Vec<(Vec<String>, Option<crate::words::TurnCost>)> = vec![
+        // The first turn: its total is its own.
+        (
+            vec![started.into(), context.into(), count(100, 5)],
+            cost(100, 5),
+        ),
+        // Two calls in the turn: the last total less the previous turn's.
+        (
+            vec![
+                started.into(),
+                count(100, 5),
+                started.into(),
+                context.into(),
+                count(250, 8),
+                count(420, 12),
+            ],
+            cost(320, 7),
+        ),
+        // A turn that failed before any count has none of its own.
+        (
+            vec![
+                started.into(),
+                count(100, 5),
+                started.into(),
+                context.into(),
+            ],
+            None,
+        ),
+    ];
+    for (lines, want) in cases {
+        let (facts, done) = scan_rollout(&lines.join("\n"), true);
+        assert!(done);
+        assert_eq!(facts.turn_tokens, want, "{lines:?}");
+    }
 }

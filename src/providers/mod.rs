@@ -10,6 +10,7 @@ pub mod claude_session;
 pub mod codex;
 pub mod codex_app;
 pub mod codex_rollout;
+pub mod codex_warm;
 pub mod local;
 pub mod process;
 pub mod run;

@@ -10,6 +10,7 @@ use tokio::sync::mpsc::Sender;
 
 use super::claude::{self, ClaudeParser};
 use super::codex::{self, CodexParser};
+use super::codex_warm;
 use super::process::{self, ExitInfo};
 use super::system_file;
 use super::warm::{WarmCli, WarmKey};
@@ -47,7 +48,7 @@ impl Parser {
 /// What reaches a running CLI besides its prompt.
 #[derive(Default)]
 pub struct Channels {
-    /// Steers for a Claude turn, each a stream-json line it reads while it runs.
+    /// Steers for the running turn (Claude, a warm Codex), each a text that joins it.
     pub steer: Option<tokio::sync::mpsc::UnboundedReceiver<String>>,
     /// The prompt's gate (see [`process::Stdin::Gated`]).
     pub go: Option<tokio::sync::oneshot::Receiver<()>>,
@@ -86,14 +87,60 @@ pub async fn run_turn(
         ProviderKind::Claude => {
             claude_turn(spec, prompt, homes, path_var, tx, interrupted, channels).await
         }
-        ProviderKind::Codex => {
-            codex_turn(spec, prompt, homes, path_var, tx, interrupted, channels.go).await
-        }
+        ProviderKind::Codex => match channels.warm {
+            Some(cli) => {
+                let channels = codex_warm::AppChannels {
+                    go: channels.go,
+                    steer: channels.steer,
+                    interrupt: channels.interrupt,
+                    keep: channels.keep,
+                };
+                codex_warm::app_turn(spec, prompt, homes, tx, interrupted, channels, cli).await
+            }
+            None => {
+                let keep = channels.keep;
+                let outcome =
+                    codex_turn(spec, prompt, homes, path_var, tx, interrupted, channels.go).await;
+                if let (Ok(outcome), Some(keep)) = (&outcome, keep) {
+                    warm_codex_after(spec, path_var, outcome, keep);
+                }
+                outcome
+            }
+        },
         ProviderKind::Local => Err(ProviderError::Io {
             provider: spec.provider,
             source: std::io::Error::other("a local endpoint runs no CLI (see providers::local)"),
         }),
     }
+}
+
+/// After a clean cold Codex turn: an app-server resuming its thread, started in the
+/// background and handed to `keep` once ready (dropped if it cannot be: the next turn runs
+/// cold).
+fn warm_codex_after(
+    spec: &RunSpec,
+    path_var: Option<&OsStr>,
+    outcome: &TurnOutcome,
+    keep: tokio::sync::oneshot::Sender<WarmCli>,
+) {
+    let clean = outcome.status == Some(TurnStatus::Completed);
+    let Some(thread) = outcome.session_id.clone().filter(|_| clean) else {
+        return;
+    };
+    let (spec, path_var) = (spec.clone(), path_var.map(std::ffi::OsString::from));
+    let model = outcome.model.clone();
+    tokio::spawn(async move {
+        match codex_warm::prepare(&spec, path_var.as_deref(), &thread, model).await {
+            Ok(cli) => {
+                if let Err(cli) = keep.send(cli) {
+                    cli.retire();
+                }
+            }
+            Err(why) => crate::log_line!(
+                "baton server: codex thread {thread} stays cold: its app-server could not start ({why})"
+            ),
+        }
+    });
 }
 
 fn find(spec: &RunSpec, path_var: Option<&OsStr>) -> Result<std::path::PathBuf, ProviderError> {
@@ -276,9 +323,9 @@ async fn claude_turn(
             more = next_of(&mut steer),
                 if prompt_sent && !ended && steer.is_some() && fallback.is_none() && !signalled => {
                 match more {
-                    Some(line) => {
+                    Some(text) => {
                         forwarded += 1;
-                        let _ = lines.send(line);
+                        let _ = lines.send(claude::user_line(&text));
                     }
                     None => steer = None,
                 }
@@ -407,7 +454,7 @@ fn send_line(lines: &tokio::sync::mpsc::UnboundedSender<String>, line: &mut Opti
     }
 }
 
-async fn wait_gate(
+pub(super) async fn wait_gate(
     gate: &mut Option<tokio::sync::oneshot::Receiver<()>>,
 ) -> Result<(), tokio::sync::oneshot::error::RecvError> {
     match gate {
@@ -416,7 +463,7 @@ async fn wait_gate(
     }
 }
 
-async fn wait_until(at: Option<tokio::time::Instant>) {
+pub(super) async fn wait_until(at: Option<tokio::time::Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
@@ -424,7 +471,9 @@ async fn wait_until(at: Option<tokio::time::Instant>) {
 }
 
 /// The next message of `rx`; never, when there is none.
-async fn next_of<T>(rx: &mut Option<tokio::sync::mpsc::UnboundedReceiver<T>>) -> Option<T> {
+pub(super) async fn next_of<T>(
+    rx: &mut Option<tokio::sync::mpsc::UnboundedReceiver<T>>,
+) -> Option<T> {
     match rx {
         Some(s) => s.recv().await,
         None => std::future::pending().await,

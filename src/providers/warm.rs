@@ -23,6 +23,7 @@ use tokio::sync::Notify;
 use super::process::{self, Spawned};
 use super::system_file::Written;
 use super::{RunSpec, SessionMode};
+use crate::words::ProviderKind;
 
 /// How long a retired CLI gets to exit at EOF before it is terminated.
 const RETIRE_GRACE: Duration = Duration::from_secs(10);
@@ -30,6 +31,7 @@ const RETIRE_GRACE: Duration = Duration::from_secs(10);
 /// What a warm process was started with, and the session it holds now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WarmKey {
+    pub provider: ProviderKind,
     pub session_id: String,
     /// The model it runs (asked for, else the one its session reported).
     pub model: Option<String>,
@@ -37,6 +39,7 @@ pub struct WarmKey {
     cwd: PathBuf,
     system_text: String,
     permission_mode: Option<String>,
+    sandbox: Option<String>,
     add_dirs: Vec<PathBuf>,
     extra_args: Vec<String>,
     env: Vec<(String, String)>,
@@ -83,12 +86,14 @@ impl WarmKey {
         model: Option<String>,
     ) -> WarmKey {
         WarmKey {
+            provider: spec.provider,
             session_id,
             model: spec.model.clone().or(model),
             bin: spec.bin.clone(),
             cwd: spec.cwd.clone(),
             system_text: spec.system_text.clone(),
             permission_mode: spec.permission_mode.clone(),
+            sandbox: spec.sandbox.clone(),
             add_dirs: spec.add_dirs.clone(),
             extra_args: spec.extra_args.clone(),
             env: spec.env.clone(),
@@ -114,8 +119,10 @@ impl WarmKey {
         if spec.system_text != self.system_text {
             return Err(Misfit::OtherSystemText);
         }
-        let same = spec.bin == self.bin
+        let same = spec.provider == self.provider
+            && spec.bin == self.bin
             && spec.permission_mode == self.permission_mode
+            && spec.sandbox == self.sandbox
             && spec.add_dirs == self.add_dirs
             && spec.extra_args == self.extra_args
             && spec.env == self.env
@@ -143,6 +150,8 @@ pub struct WarmCli {
     /// Turns it ran.
     pub turns: u32,
     pub idle_since: Instant,
+    /// JSON-RPC requests sent to it so far (a Codex app-server's ids count up from 1).
+    pub(super) requests: u64,
     /// Tells this stay in the pool from a later one of the same terminal.
     serial: u64,
 }
@@ -169,13 +178,54 @@ impl WarmCli {
             key,
             turns,
             idle_since: Instant::now(),
+            requests: 0,
             serial: SERIALS.fetch_add(1, Ordering::Relaxed),
         }
+    }
+
+    /// The id of its next JSON-RPC request.
+    pub(super) fn next_request(&mut self) -> u64 {
+        self.requests += 1;
+        self.requests
+    }
+
+    /// The same process kept again after a turn (`turns` run in all): idle from now on, a
+    /// new stay in the pool.
+    pub(super) fn rekept(self, turns: u32) -> WarmCli {
+        WarmCli {
+            turns,
+            idle_since: Instant::now(),
+            serial: SERIALS.fetch_add(1, Ordering::Relaxed),
+            ..self
+        }
+    }
+
+    /// How a CLI that closed its stdout mid-turn ended (reaped now; its files dropped).
+    pub(super) async fn reap(self) -> std::io::Result<process::ExitInfo> {
+        let WarmCli {
+            child,
+            lines,
+            close,
+            system_file,
+            ..
+        } = self;
+        drop(lines);
+        close.notify_one();
+        let exit = child.wait(|| false).await;
+        drop(system_file);
+        exit
     }
 
     /// Closes its stdin, so it exits, and reaps it in the background (terminated if it has
     /// not exited after a grace period). Needs a tokio runtime.
     pub fn retire(self) {
+        tokio::spawn(self.stop());
+    }
+
+    /// Closes its stdin and waits until it has exited (terminated if it has not after a grace
+    /// period): a Codex thread takes one writer at a time, so a cold run of the thread its
+    /// app-server holds must wait for this.
+    pub async fn stop(self) {
         let WarmCli {
             pid,
             mut child,
@@ -188,20 +238,21 @@ impl WarmCli {
         close.notify_one();
         // Read when the CLI started; gone now, whatever the CLI's exit takes.
         drop(system_file);
-        tokio::spawn(async move {
-            let drained = tokio::time::timeout(RETIRE_GRACE, async {
-                // An idle CLI prints nothing at EOF; whatever it does print is not a turn's.
-                while let Ok(Some(_)) = child.next_line().await {}
-                child.wait(|| false).await
-            })
-            .await;
-            if drained.is_err() {
-                crate::log_line!(
-                    "baton server: a retired CLI (pid {pid}) did not exit: stopping it"
-                );
-                let _ = process::terminate(pid);
-            }
-        });
+        let drained = tokio::time::timeout(RETIRE_GRACE, async {
+            // An idle CLI prints nothing at EOF; whatever it does print is not a turn's.
+            while let Ok(Some(_)) = child.next_line().await {}
+        })
+        .await;
+        if drained.is_err() {
+            crate::log_line!("baton server: a retired CLI (pid {pid}) did not exit: stopping it");
+            let _ = process::terminate(pid);
+        }
+        if tokio::time::timeout(RETIRE_GRACE, child.wait(|| false))
+            .await
+            .is_err()
+        {
+            let _ = process::kill(pid);
+        }
     }
 
     /// Whether it still runs (an idle CLI killed by hand, or one that died, cannot take a turn).
@@ -222,12 +273,16 @@ impl WarmCli {
 #[derive(Default)]
 pub struct WarmPool {
     procs: Mutex<HashMap<String, WarmCli>>,
+    /// Per terminal, held while a warm process for it is being started (a Codex app-server
+    /// resuming its thread after the turn ended): its next turn waits for it.
+    starting: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 /// One warm process, as `server status` lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WarmEntry {
     pub terminal_id: String,
+    pub provider: ProviderKind,
     pub pid: i32,
     pub session_id: String,
     pub turns: u32,
@@ -240,25 +295,63 @@ impl WarmPool {
         self.procs.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Marks a warm process for `tid` as being started until the guard is dropped (None: one
+    /// is being started already).
+    pub fn starting(&self, tid: &str) -> Option<tokio::sync::OwnedMutexGuard<()>> {
+        let gate = self
+            .starting
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(tid.to_string())
+            .or_default()
+            .clone();
+        gate.try_lock_owned().ok()
+    }
+
+    /// Waits until no warm process for `tid` is being started.
+    pub async fn settled(&self, tid: &str) {
+        let gate = self
+            .starting
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(tid)
+            .cloned();
+        if let Some(gate) = gate {
+            drop(gate.lock().await);
+        }
+    }
+
     /// Takes terminal `tid`'s warm process out, if it has one.
     pub fn take(&self, tid: &str) -> Option<WarmCli> {
         self.lock().remove(tid)
     }
 
     /// Keeps `cli` as `tid`'s warm process, and returns what must be retired to stay within
-    /// `limit` (the least recently used first) with its serial, to retire it once idle.
+    /// `limit` processes of its provider (the least recently used first) with its serial, to
+    /// retire it once idle.
     pub fn put(&self, tid: &str, cli: WarmCli, limit: usize) -> (u64, Vec<WarmCli>) {
-        let serial = cli.serial;
+        let (serial, provider) = (cli.serial, cli.key.provider);
         let mut procs = self.lock();
         let mut out: Vec<WarmCli> = procs.insert(tid.to_string(), cli).into_iter().collect();
+        // Each provider has its own limit.
         let used: Vec<(String, Instant)> = procs
             .iter()
+            .filter(|(_, c)| c.key.provider == provider)
             .map(|(t, c)| (t.clone(), c.idle_since))
             .collect();
         for t in evict(&used, limit) {
             out.extend(procs.remove(&t));
         }
         (serial, out)
+    }
+
+    /// Takes `tid`'s warm process out if it runs `provider`.
+    pub fn take_of(&self, tid: &str, provider: ProviderKind) -> Option<WarmCli> {
+        let mut procs = self.lock();
+        match procs.get(tid) {
+            Some(c) if c.key.provider == provider => procs.remove(tid),
+            _ => None,
+        }
     }
 
     /// Takes `tid`'s warm process out if it is still the stay `serial` (it has been idle
@@ -283,6 +376,7 @@ impl WarmPool {
             .iter()
             .map(|(tid, c)| WarmEntry {
                 terminal_id: tid.clone(),
+                provider: c.key.provider,
                 pid: c.pid,
                 session_id: c.key.session_id.clone(),
                 turns: c.turns,

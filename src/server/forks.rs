@@ -92,6 +92,7 @@ pub async fn fork(
     let from = srv.terminal(name)?;
     let rt = srv.runtime(&from.id);
     let _turn = settled(srv, &rt, &from, "fork").await?;
+    free_codex_thread(srv, &from.id).await;
     let new_name = new_name(srv, &from, new)?;
     let mut notes = Vec::new();
     let start = match worktree(&from) {
@@ -169,6 +170,7 @@ pub async fn rewind(
     let from = srv.terminal(name)?;
     let rt = srv.runtime(&from.id);
     let _turn = settled(srv, &rt, &from, "rewind").await?;
+    free_codex_thread(srv, &from.id).await;
     let Some(wt) = worktree(&from).cloned() else {
         return Err(BatonError::bad_input(format!(
             "{name} has no git worktree of its own, so there are no automatic commits to bring its files back to turn {turn}: fork it instead (`baton fork {name}`)"
@@ -239,6 +241,16 @@ pub async fn rewind(
         history,
         notes,
     })
+}
+
+/// A Codex fork opens the thread in an app-server of its own, and a thread takes one writer
+/// at a time: the terminal's warm app-server, which holds it, is stopped first (its next turn
+/// starts cold). A warm Claude CLI stays.
+async fn free_codex_thread(srv: &Server, tid: &str) {
+    srv.warm.settled(tid).await;
+    if let Some(cli) = srv.warm.take_of(tid, crate::words::ProviderKind::Codex) {
+        cli.stop().await;
+    }
 }
 
 fn new_name(srv: &Server, from: &TerminalRow, new: Option<String>) -> Result<String, BatonError> {

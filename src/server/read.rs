@@ -256,6 +256,7 @@ fn warm(srv: &Server) -> Vec<crate::protocol::views::WarmView> {
                 .ok()
                 .flatten()
                 .map_or(w.terminal_id.clone(), |t| t.name),
+            provider: w.provider,
             pid: w.pid,
             session_id: w.session_id,
             turns: w.turns,

@@ -27,6 +27,8 @@ pub async fn remove(
     let rt = srv.runtime(&t.id);
     // Holding the turn lock keeps a send from starting while the terminal is removed.
     let _turn = super::terminals::settled(srv, &rt, &t, "remove").await?;
+    // A warm CLI still being started for it is waited for, and retired below.
+    srv.warm.settled(&t.id).await;
     match (t.mode, &t.worktree) {
         (CheckoutMode::Worktree, Some(wt)) => git::check_removable(wt, delete_branch, force)
             .map_err(|e| BatonError::bad_input(format!("cannot remove {name}: {e}")))?,

@@ -316,7 +316,7 @@ fn busy_refusal(name: &str, what: &str) -> BatonError {
 
 /// `baton archive` / `unarchive`: hides the terminal from `ls` and the multiplexer's list (or
 /// shows it again). Nothing else changes: a running turn goes on, waiting input still runs. Its
-/// shell is closed (a hidden terminal's shell would linger unseen).
+/// shell is closed and its warm CLI stopped (a hidden terminal's would linger unseen).
 pub fn archive(srv: &Server, name: &str, archived: bool) -> Result<ArchivedView, BatonError> {
     let t = srv.terminal(name)?;
     if t.archived != archived {
@@ -328,6 +328,10 @@ pub fn archive(srv: &Server, name: &str, archived: bool) -> Result<ArchivedView,
         srv.store.append(&t.id, record)?;
         if archived {
             srv.shells.hang_up(&t.id);
+            // So is its warm CLI: memory for a terminal nobody sees.
+            if let Some(cli) = srv.warm.take(&t.id) {
+                cli.retire();
+            }
         }
         srv.announce(&t.id);
     }

@@ -151,10 +151,14 @@ impl World {
     }
 
     /// Every shim invocation so far that ran a turn (not the sandbox probes).
+    /// The runs that took a prompt: each CLI started for a turn, and each turn of a warm one
+    /// (a record with `turn`); not sandbox probes, nor a Codex app-server's own start (its
+    /// turns are logged as they come).
     pub fn invocations(&self) -> Vec<Value> {
         self.all_invocations()
             .into_iter()
             .filter(|i| i["argv"][0] != "sandbox")
+            .filter(|i| i["argv"][0] != "app-server" || i.get("turn").is_some())
             .collect()
     }
 
@@ -172,12 +176,16 @@ impl World {
         self.invocations().pop().expect("no shim was run")
     }
 
-    /// Turns warm CLIs off (`[providers.claude] warm = 0`): every turn starts its CLI, for
+    /// Turns warm CLIs off (`warm = 0` for Claude and Codex): every turn starts its CLI, for
     /// tests of the command line a cold turn gets. Call it before the server starts.
     pub fn cold(&self) {
         let config = self.data().join("config.toml");
         assert!(!config.exists(), "cold() writes the whole config");
-        std::fs::write(config, "[providers.claude]\nwarm = 0\n").unwrap();
+        std::fs::write(
+            config,
+            "[providers.claude]\nwarm = 0\n\n[providers.codex]\nwarm = 0\n",
+        )
+        .unwrap();
     }
 
     /// Waits until `cond` holds, failing after a deadline.

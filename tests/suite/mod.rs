@@ -32,4 +32,5 @@ mod system_text;
 mod tui;
 mod tui_hosts;
 mod warm;
+mod warm_codex;
 mod watch;

@@ -11,7 +11,12 @@ fn session_flag(inv: &Value) -> (Option<String>, Option<String>) {
 }
 
 /// The thread a codex invocation resumed (`… resume <id>`), if any.
+/// The thread a Codex run resumed: `exec … resume ID`, or the thread of a warm app-server's
+/// turn.
 fn codex_resumed(inv: &Value) -> Option<String> {
+    if inv["argv"][0] == "app-server" {
+        return inv["params"]["threadId"].as_str().map(String::from);
+    }
     flag(&inv["argv"], "resume").map(String::from)
 }
 
@@ -289,6 +294,7 @@ fn claude_2_1_197_resumes_on_the_model_the_session_started_on() {
 #[test]
 fn codex_runs_with_json_and_skip_git_repo_check_and_options_before_resume() {
     let w = World::new();
+    w.cold();
     w.new_terminal("t", "codex");
     w.send("t", "one");
     w.send("t", "two");

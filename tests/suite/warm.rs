@@ -61,7 +61,9 @@ fn the_next_prompt_runs_in_the_warm_cli_and_records_its_turn_as_a_cold_one_would
         "the second turn's money is its own, not the process's running total: {usd:?}"
     );
     assert_eq!(warm(&w)[0]["turns"], 2);
-    assert!(w.ok(&["server", "status"]).contains("warm: t · pid "));
+    assert!(w
+        .ok(&["server", "status"])
+        .contains("warm: t · claude pid "));
 }
 
 #[test]

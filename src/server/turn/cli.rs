@@ -45,6 +45,31 @@ fn fence(srv: &Server, tid: &str, spec: &mut RunSpec) {
         .push(("TMPDIR".to_string(), tmp.to_string_lossy().into_owned()));
 }
 
+/// Keeps the CLI of a clean turn warm for terminal `tid`'s next one, within its provider's
+/// limit; each stays until its idle time runs out.
+fn keep_warm(srv: &Arc<Server>, tid: &str, cli: providers::warm::WarmCli) {
+    let provider = cli.key.provider;
+    let limit = srv.config.warm_limit(provider);
+    if limit == 0 || srv.shutting_down.load(Ordering::SeqCst) || !warm_wanted(srv, tid) {
+        cli.retire();
+        return;
+    }
+    let (serial, out) = srv.warm.put(tid, cli, limit);
+    out.into_iter().for_each(providers::warm::WarmCli::retire);
+    let (srv, tid, idle) = (srv.clone(), tid.to_string(), srv.config.warm_idle(provider));
+    tokio::spawn(async move {
+        tokio::time::sleep(idle).await;
+        if let Some(cli) = srv.warm.take_if(&tid, serial) {
+            cli.retire();
+        }
+    });
+}
+
+/// Whether terminal `tid` may keep a warm CLI: it is there and not archived.
+fn warm_wanted(srv: &Server, tid: &str) -> bool {
+    matches!(srv.store.terminal(tid), Ok(Some(t)) if !t.archived)
+}
+
 /// The running turn's context: where its output goes.
 pub(super) struct TurnCtx<'a> {
     pub(super) srv: &'a Arc<Server>,
@@ -125,7 +150,8 @@ impl TurnCtx<'_> {
         let srv = self.srv.clone();
         let provider = term.provider;
         if provider == ProviderKind::Local {
-            // A warm Claude CLI has no next turn to take after a switch to an endpoint.
+            // A warm CLI has no next turn to take after a switch to an endpoint.
+            srv.warm.settled(self.tid).await;
             if let Some(cli) = srv.warm.take(self.tid) {
                 cli.retire();
             }
@@ -133,7 +159,8 @@ impl TurnCtx<'_> {
             return self.execute_local(term, plan, prompt).await;
         }
         let mut spec = self.spec(term, plan)?;
-        let warm = self.warm_for(&spec);
+        fence(&srv, self.tid, &mut spec);
+        let warm = self.warm_for(&spec).await;
         // Under the turn lock, no run of this terminal is going on: what is there is a crash's
         // (a warm CLI's file is kept: the turn that left it ended cleanly, after a sweep).
         if warm.is_none() {
@@ -142,7 +169,6 @@ impl TurnCtx<'_> {
         crate::paths::ensure_private_dir(&spec.run_dir).map_err(|e| {
             BatonError::failed(format!("cannot make {}: {e}", spec.run_dir.display()))
         })?;
-        fence(&srv, self.tid, &mut spec);
         if let Some(warning) = srv
             .fence_checks
             .warning(&spec, srv.path_var.as_deref())
@@ -215,7 +241,9 @@ impl TurnCtx<'_> {
     }
 
     /// The terminal's warm CLI if this turn can run in it; one that does not fit is retired.
-    fn warm_for(&self, spec: &RunSpec) -> Option<providers::warm::WarmCli> {
+    async fn warm_for(&self, spec: &RunSpec) -> Option<providers::warm::WarmCli> {
+        // One being started after the last turn is waited for: it holds the thread.
+        self.srv.warm.settled(self.tid).await;
         let cli = self.srv.warm.take(self.tid)?;
         if !cli.alive() {
             crate::log_line!(
@@ -234,30 +262,14 @@ impl TurnCtx<'_> {
                     self.tid,
                     cli.pid
                 );
-                cli.retire();
+                match cli.key.provider {
+                    // A Codex thread takes one writer at a time: the cold run waits for it.
+                    ProviderKind::Codex => cli.stop().await,
+                    _ => cli.retire(),
+                }
                 None
             }
         }
-    }
-
-    /// Keeps the CLI of a clean turn warm for the terminal's next one, within the limit; each
-    /// stays until its idle time runs out.
-    fn keep_warm(&self, cli: providers::warm::WarmCli) {
-        let srv = self.srv;
-        let limit = srv.config.warm_limit();
-        if limit == 0 || srv.shutting_down.load(Ordering::SeqCst) {
-            cli.retire();
-            return;
-        }
-        let (serial, out) = srv.warm.put(self.tid, cli, limit);
-        out.into_iter().for_each(providers::warm::WarmCli::retire);
-        let (srv, tid, idle) = (srv.clone(), self.tid.to_string(), srv.config.warm_idle());
-        tokio::spawn(async move {
-            tokio::time::sleep(idle).await;
-            if let Some(cli) = srv.warm.take_if(&tid, serial) {
-                cli.retire();
-            }
-        });
     }
 
     /// One CLI run: raw lines to the turn file, events to the feed.
@@ -276,8 +288,10 @@ impl TurnCtx<'_> {
         let spec2 = spec.clone();
         let prompt = prompt.as_bytes().to_vec();
         let interrupted = self.interrupted.clone();
-        // A Claude turn takes steers while it runs: the queue hands them to this channel.
-        let steer = (spec.provider == ProviderKind::Claude).then(|| {
+        // A Claude turn, and a warm Codex one, take steers and interrupt requests while they
+        // run: the queue hands them to these channels.
+        let takes_input = spec.provider == ProviderKind::Claude || warm.is_some();
+        let steer = takes_input.then(|| {
             let (line_tx, line_rx) = tokio::sync::mpsc::unbounded_channel();
             *self.rt.steer.lock().unwrap_or_else(|p| p.into_inner()) = Some(Steering {
                 lines: line_tx,
@@ -288,8 +302,8 @@ impl TurnCtx<'_> {
         // The CLI starts at once and reads its prompt once the turn's start is journalled.
         let (go, gate) = tokio::sync::oneshot::channel();
         self.go = Some(go);
-        // An interrupt reaches a Claude CLI as its own request, from the moment it runs.
-        let interrupt = (spec.provider == ProviderKind::Claude).then(|| {
+        // An interrupt reaches such a CLI as its own request, from the moment it runs.
+        let interrupt = takes_input.then(|| {
             let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
             if let Ok(mut r) = self.rt.running.lock() {
                 if let Some(run) = r.as_mut() {
@@ -298,9 +312,14 @@ impl TurnCtx<'_> {
             }
             rx
         });
-        let (keep, mut kept) = tokio::sync::oneshot::channel();
-        let keep =
-            (spec.provider == ProviderKind::Claude && srv.config.warm_limit() > 0).then_some(keep);
+        let (keep, kept) = tokio::sync::oneshot::channel();
+        let keep = (srv.config.warm_limit(spec.provider) > 0).then_some(keep);
+        // A Codex app-server is started once the turn ended: until it is ready (or given up
+        // on), the terminal's next turn waits for it.
+        let starting = match (&keep, spec.provider) {
+            (Some(_), ProviderKind::Codex) => srv.warm.starting(self.tid),
+            _ => None,
+        };
         let task = tokio::spawn(async move {
             providers::run::run_turn(
                 &spec2,
@@ -332,8 +351,22 @@ impl TurnCtx<'_> {
             .await
             .map_err(|e| BatonError::failed(format!("the {} run crashed: {e}", spec.provider)))?
             .map_err(|e| BatonError::failed(e.to_string()))?;
-        if let Ok(cli) = kept.try_recv() {
-            self.keep_warm(cli);
+        match starting {
+            Some(guard) => {
+                let (srv, tid) = (self.srv.clone(), self.tid.to_string());
+                tokio::spawn(async move {
+                    if let Ok(cli) = kept.await {
+                        keep_warm(&srv, &tid, cli);
+                    }
+                    drop(guard);
+                });
+            }
+            None => {
+                let mut kept = kept;
+                if let Ok(cli) = kept.try_recv() {
+                    keep_warm(self.srv, self.tid, cli);
+                }
+            }
         }
         Ok(outcome)
     }

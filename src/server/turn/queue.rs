@@ -134,6 +134,7 @@ fn steer_note(
         return None;
     }
     Some(match (provider, handed) {
+        (ProviderKind::Codex, true) => "handed to the running codex turn: codex reads it before its next model call".to_string(),
         (_, true) => "handed to the running claude turn: claude reads it with its next tool result (a turn with no more tool calls takes it right after its answer, in the same session)".to_string(),
         (ProviderKind::Claude, false) => {
             "the running claude turn cannot take it yet: it runs next".to_string()
@@ -155,10 +156,7 @@ fn hand_over(rt: &TermRuntime, number: u32, prompt: &str) -> bool {
     let Some(s) = steering.as_mut() else {
         return false;
     };
-    if s.lines
-        .send(crate::providers::claude::user_line(prompt))
-        .is_err()
-    {
+    if s.lines.send(prompt.to_string()).is_err() {
         return false;
     }
     s.sent.push(number);

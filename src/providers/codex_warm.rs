@@ -1,0 +1,540 @@
+//! Warm Codex: a `codex app-server` (JSON-RPC over stdio) kept per recently used Codex
+//! terminal, holding the terminal's thread loaded, so the next prompt is a `turn/start`
+//! instead of a cold `codex exec … resume THREAD -`. See ARCHITECTURE.md, "Warm CLIs", and
+//! the facts in `fixtures/captures/codex-warm/README.md`.
+//!
+//! A cold turn still opens and first resumes every thread (its system text is stored when
+//! `exec` creates the thread, and replayed from the rollout on every resume, warm or cold).
+//! Once a cold or warm turn ended cleanly, the app-server is [`prepare`]d in the background:
+//! started with the run's configuration (`-c` overrides: the sandbox mode, the writable
+//! folders, the fence's `/tmp` exclusions, the user's own `-c` flags), `initialize`d, the
+//! thread resumed with the same folder, model and approval policy (`never`, as `exec`'s). Each
+//! warm turn passes the model, folder, approval policy and sandbox policy again, as `exec`
+//! passes its flags on every run. A run with flags the app-server does not take (anything
+//! but `-c`, `--enable`, `--disable`) is never warmed.
+
+use std::ffi::{OsStr, OsString};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::sync::mpsc::{Sender, UnboundedReceiver};
+use tokio::sync::Notify;
+
+use super::codex::{toml_basic_string, CodexParser};
+use super::process::{self, ExitInfo};
+use super::warm::{WarmCli, WarmKey};
+use super::{ProviderError, ProviderHomes, RunMsg, RunSpec, TurnOutcome};
+use crate::words::{ProviderKind, TurnEvent, TurnStatus};
+
+/// How long starting an app-server and resuming the thread in it may take.
+pub const PREPARE_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long an app-server asked to interrupt may take to end its turn before it gets SIGINT.
+pub const INTERRUPT_GRACE: Duration = super::run::INTERRUPT_GRACE;
+/// The client name the app-server is told.
+const CLIENT: &str = "baton";
+
+/// The flags of `codex exec` that `codex app-server` takes too, each with a value.
+const SHARED_FLAGS: [&str; 4] = ["-c", "--config", "--enable", "--disable"];
+
+/// The app-server's command line for runs of `spec`, or None when `spec` has an extra flag
+/// the app-server does not take (such a run stays cold).
+pub fn app_args(spec: &RunSpec) -> Option<Vec<OsString>> {
+    let mut args: Vec<OsString> = vec!["app-server".into()];
+    if let Some(mode) = &spec.sandbox {
+        args.extend([
+            "-c".into(),
+            format!("sandbox_mode={}", toml_basic_string(mode)).into(),
+        ]);
+    }
+    if !spec.add_dirs.is_empty() {
+        let roots: Vec<String> = spec
+            .add_dirs
+            .iter()
+            .map(|d| toml_basic_string(&d.to_string_lossy()))
+            .collect();
+        let value = format!(
+            "sandbox_workspace_write.writable_roots=[{}]",
+            roots.join(",")
+        );
+        args.extend(["-c".into(), value.into()]);
+    }
+    let mut extra = spec.extra_args.iter();
+    while let Some(flag) = extra.next() {
+        let (name, inline) = match flag.split_once('=') {
+            Some((name, value)) if name.starts_with("--") => (name, Some(value)),
+            _ => (flag.as_str(), None),
+        };
+        if !SHARED_FLAGS.contains(&name) {
+            return None;
+        }
+        let value = match inline {
+            Some(v) => v.to_string(),
+            None => extra.next()?.clone(),
+        };
+        args.extend([OsString::from(name), value.into()]);
+    }
+    Some(args)
+}
+
+/// The value of a boolean `-c KEY=true|false` among `extra` (the last one wins).
+fn config_bool(extra: &[String], key: &str) -> Option<bool> {
+    let mut found = None;
+    let mut it = extra.iter();
+    while let Some(flag) = it.next() {
+        let pair = match flag.as_str() {
+            "-c" | "--config" => it.next().map(String::as_str),
+            f => f.strip_prefix("--config="),
+        };
+        if let Some((k, v)) = pair.and_then(|p| p.split_once('=')) {
+            if k.trim() == key {
+                found = v.trim().parse().ok().or(found);
+            }
+        }
+    }
+    found
+}
+
+/// The sandbox policy a turn passes, as `exec` derives it from its flags; None where the
+/// sandbox mode is not set (the app-server keeps its configured one).
+pub fn sandbox_policy(spec: &RunSpec) -> Option<Value> {
+    Some(match spec.sandbox.as_deref()? {
+        "workspace-write" => {
+            let roots: Vec<String> = spec
+                .add_dirs
+                .iter()
+                .map(|d| d.to_string_lossy().into_owned())
+                .collect();
+            let flag = |key: &str| {
+                config_bool(&spec.extra_args, &format!("sandbox_workspace_write.{key}"))
+                    .unwrap_or(false)
+            };
+            json!({
+                "type": "workspaceWrite",
+                "writableRoots": roots,
+                "networkAccess": flag("network_access"),
+                "excludeSlashTmp": flag("exclude_slash_tmp"),
+                "excludeTmpdirEnvVar": flag("exclude_tmpdir_env_var"),
+            })
+        }
+        "read-only" => json!({"type": "readOnly"}),
+        "danger-full-access" => json!({"type": "dangerFullAccess"}),
+        _ => return None,
+    })
+}
+
+/// One JSON-RPC request line (newline included, as every line written to its stdin).
+fn request(id: u64, method: &str, params: Value) -> String {
+    json_line(json!({"id": id, "method": method, "params": params}))
+}
+
+fn json_line(message: Value) -> String {
+    format!("{message}\n")
+}
+
+/// `thread/resume` of `thread` for runs of `spec` on `model`.
+pub fn resume_request(id: u64, spec: &RunSpec, thread: &str, model: Option<&str>) -> String {
+    let mut params = json!({
+        "threadId": thread,
+        "cwd": spec.cwd.to_string_lossy(),
+        "approvalPolicy": "never",
+        "excludeTurns": true,
+    });
+    if let Some(model) = model {
+        params["model"] = json!(model);
+    }
+    if let Some(mode) = &spec.sandbox {
+        params["sandbox"] = json!(mode);
+    }
+    request(id, "thread/resume", params)
+}
+
+/// `turn/start` of `prompt` on `thread`, with everything `exec` would pass again.
+pub fn turn_request(
+    id: u64,
+    spec: &RunSpec,
+    thread: &str,
+    model: Option<&str>,
+    prompt: &str,
+) -> String {
+    let mut params = json!({
+        "threadId": thread,
+        "input": [{"type": "text", "text": prompt, "text_elements": []}],
+        "cwd": spec.cwd.to_string_lossy(),
+        "approvalPolicy": "never",
+    });
+    if let Some(model) = model {
+        params["model"] = json!(model);
+    }
+    if let Some(policy) = sandbox_policy(spec) {
+        params["sandboxPolicy"] = policy;
+    }
+    request(id, "turn/start", params)
+}
+
+/// `turn/interrupt` of the running `turn`.
+fn interrupt_request(id: u64, thread: &str, turn: &str) -> String {
+    request(
+        id,
+        "turn/interrupt",
+        json!({"threadId": thread, "turnId": turn}),
+    )
+}
+
+/// `turn/steer`: `text` joins the running `turn`.
+fn steer_request(id: u64, thread: &str, turn: &str, text: &str) -> String {
+    request(
+        id,
+        "turn/steer",
+        json!({
+            "threadId": thread,
+            "input": [{"type": "text", "text": text, "text_elements": []}],
+            "expectedTurnId": turn,
+        }),
+    )
+}
+
+/// A message of the app-server: the answer to request `id` (its result, or its error's
+/// message), else None.
+fn answer_to(message: &Value, id: u64) -> Option<Result<&Value, String>> {
+    if message.get("method").is_some() || message["id"].as_u64() != Some(id) {
+        return None;
+    }
+    if let Some(result) = message.get("result") {
+        return Some(Ok(result));
+    }
+    let error = &message["error"];
+    let text = error["message"].as_str().unwrap_or("no message");
+    Some(Err(match error["code"].as_i64() {
+        Some(code) => format!("{text} (code {code})"),
+        None => text.to_string(),
+    }))
+}
+
+/// A request of the app-server's own (an approval, a question): it has both an id and a
+/// method. Baton runs headless with approvals off, so it declines whatever it is.
+fn decline(message: &Value) -> Option<String> {
+    message.get("method")?;
+    let id = message.get("id")?;
+    Some(json_line(json!({
+        "id": id,
+        "error": {"code": -32601, "message": "baton runs Codex headless: nothing can be approved"},
+    })))
+}
+
+/// Starts a `codex app-server` for the terminal whose turn of `spec` (on PATH `path_var`)
+/// just ended cleanly on `thread` (its session pinned to `model`), and resumes the thread in
+/// it: the warm CLI for its next turn. Errors say why it could not be made warm.
+pub async fn prepare(
+    spec: &RunSpec,
+    path_var: Option<&OsStr>,
+    thread: &str,
+    model: Option<String>,
+) -> Result<WarmCli, String> {
+    let args = app_args(spec).ok_or("the run has flags codex app-server does not take")?;
+    let bin = process::find_bin(&spec.bin, path_var)
+        .ok_or_else(|| format!("{} is not on PATH", spec.bin.display()))?;
+    let (lines, more) = tokio::sync::mpsc::unbounded_channel();
+    let close = Arc::new(Notify::new());
+    let stdin = process::Stdin::Open {
+        first: Vec::new(),
+        more,
+        close: close.clone(),
+    };
+    let mut child = process::spawn_with(&bin, &args, &spec.cwd, path_var, &spec.env, stdin)
+        .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
+    let key = WarmKey::of(spec, path_var, thread.to_string(), model.clone());
+    let model = key.model.clone();
+    let hello = request(
+        1,
+        "initialize",
+        json!({"clientInfo": {"name": CLIENT, "version": env!("CARGO_PKG_VERSION")}}),
+    );
+    let _ = lines.send(hello);
+    let resumed = tokio::time::timeout(PREPARE_TIMEOUT, async {
+        let mut sent_resume = false;
+        loop {
+            let line = match child.next_line().await {
+                Ok(Some(line)) => line,
+                Ok(None) => return Err("it exited".to_string()),
+                Err(e) => return Err(format!("reading it failed: {e}")),
+            };
+            let Ok(message) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            if let Some(reply) = decline(&message) {
+                let _ = lines.send(reply);
+            }
+            if !sent_resume {
+                if let Some(answer) = answer_to(&message, 1) {
+                    answer.map_err(|e| format!("initialize failed: {e}"))?;
+                    let _ = lines.send(json_line(json!({"method": "initialized"})));
+                    let _ = lines.send(resume_request(2, spec, thread, model.as_deref()));
+                    sent_resume = true;
+                }
+            } else if let Some(answer) = answer_to(&message, 2) {
+                return answer
+                    .map(|_| ())
+                    .map_err(|e| format!("thread/resume failed: {e}"));
+            }
+        }
+    })
+    .await
+    .unwrap_or_else(|_| Err(format!("no answer in {} s", PREPARE_TIMEOUT.as_secs())));
+    let mut cli = WarmCli::new(child, lines, close, None, None, key, 0);
+    cli.requests = 2;
+    match resumed {
+        Ok(()) => Ok(cli),
+        Err(why) => {
+            cli.retire();
+            Err(why)
+        }
+    }
+}
+
+/// What reaches a warm Codex turn besides its prompt.
+pub(super) struct AppChannels {
+    pub go: Option<tokio::sync::oneshot::Receiver<()>>,
+    /// Steers: each text joins the running turn (`turn/steer`).
+    pub steer: Option<UnboundedReceiver<String>>,
+    pub interrupt: Option<UnboundedReceiver<()>>,
+    pub keep: Option<tokio::sync::oneshot::Sender<WarmCli>>,
+}
+
+/// A turn of `prompt` in the warm app-server `cli` (its key fits `spec`). Sends the same
+/// messages a cold turn does ([`RunMsg::Started`] with the app-server's pid, every stdout line
+/// of the turn raw, its events); an interrupt is the app-server's `turn/interrupt` (SIGINT if
+/// the turn has not ended [`INTERRUPT_GRACE`] later). After a clean turn the app-server goes
+/// back through `keep`; otherwise it is retired.
+pub(super) async fn app_turn(
+    spec: &RunSpec,
+    prompt: &[u8],
+    homes: &ProviderHomes,
+    tx: Sender<RunMsg>,
+    interrupted: Arc<AtomicBool>,
+    channels: AppChannels,
+    mut cli: WarmCli,
+) -> Result<TurnOutcome, ProviderError> {
+    let provider = ProviderKind::Codex;
+    crate::log::phase("cli-warm");
+    let thread = cli.key.session_id.clone();
+    let model = cli.key.model.clone();
+    let mut parser = CodexParser::for_thread(&spec.cwd, &thread);
+    let _ = tx.send(RunMsg::Started { pid: cli.pid }).await;
+    let AppChannels {
+        go,
+        mut steer,
+        mut interrupt,
+        keep,
+    } = channels;
+    let prompt = String::from_utf8_lossy(prompt).into_owned();
+    let mut gate = go;
+    let mut start_id: Option<u64> = None;
+    let start = |cli: &mut WarmCli| {
+        let id = cli.next_request();
+        let _ = cli
+            .lines
+            .send(turn_request(id, spec, &thread, model.as_deref(), &prompt));
+        id
+    };
+    if gate.is_none() {
+        start_id = Some(start(&mut cli));
+    }
+    let mut turn_id: Option<String> = None;
+    let mut interrupt_asked = false;
+    let mut interrupt_sent = false;
+    let mut fallback: Option<tokio::time::Instant> = None;
+    let mut signalled = false;
+    // Steers sent (request id, index), and how many were handed over in all.
+    let mut steers: Vec<(u64, usize)> = Vec::new();
+    let mut handed = 0usize;
+    let mut refused: Option<String> = None;
+    // The turn/start was answered: from then on every line is the turn's.
+    let mut accepted = false;
+    let mut alive = true;
+    let mut first = true;
+    loop {
+        if interrupt_asked && !interrupt_sent {
+            if let Some(turn) = &turn_id {
+                let id = cli.next_request();
+                let _ = cli.lines.send(interrupt_request(id, &thread, turn));
+                interrupt_sent = true;
+                fallback = Some(tokio::time::Instant::now() + INTERRUPT_GRACE);
+            }
+        }
+        let running = start_id.is_some() && !parser.ended() && refused.is_none();
+        tokio::select! {
+            biased;
+            opened = super::run::wait_gate(&mut gate), if gate.is_some() => {
+                gate = None;
+                match opened {
+                    Ok(()) if !interrupt_asked => start_id = Some(start(&mut cli)),
+                    // No prompt may reach it: the turn never starts.
+                    _ => break,
+                }
+            }
+            asked = super::run::next_of(&mut interrupt), if interrupt.is_some() && !parser.ended() => {
+                match asked {
+                    Some(()) if start_id.is_none() => {
+                        interrupt_asked = true;
+                        break;
+                    }
+                    Some(()) => interrupt_asked = true,
+                    None => interrupt = None,
+                }
+            }
+            () = super::run::wait_until(fallback), if fallback.is_some() && !signalled && !parser.ended() => {
+                signalled = true;
+                crate::log_line!("baton server: codex app-server (pid {}) did not take the interrupt request: SIGINT", cli.pid);
+                let _ = process::interrupt(cli.pid);
+            }
+            more = super::run::next_of(&mut steer), if running && turn_id.is_some() && !interrupt_asked => {
+                match (more, &turn_id) {
+                    (Some(text), Some(turn)) => {
+                        let id = cli.next_request();
+                        let _ = cli.lines.send(steer_request(id, &thread, turn, &text));
+                        steers.push((id, handed));
+                        handed += 1;
+                    }
+                    _ => steer = None,
+                }
+            }
+            line = cli.child.next_line() => {
+                let line = match line {
+                    Ok(Some(line)) => line,
+                    Ok(None) => {
+                        alive = false;
+                        break;
+                    }
+                    Err(source) => return Err(ProviderError::Io { provider, source }),
+                };
+                if std::mem::take(&mut first) {
+                    crate::log::phase("cli-first-line");
+                }
+                let message = serde_json::from_str::<Value>(&line).unwrap_or(Value::Null);
+                if let Some(reply) = decline(&message) {
+                    let _ = cli.lines.send(reply);
+                }
+                let Some(id) = start_id else {
+                    // Before the turn's own answer: what the resume left (its stored usage).
+                    continue;
+                };
+                match answer_to(&message, id) {
+                    Some(Ok(result)) => {
+                        turn_id = result["turn"]["id"].as_str().map(str::to_owned);
+                        accepted = true;
+                    }
+                    Some(Err(e)) => refused = Some(e),
+                    None if !accepted => continue,
+                    None => {}
+                }
+                if let Some(at) = steers.iter().position(|(id, _)| answer_to(&message, *id).is_some()) {
+                    let (id, index) = steers.remove(at);
+                    if matches!(answer_to(&message, id), Some(Ok(_))) {
+                        let _ = tx.send(RunMsg::SteerRead { index }).await;
+                    }
+                }
+                let events = parser.feed(&line);
+                let _ = tx.send(RunMsg::Raw(line)).await;
+                for event in events {
+                    let _ = tx.send(RunMsg::Event(event)).await;
+                }
+                if turn_id.is_none() {
+                    turn_id = parser.turn_id().map(str::to_owned);
+                }
+                if parser.ended() || refused.is_some() {
+                    break;
+                }
+            }
+        }
+    }
+    if let Some(why) = &refused {
+        let error = format!("codex app-server refused the turn: {why}");
+        let _ = tx
+            .send(RunMsg::Event(TurnEvent::End {
+                status: TurnStatus::Failed,
+                error: Some(error.clone()),
+            }))
+            .await;
+        parser.fail(error);
+    }
+    crate::log::phase("cli-result");
+    let was_interrupted = interrupted.load(Ordering::SeqCst) || interrupt_asked;
+    // Taken back: a turn that ended as asked, with every steer answered. An interrupt does
+    // not stop a command that runs (it goes on, printing after the turn's end): then the
+    // app-server and the command are stopped.
+    let cut_tool = was_interrupted && parser.tools_running();
+    let reusable = alive
+        && !signalled
+        && !cut_tool
+        && refused.is_none()
+        && steers.is_empty()
+        && parser.ended()
+        && (!was_interrupted || interrupt_sent);
+    if alive && cut_tool {
+        let _ = process::interrupt(cli.pid);
+    }
+    let exit = if alive {
+        ExitInfo {
+            code: Some(0),
+            interrupted: was_interrupted,
+            ..ExitInfo::default()
+        }
+    } else {
+        crate::log_line!(
+            "baton server: codex app-server (pid {}) stopped during a turn",
+            cli.pid
+        );
+        let exit = cli
+            .reap()
+            .await
+            .map_err(|source| ProviderError::Io { provider, source })?;
+        let outcome = finish(
+            parser,
+            ExitInfo {
+                interrupted: was_interrupted,
+                ..exit
+            },
+            homes,
+        )
+        .await;
+        return outcome;
+    };
+    let outcome = finish(parser, exit, homes).await;
+    match keep {
+        Some(keep) if reusable => {
+            let turns = cli.turns + 1;
+            let cli = cli.rekept(turns);
+            if let Err(cli) = keep.send(cli) {
+                cli.retire();
+            }
+        }
+        _ => cli.retire(),
+    }
+    outcome
+}
+
+/// The outcome, read off the async workers (finishing reads the rollout).
+async fn finish(
+    parser: CodexParser,
+    exit: ExitInfo,
+    homes: &ProviderHomes,
+) -> Result<TurnOutcome, ProviderError> {
+    let thread = parser.thread_id().map(str::to_owned);
+    let homes = homes.clone();
+    tokio::task::spawn_blocking(move || {
+        let outcome = parser.finish(&exit, &homes, thread.as_deref());
+        crate::log::phase("outcome-read");
+        outcome
+    })
+    .await
+    .map_err(|e| ProviderError::Io {
+        provider: ProviderKind::Codex,
+        source: std::io::Error::other(format!("reading the turn's outcome failed: {e}")),
+    })
+}
+
+#[cfg(test)]
+#[path = "codex_warm_tests.rs"]
+mod tests;
