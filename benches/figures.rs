@@ -9,7 +9,8 @@
 //!   Both with warm CLIs off (`warm = 0`): the figure is a cold turn's overhead.
 //! - **warm**: the first stdout byte of `baton send` on a warm CLI, and on a cold one (`warm =
 //!   0`), against the simulated CLI's own cold start resuming the same session; the memory of a
-//!   warm CLI (the simulated one: the real Claude holds far more).
+//!   warm CLI (the simulated one: the real Claude holds far more). The same for Codex: a warm
+//!   `codex app-server` against a cold `codex exec … resume`, that command line run directly.
 //! - **remote**: `baton send` and `baton ls` on a terminal of another host (this machine through
 //!   a real sshd on 127.0.0.1) against the same on a local one (`figures/remote.rs`).
 //! - **ls**: `baton ls` with 100 terminals against `tmux ls` (one line) and `tmux list-windows
@@ -54,6 +55,7 @@ fn main() {
     }
     if wanted("warm") {
         rows.extend(warm_rows());
+        rows.extend(warm_codex_rows());
     }
     if wanted("remote") {
         rows.extend(remote::rows(knob("BATON_BENCH_SENDS", 40).max(10) / 2));
@@ -94,12 +96,13 @@ struct World {
 }
 
 impl World {
-    /// A world whose Claude turns all start their CLI (`warm = 0`).
+    /// A world whose turns all start their CLI (`warm = 0` for Claude and Codex).
     fn cold() -> World {
         let w = World::new();
         let data = w.root.join("data");
         std::fs::create_dir_all(&data).expect("data dir");
-        std::fs::write(data.join("config.toml"), "[providers.claude]\nwarm = 0\n").expect("config");
+        let config = "[providers.claude]\nwarm = 0\n\n[providers.codex]\nwarm = 0\n";
+        std::fs::write(data.join("config.toml"), config).expect("config");
         w
     }
 
@@ -151,10 +154,32 @@ impl World {
 
     /// A plain folder terminal (no git: the figures are baton's, not a worktree's).
     fn terminal(&self, name: &str) {
+        self.terminal_on(name, "claude");
+    }
+
+    fn terminal_on(&self, name: &str, provider: &str) {
         let dir = self.root.join("work").join(name);
         std::fs::create_dir_all(&dir).expect("terminal dir");
         let dir = dir.display().to_string();
-        self.ok(&["new", name, "--dir", &dir, "--provider", "claude"]);
+        self.ok(&["new", name, "--dir", &dir, "--provider", provider]);
+    }
+
+    /// The pid of terminal `name`'s warm CLI, once there is one (a Codex app-server resumes
+    /// its thread after the turn).
+    fn warm_pid(&self, name: &str) -> i64 {
+        for _ in 0..3000 {
+            let listed = self.json(&["server", "status"]);
+            let found = listed["warm"].as_array().and_then(|w| {
+                w.iter()
+                    .find(|c| c["name"] == name)
+                    .and_then(|c| c["pid"].as_i64())
+            });
+            if let Some(pid) = found {
+                return pid;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("{name} has no warm CLI");
     }
 
     fn server_pid(&self) -> i32 {
@@ -308,6 +333,75 @@ fn warm_rows() -> Vec<[String; 4]> {
             "-".into(),
         ),
     ]
+}
+
+/// The same for Codex: `baton send` into a warm app-server (`turn/start`) and into a cold
+/// `codex exec … resume` (`warm = 0`), against that very cold command line run directly; the
+/// memory of a warm app-server (the simulated one: the real one holds ~150 MB).
+fn warm_codex_rows() -> Vec<[String; 4]> {
+    let n = knob("BATON_BENCH_SENDS", 40).max(10) / 2;
+    let warm = World::new();
+    let cold = World::cold();
+    for w in [&warm, &cold] {
+        w.terminal_on("x", "codex");
+        w.ok(&["send", "x", "open the thread"]);
+    }
+    cold.ok(&["send", "x", "resume it once"]);
+    let resumed = cold.last_invocation();
+    let (mut w_first, mut c_first, mut bare_first) = (vec![], vec![], vec![]);
+    for i in 0..n {
+        warm.warm_pid("x");
+        let prompt = format!("turn {i}");
+        w_first.push(timed(warm.cmd(&["send", "x", &prompt]), b"").1);
+        c_first.push(timed(cold.cmd(&["send", "x", &prompt]), b"").1);
+        bare_first.push(timed(direct_codex(&cold, &resumed), &stdin_of(&resumed)).1);
+    }
+    let pid = warm.warm_pid("x");
+    let listed = warm.json(&["server", "status"]);
+    let memory = listed["warm"]
+        .as_array()
+        .and_then(|w| w.iter().find(|c| c["pid"].as_i64() == Some(pid)))
+        .and_then(|c| c["memory_bytes"].as_u64())
+        .unwrap_or(0);
+    let bare = median(bare_first);
+    let (w, c) = (median(w_first), median(c_first));
+    vec![
+        row(
+            "codex: first stdout byte after send, warm app-server",
+            ms(w),
+            format!("{} (`codex exec … resume`, run directly)", ms(bare)),
+            format!("{:.2}×", w.as_secs_f64() / bare.as_secs_f64()),
+        ),
+        row(
+            "codex: first stdout byte after send, cold (warm = 0)",
+            ms(c),
+            ms(bare),
+            format!("{:.2}×", c.as_secs_f64() / bare.as_secs_f64()),
+        ),
+        row(
+            "memory of a warm codex app-server (the simulated one)",
+            format!("{} KiB", memory / 1024),
+            "-".into(),
+            "-".into(),
+        ),
+    ]
+}
+
+/// The Codex command line of run `inv`, as the shim logged it.
+fn direct_codex(w: &World, inv: &Value) -> Command {
+    let argv: Vec<String> = inv["argv"]
+        .as_array()
+        .expect("argv")
+        .iter()
+        .map(|a| a.as_str().unwrap_or_default().to_string())
+        .collect();
+    let mut c = Command::new(Path::new(SHIMS).join("codex"));
+    c.args(&argv)
+        .current_dir(inv["cwd"].as_str().expect("cwd"))
+        .env_clear()
+        .envs(w.env.iter().filter(|(k, _)| k != "BATON_SHIM_LOG").cloned())
+        .env("BATON_SHIM_LOG", w.root.join("direct.log"));
+    c
 }
 
 /// The CLI command of baton's last run, as the shim logged it (its arguments, cwd).
