@@ -1792,6 +1792,57 @@ def codex_app_server_die_and_delay(E):
     eq(got[-1]["params"]["turn"]["status"], "completed", "paced turn")
     eq(w.close(), 0, "rc")
 
+@test
+def codex_app_server_writer_lock(E):
+    tid = cold_thread(E)
+    facts = json.load(open(os.path.join(CODEX_WARM, "facts.json"))) if os.path.isdir(CODEX_WARM) else None
+    if facts is None:
+        raise Skipped("no %s" % CODEX_WARM)
+    lock = facts["w10_lock"]
+    real_tid = lock["second_app_resume"]["error"]["message"].split()[1]
+    w = Warm(E)
+    w.open(tid)
+    r = codex(E, "cold while warm", resume=tid)
+    eq(r.rc, 1, "exec resume of a thread an app-server holds: rc 1")
+    real_err = cap_text(CODEX_WARM, "w10-mix-cold.stderr.txt")
+    check(real_err[real_err.index("Error: "):].replace(real_tid, tid) in r.err, "the real error: %r" % r.err)
+    eq(r.out, "", "no output")
+    b = Warm(E)
+    b.call("initialize", {"clientInfo": {"name": "baton", "version": "0.1.0"}})
+    got = b.call("thread/resume", {"threadId": tid, "cwd": E.proj, "excludeTurns": True})
+    eq(got["error"], {"code": -32600, "message": lock["second_app_resume"]["error"]["message"].replace(real_tid, tid)},
+       "a second app-server's thread/resume")
+    b.close()
+    eq(w.close(), 0, "rc")
+    ok(codex(E, "cold after the server", resume=tid), "the lock goes with the process")
+
+
+@test
+def codex_app_server_markers(E):
+    tid = cold_thread(E)
+    w = Warm(E)
+    w.open(tid)
+    got = w.turn("write it [[write:out/made.txt]] [[reply:done]]")
+    eq(got[-1]["params"]["turn"]["status"], "completed", "[[write:]] turn")
+    eq(open(os.path.join(E.proj, "out", "made.txt")).read(), "written by shim\n", "[[write:PATH]] writes the file")
+    rid = w.start_turn("hang [[hang]]")
+    lines = w.until(lambda m: m.get("method") == "item/agentMessage/delta")
+    eq(lines[-1]["params"]["delta"], "MOCK-PARTIAL before hang", "[[hang]]: the partial answer")
+    turn = [m for m in lines if m.get("id") == rid][0]["result"]["turn"]["id"]
+    w.request("turn/interrupt", {"threadId": tid, "turnId": turn})
+    eq(w.turn_end()[-1]["params"]["turn"]["status"], "interrupted", "[[hang]] ends at turn/interrupt")
+    w.start_turn("[[garbage]]")
+    eq(w.p.wait(10), 0, "[[garbage]]: rc 0")
+    w = Warm(E, BATON_SHIM_DEMO="1")
+    w.open(tid)
+    got = w.turn("add a health endpoint")
+    text = got[-1]["params"]["turn"]["items"][-1]["text"]
+    check(text.startswith("Added a `/health` endpoint.") and "MOCK" not in json.dumps(got), "demo scene: %r" % text)
+    cmds = [m["params"]["item"]["command"] for m in got if warm_seq([m], ())[0] == "item/started/commandExecution"]
+    eq(len(cmds), 4, "the scene's tool calls as commands")
+    eq(w.close(), 0, "rc")
+
+
 # --------------------------------------------------------------------------
 # --input-format stream-json: steering (fixtures/captures/steer/)
 
