@@ -1568,8 +1568,12 @@ def codex_app_server_warm_turns(E):
     check(done["items"][0]["text"].startswith("MOCK-REPLY #3 model=gpt-5.5 last_user=second warm turn"),
           "the reply counter goes on: %r" % done["items"][0]["text"])
     eq(w.close(), 0, "EOF when idle: rc 0")
-    eq(row_kinds(after_first_turn(thread_rollout(E, tid))), row_kinds(after_first_turn(warm_cap_rollout("w1-plain"))),
-       "the warm turns' rollout rows")
+    rows, real = after_first_turn(thread_rollout(E, tid)), after_first_turn(warm_cap_rollout("w1-plain"))
+    eq(row_kinds(rows), row_kinds(real), "the warm turns' rollout rows")
+    for k, (g, want) in enumerate(zip(rows, real)):
+        same_shape(g, want, "warm rollout row %d (%s)" % (k, row_kinds([want])[0]))
+    eq([r["payload"]["turn_attribution"]["turn_trigger"] for r in rows if r["payload"].get("type") == "task_started"],
+       [None, None], "a warm turn's trigger")
     evs = ok(codex(E, "cold after warm", resume=tid), "exec resume after the warm turns")
     check(evs[3]["item"]["text"].startswith("MOCK-REPLY #4 "), "a cold turn counts the warm calls")
     eq(visible(history_rows_ref(E, tid), "user"), [
