@@ -1416,6 +1416,15 @@ WARM_PROMPT_ARGS = ["--sandbox", "workspace-write", "-c", "sandbox_workspace_wri
                     "-c", "sandbox_workspace_write.exclude_tmpdir_env_var=true"]
 
 
+def same_warm_rows(E, tid, name):
+    """The rows the warm session wrote have the kinds and shapes of the captured session's; returns them."""
+    rows, real = after_first_turn(thread_rollout(E, tid)), after_first_turn(warm_cap_rollout(name))
+    eq(row_kinds(rows), row_kinds(real), "the rollout rows of %s" % name)
+    for k, (g, want) in enumerate(zip(rows, real)):
+        same_shape(g, want, "%s rollout row %d (%s)" % (name, k, row_kinds([want])[0]))
+    return rows
+
+
 class Warm:
     """`codex app-server` driven as baton drives it (codex-warm README): stdout read by a thread."""
 
@@ -1568,10 +1577,7 @@ def codex_app_server_warm_turns(E):
     check(done["items"][0]["text"].startswith("MOCK-REPLY #3 model=gpt-5.5 last_user=second warm turn"),
           "the reply counter goes on: %r" % done["items"][0]["text"])
     eq(w.close(), 0, "EOF when idle: rc 0")
-    rows, real = after_first_turn(thread_rollout(E, tid)), after_first_turn(warm_cap_rollout("w1-plain"))
-    eq(row_kinds(rows), row_kinds(real), "the warm turns' rollout rows")
-    for k, (g, want) in enumerate(zip(rows, real)):
-        same_shape(g, want, "warm rollout row %d (%s)" % (k, row_kinds([want])[0]))
+    rows = same_warm_rows(E, tid, "w1-plain")
     eq([r["payload"]["turn_attribution"]["turn_trigger"] for r in rows if r["payload"].get("type") == "task_started"],
        [None, None], "a warm turn's trigger")
     evs = ok(codex(E, "cold after warm", resume=tid), "exec resume after the warm turns")
@@ -1637,6 +1643,7 @@ def codex_app_server_interrupt(E):
     again = w.turn("after the interrupt [[reply:next turn works]]")
     same_warm_lines(again, warm_cap_turn("w4-interrupt", 5), "the next turn")
     eq(w.close(), 0, "rc")
+    same_warm_rows(E, tid, "w4-interrupt")
     evs = ok(codex(E, "cold", resume=tid), "exec resume after an interrupt")
     check("turn_aborted" in json.dumps(thread_rollout(E, tid)), "aborted turn in the thread")
 
@@ -1671,9 +1678,7 @@ def codex_app_server_steer(E):
     eq(w.steer("STEER-IDLE", turn)["error"], real[9]["error"], "no active turn")
     eq(w.call("turn/steer", {"threadId": tid, "input": []})["error"], real[10]["error"], "no expectedTurnId")
     eq(w.close(), 0, "rc")
-    rows = thread_rollout(E, tid)
-    eq(row_kinds(after_first_turn(rows)), row_kinds(after_first_turn(warm_cap_rollout("w5-steer"))),
-       "the steered turns' rollout rows")
+    same_warm_rows(E, tid, "w5-steer")
 
 
 @test
