@@ -1699,6 +1699,11 @@ def codex_app_server_turn_start_while_active(E):
     want = want[[k for k, m in enumerate(want) if m.get("id") == 5][0]:]
     same_warm_lines(lines, want, "an interrupt while a command runs (its item completes after the turn)")
     eq(w.close(), 0, "rc")
+    w = Warm(E)  # w12-eof-midturn, on the same thread
+    w.open(tid)
+    held(w, "slow", "never")
+    eq(w.close(), 0, "EOF mid-turn: rc 0")
+    same_warm_rows(E, tid, "w12-extra")
 
 
 @test
