@@ -1829,6 +1829,23 @@ def codex_app_server_writer_lock(E):
     b.close()
     eq(w.close(), 0, "rc")
     ok(codex(E, "cold after the server", resume=tid), "the lock goes with the process")
+    cold = subprocess.Popen([CODEX] + EXEC + ["resume", tid, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=E.proj, env=E.env())
+    cold.stdin.write(b"a cold turn running [[hang]]")
+    cold.stdin.close()
+    check(json.loads(cold.stdout.readline())["type"] == "thread.started", "the cold turn runs")
+    w = Warm(E)
+    w.call("initialize", {"clientInfo": {"name": "baton", "version": "0.1.0"}})
+    got = w.call("thread/resume", {"threadId": tid, "cwd": E.proj, "excludeTurns": True})
+    eq(got["error"], {"code": -32600, "message": "thread %s already has an active writer" % tid},
+       "thread/resume while a cold turn runs on the thread")
+    cold.send_signal(signal.SIGINT)
+    cold.wait(10)
+    cold.stdout.close()
+    cold.stderr.close()
+    check("result" in w.call("thread/resume", {"threadId": tid, "cwd": E.proj, "excludeTurns": True}),
+          "free once the cold turn ended")
+    eq(w.close(), 0, "rc")
 
 
 @test
