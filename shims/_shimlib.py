@@ -176,10 +176,11 @@ def _ignored_at_start():
 IGNORED_AT_START = _ignored_at_start()
 
 
-def log_invocation(cli, argv, stdin_text, turn=None):
+def log_invocation(cli, argv, stdin_text, turn=None, extra=None):
     """BATON_SHIM_LOG: one JSON line per invocation, written before any output. A process that
-    runs several turns (`--input-format stream-json`) logs each, with `turn` = 0, 1, … (its
-    `pid` the same): a warm CLI's later turns start no process."""
+    runs several turns (claude's `--input-format stream-json`, `codex app-server`) logs each, with
+    `turn` = 0, 1, … (its `pid` the same): a warm CLI's later turns start no process. `extra`:
+    more fields of the record (app-server: the turn's `params`)."""
     path = os.environ.get("BATON_SHIM_LOG")
     if not path:
         return
@@ -199,6 +200,8 @@ def log_invocation(cli, argv, stdin_text, turn=None):
     }
     if turn is not None:
         rec["turn"] = turn
+    if extra:
+        rec.update(extra)
     try:
         # One write() of one line on an O_APPEND file: safe with parallel shims.
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

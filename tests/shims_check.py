@@ -1336,6 +1336,545 @@ def codex_app_server_errors(E):
 # ---- end of codex fork / app-server
 
 # --------------------------------------------------------------------------
+# codex app-server warm turns (fixtures/captures/codex-warm/, its README has the facts)
+
+CODEX_WARM = os.environ.get("SHIMS_CHECK_CODEX_WARM") or os.path.join(CAP, "codex-warm")
+
+
+class Skipped(Exception):
+    pass
+
+
+def warm_cap(name, ext="stdout.jsonl"):
+    if not os.path.isdir(CODEX_WARM):
+        raise Skipped("no %s" % CODEX_WARM)
+    return cap_jsonl(CODEX_WARM, "%s.%s" % (name, ext))
+
+
+def warm_cap_rollout(name):
+    """The rollout of the thread a captured app-server session resumed."""
+    tid = [m for m in warm_cap(name, "sent.jsonl") if m.get("method") == "thread/resume"][0]["params"]["threadId"]
+    return cap_jsonl(CODEX_WARM, [f for f in os.listdir(CODEX_WARM) if f.endswith(tid + ".jsonl")][0])
+
+
+def warm_cap_turn(name, rid):
+    """What a captured session printed from the answer to request `rid` (a turn/start) through the
+    turn/completed of that turn."""
+    msgs = warm_cap(name)
+    start = [k for k, m in enumerate(msgs) if m.get("id") == rid and "method" not in m][0]
+    turn = msgs[start]["result"]["turn"]["id"]
+    end = [k for k, m in enumerate(msgs) if k > start and m.get("method") == "turn/completed"
+           and m["params"]["turn"]["id"] == turn][0]
+    return msgs[start:end + 1]
+
+
+def warm_seq(msgs, drop=("configWarning",)):
+    """The kinds of app-server lines, runs of deltas collapsed: RESP / ERR for answers."""
+    out = []
+    for m in msgs:
+        k = m.get("method") or ("ERR" if "error" in m else "RESP")
+        if k in drop:
+            continue
+        if k in ("item/started", "item/completed"):
+            k += "/" + m["params"]["item"]["type"]
+        if k == "item/agentMessage/delta" and out and out[-1] == k:
+            continue
+        out.append(k)
+    return out
+
+
+def same_warm_lines(got, want, what, drop=("configWarning",)):
+    """The same kinds in the same order, and each kind's first line of the same shape."""
+    eq(warm_seq(got, drop), warm_seq(want, drop), what + " sequence")
+    firsts = {}
+    for m in want:
+        firsts.setdefault(warm_seq([m], ())[0], m)
+    for m in got:
+        k = warm_seq([m], ())[0]
+        if k in firsts:
+            same_shape(m, firsts.pop(k), "%s %s" % (what, k))
+
+
+def row_kinds(rows):
+    out = []
+    for r in rows:
+        p = r.get("payload") or {}
+        k = r["type"] if r["type"] not in ("event_msg", "response_item") else p.get("type")
+        if p.get("role"):
+            k += "/" + p["role"]
+        out.append(k)
+    return out
+
+
+def after_first_turn(rows):
+    """The rows after a thread's first (cold) turn: what the warm session wrote."""
+    end = [k for k, r in enumerate(rows) if (r.get("payload") or {}).get("type") == "task_complete"][0]
+    return rows[end + 1:]
+
+
+WARM_PROMPT_ARGS = ["--sandbox", "workspace-write", "-c", "sandbox_workspace_write.exclude_slash_tmp=true",
+                    "-c", "sandbox_workspace_write.exclude_tmpdir_env_var=true"]
+
+
+def same_warm_rows(E, tid, name):
+    """The rows the warm session wrote have the kinds and shapes of the captured session's; returns them."""
+    rows, real = after_first_turn(thread_rollout(E, tid)), after_first_turn(warm_cap_rollout(name))
+    eq(row_kinds(rows), row_kinds(real), "the rollout rows of %s" % name)
+    for k, (g, want) in enumerate(zip(rows, real)):
+        same_shape(g, want, "%s rollout row %d (%s)" % (name, k, row_kinds([want])[0]))
+    return rows
+
+
+class Warm:
+    """`codex app-server` driven as baton drives it (codex-warm README): stdout read by a thread."""
+
+    def __init__(self, E, args=None, **envx):
+        import queue
+        import threading
+        self.E = E
+        self.shots = os.path.join(E.base, "shots")
+        os.makedirs(self.shots, exist_ok=True)
+        self.args = args if args is not None else [
+            "-c", 'sandbox_mode="workspace-write"', "-c", "sandbox_workspace_write.writable_roots=[%s]"
+            % json.dumps(self.shots), "-c", "sandbox_workspace_write.exclude_slash_tmp=true", "-c",
+            "sandbox_workspace_write.exclude_tmpdir_env_var=true"]
+        self.p = subprocess.Popen([CODEX, "app-server"] + self.args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, cwd=E.proj, env=E.env(**envx))
+        self.q = queue.Queue()
+        self.n = 0
+        self.seen = []
+
+        def pump():
+            for line in self.p.stdout:
+                self.q.put(line)
+            self.q.put(None)
+        threading.Thread(target=pump, daemon=True).start()
+
+    def send(self, obj):
+        self.p.stdin.write((json.dumps(obj) + "\n").encode())
+        self.p.stdin.flush()
+
+    def request(self, method, params):
+        self.n += 1
+        self.send({"jsonrpc": "2.0", "id": self.n, "method": method, "params": params})
+        return self.n
+
+    def until(self, pred, timeout=10):
+        """Lines up to and including the first that pred accepts."""
+        import queue
+        got, deadline = [], time.monotonic() + timeout
+        while True:
+            try:
+                line = self.q.get(timeout=max(0.01, deadline - time.monotonic()))
+            except queue.Empty:
+                raise CheckFailed("app-server: nothing matched in %ss; last lines %s" % (timeout, got[-3:]))
+            check(line is not None, "app-server closed stdout; last lines %s" % got[-3:])
+            msg = json.loads(line)
+            got.append(msg)
+            self.seen.append(msg)
+            if pred(msg):
+                return got
+
+    def answer(self, rid, timeout=10):
+        return self.until(lambda m: m.get("id") == rid and "method" not in m, timeout)
+
+    def call(self, method, params):
+        return self.answer(self.request(method, params))[-1]
+
+    def open(self, tid):
+        """initialize, initialized, thread/resume; the lines from the resume request on."""
+        self.call("initialize", {"clientInfo": {"name": "baton", "version": "0.1.0"}})
+        self.send({"jsonrpc": "2.0", "method": "initialized"})
+        rid = self.request("thread/resume", {"threadId": tid, "cwd": self.E.proj, "model": "gpt-5.5",
+                                             "approvalPolicy": "never", "sandbox": "workspace-write",
+                                             "excludeTurns": True})
+        lines = self.answer(rid)
+        if "result" in lines[-1]:  # the thread's usage and (the first time) its goal cleared follow
+            lines += self.until(lambda m: m.get("method") == "thread/goal/cleared")
+        self.tid = tid
+        return lines
+
+    def start_turn(self, prompt):
+        return self.request("turn/start", {
+            "threadId": self.tid, "input": [{"type": "text", "text": prompt, "text_elements": []}],
+            "cwd": self.E.proj, "model": "gpt-5.5", "approvalPolicy": "never",
+            "sandboxPolicy": {"type": "workspaceWrite", "writableRoots": [self.shots], "networkAccess": False,
+                              "excludeSlashTmp": True, "excludeTmpdirEnvVar": True}})
+
+    def turn_end(self, timeout=10):
+        return self.until(lambda m: m.get("method") == "turn/completed", timeout)
+
+    def turn(self, prompt):
+        self.start_turn(prompt)
+        return self.turn_end()
+
+    def steer(self, text, turn):
+        return self.call("turn/steer", {"threadId": self.tid, "input": [{"type": "text", "text": text,
+                                                                          "text_elements": []}],
+                                        "expectedTurnId": turn})
+
+    def close(self):
+        self.p.stdin.close()
+        rc = self.p.wait(10)
+        self.p.stderr.close()
+        return rc
+
+
+def cold_thread(E, prompt="open the thread [[reply:thread opened]]"):
+    return ok(codex(E, prompt, "-m", "gpt-5.5", *WARM_PROMPT_ARGS), "cold create")[0]["thread_id"]
+
+
+def thread_rollout(E, tid):
+    return read_jsonl([f for f in rollouts(E) if f.endswith(tid + ".jsonl")][0])
+
+
+def last_count(rows):
+    return [r["payload"]["info"] for r in rows if (r.get("payload") or {}).get("type") == "token_count"][-1]
+
+
+def turn_id_of(lines):
+    return [m for m in lines if "result" in m and "turn" in m["result"]][0]["result"]["turn"]["id"]
+
+
+def fake_git(d, sha="565bcad424f3d787e1171076d5222b35ada387ff"):
+    """A checkout's .git as far as thread.gitInfo reads it (HEAD on master)."""
+    os.makedirs(os.path.join(d, ".git", "refs", "heads"))
+    with open(os.path.join(d, ".git", "HEAD"), "w") as f:
+        f.write("ref: refs/heads/master\n")
+    with open(os.path.join(d, ".git", "refs", "heads", "master"), "w") as f:
+        f.write(sha + "\n")
+
+
+@test
+def codex_app_server_warm_turns(E):
+    fake_git(E.proj)
+    tid = cold_thread(E)
+    w = Warm(E)
+    opened = w.open(tid)
+    cap = warm_cap("w1-plain")
+    want_open = cap[[k for k, m in enumerate(cap) if m.get("method") == "thread/status/changed"][0]:
+                    [k for k, m in enumerate(cap) if m.get("method") == "thread/goal/cleared"][0] + 1]
+    same_warm_lines(opened, want_open, "thread/resume", drop=("configWarning", "remoteControl/status/changed"))
+    res = [m for m in opened if "result" in m][0]["result"]
+    eq((res["cwd"], res["runtimeWorkspaceRoots"], res["sandbox"]["writableRoots"]),
+       (E.proj, [E.proj, w.shots], [w.shots]), "resume: cwd, roots, sandbox from the -c overrides")
+    eq(res["thread"]["gitInfo"], {"sha": "565bcad424f3d787e1171076d5222b35ada387ff", "branch": "master",
+                                  "originUrl": None}, "thread.gitInfo")
+    eq(os.path.realpath(res["thread"]["path"]), os.path.realpath([f for f in rollouts(E) if tid in f][0]),
+       "thread.path")
+    got = w.turn("first warm turn [[reply:the first warm answer, streamed in forty pieces so the deltas show]]")
+    same_warm_lines(got, warm_cap_turn("w1-plain", 3), "warm turn 1")
+    deltas = "".join(m["params"]["delta"] for m in got if m.get("method") == "item/agentMessage/delta")
+    eq(deltas, "the first warm answer, streamed in forty pieces so the deltas show", "the deltas make the answer")
+    got2 = w.turn("second warm turn [[ctx:7777]] [[window:90000]]")
+    same_warm_lines(got2, warm_cap_turn("w1-plain", 4), "warm turn 2")
+    usage = [m for m in got2 if m.get("method") == "thread/tokenUsage/updated"][-1]["params"]["tokenUsage"]
+    info = last_count(thread_rollout(E, tid))
+    eq((usage["last"]["totalTokens"], usage["modelContextWindow"]),
+       (info["last_token_usage"]["total_tokens"], info["model_context_window"]), "tokenUsage = the rollout's")
+    eq((usage["last"]["totalTokens"], usage["modelContextWindow"]), (7777, 90000), "[[ctx:N]] [[window:W]]")
+    done = got2[-1]["params"]["turn"]
+    check(done["items"][0]["text"].startswith("MOCK-REPLY #3 model=gpt-5.5 last_user=second warm turn"),
+          "the reply counter goes on: %r" % done["items"][0]["text"])
+    eq(w.close(), 0, "EOF when idle: rc 0")
+    rows = same_warm_rows(E, tid, "w1-plain")
+    eq([r["payload"]["turn_attribution"]["turn_trigger"] for r in rows if r["payload"].get("type") == "task_started"],
+       [None, None], "a warm turn's trigger")
+    evs = ok(codex(E, "cold after warm", resume=tid), "exec resume after the warm turns")
+    check(evs[3]["item"]["text"].startswith("MOCK-REPLY #4 "), "a cold turn counts the warm calls")
+    eq(visible(history_rows_ref(E, tid), "user"), [
+        "open the thread [[reply:thread opened]]",
+        "first warm turn [[reply:the first warm answer, streamed in forty pieces so the deltas show]]",
+        "second warm turn [[ctx:7777]] [[window:90000]]", "cold after warm"], "the thread holds every turn")
+    recs = [r for r in log_records(E) if r["argv"][:1] == ["app-server"]]
+    eq([(r.get("turn"), r["stdin"][:16]) for r in recs], [(None, ""), (0, "first warm turn "), (1, "second warm turn")],
+       "BATON_SHIM_LOG: the server, then each turn")
+    eq(len({r["pid"] for r in recs}), 1, "one process")
+    eq(recs[1]["params"]["sandboxPolicy"]["writableRoots"], [w.shots], "the turn's params are logged")
+
+
+@test
+def codex_app_server_tool_items(E):
+    tid = cold_thread(E)
+    w = Warm(E)
+    w.open(tid)
+    got = w.turn("run a command [[calls:2]] [[reply:ran it]]")
+    same_warm_lines(got, warm_cap_turn("w2-tools", 3), "a turn with a command",
+                    drop=("configWarning", "item/commandExecution/outputDelta"))
+    cmd = [m for m in got if m.get("method") == "item/completed"][1]["params"]["item"]
+    eq((cmd["status"], cmd["exitCode"], cmd["cwd"], cmd["commandActions"][0]["command"]),
+       ("completed", 0, E.proj, "echo shim-tool-call-2 && pwd"), "commandExecution")
+    got = w.turn("write and edit [[tool:Write:new.txt]] [[tool:Edit:README]] [[tool:Bash:ls]]")
+    want = warm_cap_turn("w2-tools", 4) + warm_cap_turn("w2-tools", 5)
+    for kind in ("item/started/fileChange", "item/completed/fileChange", "turn/diff/updated"):
+        g = [m for m in got if warm_seq([m], ())[0] == kind]
+        wm = [m for m in want if warm_seq([m], ())[0] == kind]
+        check(g, "no %s" % kind)
+        same_shape(g[0], wm[0], kind)
+        if kind == "item/completed/fileChange":
+            eq([c["kind"]["type"] for m in g for c in m["params"]["item"]["changes"]], ["add", "update"],
+               "a Write adds, an Edit updates")
+    eq(w.close(), 0, "rc")
+
+
+def held(w, prompt, path, kind="item/agentMessage/delta"):
+    """Starts a turn held by [[hold:PATH]]; returns its lines up to the first of `kind`, and its id."""
+    rid = w.start_turn("%s [[hold:%s]]" % (prompt, path))
+    lines = w.until(lambda m: warm_seq([m], ())[0] == kind)
+    return lines, [m for m in lines if m.get("id") == rid][0]["result"]["turn"]["id"]
+
+
+@test
+def codex_app_server_interrupt(E):
+    tid = cold_thread(E)
+    w = Warm(E)
+    w.open(tid)
+    lines, turn = held(w, "slow", "never")
+    rid = w.request("turn/interrupt", {"threadId": tid, "turnId": turn})
+    lines += w.turn_end()
+    same_warm_lines(lines, warm_cap_turn("w4-interrupt", 3), "interrupted turn")
+    eq([m for m in lines if m.get("id") == rid][0]["result"], {}, "turn/interrupt's answer")
+    done = lines[-1]["params"]["turn"]
+    eq((done["status"], done["items"], done["error"]), ("interrupted", [], None), "turn/completed")
+    eq(row_kinds(thread_rollout(E, tid))[-3:], ["token_count", "message/user", "turn_aborted"], "the rollout's end")
+    real = row_kinds(warm_cap_rollout("w4-interrupt"))
+    eq(row_kinds(thread_rollout(E, tid))[-3:], real[real.index("turn_aborted") - 2:real.index("turn_aborted") + 1],
+       "as the real one's")
+    again = w.turn("after the interrupt [[reply:next turn works]]")
+    same_warm_lines(again, warm_cap_turn("w4-interrupt", 5), "the next turn")
+    eq(w.close(), 0, "rc")
+    same_warm_rows(E, tid, "w4-interrupt")
+    evs = ok(codex(E, "cold", resume=tid), "exec resume after an interrupt")
+    check("turn_aborted" in json.dumps(thread_rollout(E, tid)), "aborted turn in the thread")
+
+
+@test
+def codex_app_server_steer(E):
+    tid = cold_thread(E)
+    w = Warm(E)
+    w.open(tid)
+    lines, turn = held(w, "slow one", "never")
+    ans = w.steer("STEER-ONE also say banana", turn)
+    eq(ans["result"], {"turnId": turn}, "turn/steer's answer")
+    lines += [ans] + w.turn_end()
+    same_warm_lines(lines, warm_cap_turn("w5-steer", 3), "a steer into a streaming answer")
+    done = lines[-1]["params"]["turn"]
+    eq(len(done["items"]), 1, "turn/completed holds only the new answer")
+    check(done["items"][0]["text"].endswith("last_user=STEER-ONE also say banana"), "answers the steer")
+    lines, turn = held(w, "tool one [[calls:2]]", "go", "item/started/commandExecution")
+    ans = w.steer("STEER-TWO during the command", turn)
+    open(os.path.join(E.proj, "go"), "w").close()
+    lines += [ans] + w.turn_end()
+    same_warm_lines(lines, warm_cap_turn("w5-steer", 5), "a steer while a command runs")
+    check(lines[-1]["params"]["turn"]["items"][0]["text"].endswith("last_user=STEER-TWO during the command"),
+          "the answer after the command names the steer")
+    real = {m["id"]: m for m in warm_cap("w5-steer") if "error" in m}
+    lines, turn = held(w, "slow two", "go2")
+    wrong = w.steer("STEER-WRONG", "not-the-turn")
+    eq(wrong["error"], {"code": -32600, "message": real[8]["error"]["message"].replace(
+        real[8]["error"]["message"].rsplit("`", 2)[1], turn)}, "wrong expectedTurnId")
+    open(os.path.join(E.proj, "go2"), "w").close()
+    w.turn_end()
+    eq(w.steer("STEER-IDLE", turn)["error"], real[9]["error"], "no active turn")
+    eq(w.call("turn/steer", {"threadId": tid, "input": []})["error"], real[10]["error"], "no expectedTurnId")
+    eq(w.close(), 0, "rc")
+    same_warm_rows(E, tid, "w5-steer")
+
+
+@test
+def codex_app_server_turn_start_while_active(E):
+    tid = cold_thread(E)
+    w = Warm(E)
+    w.open(tid)
+    lines, turn = held(w, "slow", "never")
+    rid = w.start_turn("SECOND-WHILE-ACTIVE [[reply:second]]")
+    lines += w.turn_end()
+    eq([m for m in lines if m.get("id") == rid][0]["result"]["turn"]["id"], turn, "the answer names the active turn")
+    same_warm_lines(lines, warm_cap_turn("w12-extra", 3), "turn/start while a turn runs")
+    lines, turn = held(w, "cmd [[calls:2]]", "never", "item/started/commandExecution")
+    w.request("turn/interrupt", {"threadId": tid, "turnId": turn})
+    lines += w.turn_end()
+    lines += w.until(lambda m: m.get("method") == "item/completed")
+    want = warm_cap("w12-extra")
+    want = want[[k for k, m in enumerate(want) if m.get("id") == 5][0]:]
+    same_warm_lines(lines, want, "an interrupt while a command runs (its item completes after the turn)")
+    eq(w.close(), 0, "rc")
+    w = Warm(E)  # w12-eof-midturn, on the same thread
+    w.open(tid)
+    held(w, "slow", "never")
+    eq(w.close(), 0, "EOF mid-turn: rc 0")
+    same_warm_rows(E, tid, "w12-extra")
+
+
+@test
+def codex_app_server_failed_turn(E):
+    tid = cold_thread(E)
+    w = Warm(E)
+    w.open(tid)
+    got = w.turn("bad request [[fail:api]]")
+    same_warm_lines(got, warm_cap_turn("w6-fail", 3), "failed turn")
+    done = got[-1]["params"]["turn"]
+    eq((done["status"], done["error"]["codexErrorInfo"]), ("failed", "other"), "turn/completed failed")
+    err = [m for m in got if m.get("method") == "error"][0]["params"]
+    eq((err["error"], err["willRetry"]), (done["error"], False), "the error notification")
+    tc = [r["payload"] for r in thread_rollout(E, tid) if r["payload"].get("type") == "task_complete"][-1]
+    real = [r["payload"] for r in warm_cap_rollout("w6-fail") if r["payload"].get("type") == "task_complete"][1]
+    same_shape(tc, real, "a failed turn's task_complete")
+    again = w.turn("after failures [[reply:works again]]")
+    same_warm_lines(again, warm_cap_turn("w6-fail", 5), "the turn after")
+    eq(w.close(), 0, "rc")
+    r = codex(E, "cold fail [[fail:api]]", resume=tid)
+    eq(r.rc, 1, "exec: rc 1")
+    tc = [x["payload"] for x in thread_rollout(E, tid) if x["payload"].get("type") == "task_complete"][-1]
+    same_shape(tc, real, "exec's failed turn writes the same task_complete")
+
+
+@test
+def codex_app_server_turn_errors(E):
+    tid = cold_thread(E)
+    real = {m["id"]: m["error"] for m in warm_cap("w7-errors") if "error" in m}
+    sent = {m["id"]: m for m in warm_cap("w7-errors", "sent.jsonl") if "id" in m}
+    w = Warm(E)
+
+    def same(rid, params, what, sub=None):
+        got = w.call(sent[rid]["method"], params)
+        want = dict(real[rid])
+        if sub:
+            want["message"] = want["message"].replace(sub[0], sub[1])
+        eq(got.get("error"), want, what)
+    same(1, {"threadId": tid}, "before initialize", (sent[1]["params"]["threadId"], tid))
+    w.call("initialize", {"clientInfo": {"name": "baton", "version": "0.1.0"}})
+    same(3, sent[3]["params"], "initialize twice")
+    same(4, {"threadId": tid, "input": []}, "turn/start on a thread not resumed", (sent[4]["params"]["threadId"], tid))
+    same(5, sent[5]["params"], "turn/start on an unknown thread")
+    same(6, sent[6]["params"], "thread/resume of an unknown thread")
+    same(7, sent[7]["params"], "thread/resume of a non-uuid")
+    same(8, {}, "an unknown method")
+    same(9, {"threadId": tid, "turnId": "nope"}, "turn/interrupt on a thread not loaded",
+         (sent[9]["params"]["threadId"], tid))
+    eq(w.close(), 0, "the server stays up after each")
+
+
+def warm_held(E, path):
+    tid = cold_thread(E)
+    w = Warm(E)
+    w.open(tid)
+    held(w, "slow", path)
+    return tid, w
+
+
+@test
+def codex_app_server_exits(E):
+    for sig, rc in ((signal.SIGINT, -2), (signal.SIGTERM, 0)):
+        w = Warm(E)
+        w.call("initialize", {"clientInfo": {"name": "baton", "version": "0.1.0"}})
+        w.p.send_signal(sig)
+        eq(w.p.wait(10), rc, "idle, signal %d (w10-sig*)" % sig)
+        eq(rc, {signal.SIGINT: -2, signal.SIGTERM: 0}[sig], "")
+    for how in ("SIGTERM", "EOF"):
+        tid, w = warm_held(E, "never")
+        t0 = time.monotonic()
+        if how == "EOF":
+            w.p.stdin.close()
+        else:
+            w.p.send_signal(signal.SIGTERM)
+        eq(w.p.wait(10), 0, how + " mid-turn: rc 0")
+        check(time.monotonic() - t0 < 2, how + " mid-turn: exits at once")
+        rest = [json.loads(l) for l in w.p.stdout.read().splitlines() if l.strip()] if not w.p.stdout.closed else []
+        check(not any(m.get("method") == "turn/completed" for m in rest + w.seen), how + ": no turn/completed")
+        eq(row_kinds(thread_rollout(E, tid))[-3:], ["token_count", "message/user", "turn_aborted"],
+           how + " mid-turn: the rollout records the abort (w12-eof-midturn, w10-sigterm-midturn)")
+    w = Warm(E)
+    rid = w.request("initialize", {"clientInfo": {"name": "baton", "version": "0.1.0"}})
+    w.answer(rid)
+    w.send({"jsonrpc": "2.0", "method": "initialized"})
+    eq(w.close(), 0, "EOF when idle")
+
+
+@test
+def codex_app_server_die_and_delay(E):
+    tid = cold_thread(E)
+    w = Warm(E)
+    w.open(tid)
+    w.start_turn("[[die]]")
+    eq(w.p.wait(10), 3, "[[die]]: rc 3")
+    w = Warm(E, BATON_SHIM_DELAY_MS="60")
+    w.open(tid)
+    t0 = time.monotonic()
+    got = w.turn("paced [[reply:one two three four]]")
+    check(time.monotonic() - t0 >= 0.06 * 5, "BATON_SHIM_DELAY_MS paces the notifications")
+    eq(got[-1]["params"]["turn"]["status"], "completed", "paced turn")
+    eq(w.close(), 0, "rc")
+
+@test
+def codex_app_server_writer_lock(E):
+    tid = cold_thread(E)
+    facts = json.load(open(os.path.join(CODEX_WARM, "facts.json"))) if os.path.isdir(CODEX_WARM) else None
+    if facts is None:
+        raise Skipped("no %s" % CODEX_WARM)
+    lock = facts["w10_lock"]
+    real_tid = lock["second_app_resume"]["error"]["message"].split()[1]
+    w = Warm(E)
+    w.open(tid)
+    r = codex(E, "cold while warm", resume=tid)
+    eq(r.rc, 1, "exec resume of a thread an app-server holds: rc 1")
+    real_err = cap_text(CODEX_WARM, "w10-mix-cold.stderr.txt")
+    check(real_err[real_err.index("Error: "):].replace(real_tid, tid) in r.err, "the real error: %r" % r.err)
+    eq(r.out, "", "no output")
+    b = Warm(E)
+    b.call("initialize", {"clientInfo": {"name": "baton", "version": "0.1.0"}})
+    got = b.call("thread/resume", {"threadId": tid, "cwd": E.proj, "excludeTurns": True})
+    eq(got["error"], {"code": -32600, "message": lock["second_app_resume"]["error"]["message"].replace(real_tid, tid)},
+       "a second app-server's thread/resume")
+    b.close()
+    eq(w.close(), 0, "rc")
+    ok(codex(E, "cold after the server", resume=tid), "the lock goes with the process")
+    cold = subprocess.Popen([CODEX] + EXEC + ["resume", tid, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=E.proj, env=E.env())
+    cold.stdin.write(b"a cold turn running [[hang]]")
+    cold.stdin.close()
+    check(json.loads(cold.stdout.readline())["type"] == "thread.started", "the cold turn runs")
+    w = Warm(E)
+    w.call("initialize", {"clientInfo": {"name": "baton", "version": "0.1.0"}})
+    got = w.call("thread/resume", {"threadId": tid, "cwd": E.proj, "excludeTurns": True})
+    eq(got["error"], {"code": -32600, "message": "thread %s already has an active writer" % tid},
+       "thread/resume while a cold turn runs on the thread")
+    cold.send_signal(signal.SIGINT)
+    cold.wait(10)
+    cold.stdout.close()
+    cold.stderr.close()
+    check("result" in w.call("thread/resume", {"threadId": tid, "cwd": E.proj, "excludeTurns": True}),
+          "free once the cold turn ended")
+    eq(w.close(), 0, "rc")
+
+
+@test
+def codex_app_server_markers(E):
+    tid = cold_thread(E)
+    w = Warm(E)
+    w.open(tid)
+    got = w.turn("write it [[write:out/made.txt]] [[reply:done]]")
+    eq(got[-1]["params"]["turn"]["status"], "completed", "[[write:]] turn")
+    eq(open(os.path.join(E.proj, "out", "made.txt")).read(), "written by shim\n", "[[write:PATH]] writes the file")
+    rid = w.start_turn("hang [[hang]]")
+    lines = w.until(lambda m: m.get("method") == "item/agentMessage/delta")
+    eq(lines[-1]["params"]["delta"], "MOCK-PARTIAL before hang", "[[hang]]: the partial answer")
+    turn = [m for m in lines if m.get("id") == rid][0]["result"]["turn"]["id"]
+    w.request("turn/interrupt", {"threadId": tid, "turnId": turn})
+    eq(w.turn_end()[-1]["params"]["turn"]["status"], "interrupted", "[[hang]] ends at turn/interrupt")
+    w.start_turn("[[garbage]]")
+    eq(w.p.wait(10), 0, "[[garbage]]: rc 0")
+    w = Warm(E, BATON_SHIM_DEMO="1")
+    w.open(tid)
+    got = w.turn("add a health endpoint")
+    text = got[-1]["params"]["turn"]["items"][-1]["text"]
+    check(text.startswith("Added a `/health` endpoint.") and "MOCK" not in json.dumps(got), "demo scene: %r" % text)
+    cmds = [m["params"]["item"]["command"] for m in got if warm_seq([m], ())[0] == "item/started/commandExecution"]
+    eq(len(cmds), 4, "the scene's tool calls as commands")
+    eq(w.close(), 0, "rc")
+
+
+# --------------------------------------------------------------------------
 # --input-format stream-json: steering (fixtures/captures/steer/)
 
 STEER = os.path.join(CAP, "steer")
@@ -2073,7 +2612,7 @@ def main(argv):
             print("FAIL: %s is not executable" % p)
             print("0 passed, 1 failed")
             return 1
-    passed = failed = 0
+    passed = failed = skipped = 0
     for fn in TESTS:
         if only and only not in fn.__name__:
             continue
@@ -2081,6 +2620,9 @@ def main(argv):
         t0 = time.monotonic()
         try:
             fn(E)
+        except Skipped as e:
+            skipped += 1
+            print("skip %s: %s" % (fn.__name__, e))
         except CheckFailed as e:
             failed += 1
             print("FAIL %s: %s" % (fn.__name__, e))
@@ -2095,7 +2637,7 @@ def main(argv):
             E.cleanup()
     if "--timing" in argv:
         print("timing: " + timing())
-    print("%d passed, %d failed" % (passed, failed))
+    print("%d passed, %d failed" % (passed, failed) + (", %d skipped" % skipped if skipped else ""))
     return 1 if failed else 0
 
 
