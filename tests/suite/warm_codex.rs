@@ -15,13 +15,14 @@ fn warm(w: &World) -> Vec<Value> {
         .clone()
 }
 
-/// Waits until terminal `name`'s app-server is warm, and gives its pid.
+/// Waits until terminal `name` has a warm CLI (a Codex app-server once it resumed the
+/// thread), and gives its pid.
 fn warm_pid(w: &World, name: &str) -> i32 {
     let mut pid = None;
-    w.wait_for("the app-server to resume the thread", || {
+    w.wait_for("the terminal's CLI to be warm", || {
         pid = warm(w)
             .iter()
-            .find(|c| c["name"] == name && c["provider"] == "codex")
+            .find(|c| c["name"] == name)
             .and_then(|c| c["pid"].as_i64());
         pid.is_some()
     });
@@ -222,7 +223,12 @@ fn a_steer_joins_a_warm_codex_turn_before_its_next_model_call() {
         raw_streams(&w, "t").contains(r#""type":"commandExecution""#)
     });
     let steer = w.spawn(&["send", "t", "also check the tests", "--steer"]);
-    w.wait_for("the steer to be handed over", || w.show("t")["queued"] == 1);
+    // The app-server takes it in at once (its answer to turn/steer): it joined the turn.
+    let id = w.show("t")["id"].as_str().unwrap().to_string();
+    let journal = w.data().join("terminals").join(id).join("journal.jsonl");
+    w.wait_for("the steer to join the turn", || {
+        std::fs::read_to_string(&journal).is_ok_and(|j| j.contains(r#""type":"input_steered""#))
+    });
     std::fs::write(dir.join("go"), "").unwrap();
     let out = first.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
@@ -315,4 +321,50 @@ fn a_fork_of_a_warm_codex_terminal_frees_its_thread_first() {
     w.send("api", "three, in the original");
     assert_eq!(w.show("api")["last_turn"]["status"], "completed");
     assert_eq!(w.show("api-2")["last_turn"]["status"], "completed");
+}
+
+#[test]
+fn a_moved_checkout_stops_the_warm_cli_and_opens_a_fresh_conversation_cold() {
+    for provider in ["claude", "codex"] {
+        let w = World::new();
+        let repo = repo(&w, "repo");
+        w.ok(&[
+            "new",
+            "t",
+            "--dir",
+            repo.to_str().unwrap(),
+            "--provider",
+            provider,
+        ]);
+        w.send("t", "hello there");
+        let pid = warm_pid(&w, "t");
+        let old = std::path::PathBuf::from(w.show("t")["dir"].as_str().unwrap());
+        let new = w.tmp.path().join("work/moved-here");
+        git(
+            &w,
+            &repo,
+            &[
+                "worktree",
+                "move",
+                old.to_str().unwrap(),
+                new.to_str().unwrap(),
+            ],
+        );
+        let (_, err) = w.send("t", "still there?");
+        assert!(err.contains("moved"), "{provider}: {err}");
+        let show = w.show("t");
+        assert_eq!(show["conversation"]["opened_reason"], "moved", "{provider}");
+        let inv = w.last_invocation();
+        assert!(
+            inv.get("turn").is_none() || inv["turn"] == 0,
+            "{provider}: {inv}"
+        );
+        assert_ne!(
+            pid_of(&inv),
+            pid,
+            "{provider}: a fresh session in a fresh process"
+        );
+        assert_eq!(inv["cwd"], new.canonicalize().unwrap().to_str().unwrap());
+        w.wait_for("the old checkout's warm CLI to exit", || !process_runs(pid));
+    }
 }
