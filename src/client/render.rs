@@ -499,6 +499,10 @@ pub fn accepted(v: &AcceptedView) -> String {
             "accepted as input {} of {} ({}, position {p}); `baton queue {}` shows it waiting, `baton watch {}` follows the running turn",
             v.input, v.name, v.mode.as_str(), v.name, v.name
         ),
+        // A steer that joined the running turn: its note says which.
+        None if v.mode == crate::words::InputMode::Steer => {
+            format!("accepted as input {} of {} (a steer)", v.input, v.name)
+        }
         None => format!(
             "accepted as input {} of {}: its turn started (follow it with `baton watch {}`)",
             v.input, v.name, v.name

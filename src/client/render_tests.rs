@@ -274,3 +274,32 @@ fn server_status_lists_each_warm_cli_with_its_memory() {
     );
     assert!(text.contains("idle 7s · memory unknown\n"), "{text}");
 }
+
+#[test]
+fn an_accepted_input_says_where_it_went() {
+    let view = |position, mode, note: Option<&str>| AcceptedView {
+        accepted: true,
+        name: "t".into(),
+        input: 4,
+        position,
+        mode,
+        note: note.map(str::to_owned),
+    };
+    let cases = [
+        (
+            view(Some(2), crate::words::InputMode::Queue, None),
+            "accepted as input 4 of t (queue, position 2); `baton queue t` shows it waiting, `baton watch t` follows the running turn",
+        ),
+        (
+            view(None, crate::words::InputMode::Queue, None),
+            "accepted as input 4 of t: its turn started (follow it with `baton watch t`)",
+        ),
+        (
+            view(None, crate::words::InputMode::Steer, Some("it joined the running turn 3")),
+            "accepted as input 4 of t (a steer)\n  note: it joined the running turn 3",
+        ),
+    ];
+    for (v, want) in cases {
+        assert_eq!(accepted(&v), want);
+    }
+}

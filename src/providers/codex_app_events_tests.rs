@@ -224,3 +224,17 @@ fn an_answer_cut_short_is_kept_as_far_as_it_streamed() {
     assert_eq!(outcome.answer, "Working\n\nSteered answer\n\nHalf");
     assert_eq!(outcome.status, Some(TurnStatus::Interrupted));
 }
+
+#[test]
+fn a_command_left_running_is_known() {
+    let item = |method: &str, status: &str| json!({"method": method, "params": {"threadId": "T", "turnId": "U", "item": {"type": "commandExecution", "id": "c", "command": "sleep 9", "status": status}}});
+    let mut parser = CodexParser::for_thread(Path::new("/w"), "T");
+    assert!(!parser.tools_running());
+    feed(&mut parser, &[item("item/started", "inProgress")]);
+    assert!(
+        parser.tools_running(),
+        "an interrupt now would leave it running"
+    );
+    feed(&mut parser, &[item("item/completed", "completed")]);
+    assert!(!parser.tools_running());
+}

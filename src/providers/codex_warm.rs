@@ -13,7 +13,7 @@
 //! passes its flags on every run. A run with flags the app-server does not take (anything
 //! but `-c`, `--enable`, `--disable`) is never warmed.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc::{Sender, UnboundedReceiver};
 use tokio::sync::Notify;
 
-use super::codex::{toml_basic_string, CodexParser};
+use super::codex::CodexParser;
 use super::process::{self, ExitInfo};
 use super::warm::{WarmCli, WarmKey};
 use super::{ProviderError, ProviderHomes, RunMsg, RunSpec, TurnOutcome};
@@ -35,193 +35,10 @@ pub const INTERRUPT_GRACE: Duration = super::run::INTERRUPT_GRACE;
 /// The client name the app-server is told.
 const CLIENT: &str = "baton";
 
-/// The flags of `codex exec` that `codex app-server` takes too, each with a value.
-const SHARED_FLAGS: [&str; 4] = ["-c", "--config", "--enable", "--disable"];
-
-/// The app-server's command line for runs of `spec`, or None when `spec` has an extra flag
-/// the app-server does not take (such a run stays cold).
-pub fn app_args(spec: &RunSpec) -> Option<Vec<OsString>> {
-    let mut args: Vec<OsString> = vec!["app-server".into()];
-    if let Some(mode) = &spec.sandbox {
-        args.extend([
-            "-c".into(),
-            format!("sandbox_mode={}", toml_basic_string(mode)).into(),
-        ]);
-    }
-    if !spec.add_dirs.is_empty() {
-        let roots: Vec<String> = spec
-            .add_dirs
-            .iter()
-            .map(|d| toml_basic_string(&d.to_string_lossy()))
-            .collect();
-        let value = format!(
-            "sandbox_workspace_write.writable_roots=[{}]",
-            roots.join(",")
-        );
-        args.extend(["-c".into(), value.into()]);
-    }
-    let mut extra = spec.extra_args.iter();
-    while let Some(flag) = extra.next() {
-        let (name, inline) = match flag.split_once('=') {
-            Some((name, value)) if name.starts_with("--") => (name, Some(value)),
-            _ => (flag.as_str(), None),
-        };
-        if !SHARED_FLAGS.contains(&name) {
-            return None;
-        }
-        let value = match inline {
-            Some(v) => v.to_string(),
-            None => extra.next()?.clone(),
-        };
-        args.extend([OsString::from(name), value.into()]);
-    }
-    Some(args)
-}
-
-/// The value of a boolean `-c KEY=true|false` among `extra` (the last one wins).
-fn config_bool(extra: &[String], key: &str) -> Option<bool> {
-    let mut found = None;
-    let mut it = extra.iter();
-    while let Some(flag) = it.next() {
-        let pair = match flag.as_str() {
-            "-c" | "--config" => it.next().map(String::as_str),
-            f => f.strip_prefix("--config="),
-        };
-        if let Some((k, v)) = pair.and_then(|p| p.split_once('=')) {
-            if k.trim() == key {
-                found = v.trim().parse().ok().or(found);
-            }
-        }
-    }
-    found
-}
-
-/// The sandbox policy a turn passes, as `exec` derives it from its flags; None where the
-/// sandbox mode is not set (the app-server keeps its configured one).
-pub fn sandbox_policy(spec: &RunSpec) -> Option<Value> {
-    Some(match spec.sandbox.as_deref()? {
-        "workspace-write" => {
-            let roots: Vec<String> = spec
-                .add_dirs
-                .iter()
-                .map(|d| d.to_string_lossy().into_owned())
-                .collect();
-            let flag = |key: &str| {
-                config_bool(&spec.extra_args, &format!("sandbox_workspace_write.{key}"))
-                    .unwrap_or(false)
-            };
-            json!({
-                "type": "workspaceWrite",
-                "writableRoots": roots,
-                "networkAccess": flag("network_access"),
-                "excludeSlashTmp": flag("exclude_slash_tmp"),
-                "excludeTmpdirEnvVar": flag("exclude_tmpdir_env_var"),
-            })
-        }
-        "read-only" => json!({"type": "readOnly"}),
-        "danger-full-access" => json!({"type": "dangerFullAccess"}),
-        _ => return None,
-    })
-}
-
-/// One JSON-RPC request line (newline included, as every line written to its stdin).
-fn request(id: u64, method: &str, params: Value) -> String {
-    json_line(json!({"id": id, "method": method, "params": params}))
-}
-
-fn json_line(message: Value) -> String {
-    format!("{message}\n")
-}
-
-/// `thread/resume` of `thread` for runs of `spec` on `model`.
-pub fn resume_request(id: u64, spec: &RunSpec, thread: &str, model: Option<&str>) -> String {
-    let mut params = json!({
-        "threadId": thread,
-        "cwd": spec.cwd.to_string_lossy(),
-        "approvalPolicy": "never",
-        "excludeTurns": true,
-    });
-    if let Some(model) = model {
-        params["model"] = json!(model);
-    }
-    if let Some(mode) = &spec.sandbox {
-        params["sandbox"] = json!(mode);
-    }
-    request(id, "thread/resume", params)
-}
-
-/// `turn/start` of `prompt` on `thread`, with everything `exec` would pass again.
-pub fn turn_request(
-    id: u64,
-    spec: &RunSpec,
-    thread: &str,
-    model: Option<&str>,
-    prompt: &str,
-) -> String {
-    let mut params = json!({
-        "threadId": thread,
-        "input": [{"type": "text", "text": prompt, "text_elements": []}],
-        "cwd": spec.cwd.to_string_lossy(),
-        "approvalPolicy": "never",
-    });
-    if let Some(model) = model {
-        params["model"] = json!(model);
-    }
-    if let Some(policy) = sandbox_policy(spec) {
-        params["sandboxPolicy"] = policy;
-    }
-    request(id, "turn/start", params)
-}
-
-/// `turn/interrupt` of the running `turn`.
-fn interrupt_request(id: u64, thread: &str, turn: &str) -> String {
-    request(
-        id,
-        "turn/interrupt",
-        json!({"threadId": thread, "turnId": turn}),
-    )
-}
-
-/// `turn/steer`: `text` joins the running `turn`.
-fn steer_request(id: u64, thread: &str, turn: &str, text: &str) -> String {
-    request(
-        id,
-        "turn/steer",
-        json!({
-            "threadId": thread,
-            "input": [{"type": "text", "text": text, "text_elements": []}],
-            "expectedTurnId": turn,
-        }),
-    )
-}
-
-/// A message of the app-server: the answer to request `id` (its result, or its error's
-/// message), else None.
-fn answer_to(message: &Value, id: u64) -> Option<Result<&Value, String>> {
-    if message.get("method").is_some() || message["id"].as_u64() != Some(id) {
-        return None;
-    }
-    if let Some(result) = message.get("result") {
-        return Some(Ok(result));
-    }
-    let error = &message["error"];
-    let text = error["message"].as_str().unwrap_or("no message");
-    Some(Err(match error["code"].as_i64() {
-        Some(code) => format!("{text} (code {code})"),
-        None => text.to_string(),
-    }))
-}
-
-/// A request of the app-server's own (an approval, a question): it has both an id and a
-/// method. Baton runs headless with approvals off, so it declines whatever it is.
-fn decline(message: &Value) -> Option<String> {
-    message.get("method")?;
-    let id = message.get("id")?;
-    Some(json_line(json!({
-        "id": id,
-        "error": {"code": -32601, "message": "baton runs Codex headless: nothing can be approved"},
-    })))
-}
+#[path = "codex_warm_requests.rs"]
+mod requests;
+use requests::{answer_to, decline, interrupt_request, json_line, request, steer_request};
+pub use requests::{app_args, resume_request, sandbox_policy, turn_request};
 
 /// Starts a `codex app-server` for the terminal whose turn of `spec` (on PATH `path_var`)
 /// just ended cleanly on `thread` (its session pinned to `model`), and resumes the thread in
@@ -534,7 +351,3 @@ async fn finish(
         source: std::io::Error::other(format!("reading the turn's outcome failed: {e}")),
     })
 }
-
-#[cfg(test)]
-#[path = "codex_warm_tests.rs"]
-mod tests;

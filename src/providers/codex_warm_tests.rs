@@ -1,6 +1,7 @@
 //! The warm Codex app-server's command line and requests.
 use super::*;
 use crate::providers::SessionMode;
+use crate::words::ProviderKind;
 use pretty_assertions::assert_eq;
 use std::path::PathBuf;
 

@@ -104,6 +104,16 @@ fn a_turn_fits_the_process_of_its_session_and_command_line_only() {
             |s| s.env = vec![("A".into(), "1".into())],
             Err(Misfit::OtherCommandLine),
         ),
+        (
+            "another sandbox",
+            |s| s.sandbox = Some("read-only".into()),
+            Err(Misfit::OtherCommandLine),
+        ),
+        (
+            "the other provider",
+            |s| s.provider = crate::words::ProviderKind::Codex,
+            Err(Misfit::OtherCommandLine),
+        ),
     ];
     for (what, change, want) in cases {
         let mut s = spec();
@@ -137,4 +147,28 @@ fn the_longest_idle_go_first_to_stay_within_the_limit() {
         assert_eq!(evict(&used, limit), want, "limit {limit}");
     }
     assert!(evict(&[], 0).is_empty());
+}
+
+#[tokio::test]
+async fn a_turn_waits_for_the_warm_process_being_started_for_its_terminal() {
+    let pool = std::sync::Arc::new(WarmPool::default());
+    // Nothing being started: no wait.
+    pool.settled("t").await;
+    let guard = pool.starting("t").expect("the first start");
+    assert!(pool.starting("t").is_none(), "one start at a time");
+    let (tx, mut rx) = tokio::sync::oneshot::channel();
+    let waiter = {
+        let pool = pool.clone();
+        tokio::spawn(async move {
+            pool.settled("t").await;
+            let _ = tx.send(());
+        })
+    };
+    // Another terminal does not wait for this one.
+    pool.settled("u").await;
+    tokio::task::yield_now().await;
+    assert!(rx.try_recv().is_err(), "it waits while the start runs");
+    drop(guard);
+    waiter.await.unwrap();
+    assert!(pool.starting("t").is_some(), "free again");
 }
