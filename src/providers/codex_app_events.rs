@@ -102,7 +102,11 @@ impl CodexParser {
             }
         }
         if !streamed {
-            return self.on_item(&exec, completed);
+            let mut events = self.on_item(&exec, completed);
+            if exec["type"] == "file_change" {
+                self.with_patch(item, &mut events);
+            }
+            return events;
         }
         // Its deltas showed it already: the answer keeps it, no event repeats it.
         if completed {
@@ -116,6 +120,22 @@ impl CodexParser {
             self.add_answer(exec["text"].as_str().unwrap_or_default());
         }
         Vec::new()
+    }
+
+    /// A patch's call carries its edits (the app-server reports the diff, `exec` does not), and
+    /// its result says only that it applied.
+    fn with_patch(&self, item: &Value, events: &mut [TurnEvent]) {
+        for event in events {
+            match event {
+                TurnEvent::ToolUse { edits, .. } => {
+                    *edits = super::tools::codex_edits(item, self.cwd.as_deref());
+                }
+                TurnEvent::ToolResult { output, .. } if output == super::PATCH_APPLIED => {
+                    *output = "applied".to_string();
+                }
+                _ => {}
+            }
+        }
     }
 
     /// The answer keeps the text of a streamed item that will never complete.

@@ -238,3 +238,39 @@ fn a_command_left_running_is_known() {
     feed(&mut parser, &[item("item/completed", "completed")]);
     assert!(!parser.tools_running());
 }
+
+#[test]
+fn a_patch_shows_its_diff() {
+    let change = json!([{"path": "/w/a.txt", "kind": {"type": "update", "move_path": null}, "diff": "@@ -1 +1 @@\n-old line\n+new line\n"}]);
+    let item = |method: &str, status: &str| json!({"method": method, "params": {"threadId": "T", "turnId": "U", "item": {"type": "fileChange", "id": "p", "changes": change, "status": status}}});
+    let mut parser = CodexParser::for_thread(Path::new("/w"), "T");
+    let events = feed(
+        &mut parser,
+        &[
+            item("item/started", "inProgress"),
+            item("item/completed", "completed"),
+        ],
+    );
+    assert_eq!(
+        events,
+        vec![
+            TurnEvent::ToolUse {
+                name: "patch".into(),
+                summary: "Edit a.txt".into(),
+                id: Some("p".into()),
+                parent: None,
+                edits: vec![crate::words::FileEdit {
+                    path: "a.txt".into(),
+                    old: "old line\n".into(),
+                    new: "new line\n".into(),
+                }],
+            },
+            TurnEvent::ToolResult {
+                id: "p".into(),
+                output: "applied".into(),
+                is_error: false,
+                parent: None,
+            },
+        ]
+    );
+}

@@ -94,6 +94,58 @@ pub fn claude_edits(name: &str, input: &Value, cwd: Option<&Path>) -> Vec<FileEd
     }
 }
 
+/// The changes of a Codex app-server `fileChange` item (`changes: [{path, kind: {type}, diff}]`),
+/// texts capped: an added file's `diff` is its whole text, a deleted one's its old text, an
+/// update's a unified diff whose hunks each become one edit (context lines on both sides).
+/// `codex exec --json` reports no diff: its items give none.
+pub fn codex_edits(item: &Value, cwd: Option<&Path>) -> Vec<FileEdit> {
+    let mut edits = Vec::new();
+    for change in item["changes"].as_array().into_iter().flatten() {
+        let (Some(path), Some(diff)) = (change["path"].as_str(), change["diff"].as_str()) else {
+            continue;
+        };
+        let path = relative(path, cwd);
+        let kind = change["kind"]["type"].as_str().unwrap_or_default();
+        let whole = |old: &str, new: &str| FileEdit {
+            path: path.clone(),
+            old: cap_text(old),
+            new: cap_text(new),
+        };
+        match kind {
+            "add" => edits.push(whole("", diff)),
+            "delete" => edits.push(whole(diff, "")),
+            _ => edits.extend(hunks(diff).into_iter().map(|(old, new)| whole(&old, &new))),
+        }
+    }
+    edits
+}
+
+/// A unified diff's hunks as (old text, new text).
+fn hunks(diff: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in diff.split_inclusive('\n') {
+        if line.starts_with("@@") {
+            out.push((String::new(), String::new()));
+            continue;
+        }
+        let Some((old, new)) = out.last_mut() else {
+            continue;
+        };
+        match line.split_at(line.len().min(1)) {
+            (" ", rest) => {
+                old.push_str(rest);
+                new.push_str(rest);
+            }
+            ("-", rest) => old.push_str(rest),
+            ("+", rest) => new.push_str(rest),
+            // `\ No newline at end of file`, or anything else: not text of either side.
+            _ => {}
+        }
+    }
+    out.retain(|(old, new)| !(old.is_empty() && new.is_empty()));
+    out
+}
+
 /// The text of a Claude `tool_result` block's `content`: a string, or text blocks joined by
 /// newlines (other blocks, such as images, named in brackets). Capped.
 pub fn result_text(content: &Value) -> String {

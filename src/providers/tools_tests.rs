@@ -153,3 +153,45 @@ fn result_texts_of_strings_and_blocks() {
     );
     assert_eq!(result_text(&Value::Null), "");
 }
+
+#[test]
+fn codex_file_changes_become_edits_hunk_by_hunk() {
+    let cwd = Path::new("/w");
+    let e = |path: &str, old: &str, new: &str| FileEdit {
+        path: path.into(),
+        old: old.into(),
+        new: new.into(),
+    };
+    let item = |changes: Value| json!({"type": "fileChange", "id": "c", "changes": changes});
+    let cases = vec![
+        (
+            json!([{"path": "/w/new.txt", "kind": {"type": "add"}, "diff": "written by standin\n"}]),
+            vec![e("new.txt", "", "written by standin\n")],
+        ),
+        (
+            json!([{"path": "/w/a.txt", "kind": {"type": "update", "move_path": null}, "diff": "@@ -1,2 +1,2 @@\n project\n-old line\n+new line\n"}]),
+            vec![e("a.txt", "project\nold line\n", "project\nnew line\n")],
+        ),
+        (
+            json!([{"path": "/w/b.rs", "kind": {"type": "update"}, "diff": "@@ -1 +1 @@\n-a\n+b\n\\ No newline at end of file\n@@ -9 +9 @@\n-x\n+y\n"}]),
+            vec![e("b.rs", "a\n", "b\n"), e("b.rs", "x\n", "y\n")],
+        ),
+        (
+            json!([{"path": "/w/gone.txt", "kind": {"type": "delete"}, "diff": "bye\n"}]),
+            vec![e("gone.txt", "bye\n", "")],
+        ),
+        // exec --json's shape: no diff, no edits.
+        (json!([{"path": "/w/a.txt", "kind": "update"}]), vec![]),
+        (
+            json!([{"path": "/w/a.txt", "kind": {"type": "update"}, "diff": ""}]),
+            vec![],
+        ),
+    ];
+    for (changes, want) in cases {
+        assert_eq!(
+            codex_edits(&item(changes.clone()), Some(cwd)),
+            want,
+            "{changes}"
+        );
+    }
+}

@@ -218,7 +218,10 @@ impl WarmCli {
 
     /// Closes its stdin, so it exits, and reaps it in the background (terminated if it has
     /// not exited after a grace period). Needs a tokio runtime.
-    pub fn retire(self) {
+    pub fn retire(mut self) {
+        // At once, not in the task: a server that stops may not run it.
+        self.close.notify_one();
+        drop(self.system_file.take());
         tokio::spawn(self.stop());
     }
 
