@@ -191,6 +191,8 @@ struct ResultLine {
 pub struct ClaudeParser {
     json_events: usize,
     other_lines: usize,
+    /// The last line fed was a replayed user line.
+    replay: bool,
     session_id: Option<String>,
     init_model: Option<String>,
     /// The last real (non-synthetic) model call, its message id and model.
@@ -258,8 +260,14 @@ impl ClaudeParser {
         self.result.as_ref().and_then(|r| r.total_usd)
     }
 
+    /// Whether the last line fed was the echo of a user line the CLI read ([`is_replay`]).
+    pub fn was_replay(&self) -> bool {
+        self.replay
+    }
+
     /// Parses one stdout line. Lines that are not JSON events are counted and otherwise ignored.
     pub fn feed(&mut self, line: &str) -> Vec<TurnEvent> {
+        self.replay = false;
         let line = line.trim();
         if line.is_empty() {
             return Vec::new();
@@ -270,6 +278,8 @@ impl ClaudeParser {
         };
         let kind = kind.as_str();
         self.json_events += 1;
+        self.replay =
+            kind == "user" && value.get("isReplay").and_then(Value::as_bool) == Some(true);
         let events = match kind {
             "system" => self.on_system(&value),
             "assistant" => self.on_assistant(&value),

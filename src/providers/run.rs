@@ -340,7 +340,7 @@ async fn claude_turn(
                     crate::log::phase("cli-first-line");
                 }
                 let events = parser.feed(&line);
-                let replay = claude::is_replay(&line);
+                let replay = parser.was_replay();
                 let _ = tx.send(RunMsg::Raw(line)).await;
                 if replay {
                     // The first echo is the prompt; each later one a steer it took in.
