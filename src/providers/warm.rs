@@ -200,8 +200,9 @@ impl WarmCli {
         }
     }
 
-    /// How a CLI that closed its stdout mid-turn ended (reaped now; its files dropped).
-    pub(super) async fn reap(self) -> std::io::Result<process::ExitInfo> {
+    /// Its process alone: its stdin closed, its system text file gone (read when the CLI
+    /// started; gone now, whatever the CLI's exit takes).
+    fn release(self) -> Spawned {
         let WarmCli {
             child,
             lines,
@@ -211,9 +212,13 @@ impl WarmCli {
         } = self;
         drop(lines);
         close.notify_one();
-        let exit = child.wait(|| false).await;
         drop(system_file);
-        exit
+        child
+    }
+
+    /// How a CLI that closed its stdout mid-turn ended (reaped now; its files dropped).
+    pub(super) async fn reap(self) -> std::io::Result<process::ExitInfo> {
+        self.release().wait(|| false).await
     }
 
     /// Closes its stdin, so it exits, and reaps it in the background (terminated if it has
@@ -229,18 +234,8 @@ impl WarmCli {
     /// period): a Codex thread takes one writer at a time, so a cold run of the thread its
     /// app-server holds must wait for this.
     pub async fn stop(self) {
-        let WarmCli {
-            pid,
-            mut child,
-            lines,
-            close,
-            system_file,
-            ..
-        } = self;
-        drop(lines);
-        close.notify_one();
-        // Read when the CLI started; gone now, whatever the CLI's exit takes.
-        drop(system_file);
+        let pid = self.pid;
+        let mut child = self.release();
         let drained = tokio::time::timeout(RETIRE_GRACE, async {
             // An idle CLI prints nothing at EOF; whatever it does print is not a turn's.
             while let Ok(Some(_)) = child.next_line().await {}
@@ -350,19 +345,19 @@ impl WarmPool {
 
     /// Takes `tid`'s warm process out if it runs `provider`.
     pub fn take_of(&self, tid: &str, provider: ProviderKind) -> Option<WarmCli> {
-        let mut procs = self.lock();
-        match procs.get(tid) {
-            Some(c) if c.key.provider == provider => procs.remove(tid),
-            _ => None,
-        }
+        self.take_when(tid, |c| c.key.provider == provider)
     }
 
     /// Takes `tid`'s warm process out if it is still the stay `serial` (it has been idle
     /// since then).
     pub fn take_if(&self, tid: &str, serial: u64) -> Option<WarmCli> {
+        self.take_when(tid, |c| c.serial == serial)
+    }
+
+    fn take_when(&self, tid: &str, wanted: impl Fn(&WarmCli) -> bool) -> Option<WarmCli> {
         let mut procs = self.lock();
         match procs.get(tid) {
-            Some(c) if c.serial == serial => procs.remove(tid),
+            Some(c) if wanted(c) => procs.remove(tid),
             _ => None,
         }
     }
