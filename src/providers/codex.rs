@@ -15,6 +15,8 @@ use crate::words::{ContextUsage, TurnEvent, TurnStatus};
 
 /// What Codex prints on stderr when `exec resume <id>` names no thread.
 const NOT_FOUND: &str = "no rollout found for thread id";
+/// What Codex prints on stderr when another Codex process holds the thread (one writer each).
+const ACTIVE_WRITER: &str = "already has an active writer";
 /// How much of a rollout file's end is read first to find the last token count.
 const ROLLOUT_TAIL_BYTES: u64 = 4 * 1024 * 1024;
 /// Longest tool summary, in characters.
@@ -320,7 +322,13 @@ impl CodexParser {
         if let Some((status, error)) = &self.end {
             return (*status, error.clone());
         }
-        let error = if session_not_found {
+        let error = if exit.stderr_tail.contains(ACTIVE_WRITER) {
+            let thread = expected.unwrap_or("the thread");
+            format!(
+                "codex could not open thread {thread}: another Codex process has it open (a Codex of your own on this thread?); close it and send again ({})",
+                exit.describe_with_stderr()
+            )
+        } else if session_not_found {
             let thread = expected.unwrap_or("the requested thread");
             format!(
                 "codex has no thread {thread} to resume ({})",

@@ -618,3 +618,30 @@ fn a_turns_own_tokens_come_from_the_rollout_whatever_its_shape() {
         assert_eq!(facts.turn_tokens, want, "{lines:?}");
     }
 }
+
+#[test]
+fn a_thread_another_codex_holds_is_said_plainly() {
+    let home = home();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/captures/codex-warm/w10-mix-cold.stderr.txt");
+    let exit = ExitInfo {
+        code: Some(1),
+        stderr_tail: std::fs::read_to_string(path).unwrap(),
+        ..ExitInfo::default()
+    };
+    let id = "01a234cb-5b15-7c12-872d-95455e3e5925";
+    let outcome = CodexParser::new().finish(&exit, &home.homes, Some(id));
+    assert!(
+        !outcome.session_not_found,
+        "the thread is there: no fresh one"
+    );
+    assert_eq!(outcome.status, Some(TurnStatus::Failed));
+    let error = outcome.error.unwrap();
+    assert!(
+        error.starts_with(&format!(
+            "codex could not open thread {id}: another Codex process has it open"
+        )),
+        "{error}"
+    );
+    assert!(error.contains("already has an active writer"), "{error}");
+}

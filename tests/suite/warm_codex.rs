@@ -368,3 +368,33 @@ fn a_moved_checkout_stops_the_warm_cli_and_opens_a_fresh_conversation_cold() {
         w.wait_for("the old checkout's warm CLI to exit", || !process_runs(pid));
     }
 }
+
+#[test]
+fn a_thread_another_codex_has_open_fails_the_turn_plainly_and_keeps_the_thread() {
+    let w = World::new();
+    w.cold();
+    w.new_terminal("t", "codex");
+    w.send("t", "one");
+    let thread = w.show("t")["sessions"][0]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Another Codex process of the user's writes the thread (Codex's lock, as the shim keeps it).
+    let locks = w.codex_home().join("thread-writer-locks");
+    std::fs::create_dir_all(&locks).unwrap();
+    let lock = std::fs::File::create(locks.join(format!("{thread}.lock"))).unwrap();
+    lock.try_lock().unwrap();
+    let out = w.run(&["send", "t", "two"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("another Codex process has it open") && err.contains(&thread),
+        "{err}"
+    );
+    drop(lock);
+    // Not a lost session: the next turn resumes the same thread.
+    w.send("t", "three");
+    let show = w.show("t");
+    assert_eq!(show["sessions"].as_array().unwrap().len(), 1, "{show}");
+    assert_eq!(show["last_turn"]["status"], "completed");
+}
