@@ -274,3 +274,122 @@ fn a_patch_shows_its_diff() {
         ]
     );
 }
+
+/// The turns of an app-server capture: each from the answer to its `turn/start` to its
+/// `turn/completed` (what a warm turn's raw stream holds), parsed.
+fn captured_turns(name: &str) -> Vec<(Vec<TurnEvent>, CodexParser)> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/captures/codex-warm")
+        .join(name);
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut turns = Vec::new();
+    let mut current: Option<(Vec<TurnEvent>, CodexParser)> = None;
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        if v["result"]["turn"]["status"] == "inProgress" {
+            current = Some((
+                Vec::new(),
+                CodexParser::for_thread(Path::new("/tmp/codex-warm/proj"), "T"),
+            ));
+        }
+        let Some((events, parser)) = current.as_mut() else {
+            continue;
+        };
+        events.extend(parser.feed(line));
+        if v["method"] == "turn/completed" {
+            turns.extend(current.take());
+        }
+    }
+    turns
+}
+
+#[test]
+fn the_real_app_servers_turns_read_as_their_events() {
+    let turns = captured_turns("w2-tools.stdout.jsonl");
+    assert!(turns.len() >= 2, "a command, then a patch");
+    let tools = |events: &[TurnEvent]| -> Vec<TurnEvent> {
+        events
+            .iter()
+            .filter(|e| matches!(e, TurnEvent::ToolUse { .. } | TurnEvent::ToolResult { .. }))
+            .cloned()
+            .collect()
+    };
+    let (events, parser) = &turns[0];
+    assert_eq!(
+        tools(events),
+        vec![
+            TurnEvent::ToolUse {
+                name: "shell".into(),
+                summary: "Shell echo hi > made.txt".into(),
+                id: Some("call_5".into()),
+                parent: None,
+                edits: vec![],
+            },
+            TurnEvent::ToolResult {
+                id: "call_5".into(),
+                output: String::new(),
+                is_error: false,
+                parent: None,
+            },
+        ]
+    );
+    let deltas: String = events
+        .iter()
+        .filter_map(|e| match e {
+            TurnEvent::Delta { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(deltas, "ran it");
+    assert!(
+        !events.iter().any(|e| matches!(e, TurnEvent::Text { .. })),
+        "not twice"
+    );
+    assert_eq!(
+        events.last(),
+        Some(&TurnEvent::End {
+            status: TurnStatus::Completed,
+            error: None
+        })
+    );
+    assert_eq!(parser.answer, "ran it");
+    assert!(parser.app_context.is_some_and(|c| c.window == 258400));
+
+    let (events, _) = &turns[1];
+    assert_eq!(
+        tools(events)[0],
+        TurnEvent::ToolUse {
+            name: "patch".into(),
+            summary: "Add new.txt".into(),
+            id: Some("call_7".into()),
+            parent: None,
+            edits: vec![crate::words::FileEdit {
+                path: "new.txt".into(),
+                old: String::new(),
+                new: "written by standin\n".into(),
+            }],
+        }
+    );
+}
+
+#[test]
+fn the_real_app_servers_interrupted_and_failed_turns_end_so() {
+    let (events, parser) = captured_turns("w4-interrupt.stdout.jsonl").remove(0);
+    assert_eq!(
+        events.last(),
+        Some(&TurnEvent::End {
+            status: TurnStatus::Interrupted,
+            error: None
+        })
+    );
+    assert!(!parser.answer.is_empty(), "what streamed is kept");
+    let failed = captured_turns("w6-fail.stdout.jsonl");
+    let (events, _) = &failed[0];
+    match events.last() {
+        Some(TurnEvent::End {
+            status: TurnStatus::Failed,
+            error: Some(e),
+        }) => assert!(e.contains("standin 400"), "{e}"),
+        other => panic!("{other:?}"),
+    }
+}
