@@ -278,20 +278,19 @@ pub(super) async fn app_turn(
     }
     crate::log::phase("cli-result");
     let was_interrupted = interrupted.load(Ordering::SeqCst) || interrupt_asked;
-    // Taken back: a turn that ended as asked, with every steer answered. An interrupt does
-    // not stop a command that runs (it goes on, printing after the turn's end): then the
-    // app-server and the command are stopped.
-    let cut_tool = was_interrupted && parser.tools_running();
-    let reusable = alive
-        && !signalled
-        && !cut_tool
-        && refused.is_none()
-        && steers.is_empty()
-        && parser.ended()
-        && (!was_interrupted || interrupt_sent);
-    if alive && cut_tool {
+    let end = AppTurnEnd {
+        alive,
+        ended: parser.ended(),
+        refused: refused.is_some(),
+        interrupted: was_interrupted,
+        took_interrupt: interrupt_sent && !signalled,
+        tools_running: parser.tools_running(),
+        steers_unanswered: !steers.is_empty(),
+    };
+    if end.stops_a_command() {
         let _ = process::interrupt(cli.pid);
     }
+    let reusable = end.leaves_app_server_reusable();
     let exit = if alive {
         ExitInfo {
             code: Some(0),
@@ -332,6 +331,44 @@ pub(super) async fn app_turn(
     outcome
 }
 
+/// How a warm Codex turn ended, as far as its app-server's next turn is concerned.
+#[derive(Debug, Clone, Copy, Default)]
+struct AppTurnEnd {
+    /// The app-server still runs (its stdout is open).
+    alive: bool,
+    /// `turn/completed` came.
+    ended: bool,
+    /// It refused the `turn/start`.
+    refused: bool,
+    /// An interrupt was asked for.
+    interrupted: bool,
+    /// It ended the turn on its own `turn/interrupt` (no signal was sent).
+    took_interrupt: bool,
+    /// A command of the turn started and has not completed.
+    tools_running: bool,
+    /// Steers were sent that it has not answered: they may still join a turn.
+    steers_unanswered: bool,
+}
+
+impl AppTurnEnd {
+    /// An interrupt does not stop a command that runs: it goes on, writing files and printing
+    /// after the turn's end. The app-server is stopped, and the command with it.
+    fn stops_a_command(&self) -> bool {
+        self.alive && self.interrupted && self.tools_running
+    }
+
+    /// Whether it is left idle with nothing of this turn to come: taken back warm.
+    fn leaves_app_server_reusable(&self) -> bool {
+        let ended_as_asked = !self.interrupted || self.took_interrupt;
+        self.alive
+            && self.ended
+            && !self.refused
+            && ended_as_asked
+            && !self.stops_a_command()
+            && !self.steers_unanswered
+    }
+}
+
 /// The outcome, read off the async workers (finishing reads the rollout).
 async fn finish(
     parser: CodexParser,
@@ -351,3 +388,7 @@ async fn finish(
         source: std::io::Error::other(format!("reading the turn's outcome failed: {e}")),
     })
 }
+
+#[cfg(test)]
+#[path = "codex_warm_turn_tests.rs"]
+mod tests;
