@@ -136,6 +136,15 @@ impl World {
         dir
     }
 
+    /// A terminal `name` on a new git repository `repo` (with one commit), on `provider`: it
+    /// works in a worktree of its own. Returns the repository.
+    pub fn new_repo_terminal(&self, name: &str, repo_name: &str, provider: &str) -> PathBuf {
+        let repo = repo(self, repo_name);
+        let dir = repo.to_str().unwrap();
+        self.ok(&["new", name, "--dir", dir, "--provider", provider]);
+        repo
+    }
+
     /// `baton send`, asserting the turn completed; returns (stdout, stderr).
     pub fn send(&self, name: &str, prompt: &str) -> (String, String) {
         let out = self.run(&["send", name, prompt]);

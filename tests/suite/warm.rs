@@ -260,15 +260,7 @@ fn a_kill_right_after_an_accepted_prompt_on_a_warm_cli_loses_it_never() {
 #[test]
 fn a_forks_next_turns_run_in_the_cli_its_first_turn_left_warm() {
     let w = World::new();
-    let repo = repo(&w, "api");
-    w.ok(&[
-        "new",
-        "api",
-        "--dir",
-        repo.to_str().unwrap(),
-        "--provider",
-        "claude",
-    ]);
+    w.new_repo_terminal("api", "api", "claude");
     w.send("api", "one");
     w.send("api", "two");
     w.ok(&["fork", "api"]);

@@ -300,15 +300,7 @@ fn a_killed_app_server_is_replaced_and_a_killed_server_leaves_none_behind() {
 #[test]
 fn a_fork_of_a_warm_codex_terminal_frees_its_thread_first() {
     let w = World::new();
-    let repo = repo(&w, "api");
-    w.ok(&[
-        "new",
-        "api",
-        "--dir",
-        repo.to_str().unwrap(),
-        "--provider",
-        "codex",
-    ]);
+    w.new_repo_terminal("api", "api", "codex");
     w.send("api", "one");
     w.send("api", "two");
     let p = warm_pid(&w, "api");
@@ -327,15 +319,7 @@ fn a_fork_of_a_warm_codex_terminal_frees_its_thread_first() {
 fn a_moved_checkout_stops_the_warm_cli_and_opens_a_fresh_conversation_cold() {
     for provider in ["claude", "codex"] {
         let w = World::new();
-        let repo = repo(&w, "repo");
-        w.ok(&[
-            "new",
-            "t",
-            "--dir",
-            repo.to_str().unwrap(),
-            "--provider",
-            provider,
-        ]);
+        let repo = w.new_repo_terminal("t", "repo", provider);
         w.send("t", "hello there");
         let pid = warm_pid(&w, "t");
         let old = std::path::PathBuf::from(w.show("t")["dir"].as_str().unwrap());
