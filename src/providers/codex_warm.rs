@@ -110,6 +110,17 @@ pub async fn prepare(
     }
 }
 
+/// How a warm turn went: it ran, or the app-server refused its `turn/start` before anything of
+/// the turn happened (a thread it has unloaded meanwhile: `thread not found`), and the turn
+/// must run cold; the app-server has exited (it held the thread).
+pub(super) enum AppTurn {
+    Ran(TurnOutcome),
+    Refused {
+        why: String,
+        keep: Option<tokio::sync::oneshot::Sender<WarmCli>>,
+    },
+}
+
 /// What reaches a warm Codex turn besides its prompt.
 pub(super) struct AppChannels {
     pub go: Option<tokio::sync::oneshot::Receiver<()>>,
@@ -132,7 +143,7 @@ pub(super) async fn app_turn(
     interrupted: Arc<AtomicBool>,
     channels: AppChannels,
     mut cli: WarmCli,
-) -> Result<TurnOutcome, ProviderError> {
+) -> Result<AppTurn, ProviderError> {
     let provider = ProviderKind::Codex;
     crate::log::phase("cli-warm");
     let thread = cli.key.session_id.clone();
@@ -266,6 +277,14 @@ pub(super) async fn app_turn(
             }
         }
     }
+    if let Some(why) = refused.clone().filter(|_| !accepted && !interrupt_asked) {
+        crate::log_line!(
+            "baton server: codex app-server (pid {}) refused the turn ({why}): it runs cold",
+            cli.pid
+        );
+        cli.stop().await;
+        return Ok(AppTurn::Refused { why, keep });
+    }
     if let Some(why) = &refused {
         let error = format!("codex app-server refused the turn: {why}");
         let _ = tx
@@ -315,7 +334,7 @@ pub(super) async fn app_turn(
             homes,
         )
         .await;
-        return outcome;
+        return outcome.map(AppTurn::Ran);
     };
     let outcome = finish(parser, exit, homes).await;
     match keep {
@@ -328,7 +347,7 @@ pub(super) async fn app_turn(
         }
         _ => cli.retire(),
     }
-    outcome
+    outcome.map(AppTurn::Ran)
 }
 
 /// How a warm Codex turn ended, as far as its app-server's next turn is concerned.

@@ -95,7 +95,33 @@ pub async fn run_turn(
                     interrupt: channels.interrupt,
                     keep: channels.keep,
                 };
-                codex_warm::app_turn(spec, prompt, homes, tx, interrupted, channels, cli).await
+                let ran = codex_warm::app_turn(
+                    spec,
+                    prompt,
+                    homes,
+                    tx.clone(),
+                    interrupted.clone(),
+                    channels,
+                    cli,
+                )
+                .await?;
+                match ran {
+                    codex_warm::AppTurn::Ran(outcome) => Ok(outcome),
+                    // Nothing of the turn happened: it runs cold (its start is journalled, so
+                    // no gate; an interrupt now signals the cold CLI's pid).
+                    codex_warm::AppTurn::Refused { why, keep } => {
+                        let note = format!(
+                            "the warm codex app-server could not take the turn ({why}): it ran as a cold codex exec"
+                        );
+                        let _ = tx.send(RunMsg::Note(note)).await;
+                        let outcome =
+                            codex_turn(spec, prompt, homes, path_var, tx, interrupted, None).await;
+                        if let (Ok(outcome), Some(keep)) = (&outcome, keep) {
+                            warm_codex_after(spec, path_var, outcome, keep);
+                        }
+                        outcome
+                    }
+                }
             }
             None => {
                 let keep = channels.keep;

@@ -382,3 +382,30 @@ fn a_thread_another_codex_has_open_fails_the_turn_plainly_and_keeps_the_thread()
     assert_eq!(show["sessions"].as_array().unwrap().len(), 1, "{show}");
     assert_eq!(show["last_turn"]["status"], "completed");
 }
+
+#[test]
+fn a_turn_the_app_server_cannot_take_runs_cold_and_loses_nothing() {
+    let mut w = World::new();
+    // The app-server unloads the thread before the next turn/start (thread not found).
+    w.env.push(("BATON_SHIM_CODEX_UNLOADED".into(), "1".into()));
+    w.new_terminal("t", "codex");
+    w.send("t", "one");
+    let pid = warm_pid(&w, "t");
+    let (out, err) = w.send("t", "two [[ctx:500]]");
+    assert!(out.contains("last_user=two"), "{out}");
+    assert!(err.contains("it ran as a cold codex exec"), "{err}");
+    let inv = w.last_invocation();
+    assert_eq!(inv["argv"][0], "exec", "{inv}");
+    assert!(has_arg(&inv["argv"], "resume"), "the same thread: {inv}");
+    assert!(
+        !process_runs(pid),
+        "the app-server that refused it is stopped"
+    );
+    let show = w.show("t");
+    assert_eq!(show["sessions"].as_array().unwrap().len(), 1, "{show}");
+    assert_eq!(show["context"]["tokens"], 500);
+    let log = w.json(&["log", "t"]);
+    assert_eq!(log["turns"].as_array().unwrap().len(), 2, "{log}");
+    // And the next turn has an app-server again.
+    assert_ne!(warm_pid(&w, "t"), pid);
+}
