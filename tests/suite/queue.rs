@@ -410,6 +410,7 @@ fn a_steer_joins_a_running_claude_turn_at_its_next_tool_result() {
             said.contains("joined the running turn 1"),
             "{version}: {said}"
         );
+        assert!(!said.contains("is busy: waiting"), "{version}: {said}");
         // One turn, and the steer is no longer waiting: it ran once, inside turn 1.
         let log = w.json(&["log", "t"]);
         assert_eq!(

@@ -241,6 +241,10 @@ fn a_steer_joins_a_warm_codex_turn_before_its_next_model_call() {
     assert!(out.status.success(), "{}", text(&out));
     let said = String::from_utf8(out.stderr).unwrap();
     assert!(said.contains("joined the running turn 2"), "{said}");
+    assert!(
+        !said.contains("is busy: waiting"),
+        "it waited for no turn: {said}"
+    );
     let log = w.json(&["log", "t"]);
     assert_eq!(log["turns"].as_array().unwrap().len(), 2, "{log}");
     assert_eq!(w.show("t")["queued"], 0);

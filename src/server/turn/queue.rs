@@ -88,12 +88,13 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
             .and_then(|i| i.position)
             .unwrap_or(1);
         let ahead = position as usize - 1 + usize::from(busy);
-        if ahead > 0 {
+        let handed = asked.mode == SendModeArg::Steer && hand_over(&rt, number, &prompt_text);
+        // A steer handed to the running turn joins it: it waits for no turn to finish.
+        if ahead > 0 && !handed {
             feed.push(Reply::Event {
                 event: SendEvent::Queued { ahead },
             });
         }
-        let handed = asked.mode == SendModeArg::Steer && hand_over(&rt, number, &prompt_text);
         let held = asked.mode != SendModeArg::Jump && super::hold::is_held(&rt);
         let note = steer_note(asked.mode, asked.terminal.provider, busy, handed)
             .or_else(|| held.then(|| super::hold::held_note(&asked.terminal.name)));
