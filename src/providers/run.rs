@@ -114,29 +114,50 @@ pub async fn run_turn(
                             "the warm codex app-server could not take the turn ({why}): it ran as a cold codex exec"
                         );
                         let _ = tx.send(RunMsg::Note(note)).await;
-                        let outcome =
-                            codex_turn(spec, prompt, homes, path_var, tx, interrupted, None).await;
-                        if let (Ok(outcome), Some(keep)) = (&outcome, keep) {
-                            warm_codex_after(spec, path_var, outcome, keep);
-                        }
-                        outcome
+                        let cold = ColdCodex { go: None, keep };
+                        cold.run(spec, prompt, homes, path_var, tx, interrupted)
+                            .await
                     }
                 }
             }
             None => {
-                let keep = channels.keep;
-                let outcome =
-                    codex_turn(spec, prompt, homes, path_var, tx, interrupted, channels.go).await;
-                if let (Ok(outcome), Some(keep)) = (&outcome, keep) {
-                    warm_codex_after(spec, path_var, outcome, keep);
-                }
-                outcome
+                let cold = ColdCodex {
+                    go: channels.go,
+                    keep: channels.keep,
+                };
+                cold.run(spec, prompt, homes, path_var, tx, interrupted)
+                    .await
             }
         },
         ProviderKind::Local => Err(ProviderError::Io {
             provider: spec.provider,
             source: std::io::Error::other("a local endpoint runs no CLI (see providers::local)"),
         }),
+    }
+}
+
+/// A cold Codex turn (`codex exec`): its prompt's gate, and where an app-server goes that is
+/// started for the thread after a clean turn.
+struct ColdCodex {
+    go: Option<tokio::sync::oneshot::Receiver<()>>,
+    keep: Option<tokio::sync::oneshot::Sender<WarmCli>>,
+}
+
+impl ColdCodex {
+    async fn run(
+        self,
+        spec: &RunSpec,
+        prompt: &[u8],
+        homes: &ProviderHomes,
+        path_var: Option<&OsStr>,
+        tx: Sender<RunMsg>,
+        interrupted: Arc<AtomicBool>,
+    ) -> Result<TurnOutcome, ProviderError> {
+        let outcome = codex_turn(spec, prompt, homes, path_var, tx, interrupted, self.go).await;
+        if let (Ok(outcome), Some(keep)) = (&outcome, self.keep) {
+            warm_codex_after(spec, path_var, outcome, keep);
+        }
+        outcome
     }
 }
 
