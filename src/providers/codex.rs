@@ -128,14 +128,14 @@ impl CodexParser {
         self.turn_id.as_deref()
     }
 
-    /// The thread the turn runs on, once known.
-    pub fn thread_id(&self) -> Option<&str> {
-        self.thread_id.as_deref()
-    }
-
-    /// Ends the turn as failed with `error` (the CLI refused it before it began).
-    pub fn fail(&mut self, error: String) {
-        self.end = Some((TurnStatus::Failed, Some(error)));
+    /// Ends the turn as failed with `error` (the CLI refused it before it began): its end.
+    pub fn fail(&mut self, error: String) -> TurnEvent {
+        let status = TurnStatus::Failed;
+        self.end = Some((status, Some(error.clone())));
+        TurnEvent::End {
+            status,
+            error: Some(error),
+        }
     }
 
     /// Whether a tool call of the turn started and has not completed (an interrupted
@@ -198,15 +198,7 @@ impl CodexParser {
                 self.cost = usage_cost(&value["usage"]);
                 self.end(TurnStatus::Completed, None)
             }
-            "turn.failed" => {
-                // A blank message explains nothing: the turn still says it failed.
-                let message = value["error"]["message"]
-                    .as_str()
-                    .filter(|m| !m.trim().is_empty())
-                    .map(str::to_owned);
-                let error = message.unwrap_or_else(|| "codex reported a failed turn".to_owned());
-                self.end(TurnStatus::Failed, Some(error))
-            }
+            "turn.failed" => self.end(TurnStatus::Failed, Some(failure(&value["error"]))),
             _ => Vec::new(),
         }
     }
@@ -349,6 +341,15 @@ impl CodexParser {
         };
         (TurnStatus::Failed, Some(error))
     }
+}
+
+/// What a failed turn's `error` says; a blank message explains nothing, yet the turn still
+/// says it failed.
+fn failure(error: &Value) -> String {
+    error["message"]
+        .as_str()
+        .filter(|m| !m.trim().is_empty())
+        .map_or_else(|| "codex reported a failed turn".to_owned(), str::to_owned)
 }
 
 /// The result of a patch that applied: Codex reports the files a patch changed, not the change.
@@ -602,17 +603,9 @@ fn scan_rollout(text: &str, whole: bool) -> (RolloutFacts, bool) {
     (facts, done)
 }
 
-/// The thread's running total of a `token_count` payload.
+/// The thread's running total of a `token_count` payload (the shape of `turn.completed`'s).
 fn token_total(payload: &Value) -> Option<crate::words::TurnCost> {
-    let total = &payload["info"]["total_token_usage"];
-    let n = |key: &str| total.get(key).and_then(Value::as_u64).unwrap_or(0);
-    total.get("input_tokens")?.as_u64()?;
-    Some(crate::words::TurnCost {
-        input_tokens: n("input_tokens"),
-        cached_tokens: n("cached_input_tokens"),
-        output_tokens: n("output_tokens"),
-        usd: None,
-    })
+    usage_cost(&payload["info"]["total_token_usage"])
 }
 
 /// `end - start`, token by token (never below zero: a count that went back is no cost).

@@ -70,15 +70,7 @@ impl CodexParser {
                 match turn["status"].as_str() {
                     Some("completed") => self.end(TurnStatus::Completed, None),
                     Some("interrupted") => self.end(TurnStatus::Interrupted, None),
-                    _ => {
-                        let message = turn["error"]["message"]
-                            .as_str()
-                            .filter(|m| !m.trim().is_empty())
-                            .map(str::to_owned);
-                        let error =
-                            message.unwrap_or_else(|| "codex reported a failed turn".to_owned());
-                        self.end(TurnStatus::Failed, Some(error))
-                    }
+                    _ => self.end(TurnStatus::Failed, Some(super::failure(&turn["error"]))),
                 }
             }
             _ => Vec::new(),

@@ -24,9 +24,10 @@ use tokio::sync::Notify;
 
 use super::codex::CodexParser;
 use super::process::{self, ExitInfo};
+use super::run::{finish, Parser};
 use super::warm::{WarmCli, WarmKey};
 use super::{ProviderError, ProviderHomes, RunMsg, RunSpec, TurnOutcome};
-use crate::words::{ProviderKind, TurnEvent, TurnStatus};
+use crate::words::ProviderKind;
 
 /// How long starting an app-server and resuming the thread in it may take.
 pub const PREPARE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -286,14 +287,8 @@ pub(super) async fn app_turn(
         return Ok(AppTurn::Refused { why, keep });
     }
     if let Some(why) = &refused {
-        let error = format!("codex app-server refused the turn: {why}");
-        let _ = tx
-            .send(RunMsg::Event(TurnEvent::End {
-                status: TurnStatus::Failed,
-                error: Some(error.clone()),
-            }))
-            .await;
-        parser.fail(error);
+        let end = parser.fail(format!("codex app-server refused the turn: {why}"));
+        let _ = tx.send(RunMsg::Event(end)).await;
     }
     crate::log::phase("cli-result");
     let was_interrupted = interrupted.load(Ordering::SeqCst) || interrupt_asked;
@@ -309,14 +304,7 @@ pub(super) async fn app_turn(
     if end.stops_a_command() {
         let _ = process::interrupt(cli.pid);
     }
-    let reusable = end.leaves_app_server_reusable();
-    let exit = if alive {
-        ExitInfo {
-            code: Some(0),
-            interrupted: was_interrupted,
-            ..ExitInfo::default()
-        }
-    } else {
+    if !alive {
         crate::log_line!(
             "baton server: codex app-server (pid {}) stopped during a turn",
             cli.pid
@@ -325,23 +313,25 @@ pub(super) async fn app_turn(
             .reap()
             .await
             .map_err(|source| ProviderError::Io { provider, source })?;
-        let outcome = finish(
-            parser,
-            ExitInfo {
-                interrupted: was_interrupted,
-                ..exit
-            },
-            homes,
-        )
-        .await;
-        return outcome.map(AppTurn::Ran);
+        let exit = ExitInfo {
+            interrupted: was_interrupted,
+            ..exit
+        };
+        return finish(Parser::Codex(parser), exit, homes, spec)
+            .await
+            .map(AppTurn::Ran);
+    }
+    // It has not exited: the status is its turn's, or an interruption if asked for.
+    let exit = ExitInfo {
+        code: Some(0),
+        interrupted: was_interrupted,
+        ..ExitInfo::default()
     };
-    let outcome = finish(parser, exit, homes).await;
+    let outcome = finish(Parser::Codex(parser), exit, homes, spec).await;
     match keep {
-        Some(keep) if reusable => {
+        Some(keep) if end.leaves_app_server_reusable() => {
             let turns = cli.turns + 1;
-            let cli = cli.rekept(turns);
-            if let Err(cli) = keep.send(cli) {
+            if let Err(cli) = keep.send(cli.rekept(turns)) {
                 cli.retire();
             }
         }
@@ -386,26 +376,6 @@ impl AppTurnEnd {
             && !self.stops_a_command()
             && !self.steers_unanswered
     }
-}
-
-/// The outcome, read off the async workers (finishing reads the rollout).
-async fn finish(
-    parser: CodexParser,
-    exit: ExitInfo,
-    homes: &ProviderHomes,
-) -> Result<TurnOutcome, ProviderError> {
-    let thread = parser.thread_id().map(str::to_owned);
-    let homes = homes.clone();
-    tokio::task::spawn_blocking(move || {
-        let outcome = parser.finish(&exit, &homes, thread.as_deref());
-        crate::log::phase("outcome-read");
-        outcome
-    })
-    .await
-    .map_err(|e| ProviderError::Io {
-        provider: ProviderKind::Codex,
-        source: std::io::Error::other(format!("reading the turn's outcome failed: {e}")),
-    })
 }
 
 #[cfg(test)]

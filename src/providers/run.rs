@@ -18,7 +18,7 @@ use super::{ProviderError, ProviderHomes, RunMsg, RunSpec, SessionMode, TurnOutc
 use crate::words::{ProviderKind, TurnEvent, TurnStatus};
 
 /// The parser of the provider a turn runs on.
-enum Parser {
+pub(super) enum Parser {
     Claude(ClaudeParser),
     Codex(CodexParser),
 }
@@ -529,7 +529,7 @@ pub(super) async fn next_of<T>(
 
 /// The outcome, read off the async workers: finishing reads session files that can be
 /// megabytes.
-async fn finish(
+pub(super) async fn finish(
     parser: Parser,
     exit: ExitInfo,
     homes: &ProviderHomes,
