@@ -8,19 +8,29 @@ use serde_json::Value;
 use super::common::*;
 
 /// The warm CLIs `server status --json` lists.
-fn warm(w: &World) -> Vec<Value> {
+pub(super) fn warm(w: &World) -> Vec<Value> {
     w.json(&["server", "status"])["warm"]
         .as_array()
         .unwrap()
         .clone()
 }
 
-fn pid_of(inv: &Value) -> i32 {
+pub(super) fn pid_of(inv: &Value) -> i32 {
     inv["pid"].as_i64().unwrap() as i32
 }
 
-fn write_config(w: &World, text: &str) {
+pub(super) fn write_config(w: &World, text: &str) {
     std::fs::write(w.data().join("config.toml"), text).unwrap();
+}
+
+/// Every raw stream terminal `name`'s turns left, joined.
+pub(super) fn raw_streams(w: &World, name: &str) -> String {
+    let id = w.show(name)["id"].as_str().unwrap().to_string();
+    let dir = w.data().join("terminals").join(id).join("turns");
+    read_dir_files(&dir)
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect()
 }
 
 #[test]
@@ -158,12 +168,7 @@ fn an_interrupt_reaches_the_cli_as_its_own_request_and_the_cli_stays_warm() {
     // The CLI ended the turn itself (its interrupt request, not a signal) and waits on.
     assert!(process_runs(p1));
     assert_eq!(warm(&w)[0]["pid"].as_i64(), Some(p1 as i64));
-    let id = w.show("t")["id"].as_str().unwrap().to_string();
-    let turns_dir = w.data().join("terminals").join(id).join("turns");
-    let raw: String = read_dir_files(&turns_dir)
-        .iter()
-        .map(|f| std::fs::read_to_string(f).unwrap())
-        .collect();
+    let raw = raw_streams(&w, "t");
     assert!(raw.contains(r#""type":"control_response""#), "{raw}");
     let (out, _) = w.send("t", "three");
     assert!(out.contains("last_user=three"), "{out}");
@@ -198,15 +203,8 @@ fn a_killed_warm_cli_is_replaced_and_a_killed_server_leaves_no_cli_behind() {
     w.send("t", "three");
     let p3 = pid_of(&w.last_invocation());
     w.ok(&["send", "t", "four [[hang]]", "--detach"]);
-    let turns_dir = w
-        .data()
-        .join("terminals")
-        .join(w.show("t")["id"].as_str().unwrap())
-        .join("turns");
     w.wait_for("the warm turn to stream", || {
-        read_dir_files(&turns_dir).iter().any(|f| {
-            std::fs::read_to_string(f).is_ok_and(|t| t.contains("MOCK-PARTIAL before hang"))
-        })
+        raw_streams(&w, "t").contains("MOCK-PARTIAL before hang")
     });
     assert_eq!(pid_of(&w.last_invocation()), p3);
     kill_server(&w);
