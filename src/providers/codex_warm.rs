@@ -330,8 +330,7 @@ pub(super) async fn app_turn(
     let outcome = finish(Parser::Codex(parser), exit, homes, spec).await;
     match keep {
         Some(keep) if end.leaves_app_server_reusable() => {
-            let turns = cli.turns + 1;
-            if let Err(cli) = keep.send(cli.rekept(turns)) {
+            if let Err(cli) = keep.send(cli.rekept()) {
                 cli.retire();
             }
         }

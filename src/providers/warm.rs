@@ -189,11 +189,11 @@ impl WarmCli {
         self.requests
     }
 
-    /// The same process kept again after a turn (`turns` run in all): idle from now on, a
-    /// new stay in the pool.
-    pub(super) fn rekept(self, turns: u32) -> WarmCli {
+    /// The same process kept again after one more turn: idle from now on, a new stay in the
+    /// pool.
+    pub(super) fn rekept(self) -> WarmCli {
         WarmCli {
-            turns,
+            turns: self.turns + 1,
             idle_since: Instant::now(),
             serial: SERIALS.fetch_add(1, Ordering::Relaxed),
             ..self

@@ -312,14 +312,13 @@ impl TurnCtx<'_> {
             }
             rx
         });
+        // The CLI comes back through `keep` once the turn ended cleanly (a Codex app-server
+        // only once it resumed the thread): until then the terminal's next turn waits for it.
+        let starting = (srv.config.warm_limit(spec.provider) > 0)
+            .then(|| srv.warm.starting(self.tid))
+            .flatten();
         let (keep, kept) = tokio::sync::oneshot::channel();
-        let keep = (srv.config.warm_limit(spec.provider) > 0).then_some(keep);
-        // A Codex app-server is started once the turn ended: until it is ready (or given up
-        // on), the terminal's next turn waits for it.
-        let starting = match (&keep, spec.provider) {
-            (Some(_), ProviderKind::Codex) => srv.warm.starting(self.tid),
-            _ => None,
-        };
+        let keep = starting.is_some().then_some(keep);
         let task = tokio::spawn(async move {
             providers::run::run_turn(
                 &spec2,
@@ -351,22 +350,14 @@ impl TurnCtx<'_> {
             .await
             .map_err(|e| BatonError::failed(format!("the {} run crashed: {e}", spec.provider)))?
             .map_err(|e| BatonError::failed(e.to_string()))?;
-        match starting {
-            Some(guard) => {
-                let (srv, tid) = (self.srv.clone(), self.tid.to_string());
-                tokio::spawn(async move {
-                    if let Ok(cli) = kept.await {
-                        keep_warm(&srv, &tid, cli);
-                    }
-                    drop(guard);
-                });
-            }
-            None => {
-                let mut kept = kept;
-                if let Ok(cli) = kept.try_recv() {
-                    keep_warm(self.srv, self.tid, cli);
+        if let Some(guard) = starting {
+            let (srv, tid) = (self.srv.clone(), self.tid.to_string());
+            tokio::spawn(async move {
+                if let Ok(cli) = kept.await {
+                    keep_warm(&srv, &tid, cli);
                 }
-            }
+                drop(guard);
+            });
         }
         Ok(outcome)
     }
