@@ -258,9 +258,12 @@ pub(super) async fn app_turn(
                     None if !accepted => continue,
                     None => {}
                 }
-                if let Some(at) = steers.iter().position(|(id, _)| answer_to(&message, *id).is_some()) {
-                    let (id, index) = steers.remove(at);
-                    if matches!(answer_to(&message, id), Some(Ok(_))) {
+                let answered = steers.iter().enumerate().find_map(|(at, (id, _))| {
+                    answer_to(&message, *id).map(|answer| (at, answer.is_ok()))
+                });
+                if let Some((at, taken)) = answered {
+                    let (_, index) = steers.remove(at);
+                    if taken {
                         let _ = tx.send(RunMsg::SteerRead { index }).await;
                     }
                 }

@@ -35,40 +35,39 @@ pub fn app_args(spec: &RunSpec) -> Option<Vec<OsString>> {
         );
         args.extend(["-c".into(), value.into()]);
     }
-    let mut extra = spec.extra_args.iter();
-    while let Some(flag) = extra.next() {
-        let (name, inline) = match flag.split_once('=') {
-            Some((name, value)) if name.starts_with("--") => (name, Some(value)),
-            _ => (flag.as_str(), None),
-        };
-        if !SHARED_FLAGS.contains(&name) {
-            return None;
-        }
-        let value = match inline {
-            Some(v) => v.to_string(),
-            None => extra.next()?.clone(),
-        };
+    for (name, value) in flag_pairs(&spec.extra_args)? {
         args.extend([OsString::from(name), value.into()]);
     }
     Some(args)
 }
 
-/// The value of a boolean `-c KEY=true|false` among `extra` (the last one wins).
-fn config_bool(extra: &[String], key: &str) -> Option<bool> {
-    let mut found = None;
+/// `extra` as (flag, value) pairs (`--config=V` split), or None for a flag the app-server does
+/// not take, or one missing its value.
+fn flag_pairs(extra: &[String]) -> Option<Vec<(&str, &str)>> {
+    let mut pairs = Vec::new();
     let mut it = extra.iter();
     while let Some(flag) = it.next() {
-        let pair = match flag.as_str() {
-            "-c" | "--config" => it.next().map(String::as_str),
-            f => f.strip_prefix("--config="),
+        let (name, value) = match flag.split_once('=') {
+            Some((name, value)) if name.starts_with("--") => (name, value),
+            _ => (flag.as_str(), it.next()?.as_str()),
         };
-        if let Some((k, v)) = pair.and_then(|p| p.split_once('=')) {
-            if k.trim() == key {
-                found = v.trim().parse().ok().or(found);
-            }
+        if !SHARED_FLAGS.contains(&name) {
+            return None;
         }
+        pairs.push((name, value));
     }
-    found
+    Some(pairs)
+}
+
+/// The value of a boolean `-c KEY=true|false` among `extra` (the last one wins).
+fn config_bool(extra: &[String], key: &str) -> Option<bool> {
+    flag_pairs(extra)?
+        .into_iter()
+        .rev()
+        .filter(|(name, _)| matches!(*name, "-c" | "--config"))
+        .filter_map(|(_, pair)| pair.split_once('='))
+        .filter(|(k, _)| k.trim() == key)
+        .find_map(|(_, v)| v.trim().parse().ok())
 }
 
 /// The sandbox policy a turn passes, as `exec` derives it from its flags; None where the
