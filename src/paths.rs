@@ -99,6 +99,10 @@ impl DataDir {
             .join("turns")
             .join(format!("{turn}.jsonl"))
     }
+    /// The change tracker's cookies (`git::Tracker`).
+    pub fn tracker_cookies(&self) -> PathBuf {
+        self.root.join("cookies")
+    }
     pub fn screenshots(&self, id: &str) -> PathBuf {
         self.terminal(id).join("screenshots")
     }

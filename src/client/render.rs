@@ -563,6 +563,12 @@ pub fn status(v: &StatusView) -> String {
     if v.index_behind {
         out.push_str(&format!("{INDEX_BEHIND}\n"));
     }
+    if v.tracked_checkouts > 0 {
+        out.push_str(&format!(
+            "change tracker: {} checkout(s) · {} commit(s) from tracked changes\n",
+            v.tracked_checkouts, v.tracked_commits
+        ));
+    }
     for w in &v.warm {
         let memory = w.memory_bytes.map_or("memory unknown".to_string(), |b| {
             format!("{} MiB", b / (1024 * 1024))

@@ -185,6 +185,8 @@ fn server_status_says_whether_a_warden_runs_and_when_the_index_is_behind() {
         warden_pid,
         index_behind,
         warm: Vec::new(),
+        tracked_checkouts: 0,
+        tracked_commits: 0,
     };
     // (warden, index behind, a line it must hold, a line it must not)
     let cases = [
@@ -244,7 +246,7 @@ fn a_refusal_goes_to_stderr_and_results_and_subagent_text_print_nothing() {
 }
 
 #[test]
-fn server_status_lists_each_warm_cli_with_its_memory() {
+fn server_status_lists_each_warm_cli_with_its_memory_and_the_change_tracker() {
     let warm = |memory_bytes| crate::protocol::views::WarmView {
         name: "api".into(),
         provider: crate::words::ProviderKind::Claude,
@@ -266,8 +268,14 @@ fn server_status_lists_each_warm_cli_with_its_memory() {
         warden_pid: None,
         index_behind: false,
         warm: vec![warm(Some(155 * 1024 * 1024)), warm(None)],
+        tracked_checkouts: 2,
+        tracked_commits: 5,
     };
     let text = status(&view);
+    assert!(
+        text.contains("change tracker: 2 checkout(s) · 5 commit(s) from tracked changes\n"),
+        "{text}"
+    );
     assert!(
         text.contains("warm: api · claude pid 42 · 3 turn(s) · idle 7s · 155 MiB\n"),
         "{text}"

@@ -22,14 +22,20 @@ const SPLIT_INDEX_BYTES: u64 = 320 * 1024;
 /// them balance the two threads better.
 const PARTS: usize = 4;
 
+/// Whether the checkout's index is big enough for its walk to be worth splitting, and for a
+/// change tracker to be worth asking. Debug builds (every test) take every checkout for big.
+pub(super) fn big_checkout(repo: &Repository) -> bool {
+    let index_bytes = std::fs::metadata(repo.path().join("index")).map_or(0, |m| m.len());
+    index_bytes >= SPLIT_INDEX_BYTES || cfg!(debug_assertions)
+}
+
 /// (paths whose files differ from the index, new files included; paths the index holds
 /// differently from HEAD).
 pub(super) fn turn_changes(
     repo: &Repository,
     root: &Path,
 ) -> Result<(Vec<String>, Vec<String>), GitError> {
-    let index_bytes = std::fs::metadata(repo.path().join("index")).map_or(0, |m| m.len());
-    if index_bytes < SPLIT_INDEX_BYTES && !cfg!(debug_assertions) {
+    if !big_checkout(repo) {
         let changed = statuses(repo, StatusShow::Workdir, true, &[])?;
         return Ok((changed, statuses(repo, StatusShow::Index, false, &[])?));
     }
@@ -71,6 +77,51 @@ pub(super) fn turn_changes(
         debug_assert_eq!(changed, whole, "the shared walk of {}", root.display());
     }
     Ok((changed, staged))
+}
+
+/// [`turn_changes`] asked about `paths` alone: a tracker's candidates (see
+/// `tracker.rs`). A path inside a nested repository stands for the repository's folder, as
+/// the whole walk names it. Debug builds (every test) check the result against the whole walk.
+pub(super) fn tracked_changes(
+    repo: &Repository,
+    root: &Path,
+    paths: &[String],
+) -> Result<(Vec<String>, Vec<String>), GitError> {
+    let paths: BTreeSet<String> = paths.iter().map(|p| outer_path(root, p)).collect();
+    let paths: Vec<String> = paths.into_iter().collect();
+    let (mut changed, mut staged) = match paths.is_empty() {
+        true => (Vec::new(), Vec::new()),
+        false => (
+            statuses(repo, StatusShow::Workdir, true, &paths)?,
+            statuses(repo, StatusShow::Index, false, &paths)?,
+        ),
+    };
+    changed.sort();
+    staged.sort();
+    if cfg!(debug_assertions) {
+        let (mut whole, mut whole_staged) = turn_changes(repo, root)?;
+        whole.sort();
+        whole_staged.sort();
+        debug_assert_eq!(
+            (&changed, &staged),
+            (&whole, &whole_staged),
+            "the tracked changes of {} (candidates {paths:?})",
+            root.display()
+        );
+    }
+    Ok((changed, staged))
+}
+
+/// `path` (relative to `root`), or the folder of the nested repository that holds it, without
+/// a trailing `/`.
+fn outer_path(root: &Path, path: &str) -> String {
+    let path = path.trim_end_matches('/');
+    for (i, _) in path.match_indices('/') {
+        if root.join(&path[..i]).join(".git").exists() {
+            return path[..i].to_string();
+        }
+    }
+    path.to_string()
 }
 
 /// The checkout's top-level names (on disk, and HEAD's: a tracked file or folder deleted from

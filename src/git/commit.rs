@@ -6,6 +6,7 @@ use git2::{BranchType, ErrorCode, Oid, Repository, Sort};
 
 use super::error::GitContext;
 use super::message::trailer_value;
+use super::tracker::{entries_digest, Known, Stamps, Tracker};
 use super::{clean_path, ensure_idle, ensure_writable, signature, GitError, Worktree};
 
 /// Stages every change in `checkout` (new, modified and deleted files; `.gitignore` honoured;
@@ -20,12 +21,79 @@ pub fn auto_commit(
     message: &str,
     exclude: &[&Path],
 ) -> Result<Option<String>, GitError> {
+    commit_with(checkout, message, exclude, None)
+}
+
+/// [`auto_commit`] asking `tracker` which paths may have changed, when it can vouch for them
+/// (see [`Tracker`]): status then checks those instead of walking the whole checkout. A big
+/// checkout's first tracked commit starts tracking it (and walks); either way the tracker
+/// learns what the commit left, so the next commit can ask it.
+pub fn auto_commit_tracked(
+    checkout: &Path,
+    message: &str,
+    exclude: &[&Path],
+    tracker: &Tracker,
+) -> Result<Option<String>, GitError> {
+    commit_with(checkout, message, exclude, Some(tracker))
+}
+
+fn commit_with(
+    checkout: &Path,
+    message: &str,
+    exclude: &[&Path],
+    tracker: Option<&Tracker>,
+) -> Result<Option<String>, GitError> {
     let repo = Repository::discover(checkout)
         .ctx(|| format!("cannot open the repository at {}", checkout.display()))?;
     let root = super::checkout_root(&repo)?;
     let head = head_commit(&repo, &root)?;
     ensure_idle(&repo)?;
-    let scope = relative_to(&root, checkout).unwrap_or_default();
+    // A small checkout is walked in a few milliseconds: no tracker is asked or started.
+    let tracker = tracker.filter(|_| super::changes::big_checkout(&repo));
+    if let Some(t) = tracker {
+        t.track(&root);
+    }
+    let before = tracker.map(|_| Stamps::read(&repo));
+    let candidates = tracker
+        .zip(before.as_ref())
+        .and_then(|(t, b)| t.take(&root, b, || entries_digest(&repo)));
+    let (changed, staged) = match &candidates {
+        Some(paths) => super::changes::tracked_changes(&repo, &root, paths)?,
+        None => super::changes::turn_changes(&repo, &root)?,
+    };
+    let (made, left) = commit_changes(
+        &repo, &root, checkout, head, message, exclude, &changed, &staged,
+    )?;
+    if let (Some(tracker), Some(before)) = (tracker, before) {
+        if let Some(entries) = entries_digest(&repo) {
+            let stamps = Stamps::read(&repo).with_rules_of(&before);
+            let known = Known {
+                paths: left,
+                stamps,
+                entries,
+            };
+            tracker.settle(&root, known);
+        }
+    }
+    Ok(made)
+}
+
+/// Stages and commits what `changed` and `staged` name (see [`auto_commit`]). Also returns
+/// the paths that may still differ from the index or HEAD afterwards: the skipped ones and
+/// nested repositories, or all of them when nothing was committed (the index is then left
+/// unwritten).
+#[allow(clippy::too_many_arguments)]
+fn commit_changes(
+    repo: &Repository,
+    root: &Path,
+    checkout: &Path,
+    head: Option<git2::Commit<'_>>,
+    message: &str,
+    exclude: &[&Path],
+    changed: &[String],
+    staged: &[String],
+) -> Result<(Option<String>, Vec<String>), GitError> {
+    let scope = relative_to(root, checkout).unwrap_or_default();
     let excluded: Vec<PathBuf> = exclude
         .iter()
         .filter_map(|p| {
@@ -34,14 +102,19 @@ pub fn auto_commit(
             } else {
                 checkout.join(p)
             };
-            relative_to(&root, &abs)
+            relative_to(root, &abs)
         })
         .collect();
     let skipped =
         |path: &Path| !path.starts_with(&scope) || excluded.iter().any(|e| path.starts_with(e));
-    let (changed, staged) = super::changes::turn_changes(&repo, &root)?;
-    if changed.iter().chain(&staged).all(|p| skipped(Path::new(p))) {
-        return Ok(None);
+    let all = || {
+        let mut all: Vec<String> = changed.iter().chain(staged).cloned().collect();
+        all.sort();
+        all.dedup();
+        all
+    };
+    if changed.iter().chain(staged).all(|p| skipped(Path::new(p))) {
+        return Ok((None, all()));
     }
     // Staging writes objects: check first so a read-only disk changes nothing.
     ensure_writable(repo.path())?;
@@ -49,21 +122,25 @@ pub fn auto_commit(
     let mut index = repo
         .index()
         .ctx(|| format!("cannot read the index of {}", root.display()))?;
-    stage_paths(&mut index, &root, &changed, &skipped)?;
+    stage_paths(&mut index, root, changed, &skipped)?;
     let tree_id = new_tree(
-        &repo,
+        repo,
         &mut index,
         head.as_ref(),
-        changed.iter().chain(&staged),
+        changed.iter().chain(staged),
     )
     .ctx(|| format!("cannot build the tree of {}", root.display()))?;
     if head.as_ref().map(|c| c.tree_id()) == Some(tree_id) {
-        return Ok(None);
+        // Nothing to commit: the index on disk stays as it was, and so does the handle's.
+        index
+            .read(true)
+            .ctx(|| format!("cannot read the index of {}", root.display()))?;
+        return Ok((None, all()));
     }
     let tree = repo
         .find_tree(tree_id)
         .ctx(|| "cannot read the new tree".to_string())?;
-    let sig = signature(&repo)?;
+    let sig = signature(repo)?;
     let parents: Vec<&git2::Commit<'_>> = head.iter().collect();
     let id = repo
         .commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
@@ -71,7 +148,12 @@ pub fn auto_commit(
     index
         .write()
         .ctx(|| format!("cannot write the index of {}", root.display()))?;
-    Ok(Some(id.to_string()))
+    let mut left: Vec<String> = all()
+        .into_iter()
+        .filter(|p| p.ends_with('/') || skipped(Path::new(p)))
+        .collect();
+    left.dedup();
+    Ok((Some(id.to_string()), left))
 }
 
 /// The tree of the commit: HEAD's tree with the index's entries for `paths` (every path where

@@ -11,6 +11,9 @@
 //! - After each changing turn [`auto_commit`] stages everything git would (new, modified and
 //!   deleted files, `.gitignore` honoured, caller's exclusions such as the screenshots folder
 //!   left out) and commits on the checkout's branch with a message from [`commit_message`].
+//!   In a big checkout [`auto_commit_tracked`] asks a [`Tracker`] which paths changed since
+//!   the last commit, so status checks those instead of walking every file, whenever the
+//!   tracker can vouch for them (ARCHITECTURE.md, "The change tracker").
 //! - [`locate`] asks git where the worktree is now; [`recreate`] checks the branch out again
 //!   when it was deleted; [`Watch`] only makes these checks prompt: the caller also checks at
 //!   every send, so a missed event costs latency, never correctness.
@@ -55,6 +58,7 @@ mod commit;
 mod error;
 mod message;
 mod review;
+mod tracker;
 mod watch;
 mod worktree;
 
@@ -69,10 +73,11 @@ use serde::{Deserialize, Serialize};
 
 pub use adopt::{adopt_folder, Adopted};
 pub use branches::{branch_fate, delete_contained_branch, BranchFate};
-pub use commit::{auto_commit, commit_for_trailer, subjects_since};
+pub use commit::{auto_commit, auto_commit_tracked, commit_for_trailer, subjects_since};
 pub use error::GitError;
 pub use message::{branch_name, commit_message, squash_message, CommitInfo, BODY_MAX, SUBJECT_MAX};
 pub use review::{diff, merge_squash, revert, BranchDiff};
+pub use tracker::Tracker;
 pub use watch::Watch;
 pub use worktree::{
     branch_head, check_branch_free, check_branch_free_in, check_removable, commit_exists,

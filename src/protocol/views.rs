@@ -369,6 +369,13 @@ pub struct StatusView {
     /// The Claude CLIs kept running for their terminal's next turn (`providers::warm`).
     #[serde(default)]
     pub warm: Vec<WarmView>,
+    /// Checkouts whose changes the change tracker follows (`git::Tracker`; big ones only).
+    #[serde(default)]
+    pub tracked_checkouts: usize,
+    /// Automatic commits since the server started that checked only the tracked changes
+    /// rather than walking their checkout.
+    #[serde(default)]
+    pub tracked_commits: u64,
 }
 
 /// A warm CLI in `server status --json`.

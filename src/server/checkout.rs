@@ -11,6 +11,7 @@
 //!   keeps `show` current); the turn that follows opens a fresh conversation (reason `moved`).
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::state::Server;
 use crate::error::BatonError;
@@ -239,6 +240,7 @@ pub struct TurnFacts<'a> {
 pub async fn commit_turn(
     term: &TerminalRow,
     facts: TurnFacts<'_>,
+    tracker: Option<Arc<git::Tracker>>,
 ) -> Result<Option<String>, BatonError> {
     let Some(wt) = term
         .worktree
@@ -256,10 +258,13 @@ pub async fn commit_turn(
         &facts.number.to_string(),
     )
     .message();
-    tokio::task::spawn_blocking(move || git::auto_commit(&wt.path, &message, &[]))
-        .await
-        .map_err(|e| BatonError::failed(format!("the commit task crashed: {e}")))?
-        .map_err(|e| BatonError::failed(e.to_string()))
+    tokio::task::spawn_blocking(move || match tracker {
+        Some(t) => git::auto_commit_tracked(&wt.path, &message, &[], &t),
+        None => git::auto_commit(&wt.path, &message, &[]),
+    })
+    .await
+    .map_err(|e| BatonError::failed(format!("the commit task crashed: {e}")))?
+    .map_err(|e| BatonError::failed(e.to_string()))
 }
 
 fn worktree_of(term: &TerminalRow) -> Result<Worktree, BatonError> {

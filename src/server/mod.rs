@@ -118,6 +118,14 @@ async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
     let mut int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())
         .map_err(|e| BatonError::failed(e.to_string()))?;
     start_file_watch(&srv);
+    match crate::git::Tracker::new(&data.tracker_cookies()) {
+        Ok(t) => {
+            let _ = srv.changes.set(Arc::new(t));
+        }
+        Err(e) => crate::log_line!(
+            "baton server: no change tracker ({e}); each automatic commit walks its checkout"
+        ),
+    }
     prune::start_retention(&srv);
     // Input that waited through a stop or a crash runs now, in order.
     if let Ok(terminals) = srv.store.terminals() {

@@ -241,6 +241,8 @@ pub fn status(srv: &Server) -> Result<StatusView, BatonError> {
         warden_pid: crate::providers::warden::guard().and_then(|w| w.pid()),
         index_behind: !srv.store.index_current(),
         warm: warm(srv),
+        tracked_checkouts: srv.changes.get().map_or(0, |t| t.checkouts()),
+        tracked_commits: srv.changes.get().map_or(0, |t| t.vouched()),
     })
 }
 

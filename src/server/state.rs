@@ -153,6 +153,8 @@ pub struct Server {
     pub fence_checks: super::fence::FenceChecks,
     /// Watches plain folders and worktrees so moves show up before the next send.
     pub files: Mutex<Option<crate::git::Watch>>,
+    /// Which paths of big checkouts changed since their last automatic commit.
+    pub changes: std::sync::OnceLock<Arc<crate::git::Tracker>>,
     runtimes: Mutex<HashMap<String, Arc<TermRuntime>>>,
     /// Each terminal's shell (the shell face), started on first use.
     pub shells: super::shell::Shells,
@@ -196,6 +198,7 @@ impl Server {
             shutting_down: AtomicBool::new(false),
             watch: tokio::sync::broadcast::channel(WATCH_BUFFER).0,
             files: Mutex::new(None),
+            changes: std::sync::OnceLock::new(),
             fence_checks: Default::default(),
             runtimes: Mutex::new(HashMap::new()),
             shells: super::shell::Shells::default(),

@@ -324,3 +324,33 @@ fn after_a_merge_diff_lists_only_what_the_branch_still_adds() {
         "{patch}"
     );
 }
+
+#[test]
+fn commits_after_the_first_check_only_the_tracked_changes() {
+    // Debug builds track every checkout (release ones only those with ~4,000 files or more)
+    // and check each tracked commit against a whole walk, so this runs the server's tracker.
+    let w = World::new();
+    let repo = repo(&w, "repo");
+    new_in(&w, "t", &repo);
+    let dir = dir_of(&w, "t");
+    w.send("t", "first [[write:a.txt]]");
+    // The user's own edit between turns, in a folder made meanwhile.
+    std::fs::create_dir_all(dir.join("notes/deep")).unwrap();
+    std::fs::write(dir.join("notes/deep/mine.txt"), "mine\n").unwrap();
+    w.send("t", "second [[write:src/b.txt]]");
+    std::fs::remove_file(dir.join("a.txt")).unwrap();
+    w.send("t", "third, no change of its own");
+    let status = w.json(&["server", "status"]);
+    assert_eq!(status["tracked_checkouts"], 1, "{status}");
+    assert_eq!(status["tracked_commits"], 2, "{status}");
+    let text = w.ok(&["server", "status"]);
+    assert!(
+        text.contains("change tracker: 1 checkout(s) · 2 commit(s) from tracked changes"),
+        "{text}"
+    );
+    let files = |rev: &str| git(&w, &dir, &["show", "--name-status", "--format=", rev]);
+    assert_eq!(files("HEAD~2"), "A\ta.txt\n");
+    assert_eq!(files("HEAD~1"), "A\tnotes/deep/mine.txt\nA\tsrc/b.txt\n");
+    assert_eq!(files("HEAD"), "D\ta.txt\n");
+    assert_eq!(git(&w, &dir, &["status", "--porcelain"]), "");
+}

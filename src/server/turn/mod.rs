@@ -385,7 +385,8 @@ async fn finish(
         session: session_id.as_deref().unwrap_or("none"),
         number: started.number,
     };
-    let commit = match super::checkout::commit_turn(term, facts).await {
+    let tracker = srv.changes.get().cloned();
+    let commit = match super::checkout::commit_turn(term, facts, tracker).await {
         Ok(c) => c,
         Err(e) => {
             ctx.note(format!(
