@@ -5,6 +5,8 @@
 
 use rusqlite::{named_params, Connection, OptionalExtension, Transaction};
 
+use super::cached::Cached;
+
 use super::records::{Entry, Record};
 use crate::git::Worktree;
 use crate::words::CheckoutMode;
@@ -94,7 +96,7 @@ pub fn schema_version(conn: &Connection) -> rusqlite::Result<i32> {
 /// which the next open rebuilds again.
 pub fn recreate_schema(tx: &Transaction<'_>) -> rusqlite::Result<()> {
     let found: Vec<(String, String)> = {
-        let mut s = tx.prepare(
+        let mut s = tx.prepare_cached(
             "SELECT type, name FROM sqlite_master
              WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%'",
         )?;
@@ -105,7 +107,7 @@ pub fn recreate_schema(tx: &Transaction<'_>) -> rusqlite::Result<()> {
         // Dropping a table drops its indexes and triggers too.
         let kind = if kind == "view" { "VIEW" } else { "TABLE" };
         let name = name.replace('"', "\"\"");
-        tx.execute(&format!("DROP {kind} \"{name}\""), [])?;
+        tx.exec(&format!("DROP {kind} \"{name}\""), [])?;
     }
     tx.execute_batch(SCHEMA)?;
     tx.pragma_update(None, "user_version", SCHEMA_VERSION)
@@ -235,7 +237,7 @@ fn apply_record(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<
             conversation,
         } => {
             apply_renamed(&c, name)?;
-            c.tx.execute(
+            c.tx.exec(
                 "UPDATE terminals SET source=:source WHERE id=:tid",
                 named_params! { ":tid": c.tid, ":source": source },
             )?;
@@ -265,7 +267,7 @@ fn apply_terminal_created(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
     let endpoint = local_endpoint(*provider, endpoint.as_deref());
     // The endpoint a terminal last ran `local` on outlives a switch to another provider; a
     // second creation in the same journal keeps it, as reading the journal would.
-    c.tx.execute(
+    c.tx.exec(
         "INSERT OR REPLACE INTO terminals (id, name, dir, provider, endpoint,
            last_local_endpoint, model, brief, created_at, source, mode, worktree)
          VALUES (:id, :name, :dir, :provider, :endpoint,
@@ -294,7 +296,7 @@ fn apply_checkout_moved(
     mode: CheckoutMode,
     worktree: Option<&Worktree>,
 ) -> rusqlite::Result<()> {
-    c.tx.execute(
+    c.tx.exec(
         "UPDATE terminals SET dir=:dir, mode=:mode, worktree=:worktree WHERE id=:tid",
         named_params! {
             ":tid": c.tid,
@@ -307,7 +309,7 @@ fn apply_checkout_moved(
 }
 
 fn apply_turn_committed(c: &At<'_>, turn_id: &str, commit: &str) -> rusqlite::Result<()> {
-    c.tx.execute(
+    c.tx.exec(
         "UPDATE turns SET commit_id=:commit WHERE id=:turn_id",
         named_params! { ":turn_id": turn_id, ":commit": commit },
     )?;
@@ -323,12 +325,12 @@ fn apply_terminal_removed(c: &At<'_>) -> rusqlite::Result<()> {
         "inputs",
         "forks",
     ] {
-        c.tx.execute(
+        c.tx.exec(
             &format!("DELETE FROM {t} WHERE terminal_id=:tid"),
             named_params! { ":tid": c.tid },
         )?;
     }
-    c.tx.execute(
+    c.tx.exec(
         "DELETE FROM terminals WHERE id=:tid",
         named_params! { ":tid": c.tid },
     )?;
@@ -336,7 +338,7 @@ fn apply_terminal_removed(c: &At<'_>) -> rusqlite::Result<()> {
 }
 
 fn apply_renamed(c: &At<'_>, name: &str) -> rusqlite::Result<()> {
-    c.tx.execute(
+    c.tx.exec(
         "UPDATE terminals SET name=:name WHERE id=:tid",
         named_params! { ":tid": c.tid, ":name": name },
     )?;
@@ -351,7 +353,7 @@ fn apply_settings_changed(
 ) -> rusqlite::Result<()> {
     let endpoint = local_endpoint(provider, endpoint);
     // A choice of `local` without a name leaves the remembered endpoint as it was.
-    c.tx.execute(
+    c.tx.exec(
         "UPDATE terminals SET provider=:provider, endpoint=:endpoint, model=:model,
            last_local_endpoint=COALESCE(:endpoint, last_local_endpoint)
          WHERE id=:tid",
@@ -366,7 +368,7 @@ fn apply_settings_changed(
 }
 
 fn apply_dir_changed(c: &At<'_>, dir: &str) -> rusqlite::Result<()> {
-    c.tx.execute(
+    c.tx.exec(
         "UPDATE terminals SET dir=:dir, source=:dir WHERE id=:tid",
         named_params! { ":tid": c.tid, ":dir": dir },
     )?;
@@ -381,11 +383,11 @@ fn apply_conversation_opened(
     dir: &str,
     system_text: &str,
 ) -> rusqlite::Result<()> {
-    c.tx.execute(
+    c.tx.exec(
         "UPDATE conversations SET retired_at=:at WHERE terminal_id=:tid AND retired_at IS NULL",
         named_params! { ":tid": c.tid, ":at": c.at },
     )?;
-    c.tx.execute(
+    c.tx.exec(
         "INSERT OR REPLACE INTO conversations (id, terminal_id, number, opened_reason, dir,
            system_text, opened_at, retired_at)
          VALUES (:id, :tid, :number, :reason, :dir, :system_text, :at, NULL)",
@@ -416,7 +418,7 @@ fn apply_turn_started(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
     else {
         return Ok(());
     };
-    c.tx.execute(
+    c.tx.exec(
         "INSERT OR REPLACE INTO turns (id, terminal_id, number, conversation_id, provider, prompt,
            started_at, input, mode)
          VALUES (:id, :tid, :number, :conversation_id, :provider, :prompt, :at, :input, :mode)",
@@ -452,7 +454,7 @@ fn apply_session_started(
     model: Option<&str>,
     reason: SessionReason,
 ) -> rusqlite::Result<()> {
-    c.tx.execute(
+    c.tx.exec(
         "INSERT OR REPLACE INTO sessions (provider, session_id, conversation_id, terminal_id,
            turn_id, model, reason, started_at)
          VALUES (:provider, :session_id, :conversation_id, :tid, :turn_id, :model, :reason, :at)",
@@ -467,7 +469,7 @@ fn apply_session_started(
             ":at": c.at,
         },
     )?;
-    c.tx.execute(
+    c.tx.exec(
         "UPDATE turns SET session_id=:session_id WHERE id=:turn_id",
         named_params! { ":turn_id": turn_id, ":session_id": session_id },
     )?;
@@ -491,7 +493,7 @@ fn apply_turn_finished(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
     else {
         return Ok(());
     };
-    c.tx.execute(
+    c.tx.exec(
         "UPDATE turns SET status=:status, error=:error,
            session_id=COALESCE(:session_id, session_id), model=:model,
            context_tokens=:context_tokens, context_window=:context_window, answer=:answer,
@@ -520,7 +522,7 @@ fn apply_turn_finished(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
 }
 
 fn apply_instruction_added(c: &At<'_>, text: &str, turn_id: Option<&str>) -> rusqlite::Result<()> {
-    c.tx.execute(
+    c.tx.exec(
         "INSERT INTO instructions (terminal_id, seq, text, turn_id, added_at)
          VALUES (:tid, (SELECT COALESCE(MAX(seq), 0) + 1 FROM instructions WHERE terminal_id=:tid),
            :text, :turn_id, :at)",
@@ -530,7 +532,7 @@ fn apply_instruction_added(c: &At<'_>, text: &str, turn_id: Option<&str>) -> rus
 }
 
 fn apply_instruction_removed(c: &At<'_>, text: &str) -> rusqlite::Result<()> {
-    c.tx.execute(
+    c.tx.exec(
         "DELETE FROM instructions WHERE terminal_id=:tid AND text=:text",
         named_params! { ":tid": c.tid, ":text": text },
     )?;
@@ -538,7 +540,7 @@ fn apply_instruction_removed(c: &At<'_>, text: &str) -> rusqlite::Result<()> {
 }
 
 fn apply_instruction_edited(c: &At<'_>, text: &str, new_text: &str) -> rusqlite::Result<()> {
-    c.tx.execute(
+    c.tx.exec(
         "UPDATE instructions SET text=:new WHERE terminal_id=:tid AND text=:text",
         named_params! { ":tid": c.tid, ":text": text, ":new": new_text },
     )?;
@@ -546,7 +548,7 @@ fn apply_instruction_edited(c: &At<'_>, text: &str, new_text: &str) -> rusqlite:
 }
 
 fn apply_instructions_cleared(c: &At<'_>) -> rusqlite::Result<()> {
-    c.tx.execute(
+    c.tx.exec(
         "DELETE FROM instructions WHERE terminal_id=:tid",
         named_params! { ":tid": c.tid },
     )?;
@@ -565,7 +567,7 @@ pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
     ];
     let mut out = String::new();
     for (table, order) in orders {
-        let mut stmt = conn.prepare(&format!("SELECT * FROM {table} ORDER BY {order}"))?;
+        let mut stmt = conn.prepare_cached(&format!("SELECT * FROM {table} ORDER BY {order}"))?;
         let columns: Vec<String> = stmt.column_names().map(String::from).collect();
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
@@ -582,7 +584,7 @@ pub fn dump(conn: &Connection) -> rusqlite::Result<String> {
 
 /// The id of the terminal called `name`.
 pub fn terminal_id(conn: &Connection, name: &str) -> rusqlite::Result<Option<String>> {
-    conn.query_row(
+    conn.row(
         "SELECT id FROM terminals WHERE name=:name",
         named_params! { ":name": name },
         |r| r.get("id"),
@@ -594,7 +596,7 @@ pub fn terminal_id(conn: &Connection, name: &str) -> rusqlite::Result<Option<Str
 /// kept across switches to other providers.
 pub fn last_local_endpoint(conn: &Connection, tid: &str) -> rusqlite::Result<Option<String>> {
     Ok(conn
-        .query_row(
+        .row(
             "SELECT last_local_endpoint FROM terminals WHERE id=:tid",
             named_params! { ":tid": tid },
             |r| r.get("last_local_endpoint"),

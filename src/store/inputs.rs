@@ -9,6 +9,8 @@
 
 use rusqlite::{named_params, OptionalExtension, Row, Transaction};
 
+use super::cached::Cached;
+
 use super::index::json_name;
 use super::records::Record;
 use crate::words::{InputMode, ProviderKind};
@@ -53,7 +55,7 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, at: &str, r: &Record) -> rusqlite:
             fresh,
         } => {
             let last = waiting_count(tx, tid)?;
-            tx.execute(
+            tx.exec(
                 "INSERT OR REPLACE INTO inputs (terminal_id, number, prompt, mode, direct, jumped,
                    provider, endpoint, model, dir, fresh, queued_at, state, position)
                  VALUES (:tid, :n, :prompt, :mode, :direct, 0, :provider, :endpoint, :model, :dir,
@@ -71,7 +73,7 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, at: &str, r: &Record) -> rusqlite:
             Ok(())
         }
         Record::InputEdited { input, prompt } => {
-            tx.execute(
+            tx.exec(
                 "UPDATE inputs SET prompt=:prompt WHERE terminal_id=:tid AND number=:n",
                 named_params! { ":tid": tid, ":n": input, ":prompt": prompt },
             )?;
@@ -80,7 +82,7 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, at: &str, r: &Record) -> rusqlite:
         Record::InputWithdrawn { input } => leave_queue(tx, tid, *input, "withdrawn", None),
         Record::InputMoved { input, position } => move_to(tx, tid, *input, *position),
         Record::InputModeChanged { input, mode } => {
-            tx.execute(
+            tx.exec(
                 "UPDATE inputs SET mode=:mode WHERE terminal_id=:tid AND number=:n",
                 named_params! { ":tid": tid, ":n": input, ":mode": json_name(mode) },
             )?;
@@ -90,7 +92,7 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, at: &str, r: &Record) -> rusqlite:
             Ok(())
         }
         Record::InputJumped { input } => {
-            tx.execute(
+            tx.exec(
                 "UPDATE inputs SET jumped=1 WHERE terminal_id=:tid AND number=:n",
                 named_params! { ":tid": tid, ":n": input },
             )?;
@@ -104,7 +106,7 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, at: &str, r: &Record) -> rusqlite:
 }
 
 fn waiting_count(tx: &Transaction<'_>, tid: &str) -> rusqlite::Result<u32> {
-    tx.query_row(
+    tx.row(
         "SELECT COUNT(*) AS n FROM inputs WHERE terminal_id=:tid AND state='waiting'",
         named_params! { ":tid": tid },
         |r| r.get("n"),
@@ -113,7 +115,7 @@ fn waiting_count(tx: &Transaction<'_>, tid: &str) -> rusqlite::Result<u32> {
 
 /// The position just after the waiting steers (where a new steer goes).
 fn first_queued(tx: &Transaction<'_>, tid: &str) -> rusqlite::Result<u32> {
-    let steers: u32 = tx.query_row(
+    let steers: u32 = tx.row(
         "SELECT COUNT(*) AS n FROM inputs
          WHERE terminal_id=:tid AND state='waiting' AND (mode='steer' OR jumped=1)",
         named_params! { ":tid": tid },
@@ -124,7 +126,7 @@ fn first_queued(tx: &Transaction<'_>, tid: &str) -> rusqlite::Result<u32> {
 
 fn position(tx: &Transaction<'_>, tid: &str, n: u32) -> rusqlite::Result<Option<u32>> {
     Ok(tx
-        .query_row(
+        .row(
             "SELECT position FROM inputs WHERE terminal_id=:tid AND number=:n",
             named_params! { ":tid": tid, ":n": n },
             |r| r.get::<_, Option<u32>>("position"),
@@ -147,12 +149,12 @@ fn move_to(tx: &Transaction<'_>, tid: &str, n: u32, to: u32) -> rusqlite::Result
     } else {
         (-1, from + 1, to)
     };
-    tx.execute(
+    tx.exec(
         "UPDATE inputs SET position=position+:shift
          WHERE terminal_id=:tid AND state='waiting' AND position BETWEEN :lo AND :hi",
         named_params! { ":tid": tid, ":shift": shift, ":lo": lo, ":hi": hi },
     )?;
-    tx.execute(
+    tx.exec(
         "UPDATE inputs SET position=:to WHERE terminal_id=:tid AND number=:n",
         named_params! { ":tid": tid, ":n": n, ":to": to },
     )?;
@@ -170,12 +172,12 @@ pub fn leave_queue(
     let Some(from) = position(tx, tid, n)? else {
         return Ok(());
     };
-    tx.execute(
+    tx.exec(
         "UPDATE inputs SET state=:state, position=NULL, turn_id=:turn
          WHERE terminal_id=:tid AND number=:n",
         named_params! { ":tid": tid, ":n": n, ":state": state, ":turn": turn_id },
     )?;
-    tx.execute(
+    tx.exec(
         "UPDATE inputs SET position=position-1
          WHERE terminal_id=:tid AND state='waiting' AND position > :from",
         named_params! { ":tid": tid, ":from": from },
@@ -214,7 +216,7 @@ fn row(r: &Row<'_>) -> rusqlite::Result<InputRow> {
 
 /// Terminal `tid`'s waiting input, in the order it will run.
 pub fn waiting(c: &rusqlite::Connection, tid: &str) -> rusqlite::Result<Vec<InputRow>> {
-    let mut s = c.prepare(&format!(
+    let mut s = c.prepare_cached(&format!(
         "SELECT {COLS} FROM inputs i LEFT JOIN turns t ON t.id = i.turn_id
          WHERE i.terminal_id=:tid AND i.state='waiting' ORDER BY i.position"
     ))?;
@@ -224,7 +226,7 @@ pub fn waiting(c: &rusqlite::Connection, tid: &str) -> rusqlite::Result<Vec<Inpu
 
 /// Input `n` of terminal `tid`, whatever became of it.
 pub fn input(c: &rusqlite::Connection, tid: &str, n: u32) -> rusqlite::Result<Option<InputRow>> {
-    c.query_row(
+    c.row(
         &format!(
             "SELECT {COLS} FROM inputs i LEFT JOIN turns t ON t.id = i.turn_id
              WHERE i.terminal_id=:tid AND i.number=:n"
@@ -237,7 +239,7 @@ pub fn input(c: &rusqlite::Connection, tid: &str, n: u32) -> rusqlite::Result<Op
 
 /// The highest input number terminal `tid` used (0: none yet).
 pub fn last_number(c: &rusqlite::Connection, tid: &str) -> rusqlite::Result<u32> {
-    c.query_row(
+    c.row(
         "SELECT COALESCE(MAX(number), 0) AS n FROM inputs WHERE terminal_id=:tid",
         named_params! { ":tid": tid },
         |r| r.get("n"),

@@ -7,12 +7,14 @@
 
 use rusqlite::{named_params, OptionalExtension, Transaction};
 
+use super::cached::Cached;
+
 use super::index::json;
 use super::records::{ForkLink, Repointed, SessionFork};
 use crate::words::title_of;
 
 pub fn archived(tx: &Transaction<'_>, tid: &str, archived: bool) -> rusqlite::Result<()> {
-    tx.execute(
+    tx.exec(
         "UPDATE terminals SET archived=:archived WHERE id=:tid",
         named_params! { ":tid": tid, ":archived": archived },
     )?;
@@ -29,7 +31,7 @@ pub fn removal_started(
     purge: bool,
 ) -> rusqlite::Result<()> {
     let row: Option<(String, String, Option<String>)> = tx
-        .query_row(
+        .row(
             "SELECT name, mode, worktree FROM terminals WHERE id=:tid",
             named_params! { ":tid": tid },
             |r| Ok((r.get("name")?, r.get("mode")?, r.get("worktree")?)),
@@ -38,7 +40,7 @@ pub fn removal_started(
     let Some((name, mode, worktree)) = row else {
         return Ok(());
     };
-    tx.execute(
+    tx.exec(
         "INSERT OR REPLACE INTO removals
            (terminal_id, name, mode, worktree, delete_branch, force, at, purge)
          VALUES (:tid, :name, :mode, :worktree, :delete_branch, :force, :at, :purge)",
@@ -53,7 +55,7 @@ pub fn removal_started(
             ":purge": purge,
         },
     )?;
-    tx.execute(
+    tx.exec(
         "UPDATE terminals SET removing=1 WHERE id=:tid",
         named_params! { ":tid": tid },
     )?;
@@ -63,7 +65,7 @@ pub fn removal_started(
 /// The terminal's latest journal entry is from `at` (what `baton prune` calls its last
 /// activity).
 pub fn active(tx: &Transaction<'_>, tid: &str, at: &str) -> rusqlite::Result<()> {
-    tx.execute(
+    tx.exec(
         "UPDATE terminals SET active_at=:at WHERE id=:tid",
         named_params! { ":tid": tid, ":at": at },
     )?;
@@ -72,7 +74,7 @@ pub fn active(tx: &Transaction<'_>, tid: &str, at: &str) -> rusqlite::Result<()>
 
 pub fn removal_cancelled(tx: &Transaction<'_>, tid: &str) -> rusqlite::Result<()> {
     removal_done(tx, tid)?;
-    tx.execute(
+    tx.exec(
         "UPDATE terminals SET removing=0 WHERE id=:tid",
         named_params! { ":tid": tid },
     )?;
@@ -80,7 +82,7 @@ pub fn removal_cancelled(tx: &Transaction<'_>, tid: &str) -> rusqlite::Result<()
 }
 
 pub fn removal_done(tx: &Transaction<'_>, tid: &str) -> rusqlite::Result<()> {
-    tx.execute(
+    tx.exec(
         "DELETE FROM removals WHERE terminal_id=:tid",
         named_params! { ":tid": tid },
     )?;
@@ -89,12 +91,12 @@ pub fn removal_done(tx: &Transaction<'_>, tid: &str) -> rusqlite::Result<()> {
 
 /// Terminal `tid` came from `from`: it says so, and `from` lists it among its forks.
 pub fn forked(tx: &Transaction<'_>, tid: &str, at: &str, from: &ForkLink) -> rusqlite::Result<()> {
-    tx.execute(
+    tx.exec(
         "UPDATE terminals SET forked_from=:from WHERE id=:tid",
         named_params! { ":tid": tid, ":from": json(from) },
     )?;
     let name: Option<String> = tx
-        .query_row(
+        .row(
             "SELECT name FROM terminals WHERE id=:tid",
             named_params! { ":tid": tid },
             |r| r.get("name"),
@@ -105,7 +107,7 @@ pub fn forked(tx: &Transaction<'_>, tid: &str, at: &str, from: &ForkLink) -> rus
         name: name.unwrap_or_default(),
         ..from.clone()
     };
-    tx.execute(
+    tx.exec(
         "INSERT INTO forks (terminal_id, seq, link, at)
          VALUES (:from, (SELECT COALESCE(MAX(seq), 0) + 1 FROM forks WHERE terminal_id=:from),
            :link, :at)",
@@ -120,7 +122,7 @@ pub fn repointed(tx: &Transaction<'_>, conv: Option<&Repointed>) -> rusqlite::Re
     let Some(c) = conv else {
         return Ok(());
     };
-    tx.execute(
+    tx.exec(
         "UPDATE conversations SET dir=:dir, system_text=:text WHERE id=:id",
         named_params! { ":id": c.conversation_id, ":dir": c.dir, ":text": c.system_text },
     )?;
@@ -129,7 +131,7 @@ pub fn repointed(tx: &Transaction<'_>, conv: Option<&Repointed>) -> rusqlite::Re
 
 /// A user's title: it stays, whatever the prompts.
 pub fn titled(tx: &Transaction<'_>, conversation_id: &str, title: &str) -> rusqlite::Result<()> {
-    tx.execute(
+    tx.exec(
         "UPDATE conversations SET title=:title, titled=1 WHERE id=:id",
         named_params! { ":id": conversation_id, ":title": title },
     )?;
@@ -144,7 +146,7 @@ pub fn conversation_carries(
     title: Option<&str>,
     fork: &Option<SessionFork>,
 ) -> rusqlite::Result<()> {
-    tx.execute(
+    tx.exec(
         "UPDATE conversations SET title=:title, fork=:fork WHERE id=:id",
         named_params! {
             ":id": conversation_id,
@@ -165,7 +167,7 @@ pub fn title_from_first_prompt(
     if title.is_empty() {
         return Ok(());
     }
-    tx.execute(
+    tx.exec(
         "UPDATE conversations SET title=:title WHERE id=:id AND title IS NULL",
         named_params! { ":id": conversation_id, ":title": title },
     )?;

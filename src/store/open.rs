@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, ErrorCode};
 
 use crate::paths::touch_private;
@@ -13,6 +14,10 @@ use crate::paths::touch_private;
 /// A connection to the index at `path` in the mode baton uses (WAL), with its schema version.
 pub fn connect(path: &Path) -> rusqlite::Result<(Connection, i32)> {
     let conn = Connection::open(path)?;
+    conn.set_prepared_statement_cache_capacity(super::cached::CACHE);
+    // The bundled SQLite plans with STAT4, which re-prepares a cached statement at its every
+    // step once a parameter is bound; a stable plan keeps it prepared (super::cached).
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     let found = super::index::schema_version(&conn)?;
@@ -54,4 +59,34 @@ pub fn move_aside(path: &Path, why: &rusqlite::Error) -> std::io::Result<PathBuf
         aside.display()
     );
     Ok(aside)
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::StatementStatus;
+
+    use super::super::cached::Cached;
+    use super::*;
+
+    #[test]
+    fn a_cached_statement_stays_prepared_whatever_it_is_bound_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let (conn, _) = connect(&dir.path().join("index.db")).unwrap();
+        conn.execute_batch("CREATE TABLE t (k TEXT, n INTEGER); CREATE INDEX t_by_k ON t (k, n);")
+            .unwrap();
+        for (k, n) in [("a", 1), ("a", 2), ("b", 3)] {
+            conn.exec("INSERT INTO t VALUES (?1, ?2)", (k, n)).unwrap();
+        }
+        let sql = "SELECT n FROM t WHERE k = ?1 AND n > ?2 ORDER BY n";
+        for (k, after, found) in [("a", 0, vec![1, 2]), ("b", 0, vec![3]), ("a", 1, vec![2])] {
+            let mut s = conn.prepare_cached(sql).unwrap();
+            let got: Vec<i64> = s
+                .query_map((k, after), |r| r.get(0))
+                .unwrap()
+                .collect::<rusqlite::Result<_>>()
+                .unwrap();
+            assert_eq!(got, found);
+            assert_eq!(s.get_status(StatementStatus::RePrepare), 0, "{k} {after}");
+        }
+    }
 }

@@ -1,6 +1,8 @@
 //! Read-only queries on the index, returned as plain rows that serialize to the `--json` shapes.
 
 use rusqlite::{named_params, Connection, OptionalExtension, Row};
+
+use super::cached::Cached;
 use serde::Serialize;
 
 use super::records::{ForkLink, SessionFork};
@@ -115,7 +117,7 @@ fn terminal_row(r: &Row<'_>) -> rusqlite::Result<TerminalRow> {
 }
 
 pub fn terminals(c: &Connection) -> rusqlite::Result<Vec<TerminalRow>> {
-    let mut s = c.prepare(&format!(
+    let mut s = c.prepare_cached(&format!(
         "SELECT {TERMINAL_COLS} FROM terminals WHERE removing=0 ORDER BY created_at, name"
     ))?;
     let rows = s.query_map([], terminal_row)?;
@@ -123,7 +125,7 @@ pub fn terminals(c: &Connection) -> rusqlite::Result<Vec<TerminalRow>> {
 }
 
 pub fn terminal(c: &Connection, tid: &str) -> rusqlite::Result<Option<TerminalRow>> {
-    c.query_row(
+    c.row(
         &format!("SELECT {TERMINAL_COLS} FROM terminals WHERE id=:tid"),
         named_params! { ":tid": tid },
         terminal_row,
@@ -150,7 +152,7 @@ fn conversation_row(r: &Row<'_>) -> rusqlite::Result<ConversationView> {
 
 /// The time of terminal `tid`'s latest journal entry (None: no such terminal).
 pub fn active_at(c: &Connection, tid: &str) -> rusqlite::Result<Option<String>> {
-    c.query_row(
+    c.row(
         "SELECT active_at FROM terminals WHERE id=:tid",
         named_params! { ":tid": tid },
         |r| r.get("active_at"),
@@ -161,7 +163,7 @@ pub fn active_at(c: &Connection, tid: &str) -> rusqlite::Result<Option<String>> 
 
 /// Removals that started and never finished.
 pub fn pending_removals(c: &Connection) -> rusqlite::Result<Vec<PendingRemoval>> {
-    let mut s = c.prepare(
+    let mut s = c.prepare_cached(
         "SELECT terminal_id, name, mode, worktree, delete_branch, force, purge
          FROM removals ORDER BY at",
     )?;
@@ -185,7 +187,7 @@ pub fn pending_removals(c: &Connection) -> rusqlite::Result<Vec<PendingRemoval>>
 /// The terminals forked (or rewound) from terminal `tid`, oldest first, each by its name now
 /// (the name it had then once it is gone).
 pub fn forks(c: &Connection, tid: &str) -> rusqlite::Result<Vec<ForkLink>> {
-    let mut s = c.prepare(
+    let mut s = c.prepare_cached(
         "SELECT f.link, t.name FROM forks f
          LEFT JOIN terminals t ON t.id = json_extract(f.link, '$.terminal_id')
          WHERE f.terminal_id=:tid ORDER BY f.at, f.seq",
@@ -210,7 +212,7 @@ pub fn forks(c: &Connection, tid: &str) -> rusqlite::Result<Vec<ForkLink>> {
 }
 
 pub fn live_conversation(c: &Connection, tid: &str) -> rusqlite::Result<Option<ConversationView>> {
-    c.query_row(
+    c.row(
         &format!(
             "SELECT {CONV_COLS} FROM conversations WHERE terminal_id=:tid AND retired_at IS NULL
              ORDER BY number DESC LIMIT 1"
@@ -222,7 +224,7 @@ pub fn live_conversation(c: &Connection, tid: &str) -> rusqlite::Result<Option<C
 }
 
 pub fn conversations(c: &Connection, tid: &str) -> rusqlite::Result<Vec<ConversationView>> {
-    let mut s = c.prepare(&format!(
+    let mut s = c.prepare_cached(&format!(
         "SELECT {CONV_COLS} FROM conversations WHERE terminal_id=:tid ORDER BY number"
     ))?;
     let rows = s.query_map(named_params! { ":tid": tid }, conversation_row)?;
@@ -230,7 +232,7 @@ pub fn conversations(c: &Connection, tid: &str) -> rusqlite::Result<Vec<Conversa
 }
 
 pub fn sessions(c: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<SessionView>> {
-    let mut s = c.prepare(
+    let mut s = c.prepare_cached(
         "SELECT provider, session_id, model, reason, started_at FROM sessions
          WHERE conversation_id=:conversation_id ORDER BY started_at, rowid",
     )?;
@@ -251,7 +253,7 @@ const TURN_COLS: &str = "id, number, conversation_id, provider, session_id, mode
     input, mode, cost_input, cost_cached, cost_output, cost_usd";
 
 pub fn turns(c: &Connection, tid: &str) -> rusqlite::Result<Vec<TurnView>> {
-    let mut s = c.prepare(&format!(
+    let mut s = c.prepare_cached(&format!(
         "SELECT {TURN_COLS} FROM turns WHERE terminal_id=:tid ORDER BY number"
     ))?;
     let rows = s.query_map(named_params! { ":tid": tid }, turn_row)?;
@@ -260,7 +262,7 @@ pub fn turns(c: &Connection, tid: &str) -> rusqlite::Result<Vec<TurnView>> {
 
 /// Turn `number` of terminal `tid`, if it has one.
 pub fn turn(c: &Connection, tid: &str, number: u32) -> rusqlite::Result<Option<TurnView>> {
-    c.query_row(
+    c.row(
         &format!("SELECT {TURN_COLS} FROM turns WHERE terminal_id=:tid AND number=:n"),
         named_params! { ":tid": tid, ":n": number },
         turn_row,
@@ -282,13 +284,13 @@ pub fn turns_summary(
     tid: &str,
     conversation_id: Option<&str>,
 ) -> rusqlite::Result<TurnsSummary> {
-    let count: u32 = c.query_row(
+    let count: u32 = c.row(
         "SELECT COUNT(*) AS count FROM turns WHERE terminal_id=:tid",
         named_params! { ":tid": tid },
         |r| r.get("count"),
     )?;
     let last = c
-        .query_row(
+        .row(
             &format!(
                 "SELECT {TURN_COLS} FROM turns WHERE terminal_id=:tid ORDER BY number DESC LIMIT 1"
             ),
@@ -322,7 +324,7 @@ pub fn conversation_state(
 ) -> rusqlite::Result<ConversationState> {
     let context = last_context(c, conversation_id)?;
     let session = c
-        .query_row(
+        .row(
             "SELECT provider, session_id FROM turns
              WHERE conversation_id=:conversation_id AND session_id IS NOT NULL
              ORDER BY number DESC LIMIT 1",
@@ -340,7 +342,7 @@ pub fn conversation_state(
 
 /// The context a conversation's latest turn that reported one ended at.
 fn last_context(c: &Connection, conversation_id: &str) -> rusqlite::Result<Option<ContextUsage>> {
-    Ok(c.query_row(
+    Ok(c.row(
         "SELECT context_tokens, context_window FROM turns
          WHERE conversation_id=:conversation_id
            AND context_tokens IS NOT NULL AND context_window IS NOT NULL
@@ -412,7 +414,7 @@ fn cost_of(r: &Row<'_>) -> rusqlite::Result<Option<TurnCost>> {
 
 /// A terminal's cost over all its turns that reported one (None: none did).
 pub fn terminal_cost(c: &Connection, tid: &str) -> rusqlite::Result<Option<TurnCost>> {
-    c.query_row(
+    c.row(
         "SELECT SUM(cost_input) AS cost_input, SUM(cost_cached) AS cost_cached,
            SUM(cost_output) AS cost_output, SUM(cost_usd) AS cost_usd
          FROM turns WHERE terminal_id=:tid AND cost_input IS NOT NULL",
@@ -422,14 +424,15 @@ pub fn terminal_cost(c: &Connection, tid: &str) -> rusqlite::Result<Option<TurnC
 }
 
 pub fn unfinished_turns(c: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
-    let mut s =
-        c.prepare("SELECT terminal_id, id FROM turns WHERE status IS NULL ORDER BY started_at")?;
+    let mut s = c.prepare_cached(
+        "SELECT terminal_id, id FROM turns WHERE status IS NULL ORDER BY started_at",
+    )?;
     let rows = s.query_map([], |r| Ok((r.get("terminal_id")?, r.get("id")?)))?;
     rows.collect()
 }
 
 pub fn instructions(c: &Connection, tid: &str) -> rusqlite::Result<Vec<InstructionView>> {
-    let mut s = c.prepare(
+    let mut s = c.prepare_cached(
         "SELECT i.text AS text, i.turn_id AS turn_id, t.number AS turn, i.added_at AS added_at
          FROM instructions i LEFT JOIN turns t ON t.id = i.turn_id
          WHERE i.terminal_id=:tid ORDER BY i.seq",
@@ -462,7 +465,7 @@ mod tests;
 
 /// The highest turn number of terminal `tid` (0: none yet).
 pub fn last_turn_number(c: &Connection, tid: &str) -> rusqlite::Result<u32> {
-    c.query_row(
+    c.row(
         "SELECT COALESCE(MAX(number), 0) AS n FROM turns WHERE terminal_id=:tid",
         named_params! { ":tid": tid },
         |r| r.get("n"),
