@@ -8,7 +8,10 @@ use std::time::Duration;
 use super::{knob, median, ms, World};
 
 /// The steps of a send, in order; a send's lines are read as these (the first of each).
-const STEPS: [&str; 14] = [
+const STEPS: [&str; 16] = [
+    // The bench's own clock around the client process: its exec and loading until `main`,
+    // and its exit until the bench sees it.
+    "process-spawn",
     "client-start",
     "request",
     "input-journalled",
@@ -23,6 +26,7 @@ const STEPS: [&str; 14] = [
     "turn-recorded",
     "reply",
     "client-exit",
+    "process-exited",
 ];
 
 /// Prints the median of each step's time (from the step before it) over the sends.
@@ -35,9 +39,12 @@ pub fn print() {
     let mut spans: BTreeMap<usize, Vec<Duration>> = BTreeMap::new();
     for i in 0..knob("BATON_BENCH_SENDS", 20) {
         let before = std::fs::metadata(&log).map_or(0, |m| m.len()) as usize;
+        let spawned = now_micros();
         let out = w.ok(&["send", "p", &format!("phases {i}")]);
+        let exited = now_micros();
         let server = std::fs::read(&log).expect("server.log");
-        let mut lines = String::from_utf8_lossy(&out.stderr).into_owned();
+        let mut lines = format!("phase {spawned} process-spawn\nphase {exited} process-exited\n");
+        lines.push_str(&String::from_utf8_lossy(&out.stderr));
         lines.push_str(&String::from_utf8_lossy(
             &server[before.min(server.len())..],
         ));
@@ -61,6 +68,13 @@ pub fn print() {
             ms(median(times))
         );
     }
+}
+
+/// Now, in µs since the epoch, as `baton::log::phase` writes it.
+fn now_micros() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros())
 }
 
 /// The time (µs) of the first `phase` line of each step in `text`.
