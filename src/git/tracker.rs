@@ -386,6 +386,7 @@ impl Worker {
         let mut rewatch = Vec::new();
         let mut watch = Vec::new();
         let mut gone = Vec::new();
+        let mut forgotten = Vec::new();
         {
             let mut state = self.lock();
             for path in &e.paths {
@@ -426,11 +427,16 @@ impl Worker {
                             watch.push((root.clone(), path.clone()));
                         }
                     }
-                    Candidate::Root => {
-                        if !matches!(e.kind, EventKind::Modify(ModifyKind::Metadata(_))) {
+                    Candidate::Root => match e.kind {
+                        EventKind::Modify(ModifyKind::Metadata(_)) => {}
+                        // Deleted (`baton rm`): no longer tracked; tracked afresh if it is
+                        // committed in again.
+                        EventKind::Remove(_) => {
                             entry.lost = true;
+                            forgotten.push(root.clone());
                         }
-                    }
+                        _ => entry.lost = true,
+                    },
                     Candidate::Untracked => {}
                     Candidate::Unreadable => entry.lost = true,
                 }
@@ -439,6 +445,11 @@ impl Worker {
         // Gone or moved away: a folder there later is watched afresh.
         for path in gone {
             self.watched.remove(&path);
+        }
+        for root in forgotten {
+            self.lock().roots.remove(&root);
+            self.repos.remove(&root);
+            self.watched.retain(|p| !p.starts_with(&root));
         }
         for (root, dir) in watch {
             if self.watch_tree(&root, &dir).is_err() {

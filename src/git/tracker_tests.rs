@@ -309,3 +309,17 @@ fn lost_events_make_the_next_commit_walk() {
     write(&c.path("src/lib.rs"), "two\n");
     assert_eq!(c.turn(), ("M\tsrc/lib.rs\n".to_string(), true));
 }
+
+#[test]
+fn a_deleted_checkout_is_no_longer_tracked() {
+    let c = Case::new();
+    assert_eq!(c.tracker.checkouts(), 1);
+    fs::remove_dir_all(&c.dir).unwrap();
+    // Its deletion is an event like any other: flushed by the next take.
+    let other = c.tmp.path().join("repo");
+    let now = Stamps::read(&git2::Repository::open(&other).unwrap());
+    c.tracker.track(&other);
+    let _ = c.tracker.take(&other, &now, || None);
+    assert_eq!(c.tracker.checkouts(), 1, "only the other one");
+    assert!(!c.tracker.tracks(&c.dir));
+}
