@@ -61,9 +61,12 @@ fn commit_with(
         Some(paths) => super::changes::tracked_changes(&repo, &root, paths)?,
         None => super::changes::turn_changes(&repo, &root)?,
     };
-    let (made, left) = commit_changes(
-        &repo, &root, checkout, head, message, exclude, &changed, &staged,
-    )?;
+    let turn = Turn {
+        checkout,
+        message,
+        exclude,
+    };
+    let (made, left) = commit_changes(&repo, &root, &turn, head, &changed, &staged)?;
     if let (Some(tracker), Some(before)) = (tracker, before) {
         if let Some(entries) = entries_digest(&repo) {
             let stamps = Stamps::read(&repo).with_rules_of(&before);
@@ -78,21 +81,31 @@ fn commit_with(
     Ok(made)
 }
 
+/// What an automatic commit was asked for (see [`auto_commit`]).
+#[derive(Clone, Copy)]
+struct Turn<'a> {
+    checkout: &'a Path,
+    message: &'a str,
+    exclude: &'a [&'a Path],
+}
+
 /// Stages and commits what `changed` and `staged` name (see [`auto_commit`]). Also returns
 /// the paths that may still differ from the index or HEAD afterwards: the skipped ones and
 /// nested repositories, or all of them when nothing was committed (the index is then left
 /// unwritten).
-#[allow(clippy::too_many_arguments)]
 fn commit_changes(
     repo: &Repository,
     root: &Path,
-    checkout: &Path,
+    turn: &Turn<'_>,
     head: Option<git2::Commit<'_>>,
-    message: &str,
-    exclude: &[&Path],
     changed: &[String],
     staged: &[String],
 ) -> Result<(Option<String>, Vec<String>), GitError> {
+    let Turn {
+        checkout,
+        message,
+        exclude,
+    } = *turn;
     let scope = relative_to(root, checkout).unwrap_or_default();
     let excluded: Vec<PathBuf> = exclude
         .iter()
@@ -148,11 +161,10 @@ fn commit_changes(
     index
         .write()
         .ctx(|| format!("cannot write the index of {}", root.display()))?;
-    let mut left: Vec<String> = all()
+    let left = all()
         .into_iter()
         .filter(|p| p.ends_with('/') || skipped(Path::new(p)))
         .collect();
-    left.dedup();
     Ok((Some(id.to_string()), left))
 }
 
