@@ -69,7 +69,7 @@ fn commit_with(
     let (made, left) = commit_changes(&repo, &root, &turn, head, &changed, &staged)?;
     if let (Some(tracker), Some(before)) = (tracker, before) {
         if let Some(entries) = entries_digest(&repo) {
-            let stamps = Stamps::read(&repo).with_rules_of(&before);
+            let stamps = Stamps::after(&repo, before.rules());
             let known = Known {
                 paths: left,
                 stamps,

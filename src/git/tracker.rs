@@ -13,9 +13,12 @@
 //! - no event was lost (the kernel's queue overflowed, a watch could not be added, the
 //!   checkout itself moved);
 //! - no `.gitignore` changed (what git ignores may have changed anywhere: the watches are
-//!   walked again), and neither did the other ignore and configuration files, the index, nor
-//!   HEAD since the last commit, as their stamps (size, times, inode) say ([`Stamps`]): a git
-//!   command run by hand, or by the agent, falls back to a walk;
+//!   walked again), and since the last commit neither did HEAD, the other ignore and
+//!   configuration files (their stamps: size, times, inode; [`Stamps`]), nor the index's
+//!   entries (a digest, [`entries_digest`], taken only when the index file was rewritten: a
+//!   `git status` refreshing its stat data keeps the tracker). A git command run by hand, or by
+//!   the agent, that changes any of them falls back to a walk, and the watches are walked
+//!   again (an ignored folder may hold a tracked file now);
 //! - the events are flushed: a cookie file written in the tracker's own folder comes back
 //!   through the same inotify queue, after every event before it;
 //! - at most [`MAX_CANDIDATES`] paths changed (a build that rewrote a tracked folder).
@@ -100,7 +103,7 @@ pub(super) struct Stamps {
 }
 
 /// Size, change and modification times, inode: a file rewritten gets a new one.
-type Stamp = (u64, i64, i64, i64, i64, u64);
+pub(super) type Stamp = (u64, i64, i64, i64, i64, u64);
 
 enum Msg {
     Event(notify::Event),
@@ -129,12 +132,12 @@ impl Tracker {
             };
             let _ = events.send(msg);
         })
-        .map_err(watch_error)?;
+        .map_err(|source| watch_error(cookies, source))?;
         let cookies =
             std::fs::canonicalize(cookies).ctx(|| format!("cannot read {}", cookies.display()))?;
         watcher
             .watch(&cookies, RecursiveMode::NonRecursive)
-            .map_err(watch_error)?;
+            .map_err(|source| watch_error(&cookies, source))?;
         let shared = Arc::new(Shared::default());
         let worker = Worker {
             shared: shared.clone(),
@@ -166,13 +169,8 @@ impl Tracker {
         if state.roots.contains_key(&root) {
             return;
         }
-        state.roots.insert(
-            root.clone(),
-            Root {
-                lost: true,
-                ..Root::default()
-            },
-        );
+        // Not ready, and nothing known: no take vouches for it before its first commit walked.
+        state.roots.insert(root.clone(), Root::default());
         drop(state);
         let _ = self.control.send(Msg::Track(root));
     }
@@ -283,47 +281,49 @@ impl Drop for Tracker {
 impl Stamps {
     /// The stamps of `repo` now.
     pub(super) fn read(repo: &Repository) -> Stamps {
-        let stamp = |p: &Path| {
-            std::fs::metadata(p).ok().map(|m| {
-                let (ctime, mtime) = ((m.ctime(), m.ctime_nsec()), (m.mtime(), m.mtime_nsec()));
-                (m.len(), ctime.0, ctime.1, mtime.0, mtime.1, m.ino())
-            })
-        };
         let mut rules = vec![
             repo.commondir().join("info").join("exclude"),
             repo.commondir().join("config"),
             repo.path().join("config.worktree"),
         ];
         rules.extend(git2::Config::find_global().ok());
-        rules.extend(git2::Config::find_xdg().ok());
-        if let Some(xdg) = git2::Config::find_xdg()
-            .ok()
-            .and_then(|p| p.parent().map(|d| d.join("ignore")))
-        {
+        if let Ok(xdg) = git2::Config::find_xdg() {
+            rules.extend(xdg.parent().map(|d| d.join("ignore")));
             rules.push(xdg);
         }
-        if let Some(file) = repo
-            .config()
-            .ok()
-            .and_then(|c| c.get_path("core.excludesFile").ok())
-        {
-            rules.push(file);
-        }
+        rules.extend(
+            repo.config()
+                .ok()
+                .and_then(|c| c.get_path("core.excludesFile").ok()),
+        );
         Stamps {
-            index: stamp(&repo.path().join("index")),
-            head: repo.head().ok().and_then(|h| h.target()),
             rules: rules.iter().map(|p| stamp(p)).collect(),
+            ..Stamps::after(repo, &[])
         }
     }
 
-    /// These stamps with the rules' stamps of `before` (read before the walk: a rule changed
-    /// while it ran is then noticed at the next take).
-    pub(super) fn with_rules_of(self, before: &Stamps) -> Stamps {
+    /// The stamps of `repo` after a commit wrote its index and HEAD, with the rules' stamps
+    /// of `before` (read before the walk: a rule changed while it ran is then noticed at the
+    /// next take, and the configuration is not parsed a second time).
+    pub(super) fn after(repo: &Repository, before: &[Option<Stamp>]) -> Stamps {
         Stamps {
-            rules: before.rules.clone(),
-            ..self
+            index: stamp(&repo.path().join("index")),
+            head: repo.head().ok().and_then(|h| h.target()),
+            rules: before.to_vec(),
         }
     }
+
+    /// The rules' stamps.
+    pub(super) fn rules(&self) -> &[Option<Stamp>] {
+        &self.rules
+    }
+}
+
+fn stamp(p: &Path) -> Option<Stamp> {
+    std::fs::metadata(p).ok().map(|m| {
+        let (ctime, mtime) = ((m.ctime(), m.ctime_nsec()), (m.mtime(), m.mtime_nsec()));
+        (m.len(), ctime.0, ctime.1, mtime.0, mtime.1, m.ino())
+    })
 }
 
 /// A digest of what the index of `repo` holds (each entry's path, object, mode, stage and
@@ -596,10 +596,10 @@ fn canonical(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| super::clean_path(p))
 }
 
-fn watch_error(e: notify::Error) -> GitError {
-    GitError::Io {
-        context: "cannot start the change tracker".to_string(),
-        source: std::io::Error::other(e.to_string()),
+fn watch_error(path: &Path, source: notify::Error) -> GitError {
+    GitError::Watch {
+        path: path.to_path_buf(),
+        source,
     }
 }
 

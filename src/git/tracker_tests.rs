@@ -323,3 +323,18 @@ fn a_deleted_checkout_is_no_longer_tracked() {
     assert_eq!(c.tracker.checkouts(), 1, "only the other one");
     assert!(!c.tracker.tracks(&c.dir));
 }
+
+#[test]
+fn a_changed_exclude_file_makes_the_commit_walk() {
+    let mut c = Case::new();
+    let common = git(
+        &c.dir,
+        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+    );
+    write(&Path::new(common.trim()).join("info/exclude"), "docs/\n");
+    write(&c.path("docs/new.txt"), "ignored now\n");
+    write(&c.path("src/lib.rs"), "changed\n");
+    assert_eq!(c.turn(), ("M\tsrc/lib.rs\n".to_string(), false));
+    write(&c.path("src/lib.rs"), "again\n");
+    assert_eq!(c.turn(), ("M\tsrc/lib.rs\n".to_string(), true));
+}
