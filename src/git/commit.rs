@@ -6,7 +6,8 @@ use git2::{BranchType, ErrorCode, Oid, Repository, Sort};
 
 use super::error::GitContext;
 use super::message::trailer_value;
-use super::tracker::{entries_digest, Known, Stamps, Tracker};
+use super::stamps::{entries_digest, Stamps};
+use super::tracker::{Known, Tracker};
 use super::{clean_path, ensure_idle, ensure_writable, signature, GitError, Worktree};
 
 /// Stages every change in `checkout` (new, modified and deleted files; `.gitignore` honoured;

@@ -58,6 +58,7 @@ mod commit;
 mod error;
 mod message;
 mod review;
+mod stamps;
 mod tracker;
 mod watch;
 mod worktree;

@@ -15,7 +15,7 @@
 //! - no `.gitignore` changed (what git ignores may have changed anywhere: the watches are
 //!   walked again), and since the last commit neither did HEAD, the other ignore and
 //!   configuration files (their stamps: size, times, inode; [`Stamps`]), nor the index's
-//!   entries (a digest, [`entries_digest`], taken only when the index file was rewritten: a
+//!   entries (a digest, [`entries_digest`](super::stamps::entries_digest), taken only when the index file was rewritten: a
 //!   `git status` refreshing its stat data keeps the tracker). A git command run by hand, or by
 //!   the agent, that changes any of them falls back to a walk, and the watches are walked
 //!   again (an ignored folder may hold a tracked file now);
@@ -27,8 +27,7 @@
 //! left differing (skipped paths, nested repositories): status is asked about those alone.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
-use std::hash::{Hash, Hasher};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -36,11 +35,12 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use git2::{Oid, Repository};
+use git2::Repository;
 use notify::event::{CreateKind, ModifyKind, RenameMode};
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 
 use super::error::GitContext;
+use super::stamps::Stamps;
 use super::GitError;
 
 /// More changed paths than this and a walk is cheaper than asking about each.
@@ -86,24 +86,13 @@ struct Root {
 }
 
 /// What a commit left: the paths that may still differ, and the stamps and index entries
-/// ([`entries_digest`]) it holds under.
+/// ([`entries_digest`](super::stamps::entries_digest)) it holds under.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) struct Known {
     pub paths: Vec<String>,
     pub stamps: Stamps,
     pub entries: u64,
 }
-
-/// The index's and the ignore and configuration files' stamps, and HEAD.
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct Stamps {
-    index: Option<Stamp>,
-    head: Option<Oid>,
-    rules: Vec<Option<Stamp>>,
-}
-
-/// Size, change and modification times, inode: a file rewritten gets a new one.
-pub(super) type Stamp = (u64, i64, i64, i64, i64, u64);
 
 enum Msg {
     Event(notify::Event),
@@ -276,68 +265,6 @@ impl Drop for Tracker {
             let _ = t.join();
         }
     }
-}
-
-impl Stamps {
-    /// The stamps of `repo` now.
-    pub(super) fn read(repo: &Repository) -> Stamps {
-        let mut rules = vec![
-            repo.commondir().join("info").join("exclude"),
-            repo.commondir().join("config"),
-            repo.path().join("config.worktree"),
-        ];
-        rules.extend(git2::Config::find_global().ok());
-        if let Ok(xdg) = git2::Config::find_xdg() {
-            rules.extend(xdg.parent().map(|d| d.join("ignore")));
-            rules.push(xdg);
-        }
-        rules.extend(
-            repo.config()
-                .ok()
-                .and_then(|c| c.get_path("core.excludesFile").ok()),
-        );
-        Stamps {
-            rules: rules.iter().map(|p| stamp(p)).collect(),
-            ..Stamps::after(repo, &[])
-        }
-    }
-
-    /// The stamps of `repo` after a commit wrote its index and HEAD, with the rules' stamps
-    /// of `before` (read before the walk: a rule changed while it ran is then noticed at the
-    /// next take, and the configuration is not parsed a second time).
-    pub(super) fn after(repo: &Repository, before: &[Option<Stamp>]) -> Stamps {
-        Stamps {
-            index: stamp(&repo.path().join("index")),
-            head: repo.head().ok().and_then(|h| h.target()),
-            rules: before.to_vec(),
-        }
-    }
-
-    /// The rules' stamps.
-    pub(super) fn rules(&self) -> &[Option<Stamp>] {
-        &self.rules
-    }
-}
-
-fn stamp(p: &Path) -> Option<Stamp> {
-    std::fs::metadata(p).ok().map(|m| {
-        let (ctime, mtime) = ((m.ctime(), m.ctime_nsec()), (m.mtime(), m.mtime_nsec()));
-        (m.len(), ctime.0, ctime.1, mtime.0, mtime.1, m.ino())
-    })
-}
-
-/// A digest of what the index of `repo` holds (each entry's path, object, mode, stage and
-/// intent-to-add and skip-worktree flags), not of the files' stat data a refresh rewrites.
-pub(super) fn entries_digest(repo: &Repository) -> Option<u64> {
-    let mut index = repo.index().ok()?;
-    index.read(false).ok()?;
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    for e in index.iter() {
-        e.path.hash(&mut h);
-        e.id.as_bytes().hash(&mut h);
-        (e.mode, e.flags & 0x3000, e.flags_extended & 0x6000).hash(&mut h);
-    }
-    Some(h.finish())
 }
 
 /// The tracker's thread: handles events in the order the kernel queued them.
