@@ -170,7 +170,8 @@ impl Tracker {
     }
 
     /// Whether `root` is tracked (watched or being watched).
-    pub fn tracks(&self, root: &Path) -> bool {
+    #[cfg(test)]
+    pub(super) fn tracks(&self, root: &Path) -> bool {
         self.lock().roots.contains_key(&canonical(root))
     }
 
