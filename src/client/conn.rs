@@ -3,6 +3,7 @@
 //! through it unchanged (see ARCHITECTURE.md, "Other hosts").
 
 use std::io::{Read, Write};
+use std::os::fd::AsFd;
 use std::os::unix::net::UnixStream;
 
 use super::hosts::ssh::SshConn;
@@ -23,9 +24,13 @@ impl Conn {
 }
 
 impl Read for Conn {
+    /// Reads, acting first on any Ctrl-c pressed while it waits (`ctrl_c::wait_readable`).
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         match self {
-            Conn::Local(s) => s.read(buf),
+            Conn::Local(s) => {
+                super::ctrl_c::wait_readable(s.as_fd());
+                s.read(buf)
+            }
             Conn::Remote(s) => s.read(buf),
         }
     }

@@ -5,15 +5,21 @@
 //! waits behind another prompt's turn) Ctrl-c interrupts nothing, since the turn running is not
 //! this prompt's: the input stays queued and the line says how to withdraw it.
 //!
-//! The handler only writes a byte to a socket a thread reads (the self-pipe trick), so all
-//! the work happens outside signal context. A blocked signal mask would be inherited by the
-//! server this command may start, and by its CLIs: so SIGINT is handled, never blocked.
+//! The handler only writes a byte to a socket (the self-pipe trick), so all the work happens
+//! outside signal context: the command waits for its connection's replies in poll(2) on that
+//! socket too ([`wait_readable`]), and acts on each press there, on its own thread. No thread
+//! of its own: one blocked in a read costs a `send` ~1 ms more at its exit on this 2-core
+//! machine (ARCHITECTURE.md, `src/client/`). A blocked signal mask would be
+//! inherited by the server this command may start, and by its CLIs: so SIGINT is handled,
+//! never blocked.
 
+use std::cell::RefCell;
 use std::io::Read;
-use std::os::fd::{BorrowedFd, IntoRawFd};
+use std::os::fd::{AsFd, BorrowedFd, IntoRawFd};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
 
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
 
 use super::{out, Client};
@@ -58,14 +64,31 @@ pub fn judge(count: u32, started: bool) -> Press {
     }
 }
 
-/// Takes Ctrl-c over for the rest of this process, for terminal `name`. `watch_only`: the
-/// command did not send the prompt (`baton watch`), so Ctrl-c stops watching and leaves the
-/// turn alone.
+/// What a press acts on, once [`install`] took Ctrl-c over.
+struct Presses {
+    /// The read end of the handler's socket (non-blocking).
+    read: UnixStream,
+    client: Client,
+    /// The terminal's name on its server, and as shown.
+    bare: String,
+    name: String,
+    watch_only: bool,
+}
+
+thread_local! {
+    /// Taken out while a press is acted on, so the interrupt request it makes reads its reply
+    /// without acting on presses again.
+    static PRESSES: RefCell<Option<Presses>> = const { RefCell::new(None) };
+}
+
+/// Takes Ctrl-c over for the rest of this process, for terminal `name`, on this thread (the
+/// one that then waits for replies). `watch_only`: the command did not send the prompt
+/// (`baton watch`), so Ctrl-c stops watching and leaves the turn alone.
 pub fn install(client: &Client, name: &str, watch_only: bool) {
-    let Ok((mut read, write)) = UnixStream::pair() else {
+    let Ok((read, write)) = UnixStream::pair() else {
         return;
     };
-    if write.set_nonblocking(true).is_err() {
+    if write.set_nonblocking(true).is_err() || read.set_nonblocking(true).is_err() {
         return;
     }
     WAKE_FD.store(write.into_raw_fd(), Ordering::SeqCst);
@@ -78,21 +101,76 @@ pub fn install(client: &Client, name: &str, watch_only: bool) {
     if unsafe { sigaction(Signal::SIGINT, &action) }.is_err() {
         return;
     }
-    let (client, bare) = (client.clone(), name.to_string());
-    let name = client.shown_name(&bare);
-    std::thread::spawn(move || loop {
-        let mut b = [0u8];
-        if read.read_exact(&mut b).is_err() {
+    let bare = name.to_string();
+    let presses = Presses {
+        read,
+        name: client.shown_name(&bare),
+        client: client.clone(),
+        bare,
+        watch_only,
+    };
+    PRESSES.with(|p| *p.borrow_mut() = Some(presses));
+}
+
+/// Waits until `fd`, a connection this command reads its replies from, has something to read
+/// (or ended), acting on every Ctrl-c pressed before that. Returns at once when Ctrl-c is not
+/// taken over on this thread, or while a press is acted on.
+pub fn wait_readable(fd: BorrowedFd<'_>) {
+    loop {
+        let Some(presses) = PRESSES.with(|p| p.borrow_mut().take()) else {
+            return;
+        };
+        let pressed = wait_either(fd, &presses);
+        if pressed {
+            presses.act();
+        }
+        PRESSES.with(|p| *p.borrow_mut() = Some(presses));
+        if !pressed {
             return;
         }
+    }
+}
+
+/// Waits until `fd` can be read or ended (false), or Ctrl-c was pressed (true: that press
+/// taken from the socket).
+fn wait_either(fd: BorrowedFd<'_>, presses: &Presses) -> bool {
+    let mut fds = [
+        PollFd::new(fd, PollFlags::POLLIN),
+        PollFd::new(presses.read.as_fd(), PollFlags::POLLIN),
+    ];
+    loop {
+        match poll(&mut fds, PollTimeout::NONE) {
+            Err(nix::errno::Errno::EINTR) => continue,
+            // Nothing to wait with: the read itself waits.
+            Err(_) => return false,
+            Ok(_) => {}
+        }
+        if fds[1].revents().is_some_and(|r| !r.is_empty()) {
+            let mut b = [0u8];
+            if (&presses.read).read(&mut b).is_ok_and(|n| n == 1) {
+                return true;
+            }
+        }
+        if fds[0].revents().is_some_and(|r| !r.is_empty()) {
+            return false;
+        }
+    }
+}
+
+impl Presses {
+    /// Acts on one press of Ctrl-c.
+    fn act(&self) {
+        let name = &self.name;
         let count = PRESSED.fetch_add(1, Ordering::SeqCst) + 1;
         let started = STARTED.load(Ordering::SeqCst);
-        match judge(count, started && !watch_only) {
+        match judge(count, started && !self.watch_only) {
             Press::Interrupt => {
                 out::side(&format!(
                     "baton: interrupting {name}'s turn (Ctrl-c again leaves it running and exits)"
                 ));
-                let _ = client.call(&Request::Interrupt { name: bare.clone() });
+                let _ = self.client.call(&Request::Interrupt {
+                    name: self.bare.clone(),
+                });
             }
             Press::Leave => {
                 out::side(&format!(
@@ -100,7 +178,7 @@ pub fn install(client: &Client, name: &str, watch_only: bool) {
                 ));
                 std::process::exit(EXIT_INTERRUPTED);
             }
-            Press::LeaveQueued if watch_only => std::process::exit(EXIT_INTERRUPTED),
+            Press::LeaveQueued if self.watch_only => std::process::exit(EXIT_INTERRUPTED),
             Press::LeaveQueued => {
                 out::side(&format!(
                     "baton: the prompt still waits in {name}'s queue: `baton queue {name}` shows it, `baton queue {name} rm N` withdraws it"
@@ -108,7 +186,7 @@ pub fn install(client: &Client, name: &str, watch_only: bool) {
                 std::process::exit(EXIT_INTERRUPTED);
             }
         }
-    });
+    }
 }
 
 /// Tells the handler the turn started (Ctrl-c now interrupts it).

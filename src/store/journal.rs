@@ -8,16 +8,19 @@ use std::path::Path;
 use super::records::Entry;
 use crate::paths::open_private_append;
 
-/// Appends `entry` as one line and syncs it to disk. A torn last line left by a crash is closed
-/// off first so the new entry starts on a line of its own.
-pub fn append(path: &Path, entry: &Entry) -> io::Result<()> {
-    let mut line = serde_json::to_vec(entry).map_err(io::Error::other)?;
-    line.push(b'\n');
+/// Appends `entries`, a line each, in one write synced once. A torn last line left by a crash
+/// is closed off first so the new entries start on a line of their own.
+pub fn append(path: &Path, entries: &[Entry]) -> io::Result<()> {
+    let mut lines = Vec::new();
+    for e in entries {
+        serde_json::to_writer(&mut lines, e).map_err(io::Error::other)?;
+        lines.push(b'\n');
+    }
     let mut f = open_private_append(path)?;
     if ends_without_newline(path)? {
-        line.insert(0, b'\n');
+        lines.insert(0, b'\n');
     }
-    f.write_all(&line)?;
+    f.write_all(&lines)?;
     f.flush()?;
     f.sync_data()
 }
@@ -156,7 +159,7 @@ mod tests {
     fn torn_last_line_is_reported_and_the_next_append_starts_clean() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("journal.jsonl");
-        append(&p, &entry("one")).unwrap();
+        append(&p, &[entry("one")]).unwrap();
         // A crash mid-write leaves half a line.
         let mut f = open_private_append(&p).unwrap();
         f.write_all(br#"{"at":"t","type":"instr"#).unwrap();
@@ -165,7 +168,7 @@ mod tests {
         assert_eq!(r.skipped.len(), 1);
         assert_eq!(r.skipped[0].0, 2);
         assert_eq!(r.last_line, 2);
-        append(&p, &entry("two")).unwrap();
+        append(&p, &[entry("two")]).unwrap();
         let r = read(&p).unwrap();
         assert_eq!(r.entries, vec![entry("one"), entry("two")]);
         assert_eq!(r.skipped.len(), 1);

@@ -96,6 +96,10 @@ pub struct Store {
     /// When a rebuild of a stale index was last tried: a full disk makes every try read every
     /// journal, so they are spaced by [`REBUILD_EVERY`].
     rebuilt_at: Mutex<Option<std::time::Instant>>,
+    /// Entries journalled by [`Store::append_unindexed`] whose index write waits: the next use
+    /// of the index applies them first ([`Store::conn`]), so no reader sees the index without
+    /// them. Pushed and taken under the `conn` lock, so the index applies them in order.
+    unindexed: Mutex<Vec<Journal>>,
     /// Fault injection for the tests (`BATON_FAULT_INDEX=PATH`): while `PATH` exists, index
     /// writes fail as on a full disk. Never set in normal use.
     fault: Option<PathBuf>,
@@ -132,6 +136,7 @@ impl Store {
             conn: Mutex::new(conn),
             stale: AtomicBool::new(false),
             rebuilt_at: Mutex::new(None),
+            unindexed: Mutex::new(Vec::new()),
             fault: std::env::var_os("BATON_FAULT_INDEX").map(PathBuf::from),
         };
         match index::on_open(found) {
@@ -159,6 +164,10 @@ impl Store {
                 Ok(_) => self.stale.store(false, Ordering::SeqCst),
                 Err(e) => crate::log_line!("baton: the index is behind its journals: {e}"),
             }
+        }
+        let waiting = std::mem::take(&mut *self.unindexed_lock());
+        for (tid, entries) in waiting {
+            self.index_entries(&mut conn, &tid, &entries);
         }
         conn
     }
@@ -200,17 +209,52 @@ impl Store {
             at: now_stamp(),
             record,
         };
+        let mut conn = self.journal(tid, std::slice::from_ref(&entry))?;
+        self.index_entries(&mut conn, tid, std::slice::from_ref(&entry));
+        Ok(entry)
+    }
+
+    /// Journals `records` for terminal `tid` as [`Store::append`] does (in one write, synced
+    /// once) but leaves their index write to the next use of the index or [`Store::settle`]:
+    /// for a caller that tells a client first (a turn's end reaches its `send` before the
+    /// index write). A crash before the index write loses nothing: the server's start
+    /// rebuilds the index from the journals.
+    pub fn append_unindexed(&self, tid: &str, records: Vec<Record>) -> Result<()> {
+        let at = now_stamp();
+        let entries: Vec<Entry> = records
+            .into_iter()
+            .map(|record| Entry {
+                at: at.clone(),
+                record,
+            })
+            .collect();
+        let _conn = self.journal(tid, &entries)?;
+        self.unindexed_lock().push((tid.to_string(), entries));
+        Ok(())
+    }
+
+    /// Writes what [`Store::append_unindexed`] left to the index.
+    pub fn settle(&self) {
+        drop(self.conn());
+    }
+
+    /// Journals `entries` of terminal `tid` (one write, synced), returning the index's lock,
+    /// which the caller holds until they are indexed (or queued for it).
+    fn journal(&self, tid: &str, entries: &[Entry]) -> Result<MutexGuard<'_, Connection>> {
         self.ensure_terminal_dirs(tid)?;
         // One writer at a time for journal and index together, so both see changes in the
         // same order and a rebuilt index matches the live one.
-        let mut conn = self.conn();
+        let conn = self.conn();
         let jpath = self.dir.journal(tid);
-        journal::append(&jpath, &entry).map_err(|source| StoreError::Journal {
+        journal::append(&jpath, entries).map_err(|source| StoreError::Journal {
             path: jpath.clone(),
             source,
         })?;
-        self.index_entries(&mut conn, tid, std::slice::from_ref(&entry));
-        Ok(entry)
+        Ok(conn)
+    }
+
+    fn unindexed_lock(&self) -> MutexGuard<'_, Vec<Journal>> {
+        self.unindexed.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Creates terminal `tid` with `records`, all or nothing (`journal::create`), then applies
@@ -318,6 +362,8 @@ impl Store {
     }
 
     fn rebuild(&self, conn: &mut Connection) -> Result<ReindexReport> {
+        // Their journals have them: the rebuild reads them there.
+        self.unindexed_lock().clear();
         let report = fill(&self.dir, conn)?;
         for tid in &report.purged {
             self.delete_folder(tid);

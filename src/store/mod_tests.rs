@@ -264,3 +264,45 @@ fn a_terminal_created_whole_is_all_there_or_not_at_all() {
     assert!(store.create("T9", records).is_err());
     assert_eq!(store.instructions("T9").unwrap().len(), 1);
 }
+
+#[test]
+fn records_journalled_unindexed_reach_the_index_at_its_next_use_in_order_and_once() {
+    let d = tempfile::tempdir().unwrap();
+    let store = store_in(&d);
+    store
+        .append("T1", created("T1", ProviderKind::Claude, None))
+        .unwrap();
+    let before = store.dump().unwrap();
+    let switches = vec![
+        settings(ProviderKind::Codex, None),
+        settings(ProviderKind::Local, Some("small")),
+    ];
+    store.append_unindexed("T1", switches).unwrap();
+    // Both in the journal, one line each, at once.
+    let journal = std::fs::read_to_string(d.path().join("terminals/T1/journal.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), 3, "{journal}");
+    // Not yet in the index file: another reader of it sees the index as it was.
+    assert_eq!(store_in(&d).dump().unwrap(), before);
+    // This store's own readers see them (applied first), in order: the last switch wins.
+    assert_eq!(
+        store.last_local_endpoint("T1").unwrap().as_deref(),
+        Some("small")
+    );
+    let after = store.dump().unwrap();
+    assert_ne!(after, before);
+    assert_eq!(store_in(&d).dump().unwrap(), after);
+
+    // Waiting entries a rebuild finds in their journal are not applied again after it.
+    let added = Record::InstructionAdded {
+        text: "Keep it small.".into(),
+        turn_id: None,
+    };
+    store.append_unindexed("T1", vec![added]).unwrap();
+    store.reindex().unwrap();
+    store.settle();
+    assert!(store.index_current());
+    assert_eq!(store.instructions("T1").unwrap().len(), 1);
+    let rebuilt = store.dump().unwrap();
+    store.reindex().unwrap();
+    assert_eq!(store.dump().unwrap(), rebuilt);
+}

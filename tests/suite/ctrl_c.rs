@@ -29,6 +29,12 @@ fn ctrl_c_interrupts_the_turn_of_a_foreground_send() {
     w.new_terminal("t", "claude");
     let mut send = w.spawn(&["send", "t", "[[hold:go]] held"]);
     assert!(!first_output(&mut send).is_empty());
+    // The press is waited for beside the connection, on the command's one thread: a thread
+    // blocked in a read costs every `send` ~1 ms at its exit.
+    let threads = std::fs::read_dir(format!("/proc/{}/task", send.id()))
+        .unwrap()
+        .count();
+    assert_eq!(threads, 1, "a foreground send waits on one thread");
     sigint(&send);
     let out = send.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", text(&out));

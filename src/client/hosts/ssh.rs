@@ -14,6 +14,7 @@
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{mpsc, Arc, Mutex};
@@ -278,7 +279,11 @@ fn drain(mut err: impl Read, kept: &Mutex<Vec<u8>>) {
 }
 
 impl Read for SshConn {
+    /// Reads, acting first on any Ctrl-c pressed while it waits (`ctrl_c::wait_readable`).
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.stdout.buffer().is_empty() {
+            crate::client::ctrl_c::wait_readable(self.stdout.get_ref().as_fd());
+        }
         self.stdout.read(buf)
     }
 }

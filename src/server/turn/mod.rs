@@ -150,6 +150,8 @@ async fn run(srv: &Arc<Server>, rt: &Arc<TermRuntime>, job: SendJob, feed: &Feed
         },
         Err(error) => feed.finish(Reply::Error { error }),
     }
+    // What the turn's end left to the index (`finish`), now that its client has the reply.
+    srv.store.settle();
 }
 
 /// A turn that started: its id and number, and the flag an interrupt sets.
@@ -317,21 +319,32 @@ fn prepare(
 }
 
 impl TurnCtx<'_> {
-    /// Journals the turn's start (once): then the background extraction of its prompt starts,
-    /// the watchers are told, and the send's client gets the start and the notes made before
-    /// it. Called as soon as the CLI has started, so the sync runs while the CLI loads; the CLI
+    /// Journals the turn's start (once): then the send's client gets the start and the notes
+    /// made before it (before the index write: the first thing it prints), the watchers are
+    /// told, and the background extraction of its prompt starts. Called as soon as the CLI has started, so the sync runs while the CLI loads; the CLI
     /// reads its prompt only after it (`providers::process::Stdin::Gated`): a crash before it
     /// leaves the input waiting, run by no CLI.
     pub(super) fn record_start(&mut self) -> Result<(), BatonError> {
         let Some(start) = self.pending_start.take() else {
             return Ok(());
         };
-        if let Err(e) = self.srv.store.append(self.tid, start.record) {
+        if let Err(e) = self
+            .srv
+            .store
+            .append_unindexed(self.tid, vec![start.record])
+        {
             self.early_notes.clear();
             return Err(e.into());
         }
         super::removal::crash_point("turn-started");
         crate::log::phase("turn-started");
+        self.feed.push(Reply::Event { event: start.event });
+        for message in std::mem::take(&mut self.early_notes) {
+            self.feed.push(Reply::Event {
+                event: SendEvent::Note { message },
+            });
+        }
+        self.srv.store.settle();
         self.srv.announce(self.tid);
         super::extract::spawn(
             self.srv.clone(),
@@ -341,12 +354,6 @@ impl TurnCtx<'_> {
             start.prompt,
             start.provider,
         );
-        self.feed.push(Reply::Event { event: start.event });
-        for message in std::mem::take(&mut self.early_notes) {
-            self.feed.push(Reply::Event {
-                event: SendEvent::Note { message },
-            });
-        }
         Ok(())
     }
 }
@@ -396,30 +403,25 @@ async fn finish(
             None
         }
     };
-    if let Some(commit) = &commit {
-        srv.store.append(
-            &term.id,
-            Record::TurnCommitted {
-                turn_id: started.turn_id.clone(),
-                commit: commit.clone(),
-            },
-        )?;
-    }
-    srv.store.append(
-        &term.id,
-        Record::TurnFinished {
-            turn_id: started.turn_id.clone(),
-            status,
-            error: outcome.error.clone(),
-            session_id: session_id.clone(),
-            model: model.clone(),
-            context: outcome.context,
-            answer: ctx.answer.clone(),
-            tools: ctx.tools.clone(),
-            notes: ctx.notes.clone(),
-            cost: outcome.cost,
-        },
-    )?;
+    // The commit and the end in one write and one sync; their index write waits until the
+    // client has its reply (`run`).
+    let committed = commit.as_ref().map(|commit| Record::TurnCommitted {
+        turn_id: started.turn_id.clone(),
+        commit: commit.clone(),
+    });
+    let records = committed.into_iter().chain([Record::TurnFinished {
+        turn_id: started.turn_id.clone(),
+        status,
+        error: outcome.error.clone(),
+        session_id: session_id.clone(),
+        model: model.clone(),
+        context: outcome.context,
+        answer: ctx.answer.clone(),
+        tools: ctx.tools.clone(),
+        notes: ctx.notes.clone(),
+        cost: outcome.cost,
+    }]);
+    srv.store.append_unindexed(&term.id, records.collect())?;
     crate::log::phase("turn-recorded");
     let unusable_cli =
         status == TurnStatus::Failed && !ctx.saw_end && !ctx.interrupted.load(Ordering::SeqCst);
