@@ -6,7 +6,8 @@
 //! - **send**: `baton send` on a resumed Claude session (the simulated CLI) against the very
 //!   command line, stdin and cwd baton gave the CLI, run directly: wall time and the first
 //!   stdout byte, medians; then where a send's time goes, step by step (`phases.rs`).
-//!   Both with warm CLIs off (`warm = 0`): the figure is a cold turn's overhead.
+//!   Both with warm CLIs off (`warm = 0`): the figure is a cold turn's overhead. With
+//!   `BATON_BENCH_BEFORE=PATH`, also `send` on this build against another build's.
 //! - **warm**: the first stdout byte of `baton send` on a warm CLI, and on a cold one (`warm =
 //!   0`), against the simulated CLI's own cold start resuming the same session; the memory of a
 //!   warm CLI (the simulated one: the real Claude holds far more). The same for Codex: a warm
@@ -52,6 +53,7 @@ fn main() {
     let mut rows: Vec<[String; 4]> = Vec::new();
     if wanted("send") {
         rows.extend(send_rows());
+        rows.extend(before_rows());
         phases::print();
     }
     if wanted("warm") {
@@ -91,6 +93,8 @@ fn knob(name: &str, default: usize) -> usize {
 /// A private world (HOME, BATON_HOME, CODEX_HOME) on the simulated CLIs; its server stops when
 /// it is dropped.
 struct World {
+    /// The baton binary its commands run (this build's, unless told otherwise).
+    bin: PathBuf,
     _tmp: tempfile::TempDir,
     root: PathBuf,
     env: Vec<(String, String)>,
@@ -111,7 +115,19 @@ impl World {
         let tmp = tempfile::tempdir().expect("temp dir");
         let root = tmp.path().canonicalize().expect("temp path");
         std::fs::create_dir_all(root.join("work")).expect("work dir");
-        let path = format!("{SHIMS}:{}", std::env::var("PATH").unwrap_or_default());
+        let bin = root.join("bin");
+        std::fs::create_dir_all(&bin).expect("bin dir");
+        // The simulated CLIs' `python3` is the interpreter itself, not a version manager's
+        // wrapper script (pyenv's costs ~80 ms a start, and varies): both sides of a pair run
+        // the same interpreter, and the figures vary less.
+        if let Some(python) = real_python() {
+            std::os::unix::fs::symlink(python, bin.join("python3")).expect("python3 link");
+        }
+        let path = format!(
+            "{SHIMS}:{}:{}",
+            bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
         let env = vec![
             ("PATH".into(), path),
             ("HOME".into(), root.display().to_string()),
@@ -129,6 +145,7 @@ impl World {
             ("LANG".into(), "C.UTF-8".into()),
         ];
         World {
+            bin: PathBuf::from(BATON),
             _tmp: tmp,
             root,
             env,
@@ -136,7 +153,7 @@ impl World {
     }
 
     fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(BATON);
+        let mut c = Command::new(&self.bin);
         c.args(args).env_clear().envs(self.env.iter().cloned());
         c
     }
@@ -199,6 +216,14 @@ impl Drop for World {
     fn drop(&mut self) {
         let _ = self.cmd(&["server", "stop"]).output();
     }
+}
+
+/// The `python3` on the PATH, its wrappers resolved.
+fn real_python() -> Option<PathBuf> {
+    let code = "import os, sys; print(os.path.realpath(sys.executable))";
+    let out = Command::new("python3").args(["-c", code]).output().ok()?;
+    let path = String::from_utf8(out.stdout).ok()?;
+    Some(PathBuf::from(path.trim())).filter(|p| p.is_absolute())
 }
 
 /// Runs `cmd` with `stdin`; (wall, time to the first stdout byte).
@@ -282,6 +307,46 @@ fn send_rows() -> Vec<[String; 4]> {
             format!("+{}", ms(median(added_first))),
         ),
     ]
+}
+
+/// With `BATON_BENCH_BEFORE=PATH` (another build of baton, e.g. the last commit's): `send`
+/// on this build against the same on that one, each in a world of its own, alternating
+/// which goes first, as the median of the pairs' differences. The direct run's own spread
+/// is out of it, so it tells a change of a millisecond or two apart.
+fn before_rows() -> Vec<[String; 4]> {
+    let Some(before) = std::env::var_os("BATON_BENCH_BEFORE") else {
+        return Vec::new();
+    };
+    let n = knob("BATON_BENCH_SENDS", 40);
+    let this = World::cold();
+    let mut that = World::cold();
+    that.bin = PathBuf::from(before);
+    this.terminal("s");
+    that.terminal("s");
+    this.ok(&["send", "s", "warm the session up"]);
+    that.ok(&["send", "s", "warm the session up"]);
+    let (mut ours, mut theirs, mut added) = (vec![], vec![], vec![]);
+    for i in 0..n {
+        let prompt = format!("resumed turn {i}");
+        let send = |w: &World| timed(w.cmd(&["send", "s", &prompt]), b"").0;
+        let (a, b) = if i % 2 == 0 {
+            let a = send(&this);
+            (a, send(&that))
+        } else {
+            let b = send(&that);
+            (send(&this), b)
+        };
+        ours.push(a);
+        theirs.push(b);
+        added.push(a.as_secs_f64() * 1000.0 - b.as_secs_f64() * 1000.0);
+    }
+    added.sort_by(f64::total_cmp);
+    vec![row(
+        "send wall, this build against BATON_BENCH_BEFORE (median of the pairs' differences)",
+        ms(median(ours)),
+        ms(median(theirs)),
+        format!("{:+.1} ms", added[added.len() / 2]),
+    )]
 }
 
 fn stdin_of(inv: &Value) -> Vec<u8> {
