@@ -81,6 +81,18 @@ pub struct ReindexReport {
     pub purged: Vec<String>,
 }
 
+/// `records` as entries of one moment.
+fn stamped(records: Vec<Record>) -> Vec<Entry> {
+    let at = now_stamp();
+    records
+        .into_iter()
+        .map(|record| Entry {
+            at: at.clone(),
+            record,
+        })
+        .collect()
+}
+
 /// How often a stale index is rebuilt at most (see [`Store::append`]).
 const REBUILD_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
 
@@ -220,14 +232,7 @@ impl Store {
     /// index write). A crash before the index write loses nothing: the server's start
     /// rebuilds the index from the journals.
     pub fn append_unindexed(&self, tid: &str, records: Vec<Record>) -> Result<()> {
-        let at = now_stamp();
-        let entries: Vec<Entry> = records
-            .into_iter()
-            .map(|record| Entry {
-                at: at.clone(),
-                record,
-            })
-            .collect();
+        let entries = stamped(records);
         let _conn = self.journal(tid, &entries)?;
         self.unindexed_lock().push((tid.to_string(), entries));
         Ok(())
@@ -271,14 +276,7 @@ impl Store {
 
     /// [`Store::create`] after `head`; returns the entries of `records`.
     fn create_after(&self, tid: &str, head: &[u8], records: Vec<Record>) -> Result<Vec<Entry>> {
-        let at = now_stamp();
-        let entries: Vec<Entry> = records
-            .into_iter()
-            .map(|record| Entry {
-                at: at.clone(),
-                record,
-            })
-            .collect();
+        let entries = stamped(records);
         self.ensure_terminal_dirs(tid)?;
         let mut conn = self.conn();
         let jpath = self.dir.journal(tid);
