@@ -147,8 +147,12 @@ fn wait_either(fd: BorrowedFd<'_>, presses: &Presses) -> bool {
         }
         if fds[1].revents().is_some_and(|r| !r.is_empty()) {
             let mut b = [0u8];
-            if (&presses.read).read(&mut b).is_ok_and(|n| n == 1) {
-                return true;
+            match (&presses.read).read(&mut b) {
+                Ok(1) => return true,
+                // Woken by nothing to read: asked again.
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                // The socket itself failed (never seen): not waited on again, the read waits.
+                _ => return false,
             }
         }
         if fds[0].revents().is_some_and(|r| !r.is_empty()) {

@@ -321,9 +321,10 @@ fn prepare(
 impl TurnCtx<'_> {
     /// Journals the turn's start (once): then the send's client gets the start and the notes
     /// made before it (before the index write: the first thing it prints), the watchers are
-    /// told, and the background extraction of its prompt starts. Called as soon as the CLI has started, so the sync runs while the CLI loads; the CLI
-    /// reads its prompt only after it (`providers::process::Stdin::Gated`): a crash before it
-    /// leaves the input waiting, run by no CLI.
+    /// told, and the background extraction of its prompt starts. Called as soon as the CLI
+    /// has started, so the sync runs while the CLI loads; the CLI reads its prompt only after
+    /// it (`providers::process::Stdin::Gated`): a crash before it leaves the input waiting,
+    /// run by no CLI.
     pub(super) fn record_start(&mut self) -> Result<(), BatonError> {
         let Some(start) = self.pending_start.take() else {
             return Ok(());
