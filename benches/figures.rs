@@ -218,12 +218,17 @@ impl Drop for World {
     }
 }
 
-/// The `python3` on the PATH, its wrappers resolved.
-fn real_python() -> Option<PathBuf> {
-    let code = "import os, sys; print(os.path.realpath(sys.executable))";
-    let out = Command::new("python3").args(["-c", code]).output().ok()?;
-    let path = String::from_utf8(out.stdout).ok()?;
-    Some(PathBuf::from(path.trim())).filter(|p| p.is_absolute())
+/// The `python3` on the PATH, its wrappers resolved (asked once a run).
+fn real_python() -> Option<&'static Path> {
+    static PYTHON: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            let code = "import os, sys; print(os.path.realpath(sys.executable))";
+            let out = Command::new("python3").args(["-c", code]).output().ok()?;
+            let path = String::from_utf8(out.stdout).ok()?;
+            Some(PathBuf::from(path.trim())).filter(|p| p.is_absolute())
+        })
+        .as_deref()
 }
 
 /// Runs `cmd` with `stdin`; (wall, time to the first stdout byte).
@@ -271,20 +276,13 @@ fn send_rows() -> Vec<[String; 4]> {
     w.ok(&["send", "s", "warm the session up"]);
     // Each send, and next to it the very command line baton gave the CLI for the last send, run
     // directly: both see the same session file and the same machine; the figure is the median
-    // of the pairs' differences. Which of the two goes first alternates, so neither always
-    // runs on a machine the other just warmed (or loaded).
+    // of the pairs' differences; which of the two goes first alternates.
     let (mut baton, mut direct, mut added, mut added_first) = (vec![], vec![], vec![], vec![]);
     for i in 0..n {
         let prompt = format!("resumed turn {i}");
         let send = || timed(w.cmd(&["send", "s", &prompt]), b"");
         let bare = || timed(direct_run(&w), &stdin_of(&w.last_invocation()));
-        let ((bw, bf), (cw, cf)) = if i % 2 == 0 {
-            let b = send();
-            (b, bare())
-        } else {
-            let c = bare();
-            (send(), c)
-        };
+        let ((bw, bf), (cw, cf)) = alternating(i, send, bare);
         baton.push(bw);
         direct.push(cw);
         added.push(bw.saturating_sub(cw));
@@ -329,13 +327,7 @@ fn before_rows() -> Vec<[String; 4]> {
     for i in 0..n {
         let prompt = format!("resumed turn {i}");
         let send = |w: &World| timed(w.cmd(&["send", "s", &prompt]), b"").0;
-        let (a, b) = if i % 2 == 0 {
-            let a = send(&this);
-            (a, send(&that))
-        } else {
-            let b = send(&that);
-            (send(&this), b)
-        };
+        let (a, b) = alternating(i, || send(&this), || send(&that));
         ours.push(a);
         theirs.push(b);
         added.push(a.as_secs_f64() * 1000.0 - b.as_secs_f64() * 1000.0);
@@ -347,6 +339,18 @@ fn before_rows() -> Vec<[String; 4]> {
         ms(median(theirs)),
         format!("{:+.1} ms", added[added.len() / 2]),
     )]
+}
+
+/// Pair `i` of a run: `a`'s result and `b`'s, `a` run first in even pairs and `b` in odd
+/// ones, so neither always runs on a machine the other just warmed (or loaded).
+fn alternating<T>(i: usize, a: impl FnOnce() -> T, b: impl FnOnce() -> T) -> (T, T) {
+    if i.is_multiple_of(2) {
+        let a = a();
+        (a, b())
+    } else {
+        let b = b();
+        (a(), b)
+    }
 }
 
 fn stdin_of(inv: &Value) -> Vec<u8> {
