@@ -1,5 +1,6 @@
-//! The `baton` command: parses arguments, turns each subcommand into its request, runs it and
-//! maps errors to exit codes. Nothing else happens here (see ARCHITECTURE.md, "Code map").
+//! `baton-full`, the whole `baton` command (the `baton` front runs it for all but `send`):
+//! parses arguments, turns each subcommand into its request, runs it and maps errors to exit
+//! codes. Nothing else happens here (see ARCHITECTURE.md, "Code map" and "Two binaries").
 
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 
@@ -8,12 +9,11 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 
+use baton::client::send_cmd::{self, absolute, remote_dir, SendArgs};
 use baton::client::{commands, hosts, out, prune, render, Client};
 use baton::error::BatonError;
 use baton::paths::{DataDir, EnvDirs};
-use baton::protocol::{
-    InstructionsAction, QueueAction, QueueChange, Request, SendModeArg, SendRequest,
-};
+use baton::protocol::{InstructionsAction, QueueAction, QueueChange, Request};
 
 #[derive(Parser)]
 #[command(
@@ -27,33 +27,13 @@ struct Cli {
     cmd: Option<Cmd>,
 }
 
-/// `baton send …` alone: the hot path's parser. Building every subcommand's arguments, as
-/// [`Cli`] does, costs a send about 0.5 ms of CPU here (`perf stat`); anything this refuses (a typo, `--help`) is parsed
-/// again by [`Cli`], so its messages are the whole command line's.
-#[derive(Parser)]
-#[command(name = "baton")]
-struct SendOnly {
-    #[command(subcommand)]
-    cmd: SendCmd,
-}
-
-#[derive(Subcommand)]
-enum SendCmd {
-    Send(SendArgs),
-}
-
-/// The command line, parsed.
+/// The command line, parsed (`send` by its own parser first, see [`send_cmd::parse`]).
 fn parse() -> Cli {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if args.get(1).is_some_and(|a| a == "send") {
-        if let Ok(SendOnly {
-            cmd: SendCmd::Send(send),
-        }) = SendOnly::try_parse_from(&args)
-        {
-            return Cli {
-                cmd: Some(Cmd::Send(send)),
-            };
-        }
+    if let Some(send) = send_cmd::parse(&args) {
+        return Cli {
+            cmd: Some(Cmd::Send(send)),
+        };
     }
     Cli::parse()
 }
@@ -324,68 +304,6 @@ impl NewArgs {
 }
 
 #[derive(Args)]
-struct SendArgs {
-    name: String,
-    prompt: Option<String>,
-    /// Switch the terminal's provider from this turn on
-    #[arg(long)]
-    provider: Option<String>,
-    /// Switch the terminal's model from this turn on
-    #[arg(long)]
-    model: Option<String>,
-    /// Move the terminal's runs to this directory from this turn on (a fresh conversation opens)
-    #[arg(long)]
-    dir: Option<PathBuf>,
-    /// While a turn runs: wait and start the next turn (the default)
-    #[arg(long, conflicts_with_all = ["steer", "jump"])]
-    queue: bool,
-    /// While a turn runs: join it before its next model call where the CLI can take it
-    /// (else it runs next)
-    #[arg(long, conflicts_with = "jump")]
-    steer: bool,
-    /// While a turn runs: interrupt it (its partial output is kept) and run this next
-    #[arg(long)]
-    jump: bool,
-    /// Retire the live conversation first: this prompt opens a fresh one (the standing text,
-    /// nothing summarized)
-    #[arg(long, conflicts_with = "steer")]
-    fresh: bool,
-    /// Return once the prompt is accepted (journalled); prints its input number
-    #[arg(long)]
-    detach: bool,
-    /// Print the stream as JSON lines
-    #[arg(long)]
-    json: bool,
-}
-
-impl SendArgs {
-    fn request(self, client: &Client, name: String) -> Result<Request, BatonError> {
-        let mode = match (self.steer, self.jump) {
-            (true, _) => SendModeArg::Steer,
-            (_, true) => SendModeArg::Jump,
-            _ => SendModeArg::Queue,
-        };
-        let dir = match client.via {
-            None => self.dir.map(absolute),
-            Some(_) if self.dir.is_none() => None,
-            Some(_) => remote_dir(client, self.dir)?,
-        };
-        Ok(Request::Send {
-            name,
-            send: SendRequest {
-                prompt: commands::read_prompt(self.prompt)?,
-                provider: self.provider,
-                model: self.model,
-                dir,
-                mode,
-                fresh: self.fresh,
-            },
-            detach: self.detach,
-        })
-    }
-}
-
-#[derive(Args)]
 struct QueueArgs {
     name: String,
     #[command(subcommand)]
@@ -525,29 +443,9 @@ enum ServerCmd {
     },
 }
 
-/// A directory on another host: it must be given, and absolute there (this machine's current
-/// directory means nothing on it).
-fn remote_dir(client: &Client, dir: Option<PathBuf>) -> Result<Option<String>, BatonError> {
-    let host = client.via.as_ref().map_or("", |h| h.name.as_str());
-    match dir {
-        Some(d) if d.is_absolute() => Ok(Some(d.to_string_lossy().into_owned())),
-        _ => Err(BatonError::bad_input(format!(
-            "give --dir as an absolute path on host {host} (e.g. --dir /home/me/project)"
-        ))),
-    }
-}
-
 /// The client and bare name a terminal argument addresses (`HOST:NAME`: that host's server).
 fn on(client: &Client, name: String) -> Result<(Client, String), BatonError> {
     hosts::route(client, &name)
-}
-
-/// `path` made absolute against the current directory, as the server (elsewhere) needs it.
-fn absolute(path: PathBuf) -> String {
-    std::path::absolute(&path)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .into_owned()
 }
 
 fn main() -> ExitCode {
@@ -555,13 +453,7 @@ fn main() -> ExitCode {
     let cli = parse();
     let ran = run(cli.cmd);
     baton::log::phase("client-exit");
-    match ran {
-        Ok(code) => ExitCode::from(code as u8),
-        Err(e) => {
-            out::side(&format!("baton: {e}"));
-            ExitCode::from(e.exit_code() as u8)
-        }
-    }
+    out::exit_code(ran)
 }
 
 fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
@@ -596,15 +488,7 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
             let json = args.json;
             commands::simple(&c, &args.request(&c, name)?, json, render::show)
         }
-        Some(Cmd::Send(args)) => {
-            let (c, name) = on(c, args.name.clone())?;
-            let (json, detach) = (args.json, args.detach);
-            let req = args.request(&c, name.clone())?;
-            if !detach {
-                baton::client::ctrl_c::install(&c, &name, false);
-            }
-            commands::send(&c, req, &name, json)
-        }
+        Some(Cmd::Send(args)) => send_cmd::run(c, args),
         Some(Cmd::Queue(mut args)) => {
             let (c, name) = on(c, std::mem::take(&mut args.name))?;
             args.name = name;

@@ -11,6 +11,7 @@ pub mod prune;
 pub mod render;
 mod render_exports;
 mod render_life;
+pub mod send_cmd;
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -23,6 +24,38 @@ use crate::error::BatonError;
 use crate::paths::{open_private_append, DataDir, EnvDirs};
 use crate::protocol::{Reply, Request};
 use conn::Conn;
+
+/// The file name of the full binary, installed next to `baton` (the front that runs `send`
+/// itself and this binary for everything else; see ARCHITECTURE.md, "Two binaries").
+pub const FULL_BINARY: &str = "baton-full";
+
+/// Set by the `baton` front as it starts ([`run_as_front`]).
+static FRONT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Called first by the `baton` front: the full binary is then `baton-full` beside it.
+pub fn run_as_front() {
+    FRONT.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The full binary (what a server is started from): the running one itself, whatever it is
+/// called, unless that is the front ([`run_as_front`]), whose is `baton-full` beside it.
+pub fn full_binary() -> Result<PathBuf, BatonError> {
+    let exe = std::env::current_exe()
+        .map_err(|e| BatonError::failed(format!("cannot find the baton binary: {e}")))?;
+    Ok(if FRONT.load(std::sync::atomic::Ordering::Relaxed) {
+        exe.with_file_name(FULL_BINARY)
+    } else {
+        exe
+    })
+}
+
+/// The full binary at `path` could not be run.
+pub fn cannot_run_full(path: &std::path::Path, e: &std::io::Error) -> BatonError {
+    BatonError::failed(format!(
+        "cannot run {}: {e} (it is installed next to baton: `cargo install --path .` puts both in place)",
+        path.display()
+    ))
+}
 
 /// How long a client waits for a server it started to accept connections.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
@@ -106,18 +139,14 @@ impl Client {
             env.baton_home = Some(v.clone());
         }
         crate::config::Config::load(env.config_file().as_deref())?;
-        let exe = std::env::current_exe().map_err(|e| {
-            BatonError::failed(format!(
-                "cannot find the baton binary to start the server: {e}"
-            ))
-        })?;
+        let exe = full_binary()?;
         let log = open_private_append(&self.data.log_file()).map_err(|e| {
             BatonError::failed(format!(
                 "cannot open {}: {e}",
                 self.data.log_file().display()
             ))
         })?;
-        let mut cmd = Command::new(exe);
+        let mut cmd = Command::new(&exe);
         cmd.args(["server", "run"])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -126,9 +155,10 @@ impl Client {
             cmd.env(k, v);
         }
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| BatonError::failed(format!("cannot start the baton server: {e}")))?;
+        let mut child = cmd.spawn().map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => cannot_run_full(&exe, &e),
+            _ => BatonError::failed(format!("cannot start the baton server: {e}")),
+        })?;
         let mut first = String::new();
         if let Some(out) = child.stdout.take() {
             let _ = BufReader::new(out).read_line(&mut first);

@@ -31,6 +31,17 @@ pub fn side(text: &str) {
     let _ = writeln!(io::stderr().lock(), "{text}");
 }
 
+/// A command's exit: its code, or its error on stderr (`baton: …`) and the error's code.
+pub fn exit_code(ran: Result<i32, crate::error::BatonError>) -> std::process::ExitCode {
+    match ran {
+        Ok(code) => std::process::ExitCode::from(code as u8),
+        Err(e) => {
+            side(&format!("baton: {e}"));
+            std::process::ExitCode::from(e.exit_code() as u8)
+        }
+    }
+}
+
 /// `text` in bold when stdout may take colors ([`color_stdout`]), else as is.
 pub fn bold(text: &str) -> String {
     if color_stdout() {

@@ -10,6 +10,7 @@ mod exports;
 mod faults;
 mod follow;
 mod forks;
+mod front;
 mod git;
 mod hold;
 mod hosts;

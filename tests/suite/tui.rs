@@ -615,7 +615,8 @@ fn batons_of(home: &std::path::Path) -> Vec<u32> {
         .filter(|pid| {
             let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
             let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-            exe.ends_with("baton")
+            // A TUI client is the full binary: the `baton` front hands it over by exec.
+            (exe.ends_with("baton") || exe.ends_with("baton-full"))
                 && env.split(|&b| b == 0).any(|v| v == want.as_bytes())
                 && !String::from_utf8_lossy(
                     &std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default(),
