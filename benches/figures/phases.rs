@@ -14,9 +14,10 @@ const STEPS: [&str; 16] = [
     "process-spawn",
     "client-start",
     "request",
+    // A resumed turn's CLI starts as its send arrives (`server::turn::prestart`).
+    "cli-spawned",
     "input-journalled",
     "turn-planned",
-    "cli-spawned",
     "turn-started",
     "cli-first-line",
     "cli-result",

@@ -251,6 +251,62 @@ async fn codex_turn(
     finish(parser, exit, homes, spec).await
 }
 
+/// A Claude process started for a turn of `spec`: its stdin open (stream-json lines, the first
+/// one its prompt) and nothing written to it yet.
+type StartedClaude = (
+    process::Spawned,
+    tokio::sync::mpsc::UnboundedSender<String>,
+    Arc<tokio::sync::Notify>,
+    Option<system_file::Written>,
+);
+
+fn start_claude(
+    spec: &RunSpec,
+    homes: &ProviderHomes,
+    path_var: Option<&OsStr>,
+) -> Result<StartedClaude, ProviderError> {
+    let bin = find(spec, path_var)?;
+    let args = claude::args(spec);
+    let system_file = system_file(spec, homes)?;
+    let (lines, more) = tokio::sync::mpsc::unbounded_channel();
+    let close = Arc::new(tokio::sync::Notify::new());
+    let stdin = process::Stdin::Open {
+        first: Vec::new(),
+        more,
+        close: close.clone(),
+    };
+    let child = spawn(spec.provider, &bin, &args, spec, path_var, stdin)?;
+    crate::log::phase("cli-spawned");
+    Ok((child, lines, close, system_file))
+}
+
+/// Starts, ahead of its turn, the Claude CLI a turn resuming `spec`'s session would start: as
+/// a warm CLI that has run no turn yet, which that turn takes when its command line is this one
+/// ([`WarmKey::fits`]). It reads nothing until a turn gives it its prompt (after that turn's
+/// start is synced), and exits at once when retired unused. None for anything but a Claude
+/// resume.
+pub fn prestart(
+    spec: &RunSpec,
+    homes: &ProviderHomes,
+    path_var: Option<&OsStr>,
+) -> Result<Option<WarmCli>, ProviderError> {
+    let (ProviderKind::Claude, SessionMode::Resume { session_id }) = (spec.provider, &spec.session)
+    else {
+        return Ok(None);
+    };
+    let (child, lines, close, system_file) = start_claude(spec, homes, path_var)?;
+    let key = WarmKey::of(spec, path_var, session_id.clone(), None);
+    Ok(Some(WarmCli::new(
+        child,
+        lines,
+        close,
+        system_file,
+        None,
+        key,
+        0,
+    )))
+}
+
 /// A Claude turn. Claude takes its prompt as a stream-json line and keeps reading stdin: steers
 /// join the running turn. At the turn's result stdin closes (so the CLI exits), unless the
 /// process is kept warm for the next turn (`channels.keep`, a clean turn).
@@ -284,18 +340,7 @@ async fn claude_turn(
             )
         }
         None => {
-            let bin = find(spec, path_var)?;
-            let args = claude::args(spec);
-            let system_file = system_file(spec, homes)?;
-            let (lines, more) = tokio::sync::mpsc::unbounded_channel();
-            let close = Arc::new(tokio::sync::Notify::new());
-            let stdin = process::Stdin::Open {
-                first: Vec::new(),
-                more,
-                close: close.clone(),
-            };
-            let child = spawn(provider, &bin, &args, spec, path_var, stdin)?;
-            crate::log::phase("cli-spawned");
+            let (child, lines, close, system_file) = start_claude(spec, homes, path_var)?;
             (child, lines, close, system_file, None, 0)
         }
     };

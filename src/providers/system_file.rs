@@ -157,9 +157,10 @@ pub fn write(spec: &RunSpec, homes: &ProviderHomes) -> io::Result<Option<Written
 }
 
 /// Removes what a crash left of terminal `terminal_id`'s runs: every file in its `run_dir`
-/// and its profiles in `codex_home`. Call it only while none of its runs is going on.
-/// Returns how many files went.
-pub fn sweep(run_dir: &Path, codex_home: &Path, terminal_id: &str) -> usize {
+/// but `keep` (the file of a CLI started for the run about to go on), and its profiles in
+/// `codex_home`. Call it only while none of its other runs is going on. Returns how many
+/// files went.
+pub fn sweep(run_dir: &Path, codex_home: &Path, terminal_id: &str, keep: Option<&Path>) -> usize {
     let prefix = terminal_prefix(terminal_id);
     let mut removed = 0;
     let mut remove = |dir: &Path, pick: &dyn Fn(&str) -> bool| {
@@ -173,7 +174,10 @@ pub fn sweep(run_dir: &Path, codex_home: &Path, terminal_id: &str) -> usize {
             }
         }
     };
-    remove(run_dir, &|_| true);
+    let kept = keep
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().into_owned());
+    remove(run_dir, &|name| kept.as_deref() != Some(name));
     remove(codex_home, &|name| {
         name.starts_with(&prefix) && name.ends_with(".config.toml")
     });

@@ -123,7 +123,7 @@ fn sweep_removes_this_terminals_leftovers_only() {
     }
     std::fs::write(codex.join("baton-t1-u1.config.toml"), "x").unwrap();
     std::fs::write(runs.join("baton-t1-u0.txt"), "x").unwrap();
-    assert_eq!(sweep(&runs, &codex, "t1"), 2);
+    assert_eq!(sweep(&runs, &codex, "t1", None), 2);
     let mut left: Vec<String> = std::fs::read_dir(&codex)
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -134,7 +134,27 @@ fn sweep_removes_this_terminals_leftovers_only() {
     assert_eq!(left, want);
     assert_eq!(std::fs::read_dir(&runs).unwrap().count(), 0);
     // Nothing there: nothing to do.
-    assert_eq!(sweep(&dir.path().join("none"), &codex, "t1"), 0);
+    assert_eq!(sweep(&dir.path().join("none"), &codex, "t1", None), 0);
+}
+
+#[test]
+fn a_sweep_keeps_the_file_of_the_cli_started_for_the_coming_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    std::fs::create_dir_all(&runs).unwrap();
+    for name in ["baton-t1-old.txt", "baton-t1-early.txt"] {
+        std::fs::write(runs.join(name), "x").unwrap();
+    }
+    let early = runs.join("baton-t1-early.txt");
+    assert_eq!(
+        sweep(&runs, &dir.path().join("codex"), "t1", Some(&early)),
+        1
+    );
+    let left: Vec<String> = std::fs::read_dir(&runs)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(left, ["baton-t1-early.txt"]);
 }
 
 #[test]

@@ -183,6 +183,11 @@ impl WarmCli {
         }
     }
 
+    /// The system text file it was started with, while it runs.
+    pub fn system_file(&self) -> Option<&std::path::Path> {
+        self.system_file.as_ref().map(Written::path)
+    }
+
     /// The id of its next JSON-RPC request.
     pub(super) fn next_request(&mut self) -> u64 {
         self.requests += 1;
@@ -267,6 +272,47 @@ impl WarmCli {
     }
 }
 
+/// A place for one CLI, such as a terminal's CLI started ahead of its next turn
+/// (`server::turn::prestart`).
+#[derive(Default)]
+pub struct WarmSlot(Mutex<Option<WarmCli>>);
+
+impl std::fmt::Debug for WarmSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let pid = self.lock().as_ref().map(|c| c.pid);
+        f.debug_tuple("WarmSlot").field(&pid).finish()
+    }
+}
+
+impl WarmSlot {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<WarmCli>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Takes the CLI out.
+    pub fn take(&self) -> Option<WarmCli> {
+        self.lock().take()
+    }
+
+    /// Puts `cli` in; one that was there is retired.
+    pub fn put(&self, cli: WarmCli) {
+        if let Some(old) = self.lock().replace(cli) {
+            old.retire();
+        }
+    }
+
+    /// Retires the CLI there, if any. Needs a tokio runtime.
+    pub fn retire(&self) {
+        if let Some(cli) = self.take() {
+            cli.retire();
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lock().is_none()
+    }
+}
+
 /// The warm processes of a server, at most one per terminal.
 #[derive(Default)]
 pub struct WarmPool {
@@ -317,6 +363,11 @@ impl WarmPool {
         if let Some(gate) = gate {
             drop(gate.lock().await);
         }
+    }
+
+    /// Whether terminal `tid` has a warm process.
+    pub fn holds(&self, tid: &str) -> bool {
+        self.lock().contains_key(tid)
     }
 
     /// Takes terminal `tid`'s warm process out, if it has one.

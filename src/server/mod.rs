@@ -252,6 +252,8 @@ async fn shutdown(srv: &Arc<Server>) {
     }
     for (_, rt) in &runtimes {
         turn::queue::end_waiting_feeds(rt);
+        // A CLI started for a turn that will not run now.
+        rt.prestarted.retire();
     }
     if tokio::time::timeout(ANSWER_GRACE, srv.all_answered())
         .await

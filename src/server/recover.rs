@@ -27,7 +27,7 @@ pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
         let entries = srv.store.entries(&tid).unwrap_or_default();
         let stopped = stop_leftover(&entries, &turn_id);
         // Its CLI is stopped: the system-text file the dead server wrote for it can go.
-        crate::providers::system_file::sweep(&srv.run_dir(&tid), &srv.homes.codex, &tid);
+        crate::providers::system_file::sweep(&srv.run_dir(&tid), &srv.homes.codex, &tid, None);
         let provider = entries.iter().find_map(|e| match &e.record {
             Record::TurnStarted {
                 turn_id: t,

@@ -78,6 +78,8 @@ pub struct TermRuntime {
     pub extract_lock: tokio::sync::Mutex<()>,
     /// Held while the instruction list is read and changed.
     pub instructions_lock: Mutex<()>,
+    /// The CLI started for the next turn as its send arrived (`turn::prestart`).
+    pub prestarted: crate::providers::warm::WarmSlot,
 }
 
 impl TermRuntime {

@@ -217,6 +217,57 @@ fn a_server_dead_after_journalling_a_turn_start_runs_that_prompt_once_after_the_
     }
 }
 
+/// The pids of this world's simulated Claude CLIs still running.
+fn clis_of(w: &World) -> Vec<u32> {
+    let want = format!("BATON_SHIM_LOG={}", w.shim_log().display());
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+            String::from_utf8_lossy(&cmdline).contains("shims/claude")
+                && env.split(|&b| b == 0).any(|v| v == want.as_bytes())
+        })
+        .collect()
+}
+
+#[test]
+fn a_server_dead_once_a_cli_started_ahead_of_the_input_loses_nothing_and_that_cli_runs_nothing() {
+    let mut w = World::new();
+    w.new_terminal("t", "claude");
+    w.send("t", "first");
+    w.ok(&["server", "stop"]);
+    // A resumed turn's CLI starts as the send arrives; the server dies right after, before
+    // the input is journalled: nothing was accepted, and the CLI never gets a prompt.
+    w.env
+        .push(("BATON_CRASH_AT".into(), "cli-prestarted".into()));
+    let out = w.run(&["send", "t", "second"]);
+    assert!(!out.status.success(), "{}", text(&out));
+    server_died(&w);
+    w.wait_for("the CLI started for it to exit", || clis_of(&w).is_empty());
+    w.env.clear();
+    assert_eq!(
+        w.json(&["queue", "t"]),
+        serde_json::json!([]),
+        "nothing waits"
+    );
+    ran_once_each(&w, &["first"]);
+    w.send("t", "third");
+    let expected = [(1, "completed", "first"), (2, "completed", "third")];
+    assert_eq!(statuses(&w), owned(&expected));
+    ran_once_each(&w, &["first", "third"]);
+    let last = w.last_invocation();
+    assert!(
+        last["argv"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a == "--resume"),
+        "the session carried on: {last}"
+    );
+}
+
 fn first_prompt(provider: &str) -> &'static str {
     if provider == "claude" {
         "first [[hold:go]]"

@@ -469,3 +469,31 @@ fn each_turn_says_what_it_cost_and_the_terminal_sums_it() {
     assert!(ls.contains("COST") && ls.contains("tok"), "{ls}");
     assert!(w.ok(&["show", "c"]).contains("(all turns)"));
 }
+
+#[test]
+fn a_resumed_claude_turns_cli_starts_as_its_send_arrives_before_the_input_is_journalled() {
+    let mut w = World::new();
+    w.new_terminal("t", "claude");
+    w.send("t", "first");
+    w.ok(&["server", "stop"]);
+    w.env.push(("BATON_PHASES".into(), "1".into()));
+    w.send("t", "second");
+    let log = std::fs::read_to_string(w.data().join("server.log")).unwrap();
+    let steps: Vec<&str> = log
+        .lines()
+        .filter_map(|l| l.strip_prefix("phase "))
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect();
+    let at = |name: &str| steps.iter().position(|s| *s == name);
+    let (spawned, journalled, planned, took) = (
+        at("cli-spawned").expect("cli-spawned"),
+        at("input-journalled").expect("input-journalled"),
+        at("turn-planned").expect("turn-planned"),
+        at("cli-warm").expect("the turn took the CLI started for it"),
+    );
+    assert!(spawned < journalled, "{steps:?}");
+    assert!(planned < took, "{steps:?}");
+    let ran: Vec<String> = w.invocations().iter().map(stdin_prompt).collect();
+    assert_eq!(ran, ["first", "second"]);
+    assert_eq!(w.show("t")["last_turn"]["status"], "completed");
+}

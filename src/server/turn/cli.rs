@@ -19,10 +19,51 @@ use crate::providers::{
 use crate::store::{Record, TerminalRow};
 use crate::words::{ProviderKind, SessionReason, TurnEvent, TurnStatus};
 
+/// The command line of turn `turn_id`'s CLI in terminal `tid` (`term`, as `plan` runs it),
+/// before the fence is added ([`fence`]).
+pub(super) fn run_spec(
+    srv: &Server,
+    tid: &str,
+    turn_id: &str,
+    term: &TerminalRow,
+    plan: &Plan,
+) -> Result<RunSpec, BatonError> {
+    let provider = term.provider;
+    let bin = srv.resolve_bin(provider)?;
+    let pcfg = srv.config.provider(provider);
+    Ok(RunSpec {
+        provider,
+        bin,
+        cwd: PathBuf::from(&plan.conversation.dir),
+        session: plan.mode.clone(),
+        model: term
+            .model
+            .clone()
+            .or(plan.pinned_model.clone())
+            .or(pcfg.model.clone()),
+        system_text: plan.conversation.system_text.clone(),
+        run_name: system_file::run_name(tid, turn_id),
+        run_dir: srv.run_dir(tid),
+        permission_mode: if provider == ProviderKind::Claude {
+            srv.config.permission_mode()
+        } else {
+            None
+        },
+        sandbox: if provider == ProviderKind::Codex {
+            srv.config.sandbox()
+        } else {
+            None
+        },
+        add_dirs: vec![srv.screenshots(tid)],
+        extra_args: pcfg.args.clone(),
+        env: Vec::new(),
+    })
+}
+
 /// Codex's `workspace-write` sandbox also leaves `/tmp` and `$TMPDIR` writable unless told
 /// otherwise: exclude both and give commands a temporary folder inside the fence instead
 /// (`<terminal>/tmp`, added as a writable root and set as TMPDIR).
-fn fence(srv: &Server, tid: &str, spec: &mut RunSpec) {
+pub(super) fn fence(srv: &Server, tid: &str, spec: &mut RunSpec) {
     if spec.provider != ProviderKind::Codex || spec.sandbox.as_deref() != Some("workspace-write") {
         return;
     }
@@ -110,37 +151,7 @@ impl TurnCtx<'_> {
 
     /// The command line of the turn's CLI, before the fence is added.
     fn spec(&self, term: &TerminalRow, plan: &Plan) -> Result<RunSpec, BatonError> {
-        let srv = self.srv;
-        let provider = term.provider;
-        let bin = srv.resolve_bin(provider)?;
-        let pcfg = srv.config.provider(provider);
-        Ok(RunSpec {
-            provider,
-            bin,
-            cwd: PathBuf::from(&plan.conversation.dir),
-            session: plan.mode.clone(),
-            model: term
-                .model
-                .clone()
-                .or(plan.pinned_model.clone())
-                .or(pcfg.model.clone()),
-            system_text: plan.conversation.system_text.clone(),
-            run_name: system_file::run_name(self.tid, self.turn_id),
-            run_dir: srv.run_dir(self.tid),
-            permission_mode: if provider == ProviderKind::Claude {
-                srv.config.permission_mode()
-            } else {
-                None
-            },
-            sandbox: if provider == ProviderKind::Codex {
-                srv.config.sandbox()
-            } else {
-                None
-            },
-            add_dirs: vec![srv.screenshots(self.tid)],
-            extra_args: pcfg.args.clone(),
-            env: Vec::new(),
-        })
+        run_spec(self.srv, self.tid, self.turn_id, term, plan)
     }
 
     /// Runs the CLI; on a resume whose session is gone, starts a fresh session in the same
@@ -160,11 +171,23 @@ impl TurnCtx<'_> {
         }
         let mut spec = self.spec(term, plan)?;
         fence(&srv, self.tid, &mut spec);
-        let warm = self.warm_for(&spec).await;
+        let prestarted = self.prestarted_for(&spec);
+        let early = prestarted.is_some();
+        let warm = match prestarted {
+            Some(cli) => Some(cli),
+            None => self.warm_for(&spec).await,
+        };
         // Under the turn lock, no run of this terminal is going on: what is there is a crash's
-        // (a warm CLI's file is kept: the turn that left it ended cleanly, after a sweep).
-        if warm.is_none() {
-            system_file::sweep(&spec.run_dir, &srv.homes.codex, self.tid);
+        // (a warm CLI's file is kept: the turn that left it ended cleanly, after a sweep), but
+        // the file of a CLI started for this very turn.
+        match &warm {
+            None => {
+                system_file::sweep(&spec.run_dir, &srv.homes.codex, self.tid, None);
+            }
+            Some(cli) if early => {
+                system_file::sweep(&spec.run_dir, &srv.homes.codex, self.tid, cli.system_file());
+            }
+            Some(_) => {}
         }
         crate::paths::ensure_private_dir(&spec.run_dir).map_err(|e| {
             BatonError::failed(format!("cannot make {}: {e}", spec.run_dir.display()))
@@ -241,6 +264,27 @@ impl TurnCtx<'_> {
     }
 
     /// The terminal's warm CLI if this turn can run in it; one that does not fit is retired.
+    /// The CLI started for this turn as its send arrived (`prestart`), if its command line is
+    /// the turn's; one that is not is retired.
+    fn prestarted_for(&self, spec: &RunSpec) -> Option<providers::warm::WarmCli> {
+        let cli = self.rt.prestarted.take()?;
+        match cli.key.fits(spec, self.srv.path_var.as_deref()) {
+            Ok(()) if cli.alive() => Some(cli),
+            fit => {
+                let why = fit
+                    .err()
+                    .map_or("it had exited".to_string(), |m| m.to_string());
+                crate::log_line!(
+                    "baton server: {}: the CLI started ahead of the turn (pid {}) is stopped: {why}",
+                    self.tid,
+                    cli.pid
+                );
+                cli.retire();
+                None
+            }
+        }
+    }
+
     async fn warm_for(&self, spec: &RunSpec) -> Option<providers::warm::WarmCli> {
         // One being started after the last turn is waited for: it holds the thread.
         self.srv.warm.settled(self.tid).await;

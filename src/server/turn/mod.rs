@@ -7,6 +7,7 @@ mod cli;
 pub mod hold;
 pub(super) mod local;
 pub(super) mod plan;
+pub(super) mod prestart;
 pub mod queue;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -73,7 +74,8 @@ pub fn accept(
     }
     let dir = send
         .dir
-        .map(|d| super::settings::existing_dir(&d))
+        .as_deref()
+        .map(super::settings::existing_dir)
         .transpose()?;
     if dir.is_some() && terminal.mode == crate::words::CheckoutMode::Worktree {
         return Err(BatonError::bad_input(format!(
@@ -84,7 +86,10 @@ pub fn accept(
     if kind.is_cli() {
         srv.resolve_bin(kind)?;
     }
-    queue::enqueue(
+    // The CLI loads while the input is journalled and its turn planned.
+    prestart::start(srv, &terminal, &send);
+    let tid = terminal.id.clone();
+    let queued = queue::enqueue(
         srv,
         Asked {
             terminal,
@@ -95,7 +100,11 @@ pub fn accept(
             dir,
             fresh: send.fresh,
         },
-    )
+    );
+    if queued.is_err() {
+        srv.runtime(&tid).prestarted.retire();
+    }
+    queued
 }
 
 impl SendJob {

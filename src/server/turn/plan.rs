@@ -20,13 +20,12 @@ pub(super) struct Plan {
     pub(super) pinned_model: Option<String>,
 }
 
-/// Gathers the facts, asks the send path, and opens a conversation when it says so.
-pub(super) async fn plan(
+/// The send path's decision for a turn of `term` now, with the live conversation.
+fn decide(
     srv: &Server,
-    rt: &TermRuntime,
     term: &TerminalRow,
     fresh: bool,
-) -> Result<Plan, BatonError> {
+) -> Result<(Decision, Option<ConversationView>), BatonError> {
     let run_dir = PathBuf::from(&term.dir);
     let live = srv.store.live_conversation(&term.id)?;
     let facts_conv = match live.as_ref() {
@@ -57,7 +56,18 @@ pub(super) async fn plan(
         session_on_disk,
         fresh,
     };
-    let decision = engine::decide(&facts);
+    Ok((engine::decide(&facts), live))
+}
+
+/// Gathers the facts, asks the send path, and opens a conversation when it says so.
+pub(super) async fn plan(
+    srv: &Server,
+    rt: &TermRuntime,
+    term: &TerminalRow,
+    fresh: bool,
+) -> Result<Plan, BatonError> {
+    let run_dir = PathBuf::from(&term.dir);
+    let (decision, live) = decide(srv, term, fresh)?;
     let (conversation, opened) = match (&decision, live) {
         (Decision::OpenConversation { reason }, prev) => {
             // The fresh conversation opens with every line of the prompts before it.
@@ -83,13 +93,7 @@ pub(super) async fn plan(
     };
     let (mode, session_reason, pinned_model) = match decision {
         Decision::Resume { session_id } => {
-            let pinned = srv
-                .store
-                .sessions(&conversation.id)?
-                .into_iter()
-                .rev()
-                .find(|s| s.session_id == session_id)
-                .and_then(|s| s.model);
+            let pinned = pinned_model(srv, &conversation, &session_id)?;
             (SessionMode::Resume { session_id }, None, pinned)
         }
         Decision::NewSession { reason } => (new_mode(term.provider), Some(reason), None),
@@ -123,6 +127,38 @@ pub(super) async fn plan(
         session_reason,
         pinned_model,
     })
+}
+
+/// The plan of a turn of `term` resuming its live conversation's session, when that is what
+/// the send path decides now (None when a conversation or a session would open, which takes a
+/// journal record). For starting the CLI ahead of the turn (`prestart`); the turn plans again.
+pub(super) fn predict(srv: &Server, term: &TerminalRow) -> Result<Option<Plan>, BatonError> {
+    let (Decision::Resume { session_id }, Some(conversation)) = decide(srv, term, false)? else {
+        return Ok(None);
+    };
+    let pinned_model = pinned_model(srv, &conversation, &session_id)?;
+    Ok(Some(Plan {
+        conversation,
+        opened: None,
+        mode: SessionMode::Resume { session_id },
+        session_reason: None,
+        pinned_model,
+    }))
+}
+
+/// The model session `session_id` of `conversation` is pinned to, if it reported one.
+fn pinned_model(
+    srv: &Server,
+    conversation: &ConversationView,
+    session_id: &str,
+) -> Result<Option<String>, BatonError> {
+    Ok(srv
+        .store
+        .sessions(&conversation.id)?
+        .into_iter()
+        .rev()
+        .find(|s| s.session_id == session_id)
+        .and_then(|s| s.model))
 }
 
 pub(super) fn new_mode(provider: ProviderKind) -> SessionMode {

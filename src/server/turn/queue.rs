@@ -292,6 +292,8 @@ async fn runner(srv: Arc<Server>, tid: String) {
         let feed = feed_of(&srv, &rt, &terminal.name, input.number);
         let job = SendJob::from_input(terminal, &input);
         super::run(&srv, &rt, job, &feed).await;
+        // A CLI started for a turn that never reached it (a stop, a refusal on the way).
+        rt.prestarted.retire();
         rt.feeds
             .lock()
             .unwrap_or_else(|p| p.into_inner())

@@ -1,0 +1,75 @@
+//! A cold turn's CLI started as its send arrives, before the input is journalled: the CLI
+//! loads while the input's sync, the queue and the plan run, instead of after them (~0.7 ms of
+//! a send on this machine). See ARCHITECTURE.md ("The send path").
+//!
+//! Only where the turn is foreseeable without writing anything: a plain send (no switch of
+//! provider, model or folder, not `--fresh`, not a steer or a jump) to an idle Claude terminal
+//! (nothing running, taken, waiting or held, no warm CLI) whose send path resumes the live
+//! session ([`super::plan::predict`]). The CLI is started as a warm CLI that has run no turn
+//! (`providers::run::prestart`), kept in the terminal's slot for it (`TermRuntime::prestarted`). The turn that
+//! comes next takes it if its own command line is this one (`WarmKey::fits`, as for any warm
+//! CLI), else retires it and starts its own; the runner retires one no turn took.
+//!
+//! Nothing of the journal's order or content changes: the input is journalled and synced
+//! before it is acknowledged, the turn's start before the CLI reads its prompt (the prompt is
+//! the turn's first stdin line, sent after that sync). A CLI started for a send that is then
+//! refused, or whose server dies, gets no prompt: it is retired (stdin closed, it exits) or
+//! stopped with the server (its warden, the closed pipe).
+
+use std::sync::Arc;
+
+use super::super::state::{Server, TermRuntime};
+use crate::protocol::{SendModeArg, SendRequest};
+use crate::store::TerminalRow;
+use crate::words::ProviderKind;
+
+/// Whether a send of `send` to `term` is one whose turn is foreseeable (see the module docs),
+/// as far as the request and the terminal's runtime tell.
+pub(super) fn plain(send: &SendRequest, term: &TerminalRow, rt: &TermRuntime) -> bool {
+    send.provider.is_none()
+        && send.model.is_none()
+        && send.dir.is_none()
+        && !send.fresh
+        && send.mode == SendModeArg::Queue
+        && term.provider == ProviderKind::Claude
+        && !rt.is_running()
+        && rt.taken().is_none()
+        && !super::hold::is_held(rt)
+        && rt.prestarted.is_empty()
+}
+
+/// Starts the CLI of the turn a plain send to `term` leads to, when that turn is foreseeable.
+/// Never fails the send: anything that stops it here leaves the turn to start its CLI itself
+/// (and to say what went wrong).
+pub(super) fn start(srv: &Arc<Server>, term: &TerminalRow, send: &SendRequest) {
+    let rt = srv.runtime(&term.id);
+    if !plain(send, term, &rt) || srv.warm.holds(&term.id) {
+        return;
+    }
+    if !matches!(srv.store.waiting_inputs(&term.id), Ok(w) if w.is_empty()) {
+        return;
+    }
+    let Ok(Some(plan)) = super::plan::predict(srv, term) else {
+        return;
+    };
+    // Each run names its own system text file; a turn that takes this CLI keeps its file.
+    let run = uuid::Uuid::now_v7().to_string();
+    let Ok(mut spec) = super::cli::run_spec(srv, &term.id, &run, term, &plan) else {
+        return;
+    };
+    super::cli::fence(srv, &term.id, &mut spec);
+    if crate::paths::ensure_private_dir(&spec.run_dir).is_err() {
+        return;
+    }
+    match crate::providers::run::prestart(&spec, &srv.homes, srv.path_var.as_deref()) {
+        Ok(Some(cli)) => {
+            rt.prestarted.put(cli);
+            super::super::removal::crash_point("cli-prestarted");
+        }
+        Ok(None) => {}
+        Err(e) => crate::log_line!(
+            "baton server: {}: cannot start the CLI ahead of its turn ({e}); the turn starts it",
+            term.id
+        ),
+    }
+}
