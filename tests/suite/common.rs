@@ -421,3 +421,19 @@ pub fn instructions(w: &World, name: &str) -> Vec<String> {
         .map(|i| i["text"].as_str().unwrap().to_string())
         .collect()
 }
+
+/// The pids of running processes whose environment holds `var` (`NAME=value`) and whose
+/// program (`/proc/PID/exe`) and command line (its words joined by spaces) `pick` takes.
+pub fn processes_with(var: &str, pick: impl Fn(&Path, &str) -> bool) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+            let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let words = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            env.split(|&b| b == 0).any(|v| v == var.as_bytes()) && pick(&exe, &words)
+        })
+        .collect()
+}

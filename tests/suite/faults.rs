@@ -219,17 +219,8 @@ fn a_server_dead_after_journalling_a_turn_start_runs_that_prompt_once_after_the_
 
 /// The pids of this world's simulated Claude CLIs still running.
 fn clis_of(w: &World) -> Vec<u32> {
-    let want = format!("BATON_SHIM_LOG={}", w.shim_log().display());
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-            String::from_utf8_lossy(&cmdline).contains("shims/claude")
-                && env.split(|&b| b == 0).any(|v| v == want.as_bytes())
-        })
-        .collect()
+    let log = format!("BATON_SHIM_LOG={}", w.shim_log().display());
+    processes_with(&log, |_, words| words.contains("shims/claude"))
 }
 
 #[test]

@@ -606,24 +606,12 @@ fn a_program_in_the_shell_that_asks_for_the_mouse_gets_it() {
     );
 }
 
-/// The pids of processes whose environment has `BATON_HOME=home`.
+/// The pids of baton clients whose environment has `BATON_HOME=home`.
 fn batons_of(home: &std::path::Path) -> Vec<u32> {
-    let want = format!("BATON_HOME={}", home.display());
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
-            let env = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-            // A TUI client is the full binary: the `baton` front hands it over by exec.
-            (exe.ends_with("baton") || exe.ends_with("baton-full"))
-                && env.split(|&b| b == 0).any(|v| v == want.as_bytes())
-                && !String::from_utf8_lossy(
-                    &std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default(),
-                )
-                .contains("server")
-        })
-        .collect()
+    processes_with(&format!("BATON_HOME={}", home.display()), |exe, words| {
+        // A TUI client is the full binary: the `baton` front hands it over by exec.
+        (exe.ends_with("baton") || exe.ends_with("baton-full")) && !words.contains("server")
+    })
 }
 
 #[test]
