@@ -263,7 +263,6 @@ impl TurnCtx<'_> {
         Ok((outcome, session_id, pinned))
     }
 
-    /// The terminal's warm CLI if this turn can run in it; one that does not fit is retired.
     /// The CLI started for this turn as its send arrived (`prestart`), if its command line is
     /// the turn's; one that is not is retired.
     fn prestarted_for(&self, spec: &RunSpec) -> Option<providers::warm::WarmCli> {
@@ -285,6 +284,7 @@ impl TurnCtx<'_> {
         }
     }
 
+    /// The terminal's warm CLI if this turn can run in it; one that does not fit is retired.
     async fn warm_for(&self, spec: &RunSpec) -> Option<providers::warm::WarmCli> {
         // One being started after the last turn is waited for: it holds the thread.
         self.srv.warm.settled(self.tid).await;

@@ -23,16 +23,22 @@ use crate::protocol::{SendModeArg, SendRequest};
 use crate::store::TerminalRow;
 use crate::words::ProviderKind;
 
-/// Whether a send of `send` to `term` is one whose turn is foreseeable (see the module docs),
-/// as far as the request and the terminal's runtime tell.
-pub(super) fn plain(send: &SendRequest, term: &TerminalRow, rt: &TermRuntime) -> bool {
+/// Whether the turn a send of `send` to a `provider` terminal leads to is one this starts the
+/// CLI of: a plain send (no switch of provider, model or folder, not `--fresh`, queued: a steer
+/// joins a running turn and a jump interrupts one) to a Claude terminal.
+fn plain(send: &SendRequest, provider: ProviderKind) -> bool {
     send.provider.is_none()
         && send.model.is_none()
         && send.dir.is_none()
         && !send.fresh
         && send.mode == SendModeArg::Queue
-        && term.provider == ProviderKind::Claude
-        && !rt.is_running()
+        && provider == ProviderKind::Claude
+}
+
+/// Whether the terminal's next turn is the one this send starts: nothing runs, is taken or
+/// held, and no CLI was started ahead already.
+fn idle(rt: &TermRuntime) -> bool {
+    !rt.is_running()
         && rt.taken().is_none()
         && !super::hold::is_held(rt)
         && rt.prestarted.is_empty()
@@ -43,7 +49,7 @@ pub(super) fn plain(send: &SendRequest, term: &TerminalRow, rt: &TermRuntime) ->
 /// (and to say what went wrong).
 pub(super) fn start(srv: &Arc<Server>, term: &TerminalRow, send: &SendRequest) {
     let rt = srv.runtime(&term.id);
-    if !plain(send, term, &rt) || srv.warm.holds(&term.id) {
+    if !plain(send, term.provider) || !idle(&rt) || srv.warm.holds(&term.id) {
         return;
     }
     if !matches!(srv.store.waiting_inputs(&term.id), Ok(w) if w.is_empty()) {
@@ -71,5 +77,81 @@ pub(super) fn start(srv: &Arc<Server>, term: &TerminalRow, send: &SendRequest) {
             "baton server: {}: cannot start the CLI ahead of its turn ({e}); the turn starts it",
             term.id
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_plain_queued_send_to_a_claude_terminal_starts_its_cli_ahead() {
+        let send = |f: &dyn Fn(&mut SendRequest)| {
+            let mut s = SendRequest {
+                prompt: "fix the bug".into(),
+                provider: None,
+                model: None,
+                dir: None,
+                mode: SendModeArg::Queue,
+                fresh: false,
+            };
+            f(&mut s);
+            s
+        };
+        let cases: [(&str, SendRequest, ProviderKind, bool); 9] = [
+            ("plain", send(&|_| {}), ProviderKind::Claude, true),
+            ("codex", send(&|_| {}), ProviderKind::Codex, false),
+            ("local", send(&|_| {}), ProviderKind::Local, false),
+            (
+                "switch",
+                send(&|s| s.provider = Some("codex".into())),
+                ProviderKind::Claude,
+                false,
+            ),
+            (
+                "model",
+                send(&|s| s.model = Some("opus".into())),
+                ProviderKind::Claude,
+                false,
+            ),
+            (
+                "dir",
+                send(&|s| s.dir = Some("/tmp".into())),
+                ProviderKind::Claude,
+                false,
+            ),
+            (
+                "fresh",
+                send(&|s| s.fresh = true),
+                ProviderKind::Claude,
+                false,
+            ),
+            (
+                "steer",
+                send(&|s| s.mode = SendModeArg::Steer),
+                ProviderKind::Claude,
+                false,
+            ),
+            (
+                "jump",
+                send(&|s| s.mode = SendModeArg::Jump),
+                ProviderKind::Claude,
+                false,
+            ),
+        ];
+        for (what, s, provider, want) in cases {
+            assert_eq!(plain(&s, provider), want, "{what}");
+        }
+    }
+
+    #[test]
+    fn a_terminal_is_idle_for_it_only_with_nothing_running_taken_or_held() {
+        let rt = TermRuntime::default();
+        assert!(idle(&rt));
+        *rt.taken.lock().unwrap() = Some(3);
+        assert!(!idle(&rt), "an input taken");
+        *rt.taken.lock().unwrap() = None;
+        rt.held.store(true, std::sync::atomic::Ordering::SeqCst);
+        assert!(!idle(&rt), "the queue held");
     }
 }
