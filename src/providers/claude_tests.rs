@@ -702,7 +702,7 @@ fn a_real_interrupted_run_is_interrupted_and_keeps_its_partial_answer() {
 }
 
 #[test]
-fn the_last_call_is_found_past_the_first_small_tail_and_past_the_large_one() {
+fn the_last_call_is_found_past_each_tail_read() {
     let dir = tempfile::tempdir().unwrap();
     let assistant = |output: u64, pad: usize| {
         serde_json::json!({"type": "assistant", "message": {"model": "m", "content": "x".repeat(pad),
@@ -718,16 +718,21 @@ fn the_last_call_is_found_past_the_first_small_tail_and_past_the_large_one() {
         (
             "a last call larger than the first tail",
             100,
-            SESSION_FIRST_TAIL_BYTES as usize * 2,
+            SESSION_TAILS[0] as usize * 2,
         ),
         (
             "a tool result larger than the first tail",
-            SESSION_FIRST_TAIL_BYTES as usize * 3,
+            SESSION_TAILS[0] as usize * 3,
             10,
         ),
         (
-            "a tool result larger than the large tail",
-            SESSION_TAIL_BYTES as usize + 10,
+            "a tool result larger than the second tail",
+            SESSION_TAILS[1] as usize + 10,
+            10,
+        ),
+        (
+            "a tool result larger than the largest tail",
+            SESSION_TAILS[2] as usize + 10,
             10,
         ),
     ];

@@ -476,7 +476,10 @@ pub fn read_file_tail(path: &Path, max: u64) -> std::io::Result<(String, bool)> 
             .map_or(bytes.len(), |p| p + 1);
         bytes.drain(..first_newline);
     }
-    Ok((String::from_utf8_lossy(&bytes).into_owned(), start == 0))
+    // Valid text (nearly always) is kept as read, not copied.
+    let text = String::from_utf8(bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    Ok((text, start == 0))
 }
 
 #[cfg(test)]

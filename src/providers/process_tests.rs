@@ -107,6 +107,17 @@ fn read_file_tail_starts_at_a_line_boundary() {
 }
 
 #[test]
+fn read_file_tail_reads_bytes_that_are_not_utf_8_as_replacement_characters() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("f");
+    std::fs::write(&file, b"ok\n\xff\xfe tail\n").unwrap();
+    assert_eq!(
+        read_file_tail(&file, 1000).unwrap(),
+        ("ok\n\u{fffd}\u{fffd} tail\n".into(), true)
+    );
+}
+
+#[test]
 fn start_time_tells_a_running_process_from_one_that_is_gone() {
     let me = std::process::id() as i32;
     let (start, running) = start_time(me).expect("this process has a start time");
