@@ -159,6 +159,9 @@ async fn run(srv: &Arc<Server>, rt: &Arc<TermRuntime>, job: SendJob, feed: &Feed
         },
         Err(error) => feed.finish(Reply::Error { error }),
     }
+    // The clients' tasks write the reply first: woken on this worker, they would otherwise
+    // wait for the index write below and the runner's next look at the queue.
+    tokio::task::yield_now().await;
     // What the turn's end left to the index (`finish`), now that its client has the reply.
     srv.store.settle();
 }
