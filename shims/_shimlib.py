@@ -217,7 +217,7 @@ def parse_markers(prompt):
     """The scripting markers of README.md, found anywhere in the prompt."""
     m = {"ctx": None, "window": None, "calls": 1, "fail": None, "hang": False, "deaf": False,
          "garbage": False, "die": False, "reply": None, "write": [], "hold": None, "tools": [],
-         "deny": []}
+         "deny": [], "linger": None}
     pos = 0
     while True:
         i = prompt.find("[[", pos)
@@ -250,9 +250,9 @@ def parse_markers(prompt):
         elif name in ("tool", "deny") and sep and val.strip():
             tool, _, arg = val.strip().partition(":")
             m["tools" if name == "tool" else "deny"].append((tool.strip(), arg.strip()))
-        elif name == "hold" and sep and val.strip():
-            if m["hold"] is None:
-                m["hold"] = val.strip()
+        elif name in ("hold", "linger") and sep and val.strip():
+            if m[name] is None:
+                m[name] = val.strip()
         else:
             pos = i + 2  # not a marker: look again from just after '[['
     return m

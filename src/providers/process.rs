@@ -425,6 +425,31 @@ impl Spawned {
         Ok(Some(String::from_utf8_lossy(&line).into_owned()))
     }
 
+    /// Waits for a child whose stdin was closed to exit, returning the stdout lines it still
+    /// printed: terminated (its group) when its stdout has not closed within `grace`, killed
+    /// when it has not exited `grace` after that. `what` names it in the server's log.
+    pub async fn close_out(mut self, grace: Duration, what: &str) -> Vec<String> {
+        let pid = self.pid;
+        let mut after = Vec::new();
+        let drained = tokio::time::timeout(grace, async {
+            while let Ok(Some(line)) = self.next_line().await {
+                after.push(line);
+            }
+        })
+        .await;
+        if drained.is_err() {
+            crate::log_line!("baton server: {what} (pid {pid}) did not exit: stopping it");
+            let _ = terminate(pid);
+        }
+        if tokio::time::timeout(grace, self.wait(|| false))
+            .await
+            .is_err()
+        {
+            let _ = kill(pid);
+        }
+        after
+    }
+
     /// Waits for the child to exit and collects its stderr tail, giving a grandchild that still
     /// holds the pipe a short grace period. `interrupted` is whether the caller interrupted it.
     pub async fn wait(self, interrupted: impl FnOnce() -> bool) -> std::io::Result<ExitInfo> {

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc::Sender;
 
 use super::claude::{self, ClaudeParser};
+use super::closing::Closing;
 use super::codex::{self, CodexParser};
 use super::codex_warm;
 use super::process::{self, ExitInfo};
@@ -61,6 +62,10 @@ pub struct Channels {
     /// Each message asks a Claude turn to stop: its interrupt request on stdin, then SIGINT
     /// if the turn has not ended [`INTERRUPT_GRACE`] later.
     pub interrupt: Option<tokio::sync::mpsc::UnboundedReceiver<()>>,
+    /// Where a Claude CLI not kept warm is handed after a clean turn, its stdin closed: the
+    /// turn ends at its result, and the caller waits for the CLI's exit ([`Closing::wait`]).
+    /// None: the turn ends once the CLI has exited.
+    pub closing: Option<tokio::sync::oneshot::Sender<Closing>>,
 }
 
 /// How long a Claude CLI asked to interrupt may take to end its turn before it gets SIGINT.
@@ -325,6 +330,7 @@ async fn claude_turn(
         warm,
         keep,
         interrupt,
+        closing,
     } = channels;
     let provider = spec.provider;
     let (mut child, lines, close, system_file, total_before, turns_before) = match warm {
@@ -370,6 +376,7 @@ async fn claude_turn(
     let mut ended = false;
     let mut first = true;
     let mut kept = false;
+    let mut at_result = false;
     loop {
         let prompt_sent = pending_prompt.is_none();
         tokio::select! {
@@ -468,21 +475,34 @@ async fn claude_turn(
                         kept = true;
                         break;
                     }
+                    (None, true) if closing.is_some() => {
+                        at_result = true;
+                        break;
+                    }
                     _ => close.notify_one(),
                 }
             }
         }
     }
+    if let (true, Some(to)) = (at_result, closing) {
+        let cli = Closing::new(child, lines, &close, system_file);
+        let outcome = finish(
+            Parser::Claude(parser),
+            exit_at_result(&interrupted),
+            homes,
+            spec,
+        )
+        .await;
+        if let Err(cli) = to.send(cli) {
+            tokio::spawn(cli.wait());
+        }
+        return outcome;
+    }
     if kept {
         if let (Some(keep), Some(session_id)) = (keep, parser.session_id()) {
             let key = WarmKey::of(spec, path_var, session_id, parser.model());
             let total = parser.total_usd();
-            // It has not exited: the status is its result's, or an interruption if asked for.
-            let exit = ExitInfo {
-                code: Some(0),
-                interrupted: interrupted.load(Ordering::SeqCst),
-                ..ExitInfo::default()
-            };
+            let exit = exit_at_result(&interrupted);
             let outcome = finish(Parser::Claude(parser), exit, homes, spec).await;
             let cli = WarmCli::new(
                 child,
@@ -512,6 +532,16 @@ async fn claude_turn(
     crate::log::phase("cli-exited");
     drop(system_file);
     finish(Parser::Claude(parser), exit, homes, spec).await
+}
+
+/// A turn's end as its result tells it, the CLI not yet exited: the status is the result's,
+/// or an interruption if one was asked for.
+fn exit_at_result(interrupted: &AtomicBool) -> ExitInfo {
+    ExitInfo {
+        code: Some(0),
+        interrupted: interrupted.load(Ordering::SeqCst),
+        ..ExitInfo::default()
+    }
 }
 
 /// How a Claude turn ended, as far as its CLI's next turn is concerned.

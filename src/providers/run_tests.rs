@@ -12,6 +12,11 @@ const DEADLINE: Duration = Duration::from_secs(20);
 const INIT: &str = r#"{"type":"system","subtype":"init","session_id":"s-1","model":"m"}"#;
 const ASSISTANT: &str = r#"{"type":"assistant","message":{"id":"a1","model":"m","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":1,"cache_creation_input_tokens":2,"cache_read_input_tokens":3,"output_tokens":4}}}"#;
 const RESULT: &str = r#"{"type":"result","is_error":false,"session_id":"s-1","modelUsage":{"m":{"contextWindow":100}}}"#;
+/// The context a turn of [`ASSISTANT`] then [`RESULT`] ends at.
+const CONTEXT: ContextUsage = ContextUsage {
+    tokens: 10,
+    window: 100,
+};
 
 struct Fake {
     dir: tempfile::TempDir,
@@ -70,6 +75,17 @@ impl Fake {
         tx: mpsc::Sender<RunMsg>,
         flag: Arc<AtomicBool>,
     ) -> TurnOutcome {
+        self.run_with(prompt, tx, flag, Channels::default).await
+    }
+
+    /// [`Fake::run`] with the channels `channels` makes (once a try).
+    async fn run_with(
+        &self,
+        prompt: &[u8],
+        tx: mpsc::Sender<RunMsg>,
+        flag: Arc<AtomicBool>,
+        channels: impl Fn() -> Channels,
+    ) -> TurnOutcome {
         for _ in 0..50 {
             let run = run_turn(
                 &self.spec,
@@ -78,7 +94,7 @@ impl Fake {
                 None,
                 tx.clone(),
                 flag.clone(),
-                Channels::default(),
+                channels(),
             );
             match tokio::time::timeout(DEADLINE, run)
                 .await
@@ -160,13 +176,66 @@ async fn prompt_goes_byte_for_byte_on_stdin_in_the_cwd_and_lines_stream_out() {
         ]
     );
     assert_eq!(outcome.status, Some(TurnStatus::Completed));
-    assert_eq!(
-        outcome.context,
-        Some(ContextUsage {
-            tokens: 10,
-            window: 100
-        })
+    assert_eq!(outcome.context, Some(CONTEXT));
+}
+
+/// A fake Claude that prints `out`, reads stdin to its end, prints `late` and exits once
+/// `$OUT/go` exists.
+fn lingering(out: &[&str]) -> Fake {
+    let body = format!(
+        "{}cat > /dev/null\nprintf 'late\\n'\nwhile [ ! -e \"$OUT/go\" ]; do sleep 0.01; done\n",
+        lines(out)
     );
+    fake(ProviderKind::Claude, &body)
+}
+
+/// Runs `fake`'s turn with a `closing` channel; the outcome and what came through it.
+async fn run_closing(fake: &Fake) -> (TurnOutcome, Option<Closing>) {
+    let (tx, _rx) = mpsc::channel(1024);
+    let handed = std::sync::Mutex::new(None);
+    let outcome = fake
+        .run_with(b"go", tx, Arc::default(), || {
+            let (to, from) = tokio::sync::oneshot::channel();
+            *handed.lock().unwrap() = Some(from);
+            Channels {
+                closing: Some(to),
+                ..Channels::default()
+            }
+        })
+        .await;
+    let cli = handed.lock().unwrap().take().unwrap().try_recv().ok();
+    (outcome, cli)
+}
+
+#[tokio::test]
+async fn a_clean_turn_ends_at_its_result_and_its_cli_is_handed_over_while_it_exits() {
+    let fake = lingering(&[INIT, ASSISTANT, RESULT]);
+    let (outcome, cli) = run_closing(&fake).await;
+    assert_eq!(outcome.status, Some(TurnStatus::Completed));
+    assert_eq!(outcome.context, Some(CONTEXT));
+    let cli = cli.expect("the CLI handed over");
+    assert!(
+        process::start_time(cli.pid).is_some_and(|(_, running)| running),
+        "it still runs"
+    );
+    let system_file = fake.spec.run_dir.join("baton-t-u.txt");
+    assert!(system_file.exists(), "kept while the CLI runs");
+    std::fs::write(fake.out("go"), "").unwrap();
+    let after = tokio::time::timeout(DEADLINE, cli.wait())
+        .await
+        .expect("it exits");
+    assert_eq!(after, ["late"], "what it printed after its result");
+    assert!(!system_file.exists(), "removed once it exited");
+}
+
+#[tokio::test]
+async fn a_failed_turn_waits_for_its_cli_to_exit_and_hands_nothing_over() {
+    let failed = r#"{"type":"result","is_error":true,"subtype":"error_during_execution","session_id":"s-1","errors":["boom"]}"#;
+    let fake = lingering(&[INIT, failed]);
+    std::fs::write(fake.out("go"), "").unwrap();
+    let (outcome, cli) = run_closing(&fake).await;
+    assert_eq!(outcome.status, Some(TurnStatus::Failed));
+    assert!(cli.is_none());
 }
 
 #[tokio::test]

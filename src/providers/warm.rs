@@ -239,23 +239,11 @@ impl WarmCli {
     /// period): a Codex thread takes one writer at a time, so a cold run of the thread its
     /// app-server holds must wait for this.
     pub async fn stop(self) {
-        let pid = self.pid;
-        let mut child = self.release();
-        let drained = tokio::time::timeout(RETIRE_GRACE, async {
-            // An idle CLI prints nothing at EOF; whatever it does print is not a turn's.
-            while let Ok(Some(_)) = child.next_line().await {}
-        })
-        .await;
-        if drained.is_err() {
-            crate::log_line!("baton server: a retired CLI (pid {pid}) did not exit: stopping it");
-            let _ = process::terminate(pid);
-        }
-        if tokio::time::timeout(RETIRE_GRACE, child.wait(|| false))
-            .await
-            .is_err()
-        {
-            let _ = process::kill(pid);
-        }
+        // An idle CLI prints nothing at EOF; whatever it does print is not a turn's.
+        let _ = self
+            .release()
+            .close_out(RETIRE_GRACE, "a retired CLI")
+            .await;
     }
 
     /// Whether it still runs (an idle CLI killed by hand, or one that died, cannot take a turn).

@@ -80,6 +80,9 @@ pub struct TermRuntime {
     pub instructions_lock: Mutex<()>,
     /// The CLI started for the next turn as its send arrived (`turn::prestart`).
     pub prestarted: crate::providers::warm::WarmSlot,
+    /// The CLI of the last turn, which ended at its result, until it has exited
+    /// (`providers::closing`): the next turn, and a CLI started ahead of it, wait for that.
+    pub ending: crate::providers::closing::ClosingSlot,
 }
 
 impl TermRuntime {

@@ -6,6 +6,7 @@ mod config;
 mod ctrl_c;
 mod demo;
 mod doctor;
+mod ending;
 mod exports;
 mod faults;
 mod follow;

@@ -133,6 +133,8 @@ pub(super) struct TurnCtx<'a> {
     pub(super) go: Option<tokio::sync::oneshot::Sender<()>>,
     /// Notes made before the start was journalled, sent after the start event.
     pub(super) early_notes: Vec<String>,
+    /// The raw stream's sync, started at the run's result ([`TurnCtx::raw_synced`]).
+    pub(super) raw_sync: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
 }
 
 impl TurnCtx<'_> {
@@ -363,6 +365,11 @@ impl TurnCtx<'_> {
             .flatten();
         let (keep, kept) = tokio::sync::oneshot::channel();
         let keep = starting.is_some().then_some(keep);
+        // A Claude CLI not kept warm comes back through `closing` once its turn ended cleanly:
+        // the turn ends at its result, and the runner waits for the CLI's exit
+        // (`providers::closing`).
+        let (closing, mut closed) = tokio::sync::oneshot::channel();
+        let closing = (spec.provider == ProviderKind::Claude).then_some(closing);
         let task = tokio::spawn(async move {
             providers::run::run_turn(
                 &spec2,
@@ -377,12 +384,12 @@ impl TurnCtx<'_> {
                     warm,
                     keep,
                     interrupt,
+                    closing,
                 },
             )
             .await
         });
         self.pump(rx).await;
-        crate::log::phase("stream-synced");
         // Steers the CLI never read wait again, ahead of queued input: they run next.
         *self.rt.steer.lock().unwrap_or_else(|p| p.into_inner()) = None;
         if let Ok(mut r) = self.rt.running.lock() {
@@ -393,7 +400,11 @@ impl TurnCtx<'_> {
         let outcome = task
             .await
             .map_err(|e| BatonError::failed(format!("the {} run crashed: {e}", spec.provider)))?
-            .map_err(|e| BatonError::failed(e.to_string()))?;
+            .map_err(|e| BatonError::failed(e.to_string()));
+        if let Ok(cli) = closed.try_recv() {
+            self.rt.ending.put(cli, path);
+        }
+        let outcome = outcome?;
         if let Some(guard) = starting {
             let (srv, tid) = (self.srv.clone(), self.tid.to_string());
             tokio::spawn(async move {
@@ -427,11 +438,12 @@ impl TurnCtx<'_> {
                 presynced = raw.as_mut().and_then(presync);
             }
         }
-        let synced = match presynced {
-            Some(sync) => matches!(sync.await, Ok(Ok(()))) && !written_after,
-            None => false,
+        // The sync started at the result covers the stream unless a line came after it.
+        let pending = match (presynced, written_after) {
+            (Some(sync), false) => Some(sync),
+            _ => raw.as_mut().and_then(presync),
         };
-        if let (Some(raw), false) = (raw.as_mut(), synced) {
+        if let (Some(raw), None) = (raw.as_mut(), &pending) {
             if let Err(e) = raw.flush().and_then(|_| raw.get_ref().sync_data()) {
                 write_err.get_or_insert(e);
             }
@@ -442,6 +454,33 @@ impl TurnCtx<'_> {
                 path.display()
             ));
         }
+        // Waited for once the turn's end is journalled: the two syncs run side by side.
+        if let Some(old) = std::mem::replace(&mut self.raw_sync, pending) {
+            let _ = old.await;
+        }
+    }
+
+    /// Waits for the raw stream's sync, which ran while the turn's end was journalled. A
+    /// failure is told to the send's client and the server's log (the turn's end, and its
+    /// notes, are on disk already); what could not be written at all is in the turn's notes.
+    pub(super) async fn raw_synced(&mut self) {
+        let Some(sync) = self.raw_sync.take() else {
+            return;
+        };
+        let error = match sync.await {
+            Ok(Ok(())) => return,
+            Ok(Err(e)) => e.to_string(),
+            Err(e) => e.to_string(),
+        };
+        let path = self.srv.turn_file(self.tid, self.turn_id);
+        let message = format!(
+            "could not sync the raw stream in {}: {error}",
+            path.display()
+        );
+        crate::log_line!("baton server: {}: {message}", self.tid);
+        self.feed.push(Reply::Event {
+            event: SendEvent::Note { message },
+        });
     }
 
     /// One message of a run; returns a failure to write the raw stream.

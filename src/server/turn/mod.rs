@@ -210,6 +210,7 @@ async fn run_locked(
         start_failed: None,
         go: None,
         early_notes: Vec::new(),
+        raw_sync: None,
     };
     let ran = ctx.execute(&term, &plan, &job.prompt).await;
     if let Some(e) = ctx.start_failed.take() {
@@ -384,7 +385,8 @@ async fn finish(
     ran: Ran,
 ) -> Result<TurnSummary, BatonError> {
     let srv = ctx.srv;
-    // The CLI has exited and its whole stream is on disk; nothing of its end is journalled.
+    // The CLI's turn is over (it has exited, or exits after its result: `providers::closing`)
+    // and its whole stream is written (its sync runs); nothing of its end is journalled.
     super::removal::crash_point("turn-ran");
     let (outcome, session_id, session_model) = ran.unwrap_or_else(|e| {
         let failed = TurnOutcome {
@@ -436,6 +438,8 @@ async fn finish(
     }]);
     srv.store.append_unindexed(&term.id, records.collect())?;
     crate::log::phase("turn-recorded");
+    ctx.raw_synced().await;
+    crate::log::phase("stream-synced");
     let unusable_cli =
         status == TurnStatus::Failed && !ctx.saw_end && !ctx.interrupted.load(Ordering::SeqCst);
     Ok(TurnSummary {

@@ -36,12 +36,14 @@ fn plain(send: &SendRequest, provider: ProviderKind) -> bool {
 }
 
 /// Whether the terminal's next turn is the one this send starts: nothing runs, is taken or
-/// held, and no CLI was started ahead already.
+/// held, no CLI was started ahead already, and the last turn's CLI has exited (one that
+/// ended at its result may still be writing its session: `providers::closing`).
 fn idle(rt: &TermRuntime) -> bool {
     !rt.is_running()
         && rt.taken().is_none()
         && !super::hold::is_held(rt)
         && rt.prestarted.is_empty()
+        && !rt.ending.is_exiting()
 }
 
 /// Starts the CLI of the turn a plain send to `term` leads to, when that turn is foreseeable.

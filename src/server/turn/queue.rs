@@ -302,9 +302,11 @@ async fn runner(srv: Arc<Server>, tid: String) {
             *t = None;
         }
         rt.interrupt_pending.store(false, Ordering::SeqCst);
-        drop(guard);
         // After the end of the turn, so watchers see its state change last.
         srv.announce(&tid);
+        // A turn that ended at its result: its CLI exits meanwhile, and the next turn waits.
+        rt.ending.wait().await;
+        drop(guard);
     }
     rt.runner.store(false, Ordering::SeqCst);
 }

@@ -1,0 +1,182 @@
+//! A CLI whose turn is over while its process exits: a Claude turn that ended cleanly at its
+//! result (completed, nothing of it still to come: the test a warm CLI passes) is answered and
+//! recorded at once, its stdin closed, while the CLI winds down (a Python or Node process
+//! takes milliseconds to exit, more when it flushes telemetry). The terminal keeps it in its
+//! [`ClosingSlot`]; once the turn is over (its input no longer taken, the terminal idle), the
+//! terminal's runner waits for the exit there, still holding the turn lock, so the next turn
+//! (and a CLI started ahead of it) starts only after: a terminal never has two CLIs at once.
+//! Whatever the CLI printed meanwhile goes to the end of the turn's raw stream. See
+//! ARCHITECTURE.md ("The send path").
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::Notify;
+
+use super::process::Spawned;
+use super::system_file::Written;
+
+/// How long a CLI whose turn ended may take to close its stdout, and then to exit, before it
+/// is stopped.
+const EXIT_GRACE: Duration = Duration::from_secs(10);
+
+/// A CLI whose stdin is closed after its turn's result, until it has exited.
+pub struct Closing {
+    pub pid: i32,
+    child: Spawned,
+    /// Its stdin's line writer, kept until it has exited.
+    lines: UnboundedSender<String>,
+    /// The system text file it was started with, removed once it has exited.
+    system_file: Option<Written>,
+}
+
+impl Closing {
+    /// Closes the CLI's stdin (it exits at EOF) and holds it until [`Closing::wait`].
+    pub(crate) fn new(
+        child: Spawned,
+        lines: UnboundedSender<String>,
+        close: &Arc<Notify>,
+        system_file: Option<Written>,
+    ) -> Closing {
+        close.notify_one();
+        Closing {
+            pid: child.pid,
+            child,
+            lines,
+            system_file,
+        }
+    }
+
+    /// Waits until the CLI has exited (stopped if it will not: [`Spawned::close_out`]) and
+    /// returns the stdout lines it printed after its result, for the turn's raw stream: none
+    /// from a CLI that ended its turn cleanly, but whatever comes is kept.
+    pub async fn wait(self) -> Vec<String> {
+        let Closing {
+            child,
+            lines,
+            system_file,
+            ..
+        } = self;
+        let after = child
+            .close_out(EXIT_GRACE, "a CLI whose turn had ended")
+            .await;
+        drop(lines);
+        drop(system_file);
+        after
+    }
+}
+
+/// Where a terminal keeps the CLI of its last turn, and that turn's raw stream file, until the
+/// CLI has exited.
+#[derive(Default)]
+pub struct ClosingSlot {
+    cli: Mutex<Option<(Closing, PathBuf)>>,
+    /// From [`ClosingSlot::put`] until [`ClosingSlot::wait`] has seen the CLI exit.
+    exiting: AtomicBool,
+}
+
+impl std::fmt::Debug for ClosingSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let pid = self.lock().as_ref().map(|(c, _)| c.pid);
+        f.debug_tuple("ClosingSlot").field(&pid).finish()
+    }
+}
+
+impl ClosingSlot {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<(Closing, PathBuf)>> {
+        self.cli.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Keeps `cli`, whose turn's raw stream is `raw`, until [`ClosingSlot::wait`].
+    pub fn put(&self, cli: Closing, raw: PathBuf) {
+        self.exiting.store(true, Ordering::SeqCst);
+        if let Some((old, raw)) = self.lock().replace((cli, raw)) {
+            tokio::spawn(keep_after(old, raw));
+        }
+    }
+
+    /// Whether the last turn's CLI is still exiting.
+    pub fn is_exiting(&self) -> bool {
+        self.exiting.load(Ordering::SeqCst)
+    }
+
+    /// Waits until the last turn's CLI has exited, if one was left exiting.
+    pub async fn wait(&self) {
+        let closing = self.lock().take();
+        if let Some((cli, raw)) = closing {
+            keep_after(cli, raw).await;
+        }
+        self.exiting.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Waits until `cli` has exited; lines it printed after its result (none, from a CLI whose
+/// turn ended cleanly) go to the end of the raw stream `raw`, verbatim and synced.
+async fn keep_after(cli: Closing, raw: PathBuf) {
+    let pid = cli.pid;
+    let after = cli.wait().await;
+    if after.is_empty() {
+        return;
+    }
+    crate::log_line!(
+        "baton server: the CLI (pid {pid}) printed {} lines after its turn's result: kept in {}",
+        after.len(),
+        raw.display()
+    );
+    let appended = tokio::task::spawn_blocking(move || {
+        let mut file = crate::paths::open_private_append(&raw)?;
+        for line in &after {
+            file.write_all(line.as_bytes())?;
+            file.write_all(b"\n")?;
+        }
+        file.sync_data()
+    })
+    .await;
+    if !matches!(appended, Ok(Ok(()))) {
+        crate::log_line!(
+            "baton server: the lines the CLI (pid {pid}) printed after its result could not be kept"
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::process::{self, Stdin};
+
+    #[tokio::test]
+    async fn lines_a_cli_prints_after_its_result_go_to_the_end_of_the_raw_stream() {
+        let dir = tempfile::tempdir().unwrap();
+        let raw = dir.path().join("turn.jsonl");
+        std::fs::write(&raw, "{\"type\":\"result\"}\n").unwrap();
+        let (lines, more) = tokio::sync::mpsc::unbounded_channel();
+        let close = Arc::new(tokio::sync::Notify::new());
+        let script = "cat > /dev/null; echo late; echo later";
+        let child = process::spawn_with(
+            std::path::Path::new("/bin/sh"),
+            &["-c".into(), script.into()],
+            dir.path(),
+            None,
+            &[],
+            Stdin::Open {
+                first: Vec::new(),
+                more,
+                close: close.clone(),
+            },
+        )
+        .unwrap();
+        let slot = ClosingSlot::default();
+        slot.put(Closing::new(child, lines, &close, None), raw.clone());
+        assert!(slot.is_exiting());
+        slot.wait().await;
+        assert!(!slot.is_exiting());
+        assert_eq!(
+            std::fs::read_to_string(&raw).unwrap(),
+            "{\"type\":\"result\"}\nlate\nlater\n"
+        );
+    }
+}

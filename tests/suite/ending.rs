@@ -1,0 +1,75 @@
+//! A clean Claude turn ends at its result: the send returns while its CLI still exits, the
+//! terminal's next turn starts only once that CLI is gone, and a server that dies meanwhile
+//! keeps the turn as it ended.
+
+use super::common::*;
+
+/// A cold terminal `t` with one turn, then a second whose CLI lingers after its result until
+/// the file `go` exists in the terminal's folder; returns that folder and the lingering pid.
+fn lingering_turn(w: &World) -> (std::path::PathBuf, i32) {
+    w.cold();
+    let dir = w.new_terminal("t", "claude");
+    w.send("t", "first");
+    let mut slow = w.spawn(&["send", "t", "second [[linger:go]]"]);
+    w.wait_for("the send to return while its CLI still runs", || {
+        slow.try_wait().unwrap().is_some()
+    });
+    let out = slow.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("last_user=second"),
+        "{}",
+        text(&out)
+    );
+    let pid = w.last_invocation()["pid"].as_i64().unwrap() as i32;
+    assert!(process_runs(pid), "the CLI still exits");
+    (dir, pid)
+}
+
+#[test]
+fn a_clean_turn_is_answered_at_its_result_and_the_next_turn_waits_for_its_cli_to_exit() {
+    let w = World::new();
+    let (dir, lingering) = lingering_turn(&w);
+    let t = w.show("t");
+    assert_eq!(t["state"], "idle", "{t}");
+    assert_eq!(t["last_turn"]["status"], "completed", "{t}");
+    // Input sent now waits for nothing the user can see, and runs once that CLI is gone.
+    let next = w.spawn(&["send", "t", "third"]);
+    w.wait_for("the third input to wait", || {
+        w.json(&["queue", "t"])
+            .as_array()
+            .is_some_and(|q| q.len() == 1)
+    });
+    let log = format!("BATON_SHIM_LOG={}", w.shim_log().display());
+    let clis = processes_with(&log, |_, words| words.contains("shims/claude"));
+    assert_eq!(
+        clis,
+        [lingering as u32],
+        "no CLI starts beside the exiting one"
+    );
+    assert_eq!(w.invocations().len(), 2);
+    std::fs::write(dir.join("go"), "").unwrap();
+    let out = next.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!said.contains("busy"), "{said}");
+    assert!(!process_runs(lingering));
+    let ran: Vec<String> = w.invocations().iter().map(stdin_prompt).collect();
+    assert_eq!(ran, ["first", "second [[linger:go]]", "third"]);
+    assert_eq!(w.show("t")["last_turn"]["status"], "completed");
+}
+
+#[test]
+fn a_server_killed_while_a_finished_turns_cli_exits_keeps_the_turn_and_stops_the_cli() {
+    let w = World::new();
+    let (_dir, lingering) = lingering_turn(&w);
+    kill_server(&w);
+    w.wait_for("the warden to stop the CLI", || !process_runs(lingering));
+    let log = w.json(&["log", "t"]);
+    let turns = log["turns"].as_array().unwrap();
+    assert_eq!(turns.len(), 2, "{turns:?}");
+    assert_eq!(turns[1]["status"], "completed", "{:?}", turns[1]);
+    w.send("t", "third");
+    let (_, resumed) = claude_session(&w.last_invocation());
+    assert_eq!(resumed, claude_session(&w.invocations()[0]).0);
+}
