@@ -25,7 +25,8 @@
 //!   against `git status` there: with the change tracker vouching (every commit after its
 //!   first), and walking the checkout (the first commit after a server start).
 
-use std::io::{Read, Write};
+use std::io::{BufRead, Read, Write};
+use std::os::fd::{AsFd, FromRawFd};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -210,6 +211,32 @@ impl World {
         let line = log.lines().last().expect("an invocation");
         serde_json::from_str(line).expect("a log line")
     }
+
+    /// Waits until the CLI of the last turn has exited: a turn ends at its result, its CLI
+    /// exits after, and the next measurement must not share the machine with that.
+    fn cli_exited(&self) {
+        let pid = self.last_invocation()["pid"].as_i64().unwrap_or(0);
+        let Ok(pid) = i32::try_from(pid) else {
+            return;
+        };
+        // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor, or -1 (the
+        // process is gone already).
+        let fd = unsafe { nix::libc::syscall(nix::libc::SYS_pidfd_open, pid, 0) };
+        let Ok(fd) = i32::try_from(fd) else {
+            return;
+        };
+        if fd < 0 {
+            return;
+        }
+        // SAFETY: `fd` was just opened and is owned here alone.
+        let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
+        let mut fds = [nix::poll::PollFd::new(
+            fd.as_fd(),
+            nix::poll::PollFlags::POLLIN,
+        )];
+        // Readable once the process has exited.
+        let _ = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(10_000u16));
+    }
 }
 
 impl Drop for World {
@@ -231,8 +258,11 @@ fn real_python() -> Option<&'static Path> {
         .as_deref()
 }
 
-/// Runs `cmd` with `stdin`; (wall, time to the first stdout byte).
-fn timed(mut cmd: Command, stdin: &[u8]) -> (Duration, Duration) {
+/// Starts `cmd` with `stdin` written and closed: when it started, the child and its stdout.
+fn started(
+    mut cmd: Command,
+    stdin: &[u8],
+) -> (Instant, std::process::Child, std::process::ChildStdout) {
     let start = Instant::now();
     let mut child = cmd
         .stdin(Stdio::piped())
@@ -243,7 +273,37 @@ fn timed(mut cmd: Command, stdin: &[u8]) -> (Duration, Duration) {
     let mut input = child.stdin.take().expect("stdin");
     input.write_all(stdin).expect("write stdin");
     drop(input);
-    let mut out = child.stdout.take().expect("stdout");
+    let out = child.stdout.take().expect("stdout");
+    (start, child, out)
+}
+
+/// Runs `cmd` with `stdin`; (wall, time to the first stdout byte, time to the end of its first
+/// stdout line holding `marker`).
+fn timed_to(cmd: Command, stdin: &[u8], marker: &str) -> (Duration, Duration, Duration) {
+    let (start, mut child, out) = started(cmd, stdin);
+    let mut out = std::io::BufReader::new(out);
+    let (mut first, mut marked) = (None, None);
+    let mut line = String::new();
+    while out.read_line(&mut line).expect("read") > 0 {
+        first.get_or_insert_with(|| start.elapsed());
+        if marked.is_none() && line.contains(marker) {
+            marked = Some(start.elapsed());
+        }
+        line.clear();
+    }
+    let status = child.wait().expect("wait");
+    assert!(status.success(), "{status}");
+    let wall = start.elapsed();
+    (
+        wall,
+        first.expect("no output"),
+        marked.expect("no marked line"),
+    )
+}
+
+/// Runs `cmd` with `stdin`; (wall, time to the first stdout byte).
+fn timed(cmd: Command, stdin: &[u8]) -> (Duration, Duration) {
+    let (start, mut child, mut out) = started(cmd, stdin);
     let mut first = [0u8; 1];
     let n = out.read(&mut first).expect("read");
     let first_at = start.elapsed();
@@ -274,19 +334,30 @@ fn send_rows() -> Vec<[String; 4]> {
     let n = knob("BATON_BENCH_SENDS", 40);
     w.terminal("s");
     w.ok(&["send", "s", "warm the session up"]);
+    w.cli_exited();
     // Each send, and next to it the very command line baton gave the CLI for the last send, run
-    // directly: both see the same session file and the same machine; the figure is the median
-    // of the pairs' differences; which of the two goes first alternates.
-    let (mut baton, mut direct, mut added, mut added_first) = (vec![], vec![], vec![], vec![]);
+    // directly: both see the same session file and the same machine; the figures are medians
+    // of the pairs' differences; which of the two goes first alternates. A send returns at its
+    // turn's result, its CLI exiting after: the pair's next run waits for that exit.
+    let (mut baton, mut direct, mut added, mut to_result, mut added_first) =
+        (vec![], vec![], vec![], vec![], vec![]);
     for i in 0..n {
         let prompt = format!("resumed turn {i}");
-        let send = || timed(w.cmd(&["send", "s", &prompt]), b"");
-        let bare = || timed(direct_run(&w), &stdin_of(&w.last_invocation()));
-        let ((bw, bf), (cw, cf)) = alternating(i, send, bare);
+        let send = || {
+            let ran = timed(w.cmd(&["send", "s", &prompt]), b"");
+            w.cli_exited();
+            ran
+        };
+        let bare = || {
+            let inv = w.last_invocation();
+            timed_to(direct_run(&w), &stdin_of(&inv), "\"type\":\"result\"")
+        };
+        let ((bw, bf), (cw, cf, cr)) = alternating(i, send, bare);
         baton.push(bw);
         direct.push(cw);
-        added.push(bw.saturating_sub(cw));
-        added_first.push(bf.saturating_sub(cf));
+        added.push(millis(bw) - millis(cw));
+        to_result.push(millis(bw) - millis(cr));
+        added_first.push(millis(bf) - millis(cf));
     }
     vec![
         row(
@@ -296,15 +367,31 @@ fn send_rows() -> Vec<[String; 4]> {
                 "{} (the CLI's command line, run directly)",
                 ms(median(direct))
             ),
-            format!("+{}", ms(median(added))),
+            format!("{:+.1} ms", median_f(added)),
+        ),
+        row(
+            "send wall against the direct run's result line (its answer complete, the CLI not yet exited)",
+            "-".into(),
+            "the CLI's result line".into(),
+            format!("{:+.1} ms", median_f(to_result)),
         ),
         row(
             "first stdout byte after send, median of the differences",
             "-".into(),
             "the CLI's first byte".into(),
-            format!("+{}", ms(median(added_first))),
+            format!("{:+.1} ms", median_f(added_first)),
         ),
     ]
+}
+
+fn millis(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// The median of signed differences, in ms.
+fn median_f(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }
 
 /// With `BATON_BENCH_BEFORE=PATH` (another build of baton, e.g. the last commit's): `send`
@@ -326,24 +413,27 @@ fn before_rows() -> Vec<[String; 4]> {
     let (mut ours, mut theirs, mut added) = (vec![], vec![], vec![]);
     for i in 0..n {
         let prompt = format!("resumed turn {i}");
-        let send = |w: &World| timed(w.cmd(&["send", "s", &prompt]), b"").0;
+        let send = |w: &World| {
+            let wall = timed(w.cmd(&["send", "s", &prompt]), b"").0;
+            w.cli_exited();
+            wall
+        };
         let (a, b) = alternating(i, || send(&this), || send(&that));
         ours.push(a);
         theirs.push(b);
-        added.push(a.as_secs_f64() * 1000.0 - b.as_secs_f64() * 1000.0);
+        added.push(millis(a) - millis(b));
     }
-    added.sort_by(f64::total_cmp);
     vec![row(
         "send wall, this build against BATON_BENCH_BEFORE (median of the pairs' differences)",
         ms(median(ours)),
         ms(median(theirs)),
-        format!("{:+.1} ms", added[added.len() / 2]),
+        format!("{:+.1} ms", median_f(added)),
     )]
 }
 
 /// Pair `i` of a run: `a`'s result and `b`'s, `a` run first in even pairs and `b` in odd
 /// ones, so neither always runs on a machine the other just warmed (or loaded).
-fn alternating<T>(i: usize, a: impl FnOnce() -> T, b: impl FnOnce() -> T) -> (T, T) {
+fn alternating<A, B>(i: usize, a: impl FnOnce() -> A, b: impl FnOnce() -> B) -> (A, B) {
     if i.is_multiple_of(2) {
         let a = a();
         (a, b())
@@ -491,10 +581,13 @@ fn direct_run_of(w: &World, inv: &Value) -> Command {
     if let Some(i) = argv.iter().position(|a| a == "--session-id") {
         argv[i] = "--resume".into();
     }
-    // baton removed the run's system text file when the run ended: put the same bytes back.
+    // baton removed the run's system text file when the run ended: the same bytes, in a
+    // file of the bench's own (baton may remove its file after this has written it).
     if let Some(i) = argv.iter().position(|a| a == "--append-system-prompt-file") {
         let text = inv["system"].as_str().expect("the logged system text");
-        std::fs::write(&argv[i + 1], text).expect("the system text file");
+        let file = w.root.join("direct-system.txt");
+        std::fs::write(&file, text).expect("the system text file");
+        argv[i + 1] = file.display().to_string();
     }
     let mut c = Command::new(Path::new(SHIMS).join("claude"));
     c.args(&argv)

@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::{knob, median, ms, World};
 
 /// The steps of a send, in order; a send's lines are read as these (the first of each).
-const STEPS: [&str; 16] = [
+const STEPS: [&str; 15] = [
     // The bench's own clock around the client process: its exec and loading until `main`,
     // and its exit until the bench sees it.
     "process-spawn",
@@ -20,11 +20,12 @@ const STEPS: [&str; 16] = [
     "turn-planned",
     "turn-started",
     "cli-first-line",
+    // The turn ends at the result; its CLI exits after the reply (`server::turn::ending`).
     "cli-result",
-    "cli-exited",
     "outcome-read",
-    "stream-synced",
+    // The end record's sync and the raw stream's (started at the result) run side by side.
     "turn-recorded",
+    "stream-synced",
     "reply",
     "client-exit",
     "process-exited",
@@ -36,6 +37,7 @@ pub fn print() {
     w.env.push(("BATON_PHASES".into(), "1".into()));
     w.terminal("p");
     w.ok(&["send", "p", "warm the session up"]);
+    w.cli_exited();
     let log = w.root.join("data").join("server.log");
     let mut spans: BTreeMap<usize, Vec<Duration>> = BTreeMap::new();
     for i in 0..knob("BATON_BENCH_SENDS", 20) {
@@ -43,6 +45,7 @@ pub fn print() {
         let spawned = now_micros();
         let out = w.ok(&["send", "p", &format!("phases {i}")]);
         let exited = now_micros();
+        w.cli_exited();
         let server = std::fs::read(&log).expect("server.log");
         let mut lines = format!("phase {spawned} process-spawn\nphase {exited} process-exited\n");
         lines.push_str(&String::from_utf8_lossy(&out.stderr));
