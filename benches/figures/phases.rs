@@ -20,7 +20,7 @@ const STEPS: [&str; 15] = [
     "turn-planned",
     "turn-started",
     "cli-first-line",
-    // The turn ends at the result; its CLI exits after the reply (`server::turn::ending`).
+    // The turn ends at the result; its CLI exits after the reply (`providers::closing`).
     "cli-result",
     "outcome-read",
     // The end record's sync and the raw stream's (started at the result) run side by side.
