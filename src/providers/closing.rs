@@ -7,6 +7,11 @@
 //! (and a CLI started ahead of it) starts only after: a terminal never has two CLIs at once.
 //! Whatever the CLI printed meanwhile goes to the end of the turn's raw stream. See
 //! ARCHITECTURE.md ("The send path").
+//!
+//! A change that needs the terminal quiet (`rm`, `fork`, `rewind`, `rename`) waits for that
+//! exit (`server::terminals::settled`), which [`EXIT_GRACE`] bounds; `rm` does not wait for a
+//! CLI whose checkout it removes: it stops it ([`ClosingSlot::hurry`]), its turn being
+//! recorded already.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -51,10 +56,11 @@ impl Closing {
         }
     }
 
-    /// Waits until the CLI has exited (stopped if it will not: [`Spawned::close_out`]) and
-    /// returns the stdout lines it printed after its result, for the turn's raw stream: none
-    /// from a CLI that ended its turn cleanly, but whatever comes is kept.
-    pub async fn wait(self) -> Vec<String> {
+    /// Waits until the CLI has exited (stopped if it will not, or once `hurry` completes:
+    /// [`Spawned::close_out`]) and returns the stdout lines it printed after its result, for
+    /// the turn's raw stream: none from a CLI that ended its turn cleanly, but whatever comes
+    /// is kept.
+    pub async fn wait(self, hurry: impl std::future::Future<Output = ()>) -> Vec<String> {
         let Closing {
             child,
             lines,
@@ -62,7 +68,7 @@ impl Closing {
             ..
         } = self;
         let after = child
-            .close_out(EXIT_GRACE, "a CLI whose turn had ended")
+            .close_out(EXIT_GRACE, "a CLI whose turn had ended", hurry)
             .await;
         drop(lines);
         drop(system_file);
@@ -77,6 +83,9 @@ pub struct ClosingSlot {
     cli: Mutex<Option<(Closing, PathBuf)>>,
     /// From [`ClosingSlot::put`] until [`ClosingSlot::wait`] has seen the CLI exit.
     exiting: AtomicBool,
+    /// What [`ClosingSlot::hurry`] notifies, one for each CLI put here: a notification meant
+    /// for one never stops the next.
+    hurried: Mutex<Option<Arc<Notify>>>,
 }
 
 impl std::fmt::Debug for ClosingSlot {
@@ -91,11 +100,24 @@ impl ClosingSlot {
         self.cli.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    fn hurried(&self) -> std::sync::MutexGuard<'_, Option<Arc<Notify>>> {
+        self.hurried.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Keeps `cli`, whose turn's raw stream is `raw`, until [`ClosingSlot::wait`].
     pub fn put(&self, cli: Closing, raw: PathBuf) {
         self.exiting.store(true, Ordering::SeqCst);
+        *self.hurried() = Some(Arc::new(Notify::new()));
         if let Some((old, raw)) = self.lock().replace((cli, raw)) {
-            tokio::spawn(keep_after(old, raw));
+            tokio::spawn(keep_after(old, raw, Arc::new(Notify::new())));
+        }
+    }
+
+    /// Stops the last turn's CLI if it is still exiting, instead of waiting for it to exit by
+    /// itself: for `rm`, which removes the checkout it runs in (its turn is recorded already).
+    pub fn hurry(&self) {
+        if let Some(hurry) = self.hurried().as_ref() {
+            hurry.notify_one();
         }
     }
 
@@ -107,18 +129,21 @@ impl ClosingSlot {
     /// Waits until the last turn's CLI has exited, if one was left exiting.
     pub async fn wait(&self) {
         let closing = self.lock().take();
-        if let Some((cli, raw)) = closing {
-            keep_after(cli, raw).await;
+        let hurry = self.hurried().clone();
+        if let (Some((cli, raw)), Some(hurry)) = (closing, hurry) {
+            keep_after(cli, raw, hurry).await;
         }
+        *self.hurried() = None;
         self.exiting.store(false, Ordering::SeqCst);
     }
 }
 
-/// Waits until `cli` has exited; lines it printed after its result (none, from a CLI whose
-/// turn ended cleanly) go to the end of the raw stream `raw`, verbatim and synced.
-async fn keep_after(cli: Closing, raw: PathBuf) {
+/// Waits until `cli` has exited (stopped once `hurry` is notified); lines it printed after its
+/// result (none, from a CLI whose turn ended cleanly) go to the end of the raw stream `raw`,
+/// verbatim and synced.
+async fn keep_after(cli: Closing, raw: PathBuf, hurry: Arc<Notify>) {
     let pid = cli.pid;
-    let after = cli.wait().await;
+    let after = cli.wait(hurry.notified()).await;
     if after.is_empty() {
         return;
     }
@@ -148,18 +173,14 @@ mod tests {
     use super::*;
     use crate::providers::process::{self, Stdin};
 
-    #[tokio::test]
-    async fn lines_a_cli_prints_after_its_result_go_to_the_end_of_the_raw_stream() {
-        let dir = tempfile::tempdir().unwrap();
-        let raw = dir.path().join("turn.jsonl");
-        std::fs::write(&raw, "{\"type\":\"result\"}\n").unwrap();
+    /// `sh -c script` in `dir`, as a CLI whose turn just ended: its stdin closed.
+    fn closing(dir: &std::path::Path, script: &str) -> Closing {
         let (lines, more) = tokio::sync::mpsc::unbounded_channel();
         let close = Arc::new(tokio::sync::Notify::new());
-        let script = "cat > /dev/null; echo late; echo later";
         let child = process::spawn_with(
             std::path::Path::new("/bin/sh"),
             &["-c".into(), script.into()],
-            dir.path(),
+            dir,
             None,
             &[],
             Stdin::Open {
@@ -169,8 +190,17 @@ mod tests {
             },
         )
         .unwrap();
+        Closing::new(child, lines, &close, None)
+    }
+
+    #[tokio::test]
+    async fn lines_a_cli_prints_after_its_result_go_to_the_end_of_the_raw_stream() {
+        let dir = tempfile::tempdir().unwrap();
+        let raw = dir.path().join("turn.jsonl");
+        std::fs::write(&raw, "{\"type\":\"result\"}\n").unwrap();
         let slot = ClosingSlot::default();
-        slot.put(Closing::new(child, lines, &close, None), raw.clone());
+        let cli = closing(dir.path(), "cat > /dev/null; echo late; echo later");
+        slot.put(cli, raw.clone());
         assert!(slot.is_exiting());
         slot.wait().await;
         assert!(!slot.is_exiting());
@@ -178,5 +208,20 @@ mod tests {
             std::fs::read_to_string(&raw).unwrap(),
             "{\"type\":\"result\"}\nlate\nlater\n"
         );
+    }
+
+    #[tokio::test]
+    async fn a_hurried_cli_is_stopped_instead_of_waited_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let slot = ClosingSlot::default();
+        slot.hurry(); // with nothing exiting: no effect on the CLI put next
+                      // Exits only on a signal, long after its stdin closed.
+        let cli = closing(dir.path(), "cat > /dev/null; exec sleep 600");
+        slot.put(cli, dir.path().join("turn.jsonl"));
+        slot.hurry();
+        tokio::time::timeout(EXIT_GRACE / 2, slot.wait())
+            .await
+            .expect("stopped, not waited for");
+        assert!(!slot.is_exiting());
     }
 }

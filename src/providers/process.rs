@@ -426,20 +426,38 @@ impl Spawned {
     }
 
     /// Waits for a child whose stdin was closed to exit, returning the stdout lines it still
-    /// printed: terminated (its group) when its stdout has not closed within `grace`, killed
-    /// when it has not exited `grace` after that. `what` names it in the server's log.
-    pub async fn close_out(mut self, grace: Duration, what: &str) -> Vec<String> {
+    /// printed: terminated (its group) when its stdout has not closed within `grace`, or as
+    /// soon as `hurry` completes, and killed when it has not exited `grace` after that. `what`
+    /// names it in the server's log.
+    pub async fn close_out(
+        mut self,
+        grace: Duration,
+        what: &str,
+        hurry: impl std::future::Future<Output = ()>,
+    ) -> Vec<String> {
         let pid = self.pid;
         let mut after = Vec::new();
         let drained = tokio::time::timeout(grace, async {
-            while let Ok(Some(line)) = self.next_line().await {
-                after.push(line);
+            tokio::select! {
+                () = async {
+                    while let Ok(Some(line)) = self.next_line().await {
+                        after.push(line);
+                    }
+                } => true,
+                () = hurry => false,
             }
         })
         .await;
-        if drained.is_err() {
-            crate::log_line!("baton server: {what} (pid {pid}) did not exit: stopping it");
-            let _ = terminate(pid);
+        match drained {
+            Ok(true) => {}
+            Ok(false) => {
+                crate::log_line!("baton server: {what} (pid {pid}) is stopped before it exited");
+                let _ = terminate(pid);
+            }
+            Err(_) => {
+                crate::log_line!("baton server: {what} (pid {pid}) did not exit: stopping it");
+                let _ = terminate(pid);
+            }
         }
         if tokio::time::timeout(grace, self.wait(|| false))
             .await

@@ -494,7 +494,7 @@ async fn claude_turn(
         )
         .await;
         if let Err(cli) = to.send(cli) {
-            tokio::spawn(cli.wait());
+            tokio::spawn(cli.wait(std::future::pending()));
         }
         return outcome;
     }

@@ -221,7 +221,7 @@ async fn a_clean_turn_ends_at_its_result_and_its_cli_is_handed_over_while_it_exi
     let system_file = fake.spec.run_dir.join("baton-t-u.txt");
     assert!(system_file.exists(), "kept while the CLI runs");
     std::fs::write(fake.out("go"), "").unwrap();
-    let after = tokio::time::timeout(DEADLINE, cli.wait())
+    let after = tokio::time::timeout(DEADLINE, cli.wait(std::future::pending()))
         .await
         .expect("it exits");
     assert_eq!(after, ["late"], "what it printed after its result");

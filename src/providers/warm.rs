@@ -242,7 +242,7 @@ impl WarmCli {
         // An idle CLI prints nothing at EOF; whatever it does print is not a turn's.
         let _ = self
             .release()
-            .close_out(RETIRE_GRACE, "a retired CLI")
+            .close_out(RETIRE_GRACE, "a retired CLI", std::future::pending())
             .await;
     }
 

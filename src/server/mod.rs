@@ -248,7 +248,7 @@ async fn shutdown(srv: &Arc<Server>) {
         }
     };
     if tokio::time::timeout(STOP_GRACE, wait_all).await.is_err() {
-        crate::log_line!("baton server: a turn did not record its end within {STOP_GRACE:?} of the stop; the next start closes it");
+        crate::log_line!("baton server: a turn did not record its end (or the CLI of one that did, exit) within {STOP_GRACE:?} of the stop; the next start closes it");
     }
     for (_, rt) in &runtimes {
         turn::queue::end_waiting_feeds(rt);

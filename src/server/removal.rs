@@ -25,26 +25,37 @@ pub async fn remove(
 ) -> Result<RemovedView, BatonError> {
     let t = srv.terminal(name)?;
     let rt = srv.runtime(&t.id);
+    if rt.ending.is_exiting() {
+        // The last turn's CLI still exits, in the checkout that goes: stopped rather than
+        // waited for (its turn is recorded), once nothing refuses the removal.
+        super::terminals::refuse_unfinished(srv, &t, "remove")?;
+        removable(&t, delete_branch, force)?;
+        rt.ending.hurry();
+    }
     // Holding the turn lock keeps a send from starting while the terminal is removed.
     let _turn = super::terminals::settled(srv, &rt, &t, "remove").await?;
     // A warm CLI still being started for it is waited for, and retired below.
     srv.warm.settled(&t.id).await;
-    match (t.mode, &t.worktree) {
-        (CheckoutMode::Worktree, Some(wt)) => git::check_removable(wt, delete_branch, force)
-            .map_err(|e| BatonError::bad_input(format!("cannot remove {name}: {e}")))?,
-        _ if delete_branch => {
-            return Err(BatonError::bad_input(format!(
-                "{name} has no branch of its own: drop --delete-branch"
-            )))
-        }
-        _ => {}
-    }
+    removable(&t, delete_branch, force)?;
     let how = Removal {
         delete_branch,
         force,
         purge: false,
     };
     remove_settled(srv, &t, how)
+}
+
+/// What git would refuse of removing `t` (and its branch): checked before anything changes.
+fn removable(t: &TerminalRow, delete_branch: bool, force: bool) -> Result<(), BatonError> {
+    match (t.mode, &t.worktree) {
+        (CheckoutMode::Worktree, Some(wt)) => git::check_removable(wt, delete_branch, force)
+            .map_err(|e| BatonError::bad_input(format!("cannot remove {}: {e}", t.name))),
+        _ if delete_branch => Err(BatonError::bad_input(format!(
+            "{} has no branch of its own: drop --delete-branch",
+            t.name
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// What a removal takes away besides the terminal and its worktree.

@@ -285,27 +285,39 @@ const SETTLE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Terminal `t`'s turn lock, for a change that must not race a turn (fork, rewind, rename,
 /// rm): refused at once while a turn runs or input waits; a lock held only briefly (a turn's
-/// runner finishing up, the file watcher following the checkout) is waited for.
+/// runner finishing up, the file watcher following the checkout) is waited for, and so is the
+/// exit of the last turn's CLI (its runner holds the lock until then, which the close-out
+/// bounds: `providers::closing`).
 pub(super) async fn settled<'a>(
     srv: &Server,
     rt: &'a TermRuntime,
     t: &TerminalRow,
     what: &str,
 ) -> Result<tokio::sync::MutexGuard<'a, ()>, BatonError> {
-    let unfinished = |srv: &Server| -> Result<bool, BatonError> {
-        let last = srv.store.turns_summary(&t.id, None)?.last;
-        Ok(last.is_some_and(|l| l.status.is_none()) || super::read::waiting(srv, t)? > 0)
+    refuse_unfinished(srv, t, what)?;
+    let guard = match tokio::time::timeout(SETTLE, rt.turn_lock.lock()).await {
+        Ok(guard) => guard,
+        Err(_) if rt.ending.is_exiting() => rt.turn_lock.lock().await,
+        Err(_) => return Err(busy_refusal(&t.name, what)),
     };
-    if unfinished(srv)? {
-        return Err(busy_refusal(&t.name, what));
-    }
-    let guard = tokio::time::timeout(SETTLE, rt.turn_lock.lock())
-        .await
-        .map_err(|_| busy_refusal(&t.name, what))?;
-    if unfinished(srv)? || busy(srv, t) {
+    refuse_unfinished(srv, t, what)?;
+    if busy(srv, t) {
         return Err(busy_refusal(&t.name, what));
     }
     Ok(guard)
+}
+
+/// The refusal of a change to `t` while its last turn has not ended or input waits.
+pub(super) fn refuse_unfinished(
+    srv: &Server,
+    t: &TerminalRow,
+    what: &str,
+) -> Result<(), BatonError> {
+    let last = srv.store.turns_summary(&t.id, None)?.last;
+    if last.is_some_and(|l| l.status.is_none()) || super::read::waiting(srv, t)? > 0 {
+        return Err(busy_refusal(&t.name, what));
+    }
+    Ok(())
 }
 
 fn busy_refusal(name: &str, what: &str) -> BatonError {

@@ -1,6 +1,6 @@
 //! A clean Claude turn ends at its result: the send returns while its CLI still exits, the
-//! terminal's next turn starts only once that CLI is gone, and a server that dies meanwhile
-//! keeps the turn as it ended.
+//! terminal's next turn starts only once that CLI is gone, a server that dies meanwhile
+//! keeps the turn as it ended, `fork` waits for that exit and `rm` stops the CLI.
 
 use super::common::*;
 
@@ -72,4 +72,41 @@ fn a_server_killed_while_a_finished_turns_cli_exits_keeps_the_turn_and_stops_the
     w.send("t", "third");
     let (_, resumed) = claude_session(&w.last_invocation());
     assert_eq!(resumed, claude_session(&w.invocations()[0]).0);
+}
+
+#[test]
+fn rm_stops_a_finished_turns_exiting_cli_instead_of_refusing() {
+    let w = World::new();
+    let (_dir, lingering) = lingering_turn(&w);
+    // The CLI never exits by itself here; `rm` must neither wait for it nor say a turn runs.
+    let out = w.ok(&["rm", "t", "--force"]);
+    assert!(out.contains("removed t"), "{out}");
+    w.wait_for("the exiting CLI to be stopped", || !process_runs(lingering));
+    assert_eq!(w.json(&["ls"]).as_array().map(Vec::len), Some(0));
+    assert_eq!(w.invocations().len(), 2);
+}
+
+#[test]
+fn a_refused_rm_leaves_a_finished_turns_exiting_cli_be() {
+    let w = World::new();
+    let (dir, lingering) = lingering_turn(&w);
+    w.ok(&["send", "t", "third", "--detach"]);
+    let out = w.run(&["rm", "t"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("prompts waiting"), "{}", text(&out));
+    assert!(process_runs(lingering), "a refusal changes nothing");
+    std::fs::write(dir.join("go"), "").unwrap();
+    w.wait_for("the third turn", || w.invocations().len() == 3);
+}
+
+#[test]
+fn fork_waits_for_a_finished_turns_cli_to_exit_instead_of_refusing() {
+    let w = World::new();
+    let (_dir, lingering) = lingering_turn(&w);
+    // The CLI never exits by itself: the fork waits until it is stopped (10 s after its stdin
+    // closed), past the 5 s a busy terminal's lock is waited for.
+    let out = w.ok(&["fork", "t", "f"]);
+    assert!(out.contains("fork"), "{out}");
+    assert!(!process_runs(lingering));
+    assert_eq!(w.show("f")["state"], "idle");
 }
