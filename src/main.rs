@@ -35,7 +35,16 @@ fn parse() -> Cli {
             cmd: Some(Cmd::Send(send)),
         };
     }
-    Cli::parse()
+    match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) if e.kind() == clap::error::ErrorKind::InvalidUtf8 => {
+            let why = baton::validate::non_utf8_argument(&args)
+                .unwrap_or_else(|| BatonError::bad_input("an argument is not valid UTF-8"));
+            out::side(&format!("baton: {why}"));
+            std::process::exit(why.exit_code());
+        }
+        Err(e) => e.exit(),
+    }
 }
 
 #[derive(Subcommand)]

@@ -101,6 +101,20 @@ pub fn prompt_bytes(bytes: Vec<u8>) -> Result<String, BatonError> {
     })
 }
 
+/// The refusal of a command line with an argument that is not UTF-8 (clap says only that one
+/// is): which argument, where, and what to do. None when every argument is UTF-8.
+pub fn non_utf8_argument(args: &[std::ffi::OsString]) -> Option<BatonError> {
+    use std::os::unix::ffi::OsStrExt;
+    args.iter().enumerate().skip(1).find_map(|(n, arg)| {
+        let bytes = arg.as_bytes();
+        let at = std::str::from_utf8(bytes).err()?.valid_up_to();
+        Some(BatonError::bad_input(format!(
+            "argument {n} ({:?}) is not valid UTF-8 (byte {at} is not): retype it, or convert it with iconv first; a prompt can also come on stdin with `-`",
+            String::from_utf8_lossy(bytes)
+        )))
+    })
+}
+
 /// A default terminal name derived from a directory's last component.
 pub fn name_from_dir(dir: &std::path::Path) -> String {
     let base = dir

@@ -81,6 +81,36 @@ fn prompts() {
 }
 
 #[test]
+fn arguments_that_are_not_utf8_are_named() {
+    use std::os::unix::ffi::OsStringExt;
+    let args = |v: &[&[u8]]| -> Vec<std::ffi::OsString> {
+        v.iter()
+            .map(|a| std::ffi::OsString::from_vec(a.to_vec()))
+            .collect()
+    };
+    let cases: [(&[&[u8]], Option<&str>); 4] = [
+        (&[b"baton", b"send", b"t", b"fine"], None),
+        (&[b"\xff", b"ls"], None), // the program's own name is not checked
+        (
+            &[b"baton", b"send", b"t", b"ok \xff"],
+            Some("argument 3 (\"ok \u{fffd}\") is not valid UTF-8 (byte 3 is not)"),
+        ),
+        (
+            &[b"baton", b"new", b"n\xc3", b"--dir", b"\xff"],
+            Some("argument 2 (\"n\u{fffd}\") is not valid UTF-8 (byte 1 is not)"),
+        ),
+    ];
+    for (argv, want) in cases {
+        let got = non_utf8_argument(&args(argv)).map(|e| e.to_string());
+        match (got, want) {
+            (None, None) => {}
+            (Some(got), Some(want)) => assert!(got.starts_with(want), "{got}"),
+            (got, want) => panic!("{argv:?}: got {got:?}, want {want:?}"),
+        }
+    }
+}
+
+#[test]
 fn default_names_from_dirs() {
     use std::path::Path;
     assert_eq!(name_from_dir(Path::new("/src/api")), "api");

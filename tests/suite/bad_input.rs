@@ -109,6 +109,27 @@ fn empty_huge_and_non_utf8_prompts() {
             text(&out)
         );
     }
+    // In argv: named, on one line (clap alone says only that some argument is not UTF-8).
+    let before = w.json(&["ls"]);
+    for (args, needle) in [
+        (
+            &["send", "t"][..],
+            "argument 3 (\"h\u{fffd}i\") is not valid UTF-8",
+        ),
+        (
+            &["new"][..],
+            "argument 2 (\"h\u{fffd}i\") is not valid UTF-8",
+        ),
+    ] {
+        use std::os::unix::ffi::OsStrExt;
+        let bad = std::ffi::OsStr::from_bytes(b"h\xffi");
+        let out = w.cmd(args).arg(bad).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(err.contains(needle), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    }
+    assert_eq!(w.json(&["ls"]), before);
     assert!(w.invocations().is_empty(), "no CLI may run");
     assert_eq!(w.show("t")["turns"], 0);
 }
