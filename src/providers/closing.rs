@@ -214,8 +214,9 @@ mod tests {
     async fn a_hurried_cli_is_stopped_instead_of_waited_for() {
         let dir = tempfile::tempdir().unwrap();
         let slot = ClosingSlot::default();
-        slot.hurry(); // with nothing exiting: no effect on the CLI put next
-                      // Exits only on a signal, long after its stdin closed.
+        // With nothing exiting: no effect on the CLI put next.
+        slot.hurry();
+        // Exits only on a signal, long after its stdin closed.
         let cli = closing(dir.path(), "cat > /dev/null; exec sleep 600");
         slot.put(cli, dir.path().join("turn.jsonl"));
         slot.hurry();
