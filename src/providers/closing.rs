@@ -15,7 +15,6 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -81,10 +80,9 @@ impl Closing {
 #[derive(Default)]
 pub struct ClosingSlot {
     cli: Mutex<Option<(Closing, PathBuf)>>,
-    /// From [`ClosingSlot::put`] until [`ClosingSlot::wait`] has seen the CLI exit.
-    exiting: AtomicBool,
-    /// What [`ClosingSlot::hurry`] notifies, one for each CLI put here: a notification meant
-    /// for one never stops the next.
+    /// What [`ClosingSlot::hurry`] notifies, one for each CLI put here (a notification meant
+    /// for one never stops the next): from [`ClosingSlot::put`] until [`ClosingSlot::wait`]
+    /// has seen the CLI exit, which is also when the slot [`ClosingSlot::is_exiting`].
     hurried: Mutex<Option<Arc<Notify>>>,
 }
 
@@ -106,7 +104,6 @@ impl ClosingSlot {
 
     /// Keeps `cli`, whose turn's raw stream is `raw`, until [`ClosingSlot::wait`].
     pub fn put(&self, cli: Closing, raw: PathBuf) {
-        self.exiting.store(true, Ordering::SeqCst);
         *self.hurried() = Some(Arc::new(Notify::new()));
         if let Some((old, raw)) = self.lock().replace((cli, raw)) {
             tokio::spawn(keep_after(old, raw, Arc::new(Notify::new())));
@@ -123,7 +120,7 @@ impl ClosingSlot {
 
     /// Whether the last turn's CLI is still exiting.
     pub fn is_exiting(&self) -> bool {
-        self.exiting.load(Ordering::SeqCst)
+        self.hurried().is_some()
     }
 
     /// Waits until the last turn's CLI has exited, if one was left exiting.
@@ -134,7 +131,6 @@ impl ClosingSlot {
             keep_after(cli, raw, hurry).await;
         }
         *self.hurried() = None;
-        self.exiting.store(false, Ordering::SeqCst);
     }
 }
 
@@ -214,8 +210,6 @@ mod tests {
     async fn a_hurried_cli_is_stopped_instead_of_waited_for() {
         let dir = tempfile::tempdir().unwrap();
         let slot = ClosingSlot::default();
-        // With nothing exiting: no effect on the CLI put next.
-        slot.hurry();
         // Exits only on a signal, long after its stdin closed.
         let cli = closing(dir.path(), "cat > /dev/null; exec sleep 600");
         slot.put(cli, dir.path().join("turn.jsonl"));

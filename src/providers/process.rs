@@ -448,16 +448,14 @@ impl Spawned {
             }
         })
         .await;
-        match drained {
-            Ok(true) => {}
-            Ok(false) => {
-                crate::log_line!("baton server: {what} (pid {pid}) is stopped before it exited");
-                let _ = terminate(pid);
-            }
-            Err(_) => {
-                crate::log_line!("baton server: {what} (pid {pid}) did not exit: stopping it");
-                let _ = terminate(pid);
-            }
+        let why = match drained {
+            Ok(true) => None,
+            Ok(false) => Some("is stopped before it exited"),
+            Err(_) => Some("did not exit: stopping it"),
+        };
+        if let Some(why) = why {
+            crate::log_line!("baton server: {what} (pid {pid}) {why}");
+            let _ = terminate(pid);
         }
         if tokio::time::timeout(grace, self.wait(|| false))
             .await

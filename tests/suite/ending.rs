@@ -94,9 +94,15 @@ fn a_refused_rm_leaves_a_finished_turns_exiting_cli_be() {
     let out = w.run(&["rm", "t"]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("prompts waiting"), "{}", text(&out));
-    assert!(process_runs(lingering), "a refusal changes nothing");
     std::fs::write(dir.join("go"), "").unwrap();
+    // The third turn starts only once the lingering CLI's close-out is over, log line and all.
     w.wait_for("the third turn", || w.invocations().len() == 3);
+    assert!(!process_runs(lingering));
+    let log = std::fs::read_to_string(w.data().join("server.log")).unwrap_or_default();
+    assert!(
+        !log.contains(&format!("(pid {lingering}) is stopped")),
+        "a refusal stops nothing: {log}"
+    );
 }
 
 #[test]
