@@ -546,7 +546,13 @@ pub fn queue(rows: &Vec<QueuedView>) -> String {
 }
 
 pub fn interrupted(v: &InterruptedView) -> String {
-    format!("interrupted turn {} of {}\n", v.turn_id, v.name)
+    match v.stopped_exiting_cli {
+        Some(pid) => format!(
+            "{}'s last turn had ended, but its CLI (pid {pid}) was still exiting: stopped\n",
+            v.name
+        ),
+        None => format!("interrupted turn {} of {}\n", v.turn_id, v.name),
+    }
 }
 
 pub fn status(v: &StatusView) -> String {

@@ -311,3 +311,23 @@ fn an_accepted_input_says_where_it_went() {
         assert_eq!(accepted(&v), want);
     }
 }
+
+#[test]
+fn interrupt_names_the_turn_it_interrupted_or_the_exiting_cli_it_stopped() {
+    let view = |stopped_exiting_cli: Option<i32>| InterruptedView {
+        name: "t".into(),
+        turn_id: "abc".into(),
+        interrupted: stopped_exiting_cli.is_none(),
+        stopped_exiting_cli,
+    };
+    let cases = [
+        (view(None), "interrupted turn abc of t\n"),
+        (
+            view(Some(42)),
+            "t's last turn had ended, but its CLI (pid 42) was still exiting: stopped\n",
+        ),
+    ];
+    for (v, want) in cases {
+        assert_eq!(interrupted(&v), want);
+    }
+}

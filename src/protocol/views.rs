@@ -552,6 +552,10 @@ pub struct InterruptedView {
     pub name: String,
     pub turn_id: String,
     pub interrupted: bool,
+    /// No turn ran, but the CLI of the last one (`turn_id`, recorded already) was still
+    /// exiting after its answer: this is its pid, stopped so that waiting input runs now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_exiting_cli: Option<i32>,
 }
 
 /// `ping`.

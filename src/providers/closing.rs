@@ -11,7 +11,8 @@
 //! A change that needs the terminal quiet (`rm`, `fork`, `rewind`, `rename`) waits for that
 //! exit (`server::terminals::settled`), which [`EXIT_GRACE`] bounds; `rm` does not wait for a
 //! CLI whose checkout it removes: it stops it ([`ClosingSlot::hurry`]), its turn being
-//! recorded already.
+//! recorded already, and neither does `baton interrupt`, asked while no turn runs. Input that
+//! waits longer than [`SLOW_EXIT`] for the exit is told why ([`ClosingSlot::mark_slow`]).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -27,6 +28,10 @@ use super::system_file::Written;
 /// How long a CLI whose turn ended may take to close its stdout, and then to exit, before it
 /// is stopped.
 const EXIT_GRACE: Duration = Duration::from_secs(10);
+
+/// How long a CLI whose turn ended exits before the input waiting for it is told why it waits
+/// (a CLI exits in milliseconds when all is well: saying nothing then keeps the usual send quiet).
+pub const SLOW_EXIT: Duration = Duration::from_secs(1);
 
 /// A CLI whose stdin is closed after its turn's result, until it has exited.
 pub struct Closing {
@@ -80,10 +85,22 @@ impl Closing {
 #[derive(Default)]
 pub struct ClosingSlot {
     cli: Mutex<Option<(Closing, PathBuf)>>,
-    /// What [`ClosingSlot::hurry`] notifies, one for each CLI put here (a notification meant
-    /// for one never stops the next): from [`ClosingSlot::put`] until [`ClosingSlot::wait`]
-    /// has seen the CLI exit, which is also when the slot [`ClosingSlot::is_exiting`].
-    hurried: Mutex<Option<Arc<Notify>>>,
+    /// From [`ClosingSlot::put`] until [`ClosingSlot::wait`] has seen the CLI exit (while the
+    /// slot [`ClosingSlot::is_exiting`]).
+    exiting: Mutex<Option<Exiting>>,
+}
+
+/// The last turn's CLI while it exits.
+#[derive(Debug, Clone)]
+pub struct Exiting {
+    pub pid: i32,
+    /// The turn it ran, which is recorded already.
+    pub turn_id: String,
+    /// Whether it has exited for longer than [`SLOW_EXIT`] ([`ClosingSlot::mark_slow`]).
+    pub slow: bool,
+    /// What [`ClosingSlot::hurry`] notifies, one for each CLI put here: a notification meant
+    /// for one never stops the next.
+    hurry: Arc<Notify>,
 }
 
 impl std::fmt::Debug for ClosingSlot {
@@ -98,39 +115,66 @@ impl ClosingSlot {
         self.cli.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn hurried(&self) -> std::sync::MutexGuard<'_, Option<Arc<Notify>>> {
-        self.hurried.lock().unwrap_or_else(|p| p.into_inner())
+    fn state(&self) -> std::sync::MutexGuard<'_, Option<Exiting>> {
+        self.exiting.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Keeps `cli`, whose turn's raw stream is `raw`, until [`ClosingSlot::wait`].
-    pub fn put(&self, cli: Closing, raw: PathBuf) {
-        *self.hurried() = Some(Arc::new(Notify::new()));
+    /// Keeps `cli`, which ran turn `turn_id` whose raw stream is `raw`, until
+    /// [`ClosingSlot::wait`].
+    pub fn put(&self, cli: Closing, raw: PathBuf, turn_id: &str) {
+        *self.state() = Some(Exiting {
+            pid: cli.pid,
+            turn_id: turn_id.to_string(),
+            slow: false,
+            hurry: Arc::new(Notify::new()),
+        });
         if let Some((old, raw)) = self.lock().replace((cli, raw)) {
             tokio::spawn(keep_after(old, raw, Arc::new(Notify::new())));
         }
     }
 
     /// Stops the last turn's CLI if it is still exiting, instead of waiting for it to exit by
-    /// itself: for `rm`, which removes the checkout it runs in (its turn is recorded already).
-    pub fn hurry(&self) {
-        if let Some(hurry) = self.hurried().as_ref() {
-            hurry.notify_one();
-        }
+    /// itself (its turn is recorded already): for `rm`, which removes the checkout it runs
+    /// in, and `baton interrupt`. Returns that CLI.
+    pub fn hurry(&self) -> Option<Exiting> {
+        let exiting = self.state().clone()?;
+        exiting.hurry.notify_one();
+        Some(exiting)
     }
 
     /// Whether the last turn's CLI is still exiting.
     pub fn is_exiting(&self) -> bool {
-        self.hurried().is_some()
+        self.state().is_some()
     }
 
-    /// Waits until the last turn's CLI has exited, if one was left exiting.
-    pub async fn wait(&self) {
+    /// The last turn's CLI, once it has exited for longer than [`SLOW_EXIT`].
+    pub fn slow(&self) -> Option<Exiting> {
+        self.state().clone().filter(|e| e.slow)
+    }
+
+    /// Marks the CLI still exiting as slow to ([`ClosingSlot::slow`]), for the `slow` call of
+    /// [`ClosingSlot::wait`], which may hold a lock of its own while it marks and tells.
+    pub fn mark_slow(&self) -> Option<Exiting> {
+        let mut state = self.state();
+        let exiting = state.as_mut()?;
+        exiting.slow = true;
+        Some(exiting.clone())
+    }
+
+    /// Waits until the last turn's CLI has exited, if one was left exiting; calls `slow` once
+    /// if it still runs after [`SLOW_EXIT`].
+    pub async fn wait(&self, slow: impl FnOnce()) {
         let closing = self.lock().take();
-        let hurry = self.hurried().clone();
+        let hurry = self.state().as_ref().map(|e| e.hurry.clone());
         if let (Some((cli, raw)), Some(hurry)) = (closing, hurry) {
-            keep_after(cli, raw, hurry).await;
+            let exited = keep_after(cli, raw, hurry);
+            tokio::pin!(exited);
+            if tokio::time::timeout(SLOW_EXIT, &mut exited).await.is_err() {
+                slow();
+                exited.await;
+            }
         }
-        *self.hurried() = None;
+        *self.state() = None;
     }
 }
 
@@ -196,9 +240,9 @@ mod tests {
         std::fs::write(&raw, "{\"type\":\"result\"}\n").unwrap();
         let slot = ClosingSlot::default();
         let cli = closing(dir.path(), "cat > /dev/null; echo late; echo later");
-        slot.put(cli, raw.clone());
+        slot.put(cli, raw.clone(), "turn");
         assert!(slot.is_exiting());
-        slot.wait().await;
+        slot.wait(|| panic!("exits at once")).await;
         assert!(!slot.is_exiting());
         assert_eq!(
             std::fs::read_to_string(&raw).unwrap(),
@@ -212,11 +256,35 @@ mod tests {
         let slot = ClosingSlot::default();
         // Exits only on a signal, long after its stdin closed.
         let cli = closing(dir.path(), "cat > /dev/null; exec sleep 600");
-        slot.put(cli, dir.path().join("turn.jsonl"));
-        slot.hurry();
-        tokio::time::timeout(EXIT_GRACE / 2, slot.wait())
+        slot.put(cli, dir.path().join("turn.jsonl"), "turn");
+        assert_eq!(slot.hurry().map(|e| e.turn_id), Some("turn".to_string()));
+        tokio::time::timeout(EXIT_GRACE / 2, slot.wait(|| {}))
             .await
             .expect("stopped, not waited for");
         assert!(!slot.is_exiting());
+        assert!(slot.hurry().is_none(), "nothing left to stop");
+    }
+
+    #[tokio::test]
+    async fn a_cli_slow_to_exit_is_told_once_and_stays_slow_until_it_exited() {
+        let dir = tempfile::tempdir().unwrap();
+        let slot = ClosingSlot::default();
+        let cli = closing(dir.path(), "cat > /dev/null; exec sleep 600");
+        let pid = cli.pid;
+        slot.put(cli, dir.path().join("turn.jsonl"), "turn");
+        assert!(slot.slow().is_none());
+        let (told, slow) = tokio::sync::oneshot::channel();
+        let waited = slot.wait(move || {
+            told.send(()).unwrap();
+        });
+        let watched = async {
+            slow.await.unwrap();
+            assert!(slot.slow().is_none(), "marked only by the caller");
+            assert_eq!(slot.mark_slow().map(|e| e.pid), Some(pid));
+            assert_eq!(slot.slow().map(|e| e.pid), Some(pid));
+            slot.hurry();
+        };
+        tokio::join!(waited, watched);
+        assert!(slot.slow().is_none() && slot.mark_slow().is_none());
     }
 }

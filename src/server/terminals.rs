@@ -229,16 +229,28 @@ pub fn interrupt(srv: &Server, name: &str) -> Result<InterruptedView, BatonError
     {
         Interrupting::Turn(turn_id) => turn_id,
         Interrupting::Starting(input) => format!("(the turn of input {input}, starting)"),
-        Interrupting::Nothing => {
-            return Err(BatonError::failed(format!(
-                "{name} has no running turn to interrupt"
-            )))
-        }
+        // The turn is over and recorded; what keeps the next prompt waiting is its CLI.
+        Interrupting::Nothing => match rt.ending.hurry() {
+            Some(exiting) => {
+                return Ok(InterruptedView {
+                    name: name.to_string(),
+                    turn_id: exiting.turn_id,
+                    interrupted: false,
+                    stopped_exiting_cli: Some(exiting.pid),
+                })
+            }
+            None => {
+                return Err(BatonError::failed(format!(
+                    "{name} has no running turn to interrupt"
+                )))
+            }
+        },
     };
     Ok(InterruptedView {
         name: name.to_string(),
         turn_id,
         interrupted: true,
+        stopped_exiting_cli: None,
     })
 }
 

@@ -1,6 +1,7 @@
 //! A clean Claude turn ends at its result: the send returns while its CLI still exits, the
 //! terminal's next turn starts only once that CLI is gone, a server that dies meanwhile
-//! keeps the turn as it ended, `fork` waits for that exit and `rm` stops the CLI.
+//! keeps the turn as it ended, `fork` waits for that exit, `rm` stops the CLI, and input that
+//! waits long for that exit is told why (`baton interrupt` stops the CLI).
 
 use super::common::*;
 
@@ -115,4 +116,44 @@ fn fork_waits_for_a_finished_turns_cli_to_exit_instead_of_refusing() {
     assert!(out.contains("fork"), "{out}");
     assert!(!process_runs(lingering));
     assert_eq!(w.show("f")["state"], "idle");
+}
+
+#[test]
+fn input_waiting_for_a_slow_exit_is_told_why_and_interrupt_stops_that_cli() {
+    use std::io::BufRead;
+    let w = World::new();
+    let (_dir, lingering) = lingering_turn(&w);
+    let mut next = w.spawn(&["send", "t", "third"]);
+    let mut said = std::io::BufReader::new(next.stderr.take().unwrap()).lines();
+    let told = said
+        .by_ref()
+        .map(Result::unwrap)
+        .find(|l| l.contains("still exiting"))
+        .expect("the waiting send is told why it waits");
+    assert!(told.contains(&format!("(pid {lingering})")), "{told}");
+    assert!(told.contains("baton interrupt t"), "{told}");
+    // Input sent from now on is told as it is accepted.
+    let detached = w.run(&["send", "t", "fourth", "--detach"]);
+    assert!(detached.status.success(), "{}", text(&detached));
+    let note = String::from_utf8_lossy(&detached.stderr);
+    assert!(note.contains("note: t's last turn is over"), "{note}");
+    assert_eq!(w.invocations().len(), 2, "nothing ran meanwhile");
+    let out = w.ok(&["interrupt", "t"]);
+    assert!(
+        out.contains(&format!("CLI (pid {lingering}) was still exiting: stopped")),
+        "{out}"
+    );
+    assert!(next.wait().unwrap().success());
+    let rest: Vec<String> = said.map(Result::unwrap).collect();
+    assert!(
+        !rest.iter().any(|l| l.contains("still exiting")),
+        "told once: {rest:?}"
+    );
+    // Stopping that CLI holds no queue: both waiting prompts run.
+    w.wait_for("the fourth turn", || w.invocations().len() == 4);
+    assert!(!process_runs(lingering));
+    let ran: Vec<String> = w.invocations().iter().map(stdin_prompt).collect();
+    assert_eq!(ran[2..], ["third", "fourth"]);
+    let out = w.run(&["interrupt", "t"]);
+    assert!(text(&out).contains("no running turn"), "{}", text(&out));
 }

@@ -402,7 +402,7 @@ impl TurnCtx<'_> {
             .map_err(|e| BatonError::failed(format!("the {} run crashed: {e}", spec.provider)))?
             .map_err(|e| BatonError::failed(e.to_string()));
         if let Ok(cli) = closed.try_recv() {
-            self.rt.ending.put(cli, path);
+            self.rt.ending.put(cli, path, self.turn_id);
         }
         let outcome = outcome?;
         if let Some(guard) = starting {

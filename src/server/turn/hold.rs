@@ -28,8 +28,12 @@ pub fn holds(waiting_behind: usize) -> bool {
 /// hold when input waits behind the turn.
 pub fn interrupt(srv: &Server, name: &str) -> Result<InterruptedView, BatonError> {
     let interrupted = super::super::terminals::interrupt(srv, name)?;
-    let t = srv.terminal(name)?;
-    after_interrupt(srv, &srv.runtime(&t.id), &t);
+    // Stopping the last turn's exiting CLI interrupts no turn: the prompts waiting for it
+    // are what the user wants to run.
+    if interrupted.stopped_exiting_cli.is_none() {
+        let t = srv.terminal(name)?;
+        after_interrupt(srv, &srv.runtime(&t.id), &t);
+    }
     Ok(interrupted)
 }
 

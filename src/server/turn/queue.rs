@@ -97,7 +97,11 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
         }
         let held = asked.mode != SendModeArg::Jump && super::hold::is_held(&rt);
         let note = steer_note(asked.mode, asked.terminal.provider, busy, handed)
-            .or_else(|| held.then(|| super::hold::held_note(&asked.terminal.name)));
+            .or_else(|| held.then(|| super::hold::held_note(&asked.terminal.name)))
+            .or_else(|| {
+                let exiting = rt.ending.slow()?;
+                Some(slow_exit_note(&asked.terminal.name, exiting.pid))
+            });
         if let Some(message) = &note {
             feed.push(Reply::Event {
                 event: SendEvent::Note {
@@ -122,6 +126,37 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
         note,
     };
     Ok((feed, view))
+}
+
+/// The input waiting while the last turn's CLI is slow to exit is told why it waits: under
+/// the inputs lock, as [`enqueue`] tells input that comes later, so each is told once.
+fn tell_slow_exit(rt: &TermRuntime, name: &str) {
+    let _queue = rt.inputs_lock.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(exiting) = rt.ending.mark_slow() else {
+        return;
+    };
+    let feeds: Vec<Arc<Feed>> = rt
+        .feeds
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .values()
+        .filter(|f| !f.is_done())
+        .cloned()
+        .collect();
+    for feed in feeds {
+        feed.push(Reply::Event {
+            event: SendEvent::Note {
+                message: slow_exit_note(name, exiting.pid),
+            },
+        });
+    }
+}
+
+/// What input waiting for the last turn's CLI to exit is told once that takes long. Pure.
+fn slow_exit_note(name: &str, pid: i32) -> String {
+    format!(
+        "{name}'s last turn is over, but its CLI (pid {pid}) is still exiting: this prompt runs once it has (`baton interrupt {name}` stops it now)"
+    )
 }
 
 /// What baton says of a steer: where it went.
@@ -289,7 +324,8 @@ async fn runner(srv: Arc<Server>, tid: String) {
             woken.await;
             continue;
         };
-        let feed = feed_of(&srv, &rt, &terminal.name, input.number);
+        let terminal_name = terminal.name.clone();
+        let feed = feed_of(&srv, &rt, &terminal_name, input.number);
         let job = SendJob::from_input(terminal, &input);
         super::run(&srv, &rt, job, &feed).await;
         // A CLI started for a turn that never reached it (a stop, a refusal on the way).
@@ -305,7 +341,7 @@ async fn runner(srv: Arc<Server>, tid: String) {
         // After the end of the turn, so watchers see its state change last.
         srv.announce(&tid);
         // A turn that ended at its result: its CLI exits meanwhile, and the next turn waits.
-        rt.ending.wait().await;
+        rt.ending.wait(|| tell_slow_exit(&rt, &terminal_name)).await;
         drop(guard);
     }
     rt.runner.store(false, Ordering::SeqCst);
