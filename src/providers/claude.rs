@@ -200,6 +200,9 @@ pub struct ClaudeParser {
     last_call: Option<(CallUsage, Option<String>, Option<String>)>,
     /// The latest `message_delta` final output count, by message id (partial-message mode).
     delta_output: Option<(String, u64)>,
+    /// The id of the main thread's latest `message_start`: 2.1.197's stream events carry no
+    /// `api_message_id`, and its `message_delta` belongs to that message.
+    main_streaming: Option<String>,
     result: Option<ResultLine>,
     not_found_in_stream: bool,
     answer: String,
@@ -493,6 +496,9 @@ impl ClaudeParser {
                 // shows at once, not only once the call's message is whole. (A subagent's
                 // usage is its own context.)
                 let main = value["parent_tool_use_id"].is_null();
+                if main {
+                    self.main_streaming = id.map(str::to_owned);
+                }
                 match CallUsage::from_json(&event["message"]["usage"]) {
                     Some(usage) if main => vec![TurnEvent::Usage {
                         tokens: usage.total(),
@@ -524,7 +530,9 @@ impl ClaudeParser {
             }
             Some("message_delta") => {
                 let output = event["usage"]["output_tokens"].as_u64();
-                if let (Some(output), Some(id)) = (output, api_id) {
+                let main = value["parent_tool_use_id"].is_null();
+                let id = api_id.or_else(|| main.then_some(self.main_streaming.as_deref())?);
+                if let (Some(output), Some(id)) = (output, id) {
                     self.delta_output = Some((id.to_owned(), output));
                 }
                 Vec::new()
@@ -621,7 +629,9 @@ impl ClaudeParser {
         let (stream_call, message_id, _) = self.last_call.as_ref()?;
         let window = self.window()?;
         let mut call = *stream_call;
-        // The stream's output count is the first chunk's; the session file has the final one.
+        // The stream's output count is the first chunk's; the session file has the final one
+        // (2.1.332 writes it before its result; 2.1.197 a few ms after, when only the
+        // stream's `message_delta` has it).
         let on_disk = find_session_file(homes, cwd, session_id)
             .and_then(|file| last_call_in_session_file(&file))
             .filter(|disk| disk.same_request(stream_call));

@@ -531,6 +531,37 @@ fn out_partial_uses_the_message_delta_output() {
 }
 
 #[test]
+fn a_2_1_197_turn_takes_its_output_count_from_the_stream_before_its_session_file_is_written() {
+    // 2.1.197 writes the turn's session entries a few ms after its result (no file at all
+    // after a first turn), and its stream events carry no `api_message_id`.
+    let home = home();
+    let stdout = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures/captures/fork/claude/2.1.197/01-turn1/stdout.jsonl"),
+    )
+    .unwrap();
+    assert!(!stdout.contains("api_message_id"));
+    let mut parser = ClaudeParser::new();
+    for line in stdout.lines() {
+        parser.feed(line);
+    }
+    let exit = ExitInfo {
+        code: Some(0),
+        signal: None,
+        stderr_tail: String::new(),
+        interrupted: false,
+    };
+    let outcome = parser.finish(&exit, &home.homes, &home.cwd);
+    assert_eq!(
+        outcome.context,
+        Some(ContextUsage {
+            tokens: 1022 + 2022 + 3022 + 62,
+            window: 1_000_000
+        })
+    );
+}
+
+#[test]
 fn garbage_and_early_exits_give_clear_errors() {
     let home = home();
     let mut parser = ClaudeParser::new();

@@ -292,6 +292,35 @@ fn claude_2_1_197_resumes_on_the_model_the_session_started_on() {
 }
 
 #[test]
+fn the_context_counts_each_calls_final_output_on_both_claude_versions() {
+    // 2.1.197 writes its session file only after its result, where 2.1.332 has the call's
+    // final output count before: the count must not fall back to the stream's first chunk.
+    for version in ["2.1.332", "2.1.197"] {
+        for cold in [true, false] {
+            let mut w = World::new();
+            if cold {
+                w.cold();
+            }
+            w.env
+                .push(("BATON_SHIM_CLAUDE_VERSION".into(), version.into()));
+            w.new_terminal("t", "claude");
+            w.send("t", "hello [[ctx:20000]]");
+            assert_eq!(
+                w.show("t")["context"]["tokens"],
+                20000,
+                "{version} cold={cold}"
+            );
+            w.send("t", "again [[ctx:30000]]");
+            assert_eq!(
+                w.show("t")["context"]["tokens"],
+                30000,
+                "{version} cold={cold}"
+            );
+        }
+    }
+}
+
+#[test]
 fn codex_runs_with_json_and_skip_git_repo_check_and_options_before_resume() {
     let w = World::new();
     w.cold();
