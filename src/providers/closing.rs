@@ -1,7 +1,9 @@
 //! A CLI whose turn is over while its process exits: a Claude turn that ended cleanly at its
 //! result (completed, nothing of it still to come: the test a warm CLI passes) is answered and
 //! recorded at once, its stdin closed, while the CLI winds down (a Python or Node process
-//! takes milliseconds to exit, more when it flushes telemetry). The terminal keeps it in its
+//! takes milliseconds to exit, more when it flushes telemetry); so is a cold Codex turn at its
+//! `turn.completed` (`codex exec` takes 60-90 ms more to exit) when no app-server is started
+//! for its thread. The terminal keeps it in its
 //! [`ClosingSlot`]; once the turn is over (its input no longer taken, the terminal idle), the
 //! terminal's runner waits for the exit there, still holding the turn lock, so the next turn
 //! (and a CLI started ahead of it) starts only after: a terminal never has two CLIs at once.
@@ -37,8 +39,9 @@ pub const SLOW_EXIT: Duration = Duration::from_secs(1);
 pub struct Closing {
     pub pid: i32,
     child: Spawned,
-    /// Its stdin's line writer, kept until it has exited.
-    lines: UnboundedSender<String>,
+    /// Its stdin's line writer, kept until it has exited (None: its stdin closed with its
+    /// prompt, as `codex exec`'s does).
+    lines: Option<UnboundedSender<String>>,
     /// The system text file it was started with, removed once it has exited.
     system_file: Option<Written>,
 }
@@ -55,7 +58,17 @@ impl Closing {
         Closing {
             pid: child.pid,
             child,
-            lines,
+            lines: Some(lines),
+            system_file,
+        }
+    }
+
+    /// Holds a CLI whose stdin closed after its prompt (`codex exec`) until [`Closing::wait`].
+    pub(crate) fn exiting(child: Spawned, system_file: Option<Written>) -> Closing {
+        Closing {
+            pid: child.pid,
+            child,
+            lines: None,
             system_file,
         }
     }

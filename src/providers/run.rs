@@ -62,9 +62,10 @@ pub struct Channels {
     /// Each message asks a Claude turn to stop: its interrupt request on stdin, then SIGINT
     /// if the turn has not ended [`INTERRUPT_GRACE`] later.
     pub interrupt: Option<tokio::sync::mpsc::UnboundedReceiver<()>>,
-    /// Where a Claude CLI not kept warm is handed after a clean turn, its stdin closed: the
-    /// turn ends at its result, and the caller waits for the CLI's exit ([`Closing::wait`]).
-    /// None: the turn ends once the CLI has exited.
+    /// Where a CLI not kept warm is handed after a clean turn, its stdin closed (Claude), or
+    /// closed already (`codex exec`): the turn ends at its result (Codex: `turn.completed`),
+    /// and the caller waits for the CLI's exit ([`Closing::wait`]). None: the turn ends once
+    /// the CLI has exited.
     pub closing: Option<tokio::sync::oneshot::Sender<Closing>>,
 }
 
@@ -119,7 +120,11 @@ pub async fn run_turn(
                             "the warm codex app-server could not take the turn ({why}): it ran as a cold codex exec"
                         );
                         let _ = tx.send(RunMsg::Note(note)).await;
-                        let cold = ColdCodex { go: None, keep };
+                        let cold = ColdCodex {
+                            go: None,
+                            keep,
+                            closing: None,
+                        };
                         cold.run(spec, prompt, homes, path_var, tx, interrupted)
                             .await
                     }
@@ -129,6 +134,7 @@ pub async fn run_turn(
                 let cold = ColdCodex {
                     go: channels.go,
                     keep: channels.keep,
+                    closing: channels.closing,
                 };
                 cold.run(spec, prompt, homes, path_var, tx, interrupted)
                     .await
@@ -141,11 +147,13 @@ pub async fn run_turn(
     }
 }
 
-/// A cold Codex turn (`codex exec`): its prompt's gate, and where an app-server goes that is
-/// started for the thread after a clean turn.
+/// A cold Codex turn (`codex exec`): its prompt's gate, where an app-server goes that is
+/// started for the thread after a clean turn, and where the CLI goes after a clean turn when
+/// none is (the turn ends at its `turn.completed`).
 struct ColdCodex {
     go: Option<tokio::sync::oneshot::Receiver<()>>,
     keep: Option<tokio::sync::oneshot::Sender<WarmCli>>,
+    closing: Option<tokio::sync::oneshot::Sender<Closing>>,
 }
 
 impl ColdCodex {
@@ -158,7 +166,20 @@ impl ColdCodex {
         tx: Sender<RunMsg>,
         interrupted: Arc<AtomicBool>,
     ) -> Result<TurnOutcome, ProviderError> {
-        let outcome = codex_turn(spec, prompt, homes, path_var, tx, interrupted, self.go).await;
+        // The app-server a kept thread gets starts once this CLI has exited: that one waits
+        // for its exit, as before (a terminal never has two CLIs).
+        let closing = self.closing.filter(|_| self.keep.is_none());
+        let outcome = codex_turn(
+            spec,
+            prompt,
+            homes,
+            path_var,
+            tx,
+            interrupted,
+            self.go,
+            closing,
+        )
+        .await;
         if let (Ok(outcome), Some(keep)) = (&outcome, self.keep) {
             warm_codex_after(spec, path_var, outcome, keep);
         }
@@ -204,7 +225,11 @@ fn find(spec: &RunSpec, path_var: Option<&OsStr>) -> Result<std::path::PathBuf, 
     })
 }
 
-/// A Codex turn: the prompt on stdin (once the gate opens), then EOF.
+/// A Codex turn: the prompt on stdin (once the gate opens), then EOF. With `closing`, a turn
+/// that completed (not interrupted) ends at its `turn.completed`: the real `codex exec` has
+/// written its rollout's last rows by then (checked on 0.171.0), and takes 60-90 ms more to
+/// exit.
+#[allow(clippy::too_many_arguments)]
 async fn codex_turn(
     spec: &RunSpec,
     prompt: &[u8],
@@ -213,6 +238,7 @@ async fn codex_turn(
     tx: Sender<RunMsg>,
     interrupted: Arc<AtomicBool>,
     go: Option<tokio::sync::oneshot::Receiver<()>>,
+    closing: Option<tokio::sync::oneshot::Sender<Closing>>,
 ) -> Result<TurnOutcome, ProviderError> {
     let provider = spec.provider;
     let bin = find(spec, path_var)?;
@@ -227,13 +253,14 @@ async fn codex_turn(
         None => stdin,
     };
     // Kept until the CLI has exited, then removed.
-    let _system_file = system_file(spec, homes)?;
+    let system_file = system_file(spec, homes)?;
     let mut child = spawn(provider, &bin, &args, spec, path_var, stdin)?;
     // Send errors only mean the receiver is gone; the turn carries on.
     crate::log::phase("cli-spawned");
     let _ = tx.send(RunMsg::Started { pid: child.pid }).await;
     let mut first = true;
-    loop {
+    let mut at_result = false;
+    while !at_result {
         let line = match child.next_line().await {
             Ok(Some(line)) => line,
             Ok(None) => break,
@@ -245,14 +272,29 @@ async fn codex_turn(
         let events = parser.feed(&line);
         let _ = tx.send(RunMsg::Raw(line)).await;
         for event in events {
+            if let TurnEvent::End { status, .. } = &event {
+                crate::log::phase("cli-result");
+                at_result = *status == TurnStatus::Completed
+                    && closing.is_some()
+                    && !interrupted.load(Ordering::SeqCst);
+            }
             let _ = tx.send(RunMsg::Event(event)).await;
         }
+    }
+    if let (true, Some(to)) = (at_result, closing) {
+        let cli = Closing::exiting(child, system_file);
+        let outcome = finish(parser, exit_at_result(&interrupted), homes, spec).await;
+        if let Err(cli) = to.send(cli) {
+            tokio::spawn(cli.wait(std::future::pending()));
+        }
+        return outcome;
     }
     let exit = child
         .wait(|| interrupted.load(Ordering::SeqCst))
         .await
         .map_err(|source| ProviderError::Io { provider, source })?;
     crate::log::phase("cli-exited");
+    drop(system_file);
     finish(parser, exit, homes, spec).await
 }
 

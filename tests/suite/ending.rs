@@ -1,7 +1,8 @@
-//! A clean Claude turn ends at its result: the send returns while its CLI still exits, the
-//! terminal's next turn starts only once that CLI is gone, a server that dies meanwhile
-//! keeps the turn as it ended, `fork` waits for that exit, `rm` stops the CLI, and input that
-//! waits long for that exit is told why (`baton interrupt` stops the CLI).
+//! A clean Claude turn ends at its result (a cold Codex turn at its `turn.completed`): the
+//! send returns while its CLI still exits, the terminal's next turn starts only once that CLI
+//! is gone, a server that dies meanwhile keeps the turn as it ended, `fork` waits for that
+//! exit, `rm` stops the CLI, and input that waits long for that exit is told why (`baton
+//! interrupt` stops the CLI).
 
 use super::common::*;
 
@@ -156,4 +157,44 @@ fn input_waiting_for_a_slow_exit_is_told_why_and_interrupt_stops_that_cli() {
     assert_eq!(ran[2..], ["third", "fourth"]);
     let out = w.run(&["interrupt", "t"]);
     assert!(text(&out).contains("no running turn"), "{}", text(&out));
+}
+
+#[test]
+fn a_cold_codex_turn_is_answered_at_turn_completed_and_the_next_waits_for_its_exit() {
+    let w = World::new();
+    w.cold();
+    let dir = w.new_terminal("c", "codex");
+    w.send("c", "first");
+    let mut slow = w.spawn(&["send", "c", "second [[linger:go]]"]);
+    w.wait_for("the send to return while codex exec still runs", || {
+        slow.try_wait().unwrap().is_some()
+    });
+    let out = slow.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let lingering = w.last_invocation()["pid"].as_i64().unwrap() as i32;
+    assert!(process_runs(lingering), "codex exec still exits");
+    let t = w.show("c");
+    assert_eq!(t["state"], "idle", "{t}");
+    assert_eq!(t["last_turn"]["status"], "completed", "{t}");
+    assert!(
+        t["context"]["tokens"].as_u64().is_some_and(|n| n > 0),
+        "{t}"
+    );
+    let next = w.spawn(&["send", "c", "third"]);
+    w.wait_for("the third input to wait", || {
+        w.json(&["queue", "c"])
+            .as_array()
+            .is_some_and(|q| q.len() == 1)
+    });
+    assert_eq!(
+        w.invocations().len(),
+        2,
+        "no CLI starts beside the exiting one"
+    );
+    std::fs::write(dir.join("go"), "").unwrap();
+    let out = next.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(!process_runs(lingering));
+    let ran: Vec<String> = w.invocations().iter().map(stdin_prompt).collect();
+    assert_eq!(ran, ["first", "second [[linger:go]]", "third"]);
 }

@@ -365,11 +365,11 @@ impl TurnCtx<'_> {
             .flatten();
         let (keep, kept) = tokio::sync::oneshot::channel();
         let keep = starting.is_some().then_some(keep);
-        // A Claude CLI not kept warm comes back through `closing` once its turn ended cleanly:
-        // the turn ends at its result, and the runner waits for the CLI's exit
+        // A CLI not kept warm comes back through `closing` once its turn ended cleanly: the
+        // turn ends at its result, and the runner waits for the CLI's exit
         // (`providers::closing`).
         let (closing, mut closed) = tokio::sync::oneshot::channel();
-        let closing = (spec.provider == ProviderKind::Claude).then_some(closing);
+        let closing = (spec.provider != ProviderKind::Local).then_some(closing);
         let task = tokio::spawn(async move {
             providers::run::run_turn(
                 &spec2,
