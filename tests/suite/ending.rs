@@ -6,13 +6,19 @@
 
 use super::common::*;
 
-/// A cold terminal `t` with one turn, then a second whose CLI lingers after its result until
-/// the file `go` exists in the terminal's folder; returns that folder and the lingering pid.
+/// A cold Claude terminal `t` with one turn, then a second whose CLI lingers after its result
+/// until the file `go` exists in the terminal's folder; returns that folder and the lingering
+/// pid.
 fn lingering_turn(w: &World) -> (std::path::PathBuf, i32) {
+    lingering_turn_of(w, "t", "claude")
+}
+
+/// [`lingering_turn`] for a terminal `name` of `provider`.
+fn lingering_turn_of(w: &World, name: &str, provider: &str) -> (std::path::PathBuf, i32) {
     w.cold();
-    let dir = w.new_terminal("t", "claude");
-    w.send("t", "first");
-    let mut slow = w.spawn(&["send", "t", "second [[linger:go]]"]);
+    let dir = w.new_terminal(name, provider);
+    w.send(name, "first");
+    let mut slow = w.spawn(&["send", name, "second [[linger:go]]"]);
     w.wait_for("the send to return while its CLI still runs", || {
         slow.try_wait().unwrap().is_some()
     });
@@ -162,17 +168,7 @@ fn input_waiting_for_a_slow_exit_is_told_why_and_interrupt_stops_that_cli() {
 #[test]
 fn a_cold_codex_turn_is_answered_at_turn_completed_and_the_next_waits_for_its_exit() {
     let w = World::new();
-    w.cold();
-    let dir = w.new_terminal("c", "codex");
-    w.send("c", "first");
-    let mut slow = w.spawn(&["send", "c", "second [[linger:go]]"]);
-    w.wait_for("the send to return while codex exec still runs", || {
-        slow.try_wait().unwrap().is_some()
-    });
-    let out = slow.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", text(&out));
-    let lingering = w.last_invocation()["pid"].as_i64().unwrap() as i32;
-    assert!(process_runs(lingering), "codex exec still exits");
+    let (dir, lingering) = lingering_turn_of(&w, "c", "codex");
     let t = w.show("c");
     assert_eq!(t["state"], "idle", "{t}");
     assert_eq!(t["last_turn"]["status"], "completed", "{t}");
