@@ -3,8 +3,7 @@
 //! recorded at once, its stdin closed, while the CLI winds down (a Python or Node process
 //! takes milliseconds to exit, more when it flushes telemetry); so is a cold Codex turn at its
 //! `turn.completed` (`codex exec` takes 60-90 ms more to exit) when no app-server is started
-//! for its thread. The terminal keeps it in its
-//! [`ClosingSlot`]; once the turn is over (its input no longer taken, the terminal idle), the
+//! for its thread. The terminal keeps it in its [`ClosingSlot`]; once the turn is over (its input no longer taken, the terminal idle), the
 //! terminal's runner waits for the exit there, still holding the turn lock, so the next turn
 //! (and a CLI started ahead of it) starts only after: a terminal never has two CLIs at once.
 //! Whatever the CLI printed meanwhile goes to the end of the turn's raw stream. See
@@ -165,8 +164,9 @@ impl ClosingSlot {
         self.state().clone().filter(|e| e.slow)
     }
 
-    /// Marks the CLI still exiting as slow to ([`ClosingSlot::slow`]), for the `slow` call of
-    /// [`ClosingSlot::wait`], which may hold a lock of its own while it marks and tells.
+    /// Marks the CLI still exiting as slow ([`ClosingSlot::slow`]) and returns it: for the
+    /// `slow` call of [`ClosingSlot::wait`], which marks it under a lock of its own (the
+    /// server's inputs lock), so that input told under that lock is told once.
     pub fn mark_slow(&self) -> Option<Exiting> {
         let mut state = self.state();
         let exiting = state.as_mut()?;

@@ -168,18 +168,11 @@ impl ColdCodex {
     ) -> Result<TurnOutcome, ProviderError> {
         // The app-server a kept thread gets starts once this CLI has exited: that one waits
         // for its exit, as before (a terminal never has two CLIs).
-        let closing = self.closing.filter(|_| self.keep.is_none());
-        let outcome = codex_turn(
-            spec,
-            prompt,
-            homes,
-            path_var,
-            tx,
-            interrupted,
-            self.go,
-            closing,
-        )
-        .await;
+        let ends = ExecEnds {
+            go: self.go,
+            closing: self.closing.filter(|_| self.keep.is_none()),
+        };
+        let outcome = codex_turn(spec, prompt, homes, path_var, tx, interrupted, ends).await;
         if let (Ok(outcome), Some(keep)) = (&outcome, self.keep) {
             warm_codex_after(spec, path_var, outcome, keep);
         }
@@ -225,11 +218,17 @@ fn find(spec: &RunSpec, path_var: Option<&OsStr>) -> Result<std::path::PathBuf, 
     })
 }
 
+/// When a `codex exec` turn reads its prompt, and where its CLI goes if the turn ends before
+/// the CLI exits.
+struct ExecEnds {
+    go: Option<tokio::sync::oneshot::Receiver<()>>,
+    closing: Option<tokio::sync::oneshot::Sender<Closing>>,
+}
+
 /// A Codex turn: the prompt on stdin (once the gate opens), then EOF. With `closing`, a turn
 /// that completed (not interrupted) ends at its `turn.completed`: the real `codex exec` has
 /// written its rollout's last rows by then (checked on 0.171.0), and takes 60-90 ms more to
 /// exit.
-#[allow(clippy::too_many_arguments)]
 async fn codex_turn(
     spec: &RunSpec,
     prompt: &[u8],
@@ -237,9 +236,9 @@ async fn codex_turn(
     path_var: Option<&OsStr>,
     tx: Sender<RunMsg>,
     interrupted: Arc<AtomicBool>,
-    go: Option<tokio::sync::oneshot::Receiver<()>>,
-    closing: Option<tokio::sync::oneshot::Sender<Closing>>,
+    ends: ExecEnds,
 ) -> Result<TurnOutcome, ProviderError> {
+    let ExecEnds { go, closing } = ends;
     let provider = spec.provider;
     let bin = find(spec, path_var)?;
     let args = codex::args(spec);
