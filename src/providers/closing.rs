@@ -2,8 +2,8 @@
 //! result (completed, nothing of it still to come: the test a warm CLI passes) is answered and
 //! recorded at once, its stdin closed, while the CLI winds down (a Python or Node process
 //! takes milliseconds to exit, more when it flushes telemetry); so is a cold Codex turn at its
-//! `turn.completed` (`codex exec` takes 60-90 ms more to exit) when no app-server is started
-//! for its thread. The terminal keeps it in its [`ClosingSlot`]; once the turn is over (its input no longer taken, the terminal idle), the
+//! `turn.completed` (`codex exec` takes 60-130 ms more to exit; an app-server started for its
+//! thread starts once it has exited). The terminal keeps it in its [`ClosingSlot`]; once the turn is over (its input no longer taken, the terminal idle), the
 //! terminal's runner waits for the exit there, still holding the turn lock, so the next turn
 //! (and a CLI started ahead of it) starts only after: a terminal never has two CLIs at once.
 //! Whatever the CLI printed meanwhile goes to the end of the turn's raw stream. See
@@ -43,6 +43,8 @@ pub struct Closing {
     lines: Option<UnboundedSender<String>>,
     /// The system text file it was started with, removed once it has exited.
     system_file: Option<Written>,
+    /// Told once it has exited (what starts only then: a Codex thread's app-server).
+    exited: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl Closing {
@@ -59,16 +61,23 @@ impl Closing {
             child,
             lines: Some(lines),
             system_file,
+            exited: None,
         }
     }
 
-    /// Holds a CLI whose stdin closed after its prompt (`codex exec`) until [`Closing::wait`].
-    pub(crate) fn exiting(child: Spawned, system_file: Option<Written>) -> Closing {
+    /// Holds a CLI whose stdin closed after its prompt (`codex exec`) until [`Closing::wait`],
+    /// which tells `exited` once it has exited.
+    pub(crate) fn exiting(
+        child: Spawned,
+        system_file: Option<Written>,
+        exited: Option<tokio::sync::oneshot::Sender<()>>,
+    ) -> Closing {
         Closing {
             pid: child.pid,
             child,
             lines: None,
             system_file,
+            exited,
         }
     }
 
@@ -81,6 +90,7 @@ impl Closing {
             child,
             lines,
             system_file,
+            exited,
             ..
         } = self;
         let after = child
@@ -88,6 +98,9 @@ impl Closing {
             .await;
         drop(lines);
         drop(system_file);
+        if let Some(exited) = exited {
+            let _ = exited.send(());
+        }
         after
     }
 }

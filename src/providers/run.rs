@@ -148,8 +148,8 @@ pub async fn run_turn(
 }
 
 /// A cold Codex turn (`codex exec`): its prompt's gate, where an app-server goes that is
-/// started for the thread after a clean turn, and where the CLI goes after a clean turn when
-/// none is (the turn ends at its `turn.completed`).
+/// started for the thread after a clean turn, and where the CLI goes after a clean turn (the
+/// turn ends at its `turn.completed`).
 struct ColdCodex {
     go: Option<tokio::sync::oneshot::Receiver<()>>,
     keep: Option<tokio::sync::oneshot::Sender<WarmCli>>,
@@ -166,28 +166,31 @@ impl ColdCodex {
         tx: Sender<RunMsg>,
         interrupted: Arc<AtomicBool>,
     ) -> Result<TurnOutcome, ProviderError> {
-        // The app-server a kept thread gets starts once this CLI has exited: that one waits
-        // for its exit, as before (a terminal never has two CLIs).
+        // The app-server a kept thread gets starts once this CLI has exited: a thread takes
+        // one writer at a time, and a terminal never has two CLIs.
+        let (exited, on_exit) = tokio::sync::oneshot::channel();
         let ends = ExecEnds {
             go: self.go,
-            closing: self.closing.filter(|_| self.keep.is_none()),
+            closing: self.closing,
+            exited,
         };
         let outcome = codex_turn(spec, prompt, homes, path_var, tx, interrupted, ends).await;
         if let (Ok(outcome), Some(keep)) = (&outcome, self.keep) {
-            warm_codex_after(spec, path_var, outcome, keep);
+            warm_codex_after(spec, path_var, outcome, keep, on_exit);
         }
         outcome
     }
 }
 
 /// After a clean cold Codex turn: an app-server resuming its thread, started in the
-/// background and handed to `keep` once ready (dropped if it cannot be: the next turn runs
-/// cold).
+/// background once the turn's CLI has exited (`on_exit`) and handed to `keep` once ready
+/// (dropped if it cannot be: the next turn runs cold).
 fn warm_codex_after(
     spec: &RunSpec,
     path_var: Option<&OsStr>,
     outcome: &TurnOutcome,
     keep: tokio::sync::oneshot::Sender<WarmCli>,
+    on_exit: tokio::sync::oneshot::Receiver<()>,
 ) {
     let clean = outcome.status == Some(TurnStatus::Completed);
     let Some(thread) = outcome.session_id.clone().filter(|_| clean) else {
@@ -196,6 +199,8 @@ fn warm_codex_after(
     let (spec, path_var) = (spec.clone(), path_var.map(std::ffi::OsString::from));
     let model = outcome.model.clone();
     tokio::spawn(async move {
+        // Told, or dropped once the CLI exited before its turn's end was reported.
+        let _ = on_exit.await;
         match codex_warm::prepare(&spec, path_var.as_deref(), &thread, model).await {
             Ok(cli) => {
                 if let Err(cli) = keep.send(cli) {
@@ -218,11 +223,12 @@ fn find(spec: &RunSpec, path_var: Option<&OsStr>) -> Result<std::path::PathBuf, 
     })
 }
 
-/// When a `codex exec` turn reads its prompt, and where its CLI goes if the turn ends before
-/// the CLI exits.
+/// When a `codex exec` turn reads its prompt, where its CLI goes if the turn ends before the
+/// CLI exits, and what is told once it has exited (dropped: it had exited by the turn's end).
 struct ExecEnds {
     go: Option<tokio::sync::oneshot::Receiver<()>>,
     closing: Option<tokio::sync::oneshot::Sender<Closing>>,
+    exited: tokio::sync::oneshot::Sender<()>,
 }
 
 /// A Codex turn: the prompt on stdin (once the gate opens), then EOF. With `closing`, a turn
@@ -238,7 +244,11 @@ async fn codex_turn(
     interrupted: Arc<AtomicBool>,
     ends: ExecEnds,
 ) -> Result<TurnOutcome, ProviderError> {
-    let ExecEnds { go, closing } = ends;
+    let ExecEnds {
+        go,
+        closing,
+        exited,
+    } = ends;
     let provider = spec.provider;
     let bin = find(spec, path_var)?;
     let args = codex::args(spec);
@@ -281,7 +291,7 @@ async fn codex_turn(
         }
     }
     if let (true, Some(to)) = (at_result, closing) {
-        let cli = Closing::exiting(child, system_file);
+        let cli = Closing::exiting(child, system_file, Some(exited));
         let outcome = finish(parser, exit_at_result(&interrupted), homes, spec).await;
         if let Err(cli) = to.send(cli) {
             tokio::spawn(cli.wait(std::future::pending()));

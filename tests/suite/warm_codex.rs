@@ -387,3 +387,33 @@ fn a_turn_the_app_server_cannot_take_runs_cold_and_loses_nothing() {
     // And the next turn has an app-server again.
     assert_ne!(warm_pid(&w, "t"), pid);
 }
+
+#[test]
+fn a_cold_turn_is_answered_at_turn_completed_and_its_threads_app_server_starts_after_its_exit() {
+    let w = World::new();
+    let dir = w.new_terminal("t", "codex");
+    let mut slow = w.spawn(&["send", "t", "one [[linger:go]]"]);
+    w.wait_for("the send to return while codex exec still runs", || {
+        slow.try_wait().unwrap().is_some()
+    });
+    let out = slow.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let exec = w.last_invocation()["pid"].as_i64().unwrap() as i32;
+    assert!(process_runs(exec), "codex exec still exits");
+    // The app-server would resume the thread while exec still holds it.
+    let log = format!("BATON_SHIM_LOG={}", w.shim_log().display());
+    let clis = processes_with(&log, |_, words| words.contains("shims/codex"));
+    assert_eq!(
+        clis,
+        [exec as u32],
+        "nothing starts beside the exiting exec"
+    );
+    std::fs::write(dir.join("go"), "").unwrap();
+    let pid = warm_pid(&w, "t");
+    assert!(!process_runs(exec));
+    let (out, _) = w.send("t", "two");
+    assert!(out.contains("last_user=two"), "{out}");
+    let inv = w.last_invocation();
+    assert!(is_warm_turn(&inv), "{inv}");
+    assert_eq!(pid_of(&inv), pid);
+}
