@@ -116,6 +116,7 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
         io::signals::spawn(tx.clone())?;
         io::signals::watch_hangup(tx.clone());
         let mut shells = io::ShellConns::default();
+        let mut ordered = io::OrderedCalls::default();
         let mut ctx = Ctx {
             client,
             tx: &tx,
@@ -123,6 +124,7 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
             hosts: &hosts,
             notify,
             saved_at: &saved_at,
+            ordered: &mut ordered,
         };
         event_loop(&mut screen.terminal, &mut app, &rx, &mut ctx)?
     };
@@ -174,6 +176,8 @@ struct Ctx<'a> {
     notify: crate::config::Notify,
     /// Where drafts and layout are kept (`io::saved`).
     saved_at: &'a std::path::Path,
+    /// The requests that run in the order they were made.
+    ordered: &'a mut io::OrderedCalls,
 }
 
 /// Draws, then sleeps until the next message; several messages that arrived together are
@@ -240,7 +244,7 @@ fn carry_out(effects: Vec<Effect>, ctx: &mut Ctx) {
     for effect in effects {
         match effect {
             Effect::Call(tag, req) => {
-                io::spawn_call(ctx.client, ctx.hosts, tag, req, ctx.tx.clone())
+                io::spawn_call(ctx.client, ctx.hosts, ctx.ordered, tag, req, ctx.tx.clone())
             }
             Effect::Notify { title, body } => {
                 let bytes = io::notify::bytes(ctx.notify, &title, &body);

@@ -1,7 +1,8 @@
 //! The UI's threads: one blocks on the watch socket, one on the keyboard, each request to
-//! the server runs on its own short-lived thread, and each shell shown has a connection with a
-//! reading and a writing thread; all of them feed one channel, so the main loop sleeps until
-//! something happens (an idle client uses no CPU) and never waits on the server.
+//! the server runs on its own short-lived thread (those whose order matters, on one thread
+//! in turn: [`OrderedCalls`]), and each shell shown has a connection with a reading and a
+//! writing thread; all of them feed one channel, so the main loop sleeps until something
+//! happens (an idle client uses no CPU) and never waits on the server.
 
 pub mod hosts;
 pub mod notify;
@@ -80,11 +81,19 @@ pub fn spawn_input(tx: Sender<Msg>) {
 /// Runs one request on its own thread; its reply comes back as [`Msg::Reply`]. A request never
 /// blocks the UI, however slow the server is. A request naming a terminal of another host goes
 /// to that host with the bare name.
-pub fn spawn_call(client: &Client, hosts: &hosts::Hosts, tag: Tag, req: Request, tx: Sender<Msg>) {
+pub fn spawn_call(
+    client: &Client,
+    hosts: &hosts::Hosts,
+    ordered: &mut OrderedCalls,
+    tag: Tag,
+    req: Request,
+    tx: Sender<Msg>,
+) {
+    let in_order = OrderedCalls::wants(&req);
     let (host, req) = crate::tui::app::hosts::route(req);
     let remote = host.map(|h| (hosts::client_for(client, hosts, &h), h));
     let client = client.clone();
-    std::thread::spawn(move || {
+    let call = move || {
         let result = match remote {
             Some((Ok(remote), host)) => remote
                 .call(&req)
@@ -105,7 +114,50 @@ pub fn spawn_call(client: &Client, hosts: &hosts::Hosts, tag: Tag, req: Request,
             },
         };
         let _ = tx.send(Msg::Reply(tag, result));
-    });
+    };
+    if in_order {
+        ordered.run(Box::new(call));
+    } else {
+        std::thread::spawn(call);
+    }
+}
+
+/// A request's work, run on a thread of its own or in turn.
+type Call = Box<dyn FnOnce() + Send>;
+
+/// The requests whose order is the user's (prompts, changes to waiting input, interrupts) run
+/// one at a time, in the order they were made, on one thread: each on a thread of its own,
+/// two prompts typed fast could reach the server in either order and be queued so.
+#[derive(Default)]
+pub struct OrderedCalls {
+    queue: Option<Sender<Call>>,
+}
+
+impl OrderedCalls {
+    /// Whether `req` must keep its place among the others. Pure.
+    pub fn wants(req: &Request) -> bool {
+        matches!(
+            req,
+            Request::Send { .. }
+                | Request::Queue { .. }
+                | Request::QueueRun { .. }
+                | Request::Interrupt { .. }
+        )
+    }
+
+    /// Runs `call` after every call given before it.
+    fn run(&mut self, call: Call) {
+        let queue = self.queue.get_or_insert_with(|| {
+            let (tx, rx) = std::sync::mpsc::channel::<Call>();
+            std::thread::spawn(move || rx.into_iter().for_each(|call| call()));
+            tx
+        });
+        // The thread only ends if a call panicked: the ones after start a new one.
+        if let Err(std::sync::mpsc::SendError(call)) = queue.send(call) {
+            self.queue = None;
+            self.run(call);
+        }
+    }
 }
 
 /// This client's shell connections, by terminal name: what is typed goes to each one's
@@ -297,4 +349,43 @@ fn read_shell(stream: ShellReader, name: &str, id: u64, tx: &Sender<Msg>) {
         }
     };
     let _ = tx.send(Msg::Shell(name.to_string(), id, ShellUpdate::Lost(why)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_the_user_types_keeps_its_order_and_reads_do_not_wait_for_it() {
+        let send = Request::Send {
+            name: "t".into(),
+            send: serde_json::from_value(serde_json::json!({"prompt": "p"})).unwrap(),
+            detach: true,
+        };
+        let cases = [
+            (send, true),
+            (Request::Interrupt { name: "t".into() }, true),
+            (Request::Ping, false),
+        ];
+        for (req, want) in cases {
+            assert_eq!(OrderedCalls::wants(&req), want, "{req:?}");
+        }
+    }
+
+    #[test]
+    fn ordered_calls_run_in_the_order_they_were_made() {
+        let mut ordered = OrderedCalls::default();
+        let (done, seen) = std::sync::mpsc::channel();
+        let (open, gate) = std::sync::mpsc::channel::<()>();
+        let first = done.clone();
+        // The first call is slow: the second, made meanwhile, still runs after it.
+        ordered.run(Box::new(move || {
+            gate.recv().unwrap();
+            first.send(1).unwrap();
+        }));
+        ordered.run(Box::new(move || done.send(2).unwrap()));
+        open.send(()).unwrap();
+        let order: Vec<i32> = seen.iter().take(2).collect();
+        assert_eq!(order, [1, 2]);
+    }
 }
