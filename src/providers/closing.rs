@@ -3,9 +3,10 @@
 //! recorded at once, its stdin closed, while the CLI winds down (a Python or Node process
 //! takes milliseconds to exit, more when it flushes telemetry); so is a cold Codex turn at its
 //! `turn.completed` (`codex exec` takes 60-130 ms more to exit; an app-server started for its
-//! thread starts once it has exited). The terminal keeps it in its [`ClosingSlot`]; once the turn is over (its input no longer taken, the terminal idle), the
-//! terminal's runner waits for the exit there, still holding the turn lock, so the next turn
-//! (and a CLI started ahead of it) starts only after: a terminal never has two CLIs at once.
+//! thread starts once it has exited). The terminal keeps it in its [`ClosingSlot`]; once the
+//! turn is over (its input no longer taken, the terminal idle), the terminal's runner waits
+//! for the exit there, still holding the turn lock, so the next turn (and a CLI started ahead
+//! of it) starts only after: a terminal never has two CLIs at once.
 //! Whatever the CLI printed meanwhile goes to the end of the turn's raw stream. See
 //! ARCHITECTURE.md ("The send path").
 //!
@@ -70,14 +71,14 @@ impl Closing {
     pub(crate) fn exiting(
         child: Spawned,
         system_file: Option<Written>,
-        exited: Option<tokio::sync::oneshot::Sender<()>>,
+        exited: tokio::sync::oneshot::Sender<()>,
     ) -> Closing {
         Closing {
             pid: child.pid,
             child,
             lines: None,
             system_file,
-            exited,
+            exited: Some(exited),
         }
     }
 
@@ -174,7 +175,7 @@ impl ClosingSlot {
 
     /// The last turn's CLI, once it has exited for longer than [`SLOW_EXIT`].
     pub fn slow(&self) -> Option<Exiting> {
-        self.state().clone().filter(|e| e.slow)
+        self.state().as_ref().filter(|e| e.slow).cloned()
     }
 
     /// Marks the CLI still exiting as slow ([`ClosingSlot::slow`]) and returns it: for the

@@ -233,7 +233,7 @@ struct ExecEnds {
 
 /// A Codex turn: the prompt on stdin (once the gate opens), then EOF. With `closing`, a turn
 /// that completed (not interrupted) ends at its `turn.completed`: the real `codex exec` has
-/// written its rollout's last rows by then (checked on 0.171.0), and takes 60-90 ms more to
+/// written its rollout's last rows by then (checked on 0.171.0), and takes 60-130 ms more to
 /// exit.
 async fn codex_turn(
     spec: &RunSpec,
@@ -291,7 +291,7 @@ async fn codex_turn(
         }
     }
     if let (true, Some(to)) = (at_result, closing) {
-        let cli = Closing::exiting(child, system_file, Some(exited));
+        let cli = Closing::exiting(child, system_file, exited);
         let outcome = finish(parser, exit_at_result(&interrupted), homes, spec).await;
         if let Err(cli) = to.send(cli) {
             tokio::spawn(cli.wait(std::future::pending()));

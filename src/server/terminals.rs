@@ -230,21 +230,17 @@ pub fn interrupt(srv: &Server, name: &str) -> Result<InterruptedView, BatonError
         Interrupting::Turn(turn_id) => turn_id,
         Interrupting::Starting(input) => format!("(the turn of input {input}, starting)"),
         // The turn is over and recorded; what keeps the next prompt waiting is its CLI.
-        Interrupting::Nothing => match rt.ending.hurry() {
-            Some(exiting) => {
-                return Ok(InterruptedView {
-                    name: name.to_string(),
-                    turn_id: exiting.turn_id,
-                    interrupted: false,
-                    stopped_exiting_cli: Some(exiting.pid),
-                })
-            }
-            None => {
-                return Err(BatonError::failed(format!(
-                    "{name} has no running turn to interrupt"
-                )))
-            }
-        },
+        Interrupting::Nothing => {
+            let exiting = rt.ending.hurry().ok_or_else(|| {
+                BatonError::failed(format!("{name} has no running turn to interrupt"))
+            })?;
+            return Ok(InterruptedView {
+                name: name.to_string(),
+                turn_id: exiting.turn_id,
+                interrupted: false,
+                stopped_exiting_cli: Some(exiting.pid),
+            });
+        }
     };
     Ok(InterruptedView {
         name: name.to_string(),

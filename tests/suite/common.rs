@@ -360,6 +360,20 @@ pub fn kill_server(w: &World) -> i32 {
     server
 }
 
+/// `baton send NAME PROMPT` for a prompt whose CLI lingers after its answer (`[[linger:…]]`):
+/// its output once the send returned (successfully), and the pid of that CLI, still running.
+pub fn send_lingering(w: &World, name: &str, prompt: &str) -> (Output, i32) {
+    let mut slow = w.spawn(&["send", name, prompt]);
+    w.wait_for("the send to return while its CLI still runs", || {
+        slow.try_wait().unwrap().is_some()
+    });
+    let out = slow.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let pid = w.last_invocation()["pid"].as_i64().unwrap() as i32;
+    assert!(process_runs(pid), "the CLI still exits");
+    (out, pid)
+}
+
 /// True while process `pid` runs (a zombie does not).
 pub fn process_runs(pid: i32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {

@@ -18,19 +18,12 @@ fn lingering_turn_of(w: &World, name: &str, provider: &str) -> (std::path::PathB
     w.cold();
     let dir = w.new_terminal(name, provider);
     w.send(name, "first");
-    let mut slow = w.spawn(&["send", name, "second [[linger:go]]"]);
-    w.wait_for("the send to return while its CLI still runs", || {
-        slow.try_wait().unwrap().is_some()
-    });
-    let out = slow.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", text(&out));
+    let (out, pid) = send_lingering(w, name, "second [[linger:go]]");
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("last_user=second"),
         "{}",
         text(&out)
     );
-    let pid = w.last_invocation()["pid"].as_i64().unwrap() as i32;
-    assert!(process_runs(pid), "the CLI still exits");
     (dir, pid)
 }
 

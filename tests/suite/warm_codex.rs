@@ -392,14 +392,7 @@ fn a_turn_the_app_server_cannot_take_runs_cold_and_loses_nothing() {
 fn a_cold_turn_is_answered_at_turn_completed_and_its_threads_app_server_starts_after_its_exit() {
     let w = World::new();
     let dir = w.new_terminal("t", "codex");
-    let mut slow = w.spawn(&["send", "t", "one [[linger:go]]"]);
-    w.wait_for("the send to return while codex exec still runs", || {
-        slow.try_wait().unwrap().is_some()
-    });
-    let out = slow.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", text(&out));
-    let exec = w.last_invocation()["pid"].as_i64().unwrap() as i32;
-    assert!(process_runs(exec), "codex exec still exits");
+    let (_, exec) = send_lingering(&w, "t", "one [[linger:go]]");
     // The app-server would resume the thread while exec still holds it.
     let log = format!("BATON_SHIM_LOG={}", w.shim_log().display());
     let clis = processes_with(&log, |_, words| words.contains("shims/codex"));
