@@ -31,6 +31,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::claude_written::TurnWritten;
 use super::process::{read_file_tail, ExitInfo};
 use super::tools;
 use super::{ProviderHomes, RunSpec, SessionMode, TurnOutcome};
@@ -139,7 +140,7 @@ pub fn args(spec: &RunSpec) -> Vec<OsString> {
 
 /// The token counts of one model call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct CallUsage {
+pub(super) struct CallUsage {
     input: u64,
     cache_creation: u64,
     cache_read: u64,
@@ -168,7 +169,7 @@ impl CallUsage {
     }
 
     /// Both describe the same request (the output count may differ: the stream's is partial).
-    fn same_request(&self, other: &CallUsage) -> bool {
+    pub(super) fn same_request(&self, other: &CallUsage) -> bool {
         (self.input, self.cache_creation, self.cache_read)
             == (other.input, other.cache_creation, other.cache_read)
     }
@@ -257,6 +258,19 @@ impl ClaudeParser {
     /// The model the stream's `init` named.
     pub fn model(&self) -> Option<String> {
         self.init_model.clone()
+    }
+
+    /// What this turn's session file holds once the CLI has written the turn (its last call),
+    /// for a warm CLI kept after it (`claude_written`). None: the turn made no call.
+    pub fn written_check(&self, homes: &ProviderHomes, cwd: &Path) -> Option<TurnWritten> {
+        let (usage, id, _) = self.last_call.as_ref()?;
+        Some(TurnWritten::new(
+            homes,
+            cwd,
+            self.session_id()?,
+            id.clone(),
+            *usage,
+        ))
     }
 
     /// The running `total_cost_usd` of this turn's result, for the process's next turn.
@@ -634,6 +648,7 @@ impl ClaudeParser {
         // stream's `message_delta` has it).
         let on_disk = find_session_file(homes, cwd, session_id)
             .and_then(|file| last_call_in_session_file(&file))
+            .map(|(_, disk)| disk)
             .filter(|disk| disk.same_request(stream_call));
         match (on_disk, &self.delta_output) {
             (Some(disk), _) => call.output = disk.output,
@@ -868,8 +883,8 @@ fn since_last_result_usd(value: &Value) -> Option<f64> {
     (sum.is_finite() && sum >= 0.0).then_some(sum)
 }
 
-/// The usage of the last real model call recorded in a session file.
-fn last_call_in_session_file(file: &Path) -> Option<CallUsage> {
+/// The message id and usage of the last real model call recorded in a session file.
+pub(super) fn last_call_in_session_file(file: &Path) -> Option<(Option<String>, CallUsage)> {
     let find = |text: &str| {
         text.lines().rev().find_map(|line| {
             let value: Value = serde_json::from_str(line).ok()?;
@@ -878,7 +893,9 @@ fn last_call_in_session_file(file: &Path) -> Option<CallUsage> {
             {
                 return None;
             }
-            CallUsage::from_json(&value["message"]["usage"])
+            let usage = CallUsage::from_json(&value["message"]["usage"])?;
+            let id = value["message"]["id"].as_str().map(str::to_owned);
+            Some((id, usage))
         })
     };
     // The last call is nearly always in the last few lines: a small tail first (each turn
@@ -897,7 +914,7 @@ fn last_call_in_session_file(file: &Path) -> Option<CallUsage> {
 
 #[cfg(test)]
 #[path = "claude_tests.rs"]
-mod tests;
+pub(super) mod tests;
 
 #[cfg(test)]
 #[path = "claude_partial_tests.rs"]

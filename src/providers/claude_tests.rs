@@ -2,7 +2,7 @@
 use super::*;
 use pretty_assertions::assert_eq;
 
-pub(super) fn capture(name: &str) -> String {
+pub(in crate::providers) fn capture(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures/captures/claude-code")
         .join(name);
@@ -34,13 +34,13 @@ fn capture_opt(name: &str) -> String {
 }
 
 /// The shared test home, with a project folder to run in.
-pub(super) struct Home {
+pub(in crate::providers) struct Home {
     _home: crate::providers::testing::Home,
-    pub(super) homes: ProviderHomes,
-    pub(super) cwd: PathBuf,
+    pub(in crate::providers) homes: ProviderHomes,
+    pub(in crate::providers) cwd: PathBuf,
 }
 
-pub(super) fn home() -> Home {
+pub(in crate::providers) fn home() -> Home {
     let home = crate::providers::testing::home();
     let cwd = home.dir.path().join("proj1");
     std::fs::create_dir_all(&cwd).unwrap();
@@ -771,7 +771,7 @@ fn the_last_call_is_found_past_each_tail_read() {
         let file = dir.path().join("s.jsonl");
         let text = [assistant(1, 10), assistant(7, own), filler(after)].join("\n") + "\n";
         std::fs::write(&file, text).unwrap();
-        let call = last_call_in_session_file(&file).unwrap_or_else(|| panic!("{what}: none"));
+        let (_, call) = last_call_in_session_file(&file).unwrap_or_else(|| panic!("{what}: none"));
         assert_eq!(call.output, 7, "{what}");
     }
     let file = dir.path().join("none.jsonl");

@@ -13,7 +13,9 @@
 //! A change that needs the terminal quiet (`rm`, `fork`, `rewind`, `rename`) waits for that
 //! exit (`server::terminals::settled`), which [`EXIT_GRACE`] bounds; `rm` does not wait for a
 //! CLI whose checkout it removes: it stops it ([`ClosingSlot::hurry`]), its turn being
-//! recorded already, and neither does `baton interrupt`, asked while no turn runs. Input that
+//! recorded already, and neither does `baton interrupt`, asked while no turn runs. `baton
+//! export`, which takes no turn lock, waits for it through [`ClosingSlot::exited`] (2.1.197
+//! writes the turn to its session file just before it exits). Input that
 //! waits longer than [`SLOW_EXIT`] for the exit is told why ([`ClosingSlot::mark_slow`]).
 
 use std::io::Write;
@@ -114,6 +116,8 @@ pub struct ClosingSlot {
     /// From [`ClosingSlot::put`] until [`ClosingSlot::wait`] has seen the CLI exit (while the
     /// slot [`ClosingSlot::is_exiting`]).
     exiting: Mutex<Option<Exiting>>,
+    /// Told when that ends, for [`ClosingSlot::exited`].
+    gone: Notify,
 }
 
 /// The last turn's CLI while it exits.
@@ -202,6 +206,22 @@ impl ClosingSlot {
             }
         }
         *self.state() = None;
+        self.gone.notify_waiters();
+    }
+
+    /// Resolves once the last turn's CLI is not exiting any more (at once if it is not): for a
+    /// reader of its session file that must not race the CLI's last writes (`baton export`).
+    pub async fn exited(&self) {
+        loop {
+            let gone = self.gone.notified();
+            tokio::pin!(gone);
+            // Registered before the look, so an end between the two is not missed.
+            gone.as_mut().enable();
+            if !self.is_exiting() {
+                return;
+            }
+            gone.await;
+        }
     }
 }
 
@@ -275,6 +295,37 @@ mod tests {
             std::fs::read_to_string(&raw).unwrap(),
             "{\"type\":\"result\"}\nlate\nlater\n"
         );
+    }
+
+    #[tokio::test]
+    async fn a_reader_waits_for_the_exit_that_the_runner_sees() {
+        let dir = tempfile::tempdir().unwrap();
+        let slot = ClosingSlot::default();
+        slot.exited().await;
+        // Exits once told to (its stdin closed: `cat` ends, then it reads the fifo).
+        let fifo = dir.path().join("go");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let cli = closing(dir.path(), "cat > /dev/null; read x < go");
+        slot.put(cli, dir.path().join("turn.jsonl"), "turn");
+        let reader = async {
+            slot.exited().await;
+            assert!(!slot.is_exiting(), "resolved only once the CLI is gone");
+        };
+        let runner = async {
+            tokio::task::yield_now().await;
+            assert!(slot.is_exiting());
+            let go = fifo.clone();
+            std::thread::spawn(move || std::fs::write(go, "\n").unwrap());
+            slot.wait(|| {}).await;
+        };
+        tokio::time::timeout(EXIT_GRACE, async { tokio::join!(reader, runner) })
+            .await
+            .expect("the reader is told of the exit");
+        slot.exited().await;
     }
 
     #[tokio::test]

@@ -7,6 +7,7 @@
 
 pub mod claude;
 pub mod claude_session;
+pub mod claude_written;
 pub mod closing;
 pub mod codex;
 pub mod codex_app;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use tokio::sync::mpsc::Sender;
 
 use super::claude::{self, ClaudeParser};
+use super::claude_written;
 use super::closing::Closing;
 use super::codex::{self, CodexParser};
 use super::codex_warm;
@@ -427,6 +428,8 @@ async fn claude_turn(
     let mut ended = false;
     let mut first = true;
     let mut kept = false;
+    // Kept after a completed turn, whose last message its session file will hold.
+    let mut completed = false;
     let mut at_result = false;
     loop {
         let prompt_sent = pending_prompt.is_none();
@@ -524,6 +527,7 @@ async fn claude_turn(
                 match (&keep, end.leaves_cli_reusable()) {
                     (Some(_), true) => {
                         kept = true;
+                        completed = status == TurnStatus::Completed && !end.interrupted;
                         break;
                     }
                     (None, true) if closing.is_some() => {
@@ -553,6 +557,11 @@ async fn claude_turn(
         if let (Some(keep), Some(session_id)) = (keep, parser.session_id()) {
             let key = WarmKey::of(spec, path_var, session_id, parser.model());
             let total = parser.total_usd();
+            // An interrupted turn's last message may be cut short on disk, or not there: no
+            // wait that may never end (its next turn resumes in this process anyway).
+            let written = completed
+                .then(|| parser.written_check(homes, &spec.cwd))
+                .flatten();
             let exit = exit_at_result(&interrupted);
             let outcome = finish(Parser::Claude(parser), exit, homes, spec).await;
             let cli = WarmCli::new(
@@ -564,9 +573,21 @@ async fn claude_turn(
                 key,
                 turns_before + 1,
             );
-            if let Err(cli) = keep.send(cli) {
-                cli.retire();
-            }
+            // Into the pool once its session file holds the turn (`claude_written`).
+            tokio::spawn(async move {
+                if let Some(written) = written {
+                    if !written.wait(claude_written::WRITE_WAIT).await {
+                        crate::log_line!(
+                            "baton server: claude (pid {}) had not written its turn to its session file {} s after its result: kept warm anyway",
+                            cli.pid,
+                            claude_written::WRITE_WAIT.as_secs()
+                        );
+                    }
+                }
+                if let Err(cli) = keep.send(cli) {
+                    cli.retire();
+                }
+            });
             return outcome;
         }
         // No session to resume it by: it cannot be reused.

@@ -353,6 +353,16 @@ impl WarmPool {
         }
     }
 
+    /// Whether a warm process for `tid` is being started (or a kept one is on its way to the
+    /// pool: `providers::claude_written`).
+    pub fn is_starting(&self, tid: &str) -> bool {
+        self.starting
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(tid)
+            .is_some_and(|gate| gate.try_lock().is_err())
+    }
+
     /// Whether terminal `tid` has a warm process.
     pub fn holds(&self, tid: &str) -> bool {
         self.lock().contains_key(tid)

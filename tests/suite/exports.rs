@@ -290,6 +290,44 @@ fn claude_2_1_197_finds_the_imported_session_in_the_new_checkouts_project_folder
 }
 
 #[test]
+fn an_export_taken_the_moment_a_2_1_197_turn_ended_holds_that_turn() {
+    // 2.1.197 writes a turn to its session file after its result line (3-75 ms on the real
+    // CLI), warm or exiting: an export right after the send waits for it.
+    for cold in [false, true] {
+        let mut w = World::new();
+        w.env
+            .push(("BATON_SHIM_CLAUDE_VERSION".into(), "2.1.197".into()));
+        w.env
+            .push(("BATON_SHIM_LATE_WRITE_MS".into(), "400".into()));
+        if cold {
+            w.cold();
+        }
+        two_turns(&w, "api", "claude");
+        let zip = w.json(&["export", "api"])["path"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let sid = session_of(&w, "api");
+        let (_, files) = checked_manifest(Path::new(&zip));
+        let session = files
+            .iter()
+            .find(|(k, _)| k.ends_with(&format!("/{sid}.jsonl")))
+            .map(|(_, bytes)| String::from_utf8_lossy(bytes).into_owned())
+            .unwrap_or_else(|| panic!("cold {cold}: no session file in the zip"));
+        assert!(
+            session.contains("second: read them"),
+            "cold {cold}: the second turn is not in the exported session"
+        );
+        let answers = session
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|v| v["type"] == "assistant")
+            .count();
+        assert_eq!(answers, 2, "cold {cold}: {session}");
+    }
+}
+
+#[test]
 fn a_codex_terminal_moves_and_resumes_its_thread_told_the_new_checkout() {
     let w = World::new();
     let repo = two_turns(&w, "cx", "codex");

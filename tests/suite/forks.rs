@@ -40,6 +40,37 @@ fn dir_of(w: &World, name: &str) -> PathBuf {
 }
 
 #[test]
+fn a_fork_made_the_moment_a_warm_2_1_197_turn_ended_carries_that_turn() {
+    // 2.1.197 writes a turn to its session file after its result line, and a warm CLI stays
+    // alive meanwhile: the fork waits for the write, so the fork's session holds the turn.
+    let mut w = World::new();
+    w.env
+        .push(("BATON_SHIM_CLAUDE_VERSION".into(), "2.1.197".into()));
+    w.env
+        .push(("BATON_SHIM_LATE_WRITE_MS".into(), "400".into()));
+    let repo = repo(&w, "api");
+    w.ok(&["new", "api", "--dir", repo.to_str().unwrap()]);
+    w.send("api", "first: add the health endpoint");
+    w.send("api", "second, answered warm");
+    assert_eq!(w.invocations().last().unwrap()["turn"], 1, "a warm turn");
+    w.ok(&["fork", "api"]);
+    w.send("api-2", "third, only in the fork");
+    let new_id = session_of(&w, "api-2");
+    let answers: Vec<Value> = session_text(&w, &new_id)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == "assistant")
+        .collect();
+    // The fork's own turn is written late too: the original's two are what this pins.
+    let texts: Vec<String> = answers.iter().map(|a| a["message"].to_string()).collect();
+    assert!(texts.len() >= 2, "{texts:#?}");
+    assert!(
+        texts[1].contains("last_user=second, answered warm"),
+        "{texts:#?}"
+    );
+}
+
+#[test]
 fn a_fork_carries_the_files_the_instructions_and_the_session_and_leaves_the_original_alone() {
     let w = World::new();
     let repo = repo(&w, "api");

@@ -34,6 +34,33 @@ pub(super) fn raw_streams(w: &World, name: &str) -> String {
 }
 
 #[test]
+fn a_2_1_197_cli_still_writing_its_turn_takes_the_next_prompt_once_it_has() {
+    // 2.1.197 writes a turn to its session file after its result (3-75 ms on the real CLI):
+    // until then the CLI is on its way to the pool, and the next send neither starts a CLI of
+    // its own ahead of it nor finds the session short.
+    let mut w = World::new();
+    w.env
+        .push(("BATON_SHIM_CLAUDE_VERSION".into(), "2.1.197".into()));
+    w.env
+        .push(("BATON_SHIM_LATE_WRITE_MS".into(), "300".into()));
+    w.new_terminal("t", "claude");
+    for prompt in ["one", "two", "three"] {
+        w.send("t", prompt);
+    }
+    let runs = w.invocations();
+    let turns: Vec<(i64, i64)> = runs
+        .iter()
+        .map(|r| (r["pid"].as_i64().unwrap(), r["turn"].as_i64().unwrap()))
+        .collect();
+    let pid = turns[0].0;
+    assert_eq!(
+        turns,
+        [(pid, 0), (pid, 1), (pid, 2)],
+        "one CLI took all three"
+    );
+}
+
+#[test]
 fn the_next_prompt_runs_in_the_warm_cli_and_records_its_turn_as_a_cold_one_would() {
     let w = World::new();
     w.new_terminal("t", "claude");

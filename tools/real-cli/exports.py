@@ -11,7 +11,8 @@ worktree of its own) and runs two turns (P1, P2, each with a word to remember); 
 api --json` writes the archive. In B, the repository is cloned at another path and `baton
 import FILE --dir CLONE --json` brings the terminal in; then one turn P3 in B. Checks:
   - the archive: a zip, mode 0600, its manifest names the journal, the turns' streams and the
-    CLI's session file, each digest matching the bytes;
+    CLI's session file, each digest matching the bytes; taken at once after P2, a Claude session
+    file in it holds both turns' answers (2.1.197 writes a turn after its result);
   - the import: the terminal in B's `ls`, in a worktree of the clone (not at A's path);
   - B's first request carries P1 and P2 (the same provider session, resumed: its session id is
     A's), and its system text names B's checkout (and whether it still names A's is reported);
@@ -57,6 +58,13 @@ def archive_facts(path):
                     len(data) != f.get("size"):
                 bad.append(p)
         facts["bad_digests"] = bad
+        # Per CLI file (a session or rollout): its assistant entries (Claude's session files).
+        facts["answers"] = {}
+        for p in names:
+            if p.startswith(("claude/", "codex/")) and p.endswith(".jsonl"):
+                rows = [json.loads(l) for l in z.read(p).decode(errors="replace").splitlines()
+                        if l.strip().startswith("{")]
+                facts["answers"][p] = sum(1 for r in rows if r.get("type") == "assistant")
     return facts
 
 
@@ -65,9 +73,10 @@ def check_export_import(ca, cb):
     ca.new_term("api")
     rcs = [ca.send("p%d" % i, "api", PROMPTS[i])[0] for i in (1, 2)]
     ca.check(rcs == [0, 0], "two turns in api on the first machine", "rc %s" % rcs)
+    # At once after the second send: 2.1.197 writes a turn to its session file after its result.
+    rc, ej, e = ca.jrun("export", ["export", "api"])
     a = ca.show("api", "api-a")
     a_sessions = F.session_ids(a)
-    rc, ej, e = ca.jrun("export", ["export", "api"])
     ca.fig["export"] = ej
     path = ej.get("path") if isinstance(ej, dict) else None
     ca.check(rc == 0 and bool(path) and os.path.isfile(path),
@@ -87,6 +96,10 @@ def check_export_import(ca, cb):
              sum(1 for m in members if "turns/" in m) >= 2 and bool(cli_files),
              "it holds the journal, both turns' raw streams and the CLI's session file",
              json.dumps(members))
+    if ca.world.provider == "claude":
+        ca.check(bool(facts["answers"]) and all(n >= 2 for n in facts["answers"].values()),
+                 "the session file exported right after the second send holds both turns' answers",
+                 json.dumps(facts["answers"]))
     ca.world.stop()
 
     # The second machine: the repository cloned at another path.

@@ -27,16 +27,37 @@ mod import;
 mod manifest;
 mod placing;
 
+/// How long an export waits for the last turn's CLI to have written its session file.
+const SESSIONS_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// `baton export NAME [--out DIR]`.
 pub async fn export(
     srv: &Arc<Server>,
     name: String,
     out: Option<String>,
 ) -> Result<ExportView, BatonError> {
+    sessions_written(srv, &srv.terminal(&name)?).await;
     let srv = srv.clone();
     tokio::task::spawn_blocking(move || export::export(&srv, &name, out.as_deref()))
         .await
         .map_err(|e| BatonError::failed(format!("the export task crashed: {e}")))?
+}
+
+/// Waits (up to [`SESSIONS_WAIT`]) until the CLI of the terminal's last turn has written
+/// the turn to its session file, if the turn ended moments ago: a CLI exiting after its
+/// result until it has exited (2.1.197 writes the turn just before), a warm one until the pool
+/// has it (`providers::claude_written`). A terminal running a turn or with input waiting is
+/// exported as far as it got, at once.
+async fn sessions_written(srv: &Server, t: &crate::store::TerminalRow) {
+    if super::terminals::busy(srv, t) {
+        return;
+    }
+    let rt = srv.runtime(&t.id);
+    let written = async {
+        rt.ending.exited().await;
+        srv.warm.settled(&t.id).await;
+    };
+    let _ = tokio::time::timeout(SESSIONS_WAIT, written).await;
 }
 
 /// `baton import FILE [--name NEW] [--dir D]`.

@@ -4,11 +4,12 @@
 //!
 //! Only where the turn is foreseeable without writing anything: a plain send (no switch of
 //! provider, model or folder, not `--fresh`, not a steer or a jump) to an idle Claude terminal
-//! (nothing running, taken, waiting or held, no warm CLI) whose send path resumes the live
-//! session ([`super::plan::predict`]). The CLI is started as a warm CLI that has run no turn
-//! (`providers::run::prestart`), kept in the terminal's slot for it (`TermRuntime::prestarted`). The turn that
-//! comes next takes it if its own command line is this one (`WarmKey::fits`, as for any warm
-//! CLI), else retires it and starts its own; the runner retires one no turn took.
+//! (nothing running, taken, waiting or held, no warm CLI kept or on its way to the pool) whose
+//! send path resumes the live session ([`super::plan::predict`]). The CLI is started as a warm
+//! CLI that has run no turn (`providers::run::prestart`), kept in the terminal's slot for it
+//! (`TermRuntime::prestarted`). The turn that comes next takes it if its own command line is
+//! this one (`WarmKey::fits`, as for any warm CLI), else retires it and starts its own; the
+//! runner retires one no turn took.
 //!
 //! Nothing of the journal's order or content changes: the input is journalled and synced
 //! before it is acknowledged, the turn's start before the CLI reads its prompt (the prompt is
@@ -51,7 +52,9 @@ fn idle(rt: &TermRuntime) -> bool {
 /// (and to say what went wrong).
 pub(super) fn start(srv: &Arc<Server>, term: &TerminalRow, send: &SendRequest) {
     let rt = srv.runtime(&term.id);
-    if !plain(send, term.provider) || !idle(&rt) || srv.warm.holds(&term.id) {
+    // A warm CLI, or one on its way to the pool, is the next turn's.
+    let warm = srv.warm.holds(&term.id) || srv.warm.is_starting(&term.id);
+    if !plain(send, term.provider) || !idle(&rt) || warm {
         return;
     }
     if !matches!(srv.store.waiting_inputs(&term.id), Ok(w) if w.is_empty()) {
