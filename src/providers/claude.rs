@@ -262,7 +262,7 @@ impl ClaudeParser {
 
     /// What this turn's session file holds once the CLI has written the turn (its last call),
     /// for a warm CLI kept after it (`claude_written`). None: the turn made no call.
-    pub fn written_check(&self, homes: &ProviderHomes, cwd: &Path) -> Option<TurnWritten> {
+    pub(super) fn written_check(&self, homes: &ProviderHomes, cwd: &Path) -> Option<TurnWritten> {
         let (usage, id, _) = self.last_call.as_ref()?;
         Some(TurnWritten::new(
             homes,

@@ -154,6 +154,11 @@ fn input_waiting_for_a_slow_exit_is_told_why_and_interrupt_stops_that_cli() {
     assert!(!process_runs(lingering));
     let ran: Vec<String> = w.invocations().iter().map(stdin_prompt).collect();
     assert_eq!(ran[2..], ["third", "fourth"]);
+    // The fourth turn's own CLI exits after its answer too: asked before, this would stop it.
+    let fourth = w.last_invocation()["pid"].as_i64().unwrap() as i32;
+    w.wait_for("the fourth turn's CLI to exit", || {
+        w.show("t")["state"] == "idle" && !process_runs(fourth)
+    });
     let out = w.run(&["interrupt", "t"]);
     assert!(text(&out).contains("no running turn"), "{}", text(&out));
 }
