@@ -96,6 +96,7 @@ pub async fn run_turn(
         }
         ProviderKind::Codex => match channels.warm {
             Some(cli) => {
+                let closing = channels.closing;
                 let channels = codex_warm::AppChannels {
                     go: channels.go,
                     steer: channels.steer,
@@ -115,7 +116,8 @@ pub async fn run_turn(
                 match ran {
                     codex_warm::AppTurn::Ran(outcome) => Ok(outcome),
                     // Nothing of the turn happened: it runs cold (its start is journalled, so
-                    // no gate; an interrupt now signals the cold CLI's pid).
+                    // no gate; an interrupt now signals the cold CLI's pid), answered at its
+                    // `turn.completed` as any cold turn.
                     codex_warm::AppTurn::Refused { why, keep } => {
                         let note = format!(
                             "the warm codex app-server could not take the turn ({why}): it ran as a cold codex exec"
@@ -124,7 +126,7 @@ pub async fn run_turn(
                         let cold = ColdCodex {
                             go: None,
                             keep,
-                            closing: None,
+                            closing,
                         };
                         cold.run(spec, prompt, homes, path_var, tx, interrupted)
                             .await

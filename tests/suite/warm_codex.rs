@@ -389,6 +389,29 @@ fn a_turn_the_app_server_cannot_take_runs_cold_and_loses_nothing() {
 }
 
 #[test]
+fn a_turn_the_app_server_refused_is_answered_at_turn_completed_like_any_cold_turn() {
+    let mut w = World::new();
+    w.env.push(("BATON_SHIM_CODEX_UNLOADED".into(), "1".into()));
+    let dir = w.new_terminal("t", "codex");
+    w.send("t", "one");
+    let refusing = warm_pid(&w, "t");
+    // Its `codex exec` lingers after the answer: the send returns all the same.
+    let (out, exec) = send_lingering(&w, "t", "two [[linger:go]]");
+    assert!(
+        text(&out).contains("it ran as a cold codex exec"),
+        "{}",
+        text(&out)
+    );
+    assert!(!process_runs(refusing));
+    assert_eq!(w.show("t")["last_turn"]["status"], "completed");
+    // The thread's next app-server starts once that exec has exited.
+    std::fs::write(dir.join("go"), "").unwrap();
+    let pid = warm_pid(&w, "t");
+    assert!(!process_runs(exec));
+    assert_ne!(pid, refusing);
+}
+
+#[test]
 fn a_cold_turn_is_answered_at_turn_completed_and_its_threads_app_server_starts_after_its_exit() {
     let w = World::new();
     let dir = w.new_terminal("t", "codex");
