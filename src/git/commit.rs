@@ -82,6 +82,44 @@ fn commit_with(
     Ok(made)
 }
 
+/// How long [`prime_tracked`] waits for a checkout's watches before it gives up.
+const READY_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Walks the big checkout holding `checkout` as its first tracked commit would, without
+/// committing, so that the tracker can vouch for the commit that follows (ARCHITECTURE.md,
+/// "The change tracker"). It starts tracking the checkout, waits for its watches, forgets its
+/// events so far, reads the stamps and the index's entries, then walks: every change from then
+/// on is an event, every one before it is in the walk, and a stamp that moved meanwhile makes
+/// the next take refuse. Returns whether the tracker learned the checkout; false (nothing
+/// done) for a small checkout, one it knows already, or watches not ready within
+/// [`READY_WAIT`]. Run beside a commit of the same checkout, the commit's knowledge wins.
+pub fn prime_tracked(checkout: &Path, tracker: &Tracker) -> Result<bool, GitError> {
+    let repo = Repository::discover(checkout)
+        .ctx(|| format!("cannot open the repository at {}", checkout.display()))?;
+    let root = super::checkout_root(&repo)?;
+    if !super::changes::big_checkout(&repo) {
+        return Ok(false);
+    }
+    tracker.track(&root);
+    if tracker.knows(&root) || !tracker.ready_within(&root, READY_WAIT) || !tracker.restart(&root) {
+        return Ok(false);
+    }
+    let stamps = Stamps::read(&repo);
+    let Some(entries) = entries_digest(&repo) else {
+        return Ok(false);
+    };
+    let (changed, staged) = super::changes::turn_changes(&repo, &root)?;
+    let mut paths: Vec<String> = changed.into_iter().chain(staged).collect();
+    paths.sort();
+    paths.dedup();
+    let known = Known {
+        paths,
+        stamps,
+        entries,
+    };
+    Ok(tracker.settle_unknown(&root, known))
+}
+
 /// What an automatic commit was asked for (see [`auto_commit`]).
 #[derive(Clone, Copy)]
 struct Turn<'a> {

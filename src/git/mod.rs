@@ -74,7 +74,9 @@ use serde::{Deserialize, Serialize};
 
 pub use adopt::{adopt_folder, Adopted};
 pub use branches::{branch_fate, delete_contained_branch, BranchFate};
-pub use commit::{auto_commit, auto_commit_tracked, commit_for_trailer, subjects_since};
+pub use commit::{
+    auto_commit, auto_commit_tracked, commit_for_trailer, prime_tracked, subjects_since,
+};
 pub use error::GitError;
 pub use message::{branch_name, commit_message, squash_message, CommitInfo, BODY_MAX, SUBJECT_MAX};
 pub use review::{diff, merge_squash, revert, BranchDiff};

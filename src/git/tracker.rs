@@ -63,6 +63,7 @@ pub struct Tracker {
 #[derive(Default)]
 struct Shared {
     state: Mutex<State>,
+    /// Signalled when a cookie came back, and when a checkout's watches are all in place.
     flushed: Condvar,
 }
 
@@ -151,17 +152,54 @@ impl Tracker {
 
     /// Starts tracking the checkout at `root` (its top folder) unless it is tracked already.
     /// Returns at once: the watches are added in the background, and until they are, and its
-    /// first commit walked it, [`take`](Self::take) does not vouch for it.
+    /// first commit (or [`prime_tracked`](super::prime_tracked)) walked it,
+    /// [`take`](Self::take) does not vouch for it.
     pub fn track(&self, root: &Path) {
         let root = canonical(root);
         let mut state = self.lock();
         if state.roots.contains_key(&root) {
             return;
         }
-        // Not ready, and nothing known: no take vouches for it before its first commit walked.
+        // Not ready, and nothing known: no take vouches for it before a first walk.
         state.roots.insert(root.clone(), Root::default());
         drop(state);
         let _ = self.control.send(Msg::Track(root));
+    }
+
+    /// Whether a commit (or [`prime_tracked`](super::prime_tracked)) of `root` left what the
+    /// next take needs to vouch for it.
+    pub fn knows(&self, root: &Path) -> bool {
+        let root = canonical(root);
+        self.lock()
+            .roots
+            .get(&root)
+            .is_some_and(|r| r.known.is_some())
+    }
+
+    /// Waits (at most `within`) until every folder of `root` that needs a watch has one.
+    pub(super) fn ready_within(&self, root: &Path, within: Duration) -> bool {
+        let root = canonical(root);
+        let state = self.lock();
+        let waiting = |s: &mut State| s.roots.get(&root).is_some_and(|r| !r.ready);
+        let (state, _) = self
+            .shared
+            .flushed
+            .wait_timeout_while(state, within, waiting)
+            .unwrap_or_else(|p| p.into_inner());
+        state.roots.get(&root).is_some_and(|r| r.ready)
+    }
+
+    /// Forgets what `root`'s events said so far, as a take does, for a walk that starts now
+    /// and sees all of it; false if its watches are not all in place yet (nothing changes).
+    pub(super) fn restart(&self, root: &Path) -> bool {
+        let root = canonical(root);
+        let mut state = self.lock();
+        let Some(entry) = state.roots.get_mut(&root).filter(|r| r.ready) else {
+            return false;
+        };
+        entry.dirty.clear();
+        entry.lost = false;
+        true
     }
 
     /// How many checkouts it tracks.
@@ -228,6 +266,20 @@ impl Tracker {
         if let Some(entry) = self.lock().roots.get_mut(&canonical(root)) {
             entry.known = Some(known);
         }
+    }
+
+    /// Records what a walk without a commit found, unless a commit that ran meanwhile left
+    /// its own (which is newer); returns whether it was recorded.
+    pub(super) fn settle_unknown(&self, root: &Path, known: Known) -> bool {
+        let mut state = self.lock();
+        let Some(entry) = state.roots.get_mut(&canonical(root)) else {
+            return false;
+        };
+        if entry.known.is_some() {
+            return false;
+        }
+        entry.known = Some(known);
+        true
     }
 
     /// Writes a cookie and waits until the thread saw it: every event before it was handled.
@@ -398,6 +450,8 @@ impl Worker {
                 if let Some(entry) = self.lock().roots.get_mut(root) {
                     entry.ready = true;
                 }
+                // For `ready_within`.
+                self.shared.flushed.notify_all();
             }
             Err(_) => self.lose(root),
         }

@@ -9,7 +9,7 @@ use std::path::Path;
 use pretty_assertions::assert_eq;
 
 use super::super::testutil::*;
-use super::super::{auto_commit, auto_commit_tracked, create_worktree};
+use super::super::{auto_commit, auto_commit_tracked, create_worktree, prime_tracked};
 use super::*;
 
 struct Case {
@@ -22,23 +22,35 @@ struct Case {
 impl Case {
     /// A worktree with a few files, tracked, and its first commit done (a walk).
     fn new() -> Case {
+        let mut case = Case::files();
+        case.tracker.track(&case.dir);
+        assert!(case.commit().is_some(), "the first commit");
+        assert_eq!(case.tracker.vouched(), 0, "the first commit walks");
+        case
+    }
+
+    /// The same files committed without the tracker, which does not track the worktree: as
+    /// after a server start.
+    fn untracked() -> Case {
+        let case = Case::files();
+        assert!(auto_commit(&case.dir, "before\n", &[]).unwrap().is_some());
+        assert!(!case.tracker.tracks(&case.dir));
+        case
+    }
+
+    fn files() -> Case {
         let f = Fixture::new();
         let wt = create_worktree(&f.repo, "api", &f.slot("api")).unwrap();
         write(&wt.path.join(".gitignore"), "target/\n*.log\n");
         write(&wt.path.join("src/lib.rs"), "pub fn a() {}\n");
         write(&wt.path.join("src/deep/mod.rs"), "mod x;\n");
         write(&wt.path.join("docs/guide.md"), "guide\n");
-        let tracker = Tracker::new(&f.tmp.path().join("cookies")).unwrap();
-        tracker.track(&wt.path);
-        let mut case = Case {
-            tracker,
+        Case {
+            tracker: Tracker::new(&f.tmp.path().join("cookies")).unwrap(),
             dir: wt.path.clone(),
             turns: 0,
             tmp: f.tmp,
-        };
-        assert!(case.commit().is_some(), "the first commit");
-        assert_eq!(case.tracker.vouched(), 0, "the first commit walks");
-        case
+        }
     }
 
     fn path(&self, rel: &str) -> std::path::PathBuf {
@@ -253,6 +265,37 @@ fn a_nested_repository_and_skipped_paths_stay_out_and_are_asked_again() {
     );
     assert_eq!(c.tracker.vouched(), 2);
     assert_eq!(status(&c.dir), "?? shots/\n?? vendor/\n");
+}
+
+#[test]
+fn a_primed_checkout_is_vouched_for_at_its_first_commit() {
+    let mut c = Case::untracked();
+    // Before the prime, found by its walk: a change, a new file, one staged by hand.
+    write(&c.path("src/lib.rs"), "pub fn b() {}\n");
+    write(&c.path("notes.txt"), "n\n");
+    write(&c.path("docs/guide.md"), "staged\n");
+    git(&c.dir, &["add", "docs/guide.md"]);
+    assert!(prime_tracked(&c.dir, &c.tracker).unwrap());
+    assert!(c.tracker.knows(&c.dir));
+    // After it, events: a change and a new folder.
+    write(&c.path("src/deep/mod.rs"), "mod y;\n");
+    write(&c.path("new/dir/file.rs"), "x\n");
+    let want =
+        "M\tdocs/guide.md\nA\tnew/dir/file.rs\nA\tnotes.txt\nM\tsrc/deep/mod.rs\nM\tsrc/lib.rs\n";
+    assert_eq!(c.turn(), (want.to_string(), true));
+    assert!(!prime_tracked(&c.dir, &c.tracker).unwrap(), "known already");
+    write(&c.path("notes.txt"), "m\n");
+    assert_eq!(c.turn(), ("M\tnotes.txt\n".to_string(), true));
+}
+
+#[test]
+fn a_primed_checkout_whose_head_moved_by_hand_is_walked_at_its_commit() {
+    let mut c = Case::untracked();
+    assert!(prime_tracked(&c.dir, &c.tracker).unwrap());
+    write(&c.path("src/lib.rs"), "by hand\n");
+    git(&c.dir, &["commit", "-qam", "by hand"]);
+    write(&c.path("docs/guide.md"), "a turn\n");
+    assert_eq!(c.turn(), ("M\tdocs/guide.md\n".to_string(), false));
 }
 
 #[test]

@@ -9,9 +9,13 @@
 //!   checked-out branch behind their back; their files simply stay where they are.
 //! - The folder → worktree move and worktree moves happen at the next send (the watcher only
 //!   keeps `show` current); the turn that follows opens a fresh conversation (reason `moved`).
+//! - A big checkout's first turn after a server start walks it for the change tracker
+//!   ([`Prime`]) from its CLI's first event, not at the server's start (which would walk every
+//!   terminal's checkout, used or not, while the user's first CLI loads) nor at the turn's
+//!   start (a cold CLI's own start needs the cores).
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::state::Server;
 use crate::error::BatonError;
@@ -233,6 +237,66 @@ pub struct TurnFacts<'a> {
     pub provider: &'a str,
     pub session: &'a str,
     pub number: u32,
+}
+
+/// The walk a big checkout's first commit after a server start would make, run while the
+/// terminal's first turn runs instead ([`git::prime_tracked`]): the change tracker can then
+/// vouch for that turn's commit. It starts at the turn's first event from its CLI (so it does
+/// not compete with the CLI's own start for the cores) and the turn's commit waits for it.
+pub struct Prime {
+    path: PathBuf,
+    tracker: Arc<git::Tracker>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Prime {
+    /// The prime of `term`'s worktree, the first time a turn runs there since the server
+    /// started; None after that (a commit leaves the tracker what it needs), without a
+    /// tracker, or without a worktree.
+    pub fn for_turn(
+        srv: &Server,
+        primed: &Mutex<Option<PathBuf>>,
+        term: &TerminalRow,
+    ) -> Option<Prime> {
+        let tracker = srv.changes.get()?.clone();
+        let wt = term
+            .worktree
+            .as_ref()
+            .filter(|_| term.mode == CheckoutMode::Worktree)?;
+        let mut primed = primed.lock().unwrap_or_else(|p| p.into_inner());
+        if primed.as_deref() == Some(wt.path.as_path()) || tracker.knows(&wt.path) {
+            return None;
+        }
+        *primed = Some(wt.path.clone());
+        Some(Prime {
+            path: wt.path.clone(),
+            tracker,
+            task: None,
+        })
+    }
+
+    /// Starts the walk in the background (once).
+    pub fn start(&mut self) {
+        if self.task.is_some() {
+            return;
+        }
+        let (path, tracker) = (self.path.clone(), self.tracker.clone());
+        self.task = Some(tokio::task::spawn_blocking(move || {
+            if let Err(e) = git::prime_tracked(&path, &tracker) {
+                crate::log_line!(
+                    "baton server: the change tracker could not walk {} ahead of its commit: {e}",
+                    path.display()
+                );
+            }
+        }));
+    }
+
+    /// Waits for the walk, if it started.
+    pub async fn done(self) {
+        if let Some(task) = self.task {
+            let _ = task.await;
+        }
+    }
 }
 
 /// Commits the turn's changes on the terminal's branch. `Ok(None)`: nothing changed, or the

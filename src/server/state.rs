@@ -83,6 +83,8 @@ pub struct TermRuntime {
     /// The CLI of the last turn, which ended at its result, until it has exited
     /// (`providers::closing`): the next turn, and a CLI started ahead of it, wait for that.
     pub ending: crate::providers::closing::ClosingSlot,
+    /// The worktree a turn last ran in since the server started (`checkout::Prime`).
+    pub primed: Mutex<Option<std::path::PathBuf>>,
 }
 
 impl TermRuntime {

@@ -326,9 +326,10 @@ fn after_a_merge_diff_lists_only_what_the_branch_still_adds() {
 }
 
 #[test]
-fn commits_after_the_first_check_only_the_tracked_changes() {
+fn every_commit_checks_only_the_tracked_changes() {
     // Debug builds track every checkout (release ones only those with ~4,000 files or more)
     // and check each tracked commit against a whole walk, so this runs the server's tracker.
+    // The first turn's checkout is walked while that turn runs (`checkout::Prime`).
     let w = World::new();
     let repo = repo(&w, "repo");
     new_in(&w, "t", &repo);
@@ -342,15 +343,33 @@ fn commits_after_the_first_check_only_the_tracked_changes() {
     w.send("t", "third, no change of its own");
     let status = w.json(&["server", "status"]);
     assert_eq!(status["tracked_checkouts"], 1, "{status}");
-    assert_eq!(status["tracked_commits"], 2, "{status}");
+    assert_eq!(status["tracked_commits"], 3, "{status}");
     let text = w.ok(&["server", "status"]);
     assert!(
-        text.contains("change tracker: 1 checkout(s) · 2 commit(s) from tracked changes"),
+        text.contains("change tracker: 1 checkout(s) · 3 commit(s) from tracked changes"),
         "{text}"
     );
     let files = |rev: &str| git(&w, &dir, &["show", "--name-status", "--format=", rev]);
     assert_eq!(files("HEAD~2"), "A\ta.txt\n");
     assert_eq!(files("HEAD~1"), "A\tnotes/deep/mine.txt\nA\tsrc/b.txt\n");
     assert_eq!(files("HEAD"), "D\ta.txt\n");
+    assert_eq!(git(&w, &dir, &["status", "--porcelain"]), "");
+}
+
+#[test]
+fn the_first_commit_after_a_server_start_finds_what_changed_while_none_ran() {
+    let w = World::new();
+    let repo = repo(&w, "repo");
+    new_in(&w, "t", &repo);
+    let dir = dir_of(&w, "t");
+    w.send("t", "first [[write:a.txt]]");
+    w.ok(&["server", "stop"]);
+    std::fs::write(dir.join("offline.txt"), "made while no server ran\n").unwrap();
+    std::fs::write(dir.join("a.txt"), "edited then too\n").unwrap();
+    w.send("t", "second [[write:src/b.txt]]");
+    let status = w.json(&["server", "status"]);
+    assert_eq!(status["tracked_commits"], 1, "{status}");
+    let files = git(&w, &dir, &["show", "--name-status", "--format=", "HEAD"]);
+    assert_eq!(files, "M\ta.txt\nA\toffline.txt\nA\tsrc/b.txt\n");
     assert_eq!(git(&w, &dir, &["status", "--porcelain"]), "");
 }

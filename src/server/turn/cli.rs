@@ -135,6 +135,8 @@ pub(super) struct TurnCtx<'a> {
     pub(super) early_notes: Vec<String>,
     /// The raw stream's sync, started at the run's result ([`TurnCtx::raw_synced`]).
     pub(super) raw_sync: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+    /// The change tracker's walk of the checkout, started at the CLI's first event.
+    pub(super) prime: Option<crate::server::checkout::Prime>,
 }
 
 impl TurnCtx<'_> {
@@ -539,7 +541,12 @@ impl TurnCtx<'_> {
                         .err();
                 }
             }
-            RunMsg::Event(ev) => self.on_event(ev),
+            RunMsg::Event(ev) => {
+                if let Some(prime) = self.prime.as_mut() {
+                    prime.start();
+                }
+                self.on_event(ev);
+            }
             RunMsg::Note(message) => self.note(message),
             RunMsg::SteerRead { index } => self.steer_read(index),
         }

@@ -211,6 +211,7 @@ async fn run_locked(
         go: None,
         early_notes: Vec::new(),
         raw_sync: None,
+        prime: super::checkout::Prime::for_turn(srv, &rt.primed, &term),
     };
     let ran = ctx.execute(&term, &plan, &job.prompt).await;
     if let Some(e) = ctx.start_failed.take() {
@@ -407,6 +408,9 @@ async fn finish(
         session: session_id.as_deref().unwrap_or("none"),
         number: started.number,
     };
+    if let Some(prime) = ctx.prime.take() {
+        prime.done().await;
+    }
     let tracker = srv.changes.get().cloned();
     let commit = match super::checkout::commit_turn(term, facts, tracker).await {
         Ok(c) => c,
