@@ -4,8 +4,9 @@
 //! default `target/tokens-per-turn.svg`; BATON_BENCH_ONLY=send,warm,remote,ls,memory,tokens,commit).
 //!
 //! - **send**: `baton send` on a resumed Claude session (the simulated CLI) against the very
-//!   command line, stdin and cwd baton gave the CLI, run directly: wall time and the first
-//!   stdout byte, medians; then where a send's time goes, step by step (`phases.rs`).
+//!   command line, stdin and cwd baton gave the CLI, run directly: wall time, the wall and
+//!   the last stdout byte against the direct run's result line, and the first stdout byte,
+//!   medians of the pairs' differences; then where a send's time goes, step by step (`phases.rs`).
 //!   Both with warm CLIs off (`warm = 0`): the figure is a cold turn's overhead. With
 //!   `BATON_BENCH_BEFORE=PATH`, also `send` on this build against another build's.
 //! - **warm**: the first stdout byte of `baton send` on a warm CLI, and on a cold one (`warm =
@@ -304,16 +305,31 @@ fn timed_to(cmd: Command, stdin: &[u8], marker: &str) -> (Duration, Duration, Du
 
 /// Runs `cmd` with `stdin`; (wall, time to the first stdout byte).
 fn timed(cmd: Command, stdin: &[u8]) -> (Duration, Duration) {
+    let (wall, first, _) = timed_last(cmd, stdin);
+    (wall, first)
+}
+
+/// [`timed`], and the time to the last stdout byte (the process may exit after it).
+fn timed_last(cmd: Command, stdin: &[u8]) -> (Duration, Duration, Duration) {
     let (start, mut child, mut out) = started(cmd, stdin);
-    let mut first = [0u8; 1];
-    let n = out.read(&mut first).expect("read");
-    let first_at = start.elapsed();
-    assert!(n == 1, "no output");
-    let mut rest = Vec::new();
-    out.read_to_end(&mut rest).expect("read");
+    let mut buf = [0u8; 4096];
+    let (mut first, mut last) = (None, None);
+    loop {
+        let n = out.read(&mut buf).expect("read");
+        if n == 0 {
+            break;
+        }
+        let at = start.elapsed();
+        first.get_or_insert(at);
+        last = Some(at);
+    }
     let status = child.wait().expect("wait");
     assert!(status.success(), "{status}");
-    (start.elapsed(), first_at)
+    (
+        start.elapsed(),
+        first.expect("no output"),
+        last.expect("no output"),
+    )
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {
@@ -342,10 +358,11 @@ fn send_rows() -> Vec<[String; 4]> {
     // turn's result, its CLI exiting after: the pair's next run waits for that exit.
     let (mut baton, mut direct, mut added, mut to_result, mut added_first) =
         (vec![], vec![], vec![], vec![], vec![]);
+    let mut last_to_result = vec![];
     for i in 0..n {
         let prompt = format!("resumed turn {i}");
         let send = || {
-            let ran = timed(w.cmd(&["send", "s", &prompt]), b"");
+            let ran = timed_last(w.cmd(&["send", "s", &prompt]), b"");
             w.cli_exited();
             ran
         };
@@ -353,11 +370,12 @@ fn send_rows() -> Vec<[String; 4]> {
             let inv = w.last_invocation();
             timed_to(direct_run(&w), &stdin_of(&inv), "\"type\":\"result\"")
         };
-        let ((bw, bf), (cw, cf, cr)) = alternating(i, send, bare);
+        let ((bw, bf, bl), (cw, cf, cr)) = alternating(i, send, bare);
         baton.push(bw);
         direct.push(cw);
         added.push(millis(bw) - millis(cw));
         to_result.push(millis(bw) - millis(cr));
+        last_to_result.push(millis(bl) - millis(cr));
         added_first.push(millis(bf) - millis(cf));
     }
     vec![
@@ -375,6 +393,12 @@ fn send_rows() -> Vec<[String; 4]> {
             "-".into(),
             "the CLI's result line".into(),
             format!("{:+.1} ms", median_f(to_result)),
+        ),
+        row(
+            "send's last stdout byte (its summary: the answer complete on screen) against the direct run's result line",
+            "-".into(),
+            "the CLI's result line".into(),
+            format!("{:+.1} ms", median_f(last_to_result)),
         ),
         row(
             "first stdout byte after send, median of the differences",
