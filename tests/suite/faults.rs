@@ -434,6 +434,33 @@ fn many_clients_sending_into_many_terminals_at_once_run_each_prompt_once_in_orde
     assert!(ran.values().all(|n| *n == 1), "{ran:?}");
 }
 
+/// The stderr lines a running send prints up to its note that it waits (or up to its exit):
+/// read on a thread, so a send that says nothing fails the test after 30 s instead of hanging.
+fn first_stderr_lines(child: &mut std::process::Child) -> Vec<String> {
+    use std::io::BufRead;
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            let waits = line.contains("is kept and waits");
+            if tx.send(line).is_err() || waits {
+                return;
+            }
+        }
+    });
+    let mut lines = Vec::new();
+    loop {
+        match rx.recv_timeout(std::time::Duration::from_secs(30)) {
+            Ok(line) => lines.push(line),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return lines,
+            Err(e) => panic!("the send said nothing of why it waits ({e}): {lines:?}"),
+        }
+    }
+}
+
 /// A small tmpfs mounted over a world's data directory, for a disk that fills. Unmounted on
 /// drop, once the world's server is stopped.
 struct SmallDisk<'a> {
@@ -515,12 +542,26 @@ fn a_full_disk_refuses_a_send_loses_nothing_acknowledged_and_baton_works_once_sp
     let small = w.run(&["send", "t", "small while full", "--detach"]);
     let status = w.run(&["server", "status"]);
     assert!(status.status.success());
+    // A send that waits for space is told so as it is accepted (a foreground one once waited
+    // in silence until space was freed, and looked hung).
+    let mut waiting = None;
     if small.status.success() {
+        let told = String::from_utf8_lossy(&small.stderr);
+        assert!(told.contains("input 2 is kept and waits"), "{told}");
         // It waits for space, and `show`, `ls` and `server status` say why nothing runs.
         assert_eq!(w.show("t")["index_behind"], true);
         let status = String::from_utf8_lossy(&status.stdout).into_owned();
         for said in [status, w.ok(&["ls"])] {
             assert!(said.contains("the index is behind the journals"), "{said}");
+        }
+        let mut fg = w.spawn(&["send", "t", "foreground while full"]);
+        let said = first_stderr_lines(&mut fg);
+        if said.iter().any(|l| l.contains("is kept and waits")) {
+            waiting = Some(fg);
+        } else {
+            let out = fg.wait_with_output().unwrap();
+            let all = format!("{said:?} {}", text(&out));
+            assert!(all.contains("No space left"), "{all}");
         }
     }
     // Larger than a page: the journal cannot take it, and the send says why.
@@ -540,6 +581,11 @@ fn a_full_disk_refuses_a_send_loses_nothing_acknowledged_and_baton_works_once_sp
     let mut expected = vec!["before the disk filled"];
     if small.status.success() {
         expected.push("small while full");
+        if let Some(fg) = waiting.take() {
+            expected.push("foreground while full");
+            let out = fg.wait_with_output().unwrap();
+            assert!(out.status.success(), "{}", text(&out));
+        }
     } else {
         assert!(
             String::from_utf8_lossy(&small.stderr).contains("No space left"),

@@ -96,7 +96,12 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
             });
         }
         let held = asked.mode != SendModeArg::Jump && super::hold::is_held(&rt);
-        let note = steer_note(asked.mode, asked.terminal.provider, busy, handed)
+        // Journalled but not indexed (a full disk): nothing runs until the index is rebuilt,
+        // and a send that waited for its turn in silence would look hung.
+        let behind = !srv.store.index_current();
+        let note = behind
+            .then(|| index_behind_note(number))
+            .or_else(|| steer_note(asked.mode, asked.terminal.provider, busy, handed))
             .or_else(|| held.then(|| super::hold::held_note(&asked.terminal.name)))
             .or_else(|| {
                 let exiting = rt.ending.slow()?;
@@ -153,6 +158,14 @@ fn tell_slow_exit(rt: &TermRuntime, name: &str) {
 }
 
 /// What input waiting for the last turn's CLI to exit is told once that takes long. Pure.
+/// What input accepted while the index cannot be written is told (`render::INDEX_BEHIND` says
+/// the same in `ls` and `show`).
+fn index_behind_note(number: u32) -> String {
+    format!(
+        "input {number} is kept and waits: the index is behind the journals (a write to it failed: is the disk full? see server.log); it runs once the index is rebuilt (free space, then any command, or `baton reindex`)"
+    )
+}
+
 fn slow_exit_note(name: &str, pid: i32) -> String {
     format!(
         "{name}'s last turn is over, but its CLI (pid {pid}) is still exiting: this prompt runs once it has (`baton interrupt {name}` stops it now)"
