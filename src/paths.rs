@@ -71,6 +71,14 @@ impl DataDir {
     pub fn lock_file(&self) -> PathBuf {
         self.root.join("server.lock")
     }
+    /// The owner of this data directory when it exists and is not the user running baton: a
+    /// data directory is one user's (its server answers no other uid, its files are 0600), so
+    /// another's is refused before anything tries to open, create or chmod in it.
+    pub fn foreign_owner(&self) -> Option<u32> {
+        use std::os::unix::fs::MetadataExt;
+        let owner = fs::metadata(&self.root).ok()?.uid();
+        (owner != nix::unistd::geteuid().as_raw()).then_some(owner)
+    }
     /// True while some process (a server) holds this directory's `server.lock`.
     pub fn server_locked(&self) -> bool {
         use nix::fcntl::{Flock, FlockArg};

@@ -76,8 +76,16 @@ impl Client {
         let root = EnvDirs::from_env().data_dir().ok_or_else(|| {
             BatonError::bad_input("cannot find a place for baton's data: set HOME or BATON_HOME")
         })?;
+        let data = DataDir::new(root);
+        if let Some(owner) = data.foreign_owner() {
+            return Err(BatonError::bad_input(format!(
+                "{} belongs to uid {owner}, not to you (uid {}): each user keeps a baton data directory of their own; set BATON_HOME to one of yours",
+                data.root.display(),
+                nix::unistd::geteuid()
+            )));
+        }
         Ok(Client {
-            data: DataDir::new(root),
+            data,
             server_env: Vec::new(),
             via: None,
         })

@@ -354,6 +354,29 @@ fn another_user_is_refused_even_when_the_socket_mode_lets_them_in() {
     assert!(!reply.contains("secret-project"), "learned a name: {reply}");
     let log = std::fs::read_to_string(w.data().join("server.log")).unwrap();
     assert!(log.contains("refused a connection"), "{log}");
+    // baton itself, run by that user, says whose the directory is: it once said "cannot
+    // create DIR: Operation not permitted" (its own chmod), and `server status` "not running".
+    for args in [
+        &["ls"][..],
+        &["server", "status"],
+        &["send", "secret-project", "hi"],
+    ] {
+        let out = w.cmd(args).uid(65534).gid(65534).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(said.lines().count(), 1, "{args:?}: {said}");
+        assert!(
+            said.contains("belongs to uid 0, not to you (uid 65534)")
+                && said.contains("BATON_HOME"),
+            "{args:?}: {said}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
     // Its own user is still served.
     assert_eq!(w.json(&["ls"])[0]["name"], "secret-project");
+    assert_eq!(
+        w.invocations().len(),
+        1,
+        "the other user's send ran nothing"
+    );
 }
