@@ -400,24 +400,37 @@ pub fn hidden_char(text: &str) -> Option<char> {
     }
 }
 
+/// `text` as a list or a table may print it: each control character (Cc: an escape, a
+/// newline, a tab) and each [`hidden_char`] written out as `<U+XXXX>`, so what a terminal shows
+/// is what is stored and no escape sequence reaches it. Used for what baton shows but does not
+/// refuse: directories (a path may hold any byte but NUL) and titles.
+pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    let odd = |c: char| c.is_control() || hidden_char(c.encode_utf8(&mut [0; 4])).is_some();
+    if !text.chars().any(odd) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if odd(c) {
+            out.push_str(&format!("<U+{:04X}>", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// A conversation's automatic title: the first non-blank line of its first prompt, trimmed, at
 /// most [`TITLE_CHARS`] characters (cut at a character boundary, trimmed again). A prompt may
-/// hold any character, but a title is shown in lists like a name: each [`hidden_char`] is
-/// written out as `<U+XXXX>` (a prompt is never refused for one).
+/// hold any character, but a title is shown in lists like a name: it is [`shown`] (a prompt
+/// is never refused for a character).
 pub fn title_of(prompt: &str) -> String {
     let line = prompt
         .lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
         .unwrap_or_default();
-    let mut shown = String::new();
-    for c in line.chars() {
-        match hidden_char(c.encode_utf8(&mut [0; 4])) {
-            Some(h) => shown.push_str(&format!("<U+{:04X}>", u32::from(h))),
-            None => shown.push(c),
-        }
-    }
-    let cut: String = shown.chars().take(TITLE_CHARS).collect();
+    let cut: String = shown(line).chars().take(TITLE_CHARS).collect();
     cut.trim_end().to_string()
 }
 
@@ -452,6 +465,9 @@ mod title_tests {
             ("\r\nwindows\r\nline", "windows"),
             ("evil\u{202E}gnp.exe", "evil<U+202E>gnp.exe"),
             ("a\u{200B}b\u{FEFF}", "a<U+200B>b<U+FEFF>"),
+            // Control characters too: a tab would break a list's columns, an escape its screen.
+            ("tab\there", "tab<U+0009>here"),
+            ("\u{1b}[31mred", "<U+001B>[31mred"),
         ];
         for (prompt, want) in rows {
             assert_eq!(title_of(prompt), want, "{prompt:?}");

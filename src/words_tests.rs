@@ -107,3 +107,21 @@ fn cap_text_cuts_at_a_character_boundary_and_says_how_much() {
         )
     );
 }
+
+#[test]
+fn shown_writes_out_what_a_terminal_would_not_show_as_itself() {
+    for (text, want) in [
+        ("/home/me/api", "/home/me/api"),
+        ("/tmp/日本 é", "/tmp/日本 é"),
+        ("/tmp/a\u{1b}[2Jb", "/tmp/a<U+001B>[2Jb"),
+        ("/tmp/two\nlines\ttab", "/tmp/two<U+000A>lines<U+0009>tab"),
+        ("/tmp/evil\u{202E}gnp", "/tmp/evil<U+202E>gnp"),
+        ("/tmp/\u{7f}del", "/tmp/<U+007F>del"),
+    ] {
+        assert_eq!(shown(text), want, "{text:?}");
+    }
+    assert!(matches!(
+        shown("/plain/path"),
+        std::borrow::Cow::Borrowed(_)
+    ));
+}

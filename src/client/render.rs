@@ -288,7 +288,7 @@ pub fn ls_on_hosts(
             v.state.as_str(),
             ctx_cell(v),
             cost_cell(v.cost.as_ref()),
-            v.dir
+            crate::words::shown(&v.dir)
         ));
     }
     for (h, v) in rows.iter().filter(|(_, v)| v.queue_held) {
@@ -319,7 +319,7 @@ pub fn held_line(name: &str) -> String {
 
 pub fn show(v: &TerminalView) -> String {
     let mut out = format!("{}  ({})\n", v.name, v.state.as_str());
-    out.push_str(&format!("  dir:          {}\n", v.dir));
+    out.push_str(&format!("  dir:          {}\n", crate::words::shown(&v.dir)));
     out.push_str(&format!("  provider:     {}\n", provider_cell(v)));
     if v.index_behind {
         out.push_str(&format!("  index:        {INDEX_BEHIND}\n"));

@@ -18,7 +18,7 @@ pub fn imported(v: &ImportView) -> String {
         v.from,
         v.name,
         v.mode.as_str(),
-        v.dir
+        crate::words::shown(&v.dir)
     );
     if let Some(b) = &v.branch {
         out.push_str(&format!("  branch: {b}\n"));

@@ -196,3 +196,19 @@ fn an_api_failure_fails_the_turn_with_exit_1() {
         assert_eq!(show["last_turn"]["status"], "failed");
     }
 }
+
+#[test]
+fn a_directory_with_an_escape_in_its_name_is_listed_written_out() {
+    // A path may hold any byte but NUL: baton works in it, and `ls` and `show` write out the
+    // escape (and a newline) instead of handing it to the user's terminal.
+    let w = World::new();
+    let dir = w.project("odd\u{1b}[2J\nname");
+    let d = dir.to_str().unwrap();
+    w.ok(&["new", "t", "--dir", d]);
+    assert_eq!(w.show("t")["dir"], d, "--json keeps the real path");
+    for args in [&["ls"][..], &["show", "t"]] {
+        let out = w.ok(args);
+        assert!(!out.contains('\u{1b}'), "{args:?}: {out:?}");
+        assert!(out.contains("odd<U+001B>[2J<U+000A>name"), "{args:?}: {out}");
+    }
+}
