@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::{knob, median, ms, World};
 
 /// The steps of a send, in order; a send's lines are read as these (the first of each).
-const STEPS: [&str; 15] = [
+const STEPS: [&str; 14] = [
     // The bench's own clock around the client process: its exec and loading until `main`,
     // and its exit until the bench sees it.
     "process-spawn",
@@ -23,9 +23,9 @@ const STEPS: [&str; 15] = [
     // The turn ends at the result; its CLI exits after the reply (`providers::closing`).
     "cli-result",
     "outcome-read",
-    // The end record's sync and the raw stream's (started at the result) run side by side.
+    // The end record is written, not synced: it and the raw stream (its sync started at the
+    // result) are synced after the reply.
     "turn-recorded",
-    "stream-synced",
     "reply",
     "client-exit",
     "process-exited",

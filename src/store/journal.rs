@@ -11,6 +11,12 @@ use crate::paths::open_private_append;
 /// Appends `entries`, a line each, in one write synced once. A torn last line left by a crash
 /// is closed off first so the new entries start on a line of their own.
 pub fn append(path: &Path, entries: &[Entry]) -> io::Result<()> {
+    write(path, entries)?.sync_data()
+}
+
+/// [`append`] without the sync: the lines are in the file (a crash of the process loses none
+/// of them), not yet on the disk. Returns the file, for the caller to sync.
+pub fn write(path: &Path, entries: &[Entry]) -> io::Result<File> {
     let mut lines = Vec::new();
     for e in entries {
         serde_json::to_writer(&mut lines, e).map_err(io::Error::other)?;
@@ -22,7 +28,7 @@ pub fn append(path: &Path, entries: &[Entry]) -> io::Result<()> {
     }
     f.write_all(&lines)?;
     f.flush()?;
-    f.sync_data()
+    Ok(f)
 }
 
 /// Writes a NEW journal holding `entries`, all or nothing: to a temporary file first, synced,

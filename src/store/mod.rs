@@ -112,6 +112,10 @@ pub struct Store {
     /// of the index applies them first ([`Store::conn`]), so no reader sees the index without
     /// them. Pushed and taken under the `conn` lock, so the index applies them in order.
     unindexed: Mutex<Vec<Journal>>,
+    /// Journals [`Store::append_unsynced`] wrote and has not synced yet, with the path each
+    /// is: the next use of the index syncs them before it applies their entries, so the
+    /// index never holds an entry its journal may not keep.
+    unsynced: Mutex<Vec<(PathBuf, std::fs::File)>>,
     /// Fault injection for the tests (`BATON_FAULT_INDEX=PATH`): while `PATH` exists, index
     /// writes fail as on a full disk. Never set in normal use.
     fault: Option<PathBuf>,
@@ -149,6 +153,7 @@ impl Store {
             stale: AtomicBool::new(false),
             rebuilt_at: Mutex::new(None),
             unindexed: Mutex::new(Vec::new()),
+            unsynced: Mutex::new(Vec::new()),
             fault: std::env::var_os("BATON_FAULT_INDEX").map(PathBuf::from),
         };
         match index::on_open(found) {
@@ -177,6 +182,7 @@ impl Store {
                 Err(e) => crate::log_line!("baton: the index is behind its journals: {e}"),
             }
         }
+        self.sync_written();
         let waiting = std::mem::take(&mut *self.unindexed_lock());
         for (tid, entries) in waiting {
             self.index_entries(&mut conn, &tid, &entries);
@@ -238,9 +244,45 @@ impl Store {
         Ok(())
     }
 
-    /// Writes what [`Store::append_unindexed`] left to the index.
+    /// [`Store::append_unindexed`], its sync left to the next use of the index too (which
+    /// syncs before it applies): for a turn's end, whose client gets its reply first. The
+    /// lines are written before this returns, so a crash of the server loses none of them;
+    /// only a crash of the machine before the sync can, and then the server's start reads the
+    /// turn's end back from its raw stream (synced before the reply: `server::recover`).
+    pub fn append_unsynced(&self, tid: &str, records: Vec<Record>) -> Result<()> {
+        let entries = stamped(records);
+        self.ensure_terminal_dirs(tid)?;
+        // Under the index's lock, as every journal write: the order of journal and index.
+        let _conn = self.conn();
+        let jpath = self.dir.journal(tid);
+        let file = journal::write(&jpath, &entries).map_err(|source| StoreError::Journal {
+            path: jpath.clone(),
+            source,
+        })?;
+        self.unsynced_lock().push((jpath, file));
+        self.unindexed_lock().push((tid.to_string(), entries));
+        Ok(())
+    }
+
+    /// Syncs and writes to the index what [`Store::append_unindexed`] and
+    /// [`Store::append_unsynced`] left.
     pub fn settle(&self) {
         drop(self.conn());
+    }
+
+    /// Syncs the journals [`Store::append_unsynced`] wrote (called under the index's lock). A
+    /// sync that fails is logged: the entries are in the file, which every reader (and a
+    /// rebuild) reads, so the index takes them as it would have.
+    fn sync_written(&self) {
+        for (path, file) in std::mem::take(&mut *self.unsynced_lock()) {
+            if let Err(e) = file.sync_data() {
+                crate::log_line!("baton: cannot sync the journal {}: {e}", path.display());
+            }
+        }
+    }
+
+    fn unsynced_lock(&self) -> MutexGuard<'_, Vec<(PathBuf, std::fs::File)>> {
+        self.unsynced.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Journals `entries` of terminal `tid` (one write, synced), returning the index's lock,
@@ -360,7 +402,8 @@ impl Store {
     }
 
     fn rebuild(&self, conn: &mut Connection) -> Result<ReindexReport> {
-        // Their journals have them: the rebuild reads them there.
+        // Their journals have them (synced first): the rebuild reads them there.
+        self.sync_written();
         self.unindexed_lock().clear();
         let report = fill(&self.dir, conn)?;
         for tid in &report.purged {

@@ -306,3 +306,35 @@ fn records_journalled_unindexed_reach_the_index_at_its_next_use_in_order_and_onc
     store.reindex().unwrap();
     assert_eq!(store.dump().unwrap(), rebuilt);
 }
+
+#[test]
+fn records_journalled_unsynced_are_in_the_file_at_once_and_indexed_once_synced() {
+    let d = tempfile::tempdir().unwrap();
+    let store = store_in(&d);
+    store
+        .append("T1", created("T1", ProviderKind::Claude, None))
+        .unwrap();
+    let before = store.dump().unwrap();
+    store
+        .append_unsynced("T1", vec![settings(ProviderKind::Codex, None)])
+        .unwrap();
+    assert_eq!(store.unsynced_lock().len(), 1);
+    // Written: a crash of the process from here on loses nothing.
+    let journal = std::fs::read_to_string(d.path().join("terminals/T1/journal.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), 2, "{journal}");
+    assert_eq!(store_in(&d).dump().unwrap(), before);
+    // A journal write after it goes after it, and the index takes both, in order, synced.
+    store
+        .append_unsynced("T1", vec![settings(ProviderKind::Local, Some("small"))])
+        .unwrap();
+    assert_eq!(store.unsynced_lock().len(), 1, "the first was synced first");
+    store.settle();
+    assert!(store.unsynced_lock().is_empty());
+    assert_eq!(
+        store.last_local_endpoint("T1").unwrap().as_deref(),
+        Some("small")
+    );
+    let live = store.dump().unwrap();
+    store.reindex().unwrap();
+    assert_eq!(store.dump().unwrap(), live);
+}

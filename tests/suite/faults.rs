@@ -316,6 +316,30 @@ fn a_server_dead_after_its_cli_finished_keeps_the_turn_as_the_cli_ended_it_and_n
 }
 
 #[test]
+fn a_server_dead_right_after_replying_keeps_the_turn_and_its_commit_as_replied() {
+    for provider in ["claude", "codex"] {
+        let mut w = World::new();
+        w.new_repo_terminal("t", "repo", provider);
+        w.ok(&["server", "stop"]);
+        // The turn's end is written before its reply and synced after it: the server dies in
+        // between, its client already told the turn completed.
+        w.env.push(("BATON_CRASH_AT".into(), "turn-replied".into()));
+        let (_, err) = w.send("t", "add a file [[write:added.txt]]");
+        assert!(err.contains("completed"), "{provider}: {err}");
+        server_died(&w);
+        w.env.clear();
+        let turn = &w.json(&["log", "t"])["turns"][0];
+        assert_eq!(turn["status"], "completed", "{provider}: {turn}");
+        assert!(turn["commit"].is_string(), "{provider}: {turn}");
+        assert!(
+            !turn["notes"].to_string().contains("read back"),
+            "{provider}: the end is the one the server recorded, not read back: {turn}"
+        );
+        assert!(turn["answer"].as_str().unwrap().contains("MOCK-REPLY"));
+    }
+}
+
+#[test]
 fn a_recovered_turn_shows_its_tool_targets_relative_to_the_checkout() {
     for provider in ["claude", "codex"] {
         let mut w = World::new();

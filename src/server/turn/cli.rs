@@ -133,7 +133,7 @@ pub(super) struct TurnCtx<'a> {
     pub(super) go: Option<tokio::sync::oneshot::Sender<()>>,
     /// Notes made before the start was journalled, sent after the start event.
     pub(super) early_notes: Vec<String>,
-    /// The raw stream's sync, started at the run's result ([`TurnCtx::raw_synced`]).
+    /// The raw stream's sync, started at the run's result ([`TurnCtx::raw_sync`]).
     pub(super) raw_sync: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
     /// The change tracker's walk of the checkout, started at the CLI's first event.
     pub(super) prime: Option<crate::server::checkout::Prime>,
@@ -462,27 +462,14 @@ impl TurnCtx<'_> {
         }
     }
 
-    /// Waits for the raw stream's sync, which ran while the turn's end was journalled. A
-    /// failure is told to the send's client and the server's log (the turn's end, and its
-    /// notes, are on disk already); what could not be written at all is in the turn's notes.
-    pub(super) async fn raw_synced(&mut self) {
-        let Some(sync) = self.raw_sync.take() else {
-            return;
-        };
-        let error = match sync.await {
-            Ok(Ok(())) => return,
-            Ok(Err(e)) => e.to_string(),
-            Err(e) => e.to_string(),
-        };
-        let path = self.srv.turn_file(self.tid, self.turn_id);
-        let message = format!(
-            "could not sync the raw stream in {}: {error}",
-            path.display()
-        );
-        crate::log_line!("baton server: {}: {message}", self.tid);
-        self.feed.push(Reply::Event {
-            event: SendEvent::Note { message },
-        });
+    /// The raw stream's sync, which runs while the turn's end is journalled and its client
+    /// told: waited for after the reply ([`RawSync::wait`]).
+    pub(super) fn raw_sync(&mut self) -> Option<RawSync> {
+        self.raw_sync.take().map(|sync| RawSync {
+            sync,
+            path: self.srv.turn_file(self.tid, self.turn_id),
+            tid: self.tid.to_string(),
+        })
     }
 
     /// One message of a run; returns a failure to write the raw stream.
@@ -636,6 +623,30 @@ fn fork_copy(srv: &Server, spec: &RunSpec, plan: &Plan) -> Option<claude_session
         .and_then(|f| f.system_text.as_deref());
     let system = old.map(|old| (old, spec.system_text.as_str()));
     claude_session::prepare_fork(&srv.homes, from, &spec.cwd, &spec.cwd, system).ok()
+}
+
+/// A turn's raw stream being synced, from its CLI's result on.
+pub(super) struct RawSync {
+    sync: tokio::task::JoinHandle<std::io::Result<()>>,
+    path: PathBuf,
+    tid: String,
+}
+
+impl RawSync {
+    /// Waits for the sync. A failure goes to the server's log (the send's client has its reply
+    /// by then); the turn's end is journalled either way.
+    pub(super) async fn wait(self) {
+        let error = match self.sync.await {
+            Ok(Ok(())) => return,
+            Ok(Err(e)) => e.to_string(),
+            Err(e) => e.to_string(),
+        };
+        crate::log_line!(
+            "baton server: {}: could not sync the raw stream in {}: {error}",
+            self.tid,
+            self.path.display()
+        );
+    }
 }
 
 /// Syncs the raw stream in the background once the CLI reported its result: the CLI still takes

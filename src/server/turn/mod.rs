@@ -139,12 +139,16 @@ impl SendJob {
 /// Runs `job`'s turn to its end (the caller holds the terminal's turn lock), reporting every
 /// step to `feed`. Never fails silently: any error ends the feed with an error reply.
 async fn run(srv: &Arc<Server>, rt: &Arc<TermRuntime>, job: SendJob, feed: &Feed) {
-    let result = if srv.shutting_down.load(Ordering::SeqCst) {
-        Err(BatonError::failed(
+    let (result, raw_sync) = if srv.shutting_down.load(Ordering::SeqCst) {
+        let error = BatonError::failed(
             "the baton server is shutting down; the prompt waits for its next start",
-        ))
+        );
+        (Err(error), None)
     } else {
-        run_locked(srv, rt, job, feed).await
+        match run_locked(srv, rt, job, feed).await {
+            Ok((summary, raw_sync)) => (Ok(summary), raw_sync),
+            Err(e) => (Err(e), None),
+        }
     };
     if let Ok(mut r) = rt.running.lock() {
         *r = None;
@@ -162,7 +166,12 @@ async fn run(srv: &Arc<Server>, rt: &Arc<TermRuntime>, job: SendJob, feed: &Feed
     // The clients' tasks write the reply first: woken on this worker, they would otherwise
     // wait for the index write below and the runner's next look at the queue.
     tokio::task::yield_now().await;
-    // What the turn's end left to the index (`finish`), now that its client has the reply.
+    // What the turn's end left to sync and to the index (`finish`), now that its client has
+    // the reply.
+    super::removal::crash_point("turn-replied");
+    if let Some(sync) = raw_sync {
+        sync.wait().await;
+    }
     srv.store.settle();
 }
 
@@ -180,7 +189,7 @@ async fn run_locked(
     rt: &Arc<TermRuntime>,
     job: SendJob,
     feed: &Feed,
-) -> Result<TurnSummary, BatonError> {
+) -> Result<(TurnSummary, Option<cli::RawSync>), BatonError> {
     let mut term = job.terminal.clone();
     apply_settings(srv, &mut term, &job)?;
     // The checkout may have moved since the last turn (rule 1 of the send path sees it).
@@ -384,7 +393,7 @@ async fn finish(
     prompt: &str,
     started: &Started,
     ran: Ran,
-) -> Result<TurnSummary, BatonError> {
+) -> Result<(TurnSummary, Option<cli::RawSync>), BatonError> {
     let srv = ctx.srv;
     // The CLI's turn is over (it has exited, or exits after its result: `providers::closing`)
     // and its whole stream is written (its sync runs); nothing of its end is journalled.
@@ -422,8 +431,10 @@ async fn finish(
             None
         }
     };
-    // The commit and the end in one write and one sync; their index write waits until the
-    // client has its reply (`run`).
+    // The commit and the end in one write; their sync (and the raw stream's, started at the
+    // result) and their index write wait until the client has its reply (`run`). Written now,
+    // they survive a crash of the server at any moment; see `Store::append_unsynced` for a
+    // crash of the machine.
     let committed = commit.as_ref().map(|commit| Record::TurnCommitted {
         turn_id: started.turn_id.clone(),
         commit: commit.clone(),
@@ -440,13 +451,11 @@ async fn finish(
         notes: ctx.notes.clone(),
         cost: outcome.cost,
     }]);
-    srv.store.append_unindexed(&term.id, records.collect())?;
+    srv.store.append_unsynced(&term.id, records.collect())?;
     crate::log::phase("turn-recorded");
-    ctx.raw_synced().await;
-    crate::log::phase("stream-synced");
     let unusable_cli =
         status == TurnStatus::Failed && !ctx.saw_end && !ctx.interrupted.load(Ordering::SeqCst);
-    Ok(TurnSummary {
+    let summary = TurnSummary {
         commit,
         turn_id: started.turn_id.clone(),
         number: started.number,
@@ -464,5 +473,6 @@ async fn finish(
         unusable_cli,
         cost: outcome.cost,
         elapsed_ms: u64::try_from(started.at.elapsed().as_millis()).unwrap_or(u64::MAX),
-    })
+    };
+    Ok((summary, ctx.raw_sync()))
 }
