@@ -126,3 +126,26 @@ fn the_front_stays_a_fraction_of_the_full_binary() {
         "the front loads {front} bytes, the full binary {whole}"
     );
 }
+
+#[test]
+fn a_send_started_with_its_stdout_and_stderr_closed_runs_its_turn_to_the_end() {
+    // The front starts without Rust's runtime start, which opens /dev/null on a closed
+    // descriptor 0, 1 or 2: the front does that itself, else the descriptors it opens next
+    // (Ctrl-c's socket pair, the server's socket) would take their places.
+    use std::os::unix::process::CommandExt;
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    let mut cmd = w.cmd(&["send", "t", "with nothing to print on"]);
+    // SAFETY: close(2) is async-signal-safe, as pre_exec requires.
+    unsafe {
+        cmd.pre_exec(|| {
+            nix::libc::close(1);
+            nix::libc::close(2);
+            Ok(())
+        });
+    }
+    let status = cmd.status().unwrap();
+    assert!(status.success(), "{status}");
+    let turn = &w.json(&["log", "t"])["turns"][0];
+    assert_eq!(turn["status"], "completed", "{turn}");
+}
