@@ -319,7 +319,10 @@ pub fn held_line(name: &str) -> String {
 
 pub fn show(v: &TerminalView) -> String {
     let mut out = format!("{}  ({})\n", v.name, v.state.as_str());
-    out.push_str(&format!("  dir:          {}\n", crate::words::shown(&v.dir)));
+    out.push_str(&format!(
+        "  dir:          {}\n",
+        crate::words::shown(&v.dir)
+    ));
     out.push_str(&format!("  provider:     {}\n", provider_cell(v)));
     if v.index_behind {
         out.push_str(&format!("  index:        {INDEX_BEHIND}\n"));

@@ -209,6 +209,9 @@ fn a_directory_with_an_escape_in_its_name_is_listed_written_out() {
     for args in [&["ls"][..], &["show", "t"]] {
         let out = w.ok(args);
         assert!(!out.contains('\u{1b}'), "{args:?}: {out:?}");
-        assert!(out.contains("odd<U+001B>[2J<U+000A>name"), "{args:?}: {out}");
+        assert!(
+            out.contains("odd<U+001B>[2J<U+000A>name"),
+            "{args:?}: {out}"
+        );
     }
 }
