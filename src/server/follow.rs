@@ -31,6 +31,8 @@ pub async fn follow(feed: &Feed, write: &mut tokio::net::unix::OwnedWriteHalf) {
             }
         }
         if done {
+            // The final reply is out: a send's client has its summary.
+            super::removal::crash_point("turn-replied");
             return;
         }
         if rx.changed().await.is_err() {

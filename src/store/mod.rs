@@ -112,9 +112,9 @@ pub struct Store {
     /// of the index applies them first ([`Store::conn`]), so no reader sees the index without
     /// them. Pushed and taken under the `conn` lock, so the index applies them in order.
     unindexed: Mutex<Vec<Journal>>,
-    /// Journals [`Store::append_unsynced`] wrote and has not synced yet, with the path each
-    /// is: the next use of the index syncs them before it applies their entries, so the
-    /// index never holds an entry its journal may not keep.
+    /// Journals [`Store::append_unsynced`] wrote and has not synced yet (each with its path,
+    /// for the log): the next use of the index syncs them before it applies their entries, so
+    /// the index never holds an entry its journal may not keep.
     unsynced: Mutex<Vec<(PathBuf, std::fs::File)>>,
     /// Fault injection for the tests (`BATON_FAULT_INDEX=PATH`): while `PATH` exists, index
     /// writes fail as on a full disk. Never set in normal use.
@@ -247,8 +247,8 @@ impl Store {
     /// [`Store::append_unindexed`], its sync left to the next use of the index too (which
     /// syncs before it applies): for a turn's end, whose client gets its reply first. The
     /// lines are written before this returns, so a crash of the server loses none of them;
-    /// only a crash of the machine before the sync can, and then the server's start reads the
-    /// turn's end back from its raw stream (synced before the reply: `server::recover`).
+    /// only a crash of the machine before the sync can, and then the server's start closes
+    /// the turn from what its journal and raw stream kept (`server::recover`).
     pub fn append_unsynced(&self, tid: &str, records: Vec<Record>) -> Result<()> {
         let entries = stamped(records);
         self.ensure_terminal_dirs(tid)?;

@@ -168,7 +168,6 @@ async fn run(srv: &Arc<Server>, rt: &Arc<TermRuntime>, job: SendJob, feed: &Feed
     tokio::task::yield_now().await;
     // What the turn's end left to sync and to the index (`finish`), now that its client has
     // the reply.
-    super::removal::crash_point("turn-replied");
     if let Some(sync) = raw_sync {
         sync.wait().await;
     }
