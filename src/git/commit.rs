@@ -108,7 +108,8 @@ pub fn prime_tracked(checkout: &Path, tracker: &Tracker) -> Result<bool, GitErro
     let Some(entries) = entries_digest(&repo) else {
         return Ok(false);
     };
-    let (changed, staged) = super::changes::turn_changes(&repo, &root)?;
+    // The turn's CLI may be writing files meanwhile (see `changes_now`).
+    let (changed, staged) = super::changes::changes_now(&repo, &root)?;
     let mut paths: Vec<String> = changed.into_iter().chain(staged).collect();
     paths.sort();
     paths.dedup();
