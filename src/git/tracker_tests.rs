@@ -357,6 +357,11 @@ fn lost_events_make_the_next_commit_walk() {
 fn a_deleted_checkout_is_no_longer_tracked() {
     let c = Case::new();
     assert_eq!(c.tracker.checkouts(), 1);
+    // Its watches in place first: a folder deleted under the walk that adds them is a lost
+    // watch (the checkout stays, untrusted), not a deletion.
+    assert!(c
+        .tracker
+        .ready_within(&c.dir, std::time::Duration::from_secs(10)));
     fs::remove_dir_all(&c.dir).unwrap();
     // Its deletion is an event like any other: flushed by the next take.
     let other = c.tmp.path().join("repo");
