@@ -405,10 +405,11 @@ pub fn hidden_char(text: &str) -> Option<char> {
 /// is what is stored and no escape sequence reaches it. Used for what baton shows but does not
 /// refuse: directories (a path may hold any byte but NUL) and titles.
 pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
-    let odd = |c: char| c.is_control() || hidden_char(c.encode_utf8(&mut [0; 4])).is_some();
-    if !text.chars().any(odd) {
+    // One scan of the whole text first: `ls` shows every terminal's directory.
+    if !text.chars().any(char::is_control) && hidden_char(text).is_none() {
         return std::borrow::Cow::Borrowed(text);
     }
+    let odd = |c: char| c.is_control() || hidden_char(c.encode_utf8(&mut [0; 4])).is_some();
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
         if odd(c) {

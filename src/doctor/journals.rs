@@ -62,7 +62,7 @@ pub fn judge(line: usize, last_line: usize, torn: bool, why: &str) -> (Status, S
         );
     }
     if torn {
-        // A torn line the next append closed off (`journal::append` starts on a line of its
+        // A torn line the next append closed off (`journal::write` starts on a line of its
         // own): its write was cut short, so it was never synced, never acknowledged.
         return (
             Status::Note,

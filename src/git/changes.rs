@@ -37,7 +37,7 @@ pub(super) fn turn_changes(
     root: &Path,
 ) -> Result<(Vec<String>, Vec<String>), GitError> {
     let (changed, staged) = changes_now(repo, root)?;
-    if cfg!(debug_assertions) && big_checkout(repo) {
+    if cfg!(debug_assertions) {
         let mut whole = statuses(repo, StatusShow::Workdir, true, &[])?;
         whole.sort();
         debug_assert_eq!(changed, whole, "the shared walk of {}", root.display());

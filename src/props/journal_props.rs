@@ -113,7 +113,7 @@ fn entry() -> impl Strategy<Value = Entry> {
     (gen::text(), record()).prop_map(|(at, record)| Entry { at, record })
 }
 
-/// The journal's bytes as `journal::append` writes them.
+/// The journal's bytes as `journal::write` writes them.
 fn lines(entries: &[Entry]) -> Vec<u8> {
     let mut out = Vec::new();
     for e in entries {

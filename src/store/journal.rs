@@ -8,14 +8,10 @@ use std::path::Path;
 use super::records::Entry;
 use crate::paths::open_private_append;
 
-/// Appends `entries`, a line each, in one write synced once. A torn last line left by a crash
-/// is closed off first so the new entries start on a line of their own.
-pub fn append(path: &Path, entries: &[Entry]) -> io::Result<()> {
-    write(path, entries)?.sync_data()
-}
-
-/// [`append`] without the sync: the lines are in the file (a crash of the process loses none
-/// of them), not yet on the disk. Returns the file, for the caller to sync.
+/// Appends `entries`, a line each, in one write. A torn last line left by a crash is closed
+/// off first so the new entries start on a line of their own. The lines are in the file (a
+/// crash of the process loses none of them), not yet on the disk: it returns the file for
+/// the caller to sync (`Store` syncs before the index changes).
 pub fn write(path: &Path, entries: &[Entry]) -> io::Result<File> {
     let mut lines = Vec::new();
     for e in entries {
@@ -165,7 +161,7 @@ mod tests {
     fn torn_last_line_is_reported_and_the_next_append_starts_clean() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("journal.jsonl");
-        append(&p, &[entry("one")]).unwrap();
+        write(&p, &[entry("one")]).unwrap();
         // A crash mid-write leaves half a line.
         let mut f = open_private_append(&p).unwrap();
         f.write_all(br#"{"at":"t","type":"instr"#).unwrap();
@@ -174,7 +170,7 @@ mod tests {
         assert_eq!(r.skipped.len(), 1);
         assert_eq!(r.skipped[0].0, 2);
         assert_eq!(r.last_line, 2);
-        append(&p, &[entry("two")]).unwrap();
+        write(&p, &[entry("two")]).unwrap();
         let r = read(&p).unwrap();
         assert_eq!(r.entries, vec![entry("one"), entry("two")]);
         assert_eq!(r.skipped.len(), 1);

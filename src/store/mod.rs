@@ -99,6 +99,21 @@ const REBUILD_EVERY: std::time::Duration = std::time::Duration::from_millis(500)
 /// One terminal's id and its journal's entries, oldest first.
 type Journal = (String, Vec<Entry>);
 
+/// A journal just written to ([`Store::write_journal`]), not yet synced.
+struct Written {
+    path: PathBuf,
+    file: std::fs::File,
+}
+
+impl Written {
+    fn sync(self) -> Result<()> {
+        self.file.sync_data().map_err(|source| StoreError::Journal {
+            path: self.path,
+            source,
+        })
+    }
+}
+
 pub struct Store {
     dir: DataDir,
     conn: Mutex<Connection>,
@@ -112,10 +127,10 @@ pub struct Store {
     /// of the index applies them first ([`Store::conn`]), so no reader sees the index without
     /// them. Pushed and taken under the `conn` lock, so the index applies them in order.
     unindexed: Mutex<Vec<Journal>>,
-    /// Journals [`Store::append_unsynced`] wrote and has not synced yet (each with its path,
-    /// for the log): the next use of the index syncs them before it applies their entries, so
-    /// the index never holds an entry its journal may not keep.
-    unsynced: Mutex<Vec<(PathBuf, std::fs::File)>>,
+    /// Journals [`Store::append_unsynced`] wrote and has not synced yet: the next use of the
+    /// index syncs them before it applies their entries, so the index never holds an entry
+    /// its journal may not keep.
+    unsynced: Mutex<Vec<Written>>,
     /// Fault injection for the tests (`BATON_FAULT_INDEX=PATH`): while `PATH` exists, index
     /// writes fail as on a full disk. Never set in normal use.
     fault: Option<PathBuf>,
@@ -251,15 +266,8 @@ impl Store {
     /// the turn from what its journal and raw stream kept (`server::recover`).
     pub fn append_unsynced(&self, tid: &str, records: Vec<Record>) -> Result<()> {
         let entries = stamped(records);
-        self.ensure_terminal_dirs(tid)?;
-        // Under the index's lock, as every journal write: the order of journal and index.
-        let _conn = self.conn();
-        let jpath = self.dir.journal(tid);
-        let file = journal::write(&jpath, &entries).map_err(|source| StoreError::Journal {
-            path: jpath.clone(),
-            source,
-        })?;
-        self.unsynced_lock().push((jpath, file));
+        let (_conn, written) = self.write_journal(tid, &entries)?;
+        self.unsynced_lock().push(written);
         self.unindexed_lock().push((tid.to_string(), entries));
         Ok(())
     }
@@ -274,30 +282,41 @@ impl Store {
     /// sync that fails is logged: the entries are in the file, which every reader (and a
     /// rebuild) reads, so the index takes them as it would have.
     fn sync_written(&self) {
-        for (path, file) in std::mem::take(&mut *self.unsynced_lock()) {
-            if let Err(e) = file.sync_data() {
-                crate::log_line!("baton: cannot sync the journal {}: {e}", path.display());
+        for written in std::mem::take(&mut *self.unsynced_lock()) {
+            if let Err(e) = written.sync() {
+                crate::log_line!("baton: {e}");
             }
         }
     }
 
-    fn unsynced_lock(&self) -> MutexGuard<'_, Vec<(PathBuf, std::fs::File)>> {
+    fn unsynced_lock(&self) -> MutexGuard<'_, Vec<Written>> {
         self.unsynced.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Journals `entries` of terminal `tid` (one write, synced), returning the index's lock,
     /// which the caller holds until they are indexed (or queued for it).
     fn journal(&self, tid: &str, entries: &[Entry]) -> Result<MutexGuard<'_, Connection>> {
+        let (conn, file) = self.write_journal(tid, entries)?;
+        file.sync()?;
+        Ok(conn)
+    }
+
+    /// Writes `entries` of terminal `tid` to its journal (one write, not synced), returning
+    /// the index's lock and the journal's file, for the caller to sync.
+    fn write_journal(
+        &self,
+        tid: &str,
+        entries: &[Entry],
+    ) -> Result<(MutexGuard<'_, Connection>, Written)> {
         self.ensure_terminal_dirs(tid)?;
         // One writer at a time for journal and index together, so both see changes in the
         // same order and a rebuilt index matches the live one.
         let conn = self.conn();
-        let jpath = self.dir.journal(tid);
-        journal::append(&jpath, entries).map_err(|source| StoreError::Journal {
-            path: jpath.clone(),
-            source,
-        })?;
-        Ok(conn)
+        let path = self.dir.journal(tid);
+        match journal::write(&path, entries) {
+            Ok(file) => Ok((conn, Written { path, file })),
+            Err(source) => Err(StoreError::Journal { path, source }),
+        }
     }
 
     fn unindexed_lock(&self) -> MutexGuard<'_, Vec<Journal>> {

@@ -265,14 +265,20 @@ fn a_terminal_created_whole_is_all_there_or_not_at_all() {
     assert_eq!(store.instructions("T9").unwrap().len(), 1);
 }
 
-#[test]
-fn records_journalled_unindexed_reach_the_index_at_its_next_use_in_order_and_once() {
-    let d = tempfile::tempdir().unwrap();
-    let store = store_in(&d);
+/// A store in `d` holding terminal `T1` on Claude, and its index dumped.
+fn claude_terminal_t1(d: &tempfile::TempDir) -> (Store, String) {
+    let store = store_in(d);
     store
         .append("T1", created("T1", ProviderKind::Claude, None))
         .unwrap();
-    let before = store.dump().unwrap();
+    let dump = store.dump().unwrap();
+    (store, dump)
+}
+
+#[test]
+fn records_journalled_unindexed_reach_the_index_at_its_next_use_in_order_and_once() {
+    let d = tempfile::tempdir().unwrap();
+    let (store, before) = claude_terminal_t1(&d);
     let switches = vec![
         settings(ProviderKind::Codex, None),
         settings(ProviderKind::Local, Some("small")),
@@ -310,11 +316,7 @@ fn records_journalled_unindexed_reach_the_index_at_its_next_use_in_order_and_onc
 #[test]
 fn records_journalled_unsynced_are_in_the_file_at_once_and_indexed_once_synced() {
     let d = tempfile::tempdir().unwrap();
-    let store = store_in(&d);
-    store
-        .append("T1", created("T1", ProviderKind::Claude, None))
-        .unwrap();
-    let before = store.dump().unwrap();
+    let (store, before) = claude_terminal_t1(&d);
     store
         .append_unsynced("T1", vec![settings(ProviderKind::Codex, None)])
         .unwrap();

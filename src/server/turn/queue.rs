@@ -347,9 +347,7 @@ async fn runner(srv: Arc<Server>, tid: String) {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(&input.number);
-        if let Ok(mut t) = rt.taken.lock() {
-            *t = None;
-        }
+        // Its input is no longer taken: `run` released it with the reply.
         rt.interrupt_pending.store(false, Ordering::SeqCst);
         // After the end of the turn, so watchers see its state change last.
         srv.announce(&tid);
