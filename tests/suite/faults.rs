@@ -204,6 +204,16 @@ fn a_server_dead_after_journalling_a_turn_start_runs_that_prompt_once_after_the_
         let _ = w.run(&["send", "t", "first", "--detach"]);
         server_died(&w);
         w.env.clear();
+        // The start was journalled with its CLI's pid, in one write: the next start finds
+        // that CLI by it.
+        let id = w.show("t")["id"].as_str().unwrap().to_string();
+        let types = journal_types(&w, &id);
+        let started = types.iter().position(|k| k == "turn_started").unwrap();
+        assert_eq!(
+            types.get(started + 1).map(String::as_str),
+            Some("turn_process"),
+            "{provider}: {types:?}"
+        );
         detach(&w, "t", "second", &[]);
         w.wait_for("every input to run", || all_done(&w, "t", 3));
         let expected = [

@@ -480,21 +480,29 @@ impl TurnCtx<'_> {
     ) -> Option<std::io::Error> {
         match msg {
             RunMsg::Started { pid } => {
-                if let Err(e) = self.record_start() {
+                // What identifies the CLI, so a server that starts after a crash of this one
+                // finds it and stops it before anything else runs here: journalled with the
+                // turn's start, or alone for a later CLI of the turn (a lost session's fresh
+                // one).
+                let process = providers::process::start_time(pid).map(|(start_time, _)| {
+                    Record::TurnProcess {
+                        turn_id: self.turn_id.to_string(),
+                        pid,
+                        start_time,
+                    }
+                });
+                let (with_start, alone) = match self.pending_start {
+                    Some(_) => (process, None),
+                    None => (None, process),
+                };
+                if let Err(e) = self.record_start_with(with_start) {
                     // No prompt reaches it: the gate closes, and it is stopped to be sure.
                     self.go = None;
                     let _ = providers::process::interrupt(pid);
                     self.start_failed = Some(e);
                     return None;
                 }
-                // What identifies the CLI, so a server that starts after a crash of this one
-                // finds it and stops it before anything else runs here.
-                if let Some((start_time, _)) = providers::process::start_time(pid) {
-                    let record = Record::TurnProcess {
-                        turn_id: self.turn_id.to_string(),
-                        pid,
-                        start_time,
-                    };
+                if let Some(record) = alone {
                     if let Err(e) = self.srv.store.append(self.tid, record) {
                         self.note(format!("could not journal the CLI's pid {pid}: {e}"));
                     }
