@@ -429,3 +429,18 @@ fn a_steer_joins_a_running_claude_turn_at_its_next_tool_result() {
         assert_eq!(w.json(&["log", "t"])["turns"][1]["input"], 3);
     }
 }
+
+#[test]
+fn a_send_made_as_soon_as_the_last_one_returned_is_not_queued_behind_it() {
+    let w = World::new();
+    for provider in ["claude", "codex"] {
+        w.new_terminal(provider, provider);
+        // Each send starts the moment the one before returned: that turn's input was released
+        // before its reply, so the terminal is idle by then (its CLI may still be exiting, and
+        // the end's syncs may still run, neither of which is a turn to wait for).
+        for i in 0..16 {
+            let (_, err) = w.send(provider, &format!("turn {i}"));
+            assert!(!err.contains("is busy"), "{provider} turn {i}: {err}");
+        }
+    }
+}
