@@ -491,21 +491,20 @@ impl TurnCtx<'_> {
                         start_time,
                     }
                 });
-                let (with_start, alone) = match self.pending_start {
-                    Some(_) => (process, None),
-                    None => (None, process),
-                };
-                if let Err(e) = self.record_start_with(with_start) {
-                    // No prompt reaches it: the gate closes, and it is stopped to be sure.
-                    self.go = None;
-                    let _ = providers::process::interrupt(pid);
-                    self.start_failed = Some(e);
-                    return None;
-                }
-                if let Some(record) = alone {
-                    if let Err(e) = self.srv.store.append(self.tid, record) {
-                        self.note(format!("could not journal the CLI's pid {pid}: {e}"));
+                match self.record_start_with(process) {
+                    Err(e) => {
+                        // No prompt reaches it: the gate closes, and it is stopped to be sure.
+                        self.go = None;
+                        let _ = providers::process::interrupt(pid);
+                        self.start_failed = Some(e);
+                        return None;
                     }
+                    Ok(Some(alone)) => {
+                        if let Err(e) = self.srv.store.append(self.tid, alone) {
+                            self.note(format!("could not journal the CLI's pid {pid}: {e}"));
+                        }
+                    }
+                    Ok(None) => {}
                 }
                 // Recorded and checked under one lock (see `terminals::interrupt`): an
                 // interrupt that came before the pid is sent now.

@@ -353,16 +353,19 @@ impl TurnCtx<'_> {
     /// it (`providers::process::Stdin::Gated`): a crash before it leaves the input waiting,
     /// run by no CLI.
     pub(super) fn record_start(&mut self) -> Result<(), BatonError> {
-        self.record_start_with(None)
+        self.record_start_with(None).map(drop)
     }
 
     /// [`TurnCtx::record_start`], journalling `process` (the `TurnProcess` of the CLI that
     /// just started) in the same write and sync: one sync less while the CLI loads, and a
-    /// crash never leaves the start without its CLI's pid. Nothing when the start is recorded
-    /// already.
-    pub(super) fn record_start_with(&mut self, process: Option<Record>) -> Result<(), BatonError> {
+    /// crash never leaves the start without its CLI's pid. When the start is recorded
+    /// already (a later CLI of the turn), nothing is written and `process` is handed back.
+    pub(super) fn record_start_with(
+        &mut self,
+        process: Option<Record>,
+    ) -> Result<Option<Record>, BatonError> {
         let Some(start) = self.pending_start.take() else {
-            return Ok(());
+            return Ok(process);
         };
         let records = std::iter::once(start.record).chain(process).collect();
         if let Err(e) = self.srv.store.append_unindexed(self.tid, records) {
@@ -387,7 +390,7 @@ impl TurnCtx<'_> {
             start.prompt,
             start.provider,
         );
-        Ok(())
+        Ok(None)
     }
 }
 
