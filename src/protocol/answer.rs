@@ -46,9 +46,6 @@ macro_rules! answers {
         }
 
         impl AnswerKind {
-            /// Every kind, in declaration order.
-            pub const ALL: &'static [AnswerKind] = &[$( AnswerKind::$variant, )+];
-
             /// Reads an answer of this kind from a final reply's `data`.
             pub fn read(self, data: Value) -> Result<Answer, BatonError> {
                 Ok(match self {
@@ -62,13 +59,6 @@ macro_rules! answers {
             pub fn name(self) -> &'static str {
                 match self {
                     $( AnswerKind::$variant => stringify!($variant), )+
-                }
-            }
-
-            /// The Rust type of its data, for a contract generated from this table.
-            pub fn type_name(self) -> &'static str {
-                match self {
-                    $( AnswerKind::$variant => stringify!($view), )+
                 }
             }
         }

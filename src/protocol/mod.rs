@@ -1,6 +1,7 @@
 //! The socket protocol between clients and the server: one JSON request line per connection,
 //! answered by JSON lines (events for a streaming `send`, then exactly one final reply). What
-//! the replies carry is typed in [`views`]. See ARCHITECTURE.md ("The socket protocol").
+//! the replies carry is typed in [`views`]; which request ends with which is [`answer`]. See
+//! ARCHITECTURE.md ("The socket protocol").
 
 pub mod answer;
 pub mod views;
