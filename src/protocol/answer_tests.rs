@@ -102,14 +102,12 @@ fn a_removal_keeps_saying_its_worktree_was_already_gone() {
 }
 
 #[test]
-fn streaming_requests_end_with_no_answer() {
-    assert_eq!(Request::Watch.answer_kind(), None);
+fn a_streaming_request_is_never_answered_with_a_result() {
     let shell = Request::Shell {
         name: "api".into(),
         rows: 24,
         cols: 80,
     };
-    assert_eq!(shell.answer_kind(), None);
     let answered = Reply::Ok { data: json!({}) }.into_answer(&shell);
     assert!(answered.is_err());
 }
@@ -153,4 +151,179 @@ fn names_are_the_terminal_answered_about_and_the_one_it_came_from() {
     let mut listed = Answer::from(vec![views::terminal(json!({"name": "a"}))]);
     let names = listed.names_mut();
     assert!(names.name.is_none() && names.from.is_none());
+}
+
+#[test]
+fn a_row_of_ls_over_hosts_is_the_terminals_fields_with_its_host_beside_them() {
+    let t = views::terminal(json!({"name": "api"}));
+    let mut want = serde_json::to_value(&t).unwrap();
+    want["host"] = json!("box");
+    let row = crate::protocol::views::HostedView::on("box", t.clone());
+    assert_eq!(serde_json::to_value(&row).unwrap(), want);
+    let read: crate::protocol::views::HostedView = serde_json::from_value(want).unwrap();
+    assert_eq!(read, row);
+    want = serde_json::to_value(&t).unwrap();
+    want["host"] = json!(null);
+    let here = crate::protocol::views::HostedView::here(t);
+    assert_eq!(serde_json::to_value(&here).unwrap(), want);
+}
+
+#[test]
+fn every_request_says_which_answer_it_ends_with() {
+    use crate::protocol::InstructionsAction;
+    use AnswerKind as K;
+    let name = || "api".to_string();
+    let cases: Vec<(Request, Option<AnswerKind>)> = vec![
+        (Request::Ping, Some(K::Pong)),
+        (
+            Request::New {
+                name: None,
+                dir: "/w".into(),
+                provider: None,
+                model: None,
+                brief: None,
+                in_place: false,
+            },
+            Some(K::Terminal),
+        ),
+        (Request::Show { name: name() }, Some(K::Terminal)),
+        (Request::Ls { all: true }, Some(K::Terminals)),
+        (send(true), Some(K::Sent)),
+        (send(false), Some(K::Sent)),
+        (
+            Request::Follow {
+                name: name(),
+                next: false,
+            },
+            Some(K::Sent),
+        ),
+        (
+            Request::Queue {
+                name: name(),
+                change: None,
+            },
+            Some(K::Queue),
+        ),
+        (Request::QueueRun { name: name() }, Some(K::Queue)),
+        (Request::Log { name: name() }, Some(K::Log)),
+        (
+            Request::Steps {
+                name: name(),
+                turn: 1,
+            },
+            Some(K::Steps),
+        ),
+        (
+            Request::Instructions {
+                name: name(),
+                action: InstructionsAction::List,
+            },
+            Some(K::Instructions),
+        ),
+        (Request::Interrupt { name: name() }, Some(K::Interrupted)),
+        (
+            Request::Diff {
+                name: name(),
+                patch: false,
+            },
+            Some(K::Diff),
+        ),
+        (Request::Merge { name: name() }, Some(K::Merged)),
+        (
+            Request::Revert {
+                name: name(),
+                turn: 1,
+            },
+            Some(K::Reverted),
+        ),
+        (
+            Request::Rm {
+                name: name(),
+                delete_branch: false,
+                force: false,
+            },
+            Some(K::Removed),
+        ),
+        (
+            Request::Rename {
+                name: name(),
+                new_name: "web".into(),
+            },
+            Some(K::Renamed),
+        ),
+        (
+            Request::Title {
+                name: name(),
+                title: "t".into(),
+            },
+            Some(K::Titled),
+        ),
+        (
+            Request::Fork {
+                name: name(),
+                new: None,
+            },
+            Some(K::Forked),
+        ),
+        (
+            Request::Rewind {
+                name: name(),
+                turn: 1,
+                new: None,
+            },
+            Some(K::Rewound),
+        ),
+        (
+            Request::Prune {
+                older_than_days: 0,
+                dry_run: true,
+                force: false,
+            },
+            Some(K::Pruned),
+        ),
+        (
+            Request::Archive {
+                name: name(),
+                archived: true,
+            },
+            Some(K::Archived),
+        ),
+        (
+            Request::Export {
+                name: name(),
+                out: None,
+            },
+            Some(K::Exported),
+        ),
+        (
+            Request::Import {
+                file: "a.zip".into(),
+                name: None,
+                dir: None,
+            },
+            Some(K::Imported),
+        ),
+        (
+            Request::Extract {
+                prompt: "p".into(),
+                provider: None,
+            },
+            Some(K::Extracted),
+        ),
+        (Request::Status, Some(K::Status)),
+        (Request::Stop, Some(K::Stopping)),
+        (Request::Reindex, Some(K::Reindexed)),
+        (Request::Watch, None),
+        (
+            Request::Shell {
+                name: name(),
+                rows: 24,
+                cols: 80,
+            },
+            None,
+        ),
+    ];
+    for (req, want) in cases {
+        assert_eq!(req.answer_kind(), want, "{req:?}");
+    }
 }
