@@ -43,6 +43,7 @@ fn app_with_log(turns: usize, answer: &str) -> App {
                      "conversations": [{"id": "c1", "number": 1, "opened_reason": "first", "dir": "/w/api",
                                         "opened_at": "2026-01-01T00:00:00Z", "retired_at": null,
                                         "sessions": []}]});
+    let log = baton::protocol::AnswerKind::Log.read(log).unwrap();
     app.update(Msg::Reply(Tag::Log("api".into()), Ok(log)));
     app
 }

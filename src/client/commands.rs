@@ -3,23 +3,19 @@
 
 use std::io::Read;
 
-use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::out;
 use super::render::{self, Out};
 use super::Client;
 use crate::error::{BatonError, EXIT_FAILED};
-use crate::protocol::views::{
-    AcceptedView, ExtractedView, NotRunningView, StatusView, StoppingView,
-};
-use crate::protocol::{data_as, InstructionsAction, Reply, Request, SendEvent, TurnSummary};
+use crate::protocol::views::{ExtractedView, NotRunningView, StatusView, StoppingView};
+use crate::protocol::{Answer, InstructionsAction, Reply, Request, SendEvent, Sent};
 use crate::validate;
 use crate::words::TurnStatus;
 
-/// Prints a one-reply command's result: its view `T` as text, or (`--json`) as the server
-/// serialized it, once it read as a `T`.
-pub fn simple<T: DeserializeOwned>(
+/// Prints a one-reply command's result: its view `T` as text, or (`--json`) as JSON.
+pub fn simple<T: TryFrom<Answer, Error = BatonError>>(
     client: &Client,
     req: &Request,
     json: bool,
@@ -29,23 +25,22 @@ pub fn simple<T: DeserializeOwned>(
 }
 
 /// [`simple`], handing the view back (for a command whose exit code depends on it).
-pub fn shown<T: DeserializeOwned>(
+pub fn shown<T: TryFrom<Answer, Error = BatonError>>(
     client: &Client,
     req: &Request,
     json: bool,
     text: fn(&T) -> String,
 ) -> Result<T, BatonError> {
-    let data = client.call(req)?;
+    let mut answer = client.call(req)?;
     if json {
-        print_json(&data);
-        return data_as(data);
+        print_sorted(&answer);
+        return T::try_from(answer);
     }
     // A remote terminal is shown by the name it is addressed by: `HOST:NAME`.
-    let mut shown = data;
-    if let Some(serde_json::Value::String(name)) = shown.get_mut("name") {
+    if let Some(name) = answer.names_mut().name {
         *name = client.shown_name(name);
     }
-    let view: T = data_as(shown)?;
+    let view = T::try_from(answer)?;
     out::print(&text(&view));
     Ok(view)
 }
@@ -53,6 +48,15 @@ pub fn shown<T: DeserializeOwned>(
 pub fn print_json(v: &impl Serialize) {
     let text = serde_json::to_string_pretty(v).unwrap_or_default();
     out::line(&text);
+}
+
+/// `v` as `--json` prints an answer: its keys in alphabetical order at every level, as they
+/// always were (read through a `serde_json::Value`, which keeps them so).
+pub fn print_sorted(v: &impl Serialize) {
+    match serde_json::to_value(v) {
+        Ok(v) => print_json(&v),
+        Err(e) => out::side(&format!("baton: cannot print the answer as JSON: {e}")),
+    }
 }
 
 /// Where `baton send` gets its prompt: the argument, or stdin for `-`.
@@ -112,43 +116,35 @@ pub fn send(client: &Client, req: Request, name: &str, json: bool) -> Result<i32
         }
         e
     })?;
-    match final_reply {
-        Reply::Ok { data } => {
-            if json {
-                out::line(
-                    &serde_json::to_string(&Reply::Ok { data: data.clone() }).unwrap_or_default(),
-                );
+    let sent = Sent::try_from(final_reply.into_answer(&req)?)?;
+    if json {
+        // The final line as the server wrote it.
+        let line = Reply::answered(Ok(sent.clone().into()));
+        out::line(&serde_json::to_string(&line).unwrap_or_default());
+    }
+    match sent {
+        Sent::Ended(summary) => {
+            if !json {
+                out::side(&render::summary_line(&summary));
             }
-            match serde_json::from_value::<TurnSummary>(data.clone()) {
-                Ok(summary) => {
-                    if !json {
-                        out::side(&render::summary_line(&summary));
-                    }
-                    // A turn was journalled, whatever failed in it (even a CLI that printed
-                    // garbage: `unusable_cli` tells that apart): exit 2 is kept for input
-                    // refused before anything changed.
-                    Ok(match summary.status {
-                        TurnStatus::Completed => 0,
-                        TurnStatus::Interrupted if super::ctrl_c::pressed() => {
-                            super::ctrl_c::EXIT_INTERRUPTED
-                        }
-                        TurnStatus::Failed | TurnStatus::Interrupted => EXIT_FAILED,
-                    })
+            // A turn was journalled, whatever failed in it (even a CLI that printed garbage:
+            // `unusable_cli` tells that apart): exit 2 is kept for input refused before
+            // anything changed.
+            Ok(match summary.status {
+                TurnStatus::Completed => 0,
+                TurnStatus::Interrupted if super::ctrl_c::pressed() => {
+                    super::ctrl_c::EXIT_INTERRUPTED
                 }
-                // A detached send answers with an acknowledgement, not a summary.
-                Err(_) => {
-                    let accepted: AcceptedView = data_as(data)?;
-                    if !json {
-                        out::side(&render::accepted(&accepted));
-                    }
-                    Ok(0)
-                }
-            }
+                TurnStatus::Failed | TurnStatus::Interrupted => EXIT_FAILED,
+            })
         }
-        Reply::Error { error } => Err(error),
-        Reply::Event { .. } | Reply::Watch { .. } | Reply::Shell { .. } => Err(BatonError::failed(
-            "the server ended the send with an event",
-        )),
+        // A detached send answers with an acknowledgement, not a summary.
+        Sent::Accepted(accepted) => {
+            if !json {
+                out::side(&render::accepted(&accepted));
+            }
+            Ok(0)
+        }
     }
 }
 
@@ -160,10 +156,9 @@ pub fn extract(
     provider: Option<String>,
     json: bool,
 ) -> Result<i32, BatonError> {
-    let data = client.call(&Request::Extract { prompt, provider })?;
-    let found: ExtractedView = data_as(data.clone())?;
+    let found = ExtractedView::try_from(client.call(&Request::Extract { prompt, provider })?)?;
     if json {
-        print_json(&data);
+        print_sorted(&found);
     } else {
         for line in &found.lines {
             out::line(line);
@@ -192,16 +187,9 @@ pub fn server_status(client: &Client, json: bool) -> Result<i32, BatonError> {
     match client.connect_existing() {
         Some(stream) => {
             let reply = super::send_request(stream, &Request::Status, &mut |_| {})?;
-            let data = match reply {
-                Reply::Ok { data } => data,
-                Reply::Error { error } => return Err(error),
-                Reply::Event { .. } | Reply::Watch { .. } | Reply::Shell { .. } => {
-                    return Err(BatonError::failed("unexpected event"))
-                }
-            };
-            let status: StatusView = data_as(data.clone())?;
+            let status = StatusView::try_from(reply.into_answer(&Request::Status)?)?;
             if json {
-                print_json(&data);
+                print_sorted(&status);
             } else {
                 out::print(&render::status(&status));
             }
@@ -238,13 +226,7 @@ pub fn server_stop(client: &Client) -> Result<i32, BatonError> {
         return Ok(0);
     };
     let reply = super::send_request(stream, &Request::Stop, &mut |_| {})?;
-    let stopping: StoppingView = match reply {
-        Reply::Ok { data } => data_as(data)?,
-        Reply::Error { error } => return Err(error),
-        Reply::Event { .. } | Reply::Watch { .. } | Reply::Shell { .. } => {
-            return Err(BatonError::failed("unexpected event"))
-        }
-    };
+    let stopping = StoppingView::try_from(reply.into_answer(&Request::Stop)?)?;
     wait_unlocked(client);
     match stopping.waiting {
         0 => out::line("stopped"),

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::BatonError;
 use crate::paths::{open_private_append, DataDir, EnvDirs};
-use crate::protocol::{Reply, Request};
+use crate::protocol::{Answer, Reply, Request};
 use conn::Conn;
 
 /// The file name of the full binary, installed next to `baton` (the front that runs `send`
@@ -251,15 +251,10 @@ impl Client {
         }
     }
 
-    /// Like [`Client::request`] for a one-reply request, returning its data.
-    pub fn call(&self, req: &Request) -> Result<serde_json::Value, BatonError> {
-        match self.request(req, |_| {})? {
-            Reply::Ok { data } => Ok(data),
-            Reply::Error { error } => Err(error),
-            Reply::Event { .. } | Reply::Watch { .. } | Reply::Shell { .. } => Err(
-                BatonError::failed("the server answered with an event instead of a result"),
-            ),
-        }
+    /// Like [`Client::request`] for a one-reply request, returning its answer (the view
+    /// `req` is answered with, [`Request::answer_kind`]).
+    pub fn call(&self, req: &Request) -> Result<Answer, BatonError> {
+        self.request(req, |_| {})?.into_answer(req)
     }
 }
 

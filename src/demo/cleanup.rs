@@ -10,7 +10,7 @@ use crate::client::{commands, out, Client};
 use crate::error::BatonError;
 use crate::git::{self, Worktree};
 use crate::protocol::views::{CheckoutView, TerminalView};
-use crate::protocol::{data_as, Request};
+use crate::protocol::Request;
 use crate::words::CheckoutMode;
 
 /// The file that marks a folder as a demo's, so `baton demo --stop DIR` deletes nothing else.
@@ -54,7 +54,7 @@ pub fn finish(client: &Client, root: &Path) -> Result<(), BatonError> {
     let made = match client.connect_existing() {
         Some(_) => {
             let all = client.call(&Request::Ls { all: true })?;
-            let all = data_as::<Vec<TerminalView>>(all)?;
+            let all = Vec::<TerminalView>::try_from(all)?;
             made_by_demo(root, all.iter().map(|t| &t.checkout))
         }
         None => Vec::new(),

@@ -1,7 +1,9 @@
 //! The socket protocol between clients and the server: one JSON request line per connection,
 //! answered by JSON lines (events for a streaming `send`, then exactly one final reply). What
-//! the replies carry is typed in [`views`]. See ARCHITECTURE.md ("The socket protocol").
+//! the replies carry is typed in [`views`]; which request ends with which is [`answer`]. See
+//! ARCHITECTURE.md ("The socket protocol").
 
+pub mod answer;
 pub mod views;
 
 use serde::de::DeserializeOwned;
@@ -11,6 +13,8 @@ use crate::error::BatonError;
 use crate::words::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};
 use crate::words::{OpenReason, SessionReason};
 use views::TerminalView;
+
+pub use answer::{Answer, AnswerKind, Sent};
 
 /// The version of this protocol. `baton server bridge` says it in its [`Hello`], and a client
 /// reaching another host over ssh refuses a bridge of another version (its requests or replies
@@ -263,7 +267,8 @@ pub enum InstructionsAction {
 pub enum Reply {
     /// A step of a streaming `send`.
     Event { event: SendEvent },
-    /// The request succeeded; `data` is the command's `--json` value (one of [`views`]).
+    /// The request succeeded; `data` is its [`Answer`] (the command's `--json` value, one of
+    /// [`views`]): built by [`Reply::answered`], read by [`Reply::into_answer`].
     Ok { data: serde_json::Value },
     /// The request failed.
     Error { error: BatonError },
@@ -386,7 +391,8 @@ impl From<Option<SessionReason>> for SessionStart {
     }
 }
 
-/// The `data` of a final [`Reply::Ok`], read as the view `T` the request answers with.
+/// The `data` of a final [`Reply::Ok`] read as view `T`, by a client that reads the socket
+/// itself (`doctor`); the others read it as their request's answer ([`Reply::into_answer`]).
 pub fn data_as<T: DeserializeOwned>(data: serde_json::Value) -> Result<T, BatonError> {
     serde_json::from_value(data)
         .map_err(|e| BatonError::failed(format!("unreadable answer from the server: {e}")))

@@ -227,6 +227,33 @@ pub struct TerminalView {
     pub index_behind: bool,
 }
 
+/// A row of `baton ls --json`: a terminal and the host its server runs on (asked over ssh;
+/// null: this machine). Its fields are the terminal's, with `host` beside them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostedView {
+    #[serde(flatten)]
+    pub terminal: TerminalView,
+    pub host: Option<String>,
+}
+
+impl HostedView {
+    /// A terminal of this machine's server.
+    pub fn here(terminal: TerminalView) -> HostedView {
+        HostedView {
+            terminal,
+            host: None,
+        }
+    }
+
+    /// A terminal of host `host`'s server.
+    pub fn on(host: &str, terminal: TerminalView) -> HostedView {
+        HostedView {
+            terminal,
+            host: Some(host.to_string()),
+        }
+    }
+}
+
 /// One conversation of `log --json`, with its provider sessions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConversationView {
@@ -452,13 +479,31 @@ pub struct RemovedView {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub branch: Option<String>,
     /// Work left uncommitted was committed first (its commit).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub committed: Option<Option<String>>,
     /// The worktree removed (null: it was already gone).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
     pub worktree_removed: Option<Option<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub branch_deleted: Option<bool>,
+}
+
+/// A field that is there, even `null`: `Some` (serde reads a `null` as `None` otherwise, and
+/// an absent field is the `None` of `default`).
+fn present<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(d).map(Some)
 }
 
 /// `prune --json` (a retention run logs a line of it): what was removed, what was left alone

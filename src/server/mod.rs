@@ -8,6 +8,7 @@ mod feed;
 pub mod fence;
 mod follow;
 mod forks;
+mod handle;
 mod peer;
 mod prune;
 mod read;
@@ -28,14 +29,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use nix::fcntl::{Flock, FlockArg};
-use serde::Serialize;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 
 use crate::config::Config;
 use crate::error::BatonError;
 use crate::paths::{open_private_append, DataDir};
-use crate::protocol::views::{ReindexView, StoppingView};
 use crate::protocol::{Reply, Request, WatchEvent};
 use crate::store::Store;
 use feed::Feed;
@@ -285,8 +284,13 @@ async fn connection(srv: Arc<Server>, stream: UnixStream, stop: tokio::sync::wat
             Ok(req) => {
                 // A stop waits until this reply is written (see `shutdown`).
                 let _answering = srv.answering();
-                if let Some(r) = handle(&srv, req, &mut write, &stop).await {
-                    write_reply(&mut write, &r).await;
+                let kind = req.answer_kind();
+                if let Some(answer) = handle::handle(&srv, req, &mut write, &stop).await {
+                    debug_assert!(
+                        answer.as_ref().map_or(true, |a| Some(a.kind()) == kind),
+                        "a request answered with another than its answer kind"
+                    );
+                    write_reply(&mut write, &Reply::answered(answer)).await;
                 }
                 return;
             }
@@ -370,147 +374,4 @@ fn running_feeds(srv: &Server) -> Vec<Arc<Feed>> {
             feeds.get(&n).cloned()
         })
         .collect()
-}
-
-/// The final reply of a request: its view, or its error.
-fn done<T: Serialize>(r: Result<T, BatonError>) -> Option<Reply> {
-    let data = r.and_then(|v| {
-        serde_json::to_value(v).map_err(|e| BatonError::failed(format!("internal: {e}")))
-    });
-    Some(match data {
-        Ok(data) => Reply::Ok { data },
-        Err(error) => Reply::Error { error },
-    })
-}
-
-async fn handle(
-    srv: &Arc<Server>,
-    req: Request,
-    write: &mut tokio::net::unix::OwnedWriteHalf,
-    stop: &tokio::sync::watch::Sender<bool>,
-) -> Option<Reply> {
-    match req {
-        Request::Ping => done(Ok(crate::protocol::views::PongView { pong: true })),
-        Request::New {
-            name,
-            dir,
-            provider,
-            model,
-            brief,
-            in_place,
-        } => done(terminals::new_terminal(
-            srv, name, &dir, provider, model, brief, in_place,
-        )),
-        Request::Diff { name, patch } => done(checkout::diff(srv, &name, patch)),
-        Request::Merge { name } => done(checkout::merge(srv, &name)),
-        Request::Revert { name, turn } => {
-            let running = srv
-                .terminal(&name)
-                .map(|t| terminals::busy(srv, &t))
-                .unwrap_or(false);
-            done(checkout::revert(srv, &name, turn, running))
-        }
-        Request::Rm {
-            name,
-            delete_branch,
-            force,
-        } => done(removal::remove(srv, &name, delete_branch, force).await),
-        Request::Prune {
-            older_than_days,
-            dry_run,
-            force,
-        } => {
-            let srv = srv.clone();
-            let pruned = tokio::task::spawn_blocking(move || {
-                prune::prune(&srv, older_than_days, dry_run, force)
-            });
-            done(pruned.await.unwrap_or_else(|e| {
-                Err(BatonError::failed(format!("the prune task crashed: {e}")))
-            }))
-        }
-        Request::Rename { name, new_name } => done(terminals::rename(srv, &name, &new_name).await),
-        Request::Title { name, title } => done(terminals::title(srv, &name, &title)),
-        Request::Archive { name, archived } => done(terminals::archive(srv, &name, archived)),
-        Request::Fork { name, new } => done(forks::fork(srv, &name, new).await),
-        Request::Export { name, out } => done(exports::export(srv, name, out).await),
-        Request::Import { file, name, dir } => done(exports::import(srv, file, name, dir).await),
-        Request::Rewind { name, turn, new } => done(forks::rewind(srv, &name, turn, new).await),
-        Request::Send { name, send, detach } => {
-            crate::log::phase("request");
-            let (feed, accepted) = match turn::accept(srv, &name, send) {
-                Ok(f) => f,
-                Err(error) => return Some(Reply::Error { error }),
-            };
-            crate::log::phase("input-journalled");
-            if detach {
-                return done(Ok(accepted));
-            }
-            follow::follow(&feed, write).await;
-            None
-        }
-        Request::Follow { name, next } => match follow::running(srv, &name, next).await {
-            Ok(feed) => {
-                follow::follow(&feed, write).await;
-                None
-            }
-            Err(error) => Some(Reply::Error { error }),
-        },
-        Request::Queue { name, change } => done(srv.terminal(&name).and_then(|t| match change {
-            None => read::queue(srv, &t),
-            Some(c) => turn::queue::change(srv, &t, c.input, c.action),
-        })),
-        Request::QueueRun { name } => done(
-            srv.terminal(&name)
-                .and_then(|t| turn::hold::resume(srv, &t)),
-        ),
-        Request::Ls { all } => done(read::ls(srv, all)),
-        Request::Show { name } => done(read::show(srv, &name)),
-        Request::Log { name } => done(read::log(srv, &name)),
-        Request::Steps { name, turn } => {
-            let srv = srv.clone();
-            // A raw stream can be megabytes: read off the async workers.
-            let read = tokio::task::spawn_blocking(move || steps::steps(&srv, &name, turn));
-            done(read.await.unwrap_or_else(|e| {
-                Err(BatonError::failed(format!(
-                    "reading the turn's steps crashed: {e}"
-                )))
-            }))
-        }
-        Request::Instructions { name, action } => done(terminals::instructions(srv, &name, action)),
-        Request::Interrupt { name } => done(turn::hold::interrupt(srv, &name)),
-        Request::Extract { prompt, provider } => {
-            let provider = match settings::parse_provider(provider.as_deref()) {
-                Ok(p) => p.unwrap_or(crate::words::ProviderKind::Claude),
-                Err(error) => return Some(Reply::Error { error }),
-            };
-            done(Ok(extract::extract(srv, &prompt, provider).await))
-        }
-        Request::Status => done(read::status(srv)),
-        // Served by `connection`: a shell needs the reading half too, and neither is waited
-        // for by a stop.
-        Request::Watch | Request::Shell { .. } => {
-            done::<()>(Err(BatonError::failed("internal: watch or shell request")))
-        }
-        Request::Reindex => {
-            done(
-                srv.store
-                    .reindex()
-                    .map_err(BatonError::from)
-                    .map(|r| ReindexView {
-                        terminals: r.terminals,
-                        entries: r.entries,
-                        skipped: r.skipped,
-                        finished_removals: removal::finish_removals(srv),
-                    }),
-            )
-        }
-        Request::Stop => {
-            let _ = stop.send(true);
-            done(read::waiting_inputs(srv).map(|waiting| StoppingView {
-                stopping: true,
-                pid: std::process::id(),
-                waiting,
-            }))
-        }
-    }
 }

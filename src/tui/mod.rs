@@ -23,7 +23,7 @@ pub mod io;
 pub mod panes;
 pub mod shell;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 pub mod transcript;
 
 use std::io::{IsTerminal, Write};

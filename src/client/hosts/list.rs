@@ -7,23 +7,22 @@ use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::ssh::SshConn;
 use super::{configured, load_config, Host};
-use crate::client::commands::print_json;
+use crate::client::commands::{print_json, print_sorted};
 use crate::client::conn::Conn;
 use crate::client::{out, render, Client};
 use crate::error::BatonError;
-use crate::protocol::views::TerminalView;
-use crate::protocol::{data_as, Reply, Request};
+use crate::protocol::views::{HostedView, TerminalView};
+use crate::protocol::Request;
 
 /// What one host answered a listing.
 #[derive(Debug, Clone)]
 pub enum Answer {
     /// Its server's rows, its baton version, and how long it took from starting ssh.
     Rows {
-        rows: Vec<Value>,
+        rows: Vec<TerminalView>,
         version: String,
         took: Duration,
     },
@@ -123,17 +122,18 @@ impl Asked<'_> {
             return Answer::Failed(e.to_string());
         }
         let version = conn.version().to_string();
-        match crate::client::send_request_once(Conn::Remote(Box::new(conn)), req, &mut |_| {}) {
-            Ok(Reply::Ok {
-                data: Value::Array(rows),
-            }) => Answer::Rows {
+        let conn = Conn::Remote(Box::new(conn));
+        let rows = crate::client::send_request_once(conn, req, &mut |_| {})
+            .map_err(BatonError::from)
+            .and_then(|reply| reply.into_answer(req))
+            .and_then(Vec::<TerminalView>::try_from);
+        match rows {
+            Ok(rows) => Answer::Rows {
                 rows,
                 version,
                 took: self.start.elapsed(),
             },
-            Ok(Reply::Error { error }) => Answer::Failed(error.message),
-            Ok(_) => Answer::Failed("it answered with something other than a list".into()),
-            Err(e) => Answer::Failed(crate::error::BatonError::from(e).message),
+            Err(e) => Answer::Failed(e.message),
         }
     }
 }
@@ -146,46 +146,29 @@ pub fn ls(client: &Client, all: bool, json: bool) -> Result<i32, BatonError> {
     let hosts: Vec<Host> = configured(&config).into_values().collect();
     let req = Request::Ls { all };
     let asking = ask_all(client, &hosts, &req, start);
-    let local = client.call(&req)?;
+    let local = Vec::<TerminalView>::try_from(client.call(&req)?)?;
     let answers = collect(asking, start + config.remote.offline_after());
-    let mut rows: Vec<(Option<&str>, Value)> = match local {
-        Value::Array(rows) => rows.into_iter().map(|r| (None, r)).collect(),
-        _ => return Err(BatonError::failed("the server's list is not a list")),
-    };
+    let mut rows: Vec<HostedView> = local.into_iter().map(HostedView::here).collect();
     let mut offline = Vec::new();
     for (host, answer) in hosts.iter().zip(answers) {
         match answer {
             Answer::Rows { rows: r, .. } => {
-                rows.extend(r.into_iter().map(|r| (Some(host.name.as_str()), r)))
+                rows.extend(r.into_iter().map(|r| HostedView::on(&host.name, r)))
             }
             Answer::Failed(why) => offline.push((host.name.clone(), why)),
             Answer::Silent => offline.push((host.name.clone(), silent(&config))),
         }
     }
     if json {
-        let with_host: Vec<Value> = rows
-            .into_iter()
-            .map(|(h, mut r)| {
-                if let Value::Object(m) = &mut r {
-                    m.insert(
-                        "host".into(),
-                        h.map_or(Value::Null, |h| Value::String(h.into())),
-                    );
-                }
-                r
-            })
-            .collect();
-        print_json(&with_host);
+        print_sorted(&rows);
         for (h, why) in &offline {
             out::side(&format!("baton: host {h} is offline: {why}"));
         }
         return Ok(0);
     }
-    let views: Vec<(Option<&str>, TerminalView)> = rows
-        .into_iter()
-        .map(|(h, r)| data_as(r).map(|v| (h, v)))
-        .collect::<Result<_, _>>()?;
-    let refs: Vec<(Option<&str>, &TerminalView)> = views.iter().map(|(h, v)| (*h, v)).collect();
+    let refs: Vec<(Option<&str>, &TerminalView)> = (rows.iter())
+        .map(|r| (r.host.as_deref(), &r.terminal))
+        .collect();
     out::print(&render::ls_on_hosts(&refs, &offline, !hosts.is_empty()));
     Ok(0)
 }

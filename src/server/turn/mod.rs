@@ -159,15 +159,7 @@ async fn run(srv: &Arc<Server>, rt: &Arc<TermRuntime>, job: SendJob, feed: &Feed
         *t = None;
     }
     crate::log::phase("reply");
-    match result {
-        Ok(summary) => match serde_json::to_value(&summary) {
-            Ok(data) => feed.finish(Reply::Ok { data }),
-            Err(e) => feed.finish(Reply::Error {
-                error: BatonError::failed(e.to_string()),
-            }),
-        },
-        Err(error) => feed.finish(Reply::Error { error }),
-    }
+    feed.finish(Reply::answered(result.map(Into::into)));
     // The clients' tasks write the reply first: woken on this worker, they would otherwise
     // wait for the index write below and the runner's next look at the queue.
     tokio::task::yield_now().await;

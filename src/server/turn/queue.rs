@@ -239,12 +239,7 @@ pub fn joined(srv: &Server, rt: &TermRuntime, tid: &str, number: u32, turn_id: &
             None => format!("it joined the running turn ({turn_id})"),
         }),
     };
-    match serde_json::to_value(&view) {
-        Ok(data) => feed.finish(Reply::Ok { data }),
-        Err(e) => feed.finish(Reply::Error {
-            error: BatonError::failed(e.to_string()),
-        }),
-    }
+    feed.finish(Reply::answered(Ok(view.into())));
 }
 
 /// The next input number: above every one the index or this server used.

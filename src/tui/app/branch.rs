@@ -5,12 +5,10 @@
 //! ones too). The new terminal of a fork or rewind takes the focus; a rewind's composer holds
 //! the rewound turn's prompt, byte for byte, to edit and send again.
 
-use serde_json::Value;
-
 use super::{App, Effect, Tag, TermView};
 use crate::error::BatonError;
 use crate::protocol::views::{ArchivedView, ForkView, HistoryMode, RewindView, TerminalState};
-use crate::protocol::{data_as, Request};
+use crate::protocol::{Answer, Request};
 
 fn history_word(h: HistoryMode) -> &'static str {
     match h {
@@ -205,11 +203,11 @@ impl App {
     pub(in crate::tui) fn on_branch_reply(
         &mut self,
         tag: Tag,
-        result: Result<Value, BatonError>,
+        result: Result<Answer, BatonError>,
     ) -> Vec<Effect> {
         match (tag, result) {
             (Tag::Fork(name), Ok(v)) => {
-                let v: ForkView = match data_as(v) {
+                let v = match ForkView::try_from(v) {
                     Ok(v) => v,
                     Err(e) => {
                         self.error(format!("{name}: {e}"));
@@ -228,7 +226,7 @@ impl App {
                 fx
             }
             (Tag::Rewind(name), Ok(v)) => {
-                let v: RewindView = match data_as(v) {
+                let v = match RewindView::try_from(v) {
                     Ok(v) => v,
                     Err(e) => {
                         self.error(format!("{name}: {e}"));
@@ -253,7 +251,7 @@ impl App {
                 fx
             }
             (Tag::Archive(name), Ok(v)) => {
-                let archived = data_as::<ArchivedView>(v).map_or(true, |v| v.archived);
+                let archived = ArchivedView::try_from(v).map_or(true, |v| v.archived);
                 if let Some(t) = self.term_mut(&name) {
                     t.info.archived = archived;
                 }

@@ -5,7 +5,7 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use crate::error::BatonError;
-use crate::protocol::{Request, SendModeArg, SendRequest};
+use crate::protocol::{AnswerKind, Request, SendModeArg, SendRequest};
 use crate::tui::app::{App, Effect, Msg, Tag};
 use crate::tui::testing::{announce, app_with, key, log, prefix, screen, terminal, views};
 
@@ -151,6 +151,7 @@ fn a_rewind_reply_focuses_the_new_terminal_with_the_prompt_in_its_composer() {
     let reply = json!({"name": "api-2", "from": "api", "before_turn": 3, "branch": "baton/api-2",
                        "base_commit": "abc", "prompt": prompt, "history": "kept",
                        "notes": ["the shell stays in api"]});
+    let reply = views::answer(AnswerKind::Rewound, reply);
     let fx = app.update(Msg::Reply(Tag::Rewind("api".into()), Ok(reply)));
     assert_eq!(app.focused_name(), None, "api-2 is not announced yet");
     assert_eq!(app.panes[0].term.as_deref(), Some("api-2"));
@@ -190,6 +191,7 @@ fn prefix_f_forks_and_the_fork_takes_the_focus() {
     app.update(announce(terminal("api-2", "claude", "idle", None)));
     let reply = json!({"name": "api-2", "from": "api", "from_turn": 3, "branch": null,
                        "worktree": null, "session_mode": "forked"});
+    let reply = views::answer(AnswerKind::Forked, reply);
     let fx = app.update(Msg::Reply(Tag::Fork("api".into()), Ok(reply)));
     assert_eq!(app.focused_name().as_deref(), Some("api-2"));
     assert_eq!(
@@ -213,6 +215,7 @@ fn archived_terminals_are_hidden_unless_shown_and_marked() {
     };
     assert_eq!(prefix(&mut app, 'a'), vec![archive(true)]);
     let reply = json!({"name": "api", "archived": true});
+    let reply = views::answer(AnswerKind::Archived, reply);
     let fx = app.update(Msg::Reply(Tag::Archive("api".into()), Ok(reply)));
     // The pane goes on to web, whose history is read.
     assert_eq!(fx, vec![log_call("web")]);

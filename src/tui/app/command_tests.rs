@@ -258,6 +258,7 @@ fn the_prompt_runs_a_typed_command_and_says_its_answer_in_the_status_line() {
         )]
     );
     let accepted = serde_json::json!({"accepted": true, "name": "api", "input": 1, "mode": "queue", "position": 1, "note": null});
+    let accepted = crate::tui::testing::views::answer(crate::protocol::AnswerKind::Sent, accepted);
     app.update(Msg::Reply(Tag::Command(Answer::Accepted), Ok(accepted)));
     let said = app.status.clone().map(|(s, err)| (s.lines().count(), err));
     assert_eq!(said, Some((1, false)));

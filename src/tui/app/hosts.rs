@@ -4,10 +4,8 @@
 //! them); the list groups them under a header per host that says when it is offline. See
 //! ARCHITECTURE.md, "Other hosts".
 
-use serde_json::Value;
-
 use crate::protocol::views::TerminalView;
-use crate::protocol::{Request, WatchEvent};
+use crate::protocol::{Answer, Request, WatchEvent};
 use crate::tui::app::watch::live_title;
 use crate::tui::app::{App, Effect, TermInfo, TermView};
 use crate::tui::shell::ShellStatus;
@@ -108,17 +106,14 @@ fn qualify_view(host: &str, mut v: TerminalView) -> TerminalView {
     v
 }
 
-/// A reply of host `host`: the terminal names it holds (`name`, `from`) as the UI keeps them.
-/// Pure.
-pub fn qualify_reply(host: &str, mut data: Value) -> Value {
-    if let Some(obj) = data.as_object_mut() {
-        for key in ["name", "from"] {
-            if let Some(Value::String(n)) = obj.get_mut(key) {
-                *n = qualified(host, n);
-            }
-        }
+/// An answer of host `host`: the terminal names it holds (the one it is about, the one it came
+/// from) as the UI keeps them. Pure.
+pub fn qualify_answer(host: &str, mut answer: Answer) -> Answer {
+    let names = answer.names_mut();
+    for n in [names.name, names.from].into_iter().flatten() {
+        *n = qualified(host, n);
     }
-    data
+    answer
 }
 
 /// The terminal name a request is about, to route it and strip its host. Exhaustive, so a

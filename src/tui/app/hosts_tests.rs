@@ -6,6 +6,7 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use super::*;
+use crate::protocol::views::ForkView;
 use crate::protocol::{SendRequest, WatchEvent};
 use crate::tui::app::{Effect, Msg, Tag};
 use crate::tui::testing::{app_with, screen, terminal};
@@ -66,12 +67,21 @@ fn a_hosts_events_and_replies_name_its_terminals_host_colon_name() {
             name: "box:t".into()
         }
     );
-    let reply = qualify_reply("box", json!({"name": "f", "from": "t", "from_turn": 2}));
+    let fork = |name: &str, from: &str| -> Answer {
+        let v: ForkView = serde_json::from_value(json!({
+            "name": name, "from": from, "from_turn": 2, "branch": null, "worktree": null,
+            "session_mode": "forked"
+        }))
+        .unwrap();
+        v.into()
+    };
     assert_eq!(
-        reply,
-        json!({"name": "box:f", "from": "box:t", "from_turn": 2})
+        qualify_answer("box", fork("f", "t")),
+        fork("box:f", "box:t")
     );
-    assert_eq!(qualify_reply("box", json!([1, 2])), json!([1, 2]));
+    // A list's rows keep their names (the watch stream's lists are qualified apart).
+    let listed = Answer::from(vec![terminal("t", "claude", "idle", None)]);
+    assert_eq!(qualify_answer("box", listed.clone()), listed);
     assert_eq!(split("box:t"), (Some("box"), "t"));
     assert_eq!(on_same_host("box:t", "u".into()), "box:u");
     assert_eq!(on_same_host("box:t", "box:u".into()), "box:u");

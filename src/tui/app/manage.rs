@@ -3,11 +3,10 @@
 //! clients made (announced on the watch stream).
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use serde_json::Value;
 
 use crate::error::BatonError;
 use crate::protocol::views::RemovedView;
-use crate::protocol::{data_as, Request};
+use crate::protocol::{Answer, Request};
 use crate::tui::app::{App, Effect, Mode, Tag};
 
 impl App {
@@ -81,7 +80,7 @@ impl App {
     pub(in crate::tui) fn on_manage_reply(
         &mut self,
         tag: Tag,
-        result: Result<Value, BatonError>,
+        result: Result<Answer, BatonError>,
     ) -> Vec<Effect> {
         match (tag, result) {
             (Tag::Diff(name), result) => {
@@ -95,7 +94,7 @@ impl App {
             }
             (Tag::Remove(name), Ok(v)) => {
                 let fx = self.removed(&name);
-                let kept = data_as::<RemovedView>(v)
+                let kept = RemovedView::try_from(v)
                     .ok()
                     .and_then(|v| v.branch)
                     .map(|b| format!(" (its work is on branch {b})"))

@@ -26,13 +26,12 @@ use crate::tui::shell::{ShellUpdate, ShellView};
 use crate::tui::transcript::Transcript;
 use composer::Composer;
 use form::NewForm;
-use serde_json::Value;
 
 use crate::error::BatonError;
 use crate::protocol::views::{
     ContextView, LogView, QueuedView, StepsView, TerminalState, TerminalView,
 };
-use crate::protocol::{data_as, Request, WatchEvent};
+use crate::protocol::{Answer, Request, WatchEvent};
 use crate::words::{ProviderKind, TurnCost, TurnStatus};
 
 /// A terminal as the list shows it, read from its `show` view.
@@ -297,7 +296,8 @@ pub enum Msg {
     Resize,
     Watch(WatchEvent),
     ServerGone(String),
-    Reply(Tag, Result<Value, BatonError>),
+    /// A request's answer (or error), decoded by [`Request::answer_kind`].
+    Reply(Tag, Result<Answer, BatonError>),
     /// From the shell connection `id` of terminal `name`.
     Shell(String, u64, ShellUpdate),
     /// A signal that ends the UI (SIGTERM, SIGHUP).
@@ -594,23 +594,13 @@ impl App {
             .collect()
     }
 
-    fn on_reply(&mut self, tag: Tag, result: Result<Value, BatonError>) -> Vec<Effect> {
+    /// A request's answer, by what it was for (each decoded once, into the view its request
+    /// is answered with).
+    fn on_reply(&mut self, tag: Tag, result: Result<Answer, BatonError>) -> Vec<Effect> {
         match (tag, result) {
-            (Tag::Log(name), Ok(log)) => {
-                let log: LogView = match data_as(log) {
-                    Ok(log) => log,
-                    Err(e) => {
-                        self.error(format!("cannot read the history of {name}: {e}"));
-                        return Vec::new();
-                    }
-                };
-                if let Some(t) = self.term_mut(&name) {
-                    t.transcript.merge_log(Transcript::from_log(&log));
-                }
-                self.ask_steps(&name)
-            }
-            (Tag::Steps(name, turn), Ok(data)) => {
-                match data_as::<StepsView>(data) {
+            (Tag::Log(name), result) => self.on_log(&name, result.and_then(LogView::try_from)),
+            (Tag::Steps(name, turn), result) => {
+                match result.and_then(StepsView::try_from) {
                     Ok(v) => {
                         if let Some(t) = self.term_mut(&name) {
                             t.transcript.fill_steps(turn, &v.events);
@@ -618,14 +608,6 @@ impl App {
                     }
                     Err(e) => self.error(format!("cannot read turn {turn} of {name}: {e}")),
                 }
-                Vec::new()
-            }
-            (Tag::Steps(name, turn), Err(e)) => {
-                self.error(format!("cannot read turn {turn} of {name}: {e}"));
-                Vec::new()
-            }
-            (Tag::Log(name), Err(e)) => {
-                self.error(format!("cannot read the history of {name}: {e}"));
                 Vec::new()
             }
             (tag @ (Tag::Send { .. } | Tag::Queue { .. }), result) => {
@@ -637,22 +619,7 @@ impl App {
                 self.error(format!("{name}: {e}"));
                 Vec::new()
             }
-            (Tag::New, Ok(data)) => {
-                self.mode = Mode::Normal;
-                let info = match data_as::<TerminalView>(data) {
-                    Ok(v) => TermInfo::from_view(&v),
-                    Err(e) => {
-                        self.error(e.to_string());
-                        return Vec::new();
-                    }
-                };
-                let name = info.name.clone();
-                if self.term(&name).is_none() {
-                    self.terms.push(TermView::new(info));
-                }
-                self.say(format!("created terminal {name}"));
-                self.focus(&name)
-            }
+            (Tag::New, Ok(answer)) => self.on_created(answer),
             (tag @ (Tag::Diff(_) | Tag::Rename(..) | Tag::Remove(_)), result) => {
                 self.on_manage_reply(tag, result)
             }
@@ -678,6 +645,39 @@ impl App {
                 Vec::new()
             }
         }
+    }
+
+    /// Terminal `name`'s history, read: merged into its transcript.
+    fn on_log(&mut self, name: &str, log: Result<LogView, BatonError>) -> Vec<Effect> {
+        let log = match log {
+            Ok(log) => log,
+            Err(e) => {
+                self.error(format!("cannot read the history of {name}: {e}"));
+                return Vec::new();
+            }
+        };
+        if let Some(t) = self.term_mut(name) {
+            t.transcript.merge_log(Transcript::from_log(&log));
+        }
+        self.ask_steps(name)
+    }
+
+    /// A terminal this client created: it takes the focus.
+    fn on_created(&mut self, answer: Answer) -> Vec<Effect> {
+        self.mode = Mode::Normal;
+        let info = match TerminalView::try_from(answer) {
+            Ok(v) => TermInfo::from_view(&v),
+            Err(e) => {
+                self.error(e.to_string());
+                return Vec::new();
+            }
+        };
+        let name = info.name.clone();
+        if self.term(&name).is_none() {
+            self.terms.push(TermView::new(info));
+        }
+        self.say(format!("created terminal {name}"));
+        self.focus(&name)
     }
 
     /// Esc / Ctrl-C: interrupt the focused terminal's running turn.

@@ -5,14 +5,12 @@
 //! renamed one keeps its panes); the others show the CLI's own text for their answer.
 
 use crossterm::event::{KeyCode, KeyEvent};
-use serde::de::DeserializeOwned;
-use serde_json::Value;
 
 use super::command::{self, Answer};
 use super::manage::{line_key, LineKey};
 use crate::client::render;
 use crate::error::BatonError;
-use crate::protocol::{data_as, Request};
+use crate::protocol::{Answer as Answered, Request};
 use crate::tui::app::{App, Effect, Mode, Tag};
 
 impl App {
@@ -81,7 +79,7 @@ impl App {
     pub(in crate::tui) fn on_command_reply(
         &mut self,
         answer: Answer,
-        result: Result<Value, BatonError>,
+        result: Result<Answered, BatonError>,
     ) {
         let text = result.and_then(|v| one_line(answer, v));
         match text {
@@ -92,7 +90,7 @@ impl App {
 }
 
 /// The CLI's text for the answer, its lines joined.
-fn one_line(answer: Answer, v: Value) -> Result<String, BatonError> {
+fn one_line(answer: Answer, v: Answered) -> Result<String, BatonError> {
     let text = match answer {
         Answer::Accepted => text(v, render::accepted)?,
         Answer::Titled => text(v, render::titled)?,
@@ -117,6 +115,9 @@ fn one_line(answer: Answer, v: Value) -> Result<String, BatonError> {
     Ok(lines.join(" · "))
 }
 
-fn text<T: DeserializeOwned>(v: Value, f: fn(&T) -> String) -> Result<String, BatonError> {
-    Ok(f(&data_as(v)?))
+fn text<T: TryFrom<Answered, Error = BatonError>>(
+    v: Answered,
+    f: fn(&T) -> String,
+) -> Result<String, BatonError> {
+    Ok(f(&T::try_from(v)?))
 }

@@ -4,13 +4,12 @@
 //! edit keeps it in its place on the server: Enter then saves the text (`queue edit N`).
 
 use crossterm::event::KeyEvent;
-use serde_json::Value;
 
 use super::slash_run::OnEnter;
 use super::{App, Effect, Tag};
 use crate::error::BatonError;
 use crate::protocol::views::{AcceptedView, QueuedView};
-use crate::protocol::{data_as, QueueAction, QueueChange, Request, SendModeArg, SendRequest};
+use crate::protocol::{Answer, QueueAction, QueueChange, Request, SendModeArg, SendRequest};
 use crate::tui::input::keys::{self, InputAction, PrefixAction, WaitingAction};
 use crate::tui::panes::layout::Side;
 
@@ -215,7 +214,7 @@ impl App {
 
     /// The server's answer to a send or a change of the queue. The list itself changes with
     /// the watch stream's `Terminal` event (every client's, this one's too).
-    pub(in crate::tui) fn on_input_reply(&mut self, tag: Tag, result: Result<Value, BatonError>) {
+    pub(in crate::tui) fn on_input_reply(&mut self, tag: Tag, result: Result<Answer, BatonError>) {
         let (name, back) = match tag {
             Tag::Send { name, prompt } => (name, Some(prompt)),
             Tag::Queue { name, edit } => (name, edit),
@@ -224,7 +223,7 @@ impl App {
         match result {
             Ok(data) => {
                 // A send answers what became of it ("codex exec cannot take input mid-turn").
-                if let Some(note) = data_as::<AcceptedView>(data).ok().and_then(|a| a.note) {
+                if let Some(note) = AcceptedView::try_from(data).ok().and_then(|a| a.note) {
                     self.say(format!("{name}: {note}"));
                 }
             }

@@ -6,7 +6,7 @@ use pretty_assertions::assert_eq;
 use serde_json::json;
 
 use crate::error::BatonError;
-use crate::protocol::{QueueAction, QueueChange, Request, SendModeArg, SendRequest};
+use crate::protocol::{AnswerKind, QueueAction, QueueChange, Request, SendModeArg, SendRequest};
 use crate::tui::app::{App, Effect, Msg, Tag};
 use crate::tui::testing::{announce, app_with, ctrl, key, queued};
 
@@ -263,6 +263,7 @@ fn a_refused_send_comes_back_to_the_composer_and_a_note_is_said() {
     );
     let accepted = json!({"accepted": true, "name": "api", "input": 3, "position": 1,
                           "mode": "steer", "note": "codex exec cannot take input mid-turn: it runs next"});
+    let accepted = crate::tui::testing::views::answer(AnswerKind::Sent, accepted);
     app.update(Msg::Reply(tag, Ok(accepted)));
     assert_eq!(
         app.status,

@@ -142,7 +142,7 @@ impl App {
     pub(in crate::tui) fn on_instructions_reply(
         &mut self,
         name: &str,
-        result: Result<serde_json::Value, crate::error::BatonError>,
+        result: Result<crate::protocol::Answer, crate::error::BatonError>,
     ) {
         match result {
             Ok(_) => self.say(format!("{name}'s standing instructions changed")),

@@ -6,7 +6,6 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
-use serde_json::Value;
 
 use super::DiffView;
 use crate::error::BatonError;
@@ -67,7 +66,11 @@ impl App {
         )]
     }
 
-    pub(in crate::tui) fn on_diff(&mut self, name: &str, result: Result<Value, BatonError>) {
+    pub(in crate::tui) fn on_diff(
+        &mut self,
+        name: &str,
+        result: Result<crate::protocol::Answer, BatonError>,
+    ) {
         let Some(t) = self.term_mut(name) else {
             return;
         };

@@ -7,10 +7,9 @@ pub mod face;
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
-use serde_json::Value;
 
 use crate::error::BatonError;
-use crate::protocol::{data_as, views};
+use crate::protocol::{views, Answer};
 
 /// What a pane showing the diff face knows of the terminal's diff.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -30,11 +29,11 @@ pub struct DiffView {
 }
 
 impl DiffView {
-    fn set(&mut self, result: Result<Value, BatonError>) {
+    fn set(&mut self, result: Result<Answer, BatonError>) {
         self.loading = false;
         self.version += 1;
         match result {
-            Ok(v) => match data_as::<views::DiffView>(v) {
+            Ok(v) => match views::DiffView::try_from(v) {
                 Ok(v) => {
                     self.branch = Some(v.branch);
                     self.base = Some(v.base_commit);
@@ -144,7 +143,10 @@ mod tests {
         assert_eq!(v.lines()[0].to_string(), "reading the diff…");
         v.set(Err(BatonError::bad_input("api works in place: no branch")));
         assert_eq!(v.lines()[0].to_string(), "api works in place: no branch");
-        v.set(Ok(serde_json::json!({"name": "api", "branch": "baton/api", "base_commit": "0123", "diff": ""})));
+        v.set(Ok(crate::tui::testing::views::answer(
+            crate::protocol::AnswerKind::Diff,
+            serde_json::json!({"name": "api", "branch": "baton/api", "base_commit": "0123", "diff": ""}),
+        )));
         assert_eq!(
             v.lines()[0].to_string(),
             "no changes on baton/api against base 0123"
@@ -168,8 +170,11 @@ mod tests {
         for (base_commit, since, want) in rows {
             let mut v = DiffView::default();
             if let Some(b) = base_commit {
-                v.set(Ok(serde_json::json!({"name": "api", "branch": "baton/api",
-                    "base_commit": b, "since": since, "diff": "x"})));
+                v.set(Ok(crate::tui::testing::views::answer(
+                    crate::protocol::AnswerKind::Diff,
+                    serde_json::json!({"name": "api", "branch": "baton/api",
+                        "base_commit": b, "since": since, "diff": "x"}),
+                )));
             }
             assert_eq!(v.against().as_deref(), want, "{base_commit:?} {since:?}");
         }

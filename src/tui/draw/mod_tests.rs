@@ -7,7 +7,9 @@ use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use serde_json::json;
 
-use crate::protocol::{Request, SendEvent, SendRequest, SessionStart, TurnSummary, WatchEvent};
+use crate::protocol::{
+    AnswerKind, Request, SendEvent, SendRequest, SessionStart, TurnSummary, WatchEvent,
+};
 use crate::tui::app::{App, Effect, Msg, Tag};
 use crate::tui::draw::draw;
 use crate::tui::input::keys::Keys;
@@ -512,6 +514,7 @@ fn the_diff_face_reads_the_patch_and_again_when_a_turn_ends() {
     assert!(s.contains("reading the diff…"), "{s}");
     let data =
         json!({"name": "api", "branch": "baton/api", "base_commit": "0123456789ab", "diff": PATCH});
+    let data = views::answer(AnswerKind::Diff, data);
     app.update(Msg::Reply(Tag::Diff("api".into()), Ok(data)));
     let want = "\
 ┌ terminals ───────────────┐┌ 0 api · diff · against base 0123456 · …┐
@@ -551,6 +554,7 @@ fn diff_lines_are_colored() {
     let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
     prefix(&mut app, 'g');
     let data = json!({"name": "api", "branch": "baton/api", "base_commit": "0123", "diff": "@@ -1 +1 @@\n-old\n+new\n"});
+    let data = views::answer(AnswerKind::Diff, data);
     app.update(Msg::Reply(Tag::Diff("api".into()), Ok(data)));
     let mut t = Terminal::new(TestBackend::new(70, 10)).unwrap();
     t.draw(|f| draw(f, &mut app)).unwrap();
@@ -593,7 +597,10 @@ fn rename_and_remove_from_the_status_line() {
     }));
     app.update(Msg::Reply(
         Tag::Rename("api".into(), "backend".into()),
-        Ok(json!({"name": "backend"})),
+        Ok(views::answer(
+            AnswerKind::Renamed,
+            json!({"name": "backend", "old_name": "api"}),
+        )),
     ));
     assert_eq!(app.focused_name().as_deref(), Some("backend"));
     let s = screen(&mut app, 70, 8);
@@ -621,7 +628,10 @@ fn rename_and_remove_from_the_status_line() {
     assert!(s.contains("backend: backend is running a turn"), "{s}");
     app.update(Msg::Reply(
         Tag::Remove("backend".into()),
-        Ok(json!({"name": "backend", "removed": true, "branch": "baton/backend"})),
+        Ok(views::answer(
+            AnswerKind::Removed,
+            json!({"name": "backend", "removed": true, "branch": "baton/backend"}),
+        )),
     ));
     assert_eq!(app.terms.len(), 1);
     assert_eq!(app.focused_name().as_deref(), Some("web"));

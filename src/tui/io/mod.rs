@@ -97,20 +97,15 @@ pub fn spawn_call(
         let result = match remote {
             Some((Ok(remote), host)) => remote
                 .call(&req)
-                .map(|data| crate::tui::app::hosts::qualify_reply(&host, data)),
+                .map(|answer| crate::tui::app::hosts::qualify_answer(&host, answer)),
             Some((Err(e), _)) => Err(e),
             // Only an already running server: the UI never starts a second one behind the
             // user's back after the first went away.
             None => match client.connect_existing() {
                 None => Err(BatonError::failed("the baton server is not running")),
-                Some(stream) => match send_request(stream, &req, &mut |_| {}) {
-                    Ok(Reply::Ok { data }) => Ok(data),
-                    Ok(Reply::Error { error }) => Err(error),
-                    Ok(Reply::Event { .. } | Reply::Watch { .. } | Reply::Shell { .. }) => Err(
-                        BatonError::failed("the server answered with an event instead of a result"),
-                    ),
-                    Err(e) => Err(e),
-                },
+                Some(stream) => {
+                    send_request(stream, &req, &mut |_| {}).and_then(|r| r.into_answer(&req))
+                }
             },
         };
         let _ = tx.send(Msg::Reply(tag, result));

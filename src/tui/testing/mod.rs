@@ -53,8 +53,8 @@ pub fn app_with(terms: Vec<TerminalView>) -> App {
     app
 }
 
-/// The reply to `log api`: three turns over two conversations, the last failed.
-pub fn log() -> Value {
+/// The answer to `log api`: three turns over two conversations, the last failed.
+pub fn log() -> crate::protocol::Answer {
     views::log_data(json!({
         "name": "api",
         "conversations": [

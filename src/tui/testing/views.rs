@@ -5,7 +5,7 @@
 use serde_json::{json, Value};
 
 use crate::protocol::views::{LogView, TerminalView};
-use crate::protocol::TurnSummary;
+use crate::protocol::{Answer, AnswerKind, TurnSummary};
 
 /// `base` with every key of `over` put over it (objects merged key by key).
 fn merged(mut base: Value, over: &Value) -> Value {
@@ -101,9 +101,15 @@ pub fn log(over: Value) -> LogView {
     serde_json::from_value(v).unwrap()
 }
 
-/// [`log`] as the data of the server's reply.
-pub fn log_data(over: Value) -> Value {
-    serde_json::to_value(log(over)).unwrap()
+/// [`log`] as the server's answer.
+pub fn log_data(over: Value) -> Answer {
+    log(over).into()
+}
+
+/// `data` read as an answer of `kind`, as a client reads the server's (so a test cannot give
+/// the UI an answer the server could not).
+pub fn answer(kind: AnswerKind, data: Value) -> Answer {
+    kind.read(data).unwrap()
 }
 
 /// The end of turn `number`: `over` on a completed claude turn in conversation 1.
