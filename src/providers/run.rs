@@ -19,6 +19,12 @@ use super::warm::{WarmCli, WarmKey};
 use super::{ProviderError, ProviderHomes, RunMsg, RunSpec, SessionMode, TurnOutcome};
 use crate::words::{ProviderKind, TurnEvent, TurnStatus};
 
+#[path = "run_claude.rs"]
+mod claude_machine;
+use claude_machine::ClaudeTurn;
+#[cfg(test)]
+use claude_machine::TurnEnd;
+
 /// The parser of the provider a turn runs on.
 pub(super) enum Parser {
     Claude(ClaudeParser),
@@ -366,9 +372,120 @@ pub fn prestart(
     )))
 }
 
+/// A Claude CLI running a turn: its process, its stdin (a line at a time, closed when `close`
+/// is notified), the system text file it read, and what its earlier turns in this process left
+/// (a warm CLI's running cost and turn count).
+struct ClaudeCli {
+    child: process::Spawned,
+    lines: tokio::sync::mpsc::UnboundedSender<String>,
+    close: Arc<tokio::sync::Notify>,
+    system_file: Option<system_file::Written>,
+    total_before: Option<f64>,
+    turns_before: u32,
+}
+
+impl ClaudeCli {
+    /// The warm CLI `warm`, or one started now.
+    fn take_or_start(
+        warm: Option<WarmCli>,
+        spec: &RunSpec,
+        homes: &ProviderHomes,
+        path_var: Option<&OsStr>,
+    ) -> Result<ClaudeCli, ProviderError> {
+        Ok(match warm {
+            Some(w) => {
+                crate::log::phase("cli-warm");
+                ClaudeCli {
+                    child: w.child,
+                    lines: w.lines,
+                    close: w.close,
+                    system_file: w.system_file,
+                    total_before: w.total_usd,
+                    turns_before: w.turns,
+                }
+            }
+            None => {
+                let (child, lines, close, system_file) = start_claude(spec, homes, path_var)?;
+                ClaudeCli {
+                    child,
+                    lines,
+                    close,
+                    system_file,
+                    total_before: None,
+                    turns_before: 0,
+                }
+            }
+        })
+    }
+}
+
+/// What a Claude turn's loop waits on besides the CLI's stdout. Each is polled only while the
+/// turn's phase takes it, and set to None once its sender has gone.
+struct ClaudeInputs {
+    gate: Option<tokio::sync::oneshot::Receiver<()>>,
+    steer: Option<tokio::sync::mpsc::UnboundedReceiver<String>>,
+    interrupt: Option<tokio::sync::mpsc::UnboundedReceiver<()>>,
+    /// When the interrupt asked for is given up on and SIGINT sent instead.
+    grace: Option<tokio::time::Instant>,
+}
+
+/// What a Claude turn's loop waited for: an event for the step, or a stdout line (whose facts
+/// become events once it is parsed).
+enum Waited {
+    Event(claude_machine::Event),
+    Line(String),
+}
+
+impl ClaudeInputs {
+    /// The next thing to happen that `turn`'s phase takes. Every branch is cancel-safe: a
+    /// oneshot, an unbounded receiver, a sleep, and the CLI's line reader (which keeps a
+    /// partial line in its buffer).
+    async fn next(
+        &mut self,
+        turn: &ClaudeTurn,
+        child: &mut process::Spawned,
+    ) -> std::io::Result<Waited> {
+        use claude_machine::Event;
+        loop {
+            tokio::select! {
+                biased;
+                opened = wait_gate(&mut self.gate), if turn.waits_for_gate() && self.gate.is_some() => {
+                    self.gate = None;
+                    return Ok(Waited::Event(match opened {
+                        Ok(()) => Event::GateOpened,
+                        Err(_) => Event::GateClosed,
+                    }));
+                }
+                asked = next_of(&mut self.interrupt), if turn.takes_interrupts() && self.interrupt.is_some() => {
+                    match asked {
+                        Some(()) => return Ok(Waited::Event(Event::Interrupt)),
+                        None => self.interrupt = None,
+                    }
+                }
+                () = wait_until(self.grace), if turn.grace_runs() && self.grace.is_some() => {
+                    return Ok(Waited::Event(Event::GraceOver));
+                }
+                more = next_of(&mut self.steer), if turn.takes_steers() && self.steer.is_some() => {
+                    match more {
+                        Some(text) => return Ok(Waited::Event(Event::Steer(text))),
+                        None => self.steer = None,
+                    }
+                }
+                line = child.next_line() => {
+                    return Ok(match line? {
+                        Some(line) => Waited::Line(line),
+                        None => Waited::Event(Event::Eof),
+                    });
+                }
+            }
+        }
+    }
+}
+
 /// A Claude turn. Claude takes its prompt as a stream-json line and keeps reading stdin: steers
 /// join the running turn. At the turn's result stdin closes (so the CLI exits), unless the
-/// process is kept warm for the next turn (`channels.keep`, a clean turn).
+/// process is kept warm for the next turn (`channels.keep`, a clean turn). The decisions are
+/// [`ClaudeTurn::step`]'s; this loop waits for the next event and carries out its actions.
 async fn claude_turn(
     spec: &RunSpec,
     prompt: &[u8],
@@ -386,226 +503,281 @@ async fn claude_turn(
         interrupt,
         closing,
     } = channels;
-    let provider = spec.provider;
-    let (mut child, lines, close, system_file, total_before, turns_before) = match warm {
-        Some(w) => {
-            crate::log::phase("cli-warm");
-            (
-                w.child,
-                w.lines,
-                w.close,
-                w.system_file,
-                w.total_usd,
-                w.turns,
-            )
-        }
-        None => {
-            let (child, lines, close, system_file) = start_claude(spec, homes, path_var)?;
-            (child, lines, close, system_file, None, 0)
-        }
+    let setup = claude_machine::Setup {
+        gated: go.is_some(),
+        only_prompt: steer.is_none() && keep.is_none() && interrupt.is_none(),
+        keep: keep.is_some(),
+        closing: closing.is_some(),
     };
-    let mut parser = ClaudeParser::after(&spec.cwd, total_before);
+    let mut cli = ClaudeCli::take_or_start(warm, spec, homes, path_var)?;
+    let mut run = ClaudeRun {
+        parser: ClaudeParser::after(&spec.cwd, cli.total_before),
+        prompt: claude::user_line(&String::from_utf8_lossy(prompt)),
+        inputs: ClaudeInputs {
+            gate: go,
+            steer,
+            interrupt,
+            grace: None,
+        },
+        tx,
+        interrupted,
+        first: true,
+    };
     // Send errors only mean the receiver is gone; the turn carries on.
-    let _ = tx.send(RunMsg::Started { pid: child.pid }).await;
-    let mut pending_prompt = Some(claude::user_line(&String::from_utf8_lossy(prompt)));
-    let mut gate = go;
-    // Nothing more will come after the prompt (no steers, interrupts or next turn): EOF after it.
-    let only_prompt = steer.is_none() && keep.is_none() && interrupt.is_none();
-    let send_prompt = |pending: &mut Option<String>| {
-        send_line(&lines, pending);
-        if only_prompt {
-            close.notify_one();
+    let _ = run.tx.send(RunMsg::Started { pid: cli.child.pid }).await;
+    let (mut turn, actions) = ClaudeTurn::start(setup);
+    run.act(&cli, actions).await;
+    let exit = loop {
+        if let claude_machine::Phase::Done(exit) = turn.phase() {
+            break exit;
+        }
+        let waited = run.inputs.next(&turn, &mut cli.child).await;
+        let waited = waited.map_err(|source| ProviderError::Io {
+            provider: spec.provider,
+            source,
+        })?;
+        match waited {
+            Waited::Event(event) => {
+                let actions = turn.step(event);
+                run.act(&cli, actions).await;
+            }
+            Waited::Line(line) => run.on_line(&mut turn, &cli, line).await,
         }
     };
-    if gate.is_none() {
-        send_prompt(&mut pending_prompt);
+    let ends = ClaudeEnds { keep, closing };
+    ends.carry_out(exit, cli, run, spec, homes, path_var).await
+}
+
+/// The loop's side of a Claude turn: what it reads, and where it writes.
+struct ClaudeRun {
+    parser: ClaudeParser,
+    /// The prompt's stream-json line.
+    prompt: String,
+    inputs: ClaudeInputs,
+    tx: Sender<RunMsg>,
+    interrupted: Arc<AtomicBool>,
+    /// No stdout line read yet.
+    first: bool,
+}
+
+impl ClaudeRun {
+    /// Carries out the step's actions, in order.
+    async fn act(&mut self, cli: &ClaudeCli, actions: Vec<claude_machine::Action>) {
+        use claude_machine::Action;
+        let pid = cli.child.pid;
+        for action in actions {
+            match action {
+                Action::SendPrompt => {
+                    let _ = cli.lines.send(std::mem::take(&mut self.prompt));
+                }
+                Action::Steer(text) => {
+                    let _ = cli.lines.send(claude::user_line(&text));
+                }
+                Action::AskInterrupt => {
+                    let id = format!("baton-interrupt-{pid}");
+                    let _ = cli.lines.send(claude::interrupt_line(&id));
+                    self.inputs.grace = Some(tokio::time::Instant::now() + INTERRUPT_GRACE);
+                }
+                Action::SignalUnanswered => {
+                    crate::log_line!("baton server: claude (pid {pid}) did not take the interrupt request: SIGINT");
+                    let _ = process::interrupt(pid);
+                }
+                Action::Signal => {
+                    let _ = process::interrupt(pid);
+                }
+                Action::CloseStdin => cli.close.notify_one(),
+                Action::DropGate => self.inputs.gate = None,
+                Action::SteerRead { index } => {
+                    let _ = self.tx.send(RunMsg::SteerRead { index }).await;
+                }
+            }
+        }
     }
-    let mut steer = steer;
-    let mut interrupt = interrupt;
-    // When the interrupt asked for is given up on and SIGINT sent instead.
-    let mut fallback: Option<tokio::time::Instant> = None;
-    let mut signalled = false;
-    let (mut forwarded, mut replays) = (0usize, 0usize);
-    let mut subagent = false;
-    let mut ended = false;
-    let mut first = true;
-    let mut kept = false;
-    // Kept after a completed turn, whose last message its session file will hold.
-    let mut completed = false;
-    let mut at_result = false;
-    loop {
-        let prompt_sent = pending_prompt.is_none();
-        tokio::select! {
-            biased;
-            opened = wait_gate(&mut gate), if gate.is_some() => {
-                gate = None;
-                match opened {
-                    Ok(()) => send_prompt(&mut pending_prompt),
-                    // No prompt may reach it: EOF, and the CLI exits without a turn.
-                    Err(_) => close.notify_one(),
+
+    /// A stdout line: raw to the caller, then what the step makes of its echo, its events
+    /// (each sent on), and its result.
+    async fn on_line(&mut self, turn: &mut ClaudeTurn, cli: &ClaudeCli, line: String) {
+        use claude_machine::Event;
+        if std::mem::take(&mut self.first) {
+            crate::log::phase("cli-first-line");
+        }
+        let events = self.parser.feed(&line);
+        let replay = self.parser.was_replay();
+        let _ = self.tx.send(RunMsg::Raw(line)).await;
+        if replay {
+            let actions = turn.step(Event::Echo);
+            self.act(cli, actions).await;
+        }
+        let mut end = None;
+        for event in events {
+            match &event {
+                TurnEvent::End { status, .. } => end = Some(*status),
+                TurnEvent::ToolUse { name, .. } if SUBAGENT_TOOLS.contains(&name.as_str()) => {
+                    let actions = turn.step(Event::Subagent);
+                    self.act(cli, actions).await;
                 }
+                _ => {}
             }
-            asked = next_of(&mut interrupt), if !ended && interrupt.is_some() => {
-                match asked {
-                    // Before its prompt: it never gets one, and exits at EOF.
-                    Some(()) if !prompt_sent => {
-                        pending_prompt = None;
-                        gate = None;
-                        close.notify_one();
-                    }
-                    Some(()) if fallback.is_some() || signalled => {}
-                    // Steers it holds but has not taken in would run as turns of their own
-                    // after an interrupt request (it reads on): SIGINT ends it with them
-                    // unread, and they wait again at the head of the queue.
-                    Some(()) if forwarded > replays.saturating_sub(1) => {
-                        signalled = true;
-                        let _ = process::interrupt(child.pid);
-                    }
-                    Some(()) => {
-                        let id = format!("baton-interrupt-{}", child.pid);
-                        let _ = lines.send(claude::interrupt_line(&id));
-                        fallback = Some(tokio::time::Instant::now() + INTERRUPT_GRACE);
-                    }
-                    None => interrupt = None,
-                }
-            }
-            () = wait_until(fallback), if !ended && fallback.is_some() && !signalled => {
-                signalled = true;
-                crate::log_line!("baton server: claude (pid {}) did not take the interrupt request: SIGINT", child.pid);
-                let _ = process::interrupt(child.pid);
-            }
-            // No steer goes in once an interrupt was asked for: those wait again.
-            more = next_of(&mut steer),
-                if prompt_sent && !ended && steer.is_some() && fallback.is_none() && !signalled => {
-                match more {
-                    Some(text) => {
-                        forwarded += 1;
-                        let _ = lines.send(claude::user_line(&text));
-                    }
-                    None => steer = None,
-                }
-            }
-            line = child.next_line() => {
-                let line = match line {
-                    Ok(Some(line)) => line,
-                    Ok(None) => break,
-                    Err(source) => return Err(ProviderError::Io { provider, source }),
-                };
-                if std::mem::take(&mut first) {
-                    crate::log::phase("cli-first-line");
-                }
-                let events = parser.feed(&line);
-                let replay = parser.was_replay();
-                let _ = tx.send(RunMsg::Raw(line)).await;
-                if replay {
-                    // The first echo is the prompt; each later one a steer it took in.
-                    if replays > 0 {
-                        let _ = tx.send(RunMsg::SteerRead { index: replays - 1 }).await;
-                    }
-                    replays += 1;
-                }
-                let mut end = None;
-                for event in events {
-                    match &event {
-                        TurnEvent::End { status, .. } if !ended => end = Some(*status),
-                        TurnEvent::ToolUse { name, .. } if SUBAGENT_TOOLS.contains(&name.as_str()) => {
-                            subagent = true;
-                        }
-                        _ => {}
-                    }
-                    let _ = tx.send(RunMsg::Event(event)).await;
-                }
-                let Some(status) = end else { continue };
-                ended = true;
+            let _ = self.tx.send(RunMsg::Event(event)).await;
+        }
+        if let Some(status) = end {
+            if turn.awaits_result() {
                 crate::log::phase("cli-result");
-                let end = TurnEnd {
-                    status,
-                    interrupted: interrupted.load(Ordering::SeqCst),
-                    // Interrupted by its own request, the CLI ended the turn and reads on.
-                    took_interrupt: fallback.is_some() && !signalled,
-                    steers_unread: forwarded > replays.saturating_sub(1),
-                    subagent,
-                };
-                match (&keep, end.leaves_cli_reusable()) {
-                    (Some(_), true) => {
-                        kept = true;
-                        completed = status == TurnStatus::Completed && !end.interrupted;
-                        break;
-                    }
-                    (None, true) if closing.is_some() => {
-                        at_result = true;
-                        break;
-                    }
-                    _ => close.notify_one(),
+            }
+            let interrupted = self.interrupted.load(Ordering::SeqCst);
+            let actions = turn.step(Event::Result {
+                status,
+                interrupted,
+            });
+            self.act(cli, actions).await;
+        }
+    }
+}
+
+/// Where a Claude CLI goes once its turn's loop ends: kept warm, handed over while it exits,
+/// or reaped here.
+struct ClaudeEnds {
+    keep: Option<tokio::sync::oneshot::Sender<WarmCli>>,
+    closing: Option<tokio::sync::oneshot::Sender<Closing>>,
+}
+
+impl ClaudeEnds {
+    async fn carry_out(
+        self,
+        exit: claude_machine::Exit,
+        cli: ClaudeCli,
+        run: ClaudeRun,
+        spec: &RunSpec,
+        homes: &ProviderHomes,
+        path_var: Option<&OsStr>,
+    ) -> Result<TurnOutcome, ProviderError> {
+        use claude_machine::Exit;
+        match (exit, self.closing, self.keep) {
+            (Exit::AtResult, Some(to), _) => {
+                let ClaudeCli {
+                    child,
+                    lines,
+                    close,
+                    system_file,
+                    ..
+                } = cli;
+                let cli = Closing::new(child, lines, &close, system_file);
+                let exit = exit_at_result(&run.interrupted);
+                let outcome = finish(Parser::Claude(run.parser), exit, homes, spec).await;
+                if let Err(cli) = to.send(cli) {
+                    tokio::spawn(cli.wait(std::future::pending()));
                 }
+                outcome
+            }
+            (Exit::Keep { completed }, _, Some(keep)) => match run.parser.session_id() {
+                Some(session_id) => {
+                    let kept = Kept {
+                        keep,
+                        session_id,
+                        completed,
+                    };
+                    kept.hand_back(cli, run, spec, homes, path_var).await
+                }
+                // No session to resume it by: it cannot be reused.
+                None => {
+                    cli.close.notify_one();
+                    let mut cli = cli;
+                    while let Ok(Some(line)) = cli.child.next_line().await {
+                        let _ = run.tx.send(RunMsg::Raw(line)).await;
+                    }
+                    reap_claude(cli, run, spec, homes).await
+                }
+            },
+            (Exit::AtResult | Exit::Keep { .. } | Exit::Reaped, _, _) => {
+                reap_claude(cli, run, spec, homes).await
             }
         }
     }
-    if let (true, Some(to)) = (at_result, closing) {
-        let cli = Closing::new(child, lines, &close, system_file);
-        let outcome = finish(
-            Parser::Claude(parser),
-            exit_at_result(&interrupted),
-            homes,
-            spec,
-        )
-        .await;
-        if let Err(cli) = to.send(cli) {
-            tokio::spawn(cli.wait(std::future::pending()));
-        }
-        return outcome;
-    }
-    if kept {
-        if let (Some(keep), Some(session_id)) = (keep, parser.session_id()) {
-            let key = WarmKey::of(spec, path_var, session_id, parser.model());
-            let total = parser.total_usd();
-            // An interrupted turn's last message may be cut short on disk, or not there: no
-            // wait that may never end (its next turn resumes in this process anyway).
-            let written = completed
-                .then(|| parser.written_check(homes, &spec.cwd))
-                .flatten();
-            let exit = exit_at_result(&interrupted);
-            let outcome = finish(Parser::Claude(parser), exit, homes, spec).await;
-            let cli = WarmCli::new(
-                child,
-                lines,
-                close,
-                system_file,
-                total,
-                key,
-                turns_before + 1,
-            );
-            // Into the pool once its session file holds the turn (`claude_written`).
-            tokio::spawn(async move {
-                if let Some(written) = written {
-                    if !written.wait(claude_written::WRITE_WAIT).await {
-                        crate::log_line!(
-                            "baton server: claude (pid {}) had not written its turn to its session file {} s after its result: kept warm anyway",
-                            cli.pid,
-                            claude_written::WRITE_WAIT.as_secs()
-                        );
-                    }
+}
+
+/// A Claude CLI to keep warm after a clean turn: where it goes, and what it holds.
+struct Kept {
+    keep: tokio::sync::oneshot::Sender<WarmCli>,
+    session_id: String,
+    /// The turn completed without an interrupt: its last message will be in its session file.
+    completed: bool,
+}
+
+impl Kept {
+    /// Reads the turn's outcome, and hands the CLI back to `keep` once its session file holds
+    /// the turn (`claude_written`).
+    async fn hand_back(
+        self,
+        cli: ClaudeCli,
+        run: ClaudeRun,
+        spec: &RunSpec,
+        homes: &ProviderHomes,
+        path_var: Option<&OsStr>,
+    ) -> Result<TurnOutcome, ProviderError> {
+        let parser = run.parser;
+        let key = WarmKey::of(spec, path_var, self.session_id, parser.model());
+        let total = parser.total_usd();
+        // An interrupted turn's last message may be cut short on disk, or not there: no
+        // wait that may never end (its next turn resumes in this process anyway).
+        let written = self
+            .completed
+            .then(|| parser.written_check(homes, &spec.cwd))
+            .flatten();
+        let exit = exit_at_result(&run.interrupted);
+        let outcome = finish(Parser::Claude(parser), exit, homes, spec).await;
+        let cli = WarmCli::new(
+            cli.child,
+            cli.lines,
+            cli.close,
+            cli.system_file,
+            total,
+            key,
+            cli.turns_before + 1,
+        );
+        let keep = self.keep;
+        tokio::spawn(async move {
+            if let Some(written) = written {
+                if !written.wait(claude_written::WRITE_WAIT).await {
+                    crate::log_line!(
+                        "baton server: claude (pid {}) had not written its turn to its session file {} s after its result: kept warm anyway",
+                        cli.pid,
+                        claude_written::WRITE_WAIT.as_secs()
+                    );
                 }
-                if let Err(cli) = keep.send(cli) {
-                    cli.retire();
-                }
-            });
-            return outcome;
-        }
-        // No session to resume it by: it cannot be reused.
-        close.notify_one();
-        while let Ok(Some(line)) = child.next_line().await {
-            let _ = tx.send(RunMsg::Raw(line)).await;
-        }
+            }
+            if let Err(cli) = keep.send(cli) {
+                cli.retire();
+            }
+        });
+        outcome
     }
+}
+
+/// A Claude turn read off its CLI's exit: its stdin closed, the CLI waited for.
+async fn reap_claude(
+    cli: ClaudeCli,
+    run: ClaudeRun,
+    spec: &RunSpec,
+    homes: &ProviderHomes,
+) -> Result<TurnOutcome, ProviderError> {
+    let ClaudeCli {
+        child,
+        lines,
+        system_file,
+        ..
+    } = cli;
     drop(lines);
+    let interrupted = run.interrupted;
     let exit = child
         .wait(|| interrupted.load(Ordering::SeqCst))
         .await
-        .map_err(|source| ProviderError::Io { provider, source })?;
+        .map_err(|source| ProviderError::Io {
+            provider: spec.provider,
+            source,
+        })?;
     crate::log::phase("cli-exited");
     drop(system_file);
-    finish(Parser::Claude(parser), exit, homes, spec).await
+    finish(Parser::Claude(run.parser), exit, homes, spec).await
 }
 
 /// A turn's end as its result tells it, the CLI not yet exited: the status is the result's,
@@ -618,37 +790,8 @@ fn exit_at_result(interrupted: &AtomicBool) -> ExitInfo {
     }
 }
 
-/// How a Claude turn ended, as far as its CLI's next turn is concerned.
-#[derive(Debug, Clone, Copy)]
-struct TurnEnd {
-    status: TurnStatus,
-    /// An interrupt was asked for.
-    interrupted: bool,
-    /// The CLI ended the turn on its own interrupt request (no signal was sent).
-    took_interrupt: bool,
-    /// Steers were handed to it that it has not taken in: they would run after the result.
-    steers_unread: bool,
-    /// It ran a subagent, which may still print after the result.
-    subagent: bool,
-}
-
-impl TurnEnd {
-    /// Whether the CLI is left waiting for a next message with nothing of this turn to come.
-    fn leaves_cli_reusable(&self) -> bool {
-        let ended_well =
-            self.status == TurnStatus::Completed && !self.interrupted || self.took_interrupt;
-        ended_well && !self.steers_unread && !self.subagent
-    }
-}
-
 /// The tools whose subagents 2.1.332 may run in the background, printing after the result.
 const SUBAGENT_TOOLS: [&str; 2] = ["Agent", "Task"];
-
-fn send_line(lines: &tokio::sync::mpsc::UnboundedSender<String>, line: &mut Option<String>) {
-    if let Some(line) = line.take() {
-        let _ = lines.send(line);
-    }
-}
 
 pub(super) async fn wait_gate(
     gate: &mut Option<tokio::sync::oneshot::Receiver<()>>,
