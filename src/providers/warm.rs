@@ -188,12 +188,6 @@ impl WarmCli {
         self.system_file.as_ref().map(Written::path)
     }
 
-    /// The id of its next JSON-RPC request.
-    pub(super) fn next_request(&mut self) -> u64 {
-        self.requests += 1;
-        self.requests
-    }
-
     /// The same process kept again after one more turn: idle from now on, a new stay in the
     /// pool.
     pub(super) fn rekept(self) -> WarmCli {
