@@ -42,6 +42,7 @@ use requests::{answer_to, decline, interrupt_request, json_line, request, steer_
 
 #[path = "codex_warm_machine.rs"]
 mod machine;
+use super::run::inputs::{Input, TurnInputs};
 use machine::AppTurnState;
 pub use requests::{app_args, resume_request, sandbox_policy, turn_request};
 
@@ -135,67 +136,6 @@ pub(super) struct AppChannels {
     pub keep: Option<tokio::sync::oneshot::Sender<WarmCli>>,
 }
 
-/// What a warm Codex turn's loop waits on besides the app-server's stdout, each polled only
-/// while the turn's phase takes it, and set to None once its sender has gone.
-struct AppInputs {
-    gate: Option<tokio::sync::oneshot::Receiver<()>>,
-    steer: Option<UnboundedReceiver<String>>,
-    interrupt: Option<UnboundedReceiver<()>>,
-    /// When the `turn/interrupt` is given up on and SIGINT sent instead.
-    grace: Option<tokio::time::Instant>,
-}
-
-/// What the loop waited for: an event for the step, or a stdout line (the parser reads it
-/// only if the step says it is the turn's).
-enum Waited {
-    Event(machine::Event),
-    Line(String),
-}
-
-impl AppInputs {
-    /// The next thing to happen that `state`'s phase takes. Every branch is cancel-safe.
-    async fn next(
-        &mut self,
-        state: &AppTurnState,
-        child: &mut process::Spawned,
-    ) -> std::io::Result<Waited> {
-        use machine::Event;
-        loop {
-            tokio::select! {
-                biased;
-                opened = super::run::wait_gate(&mut self.gate), if state.waits_for_gate() && self.gate.is_some() => {
-                    self.gate = None;
-                    return Ok(Waited::Event(match opened {
-                        Ok(()) => Event::GateOpened,
-                        Err(_) => Event::GateClosed,
-                    }));
-                }
-                asked = super::run::next_of(&mut self.interrupt), if state.takes_interrupts() && self.interrupt.is_some() => {
-                    match asked {
-                        Some(()) => return Ok(Waited::Event(Event::Interrupt)),
-                        None => self.interrupt = None,
-                    }
-                }
-                () = super::run::wait_until(self.grace), if state.grace_runs() && self.grace.is_some() => {
-                    return Ok(Waited::Event(Event::GraceOver));
-                }
-                more = super::run::next_of(&mut self.steer), if state.takes_steers() && self.steer.is_some() => {
-                    match more {
-                        Some(text) => return Ok(Waited::Event(Event::Steer(text))),
-                        None => self.steer = None,
-                    }
-                }
-                line = child.next_line() => {
-                    return Ok(match line? {
-                        Some(line) => Waited::Line(line),
-                        None => Waited::Event(Event::Eof),
-                    });
-                }
-            }
-        }
-    }
-}
-
 /// A turn of `prompt` in the warm app-server `cli` (its key fits `spec`). Sends the same
 /// messages a cold turn does ([`RunMsg::Started`] with the app-server's pid, every stdout line
 /// of the turn raw, its events); an interrupt is the app-server's `turn/interrupt` (SIGINT if
@@ -224,29 +164,24 @@ pub(super) async fn app_turn(
         thread: cli.key.session_id.clone(),
         model: cli.key.model.clone(),
         prompt: String::from_utf8_lossy(prompt).into_owned(),
-        inputs: AppInputs {
-            gate: go,
-            steer,
-            interrupt,
-            grace: None,
-        },
+        inputs: TurnInputs::new(go, steer, interrupt),
         tx,
         first: true,
     };
     let (mut state, actions) = AppTurnState::start(cli.requests, run.inputs.gate.is_some());
     run.act(spec, &cli, None, actions).await;
     while !state.is_done() {
-        let waited = run.inputs.next(&state, &mut cli.child).await;
-        let waited = waited.map_err(|source| ProviderError::Io {
+        let input = run.inputs.next(state.wants(), &mut cli.child).await;
+        let input = input.map_err(|source| ProviderError::Io {
             provider: ProviderKind::Codex,
             source,
         })?;
-        match waited {
-            Waited::Event(event) => {
-                let actions = state.step(event);
+        match input {
+            Input::Wake(wake) => {
+                let actions = state.step(machine::Event::Wake(wake));
                 run.act(spec, &cli, None, actions).await;
             }
-            Waited::Line(line) => {
+            Input::Line(line) => {
                 if std::mem::take(&mut run.first) {
                     crate::log::phase("cli-first-line");
                 }
@@ -270,7 +205,7 @@ struct AppRun {
     thread: String,
     model: Option<String>,
     prompt: String,
-    inputs: AppInputs,
+    inputs: TurnInputs,
     tx: Sender<RunMsg>,
     /// No stdout line read yet.
     first: bool,

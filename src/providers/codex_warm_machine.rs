@@ -6,6 +6,7 @@
 
 use serde_json::Value;
 
+use super::super::run::inputs::{Wake, Wants};
 use super::requests::{answer_to, decline};
 
 /// Where a warm Codex turn's `turn/start` is.
@@ -39,23 +40,13 @@ pub(super) enum Asked {
 /// What happened, as the step sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Event {
-    GateOpened,
-    /// The gate's sender went away: the turn never starts.
-    GateClosed,
-    Interrupt,
-    /// The `turn/interrupt`'s grace ran out.
-    GraceOver,
-    Steer(String),
+    /// The gate, an interrupt, its grace, a steer, EOF.
+    Wake(Wake),
     /// A stdout line, parsed (Null when it is not JSON).
     Line(Value),
     /// The parser read the line the step asked it to ([`Action::Feed`]): the turn's id as
     /// far as it knows, and whether `turn/completed` came.
-    Read {
-        turn: Option<String>,
-        ended: bool,
-    },
-    /// The app-server closed its stdout.
-    Eof,
+    Read { turn: Option<String>, ended: bool },
 }
 
 /// What the loop does.
@@ -145,21 +136,18 @@ impl AppTurnState {
         self.phase == Phase::Done
     }
 
-    pub(super) fn waits_for_gate(&self) -> bool {
-        self.phase == Phase::Gated
-    }
-
-    pub(super) fn takes_interrupts(&self) -> bool {
-        !self.is_done()
-    }
-
-    pub(super) fn grace_runs(&self) -> bool {
-        self.asked == Asked::Sent && !self.is_done()
-    }
-
-    /// Steers join a turn the app-server took, once its id is known, until an interrupt.
-    pub(super) fn takes_steers(&self) -> bool {
-        matches!(self.phase, Phase::Running { turn: Some(_) }) && self.asked == Asked::No
+    /// What the loop waits for besides stdout: the gate before the `turn/start`; interrupts
+    /// until the end; the `turn/interrupt`'s grace once it was sent; steers once the turn's id
+    /// is known, until an interrupt.
+    pub(super) fn wants(&self) -> Wants {
+        let running = !self.is_done();
+        Wants {
+            gate: self.phase == Phase::Gated,
+            interrupts: running,
+            grace: running && self.asked == Asked::Sent,
+            steers: matches!(self.phase, Phase::Running { turn: Some(_) })
+                && self.asked == Asked::No,
+        }
     }
 
     /// How the loop left the turn.
@@ -201,43 +189,49 @@ impl AppTurnState {
     }
 
     fn on(&mut self, event: Event) -> Vec<Action> {
-        match (&self.phase, event) {
-            (_, Event::Eof) => {
+        use Wake::{Eof, GateClosed, GateOpened, GraceOver, Interrupt, Steer};
+        let wake = match event {
+            Event::Wake(wake) => wake,
+            Event::Line(message) => return self.line(&message),
+            Event::Read { turn, ended } => return self.read(turn, ended),
+        };
+        match (&self.phase, wake) {
+            (_, Eof) => {
                 self.alive = false;
                 self.done()
             }
-            (Phase::Gated, Event::GateOpened) => vec![self.send_start()],
+            (Phase::Gated, GateOpened) => vec![self.send_start()],
             // No prompt may reach it: the turn never starts.
-            (Phase::Gated, Event::GateClosed) => self.done(),
-            (_, Event::GateOpened | Event::GateClosed) => Vec::new(),
-            (Phase::Gated, Event::Interrupt) => {
+            (Phase::Gated, GateClosed) => self.done(),
+            (_, GateOpened | GateClosed) => Vec::new(),
+            (Phase::Gated, Interrupt) => {
                 self.asked = Asked::Pending;
                 self.done()
             }
-            (_, Event::Interrupt) => {
+            (_, Interrupt) => {
                 if self.asked == Asked::No {
                     self.asked = Asked::Pending;
                 }
                 Vec::new()
             }
-            (_, Event::GraceOver) if self.asked == Asked::Sent => {
+            (_, GraceOver) if self.asked == Asked::Sent => {
                 self.asked = Asked::Signalled;
                 vec![Action::SignalUnanswered]
             }
-            (_, Event::GraceOver) => Vec::new(),
-            (_, Event::Steer(text)) => self.steer(text),
-            (_, Event::Line(message)) => self.line(&message),
-            (_, Event::Read { turn, ended }) => {
-                if let (Phase::Running { turn: known @ None }, Some(turn)) = (&mut self.phase, turn)
-                {
-                    *known = Some(turn);
-                }
-                if ended || self.refused.is_some() {
-                    return self.done();
-                }
-                Vec::new()
-            }
+            (_, GraceOver) => Vec::new(),
+            (_, Steer(text)) => self.steer(text),
         }
+    }
+
+    /// What the parser read of the turn's line: its id, and whether it ended (or was refused).
+    fn read(&mut self, turn: Option<String>, ended: bool) -> Vec<Action> {
+        if let (Phase::Running { turn: known @ None }, Some(turn)) = (&mut self.phase, turn) {
+            *known = Some(turn);
+        }
+        if ended || self.refused.is_some() {
+            return self.done();
+        }
+        Vec::new()
     }
 
     fn done(&mut self) -> Vec<Action> {

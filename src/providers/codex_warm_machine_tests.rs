@@ -2,6 +2,12 @@
 
 use super::*;
 use pretty_assertions::assert_eq;
+
+const OPENED: Event = Event::Wake(Wake::GateOpened);
+const CLOSED: Event = Event::Wake(Wake::GateClosed);
+const INTERRUPT: Event = Event::Wake(Wake::Interrupt);
+const GRACE_OVER: Event = Event::Wake(Wake::GraceOver);
+const EOF: Event = Event::Wake(Wake::Eof);
 use serde_json::json;
 
 /// Requests an app-server was sent before the turn (`initialize`, `thread/resume`): the
@@ -24,7 +30,7 @@ fn read(ended: bool) -> Event {
 }
 
 fn steer() -> Event {
-    Event::Steer("more".into())
+    Event::Wake(Wake::Steer("more".into()))
 }
 
 fn running() -> Phase {
@@ -66,21 +72,15 @@ fn the_turn_starts_at_once_or_when_the_gate_opens_and_the_resumes_lines_are_not_
         (
             "the gate opens",
             true,
-            vec![Event::GateOpened],
+            vec![OPENED],
             Phase::Starting { id: 3 },
             vec![Action::Start { id: 3 }],
         ),
-        (
-            "the gate closes",
-            true,
-            vec![Event::GateClosed],
-            Phase::Done,
-            vec![],
-        ),
+        ("the gate closes", true, vec![CLOSED], Phase::Done, vec![]),
         (
             "an interrupt before the gate opens",
             true,
-            vec![Event::Interrupt],
+            vec![INTERRUPT],
             Phase::Done,
             vec![],
         ),
@@ -133,7 +133,7 @@ fn the_turn_starts_at_once_or_when_the_gate_opens_and_the_resumes_lines_are_not_
             Phase::Done,
             vec![],
         ),
-        ("EOF", false, vec![Event::Eof], Phase::Done, vec![]),
+        ("EOF", false, vec![EOF], Phase::Done, vec![]),
     ];
     for (what, gated, events, phase, actions) in cases {
         assert_eq!(
@@ -176,49 +176,49 @@ fn an_interrupt_waits_for_the_turns_id_and_sigint_follows_its_grace() {
     let cases = [
         (
             "once the turn's id is known",
-            vec![accepted(), read(false), Event::Interrupt],
+            vec![accepted(), read(false), INTERRUPT],
             running(),
             vec![interrupt(4)],
             (true, true),
         ),
         (
             "before the turn/start's answer",
-            vec![Event::Interrupt],
+            vec![INTERRUPT],
             Phase::Starting { id: 3 },
             vec![],
             (true, false),
         ),
         (
             "sent with the answer's line",
-            vec![Event::Interrupt, accepted()],
+            vec![INTERRUPT, accepted()],
             running(),
             vec![Action::Feed, interrupt(4)],
             (true, true),
         ),
         (
             "a second interrupt",
-            vec![accepted(), Event::Interrupt, Event::Interrupt],
+            vec![accepted(), INTERRUPT, INTERRUPT],
             running(),
             vec![],
             (true, true),
         ),
         (
             "its grace runs out",
-            vec![accepted(), Event::Interrupt, Event::GraceOver],
+            vec![accepted(), INTERRUPT, GRACE_OVER],
             running(),
             vec![Action::SignalUnanswered],
             (true, false),
         ),
         (
             "a grace with no interrupt",
-            vec![accepted(), Event::GraceOver],
+            vec![accepted(), GRACE_OVER],
             running(),
             vec![],
             (false, false),
         ),
         (
             "an interrupt after turn/completed",
-            vec![accepted(), read(true), Event::Interrupt],
+            vec![accepted(), read(true), INTERRUPT],
             Phase::Done,
             vec![],
             (false, false),
@@ -261,7 +261,7 @@ fn steers_join_a_turn_whose_id_is_known_and_each_answer_tells_whether_it_was_rea
         ),
         (
             "once interrupted",
-            vec![accepted(), Event::Interrupt, steer()],
+            vec![accepted(), INTERRUPT, steer()],
             vec![],
             false,
         ),
@@ -298,17 +298,10 @@ fn the_loop_waits_only_for_what_the_phase_takes() {
     // (what, events, gate, interrupts, grace, steers)
     let cases = [
         ("gated", vec![], true, true, false, false),
-        (
-            "starting",
-            vec![Event::GateOpened],
-            false,
-            true,
-            false,
-            false,
-        ),
+        ("starting", vec![OPENED], false, true, false, false),
         (
             "running",
-            vec![Event::GateOpened, accepted()],
+            vec![OPENED, accepted()],
             false,
             true,
             false,
@@ -316,7 +309,7 @@ fn the_loop_waits_only_for_what_the_phase_takes() {
         ),
         (
             "interrupting",
-            vec![Event::GateOpened, accepted(), Event::Interrupt],
+            vec![OPENED, accepted(), INTERRUPT],
             false,
             true,
             true,
@@ -324,29 +317,24 @@ fn the_loop_waits_only_for_what_the_phase_takes() {
         ),
         (
             "signalled",
-            vec![
-                Event::GateOpened,
-                accepted(),
-                Event::Interrupt,
-                Event::GraceOver,
-            ],
+            vec![OPENED, accepted(), INTERRUPT, GRACE_OVER],
             false,
             true,
             false,
             false,
         ),
-        ("done", vec![Event::Eof], false, false, false, false),
+        ("done", vec![EOF], false, false, false, false),
     ];
     for (what, events, gate, interrupts, grace, steers) in cases {
         let (state, _, _) = after(true, &events);
-        let got = (
-            state.waits_for_gate(),
-            state.takes_interrupts(),
-            state.grace_runs(),
-            state.takes_steers(),
-        );
-        assert_eq!(got, (gate, interrupts, grace, steers), "{what}");
+        let want = Wants {
+            gate,
+            interrupts,
+            grace,
+            steers,
+        };
+        assert_eq!(state.wants(), want, "{what}");
     }
-    let (state, _, _) = after(false, &[Event::Eof]);
+    let (state, _, _) = after(false, &[EOF]);
     assert!(!state.left().alive);
 }

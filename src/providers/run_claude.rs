@@ -1,294 +1,393 @@
-//! A Claude turn as a state machine: the [`Phase`] its CLI is in, and the pure [`ClaudeTurn::step`]
-//! from an [`Event`] (the gate, an interrupt, a steer, a line's facts, EOF) to the [`Action`]s
-//! `run::claude_turn` carries out. The loop there only waits for the next event; every
-//! decision (when the prompt goes, how an interrupt is asked, when steers are taken, whether
-//! the CLI is kept, handed over while it exits, or read to its end) is made here.
+//! A Claude turn's loop: the CLI it runs in (a warm one, or one started now), the events it
+//! waits for ([`TurnInputs`]), the actions of its machine (`run_claude_machine.rs`) carried
+//! out, and the three ends of the CLI once the loop is over: kept warm, handed over while it
+//! exits ([`Closing`]), or reaped here.
 
-use crate::words::TurnStatus;
+use std::ffi::OsStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
-/// Where a Claude turn is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Phase {
-    /// Started, its prompt held until the gate opens.
-    Gated,
-    /// Its prompt will never be sent (the gate closed, or an interrupt came first): stdin is
-    /// closed and the CLI read to its exit.
-    Unprompted,
-    /// Its prompt sent: the turn runs and takes steers.
-    Running,
-    /// Asked to interrupt by its own request on stdin: SIGINT if the grace runs out first.
-    Interrupting,
-    /// SIGINT sent: nothing more is asked of it.
-    Signalled,
-    /// Its result came and the CLI is not reused: stdin closed, read to its exit.
-    Draining,
-    /// The loop ends; what happens to the CLI.
-    Done(Exit),
+use tokio::sync::mpsc::Sender;
+
+use super::claude_machine::{self, ClaudeTurn};
+use super::inputs::{Input, TurnInputs};
+use super::{exit_at_result, find, finish, spawn, system_file, Channels, Parser, INTERRUPT_GRACE};
+use crate::providers::claude::{self, ClaudeParser};
+use crate::providers::claude_written;
+use crate::providers::closing::Closing;
+use crate::providers::process;
+use crate::providers::warm::{WarmCli, WarmKey};
+use crate::providers::{ProviderError, ProviderHomes, RunMsg, RunSpec, TurnOutcome};
+use crate::words::TurnEvent;
+
+/// A Claude process started for a turn of `spec`: its stdin open (stream-json lines, the first
+/// one its prompt) and nothing written to it yet.
+pub(super) type StartedClaude = (
+    process::Spawned,
+    tokio::sync::mpsc::UnboundedSender<String>,
+    Arc<tokio::sync::Notify>,
+    Option<system_file::Written>,
+);
+
+pub(super) fn start_claude(
+    spec: &RunSpec,
+    homes: &ProviderHomes,
+    path_var: Option<&OsStr>,
+) -> Result<StartedClaude, ProviderError> {
+    let bin = find(spec, path_var)?;
+    let args = claude::args(spec);
+    let system_file = system_file(spec, homes)?;
+    let (lines, more) = tokio::sync::mpsc::unbounded_channel();
+    let close = Arc::new(tokio::sync::Notify::new());
+    let stdin = process::Stdin::Open {
+        first: Vec::new(),
+        more,
+        close: close.clone(),
+    };
+    let child = spawn(spec.provider, &bin, &args, spec, path_var, stdin)?;
+    crate::log::phase("cli-spawned");
+    Ok((child, lines, close, system_file))
 }
 
-/// What happens to the CLI once the loop ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Exit {
-    /// Its result left it reusable and it is kept for the next turn; `completed`: the turn
-    /// completed without an interrupt (its last message will be in its session file).
-    Keep { completed: bool },
-    /// Its result left it reusable and it is handed over, stdin closed, while it exits.
-    AtResult,
-    /// It closed its stdout: it is reaped and the turn read off its exit.
-    Reaped,
+/// A Claude CLI running a turn: its process, its stdin (a line at a time, closed when `close`
+/// is notified), the system text file it read, and what its earlier turns in this process left
+/// (a warm CLI's running cost and turn count).
+struct ClaudeCli {
+    child: process::Spawned,
+    lines: tokio::sync::mpsc::UnboundedSender<String>,
+    close: Arc<tokio::sync::Notify>,
+    system_file: Option<system_file::Written>,
+    total_before: Option<f64>,
+    turns_before: u32,
 }
 
-/// What happened, as the step sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Event {
-    /// The gate opened.
-    GateOpened,
-    /// The gate's sender went away: no prompt may reach the CLI.
-    GateClosed,
-    /// An interrupt was asked for.
-    Interrupt,
-    /// The interrupt request's grace ran out.
-    GraceOver,
-    /// A steer's text.
-    Steer(String),
-    /// A line was the CLI's echo of a message it took in (the prompt, then each steer).
-    Echo,
-    /// A line told of a tool that runs a subagent.
-    Subagent,
-    /// A line was the turn's result; `interrupted`: an interrupt was asked for meanwhile.
-    Result {
-        status: TurnStatus,
-        interrupted: bool,
-    },
-    /// The CLI closed its stdout.
-    Eof,
-}
-
-/// What the loop does.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Action {
-    /// Writes the prompt's line.
-    SendPrompt,
-    /// Writes a steer's line.
-    Steer(String),
-    /// Writes the interrupt request and starts its grace ([`super::INTERRUPT_GRACE`]).
-    AskInterrupt,
-    /// Sends SIGINT to the CLI's process group.
-    Signal,
-    /// Logs that the interrupt request went unanswered, then sends SIGINT.
-    SignalUnanswered,
-    /// Closes the CLI's stdin: it exits at EOF.
-    CloseStdin,
-    /// Drops the gate: the prompt will never be sent.
-    DropGate,
-    /// Tells the caller the CLI took in steer `index`.
-    SteerRead { index: usize },
-}
-
-/// How the turn was set up.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Setup {
-    /// Its prompt waits for a gate.
-    pub gated: bool,
-    /// Nothing will follow the prompt (no steers, interrupts or next turn): EOF right after it.
-    pub only_prompt: bool,
-    /// A clean turn's CLI is kept warm.
-    pub keep: bool,
-    /// A clean turn's CLI not kept is handed over while it exits.
-    pub closing: bool,
-}
-
-/// A Claude turn's state: its phase, and what it counted.
-#[derive(Debug, Clone)]
-pub(super) struct ClaudeTurn {
-    setup: Setup,
-    phase: Phase,
-    /// Steers written to it.
-    forwarded: usize,
-    /// Echoes of messages it took in (the prompt's first).
-    replays: usize,
-    /// It ran a subagent.
-    subagent: bool,
-}
-
-impl ClaudeTurn {
-    /// The turn as it starts, and what is done at once (the prompt, ungated).
-    pub(super) fn start(setup: Setup) -> (ClaudeTurn, Vec<Action>) {
-        let mut turn = ClaudeTurn {
-            setup,
-            phase: Phase::Gated,
-            forwarded: 0,
-            replays: 0,
-            subagent: false,
-        };
-        let actions = if setup.gated {
-            Vec::new()
-        } else {
-            turn.send_prompt()
-        };
-        (turn, actions)
-    }
-
-    pub(super) fn phase(&self) -> Phase {
-        self.phase
-    }
-
-    /// The loop waits for the gate.
-    pub(super) fn waits_for_gate(&self) -> bool {
-        self.phase == Phase::Gated
-    }
-
-    /// The turn's result has not come (nor its end).
-    pub(super) fn awaits_result(&self) -> bool {
-        !matches!(self.phase, Phase::Draining | Phase::Done(_))
-    }
-
-    /// The loop takes interrupts: until the result.
-    pub(super) fn takes_interrupts(&self) -> bool {
-        self.awaits_result()
-    }
-
-    /// The interrupt request's grace runs.
-    pub(super) fn grace_runs(&self) -> bool {
-        self.phase == Phase::Interrupting
-    }
-
-    /// The loop takes steers: once the prompt went and until an interrupt or the result.
-    pub(super) fn takes_steers(&self) -> bool {
-        self.phase == Phase::Running
-    }
-
-    /// Steers were written to it that it has not echoed (the first echo is the prompt's).
-    fn steers_unread(&self) -> bool {
-        self.forwarded > self.replays.saturating_sub(1)
-    }
-
-    fn send_prompt(&mut self) -> Vec<Action> {
-        self.phase = Phase::Running;
-        let mut actions = vec![Action::SendPrompt];
-        if self.setup.only_prompt {
-            actions.push(Action::CloseStdin);
-        }
-        actions
-    }
-
-    /// The next phase and the actions `event` calls for.
-    pub(super) fn step(&mut self, event: Event) -> Vec<Action> {
-        use Phase::{Done, Draining, Gated, Interrupting, Running, Signalled, Unprompted};
-        match (self.phase, event) {
-            (Done(_), _) => Vec::new(),
-            (_, Event::Eof) => self.end(Exit::Reaped),
-            (Gated, Event::GateOpened) => self.send_prompt(),
-            (Gated, Event::GateClosed) => self.unprompted(Vec::new()),
-            (_, Event::GateOpened | Event::GateClosed) => Vec::new(),
-            // Before its prompt: it never gets one, and exits at EOF.
-            (Gated, Event::Interrupt) => self.unprompted(vec![Action::DropGate]),
-            // Steers it holds but has not taken in would run as turns of their own after an
-            // interrupt request (it reads on): SIGINT ends it with them unread, and they wait
-            // again at the head of the queue.
-            (Running, Event::Interrupt) if self.steers_unread() => {
-                self.phase = Signalled;
-                vec![Action::Signal]
-            }
-            (Running, Event::Interrupt) => {
-                self.phase = Interrupting;
-                vec![Action::AskInterrupt]
-            }
-            (Unprompted | Interrupting | Signalled | Draining, Event::Interrupt) => Vec::new(),
-            (Interrupting, Event::GraceOver) => {
-                self.phase = Signalled;
-                vec![Action::SignalUnanswered]
-            }
-            (_, Event::GraceOver) => Vec::new(),
-            // No steer goes in once an interrupt was asked for: those wait again.
-            (Running, Event::Steer(text)) => {
-                self.forwarded += 1;
-                vec![Action::Steer(text)]
-            }
-            (_, Event::Steer(_)) => Vec::new(),
-            // The first echo is the prompt; each later one a steer it took in.
-            (_, Event::Echo) => {
-                self.replays += 1;
-                match self.replays - 1 {
-                    0 => Vec::new(),
-                    n => vec![Action::SteerRead { index: n - 1 }],
+impl ClaudeCli {
+    /// The warm CLI `warm`, or one started now.
+    fn take_or_start(
+        warm: Option<WarmCli>,
+        spec: &RunSpec,
+        homes: &ProviderHomes,
+        path_var: Option<&OsStr>,
+    ) -> Result<ClaudeCli, ProviderError> {
+        Ok(match warm {
+            Some(w) => {
+                crate::log::phase("cli-warm");
+                ClaudeCli {
+                    child: w.child,
+                    lines: w.lines,
+                    close: w.close,
+                    system_file: w.system_file,
+                    total_before: w.total_usd,
+                    turns_before: w.turns,
                 }
             }
-            (_, Event::Subagent) => {
-                self.subagent = true;
-                Vec::new()
+            None => {
+                let (child, lines, close, system_file) = start_claude(spec, homes, path_var)?;
+                ClaudeCli {
+                    child,
+                    lines,
+                    close,
+                    system_file,
+                    total_before: None,
+                    turns_before: 0,
+                }
             }
-            (Draining, Event::Result { .. }) => Vec::new(),
-            (
-                _,
-                Event::Result {
-                    status,
-                    interrupted,
-                },
-            ) => self.result(status, interrupted),
+        })
+    }
+}
+
+/// A Claude turn. Claude takes its prompt as a stream-json line and keeps reading stdin: steers
+/// join the running turn. At the turn's result stdin closes (so the CLI exits), unless the
+/// process is kept warm for the next turn (`channels.keep`, a clean turn). The decisions are
+/// [`ClaudeTurn::step`]'s; this loop waits for the next event and carries out its actions.
+pub(super) async fn claude_turn(
+    spec: &RunSpec,
+    prompt: &[u8],
+    homes: &ProviderHomes,
+    path_var: Option<&OsStr>,
+    tx: Sender<RunMsg>,
+    interrupted: Arc<AtomicBool>,
+    channels: Channels,
+) -> Result<TurnOutcome, ProviderError> {
+    let Channels {
+        steer,
+        go,
+        warm,
+        keep,
+        interrupt,
+        closing,
+    } = channels;
+    let setup = claude_machine::Setup {
+        gated: go.is_some(),
+        only_prompt: steer.is_none() && keep.is_none() && interrupt.is_none(),
+        keep: keep.is_some(),
+        closing: closing.is_some(),
+    };
+    let mut cli = ClaudeCli::take_or_start(warm, spec, homes, path_var)?;
+    let mut run = ClaudeRun {
+        parser: ClaudeParser::after(&spec.cwd, cli.total_before),
+        prompt: claude::user_line(&String::from_utf8_lossy(prompt)),
+        inputs: TurnInputs::new(go, steer, interrupt),
+        tx,
+        interrupted,
+        first: true,
+    };
+    // Send errors only mean the receiver is gone; the turn carries on.
+    let _ = run.tx.send(RunMsg::Started { pid: cli.child.pid }).await;
+    let (mut turn, actions) = ClaudeTurn::start(setup);
+    run.act(&cli, actions).await;
+    let exit = loop {
+        if let claude_machine::Phase::Done(exit) = turn.phase() {
+            break exit;
+        }
+        let input = run.inputs.next(turn.wants(), &mut cli.child).await;
+        let input = input.map_err(|source| ProviderError::Io {
+            provider: spec.provider,
+            source,
+        })?;
+        match input {
+            Input::Wake(wake) => {
+                let actions = turn.step(claude_machine::Event::Wake(wake));
+                run.act(&cli, actions).await;
+            }
+            Input::Line(line) => run.on_line(&mut turn, &cli, line).await,
+        }
+    };
+    let ends = ClaudeEnds { keep, closing };
+    ends.carry_out(exit, cli, run, spec, homes, path_var).await
+}
+
+/// The loop's side of a Claude turn: what it reads, and where it writes.
+struct ClaudeRun {
+    parser: ClaudeParser,
+    /// The prompt's stream-json line.
+    prompt: String,
+    inputs: TurnInputs,
+    tx: Sender<RunMsg>,
+    interrupted: Arc<AtomicBool>,
+    /// No stdout line read yet.
+    first: bool,
+}
+
+impl ClaudeRun {
+    /// Carries out the step's actions, in order.
+    async fn act(&mut self, cli: &ClaudeCli, actions: Vec<claude_machine::Action>) {
+        use claude_machine::Action;
+        let pid = cli.child.pid;
+        for action in actions {
+            match action {
+                Action::SendPrompt => {
+                    let _ = cli.lines.send(std::mem::take(&mut self.prompt));
+                }
+                Action::Steer(text) => {
+                    let _ = cli.lines.send(claude::user_line(&text));
+                }
+                Action::AskInterrupt => {
+                    let id = format!("baton-interrupt-{pid}");
+                    let _ = cli.lines.send(claude::interrupt_line(&id));
+                    self.inputs.grace = Some(tokio::time::Instant::now() + INTERRUPT_GRACE);
+                }
+                Action::SignalUnanswered => {
+                    crate::log_line!("baton server: claude (pid {pid}) did not take the interrupt request: SIGINT");
+                    let _ = process::interrupt(pid);
+                }
+                Action::Signal => {
+                    let _ = process::interrupt(pid);
+                }
+                Action::CloseStdin => cli.close.notify_one(),
+                Action::DropGate => self.inputs.gate = None,
+                Action::SteerRead { index } => {
+                    let _ = self.tx.send(RunMsg::SteerRead { index }).await;
+                }
+            }
         }
     }
 
-    fn unprompted(&mut self, mut actions: Vec<Action>) -> Vec<Action> {
-        self.phase = Phase::Unprompted;
-        actions.push(Action::CloseStdin);
-        actions
+    /// A stdout line: raw to the caller, then what the step makes of its echo, its events
+    /// (each sent on), and its result.
+    async fn on_line(&mut self, turn: &mut ClaudeTurn, cli: &ClaudeCli, line: String) {
+        use claude_machine::Event;
+        if std::mem::take(&mut self.first) {
+            crate::log::phase("cli-first-line");
+        }
+        let events = self.parser.feed(&line);
+        let replay = self.parser.was_replay();
+        let _ = self.tx.send(RunMsg::Raw(line)).await;
+        if replay {
+            let actions = turn.step(Event::Echo);
+            self.act(cli, actions).await;
+        }
+        let mut end = None;
+        for event in events {
+            match &event {
+                TurnEvent::End { status, .. } => end = Some(*status),
+                TurnEvent::ToolUse { name, .. } if SUBAGENT_TOOLS.contains(&name.as_str()) => {
+                    let actions = turn.step(Event::Subagent);
+                    self.act(cli, actions).await;
+                }
+                _ => {}
+            }
+            let _ = self.tx.send(RunMsg::Event(event)).await;
+        }
+        if let Some(status) = end {
+            if turn.awaits_result() {
+                crate::log::phase("cli-result");
+            }
+            let interrupted = self.interrupted.load(Ordering::SeqCst);
+            let actions = turn.step(Event::Result {
+                status,
+                interrupted,
+            });
+            self.act(cli, actions).await;
+        }
     }
+}
 
-    fn end(&mut self, exit: Exit) -> Vec<Action> {
-        self.phase = Phase::Done(exit);
-        Vec::new()
-    }
+/// Where a Claude CLI goes once its turn's loop ends: kept warm, handed over while it exits,
+/// or reaped here.
+struct ClaudeEnds {
+    keep: Option<tokio::sync::oneshot::Sender<WarmCli>>,
+    closing: Option<tokio::sync::oneshot::Sender<Closing>>,
+}
 
-    fn result(&mut self, status: TurnStatus, interrupted: bool) -> Vec<Action> {
-        let end = TurnEnd {
-            status,
-            interrupted,
-            // Interrupted by its own request, the CLI ended the turn and reads on.
-            took_interrupt: self.phase == Phase::Interrupting,
-            steers_unread: self.steers_unread(),
-            subagent: self.subagent,
-        };
-        match (
-            self.setup.keep,
-            self.setup.closing,
-            end.leaves_cli_reusable(),
-        ) {
-            (true, _, true) => self.end(Exit::Keep {
-                completed: status == TurnStatus::Completed && !interrupted,
-            }),
-            (false, true, true) => self.end(Exit::AtResult),
-            _ => {
-                self.phase = Phase::Draining;
-                vec![Action::CloseStdin]
+impl ClaudeEnds {
+    async fn carry_out(
+        self,
+        exit: claude_machine::Exit,
+        cli: ClaudeCli,
+        run: ClaudeRun,
+        spec: &RunSpec,
+        homes: &ProviderHomes,
+        path_var: Option<&OsStr>,
+    ) -> Result<TurnOutcome, ProviderError> {
+        use claude_machine::Exit;
+        match (exit, self.closing, self.keep) {
+            (Exit::AtResult, Some(to), _) => {
+                let ClaudeCli {
+                    child,
+                    lines,
+                    close,
+                    system_file,
+                    ..
+                } = cli;
+                let cli = Closing::new(child, lines, &close, system_file);
+                let exit = exit_at_result(&run.interrupted);
+                let outcome = finish(Parser::Claude(run.parser), exit, homes, spec).await;
+                if let Err(cli) = to.send(cli) {
+                    tokio::spawn(cli.wait(std::future::pending()));
+                }
+                outcome
+            }
+            (Exit::Keep { completed }, _, Some(keep)) => match run.parser.session_id() {
+                Some(session_id) => {
+                    let kept = Kept {
+                        keep,
+                        session_id,
+                        completed,
+                    };
+                    kept.hand_back(cli, run, spec, homes, path_var).await
+                }
+                // No session to resume it by: it cannot be reused.
+                None => {
+                    cli.close.notify_one();
+                    let mut cli = cli;
+                    while let Ok(Some(line)) = cli.child.next_line().await {
+                        let _ = run.tx.send(RunMsg::Raw(line)).await;
+                    }
+                    reap_claude(cli, run, spec, homes).await
+                }
+            },
+            (Exit::AtResult | Exit::Keep { .. } | Exit::Reaped, _, _) => {
+                reap_claude(cli, run, spec, homes).await
             }
         }
     }
 }
 
-/// How a Claude turn ended, as far as its CLI's next turn is concerned.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct TurnEnd {
-    pub status: TurnStatus,
-    /// An interrupt was asked for.
-    pub interrupted: bool,
-    /// The CLI ended the turn on its own interrupt request (no signal was sent).
-    pub took_interrupt: bool,
-    /// Steers were handed to it that it has not taken in: they would run after the result.
-    pub steers_unread: bool,
-    /// It ran a subagent, which may still print after the result.
-    pub subagent: bool,
+/// A Claude CLI to keep warm after a clean turn: where it goes, and what it holds.
+struct Kept {
+    keep: tokio::sync::oneshot::Sender<WarmCli>,
+    session_id: String,
+    /// The turn completed without an interrupt: its last message will be in its session file.
+    completed: bool,
 }
 
-impl TurnEnd {
-    /// Whether the CLI is left waiting for a next message with nothing of this turn to come.
-    pub(super) fn leaves_cli_reusable(&self) -> bool {
-        let ended_well =
-            self.status == TurnStatus::Completed && !self.interrupted || self.took_interrupt;
-        ended_well && !self.steers_unread && !self.subagent
+impl Kept {
+    /// Reads the turn's outcome, and hands the CLI back to `keep` once its session file holds
+    /// the turn (`claude_written`).
+    async fn hand_back(
+        self,
+        cli: ClaudeCli,
+        run: ClaudeRun,
+        spec: &RunSpec,
+        homes: &ProviderHomes,
+        path_var: Option<&OsStr>,
+    ) -> Result<TurnOutcome, ProviderError> {
+        let parser = run.parser;
+        let key = WarmKey::of(spec, path_var, self.session_id, parser.model());
+        let total = parser.total_usd();
+        // An interrupted turn's last message may be cut short on disk, or not there: no
+        // wait that may never end (its next turn resumes in this process anyway).
+        let written = self
+            .completed
+            .then(|| parser.written_check(homes, &spec.cwd))
+            .flatten();
+        let exit = exit_at_result(&run.interrupted);
+        let outcome = finish(Parser::Claude(parser), exit, homes, spec).await;
+        let cli = WarmCli::new(
+            cli.child,
+            cli.lines,
+            cli.close,
+            cli.system_file,
+            total,
+            key,
+            cli.turns_before + 1,
+        );
+        let keep = self.keep;
+        tokio::spawn(async move {
+            if let Some(written) = written {
+                if !written.wait(claude_written::WRITE_WAIT).await {
+                    crate::log_line!(
+                        "baton server: claude (pid {}) had not written its turn to its session file {} s after its result: kept warm anyway",
+                        cli.pid,
+                        claude_written::WRITE_WAIT.as_secs()
+                    );
+                }
+            }
+            if let Err(cli) = keep.send(cli) {
+                cli.retire();
+            }
+        });
+        outcome
     }
 }
 
-#[cfg(test)]
-#[path = "run_claude_tests.rs"]
-mod tests;
+/// A Claude turn read off its CLI's exit: its stdin closed, the CLI waited for.
+async fn reap_claude(
+    cli: ClaudeCli,
+    run: ClaudeRun,
+    spec: &RunSpec,
+    homes: &ProviderHomes,
+) -> Result<TurnOutcome, ProviderError> {
+    let ClaudeCli {
+        child,
+        lines,
+        system_file,
+        ..
+    } = cli;
+    drop(lines);
+    let interrupted = run.interrupted;
+    let exit = child
+        .wait(|| interrupted.load(Ordering::SeqCst))
+        .await
+        .map_err(|source| ProviderError::Io {
+            provider: spec.provider,
+            source,
+        })?;
+    crate::log::phase("cli-exited");
+    drop(system_file);
+    finish(Parser::Claude(run.parser), exit, homes, spec).await
+}
+
+/// The tools whose subagents 2.1.332 may run in the background, printing after the result.
+const SUBAGENT_TOOLS: [&str; 2] = ["Agent", "Task"];

@@ -2,6 +2,12 @@
 
 use super::*;
 use pretty_assertions::assert_eq;
+
+const OPENED: Event = Event::Wake(Wake::GateOpened);
+const CLOSED: Event = Event::Wake(Wake::GateClosed);
+const INTERRUPT: Event = Event::Wake(Wake::Interrupt);
+const GRACE_OVER: Event = Event::Wake(Wake::GraceOver);
+const EOF: Event = Event::Wake(Wake::Eof);
 use Action::{AskInterrupt, CloseStdin, DropGate, SendPrompt, Signal, SignalUnanswered, SteerRead};
 use TurnStatus::{Completed, Failed};
 
@@ -30,7 +36,7 @@ fn result(status: TurnStatus) -> Event {
 }
 
 fn steer() -> Event {
-    Event::Steer("more".into())
+    Event::Wake(Wake::Steer("more".into()))
 }
 
 #[test]
@@ -57,28 +63,28 @@ fn the_prompt_goes_at_once_or_when_the_gate_opens_and_eof_follows_a_lone_prompt(
         (
             "the gate opens",
             gated,
-            vec![Event::GateOpened],
+            vec![OPENED],
             Phase::Running,
             vec![SendPrompt],
         ),
         (
             "the gate closes",
             gated,
-            vec![Event::GateClosed],
+            vec![CLOSED],
             Phase::Unprompted,
             vec![CloseStdin],
         ),
         (
             "an interrupt before the gate opens",
             gated,
-            vec![Event::Interrupt],
+            vec![INTERRUPT],
             Phase::Unprompted,
             vec![DropGate, CloseStdin],
         ),
         (
             "an interrupt once it will not be prompted",
             gated,
-            vec![Event::GateClosed, Event::Interrupt],
+            vec![CLOSED, INTERRUPT],
             Phase::Unprompted,
             vec![],
         ),
@@ -92,7 +98,7 @@ fn the_prompt_goes_at_once_or_when_the_gate_opens_and_eof_follows_a_lone_prompt(
         (
             "a gate left open after the result",
             gated,
-            vec![Event::GateOpened, result(Failed), Event::GateOpened],
+            vec![OPENED, result(Failed), OPENED],
             Phase::Draining,
             vec![],
         ),
@@ -108,55 +114,55 @@ fn an_interrupt_is_asked_on_stdin_unless_steers_are_unread_and_sigint_follows_it
     let cases = [
         (
             "an interrupt",
-            vec![Event::Interrupt],
+            vec![INTERRUPT],
             Phase::Interrupting,
             vec![AskInterrupt],
         ),
         (
             "a second interrupt",
-            vec![Event::Interrupt, Event::Interrupt],
+            vec![INTERRUPT, INTERRUPT],
             Phase::Interrupting,
             vec![],
         ),
         (
             "its grace runs out",
-            vec![Event::Interrupt, Event::GraceOver],
+            vec![INTERRUPT, GRACE_OVER],
             Phase::Signalled,
             vec![SignalUnanswered],
         ),
         (
             "an interrupt once signalled",
-            vec![Event::Interrupt, Event::GraceOver, Event::Interrupt],
+            vec![INTERRUPT, GRACE_OVER, INTERRUPT],
             Phase::Signalled,
             vec![],
         ),
         (
             "a steer it has not echoed",
-            vec![steer(), Event::Echo, Event::Interrupt],
+            vec![steer(), Event::Echo, INTERRUPT],
             Phase::Signalled,
             vec![Signal],
         ),
         (
             "a steer it echoed",
-            vec![steer(), Event::Echo, Event::Echo, Event::Interrupt],
+            vec![steer(), Event::Echo, Event::Echo, INTERRUPT],
             Phase::Interrupting,
             vec![AskInterrupt],
         ),
         (
             "a steer while interrupting",
-            vec![Event::Interrupt, steer()],
+            vec![INTERRUPT, steer()],
             Phase::Interrupting,
             vec![],
         ),
         (
             "a grace with no interrupt",
-            vec![Event::GraceOver],
+            vec![GRACE_OVER],
             Phase::Running,
             vec![],
         ),
         (
             "an interrupt after the result",
-            vec![result(Failed), Event::Interrupt],
+            vec![result(Failed), INTERRUPT],
             Phase::Draining,
             vec![],
         ),
@@ -262,19 +268,19 @@ fn at_its_result_a_reusable_cli_is_kept_or_handed_over_and_any_other_is_read_to_
         (
             "ended on its own interrupt request, kept",
             keep,
-            vec![Event::Interrupt, interrupted_result.clone()],
+            vec![INTERRUPT, interrupted_result.clone()],
             done(Exit::Keep { completed: false }),
         ),
         (
             "ended on its own interrupt request, handed over",
             closing,
-            vec![Event::Interrupt, interrupted_result.clone()],
+            vec![INTERRUPT, interrupted_result.clone()],
             done(Exit::AtResult),
         ),
         (
             "ended by SIGINT",
             keep,
-            vec![Event::Interrupt, Event::GraceOver, interrupted_result],
+            vec![INTERRUPT, GRACE_OVER, interrupted_result],
             draining.clone(),
         ),
         (
@@ -301,16 +307,11 @@ fn at_its_result_a_reusable_cli_is_kept_or_handed_over_and_any_other_is_read_to_
             vec![result(Failed), result(Completed)],
             (Phase::Draining, vec![]),
         ),
-        (
-            "EOF before the result",
-            keep,
-            vec![Event::Eof],
-            done(Exit::Reaped),
-        ),
+        ("EOF before the result", keep, vec![EOF], done(Exit::Reaped)),
         (
             "EOF while draining",
             keep,
-            vec![result(Failed), Event::Eof],
+            vec![result(Failed), EOF],
             done(Exit::Reaped),
         ),
     ];
@@ -334,12 +335,12 @@ fn the_loop_waits_only_for_what_the_phase_takes() {
     for (phase, gate, interrupts, grace, steers) in cases {
         let (mut turn, _) = ClaudeTurn::start(STEERED);
         turn.phase = phase;
-        let got = (
-            turn.waits_for_gate(),
-            turn.takes_interrupts(),
-            turn.grace_runs(),
-            turn.takes_steers(),
-        );
-        assert_eq!(got, (gate, interrupts, grace, steers), "{phase:?}");
+        let want = Wants {
+            gate,
+            interrupts,
+            grace,
+            steers,
+        };
+        assert_eq!(turn.wants(), want, "{phase:?}");
     }
 }
