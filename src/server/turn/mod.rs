@@ -155,9 +155,7 @@ async fn run(srv: &Arc<Server>, rt: &Arc<TermRuntime>, job: SendJob, feed: &Feed
     }
     // Its input no longer taken before the reply: a send its client makes next finds the
     // terminal idle (not queued behind this turn's syncs below).
-    if let Ok(mut t) = rt.taken.lock() {
-        *t = None;
-    }
+    rt.set_taken(None);
     crate::log::phase("reply");
     match result {
         Ok(summary) => match serde_json::to_value(&summary) {

@@ -402,9 +402,7 @@ fn take(
     let Some(input) = srv.store.waiting_inputs(tid)?.into_iter().next() else {
         return Ok(None);
     };
-    if let Ok(mut t) = rt.taken.lock() {
-        *t = Some(input.number);
-    }
+    rt.set_taken(Some(input.number));
     Ok(Some((terminal, input)))
 }
 
