@@ -127,3 +127,69 @@ async fn next_of<T>(rx: &mut Option<tokio::sync::mpsc::UnboundedReceiver<T>>) ->
         None => std::future::pending().await,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    /// A CLI that prints one line and exits.
+    fn one_line() -> process::Spawned {
+        process::spawn_with(
+            std::path::Path::new("/bin/sh"),
+            &["-c".into(), "echo out".into()],
+            std::path::Path::new("/"),
+            None,
+            &[],
+            process::Stdin::Once(Vec::new()),
+        )
+        .unwrap()
+    }
+
+    #[tokio::test]
+    async fn only_what_the_phase_takes_comes_first_and_the_rest_waits_unread() {
+        let mut child = one_line();
+        let (gate_tx, gate) = tokio::sync::oneshot::channel();
+        let (steer_tx, steer) = tokio::sync::mpsc::unbounded_channel();
+        let (interrupt_tx, interrupt) = tokio::sync::mpsc::unbounded_channel();
+        gate_tx.send(()).unwrap();
+        steer_tx.send("more".to_string()).unwrap();
+        interrupt_tx.send(()).unwrap();
+        let mut inputs = TurnInputs::new(Some(gate), Some(steer), Some(interrupt));
+        inputs.grace = Some(tokio::time::Instant::now());
+        let all = Wants {
+            gate: true,
+            interrupts: true,
+            grace: true,
+            steers: true,
+        };
+        let nothing = Wants::default();
+        // (what the phase takes, what comes)
+        let cases = [
+            (nothing, Input::Line("out".into())),
+            (all, Input::Wake(Wake::GateOpened)),
+            (all, Input::Wake(Wake::Interrupt)),
+            (all, Input::Wake(Wake::GraceOver)),
+            (all, Input::Wake(Wake::GraceOver)),
+            (
+                Wants {
+                    steers: true,
+                    ..nothing
+                },
+                Input::Wake(Wake::Steer("more".into())),
+            ),
+        ];
+        for (wants, want) in cases {
+            assert_eq!(inputs.next(wants, &mut child).await.unwrap(), want);
+        }
+        assert!(inputs.gate.is_none(), "a gate comes once");
+        // Senders gone: their receivers are let go and stdout is read on.
+        drop((steer_tx, interrupt_tx));
+        inputs.grace = None;
+        assert_eq!(
+            inputs.next(all, &mut child).await.unwrap(),
+            Input::Wake(Wake::Eof)
+        );
+        assert!(inputs.steer.is_none() && inputs.interrupt.is_none());
+    }
+}
