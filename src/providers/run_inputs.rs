@@ -156,7 +156,8 @@ mod tests {
         steer_tx.send("more".to_string()).unwrap();
         interrupt_tx.send(()).unwrap();
         let mut inputs = TurnInputs::new(Some(gate), Some(steer), Some(interrupt));
-        inputs.grace = Some(tokio::time::Instant::now());
+        // Long past: due at the first poll (one due now may wait for the timer's next tick).
+        inputs.grace = Some(tokio::time::Instant::now() - std::time::Duration::from_secs(1));
         let all = Wants {
             gate: true,
             interrupts: true,
