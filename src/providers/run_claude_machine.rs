@@ -191,6 +191,7 @@ impl ClaudeTurn {
                 self.phase = Interrupting;
                 vec![Action::AskInterrupt]
             }
+            // Unprompted, its stdin is closed and it exits at EOF: nothing more goes in.
             (Unprompted | Interrupting | Signalled | Draining, Interrupt) => Vec::new(),
             (Interrupting, GraceOver) => {
                 self.phase = Signalled;
