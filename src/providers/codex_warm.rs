@@ -39,6 +39,11 @@ const CLIENT: &str = "baton";
 #[path = "codex_warm_requests.rs"]
 mod requests;
 use requests::{answer_to, decline, interrupt_request, json_line, request, steer_request};
+
+#[path = "codex_warm_machine.rs"]
+mod machine;
+use super::run::inputs::{Input, TurnInputs};
+use machine::AppTurnState;
 pub use requests::{app_args, resume_request, sandbox_policy, turn_request};
 
 /// Starts a `codex app-server` for the terminal whose turn of `spec` (on PATH `path_var`)
@@ -135,7 +140,8 @@ pub(super) struct AppChannels {
 /// messages a cold turn does ([`RunMsg::Started`] with the app-server's pid, every stdout line
 /// of the turn raw, its events); an interrupt is the app-server's `turn/interrupt` (SIGINT if
 /// the turn has not ended [`INTERRUPT_GRACE`] later). After a clean turn the app-server goes
-/// back through `keep`; otherwise it is retired.
+/// back through `keep`; otherwise it is retired. The decisions are [`AppTurnState::step`]'s;
+/// this loop waits for the next event and carries out its actions.
 pub(super) async fn app_turn(
     spec: &RunSpec,
     prompt: &[u8],
@@ -145,201 +151,208 @@ pub(super) async fn app_turn(
     channels: AppChannels,
     mut cli: WarmCli,
 ) -> Result<AppTurn, ProviderError> {
-    let provider = ProviderKind::Codex;
     crate::log::phase("cli-warm");
-    let thread = cli.key.session_id.clone();
-    let model = cli.key.model.clone();
-    let mut parser = CodexParser::for_thread(&spec.cwd, &thread);
     let _ = tx.send(RunMsg::Started { pid: cli.pid }).await;
     let AppChannels {
         go,
-        mut steer,
-        mut interrupt,
+        steer,
+        interrupt,
         keep,
     } = channels;
-    let prompt = String::from_utf8_lossy(prompt).into_owned();
-    let mut gate = go;
-    let mut start_id: Option<u64> = None;
-    let start = |cli: &mut WarmCli| {
-        let id = cli.next_request();
-        let _ = cli
-            .lines
-            .send(turn_request(id, spec, &thread, model.as_deref(), &prompt));
-        id
+    let mut run = AppRun {
+        parser: CodexParser::for_thread(&spec.cwd, &cli.key.session_id),
+        thread: cli.key.session_id.clone(),
+        model: cli.key.model.clone(),
+        prompt: String::from_utf8_lossy(prompt).into_owned(),
+        inputs: TurnInputs::new(go, steer, interrupt),
+        tx,
+        first: true,
     };
-    if gate.is_none() {
-        start_id = Some(start(&mut cli));
-    }
-    let mut turn_id: Option<String> = None;
-    let mut interrupt_asked = false;
-    let mut interrupt_sent = false;
-    let mut fallback: Option<tokio::time::Instant> = None;
-    let mut signalled = false;
-    // Steers sent (request id, index), and how many were handed over in all.
-    let mut steers: Vec<(u64, usize)> = Vec::new();
-    let mut handed = 0usize;
-    let mut refused: Option<String> = None;
-    // The turn/start was answered: from then on every line is the turn's.
-    let mut accepted = false;
-    let mut alive = true;
-    let mut first = true;
-    loop {
-        if interrupt_asked && !interrupt_sent {
-            if let Some(turn) = &turn_id {
-                let id = cli.next_request();
-                let _ = cli.lines.send(interrupt_request(id, &thread, turn));
-                interrupt_sent = true;
-                fallback = Some(tokio::time::Instant::now() + INTERRUPT_GRACE);
+    let (mut state, actions) = AppTurnState::start(cli.requests, run.inputs.gate.is_some());
+    run.act(spec, &cli, None, actions).await;
+    while !state.is_done() {
+        let input = run.inputs.next(state.wants(), &mut cli.child).await;
+        let input = input.map_err(|source| ProviderError::Io {
+            provider: ProviderKind::Codex,
+            source,
+        })?;
+        match input {
+            Input::Wake(wake) => {
+                let actions = state.step(machine::Event::Wake(wake));
+                run.act(spec, &cli, None, actions).await;
             }
-        }
-        let running = start_id.is_some() && !parser.ended() && refused.is_none();
-        tokio::select! {
-            biased;
-            opened = super::run::wait_gate(&mut gate), if gate.is_some() => {
-                gate = None;
-                match opened {
-                    Ok(()) if !interrupt_asked => start_id = Some(start(&mut cli)),
-                    // No prompt may reach it: the turn never starts.
-                    _ => break,
-                }
-            }
-            asked = super::run::next_of(&mut interrupt), if interrupt.is_some() && !parser.ended() => {
-                match asked {
-                    Some(()) if start_id.is_none() => {
-                        interrupt_asked = true;
-                        break;
-                    }
-                    Some(()) => interrupt_asked = true,
-                    None => interrupt = None,
-                }
-            }
-            () = super::run::wait_until(fallback), if fallback.is_some() && !signalled && !parser.ended() => {
-                signalled = true;
-                crate::log_line!("baton server: codex app-server (pid {}) did not take the interrupt request: SIGINT", cli.pid);
-                let _ = process::interrupt(cli.pid);
-            }
-            more = super::run::next_of(&mut steer), if running && turn_id.is_some() && !interrupt_asked => {
-                match (more, &turn_id) {
-                    (Some(text), Some(turn)) => {
-                        let id = cli.next_request();
-                        let _ = cli.lines.send(steer_request(id, &thread, turn, &text));
-                        steers.push((id, handed));
-                        handed += 1;
-                    }
-                    _ => steer = None,
-                }
-            }
-            line = cli.child.next_line() => {
-                let line = match line {
-                    Ok(Some(line)) => line,
-                    Ok(None) => {
-                        alive = false;
-                        break;
-                    }
-                    Err(source) => return Err(ProviderError::Io { provider, source }),
-                };
-                if std::mem::take(&mut first) {
+            Input::Line(line) => {
+                if std::mem::take(&mut run.first) {
                     crate::log::phase("cli-first-line");
                 }
                 let message = serde_json::from_str::<Value>(&line).unwrap_or(Value::Null);
-                if let Some(reply) = decline(&message) {
-                    let _ = cli.lines.send(reply);
-                }
-                let Some(id) = start_id else {
-                    // Before the turn's own answer: what the resume left (its stored usage).
-                    continue;
-                };
-                match answer_to(&message, id) {
-                    Some(Ok(result)) => {
-                        turn_id = result["turn"]["id"].as_str().map(str::to_owned);
-                        accepted = true;
-                    }
-                    Some(Err(e)) => refused = Some(e),
-                    None if !accepted => continue,
-                    None => {}
-                }
-                let answered = steers.iter().enumerate().find_map(|(at, (id, _))| {
-                    answer_to(&message, *id).map(|answer| (at, answer.is_ok()))
-                });
-                if let Some((at, taken)) = answered {
-                    let (_, index) = steers.remove(at);
-                    if taken {
-                        let _ = tx.send(RunMsg::SteerRead { index }).await;
-                    }
-                }
-                let events = parser.feed(&line);
-                let _ = tx.send(RunMsg::Raw(line)).await;
-                for event in events {
-                    let _ = tx.send(RunMsg::Event(event)).await;
-                }
-                if turn_id.is_none() {
-                    turn_id = parser.turn_id().map(str::to_owned);
-                }
-                if parser.ended() || refused.is_some() {
-                    break;
+                let actions = state.step(machine::Event::Line(message));
+                if let Some(read) = run.act(spec, &cli, Some(line), actions).await {
+                    let actions = state.step(read);
+                    run.act(spec, &cli, None, actions).await;
                 }
             }
         }
     }
-    if let Some(why) = refused.clone().filter(|_| !accepted && !interrupt_asked) {
-        crate::log_line!(
-            "baton server: codex app-server (pid {}) refused the turn ({why}): it runs cold",
-            cli.pid
-        );
-        cli.stop().await;
-        return Ok(AppTurn::Refused { why, keep });
+    cli.requests = state.requests();
+    let left = state.left();
+    run.end(left, cli, keep, &interrupted, spec, homes).await
+}
+
+/// The loop's side of a warm Codex turn: what it reads, and where it writes.
+struct AppRun {
+    parser: CodexParser,
+    thread: String,
+    model: Option<String>,
+    prompt: String,
+    inputs: TurnInputs,
+    tx: Sender<RunMsg>,
+    /// No stdout line read yet.
+    first: bool,
+}
+
+impl AppRun {
+    /// Carries out the step's actions, in order; `line` is the stdout line they are about.
+    /// Returns what the parser read of it, when the step had it read ([`machine::Action::Feed`]).
+    async fn act(
+        &mut self,
+        spec: &RunSpec,
+        cli: &WarmCli,
+        mut line: Option<String>,
+        actions: Vec<machine::Action>,
+    ) -> Option<machine::Event> {
+        use machine::Action;
+        let mut read = None;
+        for action in actions {
+            let request = match action {
+                Action::Start { id } => Some(turn_request(
+                    id,
+                    spec,
+                    &self.thread,
+                    self.model.as_deref(),
+                    &self.prompt,
+                )),
+                Action::Steer { id, turn, text } => {
+                    Some(steer_request(id, &self.thread, &turn, &text))
+                }
+                Action::Interrupt { id, turn } => {
+                    self.inputs.grace = Some(tokio::time::Instant::now() + INTERRUPT_GRACE);
+                    Some(interrupt_request(id, &self.thread, &turn))
+                }
+                Action::Reply(reply) => Some(reply),
+                Action::SignalUnanswered => {
+                    crate::log_line!("baton server: codex app-server (pid {}) did not take the interrupt request: SIGINT", cli.pid);
+                    let _ = process::interrupt(cli.pid);
+                    None
+                }
+                Action::SteerRead { index } => {
+                    let _ = self.tx.send(RunMsg::SteerRead { index }).await;
+                    None
+                }
+                Action::Feed => {
+                    if let Some(line) = line.take() {
+                        read = Some(self.feed(line).await);
+                    }
+                    None
+                }
+            };
+            if let Some(request) = request {
+                let _ = cli.lines.send(request);
+            }
+        }
+        read
     }
-    if let Some(why) = &refused {
-        let end = parser.fail(format!("codex app-server refused the turn: {why}"));
-        let _ = tx.send(RunMsg::Event(end)).await;
+
+    /// The turn's line to the parser, then raw and its events to the caller.
+    async fn feed(&mut self, line: String) -> machine::Event {
+        let events = self.parser.feed(&line);
+        let _ = self.tx.send(RunMsg::Raw(line)).await;
+        for event in events {
+            let _ = self.tx.send(RunMsg::Event(event)).await;
+        }
+        machine::Event::Read {
+            turn: self.parser.turn_id().map(str::to_owned),
+            ended: self.parser.ended(),
+        }
     }
-    crate::log::phase("cli-result");
-    let was_interrupted = interrupted.load(Ordering::SeqCst) || interrupt_asked;
-    let end = AppTurnEnd {
-        alive,
-        ended: parser.ended(),
-        refused: refused.is_some(),
-        interrupted: was_interrupted,
-        took_interrupt: interrupt_sent && !signalled,
-        tools_running: parser.tools_running(),
-        steers_unanswered: !steers.is_empty(),
-    };
-    if end.stops_a_command() {
-        let _ = process::interrupt(cli.pid);
-    }
-    if !alive {
-        crate::log_line!(
-            "baton server: codex app-server (pid {}) stopped during a turn",
-            cli.pid
-        );
-        let exit = cli
-            .reap()
-            .await
-            .map_err(|source| ProviderError::Io { provider, source })?;
-        let exit = ExitInfo {
+
+    /// The turn's outcome once its loop `left` it, and where its app-server goes: back to
+    /// `keep` after a clean turn, else retired (or reaped, once it has exited); a refused
+    /// `turn/start` hands the turn back to run cold.
+    async fn end(
+        self,
+        left: machine::Left,
+        cli: WarmCli,
+        keep: Option<tokio::sync::oneshot::Sender<WarmCli>>,
+        interrupted: &AtomicBool,
+        spec: &RunSpec,
+        homes: &ProviderHomes,
+    ) -> Result<AppTurn, ProviderError> {
+        let AppRun { mut parser, tx, .. } = self;
+        if let Some(why) = left
+            .refused
+            .clone()
+            .filter(|_| !left.accepted && !left.interrupt_asked)
+        {
+            crate::log_line!(
+                "baton server: codex app-server (pid {}) refused the turn ({why}): it runs cold",
+                cli.pid
+            );
+            cli.stop().await;
+            return Ok(AppTurn::Refused { why, keep });
+        }
+        if let Some(why) = &left.refused {
+            let end = parser.fail(format!("codex app-server refused the turn: {why}"));
+            let _ = tx.send(RunMsg::Event(end)).await;
+        }
+        crate::log::phase("cli-result");
+        let was_interrupted = interrupted.load(Ordering::SeqCst) || left.interrupt_asked;
+        let end = AppTurnEnd {
+            alive: left.alive,
+            ended: parser.ended(),
+            refused: left.refused.is_some(),
             interrupted: was_interrupted,
-            ..exit
+            took_interrupt: left.took_interrupt,
+            tools_running: parser.tools_running(),
+            steers_unanswered: left.steers_unanswered,
         };
-        return finish(Parser::Codex(parser), exit, homes, spec)
-            .await
-            .map(AppTurn::Ran);
-    }
-    // It has not exited: the status is its turn's, or an interruption if asked for.
-    let exit = ExitInfo {
-        code: Some(0),
-        interrupted: was_interrupted,
-        ..ExitInfo::default()
-    };
-    let outcome = finish(Parser::Codex(parser), exit, homes, spec).await;
-    match keep {
-        Some(keep) if end.leaves_app_server_reusable() => {
-            if let Err(cli) = keep.send(cli.rekept()) {
-                cli.retire();
-            }
+        if end.stops_a_command() {
+            let _ = process::interrupt(cli.pid);
         }
-        _ => cli.retire(),
+        if !left.alive {
+            crate::log_line!(
+                "baton server: codex app-server (pid {}) stopped during a turn",
+                cli.pid
+            );
+            let exit = cli.reap().await.map_err(|source| ProviderError::Io {
+                provider: ProviderKind::Codex,
+                source,
+            })?;
+            let exit = ExitInfo {
+                interrupted: was_interrupted,
+                ..exit
+            };
+            return finish(Parser::Codex(parser), exit, homes, spec)
+                .await
+                .map(AppTurn::Ran);
+        }
+        // It has not exited: the status is its turn's, or an interruption if asked for.
+        let exit = ExitInfo {
+            code: Some(0),
+            interrupted: was_interrupted,
+            ..ExitInfo::default()
+        };
+        let outcome = finish(Parser::Codex(parser), exit, homes, spec).await;
+        match keep {
+            Some(keep) if end.leaves_app_server_reusable() => {
+                if let Err(cli) = keep.send(cli.rekept()) {
+                    cli.retire();
+                }
+            }
+            _ => cli.retire(),
+        }
+        outcome.map(AppTurn::Ran)
     }
-    outcome.map(AppTurn::Ran)
 }
 
 /// How a warm Codex turn ended, as far as its app-server's next turn is concerned.

@@ -8,8 +8,7 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc::Sender;
 
-use super::claude::{self, ClaudeParser};
-use super::claude_written;
+use super::claude::ClaudeParser;
 use super::closing::Closing;
 use super::codex::{self, CodexParser};
 use super::codex_warm;
@@ -18,6 +17,16 @@ use super::system_file;
 use super::warm::{WarmCli, WarmKey};
 use super::{ProviderError, ProviderHomes, RunMsg, RunSpec, SessionMode, TurnOutcome};
 use crate::words::{ProviderKind, TurnEvent, TurnStatus};
+
+#[path = "run_claude_machine.rs"]
+mod claude_machine;
+#[path = "run_claude.rs"]
+mod claude_run;
+use claude_run::{claude_turn, start_claude};
+#[path = "run_inputs.rs"]
+pub(super) mod inputs;
+#[cfg(test)]
+use claude_machine::TurnEnd;
 
 /// The parser of the provider a turn runs on.
 pub(super) enum Parser {
@@ -310,35 +319,6 @@ async fn codex_turn(
     finish(parser, exit, homes, spec).await
 }
 
-/// A Claude process started for a turn of `spec`: its stdin open (stream-json lines, the first
-/// one its prompt) and nothing written to it yet.
-type StartedClaude = (
-    process::Spawned,
-    tokio::sync::mpsc::UnboundedSender<String>,
-    Arc<tokio::sync::Notify>,
-    Option<system_file::Written>,
-);
-
-fn start_claude(
-    spec: &RunSpec,
-    homes: &ProviderHomes,
-    path_var: Option<&OsStr>,
-) -> Result<StartedClaude, ProviderError> {
-    let bin = find(spec, path_var)?;
-    let args = claude::args(spec);
-    let system_file = system_file(spec, homes)?;
-    let (lines, more) = tokio::sync::mpsc::unbounded_channel();
-    let close = Arc::new(tokio::sync::Notify::new());
-    let stdin = process::Stdin::Open {
-        first: Vec::new(),
-        more,
-        close: close.clone(),
-    };
-    let child = spawn(spec.provider, &bin, &args, spec, path_var, stdin)?;
-    crate::log::phase("cli-spawned");
-    Ok((child, lines, close, system_file))
-}
-
 /// Starts, ahead of its turn, the Claude CLI a turn resuming `spec`'s session would start: as
 /// a warm CLI that has run no turn yet, which that turn takes when its command line is this one
 /// ([`WarmKey::fits`]). It reads nothing until a turn gives it its prompt (after that turn's
@@ -366,248 +346,6 @@ pub fn prestart(
     )))
 }
 
-/// A Claude turn. Claude takes its prompt as a stream-json line and keeps reading stdin: steers
-/// join the running turn. At the turn's result stdin closes (so the CLI exits), unless the
-/// process is kept warm for the next turn (`channels.keep`, a clean turn).
-async fn claude_turn(
-    spec: &RunSpec,
-    prompt: &[u8],
-    homes: &ProviderHomes,
-    path_var: Option<&OsStr>,
-    tx: Sender<RunMsg>,
-    interrupted: Arc<AtomicBool>,
-    channels: Channels,
-) -> Result<TurnOutcome, ProviderError> {
-    let Channels {
-        steer,
-        go,
-        warm,
-        keep,
-        interrupt,
-        closing,
-    } = channels;
-    let provider = spec.provider;
-    let (mut child, lines, close, system_file, total_before, turns_before) = match warm {
-        Some(w) => {
-            crate::log::phase("cli-warm");
-            (
-                w.child,
-                w.lines,
-                w.close,
-                w.system_file,
-                w.total_usd,
-                w.turns,
-            )
-        }
-        None => {
-            let (child, lines, close, system_file) = start_claude(spec, homes, path_var)?;
-            (child, lines, close, system_file, None, 0)
-        }
-    };
-    let mut parser = ClaudeParser::after(&spec.cwd, total_before);
-    // Send errors only mean the receiver is gone; the turn carries on.
-    let _ = tx.send(RunMsg::Started { pid: child.pid }).await;
-    let mut pending_prompt = Some(claude::user_line(&String::from_utf8_lossy(prompt)));
-    let mut gate = go;
-    // Nothing more will come after the prompt (no steers, interrupts or next turn): EOF after it.
-    let only_prompt = steer.is_none() && keep.is_none() && interrupt.is_none();
-    let send_prompt = |pending: &mut Option<String>| {
-        send_line(&lines, pending);
-        if only_prompt {
-            close.notify_one();
-        }
-    };
-    if gate.is_none() {
-        send_prompt(&mut pending_prompt);
-    }
-    let mut steer = steer;
-    let mut interrupt = interrupt;
-    // When the interrupt asked for is given up on and SIGINT sent instead.
-    let mut fallback: Option<tokio::time::Instant> = None;
-    let mut signalled = false;
-    let (mut forwarded, mut replays) = (0usize, 0usize);
-    let mut subagent = false;
-    let mut ended = false;
-    let mut first = true;
-    let mut kept = false;
-    // Kept after a completed turn, whose last message its session file will hold.
-    let mut completed = false;
-    let mut at_result = false;
-    loop {
-        let prompt_sent = pending_prompt.is_none();
-        tokio::select! {
-            biased;
-            opened = wait_gate(&mut gate), if gate.is_some() => {
-                gate = None;
-                match opened {
-                    Ok(()) => send_prompt(&mut pending_prompt),
-                    // No prompt may reach it: EOF, and the CLI exits without a turn.
-                    Err(_) => close.notify_one(),
-                }
-            }
-            asked = next_of(&mut interrupt), if !ended && interrupt.is_some() => {
-                match asked {
-                    // Before its prompt: it never gets one, and exits at EOF.
-                    Some(()) if !prompt_sent => {
-                        pending_prompt = None;
-                        gate = None;
-                        close.notify_one();
-                    }
-                    Some(()) if fallback.is_some() || signalled => {}
-                    // Steers it holds but has not taken in would run as turns of their own
-                    // after an interrupt request (it reads on): SIGINT ends it with them
-                    // unread, and they wait again at the head of the queue.
-                    Some(()) if forwarded > replays.saturating_sub(1) => {
-                        signalled = true;
-                        let _ = process::interrupt(child.pid);
-                    }
-                    Some(()) => {
-                        let id = format!("baton-interrupt-{}", child.pid);
-                        let _ = lines.send(claude::interrupt_line(&id));
-                        fallback = Some(tokio::time::Instant::now() + INTERRUPT_GRACE);
-                    }
-                    None => interrupt = None,
-                }
-            }
-            () = wait_until(fallback), if !ended && fallback.is_some() && !signalled => {
-                signalled = true;
-                crate::log_line!("baton server: claude (pid {}) did not take the interrupt request: SIGINT", child.pid);
-                let _ = process::interrupt(child.pid);
-            }
-            // No steer goes in once an interrupt was asked for: those wait again.
-            more = next_of(&mut steer),
-                if prompt_sent && !ended && steer.is_some() && fallback.is_none() && !signalled => {
-                match more {
-                    Some(text) => {
-                        forwarded += 1;
-                        let _ = lines.send(claude::user_line(&text));
-                    }
-                    None => steer = None,
-                }
-            }
-            line = child.next_line() => {
-                let line = match line {
-                    Ok(Some(line)) => line,
-                    Ok(None) => break,
-                    Err(source) => return Err(ProviderError::Io { provider, source }),
-                };
-                if std::mem::take(&mut first) {
-                    crate::log::phase("cli-first-line");
-                }
-                let events = parser.feed(&line);
-                let replay = parser.was_replay();
-                let _ = tx.send(RunMsg::Raw(line)).await;
-                if replay {
-                    // The first echo is the prompt; each later one a steer it took in.
-                    if replays > 0 {
-                        let _ = tx.send(RunMsg::SteerRead { index: replays - 1 }).await;
-                    }
-                    replays += 1;
-                }
-                let mut end = None;
-                for event in events {
-                    match &event {
-                        TurnEvent::End { status, .. } if !ended => end = Some(*status),
-                        TurnEvent::ToolUse { name, .. } if SUBAGENT_TOOLS.contains(&name.as_str()) => {
-                            subagent = true;
-                        }
-                        _ => {}
-                    }
-                    let _ = tx.send(RunMsg::Event(event)).await;
-                }
-                let Some(status) = end else { continue };
-                ended = true;
-                crate::log::phase("cli-result");
-                let end = TurnEnd {
-                    status,
-                    interrupted: interrupted.load(Ordering::SeqCst),
-                    // Interrupted by its own request, the CLI ended the turn and reads on.
-                    took_interrupt: fallback.is_some() && !signalled,
-                    steers_unread: forwarded > replays.saturating_sub(1),
-                    subagent,
-                };
-                match (&keep, end.leaves_cli_reusable()) {
-                    (Some(_), true) => {
-                        kept = true;
-                        completed = status == TurnStatus::Completed && !end.interrupted;
-                        break;
-                    }
-                    (None, true) if closing.is_some() => {
-                        at_result = true;
-                        break;
-                    }
-                    _ => close.notify_one(),
-                }
-            }
-        }
-    }
-    if let (true, Some(to)) = (at_result, closing) {
-        let cli = Closing::new(child, lines, &close, system_file);
-        let outcome = finish(
-            Parser::Claude(parser),
-            exit_at_result(&interrupted),
-            homes,
-            spec,
-        )
-        .await;
-        if let Err(cli) = to.send(cli) {
-            tokio::spawn(cli.wait(std::future::pending()));
-        }
-        return outcome;
-    }
-    if kept {
-        if let (Some(keep), Some(session_id)) = (keep, parser.session_id()) {
-            let key = WarmKey::of(spec, path_var, session_id, parser.model());
-            let total = parser.total_usd();
-            // An interrupted turn's last message may be cut short on disk, or not there: no
-            // wait that may never end (its next turn resumes in this process anyway).
-            let written = completed
-                .then(|| parser.written_check(homes, &spec.cwd))
-                .flatten();
-            let exit = exit_at_result(&interrupted);
-            let outcome = finish(Parser::Claude(parser), exit, homes, spec).await;
-            let cli = WarmCli::new(
-                child,
-                lines,
-                close,
-                system_file,
-                total,
-                key,
-                turns_before + 1,
-            );
-            // Into the pool once its session file holds the turn (`claude_written`).
-            tokio::spawn(async move {
-                if let Some(written) = written {
-                    if !written.wait(claude_written::WRITE_WAIT).await {
-                        crate::log_line!(
-                            "baton server: claude (pid {}) had not written its turn to its session file {} s after its result: kept warm anyway",
-                            cli.pid,
-                            claude_written::WRITE_WAIT.as_secs()
-                        );
-                    }
-                }
-                if let Err(cli) = keep.send(cli) {
-                    cli.retire();
-                }
-            });
-            return outcome;
-        }
-        // No session to resume it by: it cannot be reused.
-        close.notify_one();
-        while let Ok(Some(line)) = child.next_line().await {
-            let _ = tx.send(RunMsg::Raw(line)).await;
-        }
-    }
-    drop(lines);
-    let exit = child
-        .wait(|| interrupted.load(Ordering::SeqCst))
-        .await
-        .map_err(|source| ProviderError::Io { provider, source })?;
-    crate::log::phase("cli-exited");
-    drop(system_file);
-    finish(Parser::Claude(parser), exit, homes, spec).await
-}
-
 /// A turn's end as its result tells it, the CLI not yet exited: the status is the result's,
 /// or an interruption if one was asked for.
 fn exit_at_result(interrupted: &AtomicBool) -> ExitInfo {
@@ -615,64 +353,6 @@ fn exit_at_result(interrupted: &AtomicBool) -> ExitInfo {
         code: Some(0),
         interrupted: interrupted.load(Ordering::SeqCst),
         ..ExitInfo::default()
-    }
-}
-
-/// How a Claude turn ended, as far as its CLI's next turn is concerned.
-#[derive(Debug, Clone, Copy)]
-struct TurnEnd {
-    status: TurnStatus,
-    /// An interrupt was asked for.
-    interrupted: bool,
-    /// The CLI ended the turn on its own interrupt request (no signal was sent).
-    took_interrupt: bool,
-    /// Steers were handed to it that it has not taken in: they would run after the result.
-    steers_unread: bool,
-    /// It ran a subagent, which may still print after the result.
-    subagent: bool,
-}
-
-impl TurnEnd {
-    /// Whether the CLI is left waiting for a next message with nothing of this turn to come.
-    fn leaves_cli_reusable(&self) -> bool {
-        let ended_well =
-            self.status == TurnStatus::Completed && !self.interrupted || self.took_interrupt;
-        ended_well && !self.steers_unread && !self.subagent
-    }
-}
-
-/// The tools whose subagents 2.1.332 may run in the background, printing after the result.
-const SUBAGENT_TOOLS: [&str; 2] = ["Agent", "Task"];
-
-fn send_line(lines: &tokio::sync::mpsc::UnboundedSender<String>, line: &mut Option<String>) {
-    if let Some(line) = line.take() {
-        let _ = lines.send(line);
-    }
-}
-
-pub(super) async fn wait_gate(
-    gate: &mut Option<tokio::sync::oneshot::Receiver<()>>,
-) -> Result<(), tokio::sync::oneshot::error::RecvError> {
-    match gate {
-        Some(g) => g.await,
-        None => std::future::pending().await,
-    }
-}
-
-pub(super) async fn wait_until(at: Option<tokio::time::Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at).await,
-        None => std::future::pending().await,
-    }
-}
-
-/// The next message of `rx`; never, when there is none.
-pub(super) async fn next_of<T>(
-    rx: &mut Option<tokio::sync::mpsc::UnboundedReceiver<T>>,
-) -> Option<T> {
-    match rx {
-        Some(s) => s.recv().await,
-        None => std::future::pending().await,
     }
 }
 

@@ -9,6 +9,11 @@
 //! session it holds ([`WarmKey::fits`]): a rotation, a provider switch, a move, another model
 //! or system text retires it and the turn starts cold. Retiring closes its stdin; an idle CLI
 //! exits at once at EOF (rc 0). So does one whose server died: its stdin is the server's pipe.
+//!
+//! A `WarmCli` is owned by one place at a time and moves by value: a [`WarmSlot`] (a CLI
+//! started ahead of its turn) or the [`WarmPool`], then the turn that takes it, then the pool
+//! again, `closing`, or its reaping; one nobody takes is retired (ARCHITECTURE.md, "Who owns
+//! a CLI").
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -186,12 +191,6 @@ impl WarmCli {
     /// The system text file it was started with, while it runs.
     pub fn system_file(&self) -> Option<&std::path::Path> {
         self.system_file.as_ref().map(Written::path)
-    }
-
-    /// The id of its next JSON-RPC request.
-    pub(super) fn next_request(&mut self) -> u64 {
-        self.requests += 1;
-        self.requests
     }
 
     /// The same process kept again after one more turn: idle from now on, a new stay in the

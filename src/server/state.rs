@@ -44,6 +44,24 @@ impl Steering {
 }
 
 /// Live state of one terminal.
+///
+/// Lock order (ARCHITECTURE.md, "Concurrency"): a lock may be taken while holding only the
+/// ones above it.
+/// 1. `turn_lock` (async): held by the runner for a whole turn, and by what needs the terminal
+///    quiet (`prune`, `terminals::settled`). Taken while holding no other lock.
+/// 2. `extract_lock` (async): one extraction at a time; held while it stores its lines under
+///    `instructions_lock`.
+/// 3. `inputs_lock`: held while the queue changes and while the runner takes the next input
+///    (under `turn_lock`); takes the store's journal and index locks and the leaves below.
+/// 4. `instructions_lock`: held while the instruction list is read and changed; takes only
+///    the store's locks.
+/// 5. Leaves, each held for a few statements, never across an `.await`, never two at once:
+///    `running`, `steer`, `feeds`, `primed`, and the slots `prestarted` and `ending` (whose
+///    own mutexes are private to them).
+///
+/// The rest is atomics and `Notify`s, which take no lock. The CLI itself is owned by one of
+/// `prestarted`, the running turn, `ending` or the server's warm pool at a time
+/// (ARCHITECTURE.md, "Warm CLIs").
 #[derive(Debug, Default)]
 pub struct TermRuntime {
     /// Held for the whole of a turn: one turn at a time per terminal.
@@ -53,8 +71,8 @@ pub struct TermRuntime {
     /// takes the next input, so both see one order.
     pub inputs_lock: Mutex<()>,
     /// The input the runner took, from the moment it took it until its turn ended: it can no
-    /// longer be changed.
-    pub taken: Mutex<Option<u32>>,
+    /// longer be changed. 0: none (input numbers start at 1). Set under `inputs_lock`.
+    taken: AtomicU32,
     /// Woken when input arrives or moves, so the terminal's runner looks at the queue again.
     pub wake: tokio::sync::Notify,
     /// The terminal's runner task was started.
@@ -100,7 +118,13 @@ impl TermRuntime {
 
     /// The input the runner took, if any.
     pub fn taken(&self) -> Option<u32> {
-        *self.taken.lock().unwrap_or_else(|p| p.into_inner())
+        Some(self.taken.load(Ordering::SeqCst)).filter(|n| *n != 0)
+    }
+
+    /// Marks `input` as taken by the runner (None: its turn ended). The runner takes input
+    /// under `inputs_lock`, so a change of the queue sees it taken or not, never between.
+    pub fn set_taken(&self, input: Option<u32>) {
+        self.taken.store(input.unwrap_or(0), Ordering::SeqCst);
     }
 
     /// Interrupts the terminal's turn (`baton interrupt`, a jump, a stop): Claude's interrupt

@@ -155,9 +155,7 @@ async fn run(srv: &Arc<Server>, rt: &Arc<TermRuntime>, job: SendJob, feed: &Feed
     }
     // Its input no longer taken before the reply: a send its client makes next finds the
     // terminal idle (not queued behind this turn's syncs below).
-    if let Ok(mut t) = rt.taken.lock() {
-        *t = None;
-    }
+    rt.set_taken(None);
     crate::log::phase("reply");
     feed.finish(Reply::answered(result.map(Into::into)));
     // The clients' tasks write the reply first: woken on this worker, they would otherwise

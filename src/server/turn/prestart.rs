@@ -153,9 +153,9 @@ mod tests {
     fn a_terminal_is_idle_for_it_only_with_nothing_running_taken_or_held() {
         let rt = TermRuntime::default();
         assert!(idle(&rt));
-        *rt.taken.lock().unwrap() = Some(3);
+        rt.set_taken(Some(3));
         assert!(!idle(&rt), "an input taken");
-        *rt.taken.lock().unwrap() = None;
+        rt.set_taken(None);
         rt.held.store(true, std::sync::atomic::Ordering::SeqCst);
         assert!(!idle(&rt), "the queue held");
     }

@@ -47,18 +47,7 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
     };
     let (number, feed, position, note) = {
         let _queue = rt.inputs_lock.lock().unwrap_or_else(|p| p.into_inner());
-        // Checked again under the inputs lock, which prune and rm hold: a terminal archived and
-        // pruned between `accept` and here must not get a journal of its input alone.
-        let name = &asked.terminal.name;
-        match srv.store.terminal(&tid)? {
-            Some(t) if t.archived => return Err(super::archived(name)),
-            Some(t) if !t.removing => {}
-            _ => {
-                return Err(BatonError::bad_input(format!(
-                    "{name} was just removed: nothing was sent"
-                )))
-            }
-        }
+        still_there(srv, &tid, &asked.terminal.name)?;
         let waiting = srv.store.waiting_inputs(&tid)?;
         let busy = rt.taken().is_some() || rt.is_running();
         let number = next_number(srv, &rt, &tid)?;
@@ -95,18 +84,12 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
                 event: SendEvent::Queued { ahead },
             });
         }
-        let held = asked.mode != SendModeArg::Jump && super::hold::is_held(&rt);
-        // Journalled but not indexed (a full disk): nothing runs until the index is rebuilt,
-        // and a send that waited for its turn in silence would look hung.
-        let behind = !srv.store.index_current();
-        let note = behind
-            .then(|| index_behind_note(number))
-            .or_else(|| steer_note(asked.mode, asked.terminal.provider, busy, handed))
-            .or_else(|| held.then(|| super::hold::held_note(&asked.terminal.name)))
-            .or_else(|| {
-                let exiting = rt.ending.slow()?;
-                Some(slow_exit_note(&asked.terminal.name, exiting.pid))
-            });
+        let waits = Waits {
+            mode: asked.mode,
+            busy,
+            handed,
+        };
+        let note = waits.note(srv, &rt, &asked.terminal, number);
         if let Some(message) = &note {
             feed.push(Reply::Event {
                 event: SendEvent::Note {
@@ -131,6 +114,51 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
         note,
     };
     Ok((feed, view))
+}
+
+/// Checked again under the inputs lock, which prune and rm hold: a terminal archived and
+/// pruned between `accept` and here must not get a journal of its input alone.
+fn still_there(srv: &Server, tid: &str, name: &str) -> Result<(), BatonError> {
+    match srv.store.terminal(tid)? {
+        Some(t) if t.archived => Err(super::archived(name)),
+        Some(t) if !t.removing => Ok(()),
+        _ => Err(BatonError::bad_input(format!(
+            "{name} was just removed: nothing was sent"
+        ))),
+    }
+}
+
+/// How input just accepted stands: how it was sent, whether a turn runs or starts, and
+/// whether it was handed to the running turn as a steer.
+struct Waits {
+    mode: SendModeArg,
+    busy: bool,
+    handed: bool,
+}
+
+impl Waits {
+    /// What input `number` of `terminal` is told about its wait, if anything: the index
+    /// behind, a steer that waits, the queue held, the last turn's CLI slow to exit.
+    fn note(
+        &self,
+        srv: &Server,
+        rt: &TermRuntime,
+        terminal: &TerminalRow,
+        number: u32,
+    ) -> Option<String> {
+        let held = self.mode != SendModeArg::Jump && super::hold::is_held(rt);
+        // Journalled but not indexed (a full disk): nothing runs until the index is rebuilt,
+        // and a send that waited for its turn in silence would look hung.
+        let behind = !srv.store.index_current();
+        behind
+            .then(|| index_behind_note(number))
+            .or_else(|| steer_note(self.mode, terminal.provider, self.busy, self.handed))
+            .or_else(|| held.then(|| super::hold::held_note(&terminal.name)))
+            .or_else(|| {
+                let exiting = rt.ending.slow()?;
+                Some(slow_exit_note(&terminal.name, exiting.pid))
+            })
+    }
 }
 
 /// The input waiting while the last turn's CLI is slow to exit is told why it waits: under
@@ -369,9 +397,7 @@ fn take(
     let Some(input) = srv.store.waiting_inputs(tid)?.into_iter().next() else {
         return Ok(None);
     };
-    if let Ok(mut t) = rt.taken.lock() {
-        *t = Some(input.number);
-    }
+    rt.set_taken(Some(input.number));
     Ok(Some((terminal, input)))
 }
 
