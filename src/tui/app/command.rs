@@ -163,13 +163,17 @@ fn joined_text(matches: &ArgMatches) -> Option<String> {
 
 /// clap's refusal of a line of command `cmd`, in one line: what is wrong, then its usage.
 fn refusal(cmd: &str, e: clap::Error) -> CommandError {
-    use clap::error::ErrorKind;
-    let said = e.to_string();
-    let what = match e.kind() {
-        ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let what = match (e.kind(), e.get(ContextKind::InvalidArg)) {
+        (ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand, _) => {
             format!("its help is `baton {cmd} --help`, in a shell")
         }
-        _ => said
+        (ErrorKind::MissingRequiredArgument, Some(ContextValue::Strings(args))) => {
+            let names: Vec<&str> = args.iter().map(|a| a.trim_matches(['<', '>'])).collect();
+            format!("{} is missing", names.join(", "))
+        }
+        _ => e
+            .to_string()
             .lines()
             .take_while(|l| !l.trim().is_empty())
             .map(str::trim)
