@@ -141,3 +141,7 @@ pub fn absolute(path: PathBuf) -> String {
         .to_string_lossy()
         .into_owned()
 }
+
+#[cfg(test)]
+#[path = "send_tests.rs"]
+mod tests;
