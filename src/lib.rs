@@ -1,8 +1,9 @@
 //! baton: a terminal multiplexer for AI coding CLIs. The binary (`main.rs`) only parses
-//! arguments; everything else lives in these layers.
+//! arguments (`cli`) and runs the command; everything else lives in these layers.
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod cli;
 pub mod client;
 pub mod config;
 pub mod demo;

@@ -11,7 +11,6 @@ pub mod prune;
 pub mod render;
 mod render_exports;
 mod render_life;
-pub mod send_cmd;
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -25,36 +24,11 @@ use crate::paths::{open_private_append, DataDir, EnvDirs};
 use crate::protocol::{Answer, Reply, Request};
 use conn::Conn;
 
-/// The file name of the full binary, installed next to `baton` (the front that runs `send`
-/// itself and this binary for everything else; see ARCHITECTURE.md, "Two binaries").
-pub const FULL_BINARY: &str = "baton-full";
-
-/// Set by the `baton` front as it starts ([`run_as_front`]).
-static FRONT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Called first by the `baton` front: the full binary is then `baton-full` beside it.
-pub fn run_as_front() {
-    FRONT.store(true, std::sync::atomic::Ordering::Relaxed);
-}
-
-/// The full binary (what a server is started from): the running one itself, whatever it is
-/// called, unless that is the front ([`run_as_front`]), whose is `baton-full` beside it.
-pub fn full_binary() -> Result<PathBuf, BatonError> {
-    let exe = std::env::current_exe()
-        .map_err(|e| BatonError::failed(format!("cannot find the baton binary: {e}")))?;
-    Ok(if FRONT.load(std::sync::atomic::Ordering::Relaxed) {
-        exe.with_file_name(FULL_BINARY)
-    } else {
-        exe
-    })
-}
-
-/// The full binary at `path` could not be run.
-pub fn cannot_run_full(path: &std::path::Path, e: &std::io::Error) -> BatonError {
-    BatonError::failed(format!(
-        "cannot run {}: {e} (it is installed next to baton: `cargo install --path .` puts both in place)",
-        path.display()
-    ))
+/// The running binary, which a server is started from (and its warden and a remote host's
+/// bridge after it).
+fn this_binary() -> Result<PathBuf, BatonError> {
+    std::env::current_exe()
+        .map_err(|e| BatonError::failed(format!("cannot find the baton binary: {e}")))
 }
 
 /// How long a client waits for a server it started to accept connections.
@@ -147,7 +121,7 @@ impl Client {
             env.baton_home = Some(v.clone());
         }
         crate::config::Config::load(env.config_file().as_deref())?;
-        let exe = full_binary()?;
+        let exe = this_binary()?;
         let log = open_private_append(&self.data.log_file()).map_err(|e| {
             BatonError::failed(format!(
                 "cannot open {}: {e}",
@@ -163,9 +137,11 @@ impl Client {
             cmd.env(k, v);
         }
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        let mut child = cmd.spawn().map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => cannot_run_full(&exe, &e),
-            _ => BatonError::failed(format!("cannot start the baton server: {e}")),
+        let mut child = cmd.spawn().map_err(|e| {
+            BatonError::failed(format!(
+                "cannot start the baton server ({}): {e}",
+                exe.display()
+            ))
         })?;
         let mut first = String::new();
         if let Some(out) = child.stdout.take() {

@@ -33,18 +33,14 @@ pub fn side(text: &str) {
 
 /// A command's exit: its code, or its error on stderr (`baton: …`) and the error's code.
 pub fn exit_code(ran: Result<i32, crate::error::BatonError>) -> std::process::ExitCode {
-    std::process::ExitCode::from(exit_status(ran) as u8)
-}
-
-/// [`exit_code`] as the number a C `main` returns.
-pub fn exit_status(ran: Result<i32, crate::error::BatonError>) -> i32 {
-    match ran {
+    let code = match ran {
         Ok(code) => code,
         Err(e) => {
             side(&format!("baton: {e}"));
             e.exit_code()
         }
-    }
+    };
+    std::process::ExitCode::from(code as u8)
 }
 
 /// `text` in bold when stdout may take colors ([`color_stdout`]), else as is.

@@ -205,6 +205,19 @@ fn no_module_has_an_edge_the_code_map_forbids() {
             &["server", "store", "engine", "providers", "tui", "doctor"],
         ),
         ("tui", &["server", "store", "engine", "providers", "doctor"]),
+        // The command line's definitions: the multiplexer's `:` prompt parses with them.
+        (
+            "cli",
+            &[
+                "server",
+                "store",
+                "engine",
+                "providers",
+                "tui",
+                "doctor",
+                "demo",
+            ],
+        ),
         ("server", &["client", "tui", "doctor"]),
         // Doctor runs in the client process and never starts a server (see its module docs).
         ("doctor", &["tui", "engine", "instructions", "demo"]),

@@ -2,6 +2,7 @@ mod common;
 
 mod architecture;
 mod bad_input;
+mod binary;
 mod config;
 mod ctrl_c;
 mod demo;
@@ -11,7 +12,6 @@ mod exports;
 mod faults;
 mod follow;
 mod forks;
-mod front;
 mod git;
 mod hold;
 mod hosts;

@@ -609,8 +609,7 @@ fn a_program_in_the_shell_that_asks_for_the_mouse_gets_it() {
 /// The pids of baton clients whose environment has `BATON_HOME=home`.
 fn batons_of(home: &std::path::Path) -> Vec<u32> {
     processes_with(&format!("BATON_HOME={}", home.display()), |exe, words| {
-        // A TUI client is the full binary: the `baton` front hands it over by exec.
-        (exe.ends_with("baton") || exe.ends_with("baton-full")) && !words.contains("server")
+        exe.ends_with("baton") && !words.contains("server")
     })
 }
 

@@ -64,7 +64,7 @@ fn prefix_colon_runs_batons_commands_and_says_the_answer_or_the_error() {
     ui.keys(&["C-b", ":"]);
     ui.type_text("rename api");
     ui.keys(&["Enter"]);
-    ui.wait_for("rename: NEW is missing");
+    ui.wait_for("rename: NEW_NAME is missing");
     ui.keys(&["C-b", ":"]);
     ui.type_text("interrupt api");
     ui.keys(&["Escape"]);

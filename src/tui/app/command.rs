@@ -1,23 +1,43 @@
 //! The command prompt (prefix `:`, as tmux's): baton's own commands typed as on the command
-//! line without `baton` (`new api --dir ~/src/api`, `rename a b`, `send a some prompt`),
-//! parsed here into the request the CLI would make, run through the UI's client, the one-line
-//! result or error shown in the status line. Pure: the parser is table-tested.
+//! line without `baton` (`new api --dir ~/src/api`, `rename a b`, `send a some prompt`), split
+//! into shell words (`shlex`) and parsed by the command line's own definitions (`cli::Cli`)
+//! into the request the CLI would make, run through the UI's client, the one-line result or
+//! error shown in the status line. Pure: the parser is table-tested.
 //!
-//! Why a table rather than `main.rs`'s clap definitions: those live in the binary, which the
-//! library cannot reach, and moving them is a change of the command line of its own. This
-//! table takes the commands that act on terminals, with the same names, arguments and flags;
-//! what only prints (`ls`, `log`, `show`) or works on the whole data directory is left to the
-//! shell. Words split as a shell splits them ('…', "…", \ escapes, `~/` is the home folder).
+//! The prompt takes the commands that act on terminals; what only prints (`ls`, `log`, `show`)
+//! or works on the whole data directory is left to the shell. Two differences from a shell: a
+//! text (send's prompt, an instruction, a waiting input's new text) is every word left, joined
+//! by spaces, and `~/` is the home folder (no shell expands it).
 
-use std::collections::BTreeMap;
+use clap::{ArgAction, ArgMatches, CommandFactory, FromArgMatches};
 
-use crate::protocol::{
-    InstructionsAction, QueueAction, QueueChange, Request, SendModeArg, SendRequest,
-};
+use crate::cli::{Cli, ClientCmd, Cmd, InstrCmd};
+use crate::protocol::Request;
 
-/// The commands the prompt takes, as its error lists them.
-pub const COMMANDS: &str = "new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, \
-                            merge, revert, instructions, queue";
+/// The commands the prompt takes.
+const TAKEN: [&str; 13] = [
+    "new",
+    "send",
+    "rename",
+    "interrupt",
+    "fork",
+    "rewind",
+    "archive",
+    "unarchive",
+    "rm",
+    "merge",
+    "revert",
+    "instructions",
+    "queue",
+];
+
+/// The arguments that take every word left at the prompt: their subcommand's path, their id.
+const TEXTS: [(&[&str], &str); 4] = [
+    (&["send"], "prompt"),
+    (&["instructions", "add"], "text"),
+    (&["instructions", "edit"], "text"),
+    (&["queue", "edit"], "text"),
+];
 
 /// How a command's answer is put in one line (the CLI's text for its view, first line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,152 +64,21 @@ pub enum Answer {
 pub enum CommandError {
     #[error("a quote is not closed")]
     Quote,
-    #[error("{0}: no such command (the prompt takes {COMMANDS})")]
+    #[error("{0}: no such command (the prompt takes {taken})", taken = TAKEN.join(", "))]
     Unknown(String),
+    #[error("{0}: run it in a shell (`baton {0}`); the prompt takes {taken}", taken = TAKEN.join(", "))]
+    Elsewhere(String),
     #[error("{cmd}: {what} (as `baton {cmd}` takes it: {usage})")]
     Usage {
         cmd: String,
         what: String,
-        usage: &'static str,
+        usage: String,
     },
 }
 
 /// The line split into words as a shell splits them.
 pub fn words(line: &str) -> Result<Vec<String>, CommandError> {
-    let (mut out, mut word, mut quote, mut any) = (Vec::new(), String::new(), None, false);
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some('"'), '\\') | (None, '\\') => {
-                if let Some(n) = chars.next() {
-                    word.push(n);
-                }
-                any = true;
-            }
-            (Some(_), c) => word.push(c),
-            (None, '\'' | '"') => {
-                quote = Some(c);
-                any = true;
-            }
-            (None, c) if c.is_whitespace() => {
-                if any || !word.is_empty() {
-                    out.push(std::mem::take(&mut word));
-                }
-                any = false;
-            }
-            (None, c) => word.push(c),
-        }
-    }
-    if quote.is_some() {
-        return Err(CommandError::Quote);
-    }
-    if any || !word.is_empty() {
-        out.push(word);
-    }
-    Ok(out)
-}
-
-/// The words after the command: positionals, `--name value` (or `--name=value`) options and
-/// `--flag` switches, checked against what the command takes.
-struct Args {
-    pos: Vec<String>,
-    opts: BTreeMap<String, String>,
-    cmd: String,
-    usage: &'static str,
-}
-
-impl Args {
-    fn parse(
-        cmd: &str,
-        rest: &[String],
-        values: &[&str],
-        flags: &[&str],
-        usage: &'static str,
-    ) -> Result<Args, CommandError> {
-        let mut args = Args {
-            pos: Vec::new(),
-            opts: BTreeMap::new(),
-            cmd: cmd.to_string(),
-            usage,
-        };
-        let mut it = rest.iter();
-        let mut only_pos = false;
-        while let Some(w) = it.next() {
-            let Some(name) = w.strip_prefix("--").filter(|_| !only_pos) else {
-                args.pos.push(w.clone());
-                continue;
-            };
-            if name.is_empty() {
-                only_pos = true;
-                continue;
-            }
-            let (name, inline) = match name.split_once('=') {
-                Some((n, v)) => (n, Some(v.to_string())),
-                None => (name, None),
-            };
-            if values.contains(&name) {
-                let value = match inline.or_else(|| it.next().cloned()) {
-                    Some(v) => v,
-                    None => return Err(args.usage(format!("--{name} needs a value"))),
-                };
-                args.opts.insert(name.to_string(), value);
-            } else if flags.contains(&name) && inline.is_none() {
-                args.opts.insert(name.to_string(), String::new());
-            } else {
-                return Err(args.usage(format!("no option --{name}")));
-            }
-        }
-        Ok(args)
-    }
-
-    fn usage(&self, what: String) -> CommandError {
-        CommandError::Usage {
-            cmd: self.cmd.clone(),
-            what,
-            usage: self.usage,
-        }
-    }
-
-    fn opt(&self, name: &str) -> Option<String> {
-        self.opts.get(name).cloned()
-    }
-
-    fn flag(&self, name: &str) -> bool {
-        self.opts.contains_key(name)
-    }
-
-    /// Positional `i`, which must be there (named `what` in the error).
-    fn need(&self, i: usize, what: &str) -> Result<String, CommandError> {
-        self.pos
-            .get(i)
-            .cloned()
-            .ok_or_else(|| self.usage(format!("{what} is missing")))
-    }
-
-    /// Positional `i` as a number.
-    fn number(&self, i: usize, what: &str) -> Result<u32, CommandError> {
-        let w = self.need(i, what)?;
-        w.parse()
-            .map_err(|_| self.usage(format!("{what} must be a number, not {w:?}")))
-    }
-
-    /// At most `n` positionals.
-    fn at_most(&self, n: usize) -> Result<(), CommandError> {
-        match self.pos.get(n) {
-            Some(extra) => Err(self.usage(format!("unexpected {extra:?}"))),
-            None => Ok(()),
-        }
-    }
-
-    /// The positionals from `i` on, joined by spaces (a prompt or a line of text).
-    fn text_from(&self, i: usize, what: &str) -> Result<String, CommandError> {
-        let text = self.pos.get(i..).unwrap_or_default().join(" ");
-        if text.is_empty() {
-            return Err(self.usage(format!("{what} is missing")));
-        }
-        Ok(text)
-    }
+    shlex::split(line).ok_or(CommandError::Quote)
 }
 
 /// `dir` as the server needs it: `~/` the home folder, relative to `cwd`.
@@ -225,195 +114,162 @@ pub fn parse_words(
     cwd: &str,
     home: Option<&str>,
 ) -> Result<Option<(Request, Answer)>, CommandError> {
-    let Some((cmd, rest)) = words.split_first() else {
+    let Some(first) = words.first() else {
         return Ok(None);
     };
-    let cmd = cmd.as_str();
-    let args =
-        |values: &[&str], flags: &[&str], usage| Args::parse(cmd, rest, values, flags, usage);
-    let dir = |d: String| absolute(&d, cwd, home);
-    let made = match cmd {
-        "new" => {
-            let a = args(
-                &["dir", "provider", "model", "brief"],
-                &["in-place"],
-                "new [NAME] [--dir D] [--provider P] [--model M] [--brief TEXT] [--in-place]",
-            )?;
-            a.at_most(1)?;
-            let request = Request::New {
-                name: a.pos.first().cloned(),
-                dir: dir(a.opt("dir").unwrap_or_else(|| cwd.to_string())),
-                provider: a.opt("provider"),
-                model: a.opt("model"),
-                brief: a.opt("brief"),
-                in_place: a.flag("in-place"),
-            };
-            (request, Answer::Created)
+    if !TAKEN.contains(&first.as_str()) {
+        let baton = Cli::command().find_subcommand(first).is_some();
+        return Err(match baton {
+            true => CommandError::Elsewhere(first.clone()),
+            false => CommandError::Unknown(first.clone()),
+        });
+    }
+    let refused = |e| refusal(first, e);
+    let args = std::iter::once("baton").chain(words.iter().map(String::as_str));
+    let mut matches = prompt_command()
+        .try_get_matches_from(args)
+        .map_err(refused)?;
+    let text = joined_text(&matches);
+    let cli = Cli::from_arg_matches_mut(&mut matches).map_err(refused)?;
+    match cli.cmd {
+        Some(Cmd::Client(cmd)) => request(first, cmd, text, cwd, home).map(Some),
+        _ => Err(CommandError::Elsewhere(first.clone())),
+    }
+}
+
+/// The command line's definitions, each text taking every word left.
+fn prompt_command() -> clap::Command {
+    fn rest(cmd: clap::Command, path: &[&str], id: &str) -> clap::Command {
+        match path.split_first() {
+            None => cmd.mut_arg(id, |a| a.num_args(1..).action(ArgAction::Append)),
+            Some((sub, path)) => cmd.mut_subcommand(sub, |s| rest(s, path, id)),
         }
-        "send" => {
-            let a = args(
-                &["provider", "model", "dir"],
-                &["queue", "steer", "jump", "fresh"],
-                "send NAME PROMPT… [--steer | --jump] [--fresh] [--provider P] [--model M]",
-            )?;
-            let mode = match (a.flag("steer"), a.flag("jump")) {
-                (true, true) => return Err(a.usage("--steer or --jump, not both".into())),
-                (true, false) => SendModeArg::Steer,
-                (false, true) => SendModeArg::Jump,
-                (false, false) => SendModeArg::Queue,
-            };
-            let request = Request::Send {
-                name: a.need(0, "NAME")?,
-                send: SendRequest {
-                    prompt: a.text_from(1, "PROMPT")?,
-                    provider: a.opt("provider"),
-                    model: a.opt("model"),
-                    dir: a.opt("dir").map(dir),
-                    mode,
-                    fresh: a.flag("fresh"),
-                },
-                detach: true,
-            };
-            (request, Answer::Accepted)
+    }
+    TEXTS
+        .iter()
+        .fold(Cli::command(), |cmd, (path, id)| rest(cmd, path, id))
+}
+
+/// The words of the text the line gave (see [`TEXTS`]), joined by spaces.
+fn joined_text(matches: &ArgMatches) -> Option<String> {
+    TEXTS.iter().find_map(|(path, id)| {
+        let sub = path
+            .iter()
+            .try_fold(matches, |m, name| m.subcommand_matches(name))?;
+        let words: Vec<&str> = sub.get_many::<String>(id)?.map(String::as_str).collect();
+        Some(words.join(" "))
+    })
+}
+
+/// clap's refusal of a line of command `cmd`, in one line: what is wrong, then its usage.
+fn refusal(cmd: &str, e: clap::Error) -> CommandError {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let what = match (e.kind(), e.get(ContextKind::InvalidArg)) {
+        (ErrorKind::DisplayHelp | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand, _) => {
+            format!("its help is `baton {cmd} --help`, in a shell")
         }
-        "rename" => {
-            let a = args(
-                &["conversation"],
-                &[],
-                "rename NAME NEW | NAME --conversation TITLE",
-            )?;
-            let name = a.need(0, "NAME")?;
-            match a.opt("conversation") {
-                Some(title) => {
-                    a.at_most(1)?;
-                    (Request::Title { name, title }, Answer::Titled)
-                }
-                None => {
-                    a.at_most(2)?;
-                    let new_name = a.need(1, "NEW")?;
-                    (Request::Rename { name, new_name }, Answer::Renamed)
-                }
-            }
+        (ErrorKind::MissingRequiredArgument, Some(ContextValue::Strings(args))) => {
+            let names: Vec<&str> = args.iter().map(|a| a.trim_matches(['<', '>'])).collect();
+            format!("{} is missing", names.join(", "))
         }
-        "interrupt" | "archive" | "unarchive" | "merge" => {
-            let a = args(&[], &[], "interrupt | archive | unarchive | merge NAME")?;
-            a.at_most(1)?;
-            let name = a.need(0, "NAME")?;
-            match cmd {
-                "interrupt" => (Request::Interrupt { name }, Answer::Interrupted),
-                "merge" => (Request::Merge { name }, Answer::Merged),
-                _ => {
-                    let archived = cmd == "archive";
-                    (Request::Archive { name, archived }, Answer::Archived)
-                }
-            }
-        }
-        "fork" => {
-            let a = args(&[], &[], "fork NAME [NEW]")?;
-            a.at_most(2)?;
-            let (name, new) = (a.need(0, "NAME")?, a.pos.get(1).cloned());
-            (Request::Fork { name, new }, Answer::Forked)
-        }
-        "rewind" => {
-            let a = args(&[], &[], "rewind NAME TURN [NEW]")?;
-            a.at_most(3)?;
-            let request = Request::Rewind {
-                name: a.need(0, "NAME")?,
-                turn: a.number(1, "TURN")?,
-                new: a.pos.get(2).cloned(),
-            };
-            (request, Answer::Rewound)
-        }
-        "revert" => {
-            let a = args(&[], &[], "revert NAME TURN")?;
-            a.at_most(2)?;
-            let (name, turn) = (a.need(0, "NAME")?, a.number(1, "TURN")?);
-            (Request::Revert { name, turn }, Answer::Reverted)
-        }
-        "rm" => {
-            let a = args(
-                &[],
-                &["delete-branch", "force"],
-                "rm NAME [--delete-branch [--force]]",
-            )?;
-            a.at_most(1)?;
-            let request = Request::Rm {
-                name: a.need(0, "NAME")?,
-                delete_branch: a.flag("delete-branch"),
-                force: a.flag("force"),
-            };
-            (request, Answer::Removed)
-        }
-        "instructions" => {
-            let a = args(
-                &[],
-                &[],
-                "instructions NAME [add TEXT | rm N | edit N TEXT | clear]",
-            )?;
-            let name = a.need(0, "NAME")?;
-            let action = match a.pos.get(1).map(String::as_str) {
-                None => InstructionsAction::List,
-                Some("add") => InstructionsAction::Add {
-                    text: a.text_from(2, "TEXT")?,
-                },
-                Some("rm") => {
-                    a.at_most(3)?;
-                    InstructionsAction::Rm {
-                        number: a.number(2, "N")?,
-                    }
-                }
-                Some("edit") => InstructionsAction::Edit {
-                    number: a.number(2, "N")?,
-                    text: a.text_from(3, "TEXT")?,
-                },
-                Some("clear") => {
-                    a.at_most(2)?;
-                    InstructionsAction::Clear
-                }
-                Some(other) => return Err(a.usage(format!("no action {other:?}"))),
-            };
-            (Request::Instructions { name, action }, Answer::Instructions)
-        }
-        "queue" => {
-            let a = args(
-                &[],
-                &[],
-                "queue NAME [edit N TEXT | rm N | move N POSITION | steer N | jump N]",
-            )?;
-            let name = a.need(0, "NAME")?;
-            let action = match a.pos.get(1).map(String::as_str) {
-                None => None,
-                Some("edit") => Some(QueueAction::Edit {
-                    text: a.text_from(3, "TEXT")?,
-                }),
-                Some("move") => {
-                    a.at_most(4)?;
-                    Some(QueueAction::Move {
-                        position: a.number(3, "POSITION")?,
-                    })
-                }
-                Some(word @ ("rm" | "steer" | "jump")) => {
-                    a.at_most(3)?;
-                    Some(match word {
-                        "rm" => QueueAction::Rm,
-                        "steer" => QueueAction::Steer,
-                        _ => QueueAction::Jump,
-                    })
-                }
-                Some(other) => return Err(a.usage(format!("no action {other:?}"))),
-            };
-            let change = match action {
-                Some(action) => Some(QueueChange {
-                    input: a.number(2, "N")?,
-                    action,
-                }),
-                None => None,
-            };
-            (Request::Queue { name, change }, Answer::Queue)
-        }
-        other => return Err(CommandError::Unknown(other.to_string())),
+        _ => e
+            .to_string()
+            .lines()
+            .take_while(|l| !l.trim().is_empty())
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join(" ")
+            .trim_start_matches("error: ")
+            .to_string(),
     };
-    Ok(Some(made))
+    CommandError::Usage {
+        cmd: cmd.to_string(),
+        what,
+        usage: usage(cmd),
+    }
+}
+
+/// Command `cmd`'s usage as the prompt takes it (`send [OPTIONS] <NAME> [PROMPT]...`).
+fn usage(cmd: &str) -> String {
+    let mut all = prompt_command();
+    all.build();
+    let usage = all
+        .find_subcommand_mut(cmd)
+        .map(|c| c.render_usage().to_string())
+        .unwrap_or_default();
+    let usage = usage.trim_start_matches("Usage: ");
+    usage.strip_prefix("baton ").unwrap_or(usage).to_string()
+}
+
+fn archive(name: String, archived: bool) -> Request {
+    Request::Archive { name, archived }
+}
+
+/// The request a parsed command makes at the prompt (`text`: its text's words joined) and how
+/// its answer reads. A send is detached: its turn shows in its pane.
+fn request(
+    word: &str,
+    cmd: ClientCmd,
+    text: Option<String>,
+    cwd: &str,
+    home: Option<&str>,
+) -> Result<(Request, Answer), CommandError> {
+    let dir = |d: std::path::PathBuf| absolute(&d.to_string_lossy(), cwd, home);
+    let missing = |what: &str| CommandError::Usage {
+        cmd: word.to_string(),
+        what: format!("{what} is missing"),
+        usage: usage(word),
+    };
+    let made = match cmd {
+        ClientCmd::New(mut a) => {
+            let d = a.dir.take().map_or_else(|| cwd.to_string(), dir);
+            (a.request(d), Answer::Created)
+        }
+        ClientCmd::Send(mut a) => {
+            let prompt = text.ok_or_else(|| missing("PROMPT"))?;
+            let (name, d) = (std::mem::take(&mut a.name), a.dir.take().map(dir));
+            a.detach = true;
+            (a.request_of(name, prompt, d), Answer::Accepted)
+        }
+        ClientCmd::Rename(a) => match a.request() {
+            r @ Request::Title { .. } => (r, Answer::Titled),
+            r => (r, Answer::Renamed),
+        },
+        ClientCmd::Interrupt { name } => (Request::Interrupt { name }, Answer::Interrupted),
+        ClientCmd::Merge(a) => (Request::Merge { name: a.name }, Answer::Merged),
+        ClientCmd::Archive(a) => (archive(a.name, true), Answer::Archived),
+        ClientCmd::Unarchive(a) => (archive(a.name, false), Answer::Archived),
+        ClientCmd::Fork(a) => (a.request(), Answer::Forked),
+        ClientCmd::Rewind(a) => (a.request(), Answer::Rewound),
+        ClientCmd::Revert(a) => (a.request(), Answer::Reverted),
+        ClientCmd::Rm(a) => (a.request(), Answer::Removed),
+        ClientCmd::Instructions(mut a) if !a.is_extract() => {
+            if let (Some(InstrCmd::Add { text: t } | InstrCmd::Edit { text: t, .. }), Some(j)) =
+                (a.action.as_mut(), text)
+            {
+                *t = j;
+            }
+            (a.request(), Answer::Instructions)
+        }
+        ClientCmd::Queue(a) => {
+            let req = a.request(|typed| text.or(typed).ok_or_else(|| missing("TEXT")))?;
+            (req, Answer::Queue)
+        }
+        // `instructions extract` reads its prompt on stdin.
+        ClientCmd::Instructions(_) => {
+            return Err(CommandError::Elsewhere(format!("{word} extract")))
+        }
+        ClientCmd::Diff(_)
+        | ClientCmd::Prune(_)
+        | ClientCmd::Export(_)
+        | ClientCmd::Import(_)
+        | ClientCmd::Ls(_)
+        | ClientCmd::Show(_)
+        | ClientCmd::Log(_)
+        | ClientCmd::Watch(_)
+        | ClientCmd::Host { .. } => return Err(CommandError::Elsewhere(word.to_string())),
+    };
+    Ok(made)
 }
 
 #[cfg(test)]

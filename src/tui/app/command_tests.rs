@@ -1,7 +1,8 @@
 //! Tests of the command prompt's parser: shell words, each command's request as the CLI would
-//! make it, and the one-line errors.
+//! make it (clap's definitions, texts taking every word left), and the one-line errors.
 
 use super::*;
+use crate::protocol::{InstructionsAction, QueueAction, QueueChange, SendModeArg, SendRequest};
 use pretty_assertions::assert_eq;
 
 fn parsed(line: &str) -> Result<Option<(Request, Answer)>, CommandError> {
@@ -12,12 +13,9 @@ fn send(name: &str, prompt: &str, mode: SendModeArg, fresh: bool) -> Request {
     Request::Send {
         name: name.into(),
         send: SendRequest {
-            prompt: prompt.into(),
-            provider: None,
-            model: None,
-            dir: None,
             mode,
             fresh,
+            ..SendRequest::new(prompt)
         },
         detach: true,
     }
@@ -180,6 +178,45 @@ fn each_command_makes_the_request_the_cli_makes() {
             Answer::Queue,
         ),
         (
+            "queue a edit 2 say it   again",
+            Request::Queue {
+                name: "a".into(),
+                change: Some(QueueChange {
+                    input: 2,
+                    action: QueueAction::Edit {
+                        text: "say it again".into(),
+                    },
+                }),
+            },
+            Answer::Queue,
+        ),
+        (
+            "archive a",
+            Request::Archive {
+                name: "a".into(),
+                archived: true,
+            },
+            Answer::Archived,
+        ),
+        (
+            "merge a",
+            Request::Merge { name: "a".into() },
+            Answer::Merged,
+        ),
+        (
+            "send a --dir ~/x fix '#12' now",
+            Request::Send {
+                name: "a".into(),
+                send: SendRequest {
+                    prompt: "fix #12 now".into(),
+                    dir: Some("/home/u/x".into()),
+                    ..SendRequest::new("")
+                },
+                detach: true,
+            },
+            Answer::Accepted,
+        ),
+        (
             "queue a",
             Request::Queue {
                 name: "a".into(),
@@ -197,20 +234,40 @@ fn each_command_makes_the_request_the_cli_makes() {
 #[test]
 fn a_line_the_cli_would_refuse_is_refused_in_one_line() {
     let table = [
-        ("ls", "ls: no such command (the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue)"),
-        ("send a", "send: PROMPT is missing (as `baton send` takes it: send NAME PROMPT… [--steer | --jump] [--fresh] [--provider P] [--model M])"),
-        ("rename a", "rename: NEW is missing (as `baton rename` takes it: rename NAME NEW | NAME --conversation TITLE)"),
-        ("rename a b c", "rename: unexpected \"c\" (as `baton rename` takes it: rename NAME NEW | NAME --conversation TITLE)"),
-        ("rewind a x", "rewind: TURN must be a number, not \"x\" (as `baton rewind` takes it: rewind NAME TURN [NEW])"),
-        ("interrupt a --now", "interrupt: no option --now (as `baton interrupt` takes it: interrupt | archive | unarchive | merge NAME)"),
-        ("new a --dir", "new: --dir needs a value (as `baton new` takes it: new [NAME] [--dir D] [--provider P] [--model M] [--brief TEXT] [--in-place])"),
-        ("send a --steer --jump hi", "send: --steer or --jump, not both (as `baton send` takes it: send NAME PROMPT… [--steer | --jump] [--fresh] [--provider P] [--model M])"),
-        ("queue a shove 1", "queue: no action \"shove\" (as `baton queue` takes it: queue NAME [edit N TEXT | rm N | move N POSITION | steer N | jump N])"),
+        ("frob", "frob: no such command (the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue)"),
+        ("--help", "--help: no such command (the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue)"),
+        ("ls", "ls: run it in a shell (`baton ls`); the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue"),
+        ("instructions extract", "instructions extract: run it in a shell (`baton instructions extract`); the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue"),
+        ("send a", "send: PROMPT is missing (as `baton send` takes it: send [OPTIONS] <NAME> [PROMPT]...)"),
+        ("send --help", "send: its help is `baton send --help`, in a shell (as `baton send` takes it: send [OPTIONS] <NAME> [PROMPT]...)"),
+        ("rm", "rm: NAME is missing (as `baton rm` takes it: rm [OPTIONS] <NAME>)"),
+        ("rename a", "rename: NEW_NAME is missing (as `baton rename` takes it: rename [OPTIONS] <NAME> [NEW_NAME])"),
+        ("rename a b c", "rename: unexpected argument 'c' found (as `baton rename` takes it: rename [OPTIONS] <NAME> [NEW_NAME])"),
+        ("rewind a x", "rewind: invalid value 'x' for '<TURN>': invalid digit found in string (as `baton rewind` takes it: rewind [OPTIONS] <NAME> <TURN> [NEW])"),
+        ("interrupt a --now", "interrupt: unexpected argument '--now' found (as `baton interrupt` takes it: interrupt <NAME>)"),
+        ("new a --dir", "new: a value is required for '--dir <DIR>' but none was supplied (as `baton new` takes it: new [OPTIONS] [NAME])"),
+        ("send a --steer --jump hi", "send: the argument '--steer' cannot be used with '--jump' (as `baton send` takes it: send [OPTIONS] <NAME> [PROMPT]...)"),
+        ("queue a edit 1", "queue: TEXT is missing (as `baton queue` takes it: queue [OPTIONS] <NAME> [COMMAND])"),
+        ("queue a shove 1", "queue: unrecognized subcommand 'shove' (as `baton queue` takes it: queue [OPTIONS] <NAME> [COMMAND])"),
+        ("send a 'open", "a quote is not closed"),
     ];
     for (line, want) in table {
         let got = parsed(line).map_err(|e| e.to_string());
         assert_eq!(got, Err(want.to_string()), "{line}");
     }
+}
+
+#[test]
+fn every_command_the_prompt_takes_is_one_of_batons() {
+    use clap::CommandFactory;
+    let cli = crate::cli::Cli::command();
+    for cmd in TAKEN {
+        assert!(cli.find_subcommand(cmd).is_some(), "{cmd}");
+    }
+    // Each text taking every word left names an argument the command line defines (clap
+    // panics on an unknown one): the prompt's own definitions build.
+    let mut prompt = prompt_command();
+    prompt.build();
 }
 
 #[test]
