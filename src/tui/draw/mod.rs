@@ -134,7 +134,7 @@ pub(super) fn state_span(t: &TermView) -> Span<'static> {
 pub(super) fn provider_label(t: &TermView) -> String {
     match &t.info.model {
         Some(m) => format!("{}/{m}", t.info.provider),
-        None => t.info.provider.clone(),
+        None => t.info.provider.to_string(),
     }
 }
 
@@ -168,7 +168,7 @@ fn list_entry(i: usize, t: &TermView, width: usize, focused: bool) -> [Line<'sta
     if t.info.archived {
         extra.push_str(" (archived)");
     }
-    if let Some(title) = &t.info.title {
+    if let Some(title) = t.title() {
         extra.push(' ');
         extra.push_str(&lines::clean(title).replace('\n', " "));
     }
@@ -295,8 +295,8 @@ fn pane_title(t: &TermView, index: Option<usize>, scroll: usize, shell: bool) ->
         return format!(" {} ", parts.join(" · "));
     }
     parts.push(provider_label(t));
-    if let Some(c) = t.info.conversation {
-        parts.push(format!("conversation {c}"));
+    if let Some(c) = &t.info.conversation {
+        parts.push(format!("conversation {}", c.number));
     }
     parts.push(t.info.state.as_str().to_string());
     if scroll > 0 {
@@ -464,7 +464,7 @@ fn waiting_lines(t: &TermView, selected: Option<u32>, editing: Option<u32>) -> V
     for q in queue.iter().skip(start).take(WAITING_SHOWN) {
         let first = q.prompt.lines().next().unwrap_or("");
         let provider = q.provider.to_string();
-        let via = match (provider != t.info.provider, &q.model) {
+        let via = match (q.provider != t.info.provider, &q.model) {
             (true, Some(m)) => format!(" ({provider}/{m})"),
             (true, None) => format!(" ({provider})"),
             (false, Some(m)) => format!(" ({m})"),
@@ -539,7 +539,7 @@ fn composer_title(app: &App) -> String {
         " prompt → {}{fresh} · {provider}{switch} · Tab: provider",
         t.info.name
     );
-    if t.info.busy() {
+    if t.busy() {
         title.push_str(" · Enter queues");
     }
     title.push(' ');
