@@ -119,11 +119,10 @@ pub(super) struct TurnCtx<'a> {
     pub(super) turn_id: &'a str,
     pub(super) feed: &'a Feed,
     pub(super) interrupted: Arc<AtomicBool>,
-    pub(super) answer: String,
-    pub(super) tools: Vec<String>,
+    /// What its events added up to (`ended`: the CLI ended the turn itself, a result / turn
+    /// end event).
+    pub(super) tally: super::tally::Tally,
     pub(super) notes: Vec<String>,
-    /// The CLI ended the turn itself (a result / turn end event).
-    pub(super) saw_end: bool,
     /// The turn's start, until it is journalled: when its CLI has started (which then reads
     /// its prompt), or before the turn ends if no CLI started (see `TurnCtx::record_start`).
     pub(super) pending_start: Option<super::PendingStart>,
@@ -595,19 +594,7 @@ impl TurnCtx<'_> {
             other => other,
         };
         // Deltas build the answer as they come, so an interrupted stream keeps what arrived.
-        ev.add_to_answer(&mut self.answer);
-        match &ev {
-            TurnEvent::ToolUse { summary, .. } => self.tools.push(summary.clone()),
-            TurnEvent::End { .. } => self.saw_end = true,
-            TurnEvent::Session { .. }
-            | TurnEvent::Text { .. }
-            | TurnEvent::Delta { .. }
-            | TurnEvent::ToolResult { .. }
-            | TurnEvent::Denied { .. }
-            | TurnEvent::SubagentText { .. }
-            | TurnEvent::Usage { .. }
-            | TurnEvent::Warning { .. } => {}
-        }
+        self.tally.add(&ev);
         self.feed.push(Reply::Event {
             event: SendEvent::Turn { event: ev },
         });

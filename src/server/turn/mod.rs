@@ -9,6 +9,7 @@ pub(super) mod local;
 pub(super) mod plan;
 pub(super) mod prestart;
 pub mod queue;
+pub(super) mod tally;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -215,10 +216,8 @@ async fn run_locked(
         turn_id: &started.turn_id,
         feed,
         interrupted: started.interrupted.clone(),
-        answer: String::new(),
-        tools: Vec::new(),
+        tally: tally::Tally::default(),
         notes: checkout_notes,
-        saw_end: false,
         pending_start: Some(pending),
         start_failed: None,
         go: None,
@@ -458,15 +457,15 @@ async fn finish(
         session_id: session_id.clone(),
         model: model.clone(),
         context: outcome.context,
-        answer: ctx.answer.clone(),
-        tools: ctx.tools.clone(),
+        answer: ctx.tally.answer.clone(),
+        tools: ctx.tally.tools.clone(),
         notes: ctx.notes.clone(),
         cost: outcome.cost,
     }]);
     srv.store.append_unsynced(&term.id, records.collect())?;
     crate::log::phase("turn-recorded");
     let unusable_cli =
-        status == TurnStatus::Failed && !ctx.saw_end && !ctx.interrupted.load(Ordering::SeqCst);
+        status == TurnStatus::Failed && !ctx.tally.ended && !ctx.interrupted.load(Ordering::SeqCst);
     let summary = TurnSummary {
         commit,
         turn_id: started.turn_id.clone(),
