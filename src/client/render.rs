@@ -6,7 +6,7 @@ use crate::protocol::views::{
     ReindexView, RemovedView, RenamedView, RevertView, StatusView, TerminalView,
 };
 use crate::protocol::{SendEvent, SessionStart, TurnSummary};
-use crate::words::OpenReason;
+use crate::words::{duration_text, OpenReason, TimeText};
 use crate::words::{ContextUsage, TurnEvent, TurnStatus};
 
 /// Where a piece of a streamed turn goes.
@@ -161,7 +161,7 @@ pub fn summary_line(s: &TurnSummary) -> String {
         conv.push_str(&format!(" (opened: {})", o.as_str()));
     }
     parts.push(conv);
-    parts.push(format!("{:.1} s", s.elapsed_ms as f64 / 1000.0));
+    parts.push(duration_text(s.elapsed_ms, TimeText::Tenths));
     if let Some(c) = &s.cost {
         parts.push(cost_text(c));
     }

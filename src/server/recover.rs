@@ -145,6 +145,8 @@ fn ended_record(turn_id: String, outcome: crate::providers::TurnOutcome, tally: 
         tools: tally.tools,
         notes: vec![ENDED_NOTE.to_string()],
         cost: outcome.cost,
+        // The dead server's clock is gone: the times in the journal say it.
+        duration_ms: None,
     }
 }
 
@@ -178,6 +180,7 @@ fn interrupted_record(
         tools: tally.tools,
         notes: vec![],
         cost: None,
+        duration_ms: None,
     }
 }
 

@@ -360,6 +360,7 @@ fn closing(
             tools: s.tools,
             notes: vec![],
             cost: None,
+            duration_ms: None,
         });
     }
     for (input, prompt) in carry::waiting_inputs(entries) {
