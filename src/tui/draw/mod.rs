@@ -331,34 +331,38 @@ fn placeholder(app: &App, pane: &Pane) -> Option<String> {
     })
 }
 
+/// Pane `i`'s title (its face's, marked when zoomed) and the waiting input under its
+/// transcript.
+fn pane_head(app: &App, i: usize, active: bool) -> (String, Vec<Line<'static>>) {
+    let pane = &app.panes[i];
+    let (title, waiting) = match pane.term.as_deref().and_then(|n| app.term(n)) {
+        Some(t) => {
+            let idx = app.listed_index(&t.info.name);
+            let title = if pane.diff {
+                diff::face::title(&t.info.name, idx, t.diff.as_ref())
+            } else {
+                pane_title(t, idx, pane.scroll, pane.shell)
+            };
+            let selected = app.selected.filter(|_| active);
+            let editing = app
+                .editing
+                .as_ref()
+                .filter(|(n, _)| *n == t.info.name)
+                .map(|(_, i)| *i);
+            (title, waiting_lines(t, selected, editing))
+        }
+        None => (" baton ".to_string(), Vec::new()),
+    };
+    if app.zoomed {
+        let title = format!("{}· zoomed ({}) ", title, app.keys.hint(A::Zoom));
+        return (title, waiting);
+    }
+    (title, waiting)
+}
+
 fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
     let active = i == app.active;
-    let (title, waiting) = {
-        let pane = &app.panes[i];
-        match pane.term.as_deref().and_then(|n| app.term(n)) {
-            Some(t) => {
-                let idx = app.listed_index(&t.info.name);
-                let title = if pane.diff {
-                    diff::face::title(&t.info.name, idx, t.diff.as_ref())
-                } else {
-                    pane_title(t, idx, pane.scroll, pane.shell)
-                };
-                let selected = app.selected.filter(|_| active);
-                let editing = app
-                    .editing
-                    .as_ref()
-                    .filter(|(n, _)| *n == t.info.name)
-                    .map(|(_, i)| *i);
-                (title, waiting_lines(t, selected, editing))
-            }
-            None => (" baton ".to_string(), Vec::new()),
-        }
-    };
-    let title = if app.zoomed {
-        format!("{}· zoomed ({}) ", title, app.keys.hint(A::Zoom))
-    } else {
-        title
-    };
+    let (title, waiting) = pane_head(app, i, active);
     let border = if active && app.panes.len() > 1 {
         Style::default().fg(Color::Cyan)
     } else {
