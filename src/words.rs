@@ -125,6 +125,46 @@ pub struct TurnCost {
     pub usd: Option<f64>,
 }
 
+/// How long a turn took: what the server measured (`turn_finished`'s `duration_ms`), else the
+/// time between its start and its end as journalled (`started_at`, `finished_at`: a turn from
+/// before the measure was kept, or one a crash or an import closed). None while it runs, or
+/// when a time does not read or the clock went back.
+pub fn turn_duration_ms(
+    measured: Option<u64>,
+    started_at: &str,
+    finished_at: Option<&str>,
+) -> Option<u64> {
+    if measured.is_some() {
+        return measured;
+    }
+    let start = chrono::DateTime::parse_from_rfc3339(started_at).ok()?;
+    let end = chrono::DateTime::parse_from_rfc3339(finished_at?).ok()?;
+    u64::try_from((end - start).num_milliseconds()).ok()
+}
+
+/// How a length of time reads ([`duration_text`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeText {
+    /// `8.1 s`, `125.3 s`: tenths of seconds, however long (a turn's summary line, `/cost`).
+    Tenths,
+    /// `8.1 s`, and from a minute on `2 min 05 s` (a finished turn in the multiplexer).
+    TenthsThenMinutes,
+    /// `12 s`, and from a minute on `2 min 05 s` (a running turn, redrawn every second).
+    WholeThenMinutes,
+}
+
+/// `ms` milliseconds as `how` says: the one way every client writes a length of time.
+pub fn duration_text(ms: u64, how: TimeText) -> String {
+    let secs = ms / 1000;
+    match how {
+        TimeText::TenthsThenMinutes | TimeText::WholeThenMinutes if secs >= 60 => {
+            format!("{} min {:02} s", secs / 60, secs % 60)
+        }
+        TimeText::WholeThenMinutes => format!("{secs} s"),
+        TimeText::Tenths | TimeText::TenthsThenMinutes => format!("{:.1} s", ms as f64 / 1000.0),
+    }
+}
+
 /// One normalized event out of any provider's stream.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]

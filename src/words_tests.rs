@@ -125,3 +125,45 @@ fn shown_writes_out_what_a_terminal_would_not_show_as_itself() {
         std::borrow::Cow::Borrowed(_)
     ));
 }
+
+#[test]
+fn a_turn_lasts_what_the_server_measured_else_what_its_times_say() {
+    let start = "2026-01-01T00:00:00.000Z";
+    let rows: [(Option<u64>, Option<&str>, Option<u64>); 6] = [
+        (Some(1_234), Some("2026-01-01T00:00:09.000Z"), Some(1_234)),
+        (Some(1_234), None, Some(1_234)),
+        (None, Some("2026-01-01T00:00:04.250Z"), Some(4_250)),
+        (None, Some("2026-01-01T01:00:04.250+01:00"), Some(4_250)),
+        (None, None, None),
+        (None, Some("not a time"), None),
+    ];
+    for (measured, end, want) in rows {
+        assert_eq!(
+            turn_duration_ms(measured, start, end),
+            want,
+            "{measured:?} {end:?}"
+        );
+    }
+    // The clock went back between the two records: no length rather than a wrong one.
+    let back = turn_duration_ms(None, "2026-01-01T00:00:05Z", Some("2026-01-01T00:00:04Z"));
+    assert_eq!(back, None);
+}
+
+#[test]
+fn a_length_of_time_reads_in_tenths_whole_seconds_or_minutes() {
+    use TimeText::*;
+    let rows = [
+        (0, Tenths, "0.0 s"),
+        (12_340, Tenths, "12.3 s"),
+        (125_300, Tenths, "125.3 s"),
+        (8_100, TenthsThenMinutes, "8.1 s"),
+        (59_960, TenthsThenMinutes, "60.0 s"),
+        (60_000, TenthsThenMinutes, "1 min 00 s"),
+        (125_000, TenthsThenMinutes, "2 min 05 s"),
+        (12_900, WholeThenMinutes, "12 s"),
+        (125_900, WholeThenMinutes, "2 min 05 s"),
+    ];
+    for (ms, how, want) in rows {
+        assert_eq!(duration_text(ms, how), want, "{ms} {how:?}");
+    }
+}

@@ -10,7 +10,7 @@ use clap::Args;
 use super::send::{absolute, remote_dir};
 use crate::client::{commands, ctrl_c, hosts, render, Client};
 use crate::error::BatonError;
-use crate::protocol::Request;
+use crate::protocol::{Answer, Request};
 
 /// The client a terminal argument addresses (`HOST:NAME`: that host's server), `name` left
 /// bare.
@@ -84,7 +84,7 @@ pub struct NameArgs {
 
 impl NameArgs {
     /// Runs `req` of the bare name, its answer printed by `text`.
-    fn simple<T: serde::de::DeserializeOwned>(
+    fn simple<T: TryFrom<Answer, Error = BatonError>>(
         mut self,
         client: &Client,
         req: impl FnOnce(String) -> Request,

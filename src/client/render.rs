@@ -6,7 +6,7 @@ use crate::protocol::views::{
     ReindexView, RemovedView, RenamedView, RevertView, StatusView, TerminalView,
 };
 use crate::protocol::{SendEvent, SessionStart, TurnSummary};
-use crate::words::OpenReason;
+use crate::words::{duration_text, OpenReason, TimeText};
 use crate::words::{ContextUsage, TurnEvent, TurnStatus};
 
 /// Where a piece of a streamed turn goes.
@@ -161,7 +161,7 @@ pub fn summary_line(s: &TurnSummary) -> String {
         conv.push_str(&format!(" (opened: {})", o.as_str()));
     }
     parts.push(conv);
-    parts.push(format!("{:.1} s", s.elapsed_ms as f64 / 1000.0));
+    parts.push(duration_text(s.elapsed_ms, TimeText::Tenths));
     if let Some(c) = &s.cost {
         parts.push(cost_text(c));
     }
@@ -244,52 +244,95 @@ fn provider_cell(v: &TerminalView) -> String {
     }
 }
 
+/// One row of `baton ls`: a terminal and the host it is on (`None`: this machine).
+type LsRow<'a> = (Option<&'a str>, &'a TerminalView);
+
+/// One column of `baton ls`: its header, the width its cells are padded to (the last column's
+/// are not), and how a row's cell reads. The header and every row are drawn from this one
+/// table, so they cannot drift apart.
+struct LsColumn {
+    header: &'static str,
+    width: usize,
+    cell: fn(&LsRow) -> String,
+}
+
+/// The HOST column, first, when any host is configured.
+const LS_HOST: LsColumn = LsColumn {
+    header: "HOST",
+    width: 12,
+    cell: |(h, _)| h.unwrap_or("-").to_string(),
+};
+
+const LS_COLUMNS: [LsColumn; 6] = [
+    LsColumn {
+        header: "NAME",
+        width: 16,
+        cell: |(_, v)| {
+            if v.archived {
+                format!("{} (archived)", v.name)
+            } else {
+                v.name.clone()
+            }
+        },
+    },
+    LsColumn {
+        header: "PROVIDER",
+        width: 24,
+        cell: |(_, v)| provider_cell(v),
+    },
+    LsColumn {
+        header: "STATE",
+        width: 8,
+        cell: |(_, v)| v.state.as_str().to_string(),
+    },
+    LsColumn {
+        header: "CONTEXT",
+        width: 14,
+        cell: |(_, v)| ctx_cell(v),
+    },
+    LsColumn {
+        header: "COST",
+        width: 9,
+        cell: |(_, v)| cost_cell(v.cost.as_ref()),
+    },
+    LsColumn {
+        header: "DIR",
+        width: 0,
+        cell: |(_, v)| crate::words::shown(&v.dir).into_owned(),
+    },
+];
+
+/// One line of the table: each cell padded to its column's width and followed by a space, but
+/// the last, which ends the line.
+fn ls_line<'a>(cells: impl Iterator<Item = (&'a LsColumn, String)>) -> String {
+    let mut cells = cells.peekable();
+    let mut line = String::new();
+    while let Some((col, text)) = cells.next() {
+        match cells.peek() {
+            Some(_) => line.push_str(&format!("{text:<w$} ", w = col.width)),
+            None => line.push_str(&text),
+        }
+    }
+    line.push('\n');
+    line
+}
+
 /// `baton ls`: each row with the host it is on (`None`: this machine), in a HOST column when
 /// `host_col` (any host is configured), then a line per host that did not answer.
-pub fn ls_on_hosts(
-    rows: &[(Option<&str>, &TerminalView)],
-    offline: &[(String, String)],
-    host_col: bool,
-) -> String {
+pub fn ls_on_hosts(rows: &[LsRow], offline: &[(String, String)], host_col: bool) -> String {
+    let columns: Vec<&LsColumn> = host_col
+        .then_some(&LS_HOST)
+        .into_iter()
+        .chain(&LS_COLUMNS)
+        .collect();
     let mut out = String::new();
-    let host_cell = |h: Option<&str>| match (host_col, h) {
-        (false, _) => String::new(),
-        (true, h) => format!("{:<12} ", h.unwrap_or("-")),
-    };
     if rows.is_empty() {
         out.push_str("no terminals yet (create one with `baton new NAME --dir DIR`)\n");
     } else {
-        out.push_str(&format!(
-            "{}{:<16} {:<24} {:<8} {:<14} {:<9} {}\n",
-            if host_col {
-                format!("{:<12} ", "HOST")
-            } else {
-                String::new()
-            },
-            "NAME",
-            "PROVIDER",
-            "STATE",
-            "CONTEXT",
-            "COST",
-            "DIR"
-        ));
+        out.push_str(&ls_line(columns.iter().map(|c| (*c, c.header.to_string()))));
     }
-    for (h, v) in rows {
-        let name = if v.archived {
-            format!("{} (archived)", v.name)
-        } else {
-            v.name.clone()
-        };
-        out.push_str(&format!(
-            "{}{:<16} {:<24} {:<8} {:<14} {:<9} {}\n",
-            host_cell(*h),
-            name,
-            provider_cell(v),
-            v.state.as_str(),
-            ctx_cell(v),
-            cost_cell(v.cost.as_ref()),
-            crate::words::shown(&v.dir)
-        ));
+    for row in rows {
+        out.push_str(&ls_line(columns.iter().map(|c| (*c, (c.cell)(row)))));
     }
     for (h, v) in rows.iter().filter(|(_, v)| v.queue_held) {
         let name = match h {

@@ -331,3 +331,76 @@ fn interrupt_names_the_turn_it_interrupted_or_the_exiting_cli_it_stopped() {
         assert_eq!(interrupted(&v), want);
     }
 }
+
+/// A terminal view for `ls`: an idle claude terminal with `over`'s fields put over it.
+fn ls_view(over: serde_json::Value) -> TerminalView {
+    let mut v = serde_json::json!({
+        "name": "t", "id": "id-t", "dir": "/w/t",
+        "checkout": {"mode": "in_place", "source": "/w/t", "branch": null, "base_branch": null,
+                     "base_commit": null, "worktree": null},
+        "provider": "claude", "endpoint": null, "model": null, "brief": null, "state": "idle",
+        "queued": 0, "queue": [], "created_at": "2026-01-01T00:00:00Z", "conversation": null,
+        "sessions": [], "context": null, "instructions": [], "rotate_at": 0.45, "turns": 0,
+        "last_turn": null, "archived": false,
+    });
+    for (k, x) in over.as_object().into_iter().flatten() {
+        v[k] = x.clone();
+    }
+    serde_json::from_value(v).unwrap()
+}
+
+#[test]
+fn ls_lines_up_each_row_under_its_header_with_and_without_hosts() {
+    let views = [
+        ls_view(
+            serde_json::json!({"name": "api", "model": "opus", "state": "running",
+            "context": {"tokens": 90_200, "window": 200_000, "fraction": 0.451, "rotates_next": true},
+            "cost": {"input_tokens": 1000, "cached_tokens": 0, "output_tokens": 10, "usd": 0.5}}),
+        ),
+        ls_view(
+            serde_json::json!({"name": "wéb-ünïcode", "provider": "codex", "archived": true,
+            "dir": "/w/a\u{1b}b", "queue_held": true,
+            "cost": {"input_tokens": 1500, "cached_tokens": 0, "output_tokens": 10, "usd": null}}),
+        ),
+        ls_view(
+            serde_json::json!({"name": "a-name-longer-than-sixteen", "index_behind": true,
+            "context": {"tokens": 1, "window": 0, "fraction": 0.0, "rotates_next": false}}),
+        ),
+    ];
+    let rows: Vec<(Option<&str>, &TerminalView)> = vec![
+        (None, &views[0]),
+        (Some("box"), &views[1]),
+        (None, &views[2]),
+    ];
+    let offline = [("far".to_string(), "timed out".to_string())];
+    let plain = ls_on_hosts(&rows, &[], false);
+    let hosts = ls_on_hosts(&rows, &offline, true);
+    let tail = [
+        "box:wéb-ünïcode: queue held after interrupt: `baton queue box:wéb-ünïcode run` (or r on a waiting input in the multiplexer) runs it",
+        INDEX_BEHIND,
+    ];
+    let expected_plain = [
+        "NAME             PROVIDER                 STATE    CONTEXT        COST      DIR",
+        "api              claude/opus              running  45.1% (rotates) $0.50     /w/t",
+        "wéb-ünïcode (archived) codex                    idle     -              2k tok    /w/a<U+001B>b",
+        "a-name-longer-than-sixteen claude                   idle     -              -         /w/t",
+    ];
+    let expected_hosts = [
+        "HOST         NAME             PROVIDER                 STATE    CONTEXT        COST      DIR",
+        "-            api              claude/opus              running  45.1% (rotates) $0.50     /w/t",
+        "box          wéb-ünïcode (archived) codex                    idle     -              2k tok    /w/a<U+001B>b",
+        "-            a-name-longer-than-sixteen claude                   idle     -              -         /w/t",
+    ];
+    let lines = |rows: &[&str], more: &[&str]| {
+        let all: Vec<&str> = rows.iter().chain(&tail).chain(more).copied().collect();
+        format!("{}\n", all.join("\n"))
+    };
+    let expected_plain = lines(&expected_plain, &[]);
+    let expected_hosts = lines(&expected_hosts, &["host far: offline (timed out)"]);
+    assert_eq!(plain, expected_plain);
+    assert_eq!(hosts, expected_hosts);
+    assert_eq!(
+        ls_on_hosts(&[], &offline, true),
+        "no terminals yet (create one with `baton new NAME --dir DIR`)\nhost far: offline (timed out)\n"
+    );
+}

@@ -88,6 +88,7 @@ fn record() -> impl Strategy<Value = Record> {
                     answer,
                     notes: tools.clone(),
                     cost: None,
+                    duration_ms: context.map(|(tokens, _)| tokens),
                     tools,
                 }
             ),

@@ -11,7 +11,7 @@ use crate::protocol::views::{
     LogTurnView, LogView, QueuedView, StatusView, TerminalState, TerminalView,
 };
 use crate::protocol::WatchEvent;
-use crate::store::{TerminalRow, TurnView};
+use crate::store::TerminalRow;
 use crate::words::{ContextUsage, ProviderKind, TurnStatus};
 
 /// True when a turn on `provider` that ended at `context` makes the next prompt open a fresh
@@ -26,7 +26,12 @@ pub fn rotates_next(provider: ProviderKind, context: Option<&ContextUsage>) -> b
 }
 
 /// The terminal's state as the list shows it.
-fn state(srv: &Server, t: &TerminalRow, waiting: usize, last: Option<&TurnView>) -> TerminalState {
+fn state(
+    srv: &Server,
+    t: &TerminalRow,
+    waiting: usize,
+    last: Option<&LastTurnView>,
+) -> TerminalState {
     let rt = srv.runtime(&t.id);
     if rt.is_running() || rt.taken().is_some() {
         TerminalState::Running
@@ -107,11 +112,7 @@ pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonErro
         instructions,
         rotate_at: ROTATE_FRACTION,
         turns: turns.count,
-        last_turn: last.map(|l| LastTurnView {
-            number: l.number,
-            status: l.status,
-            error: l.error.clone(),
-        }),
+        last_turn: turns.last,
         archived: t.archived,
         queue_held: srv.runtime(&t.id).queue_held(),
         cost: srv.store.terminal_cost(&t.id)?,

@@ -11,12 +11,13 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::state::Server;
+use super::turn::tally::Tally;
 use crate::error::BatonError;
 use crate::providers::claude::{self, ClaudeParser};
 use crate::providers::codex::CodexParser;
 use crate::providers::process;
 use crate::store::{Entry, Record};
-use crate::words::{ProviderKind, SessionReason, TurnEvent, TurnStatus};
+use crate::words::{ProviderKind, SessionReason, TurnStatus};
 
 /// How long a left-over CLI gets to stop on SIGTERM before it is killed.
 const STOP_GRACE: Duration = Duration::from_secs(3);
@@ -24,108 +25,163 @@ const STOP_GRACE: Duration = Duration::from_secs(3);
 /// Closes every unfinished turn of every terminal.
 pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
     for (tid, turn_id) in srv.store.unfinished_turns()? {
-        let entries = srv.store.entries(&tid).unwrap_or_default();
-        let stopped = stop_leftover(&entries, &turn_id);
-        // Its CLI is stopped: the system-text file the dead server wrote for it can go.
-        crate::providers::system_file::sweep(&srv.run_dir(&tid), &srv.homes.codex, &tid, None);
-        let provider = entries.iter().find_map(|e| match &e.record {
-            Record::TurnStarted {
-                turn_id: t,
-                provider,
-                conversation_id,
-                ..
-            } if *t == turn_id => Some((*provider, conversation_id.clone())),
-            _ => None,
-        });
-        let input = entries.iter().find_map(|e| match &e.record {
-            Record::TurnStarted {
-                turn_id: t, input, ..
-            } if *t == turn_id => *input,
-            _ => None,
-        });
-        // Read once: what it streamed, and (when it got to its end) how it ended.
-        let text = std::fs::read(srv.turn_file(&tid, &turn_id))
-            .map(|b| String::from_utf8_lossy(&b).into_owned())
-            .unwrap_or_default();
-        // The directory the turn ran in: tool targets are shown relative to it.
-        let dir = provider
-            .as_ref()
-            .and_then(|(_, conv)| super::steps::conversation_dir(srv, &tid, conv));
-        let streamed = match provider {
-            Some((p, _)) => streamed(&text, p, dir.as_deref()),
-            None => Streamed::default(),
-        };
-        if let (Some((p, conv)), Some((sid, model))) = (&provider, &streamed.session) {
-            let known = srv
-                .store
-                .sessions(conv)?
-                .iter()
-                .any(|s| s.session_id == *sid);
-            if !known {
-                srv.store.append(
-                    &tid,
-                    Record::SessionStarted {
-                        conversation_id: conv.clone(),
-                        turn_id: turn_id.clone(),
-                        provider: *p,
-                        session_id: sid.clone(),
-                        model: model.clone(),
-                        reason: SessionReason::Fresh,
-                    },
-                )?;
-            }
-        }
-        let mut error = "the baton server stopped while this turn ran".to_string();
-        if let Some(pid) = stopped {
-            error.push_str(&format!(
-                " (its CLI, pid {pid}, was still running: stopped)"
-            ));
-        }
-        // A CLI that printed nothing never reached the model (both CLIs print their session
-        // before the first model call): the prompt goes back to the queue, first, as new input.
-        let requeued = match input {
-            Some(n) if streamed.lines == 0 => requeue(srv, &tid, n)?,
-            _ => None,
-        };
-        if let Some(m) = requeued {
-            error.push_str(&format!(
-                " before its CLI printed anything: the prompt runs again as input {m}"
-            ));
-        }
-        let session_id = streamed.session.clone().map(|(s, _)| s);
-        let ended = match (&provider, stopped, streamed.ended) {
-            (Some((p, _)), None, true) => Some(ended_outcome(srv, &text, *p, dir.as_deref())),
-            _ => None,
-        };
-        let record = match ended {
-            Some(outcome) => Record::TurnFinished {
-                turn_id,
-                status: outcome.status.unwrap_or(TurnStatus::Failed),
-                error: outcome.error,
-                session_id: outcome.session_id.or(session_id),
-                model: outcome.model,
-                context: outcome.context,
-                answer: streamed.answer,
-                tools: streamed.tools,
-                notes: vec![ENDED_NOTE.to_string()],
-                cost: outcome.cost,
-            },
-            None => Record::TurnFinished {
-                turn_id,
-                status: TurnStatus::Interrupted,
-                error: Some(error),
-                session_id,
-                model: None,
-                context: None,
-                answer: streamed.answer,
-                tools: streamed.tools,
-                notes: vec![],
-                cost: None,
-            },
-        };
-        srv.store.append(&tid, record)?;
+        close(srv, &tid, turn_id)?;
     }
     Ok(())
+}
+
+/// What the journal's `turn_started` says of an unfinished turn.
+struct Begun {
+    provider: ProviderKind,
+    conversation_id: String,
+    /// The input it ran.
+    input: Option<u32>,
+}
+
+/// The start of turn `turn_id` in `entries`.
+fn begun(entries: &[Entry], turn_id: &str) -> Option<Begun> {
+    entries.iter().find_map(|e| match &e.record {
+        Record::TurnStarted {
+            turn_id: t,
+            provider,
+            conversation_id,
+            input,
+            ..
+        } if t == turn_id => Some(Begun {
+            provider: *provider,
+            conversation_id: conversation_id.clone(),
+            input: *input,
+        }),
+        _ => None,
+    })
+}
+
+/// Closes turn `turn_id` of terminal `tid`: its CLI stopped, its session journalled if the
+/// stream named one the journal lacks, its prompt queued again if the CLI printed nothing,
+/// and its end journalled.
+fn close(srv: &Server, tid: &str, turn_id: String) -> Result<(), BatonError> {
+    let entries = srv.store.entries(tid).unwrap_or_default();
+    let stopped = stop_leftover(&entries, &turn_id);
+    // Its CLI is stopped: the system-text file the dead server wrote for it can go.
+    crate::providers::system_file::sweep(&srv.run_dir(tid), &srv.homes.codex, tid, None);
+    let begun = begun(&entries, &turn_id);
+    // Read once: what it streamed, and (when it got to its end) how it ended.
+    let text = std::fs::read(srv.turn_file(tid, &turn_id))
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    // The directory the turn ran in: tool targets are shown relative to it.
+    let dir = begun
+        .as_ref()
+        .and_then(|b| super::steps::conversation_dir(srv, tid, &b.conversation_id));
+    let streamed = match &begun {
+        Some(b) => streamed(&text, b.provider, dir.as_deref()),
+        None => Streamed::default(),
+    };
+    if let Some(b) = &begun {
+        record_session(srv, tid, &turn_id, b, &streamed.tally)?;
+    }
+    // A CLI that printed nothing never reached the model (both CLIs print their session
+    // before the first model call): the prompt goes back to the queue, first, as new input.
+    let requeued = match begun.as_ref().and_then(|b| b.input) {
+        Some(n) if streamed.lines == 0 => requeue(srv, tid, n)?,
+        _ => None,
+    };
+    let record = match (&begun, stopped, streamed.tally.ended) {
+        (Some(b), None, true) => {
+            let outcome = ended_outcome(srv, &text, b.provider, dir.as_deref());
+            ended_record(turn_id, outcome, streamed.tally)
+        }
+        _ => interrupted_record(turn_id, stopped, requeued, streamed.tally),
+    };
+    srv.store.append(tid, record)?;
+    Ok(())
+}
+
+/// Journals the session the stream of turn `turn_id` named when its conversation does not
+/// have it yet (the dead server never saw it).
+fn record_session(
+    srv: &Server,
+    tid: &str,
+    turn_id: &str,
+    begun: &Begun,
+    tally: &Tally,
+) -> Result<(), BatonError> {
+    let Some((sid, model)) = &tally.session else {
+        return Ok(());
+    };
+    let conv = &begun.conversation_id;
+    if srv
+        .store
+        .sessions(conv)?
+        .iter()
+        .any(|s| s.session_id == *sid)
+    {
+        return Ok(());
+    }
+    srv.store.append(
+        tid,
+        Record::SessionStarted {
+            conversation_id: conv.clone(),
+            turn_id: turn_id.to_string(),
+            provider: begun.provider,
+            session_id: sid.clone(),
+            model: model.clone(),
+            reason: SessionReason::Fresh,
+        },
+    )?;
+    Ok(())
+}
+
+/// The end of a turn whose CLI ended it before the server died: as the CLI ended it.
+fn ended_record(turn_id: String, outcome: crate::providers::TurnOutcome, tally: Tally) -> Record {
+    Record::TurnFinished {
+        turn_id,
+        status: outcome.status.unwrap_or(TurnStatus::Failed),
+        error: outcome.error,
+        session_id: outcome.session_id.or(tally.session.map(|(s, _)| s)),
+        model: outcome.model,
+        context: outcome.context,
+        answer: tally.answer,
+        tools: tally.tools,
+        notes: vec![ENDED_NOTE.to_string()],
+        cost: outcome.cost,
+        // The dead server's clock is gone: the times in the journal say it.
+        duration_ms: None,
+    }
+}
+
+/// The end of a turn the server's death cut short: interrupted, saying whether its CLI
+/// (`stopped`: its pid) still ran and where its prompt went again (`requeued`: the input).
+fn interrupted_record(
+    turn_id: String,
+    stopped: Option<i32>,
+    requeued: Option<u32>,
+    tally: Tally,
+) -> Record {
+    let mut error = "the baton server stopped while this turn ran".to_string();
+    if let Some(pid) = stopped {
+        error.push_str(&format!(
+            " (its CLI, pid {pid}, was still running: stopped)"
+        ));
+    }
+    if let Some(m) = requeued {
+        error.push_str(&format!(
+            " before its CLI printed anything: the prompt runs again as input {m}"
+        ));
+    }
+    Record::TurnFinished {
+        turn_id,
+        status: TurnStatus::Interrupted,
+        error: Some(error),
+        session_id: tally.session.map(|(s, _)| s),
+        model: None,
+        context: None,
+        answer: tally.answer,
+        tools: tally.tools,
+        notes: vec![],
+        cost: None,
+        duration_ms: None,
+    }
 }
 
 /// The note of a turn whose end is read back from its stream.
@@ -222,12 +278,8 @@ fn requeue(srv: &Server, tid: &str, n: u32) -> Result<Option<u32>, BatonError> {
 pub(super) struct Streamed {
     /// How many lines the CLI printed.
     pub(super) lines: usize,
-    pub(super) answer: String,
-    pub(super) tools: Vec<String>,
-    /// The provider session it ran in, and that session's model.
-    pub(super) session: Option<(String, Option<String>)>,
-    /// The CLI reported the turn's end (its result).
-    pub(super) ended: bool,
+    /// Its events summed up, as the live turn sums them.
+    pub(super) tally: Tally,
 }
 
 /// What raw stream `text` of a `provider` turn run in `dir` holds (an imported turn that was
@@ -236,24 +288,8 @@ pub(super) fn streamed(text: &str, provider: ProviderKind, dir: Option<&Path>) -
     // The echo of the prompt (`--replay-user-messages`) comes as the CLI reads it, before its
     // session and before any model call (2.1.197 echoes only after its first stream events).
     let printed = |l: &&str| !(provider == ProviderKind::Claude && claude::is_replay(l));
-    let mut out = Streamed {
+    Streamed {
         lines: text.lines().filter(printed).count(),
-        ..Streamed::default()
-    };
-    for ev in super::steps::events(text, provider, dir) {
-        ev.add_to_answer(&mut out.answer);
-        match ev {
-            TurnEvent::ToolUse { summary, .. } => out.tools.push(summary),
-            TurnEvent::Session { session_id, model } => out.session = Some((session_id, model)),
-            TurnEvent::End { .. } => out.ended = true,
-            TurnEvent::Text { .. }
-            | TurnEvent::Delta { .. }
-            | TurnEvent::ToolResult { .. }
-            | TurnEvent::Denied { .. }
-            | TurnEvent::SubagentText { .. }
-            | TurnEvent::Usage { .. }
-            | TurnEvent::Warning { .. } => {}
-        }
+        tally: Tally::of(&super::steps::events(text, provider, dir)),
     }
-    out
 }

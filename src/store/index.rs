@@ -23,7 +23,9 @@ use crate::words::{OpenReason, SessionReason};
 ///    the `forks` and `removals` tables (see `life.rs`); inputs get `fresh`.
 /// 4: terminals get `active_at` (their latest journal entry's time, for `baton prune`);
 ///    removals get `purge`.
-pub const SCHEMA_VERSION: i32 = 5;
+/// 5: turns get their cost (`cost_*`).
+/// 6: turns get `duration_ms` (the server's measure of a turn, from `turn_finished`).
+pub const SCHEMA_VERSION: i32 = 6;
 
 const SCHEMA: &str = "
 CREATE TABLE terminals (
@@ -54,7 +56,8 @@ CREATE TABLE turns (
   started_at TEXT NOT NULL, status TEXT, error TEXT, session_id TEXT, model TEXT,
   context_tokens INTEGER, context_window INTEGER, answer TEXT, tools TEXT, notes TEXT,
   finished_at TEXT, commit_id TEXT, input INTEGER, mode TEXT,
-  cost_input INTEGER, cost_cached INTEGER, cost_output INTEGER, cost_usd REAL);
+  cost_input INTEGER, cost_cached INTEGER, cost_output INTEGER, cost_usd REAL,
+  duration_ms INTEGER);
 CREATE TABLE inputs (
   terminal_id TEXT NOT NULL, number INTEGER NOT NULL, prompt TEXT NOT NULL, mode TEXT NOT NULL,
   direct INTEGER NOT NULL, jumped INTEGER NOT NULL, provider TEXT, endpoint TEXT, model TEXT,
@@ -489,6 +492,7 @@ fn apply_turn_finished(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
         tools,
         notes,
         cost,
+        duration_ms,
     } = r
     else {
         return Ok(());
@@ -498,7 +502,8 @@ fn apply_turn_finished(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
            session_id=COALESCE(:session_id, session_id), model=:model,
            context_tokens=:context_tokens, context_window=:context_window, answer=:answer,
            tools=:tools, notes=:notes, finished_at=:at, cost_input=:cost_input,
-           cost_cached=:cost_cached, cost_output=:cost_output, cost_usd=:cost_usd
+           cost_cached=:cost_cached, cost_output=:cost_output, cost_usd=:cost_usd,
+           duration_ms=:duration_ms
          WHERE id=:turn_id",
         named_params! {
             ":turn_id": turn_id,
@@ -516,6 +521,7 @@ fn apply_turn_finished(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
             ":cost_cached": cost.map(|k| k.cached_tokens.min(i64::MAX as u64) as i64),
             ":cost_output": cost.map(|k| k.output_tokens.min(i64::MAX as u64) as i64),
             ":cost_usd": cost.and_then(|k| k.usd),
+            ":duration_ms": duration_ms.map(|ms| ms.min(i64::MAX as u64) as i64),
         },
     )?;
     Ok(())

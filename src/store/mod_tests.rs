@@ -79,6 +79,7 @@ fn busy_store(d: &tempfile::TempDir) -> Store {
             tools: vec!["read_file".into()],
             notes: vec![],
             cost: None,
+            duration_ms: Some(1_234),
         },
         Record::InstructionAdded {
             text: "never use unwrap".into(),

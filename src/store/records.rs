@@ -208,6 +208,12 @@ pub enum Record {
         /// What it cost, as the CLI reported it (absent in journals before costs were kept).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cost: Option<crate::words::TurnCost>,
+        /// From its start to its end as the server measured it (a monotonic clock, the
+        /// figure `send` reports as `elapsed_ms`). Absent in journals before it was kept and
+        /// for a turn another server closed (a crash's, an import's): its times say it then
+        /// ([`crate::words::turn_duration_ms`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duration_ms: Option<u64>,
     },
     /// The messages a `local` turn added to baton's own conversation loop (the user prompt, the
     /// assistant's answers and tool calls, the tool results), in Chat Completions form. Sent

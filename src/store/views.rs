@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::records::{ForkLink, SessionFork};
 use crate::git::Worktree;
-pub use crate::protocol::views::{InstructionView, SessionView, TurnView};
+pub use crate::protocol::views::{InstructionView, LastTurnView, SessionView, TurnView};
 use crate::words::CheckoutMode;
 use crate::words::{ContextUsage, ProviderKind, TurnCost, TurnStatus};
 
@@ -275,7 +275,8 @@ pub fn turn(c: &Connection, tid: &str, number: u32) -> rusqlite::Result<Option<T
 #[derive(Debug, Clone, PartialEq)]
 pub struct TurnsSummary {
     pub count: u32,
-    pub last: Option<TurnView>,
+    /// The latest turn as every view shows it: read here alone ([`last_turn_row`]).
+    pub last: Option<LastTurnView>,
     pub context: Option<ContextUsage>,
 }
 
@@ -291,11 +292,9 @@ pub fn turns_summary(
     )?;
     let last = c
         .row(
-            &format!(
-                "SELECT {TURN_COLS} FROM turns WHERE terminal_id=:tid ORDER BY number DESC LIMIT 1"
-            ),
+            "SELECT * FROM turns WHERE terminal_id=:tid ORDER BY number DESC LIMIT 1",
             named_params! { ":tid": tid },
-            turn_row,
+            last_turn_row,
         )
         .optional()?;
     let context = match conversation_id {
@@ -367,6 +366,15 @@ fn context_of(tokens: Option<i64>, window: Option<i64>) -> Option<ContextUsage> 
         }),
         _ => None,
     }
+}
+
+/// A terminal's latest turn, as `show`, `ls` and the multiplexer show it.
+fn last_turn_row(r: &Row<'_>) -> rusqlite::Result<LastTurnView> {
+    Ok(LastTurnView {
+        number: r.get("number")?,
+        status: status(r.get("status")?),
+        error: r.get("error")?,
+    })
 }
 
 fn turn_row(r: &Row<'_>) -> rusqlite::Result<TurnView> {

@@ -526,3 +526,22 @@ fn a_resumed_claude_turns_cli_starts_as_its_send_arrives_before_the_input_is_jou
     assert_eq!(ran, ["first", "second"]);
     assert_eq!(w.show("t")["last_turn"]["status"], "completed");
 }
+
+#[test]
+fn a_turn_keeps_the_time_send_reported_as_it_measured_it() {
+    let w = World::new();
+    w.new_terminal("api", "claude");
+    let out = w.ok(&["send", "api", "Add a /health endpoint.", "--json"]);
+    let last: Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    let elapsed = last["data"]["elapsed_ms"].as_u64().unwrap();
+    let id = w.show("api")["id"].as_str().unwrap().to_string();
+    let journal = w.data().join("terminals").join(id).join("journal.jsonl");
+    let finished: Vec<Value> = std::fs::read_to_string(journal)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["type"] == "turn_finished")
+        .collect();
+    assert_eq!(finished.len(), 1);
+    assert_eq!(finished[0]["duration_ms"].as_u64(), Some(elapsed));
+}

@@ -176,6 +176,7 @@ mod tests {
             tools: vec![],
             notes: vec![],
             cost: None,
+            duration_ms: None,
         })
     }
 

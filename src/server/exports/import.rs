@@ -341,7 +341,7 @@ fn closing(
             .get(&manifest::turn_path(&t.turn_id))
             .map(|b| String::from_utf8_lossy(b).into_owned())
             .unwrap_or_default();
-        let s = streamed(&raw, t.provider, None);
+        let s = streamed(&raw, t.provider, None).tally;
         notes.push(format!(
             "turn {} was still running when {} was exported: it shows as interrupted",
             t.number, m.terminal.name
@@ -360,6 +360,7 @@ fn closing(
             tools: s.tools,
             notes: vec![],
             cost: None,
+            duration_ms: None,
         });
     }
     for (input, prompt) in carry::waiting_inputs(entries) {

@@ -119,11 +119,10 @@ pub(super) struct TurnCtx<'a> {
     pub(super) turn_id: &'a str,
     pub(super) feed: &'a Feed,
     pub(super) interrupted: Arc<AtomicBool>,
-    pub(super) answer: String,
-    pub(super) tools: Vec<String>,
+    /// What its events added up to (`ended`: the CLI ended the turn itself, a result / turn
+    /// end event).
+    pub(super) tally: super::tally::Tally,
     pub(super) notes: Vec<String>,
-    /// The CLI ended the turn itself (a result / turn end event).
-    pub(super) saw_end: bool,
     /// The turn's start, until it is journalled: when its CLI has started (which then reads
     /// its prompt), or before the turn ends if no CLI started (see `TurnCtx::record_start`).
     pub(super) pending_start: Option<super::PendingStart>,
@@ -173,6 +172,43 @@ impl TurnCtx<'_> {
             self.record_start()?;
             return self.execute_local(term, plan, prompt).await;
         }
+        let (mut spec, warm) = self.prepare_run(term, plan).await?;
+        let mut reason = plan.session_reason;
+        let copy = fork_copy(&srv, &spec, plan);
+        let ran = self.run_cli(&spec, prompt, warm).await;
+        if let Some(copy) = copy {
+            if let Err(e) = copy.remove() {
+                self.note(format!(
+                    "cannot remove the session copy made for the fork: {e}"
+                ));
+            }
+        }
+        let mut outcome = ran?;
+        if let Some(session_id) = self.lost_session(&spec, &outcome) {
+            self.note(format!(
+                "cannot resume {provider} session {session_id}: the CLI no longer has it; starting a fresh session in the same conversation"
+            ));
+            spec.session = new_mode(provider);
+            spec.model = term
+                .model
+                .clone()
+                .or(srv.config.provider(provider).model.clone());
+            reason = Some(SessionReason::Lost);
+            outcome = self.run_cli(&spec, prompt, None).await?;
+        }
+        let (session_id, pinned) = self.session_of(&spec, plan, reason, &outcome)?;
+        Ok((outcome, session_id, pinned))
+    }
+
+    /// The turn's command line (fenced) and the CLI it runs in when one is ready (started
+    /// ahead of it, or warm); the run's folder made, a crash's system-text files swept, and
+    /// the fence's warning noted.
+    async fn prepare_run(
+        &mut self,
+        term: &TerminalRow,
+        plan: &Plan,
+    ) -> Result<(RunSpec, Option<providers::warm::WarmCli>), BatonError> {
+        let srv = self.srv.clone();
         let mut spec = self.spec(term, plan)?;
         fence(&srv, self.tid, &mut spec);
         let prestarted = self.prestarted_for(&spec);
@@ -203,38 +239,34 @@ impl TurnCtx<'_> {
         {
             self.note(warning);
         }
-        let mut reason = plan.session_reason;
-        let copy = fork_copy(&srv, &spec, plan);
-        let ran = self.run_cli(&spec, prompt, warm).await;
-        if let Some(copy) = copy {
-            if let Err(e) = copy.remove() {
-                self.note(format!(
-                    "cannot remove the session copy made for the fork: {e}"
-                ));
-            }
-        }
-        let mut outcome = ran?;
-        if let SessionMode::Resume { session_id }
+        Ok((spec, warm))
+    }
+
+    /// The session the run was to resume (or fork) when the CLI no longer has it and the
+    /// turn goes on in a fresh one: not after an interrupt, nor when its start failed.
+    fn lost_session(&self, spec: &RunSpec, outcome: &TurnOutcome) -> Option<String> {
+        let (SessionMode::Resume { session_id }
         | SessionMode::Fork {
             from: session_id, ..
-        } = &spec.session
-        {
-            if outcome.session_not_found
-                && !self.interrupted.load(Ordering::SeqCst)
-                && self.start_failed.is_none()
-            {
-                self.note(format!(
-                    "cannot resume {provider} session {session_id}: the CLI no longer has it; starting a fresh session in the same conversation"
-                ));
-                spec.session = new_mode(provider);
-                spec.model = term
-                    .model
-                    .clone()
-                    .or(srv.config.provider(provider).model.clone());
-                reason = Some(SessionReason::Lost);
-                outcome = self.run_cli(&spec, prompt, None).await?;
-            }
-        }
+        }) = &spec.session
+        else {
+            return None;
+        };
+        let goes_on = outcome.session_not_found
+            && !self.interrupted.load(Ordering::SeqCst)
+            && self.start_failed.is_none();
+        goes_on.then(|| session_id.clone())
+    }
+
+    /// The turn's session id and the model its session is pinned to; a session the turn
+    /// opened (`reason`) is journalled once the CLI named it.
+    fn session_of(
+        &self,
+        spec: &RunSpec,
+        plan: &Plan,
+        reason: Option<SessionReason>,
+        outcome: &TurnOutcome,
+    ) -> Result<(Option<String>, Option<String>), BatonError> {
         let session_id = match &spec.session {
             SessionMode::Resume { session_id } => Some(session_id.clone()),
             SessionMode::New { session_id } | SessionMode::Fork { session_id, .. } => {
@@ -245,12 +277,12 @@ impl TurnCtx<'_> {
         if let (Some(reason), Some(sid)) = (reason, &session_id) {
             if outcome.session_id.is_some() {
                 pinned = outcome.model.clone().or(spec.model.clone());
-                srv.store.append(
+                self.srv.store.append(
                     self.tid,
                     Record::SessionStarted {
                         conversation_id: plan.conversation.id.clone(),
                         turn_id: self.turn_id.to_string(),
-                        provider,
+                        provider: spec.provider,
                         session_id: sid.clone(),
                         model: pinned.clone(),
                         reason,
@@ -264,7 +296,7 @@ impl TurnCtx<'_> {
             } else {
                 None
             };
-        Ok((outcome, session_id, pinned))
+        Ok((session_id, pinned))
     }
 
     /// The CLI started for this turn as its send arrived (`prestart`), if its command line is
@@ -339,27 +371,10 @@ impl TurnCtx<'_> {
         // A Claude turn, and a warm Codex one, take steers and interrupt requests while they
         // run: the queue hands them to these channels.
         let takes_input = spec.provider == ProviderKind::Claude || warm.is_some();
-        let steer = takes_input.then(|| {
-            let (line_tx, line_rx) = tokio::sync::mpsc::unbounded_channel();
-            *self.rt.steer.lock().unwrap_or_else(|p| p.into_inner()) = Some(Steering {
-                lines: line_tx,
-                sent: Vec::new(),
-            });
-            line_rx
-        });
+        let (steer, interrupt) = takes_input.then(|| self.open_input()).unzip();
         // The CLI starts at once and reads its prompt once the turn's start is journalled.
         let (go, gate) = tokio::sync::oneshot::channel();
         self.go = Some(go);
-        // An interrupt reaches such a CLI as its own request, from the moment it runs.
-        let interrupt = takes_input.then(|| {
-            let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-            if let Ok(mut r) = self.rt.running.lock() {
-                if let Some(run) = r.as_mut() {
-                    run.control = Some(tx);
-                }
-            }
-            rx
-        });
         // The CLI comes back through `keep` once the turn ended cleanly (a Codex app-server
         // only once it resumed the thread): until then the terminal's next turn waits for it.
         let starting = (srv.config.warm_limit(spec.provider) > 0)
@@ -392,13 +407,7 @@ impl TurnCtx<'_> {
             .await
         });
         self.pump(rx).await;
-        // Steers the CLI never read wait again, ahead of queued input: they run next.
-        *self.rt.steer.lock().unwrap_or_else(|p| p.into_inner()) = None;
-        if let Ok(mut r) = self.rt.running.lock() {
-            if let Some(run) = r.as_mut() {
-                run.control = None;
-            }
-        }
+        self.close_input();
         let outcome = task
             .await
             .map_err(|e| BatonError::failed(format!("the {} run crashed: {e}", spec.provider)))?
@@ -417,6 +426,39 @@ impl TurnCtx<'_> {
             });
         }
         Ok(outcome)
+    }
+
+    /// The channels through which the queue hands the running CLI steers and an interrupt
+    /// (its own request, from the moment it runs), open until [`TurnCtx::close_input`].
+    fn open_input(
+        &self,
+    ) -> (
+        tokio::sync::mpsc::UnboundedReceiver<String>,
+        tokio::sync::mpsc::UnboundedReceiver<()>,
+    ) {
+        let (line_tx, line_rx) = tokio::sync::mpsc::unbounded_channel();
+        *self.rt.steer.lock().unwrap_or_else(|p| p.into_inner()) = Some(Steering {
+            lines: line_tx,
+            sent: Vec::new(),
+        });
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        if let Ok(mut r) = self.rt.running.lock() {
+            if let Some(run) = r.as_mut() {
+                run.control = Some(tx);
+            }
+        }
+        (line_rx, rx)
+    }
+
+    /// The run is over: steers the CLI never read wait again, ahead of queued input (they run
+    /// next), and interrupts go by signal again.
+    fn close_input(&self) {
+        *self.rt.steer.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        if let Ok(mut r) = self.rt.running.lock() {
+            if let Some(run) = r.as_mut() {
+                run.control = None;
+            }
+        }
     }
 
     /// Feeds a run's messages to the turn until the run ends: raw lines to the turn file,
@@ -595,19 +637,7 @@ impl TurnCtx<'_> {
             other => other,
         };
         // Deltas build the answer as they come, so an interrupted stream keeps what arrived.
-        ev.add_to_answer(&mut self.answer);
-        match &ev {
-            TurnEvent::ToolUse { summary, .. } => self.tools.push(summary.clone()),
-            TurnEvent::End { .. } => self.saw_end = true,
-            TurnEvent::Session { .. }
-            | TurnEvent::Text { .. }
-            | TurnEvent::Delta { .. }
-            | TurnEvent::ToolResult { .. }
-            | TurnEvent::Denied { .. }
-            | TurnEvent::SubagentText { .. }
-            | TurnEvent::Usage { .. }
-            | TurnEvent::Warning { .. } => {}
-        }
+        self.tally.add(&ev);
         self.feed.push(Reply::Event {
             event: SendEvent::Turn { event: ev },
         });

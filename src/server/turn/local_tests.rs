@@ -51,6 +51,7 @@ fn finished_full(
         tools: vec![],
         notes: vec![],
         cost: None,
+        duration_ms: None,
     })
 }
 

@@ -9,6 +9,7 @@ pub(super) mod local;
 pub(super) mod plan;
 pub(super) mod prestart;
 pub mod queue;
+pub(super) mod tally;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -205,10 +206,8 @@ async fn run_locked(
         turn_id: &started.turn_id,
         feed,
         interrupted: started.interrupted.clone(),
-        answer: String::new(),
-        tools: Vec::new(),
+        tally: tally::Tally::default(),
         notes: checkout_notes,
-        saw_end: false,
         pending_start: Some(pending),
         start_failed: None,
         go: None,
@@ -411,28 +410,9 @@ async fn finish(
     let status = outcome.status.unwrap_or(TurnStatus::Failed);
     let model = outcome.model.clone().or(session_model);
     let provider = term.provider;
-    // Every turn that changed files is committed, whatever its status.
-    let facts = super::checkout::TurnFacts {
-        prompt,
-        conversation: &plan.conversation.id,
-        provider: provider.as_str(),
-        session: session_id.as_deref().unwrap_or("none"),
-        number: started.number,
-    };
-    if let Some(prime) = ctx.prime.take() {
-        prime.done().await;
-    }
-    let tracker = srv.changes.get().cloned();
-    let commit = match super::checkout::commit_turn(term, facts, tracker).await {
-        Ok(c) => c,
-        Err(e) => {
-            ctx.note(format!(
-                "the automatic commit failed: {e} (the files are still in {})",
-                term.dir
-            ));
-            None
-        }
-    };
+    let commit = commit(ctx, term, &plan, prompt, started, session_id.as_deref()).await;
+    // Measured once: what the journal keeps is what the client is told.
+    let duration_ms = u64::try_from(started.at.elapsed().as_millis()).unwrap_or(u64::MAX);
     // The commit and the end in one write; their sync (and the raw stream's, started at the
     // result) and their index write wait until the client has its reply (`run`). Written now,
     // they survive a crash of the server at any moment; see `Store::append_unsynced` for a
@@ -448,15 +428,16 @@ async fn finish(
         session_id: session_id.clone(),
         model: model.clone(),
         context: outcome.context,
-        answer: ctx.answer.clone(),
-        tools: ctx.tools.clone(),
+        answer: ctx.tally.answer.clone(),
+        tools: ctx.tally.tools.clone(),
         notes: ctx.notes.clone(),
         cost: outcome.cost,
+        duration_ms: Some(duration_ms),
     }]);
     srv.store.append_unsynced(&term.id, records.collect())?;
     crate::log::phase("turn-recorded");
     let unusable_cli =
-        status == TurnStatus::Failed && !ctx.saw_end && !ctx.interrupted.load(Ordering::SeqCst);
+        status == TurnStatus::Failed && !ctx.tally.ended && !ctx.interrupted.load(Ordering::SeqCst);
     let summary = TurnSummary {
         commit,
         turn_id: started.turn_id.clone(),
@@ -474,7 +455,39 @@ async fn finish(
         context: outcome.context,
         unusable_cli,
         cost: outcome.cost,
-        elapsed_ms: u64::try_from(started.at.elapsed().as_millis()).unwrap_or(u64::MAX),
+        elapsed_ms: duration_ms,
     };
     Ok((summary, ctx.raw_sync()))
+}
+
+/// Commits every file the turn changed, whatever its status; a failure is a note and no commit.
+async fn commit(
+    ctx: &mut TurnCtx<'_>,
+    term: &TerminalRow,
+    plan: &Plan,
+    prompt: &str,
+    started: &Started,
+    session_id: Option<&str>,
+) -> Option<String> {
+    let facts = super::checkout::TurnFacts {
+        prompt,
+        conversation: &plan.conversation.id,
+        provider: term.provider.as_str(),
+        session: session_id.unwrap_or("none"),
+        number: started.number,
+    };
+    if let Some(prime) = ctx.prime.take() {
+        prime.done().await;
+    }
+    let tracker = ctx.srv.changes.get().cloned();
+    match super::checkout::commit_turn(term, facts, tracker).await {
+        Ok(c) => c,
+        Err(e) => {
+            ctx.note(format!(
+                "the automatic commit failed: {e} (the files are still in {})",
+                term.dir
+            ));
+            None
+        }
+    }
 }

@@ -4,7 +4,7 @@
 
 use crate::client::render::cost_text;
 use crate::protocol::views::LogView;
-use crate::words::TurnCost;
+use crate::words::{duration_text, turn_duration_ms, TimeText, TurnCost};
 
 /// The one line `/cost` says for `log`.
 pub fn line(log: &LogView) -> String {
@@ -39,8 +39,9 @@ pub fn line(log: &LogView) -> String {
         if let Some(c) = &t.turn.cost {
             said.push_str(&format!(": {}", cost_text(c)));
         }
-        if let Some(ms) = elapsed_ms(&t.turn.started_at, t.turn.finished_at.as_deref()) {
-            said.push_str(&format!(" · {:.1} s", ms as f64 / 1000.0));
+        if let Some(ms) = turn_duration_ms(None, &t.turn.started_at, t.turn.finished_at.as_deref())
+        {
+            said.push_str(&format!(" · {}", duration_text(ms, TimeText::Tenths)));
         }
         parts.push(said);
     }
@@ -64,13 +65,6 @@ fn sum(costs: &[&TurnCost]) -> Option<TurnCost> {
         };
     }
     Some(total)
-}
-
-/// Milliseconds between two RFC 3339 times (None: unfinished, or a time that does not read).
-fn elapsed_ms(started: &str, finished: Option<&str>) -> Option<i64> {
-    let start = chrono::DateTime::parse_from_rfc3339(started).ok()?;
-    let end = chrono::DateTime::parse_from_rfc3339(finished?).ok()?;
-    Some((end - start).num_milliseconds().max(0))
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 use crate::protocol::views::TerminalView;
 use crate::protocol::{Answer, Request, WatchEvent};
 use crate::tui::app::watch::live_title;
-use crate::tui::app::{App, Effect, TermInfo, TermView};
+use crate::tui::app::{App, Effect, TermView};
 use crate::tui::shell::ShellStatus;
 
 /// How this client's connection to a host stands.
@@ -298,13 +298,12 @@ impl App {
     pub(super) fn replace_terms(&mut self, host: Option<&str>, terminals: &[TerminalView]) {
         let mut terms = Vec::new();
         for v in terminals {
-            let info = TermInfo::from_view(v);
-            let mut t = match self.terms.iter().position(|t| t.info.name == info.name) {
+            let mut t = match self.terms.iter().position(|t| t.info.name == v.name) {
                 Some(i) => self.terms.remove(i),
-                None => TermView::new(info.clone()),
+                None => TermView::new(v.clone()),
             };
-            t.set_info(info);
-            live_title(&mut t, v);
+            t.set_info(v.clone());
+            live_title(&mut t);
             t.log_requested = false;
             t.transcript.fell_behind();
             terms.push(t);

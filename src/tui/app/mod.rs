@@ -28,74 +28,19 @@ use composer::Composer;
 use form::NewForm;
 
 use crate::error::BatonError;
-use crate::protocol::views::{
-    ContextView, LogView, QueuedView, StepsView, TerminalState, TerminalView,
-};
+use crate::protocol::views::{LogView, StepsView, TerminalState, TerminalView};
 use crate::protocol::{Answer, Request, WatchEvent};
-use crate::words::{ProviderKind, TurnCost, TurnStatus};
-
-/// A terminal as the list shows it, read from its `show` view.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TermInfo {
-    pub name: String,
-    pub dir: String,
-    /// The directory the terminal was opened on (its runs may work in a worktree of it).
-    pub source: String,
-    pub provider: String,
-    pub model: Option<String>,
-    pub state: TerminalState,
-    pub conversation: Option<u32>,
-    pub context: Option<ContextView>,
-    /// The share of the window the meter marks as the rotation line.
-    pub rotate_at: f64,
-    /// The standing instructions, oldest first.
-    pub instructions: Vec<String>,
-    /// The input waiting on the server, in the order it will run (every client sees this list).
-    pub queue: Vec<QueuedView>,
-    /// Hidden from the list unless archived terminals are shown (prefix `A`).
-    pub archived: bool,
-    /// The live conversation's title.
-    pub title: Option<String>,
-    /// The waiting input is held after an interrupt (`baton queue NAME run`, `r`).
-    pub queue_held: bool,
-    /// What its turns cost, summed (None: no CLI reported a cost).
-    pub cost: Option<TurnCost>,
-}
-
-impl TermInfo {
-    pub fn from_view(v: &TerminalView) -> TermInfo {
-        TermInfo {
-            name: v.name.clone(),
-            dir: v.dir.clone(),
-            source: v.checkout.source.clone(),
-            provider: v.provider.to_string(),
-            model: v.model.clone(),
-            state: v.state,
-            conversation: v.conversation.as_ref().map(|c| c.number),
-            context: v.context,
-            rotate_at: v.rotate_at,
-            instructions: v.instructions.clone(),
-            queue: v.queue.clone(),
-            archived: v.archived,
-            title: v.conversation.as_ref().and_then(|c| c.title.clone()),
-            queue_held: v.queue_held,
-            cost: v.cost,
-        }
-    }
-
-    pub fn busy(&self) -> bool {
-        self.state.busy()
-    }
-}
+use crate::words::{ProviderKind, TurnStatus};
 
 /// How many of a terminal's finished turns have their steps asked for at one time (the
 /// latest; older ones are asked for when they are still folded at the next Ctrl-t).
 const STEPS_AT_ONCE: usize = 50;
 
-/// One terminal and what this client keeps for it.
+/// One terminal and what this client keeps for it: the server's view of it as given (every
+/// fact the list and panes draw is read from there), and the UI's own state beside it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TermView {
-    pub info: TermInfo,
+    pub info: TerminalView,
     pub transcript: Transcript,
     /// A turn ended while the terminal was out of view.
     pub unseen: Option<TurnStatus>,
@@ -111,7 +56,7 @@ pub struct TermView {
 }
 
 impl TermView {
-    pub fn new(info: TermInfo) -> TermView {
+    pub fn new(info: TerminalView) -> TermView {
         TermView {
             info,
             transcript: Transcript::default(),
@@ -124,11 +69,20 @@ impl TermView {
         }
     }
 
+    pub fn busy(&self) -> bool {
+        self.info.state.busy()
+    }
+
+    /// The live conversation's title.
+    pub fn title(&self) -> Option<&str> {
+        self.info.conversation.as_ref()?.title.as_deref()
+    }
+
     /// The server's latest view of the terminal. A turn that ended out of view stays marked
     /// (✓, ✗, ■) until the terminal is shown, or until it is busy again: the list then says
     /// it runs, not how the turn before ended.
-    pub fn set_info(&mut self, info: TermInfo) {
-        if info.busy() {
+    pub fn set_info(&mut self, info: TerminalView) {
+        if info.state.busy() {
             self.unseen = None;
         }
         self.info = info;
@@ -458,7 +412,7 @@ impl App {
         match (self.next_provider, &self.next_endpoint) {
             (Some(p), Some(ep)) => Some(format!("{p}:{ep}")),
             (Some(p), None) => Some(p.to_string()),
-            (None, _) => self.focused().map(|t| t.info.provider.clone()),
+            (None, _) => self.focused().map(|t| t.info.provider.to_string()),
         }
     }
 
@@ -666,7 +620,7 @@ impl App {
     fn on_created(&mut self, answer: Answer) -> Vec<Effect> {
         self.mode = Mode::Normal;
         let info = match TerminalView::try_from(answer) {
-            Ok(v) => TermInfo::from_view(&v),
+            Ok(v) => v,
             Err(e) => {
                 self.error(e.to_string());
                 return Vec::new();

@@ -21,9 +21,7 @@ pub struct Picker {
 pub fn keeps(t: &TermView, filter: &str) -> bool {
     let filter = filter.to_lowercase();
     t.info.name.to_lowercase().contains(&filter)
-        || t.info
-            .title
-            .as_ref()
+        || t.title()
             .is_some_and(|title| title.to_lowercase().contains(&filter))
 }
 

@@ -1,6 +1,6 @@
 //! Input as the server owns it: Enter (or steer, or jump) sends at once and the server queues
-//! it; the waiting list is the server's (`TermInfo::queue`, the same in every client), and this
-//! client only selects in it and asks for changes (`Request::Queue`). Taking an input back to
+//! it; the waiting list is the server's (`TerminalView::queue`, the same in every client), and
+//! this client only selects in it and asks for changes (`Request::Queue`). Taking an input back to
 //! edit keeps it in its place on the server: Enter then saves the text (`queue edit N`).
 
 use crossterm::event::KeyEvent;

@@ -7,7 +7,6 @@ use super::slash::{self, Action, Typed};
 use super::{App, Effect, Mode};
 use crate::protocol::Request;
 use crate::tui::input::keys::PrefixAction;
-use crate::words::ProviderKind;
 
 /// What Enter does with the composer's text.
 pub(in crate::tui) enum OnEnter {
@@ -70,9 +69,7 @@ impl App {
                 self.next_model = Some(m);
             }
             Action::Provider(kind, endpoint) => {
-                let own = self
-                    .focused()
-                    .and_then(|t| ProviderKind::parse(&t.info.provider));
+                let own = self.focused().map(|t| t.info.provider);
                 let same = Some(kind) == own && endpoint.is_none();
                 self.next_provider = (!same).then_some(kind);
                 self.next_endpoint = endpoint.filter(|_| !same);

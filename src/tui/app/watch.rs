@@ -5,7 +5,7 @@
 use crate::protocol::views::TerminalView;
 use crate::protocol::WatchEvent;
 use crate::tui::app::hosts::host_of;
-use crate::tui::app::{log_call, App, Effect, Mode, TermInfo, TermView};
+use crate::tui::app::{log_call, App, Effect, Mode, TermView};
 use crate::words::TurnStatus;
 
 impl App {
@@ -13,17 +13,16 @@ impl App {
         match ev {
             WatchEvent::Terminals { terminals } => self.on_snapshot(&terminals),
             WatchEvent::Terminal { terminal } => {
-                let info = TermInfo::from_view(&terminal);
-                let name = info.name.clone();
-                let hidden = info.archived && !self.show_archived;
+                let name = terminal.name.clone();
+                let hidden = terminal.archived && !self.show_archived;
                 let mut fx = match self.term_mut(&name) {
                     Some(t) => {
-                        t.set_info(info);
-                        live_title(t, &terminal);
+                        t.set_info(*terminal);
+                        live_title(t);
                         Vec::new()
                     }
                     None => {
-                        self.terms.push(TermView::new(info));
+                        self.terms.push(TermView::new(*terminal));
                         // A pane may show it already (a fork's reply came first).
                         if self.visible(&name) {
                             self.show_effects(&name)
@@ -101,7 +100,7 @@ impl App {
             let here = listed
                 .iter()
                 .filter(|t| host_of(&t.info.name).is_none())
-                .find(|t| t.info.dir == self.cwd || t.info.source == self.cwd)
+                .find(|t| t.info.dir == self.cwd || t.info.checkout.source == self.cwd)
                 .map(|t| t.info.name.clone());
             let first_listed = listed.first().map(|t| t.info.name.clone());
             if self.bring_back_layout() {
@@ -178,8 +177,8 @@ impl App {
 }
 
 /// The live conversation's title, as the server has it now, for the transcript's dividers.
-pub(super) fn live_title(t: &mut TermView, v: &TerminalView) {
-    if let Some(c) = &v.conversation {
+pub(super) fn live_title(t: &mut TermView) {
+    if let Some(c) = &t.info.conversation {
         if let Some(title) = &c.title {
             t.transcript.set_title(c.number, title);
         }

@@ -134,7 +134,7 @@ pub(super) fn state_span(t: &TermView) -> Span<'static> {
 pub(super) fn provider_label(t: &TermView) -> String {
     match &t.info.model {
         Some(m) => format!("{}/{m}", t.info.provider),
-        None => t.info.provider.clone(),
+        None => t.info.provider.to_string(),
     }
 }
 
@@ -168,7 +168,7 @@ fn list_entry(i: usize, t: &TermView, width: usize, focused: bool) -> [Line<'sta
     if t.info.archived {
         extra.push_str(" (archived)");
     }
-    if let Some(title) = &t.info.title {
+    if let Some(title) = t.title() {
         extra.push(' ');
         extra.push_str(&lines::clean(title).replace('\n', " "));
     }
@@ -295,8 +295,8 @@ fn pane_title(t: &TermView, index: Option<usize>, scroll: usize, shell: bool) ->
         return format!(" {} ", parts.join(" · "));
     }
     parts.push(provider_label(t));
-    if let Some(c) = t.info.conversation {
-        parts.push(format!("conversation {c}"));
+    if let Some(c) = &t.info.conversation {
+        parts.push(format!("conversation {}", c.number));
     }
     parts.push(t.info.state.as_str().to_string());
     if scroll > 0 {
@@ -331,34 +331,38 @@ fn placeholder(app: &App, pane: &Pane) -> Option<String> {
     })
 }
 
+/// Pane `i`'s title (its face's, marked when zoomed) and the waiting input under its
+/// transcript.
+fn pane_head(app: &App, i: usize, active: bool) -> (String, Vec<Line<'static>>) {
+    let pane = &app.panes[i];
+    let (title, waiting) = match pane.term.as_deref().and_then(|n| app.term(n)) {
+        Some(t) => {
+            let idx = app.listed_index(&t.info.name);
+            let title = if pane.diff {
+                diff::face::title(&t.info.name, idx, t.diff.as_ref())
+            } else {
+                pane_title(t, idx, pane.scroll, pane.shell)
+            };
+            let selected = app.selected.filter(|_| active);
+            let editing = app
+                .editing
+                .as_ref()
+                .filter(|(n, _)| *n == t.info.name)
+                .map(|(_, i)| *i);
+            (title, waiting_lines(t, selected, editing))
+        }
+        None => (" baton ".to_string(), Vec::new()),
+    };
+    if app.zoomed {
+        let title = format!("{}· zoomed ({}) ", title, app.keys.hint(A::Zoom));
+        return (title, waiting);
+    }
+    (title, waiting)
+}
+
 fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
     let active = i == app.active;
-    let (title, waiting) = {
-        let pane = &app.panes[i];
-        match pane.term.as_deref().and_then(|n| app.term(n)) {
-            Some(t) => {
-                let idx = app.listed_index(&t.info.name);
-                let title = if pane.diff {
-                    diff::face::title(&t.info.name, idx, t.diff.as_ref())
-                } else {
-                    pane_title(t, idx, pane.scroll, pane.shell)
-                };
-                let selected = app.selected.filter(|_| active);
-                let editing = app
-                    .editing
-                    .as_ref()
-                    .filter(|(n, _)| *n == t.info.name)
-                    .map(|(_, i)| *i);
-                (title, waiting_lines(t, selected, editing))
-            }
-            None => (" baton ".to_string(), Vec::new()),
-        }
-    };
-    let title = if app.zoomed {
-        format!("{}· zoomed ({}) ", title, app.keys.hint(A::Zoom))
-    } else {
-        title
-    };
+    let (title, waiting) = pane_head(app, i, active);
     let border = if active && app.panes.len() > 1 {
         Style::default().fg(Color::Cyan)
     } else {
@@ -464,7 +468,7 @@ fn waiting_lines(t: &TermView, selected: Option<u32>, editing: Option<u32>) -> V
     for q in queue.iter().skip(start).take(WAITING_SHOWN) {
         let first = q.prompt.lines().next().unwrap_or("");
         let provider = q.provider.to_string();
-        let via = match (provider != t.info.provider, &q.model) {
+        let via = match (q.provider != t.info.provider, &q.model) {
             (true, Some(m)) => format!(" ({provider}/{m})"),
             (true, None) => format!(" ({provider})"),
             (false, Some(m)) => format!(" ({m})"),
@@ -539,7 +543,7 @@ fn composer_title(app: &App) -> String {
         " prompt → {}{fresh} · {provider}{switch} · Tab: provider",
         t.info.name
     );
-    if t.info.busy() {
+    if t.busy() {
         title.push_str(" · Enter queues");
     }
     title.push(' ');

@@ -25,7 +25,7 @@ pub fn draw_picker(f: &mut Frame, app: &App, p: &Picker) {
             if row == p.at {
                 style = style.add_modifier(Modifier::REVERSED);
             }
-            let title = t.info.title.clone().unwrap_or_default();
+            let title = t.title().unwrap_or_default();
             Line::from(vec![
                 Span::styled(format!(" {n} {:<20} ", t.info.name), style),
                 state_span(t),

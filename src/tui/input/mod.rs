@@ -298,9 +298,7 @@ impl App {
     }
 
     fn cycle_provider(&mut self) {
-        let own = self
-            .focused()
-            .and_then(|t| ProviderKind::parse(&t.info.provider));
+        let own = self.focused().map(|t| t.info.provider);
         let current = self.next_provider.or(own).unwrap_or(ProviderKind::Claude);
         let next = match current {
             ProviderKind::Claude => ProviderKind::Codex,

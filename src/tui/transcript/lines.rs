@@ -12,8 +12,7 @@ use crate::client::render::{cost_text, denial_text, thousands};
 use crate::protocol::views::ForkedView;
 use crate::tui::app::{LineCache, TurnSpan};
 use crate::tui::transcript::{markdown, tool_lines, Part, Transcript, TurnEnd, TurnEntry};
-use crate::words::OpenReason;
-use crate::words::TurnStatus;
+use crate::words::{duration_text, OpenReason, TimeText, TurnStatus};
 
 /// Replaces what would corrupt the screen (control characters, escape sequences) and expands
 /// tabs: a CLI's output is not trusted to be clean text.
@@ -179,7 +178,7 @@ pub fn summary_text(t: &TurnEntry, end: &TurnEnd) -> String {
         None => parts.push("context not reported".into()),
     }
     if let Some(ms) = end.elapsed_ms {
-        parts.push(elapsed_text(ms));
+        parts.push(duration_text(ms, TimeText::TenthsThenMinutes));
     }
     if let Some(cost) = &end.cost {
         parts.push(cost_text(cost));
@@ -187,27 +186,13 @@ pub fn summary_text(t: &TurnEntry, end: &TurnEnd) -> String {
     parts.join(" · ")
 }
 
-/// `8.1 s`, `2 min 05 s`: how long a turn took or has run.
-pub fn elapsed_text(ms: u64) -> String {
-    let secs = ms / 1000;
-    if secs < 60 {
-        format!("{:.1} s", ms as f64 / 1000.0)
-    } else {
-        format!("{} min {:02} s", secs / 60, secs % 60)
-    }
-}
-
 /// The line of a running turn: `… working · 12 s · 6,003 tokens in context` (the time up to
 /// the last tick, in whole seconds; tokens once a model call reported them).
 pub fn running_text(t: &TurnEntry) -> String {
     let mut parts = vec!["… working".to_string()];
     if let (Some(start), Some(now)) = (t.started, t.now) {
-        let secs = (now - start).num_seconds().max(0);
-        parts.push(if secs < 60 {
-            format!("{secs} s")
-        } else {
-            format!("{} min {:02} s", secs / 60, secs % 60)
-        });
+        let ms = u64::try_from((now - start).num_milliseconds()).unwrap_or(0);
+        parts.push(duration_text(ms, TimeText::WholeThenMinutes));
     }
     if let Some(tokens) = t.tokens {
         parts.push(format!("{} tokens in context", thousands(tokens)));

@@ -15,7 +15,7 @@ use chrono::{DateTime, Utc};
 
 use crate::protocol::views::{ConversationView, ForkedView, LogTurnView, LogView};
 use crate::protocol::{SendEvent, SessionStart, TurnSummary};
-use crate::words::OpenReason;
+use crate::words::{turn_duration_ms, OpenReason};
 use crate::words::{ContextUsage, TurnCost, TurnEvent, TurnStatus};
 pub use tools::{ToolOutput, ToolPart};
 
@@ -127,7 +127,6 @@ fn entry_from_log(
         .map(|s| Part::Tool(ToolPart::named(s)))
         .collect();
     let started = time_of(&turn.started_at);
-    let finished = turn.finished_at.as_deref().and_then(time_of);
     if let Some(a) = turn.answer.as_ref().filter(|a| !a.is_empty()) {
         parts.push(Part::Text(a.clone()));
     }
@@ -139,9 +138,8 @@ fn entry_from_log(
         rotates_next: t.rotates_next,
         model: turn.model.clone(),
         cost: turn.cost,
-        elapsed_ms: started
-            .zip(finished)
-            .and_then(|(s, f)| u64::try_from((f - s).num_milliseconds()).ok()),
+        // The log's turns carry their times, not the server's measure (`--json` is fixed).
+        elapsed_ms: turn_duration_ms(None, &turn.started_at, turn.finished_at.as_deref()),
     });
     TurnEntry {
         number: turn.number,
