@@ -1,5 +1,5 @@
-//! Each subcommand's client side: build the request, print the reply as text or `--json`, and
-//! pick the exit code.
+//! What the subcommands' runs (`cli`) share: a request's answer printed as text or `--json`, a
+//! streamed turn, the server's start, stop and status.
 
 use std::io::Read;
 

@@ -1,5 +1,5 @@
-//! What `baton doctor` found and did, as the typed view `--json` prints (field names in the
-//! README) and as text: one line per finding, grouped by check, then a summary line. The
+//! What `baton doctor` found and did, as the typed view `--json` prints (field names in
+//! `docs/reference.md`) and as text: one line per finding, grouped by check, then a summary line. The
 //! counts and the exit code are pure functions of the findings.
 
 use serde::Serialize;

@@ -1,7 +1,7 @@
 //! What the server shows: one typed struct per answer (`show`, `ls`, `log`, `instructions`,
 //! `server status`, `diff`…). The server serializes these, every client deserializes them, and
 //! `--json` prints them: one definition per field, so a rename fails to compile instead of
-//! silently reading `null`. The README's field tables describe these structs.
+//! silently reading `null`. The field tables of `docs/reference.md` describe these structs.
 //!
 //! Policy stays on the server: a view carries the facts the server decided (where the rotation
 //! line is, whether the next prompt rotates, why a conversation opened), so no client needs the

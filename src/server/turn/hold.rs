@@ -6,7 +6,7 @@
 //! server stop's interrupts never hold.
 //!
 //! The hold lives in the server's memory only, on purpose: after a restart waiting input runs
-//! as it always did (README, "Input the server owns"), so no journal record is needed and a
+//! as it always did (`docs/guide.md`, "Sending prompts"), so no journal record is needed and a
 //! restart does not change what the journal says. Persisting it would cost a record kind and
 //! an index column for a state that a user at the keyboard resolves in seconds.
 
