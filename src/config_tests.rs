@@ -4,12 +4,11 @@ use super::*;
 use pretty_assertions::assert_eq;
 
 #[test]
-fn the_readmes_config_example_parses() {
-    let readme = include_str!("../README.md");
-    let section = &readme[readme.find("## Configuration").unwrap()..];
-    let start = section.find("```toml\n").unwrap() + "```toml\n".len();
-    let block = &section[start..start + section[start..].find("```").unwrap()];
-    let c = Config::parse(block).unwrap_or_else(|e| panic!("README config: {e}"));
+fn the_documented_config_example_parses() {
+    let doc = include_str!("../docs/configuration.md");
+    let start = doc.find("```toml\n").unwrap() + "```toml\n".len();
+    let block = &doc[start..start + doc[start..].find("```").unwrap()];
+    let c = Config::parse(block).unwrap_or_else(|e| panic!("docs/configuration.md: {e}"));
     assert_eq!(c.bin(ProviderKind::Claude), "claude");
 }
 

@@ -1,16 +1,16 @@
 //! The config file (`config::Config::parse`): any text is read or refused with one line that
-//! names the line at fault; the README's example with one value replaced, cut anywhere, or
+//! names the line at fault; the documented example (`docs/configuration.md`) with one value replaced, cut anywhere, or
 //! nested deep never panics.
 
 use proptest::prelude::*;
 
 use crate::config::{Config, ConfigError};
 
-fn readme_config() -> String {
-    let readme = include_str!("../../README.md");
-    let section = &readme[readme.find("## Configuration").unwrap_or(0)..];
-    let start = section.find("```toml\n").unwrap() + "```toml\n".len();
-    section[start..start + section[start..].find("```").unwrap()].to_owned()
+/// The example of `docs/configuration.md` (its first `toml` block).
+fn documented_config() -> String {
+    let doc = include_str!("../../docs/configuration.md");
+    let start = doc.find("```toml\n").unwrap() + "```toml\n".len();
+    doc[start..start + doc[start..].find("```").unwrap()].to_owned()
 }
 
 /// A clear refusal: one line, naming a line the text has.
@@ -74,11 +74,11 @@ proptest! {
     }
 
     #[test]
-    fn the_readme_example_with_one_value_replaced_is_read_or_refused_clearly(
+    fn the_documented_example_with_one_value_replaced_is_read_or_refused_clearly(
         at in any::<prop::sample::Index>(),
         with in toml_value(),
     ) {
-        let example = readme_config();
+        let example = documented_config();
         let mut lines: Vec<String> = example.lines().map(str::to_owned).collect();
         let assignments: Vec<usize> = (0..lines.len()).filter(|i| lines[*i].contains(" = ")).collect();
         let i = assignments[at.index(assignments.len())];
@@ -90,8 +90,8 @@ proptest! {
 }
 
 #[test]
-fn the_readme_example_cut_at_every_character_is_read_or_refused_clearly() {
-    let example = readme_config();
+fn the_documented_example_cut_at_every_character_is_read_or_refused_clearly() {
+    let example = documented_config();
     for cut in (0..=example.len()).filter(|c| example.is_char_boundary(*c)) {
         let text = &example[..cut];
         clear(text, Config::parse(text)).unwrap();
