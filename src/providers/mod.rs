@@ -6,12 +6,9 @@
 //! (`claude`, `codex`, `local`) hold everything that knows a provider's raw JSON.
 
 pub mod claude;
-pub mod claude_session;
 pub mod claude_written;
 pub mod closing;
 pub mod codex;
-pub mod codex_app;
-pub mod codex_rollout;
 pub mod codex_warm;
 pub mod local;
 pub mod process;

@@ -20,7 +20,9 @@ use std::path::{Path, PathBuf};
 use super::manifest::{self, Manifest};
 use crate::error::BatonError;
 use crate::protocol::views::ImportedSessionView;
-use crate::providers::{claude, claude_session, codex, codex_rollout, ProviderHomes};
+use crate::providers::claude::{self, session as claude_session};
+use crate::providers::codex::{self, rollout as codex_rollout};
+use crate::providers::ProviderHomes;
 use crate::words::ProviderKind;
 
 /// One CLI file to put in place.

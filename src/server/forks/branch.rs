@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::{git_err, worktree, Branching, Carried};
 use crate::error::BatonError;
 use crate::git;
-use crate::providers::codex_app;
+use crate::providers::codex::app as codex_app;
 use crate::server::state::Server;
 use crate::server::turn::plan::system_text;
 use crate::store::{ForkLink, Record, SessionFork, TerminalRow};

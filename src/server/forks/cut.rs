@@ -141,7 +141,7 @@ fn cut_session(srv: &Server, cut: Cut) -> Result<SessionFork, String> {
 /// Claude cuts at the fork's first run (`--resume-session-at`): find the entry before the
 /// turn's prompt now, counting the prompts of the session file from its end.
 fn claude_cut(srv: &Server, cut: Cut) -> Result<SessionFork, String> {
-    use crate::providers::claude_session;
+    use crate::providers::claude::session as claude_session;
     let dir = Path::new(&cut.dir);
     let path = crate::providers::claude::find_session_file(&srv.homes, dir, &cut.session_id)
         .ok_or_else(|| "its session file is gone".to_string())?;

@@ -14,7 +14,7 @@ use super::Ran;
 use crate::error::BatonError;
 use crate::protocol::{Reply, SendEvent};
 use crate::providers::{
-    self, claude_session, system_file, RunMsg, RunSpec, SessionMode, TurnOutcome,
+    self, claude::session as claude_session, system_file, RunMsg, RunSpec, SessionMode, TurnOutcome,
 };
 use crate::store::{Record, TerminalRow};
 use crate::words::{ProviderKind, SessionReason, TurnEvent, TurnStatus};

@@ -26,6 +26,8 @@
 //! its own (a second `init` and `result`); that turn's text is shown, its result is not a
 //! second end (`fixtures/captures/tools/README.md`).
 
+pub mod session;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -913,13 +915,13 @@ pub(super) fn last_call_in_session_file(file: &Path) -> Option<(Option<String>, 
 }
 
 #[cfg(test)]
-#[path = "claude_tests.rs"]
+#[path = "mod_tests.rs"]
 pub(super) mod tests;
 
 #[cfg(test)]
-#[path = "claude_partial_tests.rs"]
+#[path = "partial_tests.rs"]
 mod partial_tests;
 
 #[cfg(test)]
-#[path = "claude_tools_tests.rs"]
+#[path = "tools_tests.rs"]
 mod tools_tests;

@@ -32,8 +32,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::claude::{find_session_file, session_file};
-use super::ProviderHomes;
+use super::{find_session_file, session_file};
+use crate::providers::ProviderHomes;
 
 /// Why [`cut_point`] found no place to cut.
 #[derive(Debug)]
@@ -86,8 +86,8 @@ impl fmt::Display for CutError {
                 f,
                 "prompt {} of Claude session {session_id} is {:?}, not {:?}: the session does not match the turns",
                 keep + 1,
-                super::claude::one_line(found, 60),
-                super::claude::one_line(expected, 60),
+                super::one_line(found, 60),
+                super::one_line(expected, 60),
             ),
             CutError::NoParent { session_id, keep } => write!(
                 f,
@@ -355,7 +355,7 @@ fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// replaced by `new`. Only those lines change (the JSON string is replaced in place, the rest
 /// of the line byte for byte); every other line is kept as it is.
 pub fn rewrite_snapshots(session: &[u8], old: &str, new: &str) -> Vec<u8> {
-    super::replace_in_lines(session, old, new, |v| {
+    crate::providers::replace_in_lines(session, old, new, |v| {
         v["type"] == "attachment"
             && v["attachment"]["type"] == "prompt_snapshot"
             && v["attachment"]["systemPrompt"]
@@ -365,5 +365,5 @@ pub fn rewrite_snapshots(session: &[u8], old: &str, new: &str) -> Vec<u8> {
 }
 
 #[cfg(test)]
-#[path = "claude_session_tests.rs"]
+#[path = "session_tests.rs"]
 mod tests;

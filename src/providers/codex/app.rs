@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::{process, ProviderError};
+use crate::providers::{process, ProviderError};
 use crate::words::ProviderKind;
 
 /// The whole app-server session (start to exit) must fit in this.
@@ -666,7 +666,7 @@ fn drain_stderr(mut stderr: std::process::ChildStderr, tail: Arc<Mutex<Vec<u8>>>
     loop {
         match stderr.read(&mut buf) {
             Ok(0) | Err(_) => break,
-            Ok(n) if !super::process::keep_tail(&tail, &buf[..n], STDERR_TAIL_BYTES) => break,
+            Ok(n) if !process::keep_tail(&tail, &buf[..n], STDERR_TAIL_BYTES) => break,
             Ok(_) => {}
         }
     }
@@ -693,5 +693,5 @@ fn strip_ansi(text: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "codex_app_tests.rs"]
+#[path = "app_tests.rs"]
 mod tests;
