@@ -117,12 +117,9 @@ pub(super) fn json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
 
-/// A terminal's endpoint column: only a `local` terminal has one.
+/// A terminal's endpoint column: only an endpoint provider's (`local`) terminal has one.
 fn local_endpoint(provider: ProviderKind, endpoint: Option<&str>) -> Option<&str> {
-    match provider {
-        ProviderKind::Local => endpoint,
-        ProviderKind::Claude | ProviderKind::Codex => None,
-    }
+    endpoint.filter(|_| !provider.is_cli())
 }
 
 /// Where an entry is applied: the open transaction, the terminal whose journal it is from, and

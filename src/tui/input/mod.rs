@@ -301,12 +301,7 @@ impl App {
         let own = self
             .focused()
             .and_then(|t| ProviderKind::parse(&t.info.provider));
-        let current = self.next_provider.or(own).unwrap_or(ProviderKind::Claude);
-        let next = match current {
-            ProviderKind::Claude => ProviderKind::Codex,
-            // A local endpoint is chosen by name (`--provider local:NAME`), not by cycling.
-            ProviderKind::Codex | ProviderKind::Local => ProviderKind::Claude,
-        };
+        let next = self.next_provider.or(own).unwrap_or_default().next_cli();
         self.next_provider = (Some(next) != own).then_some(next);
         self.next_endpoint = None;
     }
