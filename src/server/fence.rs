@@ -11,7 +11,6 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use crate::providers::RunSpec;
-use crate::words::ProviderKind;
 
 /// How long the probe may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
@@ -29,9 +28,7 @@ impl FenceChecks {
         spec: &RunSpec,
         path_var: Option<&std::ffi::OsStr>,
     ) -> Option<String> {
-        if spec.provider != ProviderKind::Codex
-            || spec.sandbox.as_deref() != Some("workspace-write")
-        {
+        if !crate::providers::of(spec.provider).fenced(spec) {
             return None;
         }
         let known = self.results.lock().ok()?.get(&spec.bin).cloned();
