@@ -86,6 +86,11 @@ pub trait Provider: Sync {
         false
     }
 
+    /// What the CLI calls a session, in what baton tells the user ("thread" for Codex).
+    fn session_word(&self) -> &'static str {
+        "session"
+    }
+
     /// What baton says of a steer sent while a turn runs: `handed` to it, or run next.
     fn steer_note(&self, handed: bool) -> String;
 

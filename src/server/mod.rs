@@ -480,7 +480,7 @@ async fn handle(
         Request::Interrupt { name } => done(turn::hold::interrupt(srv, &name)),
         Request::Extract { prompt, provider } => {
             let provider = match settings::parse_provider(provider.as_deref()) {
-                Ok(p) => p.unwrap_or(crate::words::ProviderKind::Claude),
+                Ok(p) => p.unwrap_or_default(),
                 Err(error) => return Some(Reply::Error { error }),
             };
             done(Ok(extract::extract(srv, &prompt, provider).await))

@@ -55,6 +55,10 @@ impl Provider for Codex {
         super::find_rollout(&homes.codex, id).is_some()
     }
 
+    fn session_word(&self) -> &'static str {
+        "thread"
+    }
+
     fn steer_note(&self, handed: bool) -> String {
         if handed {
             "handed to the running codex turn: codex reads it before its next model call"
