@@ -287,3 +287,7 @@ pub trait SessionFiles: Sync {
         false
     }
 }
+
+#[cfg(test)]
+#[path = "provider_tests.rs"]
+mod tests;
