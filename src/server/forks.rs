@@ -32,8 +32,9 @@ use branch::branch;
 enum Carried {
     /// Its first turn forks this session.
     Session(SessionFork),
-    /// A local conversation's turns, copied.
-    Local(Vec<Vec<serde_json::Value>>),
+    /// The turns of a conversation whose history is baton's own ([`Carrying::History`]: a
+    /// local one), copied.
+    History(Vec<Vec<serde_json::Value>>),
     /// A session its provider copies now ([`Carrying::Now`]), once the new checkout exists (so
     /// the copy is told that checkout).
     Now(CopyNow),
@@ -374,7 +375,7 @@ fn carry_live(
     match state.session {
         Some((provider, _)) if providers::of(provider).carrying() == Carrying::History => {
             let entries = srv.store.entries(&from.id)?;
-            Ok(Carried::Local(super::turn::local::history(
+            Ok(Carried::History(super::turn::local::history(
                 &entries, &c.id, "",
             )))
         }
@@ -401,7 +402,7 @@ fn carry_live(
                     ));
                     Ok(Carried::Fresh)
                 } else {
-                    Ok(Carried::Local(copied))
+                    Ok(Carried::History(copied))
                 }
             }
         },

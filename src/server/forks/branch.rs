@@ -44,7 +44,7 @@ pub(super) async fn branch(
     let kept = !matches!(carried, Carried::Fresh);
     let (fork, copied) = match carried {
         Carried::Session(f) => (Some(f), None),
-        Carried::Local(turns) => (None, Some(turns)),
+        Carried::History(turns) => (None, Some(turns)),
         Carried::Now(_) | Carried::Nothing | Carried::Fresh => (None, None),
     };
     let from = &b.from;

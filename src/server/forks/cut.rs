@@ -31,7 +31,7 @@ pub(super) async fn carry_before(
         .ok_or_else(|| BatonError::failed("internal: the turn's conversation is not indexed"))?;
     let provider = providers::of(target.provider);
     if provider.carrying() == Carrying::History {
-        return Ok(Carried::Local(crate::server::turn::local::history(
+        return Ok(Carried::History(crate::server::turn::local::history(
             entries, &conv.id, &target.id,
         )));
     }
