@@ -122,7 +122,8 @@ async fn fence(
 ) -> FenceView {
     match provider.write_fence(config) {
         WriteFence::Probe { mode } => {
-            match crate::server::fence::probe(bin, path_var.map(OsString::as_os_str)).await {
+            let path_var = path_var.map(OsString::as_os_str);
+            match crate::server::fence::probe(provider, bin, path_var).await {
                 None => FenceView {
                     state: FenceState::Works,
                     detail: format!("its {mode} sandbox works here"),

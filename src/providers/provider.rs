@@ -152,6 +152,20 @@ pub trait Provider: Sync {
     /// Keeps a fenced run's temporary files in `tmp`, inside the fence.
     fn fence_tmp(&self, _spec: &mut RunSpec, _tmp: &Path) {}
 
+    /// The arguments of a run of its binary that exits 0 when a fenced run's sandbox can start
+    /// here (`server::fence::probe`).
+    fn fence_probe(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// What to tell the user of a fenced run whose sandbox cannot start here (`why`).
+    fn fence_broken(&self, why: &str) -> String {
+        format!(
+            "{}'s sandbox cannot start on this machine ({why})",
+            self.kind()
+        )
+    }
+
     // ── Its stream ──────────────────────────────────────────────────────────────────────────
 
     /// The parser of its raw stream, tool paths relative to `dir` (None: an imported turn's,

@@ -206,6 +206,16 @@ fn a_fenced_codex_run_keeps_its_temporary_files_inside_the_fence() {
 }
 
 #[test]
+fn codexs_sandbox_is_probed_with_a_run_of_its_own() {
+    let codex = of(ProviderKind::Codex);
+    assert_eq!(codex.fence_probe(), ["sandbox", "--", "true"]);
+    assert!(codex
+        .fence_broken("no user namespaces")
+        .starts_with("Codex's sandbox cannot start on this machine (no user namespaces): "));
+    assert!(of(ProviderKind::Claude).fence_probe().is_empty());
+}
+
+#[test]
 fn a_oneshot_run_keeps_no_session_and_pins_the_model() {
     let args = |kind, model| -> Option<Vec<String>> {
         of(kind)

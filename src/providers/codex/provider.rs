@@ -115,6 +115,16 @@ impl Provider for Codex {
             .push(("TMPDIR".to_string(), tmp.to_string_lossy().into_owned()));
     }
 
+    /// Where it cannot start (no user namespaces), Codex still finishes turns with rc 0 while
+    /// every command and edit failed (cli-captures README, "The fence").
+    fn fence_probe(&self) -> &'static [&'static str] {
+        &["sandbox", "--", "true"]
+    }
+
+    fn fence_broken(&self, why: &str) -> String {
+        format!("Codex's sandbox cannot start on this machine ({why}): its commands and edits will fail inside it. baton does not fall back to running unfenced; set providers.codex.sandbox = \"danger-full-access\" in config.toml only if you accept that")
+    }
+
     fn parser(&self, dir: Option<&Path>) -> Option<Box<dyn StreamParser>> {
         Some(Box::new(
             dir.map_or_else(CodexParser::new, CodexParser::in_dir),
