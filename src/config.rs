@@ -12,7 +12,6 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::error::BatonError;
-use crate::words::ProviderKind;
 
 /// What is wrong with the config, or with what a command asked of it. Each message says what
 /// to change in `config.toml` (or on the command line).
@@ -332,24 +331,6 @@ impl Config {
         })
     }
 
-    /// The CLI settings of `kind` (`local` runs no CLI: all defaults).
-    pub fn provider(&self, kind: ProviderKind) -> &ProviderConfig {
-        static NO_CLI: ProviderConfig = ProviderConfig {
-            bin: None,
-            model: None,
-            args: Vec::new(),
-            permission_mode: None,
-            sandbox: None,
-            warm: None,
-            warm_idle_secs: None,
-        };
-        match kind {
-            ProviderKind::Claude => &self.providers.claude,
-            ProviderKind::Codex => &self.providers.codex,
-            ProviderKind::Local => &NO_CLI,
-        }
-    }
-
     /// The endpoint a `local` terminal uses: the one named, else the only one configured.
     pub fn endpoint(&self, name: Option<&str>) -> Result<(String, &EndpointConfig), ConfigError> {
         let endpoints = &self.providers.local.endpoints;
@@ -374,39 +355,11 @@ impl Config {
         }
     }
 
-    /// The binary to run for `kind`: configured, else its usual name.
-    pub fn bin(&self, kind: ProviderKind) -> String {
-        self.provider(kind)
-            .bin
-            .clone()
-            .unwrap_or_else(|| kind.as_str().to_string())
-    }
-
     pub fn permission_mode(&self) -> Option<String> {
         non_empty(
             self.providers.claude.permission_mode.as_deref(),
             DEFAULT_CLAUDE_PERMISSION_MODE,
         )
-    }
-
-    /// How many CLIs of `provider` stay warm (`[providers.claude] warm`, `[providers.codex]
-    /// warm`); a local endpoint has none.
-    pub fn warm_limit(&self, provider: crate::words::ProviderKind) -> usize {
-        match provider {
-            crate::words::ProviderKind::Claude => self.providers.claude.warm,
-            crate::words::ProviderKind::Codex => self.providers.codex.warm,
-            crate::words::ProviderKind::Local => Some(0),
-        }
-        .unwrap_or(DEFAULT_WARM)
-    }
-
-    /// How long a warm CLI of `provider` waits for a turn (`warm_idle_secs`).
-    pub fn warm_idle(&self, provider: crate::words::ProviderKind) -> std::time::Duration {
-        let secs = match provider {
-            crate::words::ProviderKind::Codex => self.providers.codex.warm_idle_secs,
-            _ => self.providers.claude.warm_idle_secs,
-        };
-        std::time::Duration::from_secs(secs.unwrap_or(DEFAULT_WARM_IDLE_SECS))
     }
 
     pub fn sandbox(&self) -> Option<String> {

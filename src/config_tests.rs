@@ -1,6 +1,7 @@
 //! Tests of reading `config.toml`: the documented shape, defaults, endpoints and errors.
 
 use super::*;
+use crate::words::ProviderKind;
 use pretty_assertions::assert_eq;
 
 #[test]
@@ -9,7 +10,7 @@ fn the_documented_config_example_parses() {
     let start = doc.find("```toml\n").unwrap() + "```toml\n".len();
     let block = &doc[start..start + doc[start..].find("```").unwrap()];
     let c = Config::parse(block).unwrap_or_else(|e| panic!("docs/configuration.md: {e}"));
-    assert_eq!(c.bin(ProviderKind::Claude), "claude");
+    assert_eq!(crate::providers::of(ProviderKind::Claude).bin(&c), "claude");
 }
 
 #[test]
@@ -50,20 +51,20 @@ extractor = "local"
             ..EndpointConfig::default()
         }
     );
-    assert_eq!(c.bin(ProviderKind::Claude), "/opt/claude");
     assert_eq!(
-        c.provider(ProviderKind::Claude).args,
-        vec!["--max-turns", "40"]
+        crate::providers::of(ProviderKind::Claude).bin(&c),
+        "/opt/claude"
     );
+    assert_eq!(c.providers.claude.args, vec!["--max-turns", "40"]);
     assert_eq!(c.permission_mode(), Some("acceptEdits".to_string()));
     assert_eq!(c.sandbox(), None);
-    assert_eq!(c.bin(ProviderKind::Codex), "codex");
+    assert_eq!(crate::providers::of(ProviderKind::Codex).bin(&c), "codex");
 }
 
 #[test]
 fn empty_config_has_headless_defaults() {
     let c = Config::parse("").unwrap();
-    assert_eq!(c.bin(ProviderKind::Codex), "codex");
+    assert_eq!(crate::providers::of(ProviderKind::Codex).bin(&c), "codex");
     assert_eq!(c.permission_mode(), Some("acceptEdits".to_string()));
     assert_eq!(c.sandbox(), Some("workspace-write".to_string()));
 }

@@ -14,56 +14,94 @@ use serde::{Deserialize, Serialize};
 
 /// Which provider runs a turn. `Local` is an OpenAI-compatible endpoint baton drives itself;
 /// which endpoint is a separate setting of the terminal (`TerminalRow::endpoint`), so the kind
-/// stays a plain `Copy` value everywhere else.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// stays a plain `Copy` value everywhere else. What each one does is `providers::of(kind)`;
+/// this file only names them (see [`KINDS`]). A terminal made without a choice runs the default.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ProviderKind {
+    #[default]
     Claude,
     Codex,
     Local,
 }
 
+/// What every layer may know of a provider kind without asking its provider (the UI and the
+/// store may not): its name and whether it is a CLI.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KindNames {
+    pub kind: ProviderKind,
+    /// As typed by the user, in the journal and on the socket.
+    pub name: &'static str,
+    /// A CLI baton runs as a child process, with a binary and a session of its own on disk.
+    /// Otherwise an endpoint baton drives itself: its history is baton's own (journalled,
+    /// trimmed per request, so it never rotates) and the terminal names the endpoint.
+    pub cli: bool,
+    /// What to tell a user whose binary (or endpoint) is missing.
+    pub install_hint: &'static str,
+}
+
+/// Every provider kind, in the enum's order (`names` indexes it).
+pub const KINDS: [KindNames; 3] = [
+    KindNames {
+        kind: ProviderKind::Claude,
+        name: "claude",
+        cli: true,
+        install_hint: "npm install -g @anthropic-ai/claude-code",
+    },
+    KindNames {
+        kind: ProviderKind::Codex,
+        name: "codex",
+        cli: true,
+        install_hint: "npm install -g @openai/codex",
+    },
+    KindNames {
+        kind: ProviderKind::Local,
+        name: "local",
+        cli: false,
+        install_hint: "add [providers.local.endpoints.NAME] to baton's config.toml",
+    },
+];
+
 impl ProviderKind {
-    pub const ALL: [ProviderKind; 3] = [
-        ProviderKind::Claude,
-        ProviderKind::Codex,
-        ProviderKind::Local,
-    ];
+    /// Every kind, in order.
+    pub fn all() -> impl Iterator<Item = ProviderKind> {
+        KINDS.iter().map(|k| k.kind)
+    }
+
+    fn names(self) -> &'static KindNames {
+        &KINDS[self as usize]
+    }
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            ProviderKind::Claude => "claude",
-            ProviderKind::Codex => "codex",
-            ProviderKind::Local => "local",
-        }
+        self.names().name
     }
 
     /// Parses a provider name as typed by the user (`claude`, `codex`, `local`); the endpoint of
     /// `local:NAME` is split off by the caller.
     pub fn parse(name: &str) -> Option<ProviderKind> {
-        match name {
-            "claude" => Some(ProviderKind::Claude),
-            "codex" => Some(ProviderKind::Codex),
-            "local" => Some(ProviderKind::Local),
-            _ => None,
-        }
+        KINDS.iter().find(|k| k.name == name).map(|k| k.kind)
     }
 
-    /// True for the providers baton runs as a child process (a CLI with a binary).
+    /// True for the providers baton runs as a child process (a CLI with a binary); false for
+    /// an endpoint baton drives itself (see [`KindNames::cli`]).
     pub fn is_cli(self) -> bool {
-        match self {
-            ProviderKind::Claude | ProviderKind::Codex => true,
-            ProviderKind::Local => false,
-        }
+        self.names().cli
     }
 
     /// What to tell a user whose binary is missing.
     pub fn install_hint(self) -> &'static str {
-        match self {
-            ProviderKind::Claude => "npm install -g @anthropic-ai/claude-code",
-            ProviderKind::Codex => "npm install -g @openai/codex",
-            ProviderKind::Local => "add [providers.local.endpoints.NAME] to baton's config.toml",
-        }
+        self.names().install_hint
+    }
+
+    /// The CLI a "next provider" key moves to: the next CLI kind in order, round; an endpoint
+    /// is chosen by name (`--provider local:NAME`), never by cycling.
+    pub fn next_cli(self) -> ProviderKind {
+        let clis = || KINDS.iter().filter(|k| k.cli).map(|k| k.kind);
+        clis()
+            .skip_while(|k| *k != self)
+            .nth(1)
+            .or_else(|| clis().next())
+            .unwrap_or(self)
     }
 }
 

@@ -167,3 +167,23 @@ fn a_length_of_time_reads_in_tenths_whole_seconds_or_minutes() {
         assert_eq!(duration_text(ms, how), want, "{ms} {how:?}");
     }
 }
+
+#[test]
+fn each_kind_is_named_once_at_its_own_index() {
+    for (i, k) in KINDS.iter().enumerate() {
+        assert_eq!(k.kind as usize, i, "{k:?}");
+        assert_eq!(ProviderKind::parse(k.name), Some(k.kind));
+        assert_eq!(k.kind.to_string(), k.name);
+    }
+    assert_eq!(ProviderKind::parse("gemini"), None);
+    assert_eq!(ProviderKind::default(), ProviderKind::Claude);
+}
+
+#[test]
+fn the_next_provider_key_cycles_the_clis_and_leaves_an_endpoint_for_the_first() {
+    use ProviderKind::*;
+    let rows = [(Claude, Codex), (Codex, Claude), (Local, Claude)];
+    for (from, to) in rows {
+        assert_eq!(from.next_cli(), to, "{from}");
+    }
+}

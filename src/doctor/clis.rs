@@ -12,8 +12,8 @@ use super::report::{Check, CliView, FenceState, FenceView, Status};
 use super::Found;
 use crate::config::Config;
 use crate::providers::process::find_bin;
+use crate::providers::{self, Provider, WriteFence};
 use crate::store::TerminalRow;
-use crate::words::ProviderKind;
 
 /// How long `--version` may take.
 const VERSION_WITHIN: Duration = Duration::from_secs(20);
@@ -36,8 +36,9 @@ pub fn check(config: &Config, terminals: &[TerminalRow]) -> (Vec<Found>, Vec<Cli
     let path_var = std::env::var_os("PATH");
     let mut found = Vec::new();
     let mut views = Vec::new();
-    for kind in [ProviderKind::Claude, ProviderKind::Codex] {
-        let bin = config.bin(kind);
+    for provider in providers::all().filter(|p| p.kind().is_cli()) {
+        let kind = provider.kind();
+        let bin = provider.bin(config);
         let used_by: Vec<String> = terminals
             .iter()
             .filter(|t| t.provider == kind)
@@ -48,7 +49,7 @@ pub fn check(config: &Config, terminals: &[TerminalRow]) -> (Vec<Found>, Vec<Cli
             (Some(p), Ok(rt)) => rt.block_on(async {
                 (
                     version(p).await,
-                    fence(kind, config, p, path_var.as_ref()).await,
+                    fence(provider, config, p, path_var.as_ref()).await,
                 )
             }),
             (Some(_), Err(e)) => (None, unchecked(format!("cannot run the probe: {e}"))),
@@ -114,35 +115,26 @@ async fn version(bin: &Path) -> Option<String> {
 }
 
 async fn fence(
-    kind: ProviderKind,
+    provider: &dyn Provider,
     config: &Config,
     bin: &Path,
     path_var: Option<&OsString>,
 ) -> FenceView {
-    match kind {
-        ProviderKind::Codex => match config.sandbox() {
-            Some(mode) if mode == "workspace-write" => {
-                match crate::server::fence::probe(bin, path_var.map(OsString::as_os_str)).await {
-                    None => FenceView {
-                        state: FenceState::Works,
-                        detail: "its workspace-write sandbox works here".into(),
-                    },
-                    Some(why) => FenceView {
-                        state: FenceState::Broken,
-                        detail: format!("its sandbox cannot start here ({why}): its commands and edits would fail; baton does not fall back to running unfenced"),
-                    },
-                }
+    match provider.write_fence(config) {
+        WriteFence::Probe { mode } => {
+            let path_var = path_var.map(OsString::as_os_str);
+            match crate::server::fence::probe(provider, bin, path_var).await {
+                None => FenceView {
+                    state: FenceState::Works,
+                    detail: format!("its {mode} sandbox works here"),
+                },
+                Some(why) => FenceView {
+                    state: FenceState::Broken,
+                    detail: format!("its sandbox cannot start here ({why}): its commands and edits would fail; baton does not fall back to running unfenced"),
+                },
             }
-            Some(mode) => unchecked(format!("sandbox {mode} (as configured): nothing to probe")),
-            None => unchecked("no --sandbox (as configured): the CLI's own default".into()),
-        },
-        ProviderKind::Claude => unchecked(match config.permission_mode() {
-            Some(mode) => format!(
-                "permission mode {mode}: the CLI confines edits itself; no sandbox to probe"
-            ),
-            None => "no --permission-mode (as configured): the CLI's own default".into(),
-        }),
-        ProviderKind::Local => unchecked("baton's own write fence".into()),
+        }
+        WriteFence::Unchecked(detail) => unchecked(detail),
     }
 }
 

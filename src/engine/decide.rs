@@ -93,11 +93,9 @@ pub fn decide(facts: &SendFacts) -> Decision {
             reason: OpenReason::Moved,
         };
     }
-    let local = facts.provider == ProviderKind::Local
-        || conv
-            .session
-            .as_ref()
-            .is_some_and(|s| s.provider == ProviderKind::Local);
+    // An endpoint's history is baton's own, trimmed per request: it never rotates.
+    let local =
+        !facts.provider.is_cli() || conv.session.as_ref().is_some_and(|s| !s.provider.is_cli());
     if !local && conv.context.as_ref().is_some_and(over_limit) {
         return Decision::OpenConversation {
             reason: OpenReason::Size,

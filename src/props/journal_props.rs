@@ -9,7 +9,7 @@ use crate::store::records::{Entry, Record};
 use crate::words::{ContextUsage, InputMode, ProviderKind, TurnMode, TurnStatus};
 
 fn provider() -> impl Strategy<Value = ProviderKind> {
-    prop::sample::select(ProviderKind::ALL.to_vec())
+    prop::sample::select(ProviderKind::all().collect::<Vec<_>>())
 }
 
 fn record() -> impl Strategy<Value = Record> {

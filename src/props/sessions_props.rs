@@ -1,13 +1,14 @@
 //! The CLIs' own session files as baton reads and rewrites them: Claude's
-//! (`providers::claude_session`: prompts, cut points, `prompt_snapshot` rewrites) and Codex's
-//! rollouts (`providers::codex_rollout`: `history_base`, developer message rewrites). Random
+//! (`providers::claude::session`: prompts, cut points, `prompt_snapshot` rewrites) and Codex's
+//! rollouts (`providers::codex::rollout`: `history_base`, developer message rewrites). Random
 //! bytes, captured lines mutated, chains with loops; rewrites keep every other byte.
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
 use super::gen;
-use crate::providers::{claude_session, codex_rollout};
+use crate::providers::claude::session as claude_session;
+use crate::providers::codex::rollout as codex_rollout;
 
 const SESSION: &str = include_str!(
     "../../fixtures/captures/claude-code/sessions/v2.1.197-hello-49557436-d9e3-4bce-8089-ed1f5437ce4e.jsonl"

@@ -1,20 +1,19 @@
 //! Provider adapters: how each CLI is launched, how its stdout becomes one normalized
 //! [`TurnEvent`] stream, and where its sessions live on disk.
 //!
-//! The engine and server only ever see the types in this file and the shared words of
-//! [`crate::words`] (re-exported here); the per-provider modules
-//! (`claude`, `codex`, `local`) hold everything that knows a provider's raw JSON.
+//! The server, the doctor and the exports ask a provider what it does through one interface,
+//! [`Provider`] (`provider.rs`), got with [`of`]; they never match on its kind. Each provider's
+//! folder (`claude/`, `codex/`, `local/`) holds its implementation (`provider.rs`) and
+//! everything that knows its raw JSON and its files.
 
 pub mod claude;
-pub mod claude_session;
 pub mod claude_written;
 pub mod closing;
 pub mod codex;
-pub mod codex_app;
-pub mod codex_rollout;
 pub mod codex_warm;
 pub mod local;
 pub mod process;
+pub mod provider;
 pub mod run;
 pub mod system_file;
 pub mod tools;
@@ -22,6 +21,21 @@ pub mod warden;
 pub mod warm;
 
 pub use crate::words::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};
+pub use provider::{Carrying, Provider, SessionCopy, SessionFiles, StreamParser, WriteFence};
+
+/// What provider `kind` does: every provider's registration.
+pub fn of(kind: ProviderKind) -> &'static dyn Provider {
+    match kind {
+        ProviderKind::Claude => &claude::provider::Claude,
+        ProviderKind::Codex => &codex::provider::Codex,
+        ProviderKind::Local => &local::provider::Local,
+    }
+}
+
+/// Every provider, in the order of [`crate::words::KINDS`].
+pub fn all() -> impl Iterator<Item = &'static dyn Provider> {
+    ProviderKind::all().map(of)
+}
 
 use std::path::PathBuf;
 
@@ -116,6 +130,12 @@ pub enum ProviderError {
         path: String,
         #[source]
         source: std::io::Error,
+    },
+    #[error("a {provider} session cannot be {what} here ({id})")]
+    Unsupported {
+        provider: ProviderKind,
+        what: &'static str,
+        id: String,
     },
     #[error("{provider} run failed: {source}")]
     Io {

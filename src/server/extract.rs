@@ -7,7 +7,6 @@
 //! stands in. Extractions of one terminal run one at a time, and a conversation about to open
 //! waits for them (bounded), so it opens with every line of the prompts before it.
 
-use std::ffi::OsString;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,9 +15,7 @@ use super::state::{Server, TermRuntime};
 use crate::error::BatonError;
 use crate::instructions::{self, Extractor, LocalExtractor};
 use crate::protocol::views::ExtractedView as Extracted;
-use crate::providers::claude::ClaudeParser;
-use crate::providers::codex::CodexParser;
-use crate::providers::process;
+use crate::providers::{self, process};
 use crate::store::Record;
 use crate::words::{ProviderKind, TurnStatus};
 
@@ -154,68 +151,28 @@ async fn model_candidates(
     prompt: &str,
     provider: ProviderKind,
 ) -> Result<Vec<String>, BatonError> {
-    let mut args: Vec<OsString> = match provider {
-        ProviderKind::Claude => [
-            "-p",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--no-session-persistence",
-            "--max-turns",
-            "1",
-        ]
-        .map(OsString::from)
-        .to_vec(),
-        ProviderKind::Codex => [
-            "exec",
-            "--json",
-            "--skip-git-repo-check",
-            "--ephemeral",
-            "--sandbox",
-            "read-only",
-        ]
-        .map(OsString::from)
-        .to_vec(),
-        ProviderKind::Local => {
-            return Err(BatonError::failed("a local endpoint has no extraction run"));
-        }
+    let p = providers::of(provider);
+    let model = p.settings(&srv.config).model.as_deref();
+    let (Some(args), Some(mut parser)) = (p.oneshot_args(model), p.parser(None)) else {
+        return Err(BatonError::failed(format!(
+            "a {provider} endpoint has no extraction run"
+        )));
     };
     let bin = srv.resolve_bin(provider)?;
-    if let Some(m) = srv.config.provider(provider).model.clone() {
-        args.push(
-            if provider == ProviderKind::Claude {
-                "--model"
-            } else {
-                "-m"
-            }
-            .into(),
-        );
-        args.push(m.into());
-    }
     let cwd = srv.data_root().to_path_buf();
     let request = instructions::model::request(prompt).into_bytes();
     let mut child = process::spawn(&bin, &args, &cwd, srv.path_var.as_deref(), &[], request)
         .map_err(|e| BatonError::failed(format!("cannot start {provider}: {e}")))?;
     let pid = child.pid;
     let run = async move {
-        let mut claude = ClaudeParser::in_dir(&cwd);
-        let mut codex = CodexParser::in_dir(&cwd);
         while let Ok(Some(line)) = child.next_line().await {
-            match provider {
-                ProviderKind::Claude => drop(claude.feed(&line)),
-                ProviderKind::Codex => drop(codex.feed(&line)),
-                ProviderKind::Local => {}
-            }
+            drop(parser.feed(&line));
         }
         let exit = child
             .wait(|| false)
             .await
             .map_err(|e| BatonError::failed(e.to_string()))?;
-        Ok::<_, BatonError>(match provider {
-            ProviderKind::Claude => claude.finish(&exit, &srv.homes, &cwd),
-            ProviderKind::Codex => codex.finish(&exit, &srv.homes, None),
-            ProviderKind::Local => crate::providers::TurnOutcome::default(),
-        })
+        Ok::<_, BatonError>(parser.finish(&exit, &srv.homes, &cwd, None))
     };
     let outcome = match tokio::time::timeout(MODEL_TIMEOUT, run).await {
         Ok(r) => r?,

@@ -1,7 +1,8 @@
-//! Checking that Codex's sandbox really works before trusting it. Where it cannot start (no
-//! user namespaces), Codex still finishes turns with rc 0 while every command and edit failed
-//! (cli-captures README, "The fence"); baton never falls back to an unfenced mode on its own, so
-//! it probes once per binary (`codex sandbox -- true`) and tells the user plainly on every turn
+//! Checking that a CLI's sandbox really works before trusting it (a run its provider says is
+//! `fenced`: Codex's `workspace-write`). Where it cannot start (no user namespaces), Codex still
+//! finishes turns with rc 0 while every command and edit failed (cli-captures README, "The
+//! fence"); baton never falls back to an unfenced mode on its own, so it probes once per binary
+//! (`Provider::fence_probe`: `codex sandbox -- true`) and tells the user plainly on every turn
 //! that runs in a broken sandbox. `baton doctor` runs the same [`probe`] (in its own process: it
 //! never starts a server).
 
@@ -10,53 +11,52 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::providers::RunSpec;
-use crate::words::ProviderKind;
+use crate::providers::{self, Provider, RunSpec};
 
 /// How long the probe may take.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// Probe results per Codex binary: `None` when the sandbox works, else why not.
+/// Probe results per binary: `None` when the sandbox works, else why not.
 #[derive(Debug, Default)]
 pub struct FenceChecks {
     results: Mutex<HashMap<PathBuf, Option<String>>>,
 }
 
 impl FenceChecks {
-    /// A warning for the user when `spec` runs Codex in a sandbox that cannot start here.
+    /// A warning for the user when `spec` runs in a sandbox that cannot start here.
     pub async fn warning(
         &self,
         spec: &RunSpec,
         path_var: Option<&std::ffi::OsStr>,
     ) -> Option<String> {
-        if spec.provider != ProviderKind::Codex
-            || spec.sandbox.as_deref() != Some("workspace-write")
-        {
+        let provider = providers::of(spec.provider);
+        if !provider.fenced(spec) {
             return None;
         }
         let known = self.results.lock().ok()?.get(&spec.bin).cloned();
         let broken = match known {
             Some(result) => result,
             None => {
-                let result = probe(&spec.bin, path_var).await;
+                let result = probe(provider, &spec.bin, path_var).await;
                 if let Ok(mut r) = self.results.lock() {
                     r.insert(spec.bin.clone(), result.clone());
                 }
                 result
             }
         };
-        broken.map(|why| {
-            format!(
-                "Codex's sandbox cannot start on this machine ({why}): its commands and edits will fail inside it. baton does not fall back to running unfenced; set providers.codex.sandbox = \"danger-full-access\" in config.toml only if you accept that"
-            )
-        })
+        broken.map(|why| provider.fence_broken(&why))
     }
 }
 
-/// Runs `codex sandbox -- true`: `None` when it works.
-pub async fn probe(bin: &Path, path_var: Option<&std::ffi::OsStr>) -> Option<String> {
+/// Runs `provider`'s probe (`codex sandbox -- true`): `None` when it works.
+pub async fn probe(
+    provider: &dyn Provider,
+    bin: &Path,
+    path_var: Option<&std::ffi::OsStr>,
+) -> Option<String> {
+    let shown = format!("{} {}", provider.kind(), provider.fence_probe().join(" "));
     let mut cmd = tokio::process::Command::new(bin);
-    cmd.args(["sandbox", "--", "true"])
+    cmd.args(provider.fence_probe())
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
@@ -67,7 +67,7 @@ pub async fn probe(bin: &Path, path_var: Option<&std::ffi::OsStr>) -> Option<Str
     let out = match tokio::time::timeout(PROBE_TIMEOUT, cmd.output()).await {
         Ok(Ok(out)) => out,
         Ok(Err(e)) => return Some(format!("the probe did not run: {e}")),
-        Err(_) => return Some("the probe `codex sandbox -- true` hung".to_string()),
+        Err(_) => return Some(format!("the probe `{shown}` hung")),
     };
     if out.status.success() {
         return None;
@@ -78,5 +78,5 @@ pub async fn probe(bin: &Path, path_var: Option<&std::ffi::OsStr>) -> Option<Str
         .map(str::trim)
         .rfind(|l| !l.is_empty() && !l.starts_with("WARNING"))
         .unwrap_or("no message");
-    Some(format!("`codex sandbox -- true` failed: {line}"))
+    Some(format!("`{shown}` failed: {line}"))
 }

@@ -18,6 +18,7 @@ use super::terminals::{free_name, settled};
 use crate::error::BatonError;
 use crate::git::{self, Worktree};
 use crate::protocol::views::{ForkView, HistoryMode, RewindView};
+use crate::providers::{self, Carrying};
 use crate::store::{Record, SessionFork, TerminalRow, TurnView};
 use crate::validate;
 use crate::words::{CheckoutMode, ProviderKind};
@@ -31,35 +32,62 @@ use branch::branch;
 enum Carried {
     /// Its first turn forks this session.
     Session(SessionFork),
-    /// A local conversation's turns, copied.
-    Local(Vec<Vec<serde_json::Value>>),
-    /// A Codex thread, forked through its app-server once the new checkout exists (so the
-    /// fork is told that checkout), cut back to before the turn that `later` turns followed
-    /// and that read `prompt` for a rewind.
-    Codex {
-        thread: String,
-        model: Option<String>,
-        cut: Option<(usize, String)>,
-    },
+    /// The turns of a conversation whose history is baton's own ([`Carrying::History`]: a
+    /// local one), copied.
+    History(Vec<Vec<serde_json::Value>>),
+    /// A session its provider copies now ([`Carrying::Now`]), once the new checkout exists (so
+    /// the copy is told that checkout).
+    Now(CopyNow),
     /// Nothing, and that is all the model had (a rewind to the turn that opened its session).
     Nothing,
     /// Nothing: a fresh conversation on the standing text (the reason is in the notes).
     Fresh,
 }
 
+/// A session to copy now for the new terminal, cut back to before the turn that `later`
+/// turns followed and that read `prompt` for a rewind.
+#[derive(Debug, Clone)]
+struct CopyNow {
+    provider: ProviderKind,
+    session_id: String,
+    model: Option<String>,
+    cut: Option<(usize, String)>,
+}
+
 impl Carried {
     /// What a new terminal carries of a fork that has not run yet: the same source, except a
-    /// Codex copy already made for that fork, which is forked again (two terminals never share
-    /// one thread).
+    /// copy already made for that fork (`ready`), which is copied again (two terminals never
+    /// share one Codex thread).
     fn again(f: SessionFork) -> Carried {
-        if f.ready && f.provider == ProviderKind::Codex {
-            Carried::Codex {
-                thread: f.session_id,
+        if f.ready {
+            Carried::Now(CopyNow {
+                provider: f.provider,
+                session_id: f.session_id,
                 model: f.model,
                 cut: None,
-            }
+            })
         } else {
             Carried::Session(f)
+        }
+    }
+
+    /// Session `session_id` of `provider` (pinned to `model`), carried the provider's way.
+    fn session(provider: ProviderKind, session_id: String, model: Option<String>) -> Carried {
+        match providers::of(provider).carrying() {
+            Carrying::Now => Carried::Now(CopyNow {
+                provider,
+                session_id,
+                model,
+                cut: None,
+            }),
+            Carrying::AtFirstRun | Carrying::History => Carried::Session(SessionFork {
+                provider,
+                session_id,
+                model,
+                at: None,
+                ready: false,
+                system_text: None,
+            }),
         }
     }
 }
@@ -92,7 +120,7 @@ pub async fn fork(
     let from = srv.terminal(name)?;
     let rt = srv.runtime(&from.id);
     let _turn = settled(srv, &rt, &from, "fork").await?;
-    free_codex_thread(srv, &from.id).await;
+    free_one_writer(srv, &from.id).await;
     let new_name = new_name(srv, &from, new)?;
     let mut notes = Vec::new();
     let start = match worktree(&from) {
@@ -170,22 +198,14 @@ pub async fn rewind(
     let from = srv.terminal(name)?;
     let rt = srv.runtime(&from.id);
     let _turn = settled(srv, &rt, &from, "rewind").await?;
-    free_codex_thread(srv, &from.id).await;
+    free_one_writer(srv, &from.id).await;
     let Some(wt) = worktree(&from).cloned() else {
         return Err(BatonError::bad_input(format!(
             "{name} has no git worktree of its own, so there are no automatic commits to bring its files back to turn {turn}: fork it instead (`baton fork {name}`)"
         )));
     };
     let turns = srv.store.turns(&from.id)?;
-    let Some(target) = turns.iter().find(|t| t.number == turn).cloned() else {
-        let hint = match turns.last() {
-            Some(l) => format!("it has turns 1 to {}", l.number),
-            None => "it has none yet".to_string(),
-        };
-        return Err(BatonError::bad_input(format!(
-            "{name} has no turn {turn} ({hint}; see `baton log {name}`)"
-        )));
-    };
+    let target = turn_of(&turns, name, turn)?;
     let new_name = new_name(srv, &from, new)?;
     let mut notes = Vec::new();
     let base = base_commit(&wt, &turns, &target, &mut notes)?;
@@ -197,16 +217,7 @@ pub async fn rewind(
         .conversations(&from.id)?
         .into_iter()
         .find(|c| c.id == target.conversation_id);
-    // The rewound terminal runs on what the turn ran on, so the history it keeps is used.
-    let (provider, model, endpoint) = if target.provider == from.provider {
-        (from.provider, from.model.clone(), from.endpoint.clone())
-    } else {
-        let endpoint = match target.provider {
-            ProviderKind::Local => srv.store.last_local_endpoint(&from.id)?,
-            ProviderKind::Claude | ProviderKind::Codex => None,
-        };
-        (target.provider, None, endpoint)
-    };
+    let (provider, model, endpoint) = runs_on(srv, &from, &target)?;
     let (made, carried) = branch(
         srv,
         Branching {
@@ -243,13 +254,62 @@ pub async fn rewind(
     })
 }
 
-/// A Codex fork opens the thread in an app-server of its own, and a thread takes one writer
-/// at a time: the terminal's warm app-server, which holds it, is stopped first (its next turn
-/// starts cold). A warm Claude CLI stays.
-async fn free_codex_thread(srv: &Server, tid: &str) {
+/// Turn `turn` of terminal `name`, or what to say when it has none.
+fn turn_of(turns: &[TurnView], name: &str, turn: u32) -> Result<TurnView, BatonError> {
+    if let Some(target) = turns.iter().find(|t| t.number == turn) {
+        return Ok(target.clone());
+    }
+    let hint = match turns.last() {
+        Some(l) => format!("it has turns 1 to {}", l.number),
+        None => "it has none yet".to_string(),
+    };
+    Err(BatonError::bad_input(format!(
+        "{name} has no turn {turn} ({hint}; see `baton log {name}`)"
+    )))
+}
+
+/// What a rewind to `target` runs on (provider, model, endpoint): what the turn ran on, so
+/// the history it keeps is used; an endpoint provider's, the endpoint `from` last ran on.
+fn runs_on(
+    srv: &Server,
+    from: &TerminalRow,
+    target: &TurnView,
+) -> Result<(ProviderKind, Option<String>, Option<String>), BatonError> {
+    if target.provider == from.provider {
+        return Ok((from.provider, from.model.clone(), from.endpoint.clone()));
+    }
+    let endpoint = if target.provider.is_cli() {
+        None
+    } else {
+        srv.store.last_local_endpoint(&from.id)?
+    };
+    Ok((target.provider, None, endpoint))
+}
+
+/// The model session `session_id` of conversation `conversation` is pinned to.
+fn session_model(
+    srv: &Server,
+    conversation: &str,
+    session_id: &str,
+) -> Result<Option<String>, BatonError> {
+    Ok(srv
+        .store
+        .sessions(conversation)?
+        .into_iter()
+        .rev()
+        .find(|s| s.session_id == session_id)
+        .and_then(|s| s.model))
+}
+
+/// A Codex fork opens the thread in an app-server of its own, and a session that takes one
+/// writer at a time (`Provider::one_writer`) is held by the terminal's warm CLI: that one is
+/// stopped first (its next turn starts cold). A warm Claude CLI stays.
+async fn free_one_writer(srv: &Server, tid: &str) {
     srv.warm.settled(tid).await;
-    if let Some(cli) = srv.warm.take_of(tid, crate::words::ProviderKind::Codex) {
-        cli.stop().await;
+    for p in providers::all().filter(|p| p.one_writer()) {
+        if let Some(cli) = srv.warm.take_of(tid, p.kind()) {
+            cli.stop().await;
+        }
     }
 }
 
@@ -313,35 +373,21 @@ fn carry_live(
         return Ok(Carried::Fresh);
     }
     match state.session {
-        Some((ProviderKind::Local, _)) => {
+        Some((provider, _)) if providers::of(provider).carrying() == Carrying::History => {
             let entries = srv.store.entries(&from.id)?;
-            Ok(Carried::Local(super::turn::local::history(
+            Ok(Carried::History(super::turn::local::history(
                 &entries, &c.id, "",
             )))
         }
         Some((provider, session_id)) => {
-            let model = srv
-                .store
-                .sessions(&c.id)?
-                .into_iter()
-                .rev()
-                .find(|s| s.session_id == session_id)
-                .and_then(|s| s.model);
-            if provider == ProviderKind::Codex {
-                return Ok(Carried::Codex {
-                    thread: session_id,
-                    model,
-                    cut: None,
-                });
-            }
-            Ok(Carried::Session(SessionFork {
-                provider,
-                session_id,
-                model,
-                at: None,
-                ready: false,
-                system_text: Some(c.system_text.clone()),
-            }))
+            let model = session_model(srv, &c.id, &session_id)?;
+            Ok(match Carried::session(provider, session_id, model) {
+                Carried::Session(f) => Carried::Session(SessionFork {
+                    system_text: Some(c.system_text.clone()),
+                    ..f
+                }),
+                other => other,
+            })
         }
         None => match c.fork.clone() {
             // A fork not yet run on carries what it was going to carry.
@@ -356,7 +402,7 @@ fn carry_live(
                     ));
                     Ok(Carried::Fresh)
                 } else {
-                    Ok(Carried::Local(copied))
+                    Ok(Carried::History(copied))
                 }
             }
         },

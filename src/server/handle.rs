@@ -179,8 +179,7 @@ async fn extract(
     prompt: &str,
     provider: Option<String>,
 ) -> Result<crate::protocol::views::ExtractedView, BatonError> {
-    let provider = settings::parse_provider(provider.as_deref())?
-        .unwrap_or(crate::words::ProviderKind::Claude);
+    let provider = settings::parse_provider(provider.as_deref())?.unwrap_or_default();
     Ok(extract::extract(srv, prompt, provider).await)
 }
 

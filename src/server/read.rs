@@ -15,14 +15,10 @@ use crate::store::TerminalRow;
 use crate::words::{ContextUsage, ProviderKind, TurnStatus};
 
 /// True when a turn on `provider` that ended at `context` makes the next prompt open a fresh
-/// conversation. A local conversation never rotates: its history is trimmed per request.
+/// conversation. An endpoint's (local) conversation never rotates: its history is trimmed per
+/// request.
 pub fn rotates_next(provider: ProviderKind, context: Option<&ContextUsage>) -> bool {
-    match provider {
-        ProviderKind::Local => false,
-        ProviderKind::Claude | ProviderKind::Codex => {
-            context.is_some_and(engine::decide::over_limit)
-        }
-    }
+    provider.is_cli() && context.is_some_and(engine::decide::over_limit)
 }
 
 /// The terminal's state as the list shows it.

@@ -13,9 +13,7 @@ use std::time::{Duration, Instant};
 use super::state::Server;
 use super::turn::tally::Tally;
 use crate::error::BatonError;
-use crate::providers::claude::{self, ClaudeParser};
-use crate::providers::codex::CodexParser;
-use crate::providers::process;
+use crate::providers::{self, process};
 use crate::store::{Entry, Record};
 use crate::words::{ProviderKind, SessionReason, TurnStatus};
 
@@ -202,18 +200,11 @@ fn ended_outcome(
         stderr_tail: String::new(),
         interrupted: false,
     };
-    match provider {
-        ProviderKind::Claude => {
-            let mut parser = dir.map_or_else(ClaudeParser::new, ClaudeParser::in_dir);
-            text.lines().for_each(|l| drop(parser.feed(l)));
-            parser.finish(&exit, &srv.homes, dir.unwrap_or(Path::new("")))
-        }
-        ProviderKind::Codex | ProviderKind::Local => {
-            let mut parser = dir.map_or_else(CodexParser::new, CodexParser::in_dir);
-            text.lines().for_each(|l| drop(parser.feed(l)));
-            parser.finish(&exit, &srv.homes, None)
-        }
-    }
+    let Some(mut parser) = providers::of(provider).parser(dir) else {
+        return providers::TurnOutcome::default();
+    };
+    text.lines().for_each(|l| drop(parser.feed(l)));
+    parser.finish(&exit, &srv.homes, dir.unwrap_or(Path::new("")), None)
 }
 
 /// The directory conversation `conversation` of terminal `tid` runs in, when the index has it.
@@ -285,9 +276,9 @@ pub(super) struct Streamed {
 /// What raw stream `text` of a `provider` turn run in `dir` holds (an imported turn that was
 /// still running: its old machine's directory is not at hand, so no `dir`).
 pub(super) fn streamed(text: &str, provider: ProviderKind, dir: Option<&Path>) -> Streamed {
-    // The echo of the prompt (`--replay-user-messages`) comes as the CLI reads it, before its
-    // session and before any model call (2.1.197 echoes only after its first stream events).
-    let printed = |l: &&str| !(provider == ProviderKind::Claude && claude::is_replay(l));
+    // The echo of the prompt comes as the CLI reads it, before its session and any model call.
+    let p = providers::of(provider);
+    let printed = |l: &&str| !p.is_echo(l);
     Streamed {
         lines: text.lines().filter(printed).count(),
         tally: Tally::of(&super::steps::events(text, provider, dir)),

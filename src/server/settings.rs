@@ -41,8 +41,9 @@ pub fn parse_provider(p: Option<&str>) -> Result<Option<ProviderKind>, BatonErro
     }
 }
 
-/// A provider with, for `local`, the configured endpoint it runs on.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A provider with, for `local`, the configured endpoint it runs on (by default: the default
+/// provider).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ProviderChoice {
     pub kind: ProviderKind,
     pub endpoint: Option<String>,
@@ -63,22 +64,21 @@ pub fn choose_provider(
         (None, Some(t)) => (t.provider, t.endpoint.as_deref()),
         (None, None) => return Ok(None),
     };
-    let endpoint = match kind {
-        ProviderKind::Local => {
-            // The terminal's own: the one it runs on, else (back from another provider) the
-            // one it last ran on.
-            let own = match terminal {
-                Some(t) if t.provider == ProviderKind::Local => t.endpoint.clone(),
-                Some(t) if named.is_none() => srv.store.last_local_endpoint(&t.id)?,
-                _ => None,
-            };
-            let (name, _) = srv
-                .config
-                .endpoint(named.or(own.as_deref()))
-                .map_err(BatonError::bad_input)?;
-            Some(name)
-        }
-        ProviderKind::Claude | ProviderKind::Codex => None,
+    let endpoint = if kind.is_cli() {
+        None
+    } else {
+        // The terminal's own: the one it runs on, else (back from another provider) the one
+        // it last ran on.
+        let own = match terminal {
+            Some(t) if !t.provider.is_cli() => t.endpoint.clone(),
+            Some(t) if named.is_none() => srv.store.last_local_endpoint(&t.id)?,
+            _ => None,
+        };
+        let (name, _) = srv
+            .config
+            .endpoint(named.or(own.as_deref()))
+            .map_err(BatonError::bad_input)?;
+        Some(name)
     };
     Ok(requested.map(|_| ProviderChoice { kind, endpoint }))
 }

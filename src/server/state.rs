@@ -289,7 +289,7 @@ impl Server {
 
     /// The CLI binary for `kind`, or the error naming how to install or configure it.
     pub fn resolve_bin(&self, kind: ProviderKind) -> Result<PathBuf, BatonError> {
-        let bin = self.config.bin(kind);
+        let bin = crate::providers::of(kind).bin(&self.config);
         process::find_bin(&bin, self.path_var.as_deref()).ok_or_else(|| {
             BatonError::bad_input(format!(
                 "{kind} was not found ({bin} is not on the server's PATH): install it with `{}`, or set providers.{kind}.bin in baton's config.toml",

@@ -9,8 +9,6 @@ use std::path::{Path, PathBuf};
 use super::state::Server;
 use crate::error::BatonError;
 use crate::protocol::views::StepsView;
-use crate::providers::claude::ClaudeParser;
-use crate::providers::codex::CodexParser;
 use crate::words::{ProviderKind, TurnEvent};
 
 /// Turn `number` of terminal `name`, step by step.
@@ -59,16 +57,11 @@ pub fn read_back(text: &str, provider: ProviderKind, cwd: &Path) -> Vec<TurnEven
 /// it; None: an imported turn, whose old machine's directory is not at hand), by the parser that
 /// read it live. Recovery after a crash reads it too (`recover::streamed`).
 pub(super) fn events(text: &str, provider: ProviderKind, dir: Option<&Path>) -> Vec<TurnEvent> {
-    let mut claude = dir.map_or_else(ClaudeParser::new, ClaudeParser::in_dir);
-    let mut codex = dir.map_or_else(CodexParser::new, CodexParser::in_dir);
-    text.lines()
-        .flat_map(|line| match provider {
-            ProviderKind::Claude => claude.feed(line),
-            ProviderKind::Codex => codex.feed(line),
-            // A local turn's raw stream is the endpoint's; its messages are journalled.
-            ProviderKind::Local => Vec::new(),
-        })
-        .collect()
+    match crate::providers::of(provider).parser(dir) {
+        Some(mut parser) => text.lines().flat_map(|line| parser.feed(line)).collect(),
+        // A local turn's raw stream is the endpoint's; its messages are journalled.
+        None => Vec::new(),
+    }
 }
 
 /// The directory conversation `conversation` of terminal `tid` ran in, when the index has one.

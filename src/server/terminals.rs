@@ -13,7 +13,7 @@ use crate::protocol::views::{TerminalView, TitledView};
 use crate::protocol::InstructionsAction;
 use crate::store::{Record, TerminalRow};
 use crate::validate;
-use crate::words::{CheckoutMode, ProviderKind};
+use crate::words::CheckoutMode;
 
 /// `baton new`.
 pub fn new_terminal(
@@ -27,12 +27,7 @@ pub fn new_terminal(
 ) -> Result<TerminalView, BatonError> {
     let canonical = existing_dir(dir)?;
     let ProviderChoice { kind, endpoint } =
-        super::settings::choose_provider(srv, provider.as_deref(), None)?.unwrap_or(
-            ProviderChoice {
-                kind: ProviderKind::Claude,
-                endpoint: None,
-            },
-        );
+        super::settings::choose_provider(srv, provider.as_deref(), None)?.unwrap_or_default();
     let name = match name {
         Some(n) => n,
         None => free_name(srv, &validate::name_from_dir(Path::new(&canonical)))?,

@@ -11,7 +11,6 @@ use super::records::{Entry, Record};
 use crate::git::Worktree;
 use crate::words::CheckoutMode;
 use crate::words::ProviderKind;
-use crate::words::{OpenReason, SessionReason};
 
 /// The index's layout, stored as SQLite's `PRAGMA user_version`. Bump it whenever [`SCHEMA`] or
 /// what [`apply`] writes changes: the next open rebuilds the index from the journals.
@@ -120,12 +119,9 @@ pub(super) fn json<T: serde::Serialize>(v: &T) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
 
-/// A terminal's endpoint column: only a `local` terminal has one.
+/// A terminal's endpoint column: only an endpoint provider's (`local`) terminal has one.
 fn local_endpoint(provider: ProviderKind, endpoint: Option<&str>) -> Option<&str> {
-    match provider {
-        ProviderKind::Local => endpoint,
-        ProviderKind::Claude | ProviderKind::Codex => None,
-    }
+    endpoint.filter(|_| !provider.is_cli())
 }
 
 /// Where an entry is applied: the open transaction, the terminal whose journal it is from, and
@@ -183,18 +179,7 @@ fn apply_record(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<
         // The local loop's messages are read from the journal when a local run needs them.
         Record::LocalMessages { .. } => Ok(()),
         Record::DirChanged { dir } => apply_dir_changed(&c, dir),
-        Record::ConversationOpened {
-            conversation_id,
-            number,
-            reason,
-            dir,
-            system_text,
-            title,
-            fork,
-        } => {
-            apply_conversation_opened(&c, conversation_id, *number, *reason, dir, system_text)?;
-            super::life::conversation_carries(c.tx, conversation_id, title.as_deref(), fork)
-        }
+        r @ Record::ConversationOpened { .. } => apply_conversation_opened(&c, r),
         r @ Record::TurnStarted { .. } => apply_turn_started(&c, r),
         // Read from the journal by the recovery at server start.
         Record::TurnProcess { .. } => Ok(()),
@@ -205,22 +190,7 @@ fn apply_record(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<
         | Record::InputModeChanged { .. }
         | Record::InputJumped { .. }
         | Record::InputSteered { .. }) => super::inputs::apply(c.tx, c.tid, c.at, r),
-        Record::SessionStarted {
-            conversation_id,
-            turn_id,
-            provider,
-            session_id,
-            model,
-            reason,
-        } => apply_session_started(
-            &c,
-            conversation_id,
-            turn_id,
-            *provider,
-            session_id,
-            model.as_deref(),
-            *reason,
-        ),
+        r @ Record::SessionStarted { .. } => apply_session_started(&c, r),
         r @ Record::TurnFinished { .. } => apply_turn_finished(&c, r),
         Record::InstructionAdded { text, turn_id } => {
             apply_instruction_added(&c, text, turn_id.as_deref())
@@ -230,24 +200,31 @@ fn apply_record(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<
             apply_instruction_edited(&c, text, new_text)
         }
         Record::InstructionsCleared => apply_instructions_cleared(&c),
-        Record::Imported {
-            from: _,
-            name,
-            dir,
-            source,
-            mode,
-            worktree,
-            conversation,
-        } => {
-            apply_renamed(&c, name)?;
-            c.tx.exec(
-                "UPDATE terminals SET source=:source WHERE id=:tid",
-                named_params! { ":tid": c.tid, ":source": source },
-            )?;
-            apply_checkout_moved(&c, dir, *mode, worktree.as_ref())?;
-            super::life::repointed(c.tx, conversation.as_ref())
-        }
+        r @ Record::Imported { .. } => apply_imported(&c, r),
     }
+}
+
+/// `r` is an `Imported`: the terminal under its new name, source and checkout.
+fn apply_imported(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
+    let Record::Imported {
+        from: _,
+        name,
+        dir,
+        source,
+        mode,
+        worktree,
+        conversation,
+    } = r
+    else {
+        return Ok(());
+    };
+    apply_renamed(c, name)?;
+    c.tx.exec(
+        "UPDATE terminals SET source=:source WHERE id=:tid",
+        named_params! { ":tid": c.tid, ":source": source },
+    )?;
+    apply_checkout_moved(c, dir, *mode, worktree.as_ref())?;
+    super::life::repointed(c.tx, conversation.as_ref())
 }
 
 /// `r` is a `TerminalCreated` ([`apply`] dispatches by kind; it has too many fields to pass).
@@ -378,14 +355,21 @@ fn apply_dir_changed(c: &At<'_>, dir: &str) -> rusqlite::Result<()> {
     Ok(())
 }
 
-fn apply_conversation_opened(
-    c: &At<'_>,
-    conversation_id: &str,
-    number: u32,
-    reason: OpenReason,
-    dir: &str,
-    system_text: &str,
-) -> rusqlite::Result<()> {
+/// `r` is a `ConversationOpened`: the live conversation retired, this one opened, with what
+/// it carries.
+fn apply_conversation_opened(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
+    let Record::ConversationOpened {
+        conversation_id,
+        number,
+        reason,
+        dir,
+        system_text,
+        title,
+        fork,
+    } = r
+    else {
+        return Ok(());
+    };
     c.tx.exec(
         "UPDATE conversations SET retired_at=:at WHERE terminal_id=:tid AND retired_at IS NULL",
         named_params! { ":tid": c.tid, ":at": c.at },
@@ -404,7 +388,7 @@ fn apply_conversation_opened(
             ":at": c.at,
         },
     )?;
-    Ok(())
+    super::life::conversation_carries(c.tx, conversation_id, title.as_deref(), fork)
 }
 
 /// `r` is a `TurnStarted`: the turn, and the input it runs leaves the queue.
@@ -448,15 +432,19 @@ pub(super) fn json_name<T: serde::Serialize>(v: &T) -> String {
     json(v).trim_matches('"').to_string()
 }
 
-fn apply_session_started(
-    c: &At<'_>,
-    conversation_id: &str,
-    turn_id: &str,
-    provider: ProviderKind,
-    session_id: &str,
-    model: Option<&str>,
-    reason: SessionReason,
-) -> rusqlite::Result<()> {
+/// `r` is a `SessionStarted`.
+fn apply_session_started(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
+    let Record::SessionStarted {
+        conversation_id,
+        turn_id,
+        provider,
+        session_id,
+        model,
+        reason,
+    } = r
+    else {
+        return Ok(());
+    };
     c.tx.exec(
         "INSERT OR REPLACE INTO sessions (provider, session_id, conversation_id, terminal_id,
            turn_id, model, reason, started_at)

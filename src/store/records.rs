@@ -302,7 +302,7 @@ pub struct SessionFork {
     #[serde(default)]
     pub ready: bool,
     /// The system text that session was started with (a Claude session keeps it in its file:
-    /// the fork's copy is given the new one, see `claude_session::prepare_fork`).
+    /// the fork's copy is given the new one, see `providers::claude::session::prepare_fork`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_text: Option<String>,
 }

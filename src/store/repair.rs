@@ -5,7 +5,7 @@
 //! never reused. The journal itself is left as it is (a repair tool may look at it).
 
 use super::records::{Entry, Record};
-use crate::words::{CheckoutMode, ProviderKind};
+use crate::words::CheckoutMode;
 
 /// The name a terminal whose first line is lost is listed under.
 pub fn recovered_name(tid: &str) -> String {
@@ -68,7 +68,7 @@ pub fn stand_in_created(tid: &str, entries: &[Entry]) -> Option<Record> {
         dir,
         mode,
         worktree,
-        provider: provider.unwrap_or(ProviderKind::Claude),
+        provider: provider.unwrap_or_default(),
         model: None,
         brief: None,
         endpoint: None,
@@ -79,6 +79,7 @@ pub fn stand_in_created(tid: &str, entries: &[Entry]) -> Option<Record> {
 mod tests {
     use super::*;
     use crate::words::OpenReason;
+    use crate::words::ProviderKind;
     use pretty_assertions::assert_eq;
 
     fn at(record: Record) -> Entry {

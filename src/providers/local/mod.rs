@@ -8,6 +8,7 @@
 pub mod client;
 pub mod fence;
 pub mod history;
+pub mod provider;
 pub mod sse;
 pub mod tools;
 

@@ -16,7 +16,7 @@ use crate::error::BatonError;
 use crate::git;
 use crate::paths::ensure_private_dir;
 use crate::protocol::views::ExportView;
-use crate::providers::{claude, codex, codex_rollout};
+use crate::providers;
 use crate::server::state::Server;
 use crate::store::journal::{parse, whole_lines};
 use crate::store::{Entry, Record, TerminalRow};
@@ -188,7 +188,8 @@ fn named_sessions(t: &TerminalRow, entries: &[Entry]) -> Vec<(ProviderKind, Stri
     let mut dirs = std::collections::HashMap::new();
     let mut out: Vec<(ProviderKind, String, String)> = Vec::new();
     let mut add = |p: ProviderKind, id: &str, dir: &str| {
-        if p != ProviderKind::Local && !out.iter().any(|(q, i, _)| *q == p && i == id) {
+        let has_files = providers::of(p).session_files().is_some();
+        if has_files && !out.iter().any(|(q, i, _)| *q == p && i == id) {
             out.push((p, id.to_string(), dir.to_string()));
         }
     };
@@ -235,28 +236,20 @@ fn session_files(
     while i < todo.len() {
         let (provider, id, dir) = todo[i].clone();
         i += 1;
-        let found = match provider {
-            ProviderKind::Claude => claude::find_session_file(&srv.homes, Path::new(&dir), &id)
-                .map(|p| (p, &srv.homes.claude, FileKind::ClaudeSession)),
-            ProviderKind::Codex => codex::find_rollout(&srv.homes.codex, &id)
-                .map(|p| (p, &srv.homes.codex, FileKind::CodexRollout)),
-            ProviderKind::Local => None,
+        let Some(files) = providers::of(provider).session_files() else {
+            continue;
         };
-        let read = found.and_then(|(p, home, kind)| {
-            let rel = p.strip_prefix(home).ok()?.to_string_lossy().into_owned();
-            let bytes = read_whole_lines(&p).ok().flatten()?;
-            Some((rel, kind, bytes))
+        let read = files.find(&srv.homes, Path::new(&dir), &id).and_then(|p| {
+            let rel = p.strip_prefix(files.home(&srv.homes)).ok()?;
+            let rel = rel.to_string_lossy().into_owned();
+            Some((rel, read_whole_lines(&p).ok().flatten()?))
         });
-        let Some((rel, kind, bytes)) = read else {
+        let Some((rel, bytes)) = read else {
             missing.push(Missing {
                 what: format!("{provider} session {id}"),
                 why: format!(
                     "its session file was not found under {}: an imported terminal starts a fresh {provider} session in the same conversation",
-                    match provider {
-                        ProviderKind::Codex => srv.homes.codex.join("sessions"),
-                        _ => srv.homes.claude.join("projects"),
-                    }
-                    .display()
+                    files.searched(&srv.homes).display()
                 ),
             });
             out.push(SessionEntry {
@@ -266,16 +259,13 @@ fn session_files(
             });
             continue;
         };
-        if kind == FileKind::CodexRollout {
-            if let Some(base) = codex_rollout::history_base(&bytes) {
-                if !todo.iter().any(|(p, s, _)| *p == provider && *s == base) {
-                    todo.push((provider, base, dir.clone()));
-                }
+        if let Some(base) = files.history_base(&bytes) {
+            if !todo.iter().any(|(p, s, _)| *p == provider && *s == base) {
+                todo.push((provider, base, dir.clone()));
             }
         }
-        let path = match kind {
-            FileKind::CodexRollout => manifest::codex_path(&rel),
-            _ => manifest::claude_path(&rel),
+        let Some((kind, path)) = manifest::session_member(provider, &rel) else {
+            continue;
         };
         if manifest::check_path(&path, kind).is_err() {
             missing.push(Missing {

@@ -138,6 +138,16 @@ pub fn codex_path(rel: &str) -> String {
     format!("{CODEX}{rel}")
 }
 
+/// A provider's session file at `rel` under its CLI's own folder, as an archive holds it: its
+/// kind and path (None: the provider keeps no session files).
+pub fn session_member(provider: ProviderKind, rel: &str) -> Option<(FileKind, String)> {
+    match provider {
+        ProviderKind::Claude => Some((FileKind::ClaudeSession, claude_path(rel))),
+        ProviderKind::Codex => Some((FileKind::CodexRollout, codex_path(rel))),
+        ProviderKind::Local => None,
+    }
+}
+
 /// The path under the CLI's own folder that archive path `path` stands for (None: not a CLI file).
 pub fn cli_rel(path: &str) -> Option<&str> {
     path.strip_prefix(CLAUDE)

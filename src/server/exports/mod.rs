@@ -12,7 +12,7 @@
 //! `imported` record after the original ones: the live conversation is re-pointed at the new
 //! run directory (so the send path's rule 1 does not open a fresh one) with its system text
 //! re-pointed too, and the placed session files say the same (Claude's `prompt_snapshot`
-//! entries, Codex's developer message: see `providers::codex_rollout` for that choice). See
+//! entries, Codex's developer message: see `providers::codex::rollout` for that choice). See
 //! ARCHITECTURE.md ("Exports").
 
 use std::sync::Arc;

@@ -17,10 +17,10 @@ use std::io::{self, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use super::manifest::{self, Manifest};
+use super::manifest::{self, Manifest, SessionEntry};
 use crate::error::BatonError;
 use crate::protocol::views::ImportedSessionView;
-use crate::providers::{claude, claude_session, codex, codex_rollout, ProviderHomes};
+use crate::providers::{self, ProviderHomes};
 use crate::words::ProviderKind;
 
 /// One CLI file to put in place.
@@ -46,45 +46,35 @@ pub fn plan(
     rewrites: &[(String, String)],
 ) -> Result<Vec<Placement>, BatonError> {
     let mut out = Vec::new();
-    // The threads the Codex rollouts here build on (forks' originals).
+    // The sessions the files here build on (Codex forks' originals).
     let bases: Vec<String> = m
         .sessions
         .iter()
-        .filter(|s| s.provider == ProviderKind::Codex)
-        .filter_map(|s| members.get(s.file.as_ref()?))
-        .filter_map(|bytes| codex_rollout::history_base(bytes))
+        .filter_map(|s| {
+            let files = providers::of(s.provider).session_files()?;
+            files.history_base(members.get(s.file.as_ref()?)?)
+        })
         .collect();
     for s in &m.sessions {
-        let Some(file) = &s.file else { continue };
-        let Some(original) = members.get(file) else {
+        let Some(files) = providers::of(s.provider).session_files() else {
+            continue;
+        };
+        let Some((file, original)) = s.file.as_ref().and_then(|f| Some((f, members.get(f)?)))
+        else {
             continue;
         };
         let mut bytes = original.clone();
         for (old, new) in rewrites {
-            bytes = match s.provider {
-                ProviderKind::Claude => claude_session::rewrite_snapshots(&bytes, old, new),
-                ProviderKind::Codex => codex_rollout::rewrite_developer(&bytes, old, new),
-                ProviderKind::Local => bytes,
-            };
+            bytes = files.rewrite_system_text(&bytes, old, new);
         }
-        let target = match s.provider {
-            ProviderKind::Claude => claude::session_file(homes, run_dir, &s.session_id),
-            ProviderKind::Codex => {
-                let rel = manifest::cli_rel(file).unwrap_or(file);
-                // A rollout of this thread elsewhere on this machine is the one Codex finds.
-                codex::find_rollout(&homes.codex, &s.session_id)
-                    .unwrap_or_else(|| homes.codex.join(rel))
-            }
-            ProviderKind::Local => continue,
-        };
-        let mut kept = false;
-        let present = match fs::read(&target) {
-            Ok(there) if there == bytes => true,
+        let rel = manifest::cli_rel(file).unwrap_or(file);
+        let target = files.place(homes, run_dir, &s.session_id, rel);
+        let (present, kept) = match fs::read(&target) {
+            Ok(there) if there == bytes => (true, false),
             Ok(there) if bases.contains(&s.session_id) && lines(&there) >= lines(&bytes) => {
-                kept = true;
-                true
+                (true, true)
             }
-            Ok(there) if s.provider == ProviderKind::Codex && original.starts_with(&there) => {
+            Ok(there) if files.builds_on_bases() && original.starts_with(&there) => {
                 return Err(BatonError::bad_input(format!(
                     "{} already holds an earlier copy of {}'s thread {}, put there by the import of a fork that builds on it: an original must be imported before its forks; nothing was imported",
                     target.display(),
@@ -92,15 +82,8 @@ pub fn plan(
                     s.session_id
                 )))
             }
-            Ok(_) => {
-                return Err(BatonError::bad_input(format!(
-                    "{} already exists and holds something else than the {} session {} being imported: refused, nothing was imported (move that file away if it is stale)",
-                    target.display(),
-                    s.provider,
-                    s.session_id
-                )))
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+            Ok(_) => return Err(held_elsewise(&target, s)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => (false, false),
             Err(e) => {
                 return Err(BatonError::failed(format!(
                     "cannot read {}: {e}",
@@ -118,6 +101,16 @@ pub fn plan(
         });
     }
     Ok(out)
+}
+
+/// Refuses to place session `s` at `target`, which holds something else.
+fn held_elsewise(target: &Path, s: &SessionEntry) -> BatonError {
+    BatonError::bad_input(format!(
+        "{} already exists and holds something else than the {} session {} being imported: refused, nothing was imported (move that file away if it is stale)",
+        target.display(),
+        s.provider,
+        s.session_id
+    ))
 }
 
 /// Writes every placement not yet there (0600, never replacing a file); returns the files it

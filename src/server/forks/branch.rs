@@ -1,17 +1,18 @@
-//! Making the new terminal of a fork or rewind: its worktree at the start commit, a Codex
-//! thread forked for it through the app-server (once the checkout exists, so the fork is told
-//! it), and its journal written whole (`Store::create`). See `forks.rs`.
+//! Making the new terminal of a fork or rewind: its worktree at the start commit, a session
+//! copied for it now where its provider copies so (`Carrying::Now`: a Codex thread, through its
+//! app-server, once the checkout exists so the fork is told it), and its journal written whole
+//! (`Store::create`). See `forks.rs`.
 
 use std::path::{Path, PathBuf};
 
-use super::{git_err, worktree, Branching, Carried};
+use super::{git_err, worktree, Branching, Carried, CopyNow};
 use crate::error::BatonError;
-use crate::git;
-use crate::providers::codex_app;
+use crate::git::{self, Worktree};
+use crate::providers::{self, SessionCopy};
 use crate::server::state::Server;
 use crate::server::turn::plan::system_text;
 use crate::store::{ForkLink, Record, SessionFork, TerminalRow};
-use crate::words::{CheckoutMode, OpenReason, ProviderKind};
+use crate::words::{CheckoutMode, OpenReason};
 
 /// The new terminal, made and journalled: its checkout, its first conversation, the links
 /// both ways. Also says whether the history was carried (false: it opened fresh).
@@ -20,34 +21,9 @@ pub(super) async fn branch(
     b: Branching,
     notes: &mut Vec<String>,
 ) -> Result<(TerminalRow, bool), BatonError> {
-    let from = &b.from;
     let tid = uuid::Uuid::now_v7().to_string();
-    let (mode, dir, wt) = match (worktree(from), &b.start) {
-        (Some(wt), Some(start)) => {
-            let into = crate::server::checkout::worktree_home(srv, &b.new_name, &tid);
-            if let Some(parent) = into.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| {
-                    BatonError::failed(format!("cannot create {}: {e}", parent.display()))
-                })?;
-            }
-            let new = git::create_worktree_at(wt, &b.new_name, &into, start).map_err(git_err)?;
-            // Runs happen in the same place inside the checkout as the original's.
-            let rel = Path::new(&from.dir)
-                .strip_prefix(&wt.path)
-                .map(Path::to_path_buf)
-                .unwrap_or_default();
-            let dir = crate::server::checkout::under(&new.path, &rel);
-            (CheckoutMode::Worktree, dir, Some(new))
-        }
-        _ => (from.mode, PathBuf::from(&from.dir), None),
-    };
-    let link = ForkLink {
-        terminal_id: from.id.clone(),
-        name: from.name.clone(),
-        conversation_id: b.conversation_id.clone(),
-        turn: b.turn,
-        rewind: b.rewind,
-    };
+    let (mode, dir, wt) = checkout(srv, &b, &tid)?;
+    let forked = Record::Forked { from: link(&b) };
     let reason = if b.rewind {
         OpenReason::Rewind
     } else {
@@ -56,38 +32,22 @@ pub(super) async fn branch(
     let text = system_text(
         srv,
         &tid,
-        from.brief.as_deref(),
+        b.from.brief.as_deref(),
         &dir,
         reason,
         &b.instructions,
     );
     let carried = match b.carried {
-        Carried::Codex { thread, model, cut } => {
-            match codex_fork(srv, &dir, &thread, &text, model.clone(), cut).await {
-                Ok(id) => Carried::Session(SessionFork {
-                    provider: ProviderKind::Codex,
-                    session_id: id,
-                    model,
-                    at: None,
-                    ready: true,
-                    system_text: None,
-                }),
-                Err(e) => {
-                    notes.push(format!(
-                        "the codex thread could not be forked ({e}): a fresh conversation opens with the standing text"
-                    ));
-                    Carried::Fresh
-                }
-            }
-        }
+        Carried::Now(now) => copy_now(srv, now, &dir, &text, notes).await,
         other => other,
     };
     let kept = !matches!(carried, Carried::Fresh);
     let (fork, copied) = match carried {
         Carried::Session(f) => (Some(f), None),
-        Carried::Local(turns) => (None, Some(turns)),
-        Carried::Codex { .. } | Carried::Nothing | Carried::Fresh => (None, None),
+        Carried::History(turns) => (None, Some(turns)),
+        Carried::Now(_) | Carried::Nothing | Carried::Fresh => (None, None),
     };
+    let from = &b.from;
     let dir_text = dir.to_string_lossy().into_owned();
     let conversation_id = uuid::Uuid::now_v7().to_string();
     let mut records = vec![
@@ -103,7 +63,7 @@ pub(super) async fn branch(
             brief: from.brief.clone(),
             endpoint: b.endpoint.clone(),
         },
-        Record::Forked { from: link },
+        forked,
     ];
     records.extend(b.instructions.iter().map(|text| Record::InstructionAdded {
         text: text.clone(),
@@ -124,49 +84,122 @@ pub(super) async fn branch(
             turns,
         });
     }
-    crate::server::removal::crash_point("fork-journal");
-    // All of it or nothing: a crash never leaves half a terminal.
-    srv.store.create(&tid, records)?;
-    let new = srv
-        .store
-        .terminal(&tid)?
-        .ok_or_else(|| BatonError::failed("internal: the new terminal is not in the index"))?;
-    srv.announce(&tid);
-    srv.announce(&from.id);
-    srv.watch_files(&new);
-    Ok((new, kept))
+    Ok((journal(srv, &tid, &from.id, records)?, kept))
 }
 
-/// Forks Codex thread `thread` into a new one that runs in `dir` and is told `system_text`
-/// (Codex keeps the original's developer message, so this one is added after the history),
-/// cut back for a rewind. Through `codex app-server`: no model call.
-async fn codex_fork(
+/// Where the new terminal `tid` works: a worktree of its own at the start commit, in the same
+/// place inside the checkout as the original's; else the original's directory.
+fn checkout(
     srv: &Server,
+    b: &Branching,
+    tid: &str,
+) -> Result<(CheckoutMode, PathBuf, Option<Worktree>), BatonError> {
+    let from = &b.from;
+    let (Some(wt), Some(start)) = (worktree(from), &b.start) else {
+        return Ok((from.mode, PathBuf::from(&from.dir), None));
+    };
+    let into = crate::server::checkout::worktree_home(srv, &b.new_name, tid);
+    if let Some(parent) = into.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| BatonError::failed(format!("cannot create {}: {e}", parent.display())))?;
+    }
+    let new = git::create_worktree_at(wt, &b.new_name, &into, start).map_err(git_err)?;
+    let rel = Path::new(&from.dir)
+        .strip_prefix(&wt.path)
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let dir = crate::server::checkout::under(&new.path, &rel);
+    Ok((CheckoutMode::Worktree, dir, Some(new)))
+}
+
+fn link(b: &Branching) -> ForkLink {
+    ForkLink {
+        terminal_id: b.from.id.clone(),
+        name: b.from.name.clone(),
+        conversation_id: b.conversation_id.clone(),
+        turn: b.turn,
+        rewind: b.rewind,
+    }
+}
+
+/// Writes the new terminal's journal, all of it or nothing (a crash never leaves half a
+/// terminal), and tells the watchers of both.
+fn journal(
+    srv: &Server,
+    tid: &str,
+    from: &str,
+    records: Vec<Record>,
+) -> Result<TerminalRow, BatonError> {
+    crate::server::removal::crash_point("fork-journal");
+    srv.store.create(tid, records)?;
+    let new = srv
+        .store
+        .terminal(tid)?
+        .ok_or_else(|| BatonError::failed("internal: the new terminal is not in the index"))?;
+    srv.announce(tid);
+    srv.announce(from);
+    srv.watch_files(&new);
+    Ok(new)
+}
+
+/// The session of `now` copied for the new checkout `dir`, told `system_text` (Codex keeps
+/// the original's developer message, so this one is added after the history), cut back for a
+/// rewind; else a fresh conversation, and a note says why.
+async fn copy_now(
+    srv: &Server,
+    now: CopyNow,
     dir: &Path,
-    thread: &str,
     system_text: &str,
-    model: Option<String>,
-    cut: Option<(usize, String)>,
+    notes: &mut Vec<String>,
+) -> Carried {
+    match fork_now(srv, &now, dir, system_text).await {
+        Ok(id) => Carried::Session(SessionFork {
+            provider: now.provider,
+            session_id: id,
+            model: now.model,
+            at: None,
+            ready: true,
+            system_text: None,
+        }),
+        Err(e) => {
+            notes.push(format!(
+                "the {} {} could not be forked ({e}): a fresh conversation opens with the standing text",
+                now.provider,
+                providers::of(now.provider).session_word()
+            ));
+            Carried::Fresh
+        }
+    }
+}
+
+/// [`providers::Provider::fork_now`], off the async workers (it waits on a process): no model
+/// call.
+async fn fork_now(
+    srv: &Server,
+    now: &CopyNow,
+    dir: &Path,
+    system_text: &str,
 ) -> Result<String, BatonError> {
-    let bin = srv.resolve_bin(ProviderKind::Codex)?;
-    let (dir, thread, text) = (
+    let bin = srv.resolve_bin(now.provider)?;
+    let provider = providers::of(now.provider);
+    let (dir, id, text, model, cut) = (
         dir.to_path_buf(),
-        thread.to_string(),
+        now.session_id.clone(),
         system_text.to_string(),
+        now.model.clone(),
+        now.cut.clone(),
     );
     tokio::task::spawn_blocking(move || {
-        let req = codex_app::ForkRequest {
+        provider.fork_now(&SessionCopy {
             bin: &bin,
-            env: &[],
             cwd: &dir,
-            thread_id: &thread,
+            id: &id,
             system_text: &text,
             model: model.as_deref(),
-            keep: cut
+            cut: cut
                 .as_ref()
-                .map(|(later, prompt)| codex_app::Keep::before_last(*later, prompt)),
-        };
-        codex_app::fork_thread(&req)
+                .map(|(later, prompt)| (*later, prompt.as_str())),
+        })
     })
     .await
     .map_err(|e| BatonError::failed(format!("the fork task crashed: {e}")))?

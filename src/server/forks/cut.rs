@@ -8,8 +8,9 @@
 
 use std::path::Path;
 
-use super::Carried;
+use super::{Carried, CopyNow};
 use crate::error::BatonError;
+use crate::providers::{self, Carrying};
 use crate::server::state::Server;
 use crate::store::{ConversationView, Entry, Record, SessionFork, TerminalRow, TurnView};
 use crate::words::{ProviderKind, SessionReason};
@@ -28,8 +29,9 @@ pub(super) async fn carry_before(
         .into_iter()
         .find(|c| c.id == target.conversation_id)
         .ok_or_else(|| BatonError::failed("internal: the turn's conversation is not indexed"))?;
-    if target.provider == ProviderKind::Local {
-        return Ok(Carried::Local(crate::server::turn::local::history(
+    let provider = providers::of(target.provider);
+    if provider.carrying() == Carrying::History {
+        return Ok(Carried::History(crate::server::turn::local::history(
             entries, &conv.id, &target.id,
         )));
     }
@@ -55,44 +57,64 @@ pub(super) async fn carry_before(
             }
         }
         _ => {
-            let after = turns
-                .iter()
-                .filter(|t| t.number > target.number && t.session_id.as_deref() == Some(&session))
-                .count();
-            let model = srv
-                .store
-                .sessions(&conv.id)?
-                .into_iter()
-                .rev()
-                .find(|s| s.session_id == session)
-                .and_then(|s| s.model);
             let cut = Cut {
                 provider: target.provider,
+                later_prompts: turns
+                    .iter()
+                    .filter(|t| {
+                        t.number > target.number && t.session_id.as_deref() == Some(&session)
+                    })
+                    .count(),
+                model: super::session_model(srv, &conv.id, &session)?,
                 session_id: session,
-                model,
-                later_prompts: after,
                 prompt: target.prompt.clone(),
                 dir: conv.dir.clone(),
                 system_text: conv.system_text.clone(),
             };
-            if cut.provider == ProviderKind::Codex {
-                // Cut through its app-server once the new checkout exists.
-                return Ok(Carried::Codex {
-                    thread: cut.session_id,
-                    model: cut.model,
-                    cut: Some((cut.later_prompts, cut.prompt)),
-                });
-            }
-            match cut_session(srv, cut) {
-                Ok(fork) => Ok(Carried::Session(fork)),
-                Err(why) => {
-                    notes.push(format!(
-                        "the {} session cannot be cut back to before turn {} ({why}): a fresh conversation opens with the standing text",
-                        target.provider, target.number
-                    ));
-                    Ok(Carried::Fresh)
-                }
-            }
+            Ok(cut_back(srv, cut, target.number, notes))
+        }
+    }
+}
+
+/// What a rewind carries of the session `cut` cuts back before turn `number`: a copy cut at
+/// the fork's first run, or now, once the new checkout exists; where it cannot be cut, a fresh
+/// conversation, and a note says why.
+fn cut_back(srv: &Server, cut: Cut, number: u32, notes: &mut Vec<String>) -> Carried {
+    let provider = providers::of(cut.provider);
+    match provider.carrying() {
+        Carrying::Now => {
+            return Carried::Now(CopyNow {
+                provider: cut.provider,
+                session_id: cut.session_id,
+                model: cut.model,
+                cut: Some((cut.later_prompts, cut.prompt)),
+            })
+        }
+        Carrying::AtFirstRun | Carrying::History => {}
+    }
+    let dir = Path::new(&cut.dir);
+    let at = provider.cut_point(
+        &srv.homes,
+        dir,
+        &cut.session_id,
+        cut.later_prompts,
+        &cut.prompt,
+    );
+    match at {
+        Ok(at) => Carried::Session(SessionFork {
+            provider: cut.provider,
+            session_id: cut.session_id,
+            model: cut.model,
+            at: Some(at),
+            ready: false,
+            system_text: Some(cut.system_text),
+        }),
+        Err(why) => {
+            notes.push(format!(
+                "the {} session cannot be cut back to before turn {number} ({why}): a fresh conversation opens with the standing text",
+                cut.provider
+            ));
+            Carried::Fresh
         }
     }
 }
@@ -127,38 +149,4 @@ struct Cut {
     dir: String,
     /// The system text of the conversation it ran in.
     system_text: String,
-}
-
-fn cut_session(srv: &Server, cut: Cut) -> Result<SessionFork, String> {
-    match cut.provider {
-        ProviderKind::Claude => claude_cut(srv, cut),
-        ProviderKind::Codex | ProviderKind::Local => {
-            Err(format!("a {} session is not cut here", cut.provider))
-        }
-    }
-}
-
-/// Claude cuts at the fork's first run (`--resume-session-at`): find the entry before the
-/// turn's prompt now, counting the prompts of the session file from its end.
-fn claude_cut(srv: &Server, cut: Cut) -> Result<SessionFork, String> {
-    use crate::providers::claude_session;
-    let dir = Path::new(&cut.dir);
-    let path = crate::providers::claude::find_session_file(&srv.homes, dir, &cut.session_id)
-        .ok_or_else(|| "its session file is gone".to_string())?;
-    let text = std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let count = claude_session::prompts(&String::from_utf8_lossy(&text)).len();
-    let keep = count
-        .checked_sub(cut.later_prompts + 1)
-        .ok_or_else(|| format!("its session file holds {count} prompts, too few"))?;
-    let at = claude_session::cut_point(&srv.homes, dir, &cut.session_id, keep, &cut.prompt)
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| "its session file holds nothing before the turn".to_string())?;
-    Ok(SessionFork {
-        provider: ProviderKind::Claude,
-        session_id: cut.session_id,
-        model: cut.model,
-        at: Some(at),
-        ready: false,
-        system_text: Some(cut.system_text),
-    })
 }

@@ -13,11 +13,10 @@ use super::plan::{new_mode, Plan};
 use super::Ran;
 use crate::error::BatonError;
 use crate::protocol::{Reply, SendEvent};
-use crate::providers::{
-    self, claude_session, system_file, RunMsg, RunSpec, SessionMode, TurnOutcome,
-};
+use crate::providers::provider::ForkCopy;
+use crate::providers::{self, system_file, RunMsg, RunSpec, SessionMode, TurnOutcome};
 use crate::store::{Record, TerminalRow};
-use crate::words::{ProviderKind, SessionReason, TurnEvent, TurnStatus};
+use crate::words::{SessionReason, TurnEvent, TurnStatus};
 
 /// The command line of turn `turn_id`'s CLI in terminal `tid` (`term`, as `plan` runs it),
 /// before the fence is added ([`fence`]).
@@ -30,7 +29,8 @@ pub(super) fn run_spec(
 ) -> Result<RunSpec, BatonError> {
     let provider = term.provider;
     let bin = srv.resolve_bin(provider)?;
-    let pcfg = srv.config.provider(provider);
+    let p = providers::of(provider);
+    let pcfg = p.settings(&srv.config);
     Ok(RunSpec {
         provider,
         bin,
@@ -44,60 +44,44 @@ pub(super) fn run_spec(
         system_text: plan.conversation.system_text.clone(),
         run_name: system_file::run_name(tid, turn_id),
         run_dir: srv.run_dir(tid),
-        permission_mode: if provider == ProviderKind::Claude {
-            srv.config.permission_mode()
-        } else {
-            None
-        },
-        sandbox: if provider == ProviderKind::Codex {
-            srv.config.sandbox()
-        } else {
-            None
-        },
+        permission_mode: p.permission_mode(&srv.config),
+        sandbox: p.sandbox(&srv.config),
         add_dirs: vec![srv.screenshots(tid)],
         extra_args: pcfg.args.clone(),
         env: Vec::new(),
     })
 }
 
-/// Codex's `workspace-write` sandbox also leaves `/tmp` and `$TMPDIR` writable unless told
-/// otherwise: exclude both and give commands a temporary folder inside the fence instead
-/// (`<terminal>/tmp`, added as a writable root and set as TMPDIR).
+/// A CLI's sandbox (Codex's `workspace-write`) may leave the system's temporary folders
+/// writable: commands get one inside the fence instead (`<terminal>/tmp`).
 pub(super) fn fence(srv: &Server, tid: &str, spec: &mut RunSpec) {
-    if spec.provider != ProviderKind::Codex || spec.sandbox.as_deref() != Some("workspace-write") {
+    let p = providers::of(spec.provider);
+    if !p.fenced(spec) {
         return;
     }
     let tmp = srv.store.data_dir().terminal(tid).join("tmp");
     if crate::paths::ensure_private_dir(&tmp).is_err() {
         return;
     }
-    let mut args: Vec<String> = [
-        "-c",
-        "sandbox_workspace_write.exclude_slash_tmp=true",
-        "-c",
-        "sandbox_workspace_write.exclude_tmpdir_env_var=true",
-    ]
-    .map(String::from)
-    .to_vec();
-    args.append(&mut spec.extra_args);
-    spec.extra_args = args;
-    spec.add_dirs.push(tmp.clone());
-    spec.env
-        .push(("TMPDIR".to_string(), tmp.to_string_lossy().into_owned()));
+    p.fence_tmp(spec, &tmp);
 }
 
 /// Keeps the CLI of a clean turn warm for terminal `tid`'s next one, within its provider's
 /// limit; each stays until its idle time runs out.
 fn keep_warm(srv: &Arc<Server>, tid: &str, cli: providers::warm::WarmCli) {
-    let provider = cli.key.provider;
-    let limit = srv.config.warm_limit(provider);
+    let provider = providers::of(cli.key.provider);
+    let limit = provider.warm_limit(&srv.config);
     if limit == 0 || srv.shutting_down.load(Ordering::SeqCst) || !warm_wanted(srv, tid) {
         cli.retire();
         return;
     }
     let (serial, out) = srv.warm.put(tid, cli, limit);
     out.into_iter().for_each(providers::warm::WarmCli::retire);
-    let (srv, tid, idle) = (srv.clone(), tid.to_string(), srv.config.warm_idle(provider));
+    let (srv, tid, idle) = (
+        srv.clone(),
+        tid.to_string(),
+        provider.warm_idle(&srv.config),
+    );
     tokio::spawn(async move {
         tokio::time::sleep(idle).await;
         if let Some(cli) = srv.warm.take_if(&tid, serial) {
@@ -163,7 +147,7 @@ impl TurnCtx<'_> {
     pub(super) async fn execute(&mut self, term: &TerminalRow, plan: &Plan, prompt: &str) -> Ran {
         let srv = self.srv.clone();
         let provider = term.provider;
-        if provider == ProviderKind::Local {
+        if !provider.is_cli() {
             // A warm CLI has no next turn to take after a switch to an endpoint.
             srv.warm.settled(self.tid).await;
             if let Some(cli) = srv.warm.take(self.tid) {
@@ -192,7 +176,7 @@ impl TurnCtx<'_> {
             spec.model = term
                 .model
                 .clone()
-                .or(srv.config.provider(provider).model.clone());
+                .or(providers::of(provider).settings(&srv.config).model.clone());
             reason = Some(SessionReason::Lost);
             outcome = self.run_cli(&spec, prompt, None).await?;
         }
@@ -342,10 +326,11 @@ impl TurnCtx<'_> {
                     self.tid,
                     cli.pid
                 );
-                match cli.key.provider {
-                    // A Codex thread takes one writer at a time: the cold run waits for it.
-                    ProviderKind::Codex => cli.stop().await,
-                    _ => cli.retire(),
+                // A Codex thread takes one writer at a time: the cold run waits for it.
+                if providers::of(cli.key.provider).one_writer() {
+                    cli.stop().await;
+                } else {
+                    cli.retire();
                 }
                 None
             }
@@ -370,14 +355,14 @@ impl TurnCtx<'_> {
         let interrupted = self.interrupted.clone();
         // A Claude turn, and a warm Codex one, take steers and interrupt requests while they
         // run: the queue hands them to these channels.
-        let takes_input = spec.provider == ProviderKind::Claude || warm.is_some();
+        let takes_input = providers::of(spec.provider).steers_cold() || warm.is_some();
         let (steer, interrupt) = takes_input.then(|| self.open_input()).unzip();
         // The CLI starts at once and reads its prompt once the turn's start is journalled.
         let (go, gate) = tokio::sync::oneshot::channel();
         self.go = Some(go);
         // The CLI comes back through `keep` once the turn ended cleanly (a Codex app-server
         // only once it resumed the thread): until then the terminal's next turn waits for it.
-        let starting = (srv.config.warm_limit(spec.provider) > 0)
+        let starting = (providers::of(spec.provider).warm_limit(&srv.config) > 0)
             .then(|| srv.warm.starting(self.tid))
             .flatten();
         let (keep, kept) = tokio::sync::oneshot::channel();
@@ -386,7 +371,7 @@ impl TurnCtx<'_> {
         // turn ends at its result, and the runner waits for the CLI's exit
         // (`providers::closing`).
         let (closing, mut closed) = tokio::sync::oneshot::channel();
-        let closing = (spec.provider != ProviderKind::Local).then_some(closing);
+        let closing = spec.provider.is_cli().then_some(closing);
         let task = tokio::spawn(async move {
             providers::run::run_turn(
                 &spec2,
@@ -644,22 +629,16 @@ impl TurnCtx<'_> {
     }
 }
 
-/// A Claude fork's source session made findable from the fork's checkout for the run (CLI
-/// versions that look only in the cwd's project folder), with the system text it keeps
-/// replaced by this conversation's (2.1.332 sends the kept one); the copy is removed after the
-/// run. None when nothing was copied (or could be: the run then reports the session missing).
-fn fork_copy(srv: &Server, spec: &RunSpec, plan: &Plan) -> Option<claude_session::ForkCopy> {
-    let (ProviderKind::Claude, SessionMode::Fork { from, .. }) = (&spec.provider, &spec.session)
-    else {
-        return None;
-    };
-    let old = plan
+/// A fork's source session made findable for the run, with the system text it keeps
+/// replaced by this conversation's ([`providers::Provider::prepare_fork`]); the copy is removed
+/// after the run.
+fn fork_copy(srv: &Server, spec: &RunSpec, plan: &Plan) -> Option<ForkCopy> {
+    let kept = plan
         .conversation
         .fork
         .as_ref()
         .and_then(|f| f.system_text.as_deref());
-    let system = old.map(|old| (old, spec.system_text.as_str()));
-    claude_session::prepare_fork(&srv.homes, from, &spec.cwd, &spec.cwd, system).ok()
+    providers::of(spec.provider).prepare_fork(&srv.homes, spec, kept)
 }
 
 /// A turn's raw stream being synced, from its CLI's result on.

@@ -176,13 +176,10 @@ pub fn last_context(
             _ => {}
         }
     }
-    match last? {
-        (id, ProviderKind::Local) => {
-            let counted = contexts.get(id).copied().flatten()?;
-            Some((counted, left_out.get(id).copied().unwrap_or(0)))
-        }
-        (_, ProviderKind::Claude | ProviderKind::Codex) => None,
-    }
+    // Only an endpoint's turns were counted by baton.
+    let (id, _) = last.filter(|(_, p)| !p.is_cli())?;
+    let counted = contexts.get(id).copied().flatten()?;
+    Some((counted, left_out.get(id).copied().unwrap_or(0)))
 }
 
 impl TurnCtx<'_> {
@@ -222,7 +219,7 @@ impl TurnCtx<'_> {
                 Record::SessionStarted {
                     conversation_id: plan.conversation.id.clone(),
                     turn_id: self.turn_id.to_string(),
-                    provider: ProviderKind::Local,
+                    provider: term.provider,
                     session_id: session_id.clone(),
                     model: outcome.model.clone(),
                     reason,

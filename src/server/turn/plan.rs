@@ -162,14 +162,7 @@ fn pinned_model(
 }
 
 pub(super) fn new_mode(provider: ProviderKind) -> SessionMode {
-    match provider {
-        // Claude lets the caller choose the id, so it is known before the CLI says anything;
-        // a local loop's id is baton's own.
-        ProviderKind::Claude | ProviderKind::Local => SessionMode::New {
-            session_id: Some(uuid::Uuid::new_v4().to_string()),
-        },
-        ProviderKind::Codex => SessionMode::New { session_id: None },
-    }
+    providers::of(provider).new_session()
 }
 
 fn conversation_facts(srv: &Server, c: &ConversationView) -> Result<ConversationFacts, BatonError> {
@@ -191,14 +184,7 @@ fn conversation_facts(srv: &Server, c: &ConversationView) -> Result<Conversation
 }
 
 fn session_on_disk(srv: &Server, s: &SessionFact, cwd: &Path) -> bool {
-    match s.provider {
-        ProviderKind::Claude => providers::claude::session_exists(&srv.homes, cwd, &s.session_id),
-        ProviderKind::Codex => {
-            providers::codex::find_rollout(&srv.homes.codex, &s.session_id).is_some()
-        }
-        // A local loop lives in baton's own journal.
-        ProviderKind::Local => true,
-    }
+    providers::of(s.provider).session_on_disk(&srv.homes, cwd, &s.session_id)
 }
 
 /// The system text a conversation of terminal `term` opening in `run_dir` for `reason` is

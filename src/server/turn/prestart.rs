@@ -26,14 +26,15 @@ use crate::words::ProviderKind;
 
 /// Whether the turn a send of `send` to a `provider` terminal leads to is one this starts the
 /// CLI of: a plain send (no switch of provider, model or folder, not `--fresh`, queued: a steer
-/// joins a running turn and a jump interrupts one) to a Claude terminal.
+/// joins a running turn and a jump interrupts one) to a terminal whose provider prestarts
+/// (Claude).
 fn plain(send: &SendRequest, provider: ProviderKind) -> bool {
     send.provider.is_none()
         && send.model.is_none()
         && send.dir.is_none()
         && !send.fresh
         && send.mode == SendModeArg::Queue
-        && provider == ProviderKind::Claude
+        && crate::providers::of(provider).prestarts()
 }
 
 /// Whether the terminal's next turn is the one this send starts: nothing runs, is taken or

@@ -210,19 +210,7 @@ fn steer_note(
     if mode != SendModeArg::Steer || !busy {
         return None;
     }
-    Some(match (provider, handed) {
-        (ProviderKind::Codex, true) => "handed to the running codex turn: codex reads it before its next model call".to_string(),
-        (_, true) => "handed to the running claude turn: claude reads it with its next tool result (a turn with no more tool calls takes it right after its answer, in the same session)".to_string(),
-        (ProviderKind::Claude, false) => {
-            "the running claude turn cannot take it yet: it runs next".to_string()
-        }
-        (ProviderKind::Codex, false) => {
-            "codex exec cannot take input mid-turn: it runs next".to_string()
-        }
-        (ProviderKind::Local, false) => {
-            "a local endpoint's turn cannot take input mid-turn: it runs next".to_string()
-        }
-    })
+    Some(crate::providers::of(provider).steer_note(handed))
 }
 
 /// Hands input `number` to the running turn's CLI when it takes steers (Claude). The input

@@ -42,7 +42,7 @@ impl NewForm {
         NewForm {
             name: String::new(),
             dir: dir.to_string(),
-            provider: ProviderKind::Claude,
+            provider: Default::default(),
             brief: String::new(),
             focus: Field::Name,
             error: None,
@@ -82,11 +82,7 @@ impl NewForm {
     }
 
     pub fn cycle_provider(&mut self) {
-        self.provider = match self.provider {
-            ProviderKind::Claude => ProviderKind::Codex,
-            // A local endpoint is chosen by name (`--provider local:NAME`), not by cycling.
-            ProviderKind::Codex | ProviderKind::Local => ProviderKind::Claude,
-        };
+        self.provider = self.provider.next_cli();
     }
 
     /// A typed character: into the focused text field; on the provider field, space cycles.

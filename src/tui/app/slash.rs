@@ -179,8 +179,8 @@ pub fn action(name: &str, rest: &str, term: &str) -> Result<Action, String> {
                 None => (p.as_str(), None),
             };
             match ProviderKind::parse(kind) {
-                Some(ProviderKind::Local) => Ok(Action::Provider(ProviderKind::Local, endpoint)),
-                Some(k) if endpoint.is_none() => Ok(Action::Provider(k, None)),
+                // An endpoint provider takes the endpoint's name; a CLI takes none.
+                Some(k) if !k.is_cli() || endpoint.is_none() => Ok(Action::Provider(k, endpoint)),
                 _ => Err(format!("{p}: no such provider ({})", usage())),
             }
         }

@@ -13,7 +13,6 @@ use crate::protocol::SendModeArg;
 use crate::tui::app::form::{Field, NewForm};
 use crate::tui::app::{App, Effect, Exit, Mode, Tag};
 use crate::tui::panes::layout::Split;
-use crate::words::ProviderKind;
 use keys::PrefixAction;
 
 fn ctrl(k: &KeyEvent) -> bool {
@@ -299,12 +298,7 @@ impl App {
 
     fn cycle_provider(&mut self) {
         let own = self.focused().map(|t| t.info.provider);
-        let current = self.next_provider.or(own).unwrap_or(ProviderKind::Claude);
-        let next = match current {
-            ProviderKind::Claude => ProviderKind::Codex,
-            // A local endpoint is chosen by name (`--provider local:NAME`), not by cycling.
-            ProviderKind::Codex | ProviderKind::Local => ProviderKind::Claude,
-        };
+        let next = self.next_provider.or(own).unwrap_or_default().next_cli();
         self.next_provider = (Some(next) != own).then_some(next);
         self.next_endpoint = None;
     }

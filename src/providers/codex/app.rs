@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::{process, ProviderError};
+use crate::providers::{process, ProviderError};
 use crate::words::ProviderKind;
 
 /// The whole app-server session (start to exit) must fit in this.
@@ -435,6 +435,62 @@ struct Session {
     next_id: u64,
 }
 
+/// The `codex app-server` command, in a process group of its own, that dies with the thread
+/// that started it.
+fn app_server(bin: &Path, env: &[(OsString, OsString)], cwd: &Path) -> Command {
+    let mut cmd = Command::new(bin);
+    cmd.arg("app-server")
+        .current_dir(cwd)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .process_group(0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let parent = nix::unistd::getpid();
+    // SAFETY: the closure runs between fork and exec and only calls sigaction, prctl and
+    // getppid, which are async-signal-safe. The child dies with the thread that started
+    // it (PR_SET_PDEATHSIG follows the thread): that thread waits for it in `finish` or
+    // kills it on drop, so the child never outlives this session.
+    unsafe {
+        cmd.pre_exec(move || {
+            use nix::sys::signal::{signal, SigHandler, Signal};
+            for sig in [Signal::SIGINT, Signal::SIGTERM] {
+                signal(sig, SigHandler::SigDfl).map_err(std::io::Error::from)?;
+            }
+            nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(std::io::Error::from)?;
+            if nix::unistd::getppid() != parent {
+                return Err(std::io::Error::other("baton is gone"));
+            }
+            Ok(())
+        });
+    }
+    cmd
+}
+
+/// Why `bin` did not start in `cwd`: not installed, or the new checkout is missing.
+fn spawn_error(bin: &Path, cwd: &Path, source: std::io::Error) -> ProviderError {
+    if source.kind() == std::io::ErrorKind::NotFound && !bin.exists() {
+        return ProviderError::NotFound {
+            provider: ProviderKind::Codex,
+            bin: bin.display().to_string(),
+            hint: ProviderKind::Codex.install_hint(),
+        };
+    }
+    let source = if cwd.is_dir() {
+        source
+    } else {
+        std::io::Error::new(
+            source.kind(),
+            format!("the new checkout {} is missing ({source})", cwd.display()),
+        )
+    };
+    ProviderError::Spawn {
+        provider: ProviderKind::Codex,
+        bin: bin.display().to_string(),
+        source,
+    }
+}
+
 impl Session {
     fn start(
         bin: &Path,
@@ -442,56 +498,10 @@ impl Session {
         cwd: &Path,
         timeout: Duration,
     ) -> Result<Self, ProviderError> {
-        let mut cmd = Command::new(bin);
-        cmd.arg("app-server")
-            .current_dir(cwd)
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .process_group(0)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let parent = nix::unistd::getpid();
-        // SAFETY: the closure runs between fork and exec and only calls sigaction, prctl and
-        // getppid, which are async-signal-safe. The child dies with the thread that started
-        // it (PR_SET_PDEATHSIG follows the thread): that thread waits for it in `finish` or
-        // kills it on drop, so the child never outlives this session.
-        unsafe {
-            cmd.pre_exec(move || {
-                use nix::sys::signal::{signal, SigHandler, Signal};
-                for sig in [Signal::SIGINT, Signal::SIGTERM] {
-                    signal(sig, SigHandler::SigDfl).map_err(std::io::Error::from)?;
-                }
-                nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(std::io::Error::from)?;
-                if nix::unistd::getppid() != parent {
-                    return Err(std::io::Error::other("baton is gone"));
-                }
-                Ok(())
-            });
-        }
-        let spawn_error = |source: std::io::Error| {
-            if source.kind() == std::io::ErrorKind::NotFound && !bin.exists() {
-                ProviderError::NotFound {
-                    provider: ProviderKind::Codex,
-                    bin: bin.display().to_string(),
-                    hint: ProviderKind::Codex.install_hint(),
-                }
-            } else {
-                let source = if cwd.is_dir() {
-                    source
-                } else {
-                    std::io::Error::new(
-                        source.kind(),
-                        format!("the new checkout {} is missing ({source})", cwd.display()),
-                    )
-                };
-                ProviderError::Spawn {
-                    provider: ProviderKind::Codex,
-                    bin: bin.display().to_string(),
-                    source,
-                }
-            }
-        };
-        let mut child = cmd.spawn().map_err(spawn_error)?;
+        let mut cmd = app_server(bin, env, cwd);
+        let mut child = cmd
+            .spawn()
+            .map_err(|source| spawn_error(bin, cwd, source))?;
         let pid = i32::try_from(child.id()).unwrap_or(0);
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
@@ -666,7 +676,7 @@ fn drain_stderr(mut stderr: std::process::ChildStderr, tail: Arc<Mutex<Vec<u8>>>
     loop {
         match stderr.read(&mut buf) {
             Ok(0) | Err(_) => break,
-            Ok(n) if !super::process::keep_tail(&tail, &buf[..n], STDERR_TAIL_BYTES) => break,
+            Ok(n) if !process::keep_tail(&tail, &buf[..n], STDERR_TAIL_BYTES) => break,
             Ok(_) => {}
         }
     }
@@ -693,5 +703,5 @@ fn strip_ansi(text: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "codex_app_tests.rs"]
+#[path = "app_tests.rs"]
 mod tests;

@@ -148,7 +148,7 @@ impl World {
     }
 
     fn rollout(&self, thread: &str) -> PathBuf {
-        super::super::codex::find_rollout(&self.home, thread).unwrap()
+        super::super::find_rollout(&self.home, thread).unwrap()
     }
 
     /// The rows a thread's history is made of, a fork's `history_base` followed.

@@ -5,7 +5,7 @@
 //! rollout when the thread is created and ignores `developer_instructions` on resume, so an
 //! imported thread would go on naming the old checkout. Two ways were open: an app-server
 //! `thread/inject_items` adding a developer message for the new checkout (as forks do, see
-//! `codex_app`), or rewriting the stored message in the copy that is placed. baton rewrites:
+//! `codex::app`), or rewriting the stored message in the copy that is placed. baton rewrites:
 //! the thread keeps its id (a resume, not a fork), the model sees one developer message that
 //! is right rather than two that disagree, nothing runs the CLI at import time (it may not be
 //! installed yet), and the archive keeps the exported bytes verbatim. Only the `input_text`
@@ -33,7 +33,7 @@ pub fn history_base(rollout: &[u8]) -> Option<String> {
 /// `rollout` with every developer message block that is exactly `old` replaced by `new` (the
 /// JSON string replaced in place on those lines only).
 pub fn rewrite_developer(rollout: &[u8], old: &str, new: &str) -> Vec<u8> {
-    super::replace_in_lines(rollout, old, new, |v| holds_developer_text(v, old))
+    crate::providers::replace_in_lines(rollout, old, new, |v| holds_developer_text(v, old))
 }
 
 fn holds_developer_text(row: &Value, text: &str) -> bool {

@@ -32,8 +32,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::claude::{find_session_file, session_file};
-use super::ProviderHomes;
+use super::{find_session_file, session_file};
+use crate::providers::provider::ForkCopy;
+use crate::providers::ProviderHomes;
 
 /// Why [`cut_point`] found no place to cut.
 #[derive(Debug)]
@@ -86,8 +87,8 @@ impl fmt::Display for CutError {
                 f,
                 "prompt {} of Claude session {session_id} is {:?}, not {:?}: the session does not match the turns",
                 keep + 1,
-                super::claude::one_line(found, 60),
-                super::claude::one_line(expected, 60),
+                super::one_line(found, 60),
+                super::one_line(expected, 60),
             ),
             CutError::NoParent { session_id, keep } => write!(
                 f,
@@ -261,34 +262,6 @@ pub fn cut_point(
     .map(Some)
 }
 
-/// What [`prepare_fork`] did: the copy of the session it made in the fork's project folder, if
-/// any. Remove it once the fork's CLI has exited ([`ForkCopy::remove`]): a copy left behind
-/// goes stale, a later fork in that cwd reads it (both versions), and 2.1.332 refuses the id
-/// from any third cwd (it is in two folders).
-#[derive(Debug, PartialEq, Eq)]
-#[must_use = "remove the copy once the fork's CLI has exited"]
-pub struct ForkCopy {
-    path: Option<PathBuf>,
-}
-
-impl ForkCopy {
-    /// The copy, `None` when the session was findable as it was.
-    pub fn path(&self) -> Option<&Path> {
-        self.path.as_deref()
-    }
-
-    /// Deletes the copy (nothing when there is none or it is gone already).
-    pub fn remove(self) -> io::Result<()> {
-        match self.path {
-            Some(path) => match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-                _ => Ok(()),
-            },
-            None => Ok(()),
-        }
-    }
-}
-
 /// Makes session `session_id` (last run in `from_cwd`) findable by a CLI started in `to_cwd`,
 /// for versions that look only in the cwd's project folder (2.1.197): copies its file, as it is
 /// now, into `to_cwd`'s project folder (through a temporary file and a rename, replacing an
@@ -316,7 +289,7 @@ pub fn prepare_fork(
     };
     let target = session_file(homes, to_cwd, session_id);
     if target == source {
-        return Ok(ForkCopy { path: None });
+        return Ok(ForkCopy::placed(None));
     }
     let dir = target.parent().ok_or_else(|| {
         io::Error::new(io::ErrorKind::InvalidInput, "session file without a folder")
@@ -334,7 +307,7 @@ pub fn prepare_fork(
         let _ = std::fs::remove_file(&temp);
         return Err(e);
     }
-    Ok(ForkCopy { path: Some(target) })
+    Ok(ForkCopy::placed(Some(target)))
 }
 
 /// Writes a new file only its owner can read (a session holds the user's prompts).
@@ -355,7 +328,7 @@ fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// replaced by `new`. Only those lines change (the JSON string is replaced in place, the rest
 /// of the line byte for byte); every other line is kept as it is.
 pub fn rewrite_snapshots(session: &[u8], old: &str, new: &str) -> Vec<u8> {
-    super::replace_in_lines(session, old, new, |v| {
+    crate::providers::replace_in_lines(session, old, new, |v| {
         v["type"] == "attachment"
             && v["attachment"]["type"] == "prompt_snapshot"
             && v["attachment"]["systemPrompt"]
@@ -365,5 +338,5 @@ pub fn rewrite_snapshots(session: &[u8], old: &str, new: &str) -> Vec<u8> {
 }
 
 #[cfg(test)]
-#[path = "claude_session_tests.rs"]
+#[path = "session_tests.rs"]
 mod tests;

@@ -1,6 +1,11 @@
 //! The Codex adapter: its `exec --json` command line, its JSONL events folded into
 //! [`TurnEvent`]s and a [`TurnOutcome`], and its rollout files (context size and window).
 
+pub mod app;
+mod app_events;
+pub mod provider;
+pub mod rollout;
+
 use std::collections::HashSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -641,9 +646,6 @@ fn usage_cost(usage: &Value) -> Option<crate::words::TurnCost> {
     })
 }
 
-#[path = "codex_app_events.rs"]
-mod app_events;
-
 #[cfg(test)]
-#[path = "codex_tests.rs"]
+#[path = "mod_tests.rs"]
 mod tests;

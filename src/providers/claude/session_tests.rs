@@ -1,6 +1,6 @@
 //! Tests of `claude_session`: pure parts against the captures, and runs of the shim.
-use super::super::testing::{home, Home};
 use super::*;
+use crate::providers::testing::{home, Home};
 use pretty_assertions::assert_eq;
 
 #[test]
@@ -259,7 +259,7 @@ fn shim_turn(home: &Home, version: &str, cwd: &Path, args: &[&str], prompt: &str
         .stderr(Stdio::piped())
         .spawn()
         .expect("python3 runs the shim");
-    let line = super::super::claude::user_line(prompt);
+    let line = super::super::user_line(prompt);
     child
         .stdin
         .take()

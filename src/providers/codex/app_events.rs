@@ -200,5 +200,5 @@ fn snake(camel: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "codex_app_events_tests.rs"]
+#[path = "app_events_tests.rs"]
 mod tests;
