@@ -686,6 +686,21 @@ fn locate(screen: &str, text: &str) -> (usize, usize) {
     panic!("{text:?} is not on the screen:\n{screen}");
 }
 
+/// Where the frame of the pane titled `title` starts (its top-left corner, the focused pane's
+/// double line or another's), as (column, row): the title itself moves by the focus mark.
+fn corner(screen: &str, title: &str) -> (usize, usize) {
+    let (_, y) = locate(screen, title);
+    let line = screen.lines().nth(y).unwrap_or("");
+    (frame_x(line, title).unwrap_or(0), y)
+}
+
+/// The column of the corner of the pane titled `title` on `line`.
+fn frame_x(line: &str, title: &str) -> Option<usize> {
+    let i = line.find(title)?;
+    let before: Vec<char> = line[..i].chars().collect();
+    before.iter().rposition(|c| matches!(c, '┌' | '╔'))
+}
+
 impl Tmux {
     /// A mouse event as the real terminal reports it with SGR mouse mode on (`ESC [ < b ; x ;
     /// y M`, `m` for a release; x and y from 1): typed into the pane as is.
@@ -720,17 +735,18 @@ fn panes_split_both_ways_each_with_its_own_transcript_zoom_and_close() {
     ui.keys(&["C-b", "%"]);
     let s = ui.wait_for("› hello web");
     let (_, top) = locate(&s, "0 api · claude");
-    let (web_x, web_y) = locate(&s, "1 web · codex");
+    let (web_x, web_y) = corner(&s, "1 web · codex");
     assert_eq!(top, web_y, "side by side:\n{s}");
     assert!(s.contains("› hello api"), "{s}");
 
     // Top/bottom inside the right pane: a second pane below the first web pane.
     ui.keys(&["C-b", "\""]);
     let s = ui.wait_until("a pane below", |s| s.matches("1 web · codex").count() == 2);
+    // Each pane's frame (the new one, focused, has the double line and the mark).
     let below: Vec<(usize, usize)> = s
         .lines()
         .enumerate()
-        .filter_map(|(y, l)| l.find("1 web · codex").map(|i| (l[..i].chars().count(), y)))
+        .filter_map(|(y, l)| frame_x(l, "1 web · codex").map(|x| (x, y)))
         .collect();
     assert_eq!(below[0], (web_x, web_y), "{s}");
     assert_eq!(below[1].0, web_x, "{s}");
@@ -1067,6 +1083,10 @@ fn a_ctrl_space_prefix_a_help_that_fits_and_scrolls_and_unbound_keys_named_plain
 /// The keys that reshape the panes.
 #[path = "tui_panes.rs"]
 mod panes;
+
+/// Where the focus is after a re-attach and prefix and a digit, and how it shows.
+#[path = "tui_focus.rs"]
+mod focus;
 
 /// The tree picker, the command prompt and `baton attach NAME`.
 #[path = "tui_picker.rs"]

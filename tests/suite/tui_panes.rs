@@ -53,7 +53,7 @@ fn space_cycles_layouts_braces_swap_and_semicolon_and_l_go_back() {
     );
     ui.keys(&["C-b", "Space"]);
     let s = ui.wait_for("layout even-vertical");
-    let (api, web) = (locate(&s, "0 api · claude"), locate(&s, "1 web · codex"));
+    let (api, web) = (corner(&s, "0 api · claude"), corner(&s, "1 web · codex"));
     assert_eq!(api.0, web.0, "{s}");
     assert!(api.1 < web.1, "{s}");
     // `{`: the focused web pane goes above api, and keeps the focus.

@@ -224,25 +224,48 @@ fn after_a_write_only_later_changes_are_this_clients() {
 }
 
 #[test]
-fn opened_in_a_terminals_folder_its_pane_takes_the_focus() {
-    let mut app = three();
-    prefix(&mut app, '%');
-    assert_eq!(app.focused_name().as_deref(), Some("web"));
-    let layout = app.saved_layout();
-    // `three` is opened in /w/api, api's folder: api's pane gets the focus back.
-    let mut again = App::new("baton", "/w/api", Keys::default());
-    again.restore(Saved {
-        drafts: Default::default(),
-        layout: Some(layout),
-    });
-    again.update(Msg::Watch(WatchEvent::Terminals {
-        terminals: vec![
-            terminal("api", "claude", "idle", None),
-            terminal("web", "codex", "idle", None),
-        ],
-    }));
-    assert_eq!(again.focused_name().as_deref(), Some("api"));
-    assert_eq!(again.panes.len(), 2);
+fn the_focus_comes_back_where_it_was_left_whatever_the_folder() {
+    // Panes api (a shell face) | web, as a client left them with the focus on pane `left`.
+    let layout = |left: usize| {
+        let mut app = three();
+        prefix(&mut app, 's');
+        prefix(&mut app, '%');
+        if left == 0 {
+            prefix(&mut app, 'o');
+        }
+        app.saved_layout()
+    };
+    // (focus left on, the folder `baton` is run in, `baton attach NAME`, the focus after)
+    type Case<'a> = (usize, &'a str, Option<&'a str>, usize);
+    let table: [Case; 7] = [
+        // The bug: run from web's folder, the keys meant for api's shell went to web.
+        (0, "/w/web", None, 0),
+        (0, "/w/api", None, 0),
+        (1, "/w/api", None, 1),
+        (1, "/w/web", None, 1),
+        (0, "/elsewhere", None, 0),
+        // Another pane is asked for by name.
+        (0, "/w/web", Some("web"), 1),
+        (1, "/w/api", Some("api"), 0),
+    ];
+    for (left, cwd, attach, want) in table {
+        let mut again = App::new("baton", cwd, Keys::default());
+        again.restore(Saved {
+            drafts: Default::default(),
+            layout: Some(layout(left)),
+        });
+        again.attach_to = attach.map(str::to_string);
+        again.update(Msg::Watch(WatchEvent::Terminals {
+            terminals: vec![
+                terminal("api", "claude", "idle", None),
+                terminal("web", "codex", "idle", None),
+            ],
+        }));
+        assert_eq!(again.active, want, "{left} {cwd} {attach:?}");
+        assert_eq!(again.panes.len(), 2);
+        assert!(again.panes[0].shell, "api's pane keeps its shell face");
+        assert_eq!(again.shell_focused(), want == 0, "{left} {cwd} {attach:?}");
+    }
 }
 
 #[test]

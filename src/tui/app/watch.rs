@@ -104,13 +104,8 @@ impl App {
                 .map(|t| t.info.name.clone());
             let first_listed = listed.first().map(|t| t.info.name.clone());
             if self.bring_back_layout() {
-                // The layout as it was; opened in a terminal's folder, its pane has the focus.
-                let pane = here
-                    .as_ref()
-                    .and_then(|h| self.panes.iter().position(|p| p.term.as_ref() == Some(h)));
-                if let Some(i) = pane.filter(|i| *i != self.active) {
-                    fx.extend(self.select_pane(i));
-                }
+                // The layout as it was, the focus where the user left it whatever the folder
+                // (keys typed at once are meant for that pane; `baton attach NAME` moves it).
                 // Its panes read their history below; its diff faces read their diff.
                 let diffs: Vec<String> = (self.panes.iter())
                     .filter(|p| p.diff)
@@ -164,15 +159,7 @@ impl App {
         if t.info.archived {
             self.show_archived = true;
         }
-        match self
-            .panes
-            .iter()
-            .position(|p| p.term.as_deref() == Some(name))
-        {
-            Some(i) if i == self.active => Vec::new(),
-            Some(i) => self.select_pane(i),
-            None => self.focus(name),
-        }
+        self.choose(name)
     }
 }
 

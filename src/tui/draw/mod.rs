@@ -9,7 +9,7 @@ mod standing;
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Block, BorderType, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
 use crate::client::render;
@@ -360,18 +360,30 @@ fn pane_head(app: &App, i: usize, active: bool) -> (String, Vec<Line<'static>>) 
     (title, waiting)
 }
 
+/// What marks the focused pane's title, before it.
+pub const FOCUS_MARK: &str = "▶ ";
+
+/// A pane's frame, `width` cells wide. The focused one (`focused`: of several) is unmistakable
+/// without colours too: a double line, `FOCUS_MARK` and a bold title (and cyan, where there
+/// are colours), as tmux marks its active pane and window.
+fn pane_block(title: &str, focused: bool, width: u16) -> Block<'static> {
+    let room = usize::from(width.saturating_sub(2));
+    let block = Block::default().borders(Borders::ALL);
+    if !focused {
+        return block.title(truncate(title, room));
+    }
+    let title = format!(" {FOCUS_MARK}{}", title.trim_start());
+    block
+        .border_type(BorderType::Double)
+        .border_style(Style::default().fg(Color::Cyan))
+        .title_style(Style::default().add_modifier(Modifier::BOLD))
+        .title(truncate(&title, room))
+}
+
 fn draw_pane(f: &mut Frame, app: &mut App, i: usize, area: Rect) {
     let active = i == app.active;
     let (title, waiting) = pane_head(app, i, active);
-    let border = if active && app.panes.len() > 1 {
-        Style::default().fg(Color::Cyan)
-    } else {
-        Style::default()
-    };
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(border)
-        .title(truncate(&title, usize::from(area.width.saturating_sub(2))));
+    let block = pane_block(&title, active && app.panes.len() > 1, area.width);
     let inner = block.inner(area);
     f.render_widget(block, area);
     app.panes[i].area = area;

@@ -80,7 +80,7 @@ impl App {
             PrefixAction::Next => self.step_focus(1),
             PrefixAction::Prev => self.step_focus(-1),
             PrefixAction::Jump(n) => match self.listed_name(n) {
-                Some(name) => self.focus(&name),
+                Some(name) => self.choose(&name),
                 None => {
                     self.say(format!("no terminal {n}"));
                     Vec::new()

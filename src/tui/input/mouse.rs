@@ -140,7 +140,8 @@ impl App {
         self.scroll_active(up, Some((pane.unwrap_or(self.active), WHEEL_ROWS)));
     }
 
-    /// A click: the pane under it, or the terminal of the list, takes the focus.
+    /// A click: the pane under it, or the terminal of the list (the pane showing it, as
+    /// prefix and its digit), takes the focus.
     fn click(&mut self, at: Position, pane: Option<usize>) -> Vec<Effect> {
         if let Some(i) = pane {
             return self.select_pane(i);
@@ -148,7 +149,7 @@ impl App {
         match (list_row(self.list_area, at).and_then(|y| self.list_hit(y)))
             .and_then(|n| self.listed_name(n))
         {
-            Some(name) => self.focus(&name),
+            Some(name) => self.choose(&name),
             None => Vec::new(),
         }
     }

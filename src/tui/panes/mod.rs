@@ -3,6 +3,9 @@
 //! the focus (`o`, the arrow keys, `;` the last pane, a click), zooming (`z`), resizing (Alt
 //! and Ctrl with an arrow), swapping (`{` `}`) and the preset layouts (Space). The geometry is
 //! `layout`'s and `resize`'s; any change of focus or of the tree ends a zoom, as in tmux.
+//! A terminal chosen by name (prefix and a digit, a click in the list, `baton attach NAME`)
+//! moves the focus to a pane that shows it already, as tmux's `select-window` does, rather
+//! than showing it twice.
 
 pub mod layout;
 pub mod resize;
@@ -79,6 +82,16 @@ impl App {
         match self.focused_name() {
             Some(n) => self.show_effects(&n),
             None => Vec::new(),
+        }
+    }
+
+    /// Terminal `name` chosen by name: the pane that shows it takes the focus, else the active
+    /// pane shows it.
+    pub(in crate::tui) fn choose(&mut self, name: &str) -> Vec<Effect> {
+        let shown: Vec<Option<&str>> = self.panes.iter().map(|p| p.term.as_deref()).collect();
+        match pane_showing(&shown, &self.layout.panes(), self.active, name) {
+            Some(i) => self.select_pane(i),
+            None => self.focus(name),
         }
     }
 
@@ -175,6 +188,21 @@ impl App {
         }
         self.zoomed = !self.zoomed;
     }
+}
+
+/// The pane that shows terminal `name` (`shown`: each pane's terminal; `order`: the panes in
+/// reading order): the active one if it does, else the first in reading order; None when no
+/// pane shows it.
+pub fn pane_showing(
+    shown: &[Option<&str>],
+    order: &[usize],
+    active: usize,
+    name: &str,
+) -> Option<usize> {
+    let shows = |i: &usize| shown.get(*i).copied().flatten() == Some(name);
+    std::iter::once(active)
+        .chain(order.iter().copied())
+        .find(shows)
 }
 
 #[cfg(test)]

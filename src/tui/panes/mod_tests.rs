@@ -227,3 +227,50 @@ fn semicolon_goes_back_to_the_last_pane_and_l_to_the_last_terminal() {
     prefix(&mut app, KeyCode::Char(';'));
     assert_eq!(app.status, Some(("no last pane".into(), false)));
 }
+
+#[test]
+fn the_pane_showing_a_chosen_terminal_is_the_active_one_else_the_first_in_reading_order() {
+    let shown = [Some("api"), Some("web"), None, Some("web")];
+    // Reading order: 3 before 1 (pane 3 was swapped to the left).
+    let order = [0, 3, 1, 2];
+    // (active pane, the terminal chosen, the pane that takes the focus)
+    let table = [
+        (0, "api", Some(0)),
+        (0, "web", Some(3)),
+        (1, "web", Some(1)),
+        (2, "web", Some(3)),
+        (1, "api", Some(0)),
+        (0, "docs", None),
+        (2, "docs", None),
+    ];
+    for (active, name, want) in table {
+        assert_eq!(
+            pane_showing(&shown, &order, active, name),
+            want,
+            "{active} {name}"
+        );
+    }
+}
+
+#[test]
+fn prefix_and_a_digit_focus_the_pane_that_shows_that_terminal() {
+    let mut app = app(&["api", "web", "docs"]);
+    prefix(&mut app, KeyCode::Char('%'));
+    assert_eq!(shown(&app), vec![(0, Some("api")), (1, Some("web"))]);
+    // (digit, focused pane after, what the panes show)
+    let table = [
+        ('0', 0, [Some("api"), Some("web")]),
+        ('1', 1, [Some("api"), Some("web")]),
+        ('1', 1, [Some("api"), Some("web")]),
+        // docs is in no pane: the focused one shows it.
+        ('2', 1, [Some("api"), Some("docs")]),
+        ('0', 0, [Some("api"), Some("docs")]),
+        ('2', 1, [Some("api"), Some("docs")]),
+    ];
+    for (digit, active, panes) in table {
+        prefix(&mut app, KeyCode::Char(digit));
+        assert_eq!(app.active, active, "{digit}");
+        let terms: Vec<Option<&str>> = app.panes.iter().map(|p| p.term.as_deref()).collect();
+        assert_eq!(terms, panes, "{digit}");
+    }
+}

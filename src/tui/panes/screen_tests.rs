@@ -38,20 +38,20 @@ fn nested_splits_show_their_own_terminals_and_faces() {
 │  codex    ctx –          ││── completed · claude · context   ││                                  │
 │2 docs           ● running││   6.0% of 200,000                ││                                  │
 │  claude   ctx –          ││                                  │└──────────────────────────────────┘
-│                          ││── provider switched to codex · s…│┌ 2 docs · diff · reading… ────────┐
-│                          ││› Review it                       ││reading the diff…                 │
-│                          ││── failed · codex · context not   ││                                  │
-│                          ││   reported                       ││                                  │
-│                          ││   API error 400                  ││                                  │
-│                          ││                                  ││                                  │
-│                          │└──────────────────────────────────┘└──────────────────────────────────┘
+│                          ││── provider switched to codex · s…│╔ ▶ 2 docs · diff · reading… ══════╗
+│                          ││› Review it                       │║reading the diff…                 ║
+│                          ││── failed · codex · context not   │║                                  ║
+│                          ││   reported                       │║                                  ║
+│                          ││   API error 400                  │║                                  ║
+│                          ││                                  │║                                  ║
+│                          │└──────────────────────────────────┘╚══════════════════════════════════╝
 │                          │┌ prompt → docs · claude · Tab: provider · Enter queues ───────────────┐
 │                          ││                                                                      │
 └──────────────────────────┘└──────────────────────────────────────────────────────────────────────┘
  baton  Enter queue · M-s steer · M-j jump · ↑ waiting list · Esc interrupt · PgUp/PgDn scroll · C-…
 ";
     assert_eq!(screen(&mut app, 100, 18), want);
-    // The focused pane's border is highlighted.
+    // The focused pane is marked without colours (a double line, ▶ in its title) and cyan.
     use ratatui::style::Color;
     assert_eq!(cell_style(&mut app, 100, 18, 70, 7).fg, Some(Color::Cyan));
     assert_eq!(cell_style(&mut app, 100, 18, 70, 6).fg, Some(Color::Reset));
@@ -59,7 +59,7 @@ fn nested_splits_show_their_own_terminals_and_faces() {
     prefix(&mut app, 'z');
     let s = screen(&mut app, 100, 18);
     assert!(
-        s.contains("┌ 2 docs · diff · reading… · zoomed (C-b z) ───"),
+        s.contains("╔ ▶ 2 docs · diff · reading… · zoomed (C-b z) ═══"),
         "{s}"
     );
     assert!(!s.contains("1 web · codex"), "{s}");
@@ -69,15 +69,15 @@ fn nested_splits_show_their_own_terminals_and_faces() {
     let s = screen(&mut app, 100, 18);
     let row = |n: usize| s.lines().nth(n).unwrap_or("").to_string();
     assert!(
-        row(0).ends_with("┐┌ 1 web · codex · conversation 2 ·…┐"),
+        row(0).ends_with("┐╔ ▶ 1 web · codex · conversation 2…╗"),
         "{s}"
     );
     assert!(
-        row(7).ends_with("││                                  │"),
+        row(7).ends_with("│║                                  ║"),
         "{s}"
     );
     assert!(
-        row(13).ends_with("┘└──────────────────────────────────┘"),
+        row(13).ends_with("┘╚══════════════════════════════════╝"),
         "{s}"
     );
     assert!(!s.contains("2 docs · diff"), "{s}");
@@ -109,7 +109,7 @@ fn a_tiny_window_with_several_splits_shows_the_focused_pane() {
         screen(&mut app, w, h);
     }
     let want = "\
-┌ 0 api · claude · …┐
+╔ ▶ 0 api · claude …╗
 ┌ prompt → api · cl…┐
 │                   │
 └───────────────────┘
@@ -120,7 +120,7 @@ fn a_tiny_window_with_several_splits_shows_the_focused_pane() {
     prefix(&mut app, 'o');
     assert_eq!(app.active, 1);
     let s = screen(&mut app, 21, 5);
-    assert!(s.starts_with("┌ 1 web · codex · c…┐"), "{s}");
+    assert!(s.starts_with("╔ ▶ 1 web · codex ·…╗"), "{s}");
 }
 
 fn mouse(kind: crossterm::event::MouseEventKind, x: u16, y: u16) -> crossterm::event::MouseEvent {
@@ -174,10 +174,9 @@ fn a_drag_over_a_pane_selects_what_was_under_the_mouse_and_copies_it() {
         cell_style(&mut app, 100, 23, x + 5, y).bg,
         Some(Color::Yellow)
     );
-    assert_eq!(
-        screen(&mut app, 100, 23).lines().nth(y as usize),
-        s.lines().nth(y as usize)
-    );
+    // The same text (the focus moved, and with it the double line: the borders aside).
+    let row = |s: &str| s.lines().nth(y as usize).map(|l| l.replace('║', "│"));
+    assert_eq!(row(&screen(&mut app, 100, 23)), row(&s));
     let fx = app.update(Msg::Mouse(mouse(K::Up(MouseButton::Left), x + 21, y)));
     assert_eq!(fx, vec![Effect::Clipboard("Added tests/health.rs.".into())]);
     assert_eq!(app.mode, crate::tui::app::Mode::Normal);
@@ -269,4 +268,39 @@ fn a_ten_megabyte_answer_draws_at_any_size_and_scrolls() {
         !up.contains("THE-END") && up.contains("all work and no play"),
         "{up}"
     );
+}
+
+#[test]
+fn the_focused_pane_shows_without_colours_by_its_double_line_and_mark() {
+    let mut app = app_with(vec![
+        terminal("api", "claude", "idle", None),
+        terminal("web", "codex", "idle", None),
+    ]);
+    prefix(&mut app, '%');
+    prefix(&mut app, 'o');
+    // The symbols alone (no colour): api's pane, focused, is the double one with the mark.
+    let want = "\
+┌ terminals ───────────────┐╔ ▶ 0 api · claude · c…╗┌ 1 web · codex · conv…┐
+│0 api                 idle│║reading the history…  ║│reading the history…  │
+│  claude   ctx –          │║                      ║│                      │
+│1 web                 idle│║                      ║│                      │
+│  codex    ctx –          │╚══════════════════════╝└──────────────────────┘
+│                          │┌ prompt → api · claude · Tab: provider ───────┐
+│                          ││                                              │
+└──────────────────────────┘└──────────────────────────────────────────────┘
+ baton  Enter send · Alt-Enter newline · Tab provider · C-b s shell · C-b c…
+";
+    assert_eq!(screen(&mut app, 76, 9), want);
+    prefix(&mut app, 'o');
+    let s = screen(&mut app, 76, 9);
+    let first = s.lines().next().unwrap_or("");
+    assert!(
+        first.contains("┌ 0 api · claude") && first.contains("╔ ▶ 1 web · codex"),
+        "{s}"
+    );
+    assert_eq!(s.matches('▶').count(), 1, "{s}");
+    // One pane: nothing to tell apart, nothing marked.
+    prefix(&mut app, 'x');
+    let s = screen(&mut app, 76, 9);
+    assert!(!s.contains('▶') && !s.contains('╔'), "{s}");
 }
