@@ -196,3 +196,26 @@ fn a_switch_back_to_claude_carries_the_rules_and_keeps_them_byte_identical() {
         format!("{first}\n\n{LATER}\n- {RULE}\n- Never use unwrap in library code.")
     );
 }
+
+/// The text a switched session got is the one its warm CLI keeps: its next turns run in it.
+#[test]
+fn a_warm_claude_cli_after_a_switch_takes_the_next_turns() {
+    let w = World::new();
+    w.new_terminal("t", "codex");
+    w.send("t", "one");
+    w.ok(&["instructions", "t", "add", RULE]);
+    send_on(&w, "t", "claude", "now on claude");
+    w.send("t", "two on claude");
+    w.send("t", "three on claude");
+    let invs = w.invocations();
+    let claude: Vec<&Value> = invs.iter().filter(|i| i["cli"] == "claude").collect();
+    assert_eq!(claude.len(), 3);
+    // One CLI ran all three: the resumes' text fits the one it started with.
+    for inv in &claude {
+        assert_eq!(
+            inv["pid"], claude[0]["pid"],
+            "not one warm CLI: {}",
+            inv["argv"]
+        );
+    }
+}
