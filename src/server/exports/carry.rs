@@ -15,6 +15,9 @@ pub struct Live {
     pub system_text: String,
     /// The system text kept in the session file a fork's first turn starts from.
     pub fork_text: Option<String>,
+    /// The standing lines each of its later sessions added to its text (a switch's, a lost
+    /// session's): a Codex thread keeps that text, which the import re-points too.
+    pub sessions_standing: Vec<Vec<String>>,
 }
 
 pub fn live_conversation(entries: &[Entry]) -> Option<Live> {
@@ -33,7 +36,20 @@ pub fn live_conversation(entries: &[Entry]) -> Option<Live> {
                     dir: dir.clone(),
                     system_text: system_text.clone(),
                     fork_text: fork.as_ref().and_then(|f| f.system_text.clone()),
+                    sessions_standing: Vec::new(),
                 })
+            }
+            Record::SessionStarted {
+                conversation_id,
+                standing,
+                ..
+            } if !standing.is_empty() => {
+                if let Some(l) = live
+                    .as_mut()
+                    .filter(|l| l.conversation_id == *conversation_id)
+                {
+                    l.sessions_standing.push(standing.clone());
+                }
             }
             // An earlier import re-pointed it (a terminal moved twice).
             Record::Imported {
@@ -255,6 +271,23 @@ mod tests {
         let live = |entries: &[Entry]| {
             live_conversation(entries).map(|l| (l.conversation_id, l.dir, l.system_text))
         };
+        let switched = |id: &str| {
+            at(Record::SessionStarted {
+                conversation_id: id.into(),
+                turn_id: "t".into(),
+                provider: ProviderKind::Codex,
+                session_id: "s".into(),
+                model: None,
+                reason: crate::words::SessionReason::Switch,
+                standing: vec!["rule".into()],
+            })
+        };
+        let standing = |entries: &[Entry]| live_conversation(entries).unwrap().sessions_standing;
+        assert_eq!(
+            standing(&[opened("c1", "/a"), switched("c1"), switched("c0")]),
+            vec![vec!["rule".to_string()]]
+        );
+        assert!(standing(&[opened("c1", "/a"), switched("c1"), opened("c2", "/a")]).is_empty());
         let want =
             |id: &str, dir: &str| Some((id.to_string(), dir.to_string(), format!("work in {dir}")));
         let cases = [
