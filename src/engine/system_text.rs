@@ -1,12 +1,20 @@
 //! The text baton adds to a conversation's system instructions: the house rules, then the
 //! standing text (the terminal's brief and its standing instructions). Built once when a
-//! conversation opens and passed byte-identical on every turn of it.
+//! conversation opens and passed byte-identical on every turn of it. A provider session that
+//! starts later in the conversation (a switch, a lost session) has no history to hold the
+//! prompts its rules came from: its text is the conversation's plus the lines the conversation's
+//! text lacks, under their own heading ([`session_text`]), frozen for that session.
 
 use std::path::Path;
 
 /// The heading the standing instructions sit under.
 pub const INSTRUCTIONS_HEADING: &str =
     "## Instructions the user gave earlier in this terminal (keep following them)";
+
+/// The heading of the standing instructions a provider session adds to its conversation's
+/// text: the lines the terminal gained after the conversation opened.
+pub const LATER_HEADING: &str =
+    "## More instructions the user gave earlier in this terminal (keep following them too)";
 
 /// The fixed paragraph every run gets.
 pub fn house_rules(checkout: &Path, screenshots: &Path) -> String {
@@ -77,14 +85,54 @@ pub fn build(
         out.push_str("\n\n## What this terminal is for\n");
         out.push_str(brief);
     }
-    if !instructions.is_empty() {
-        out.push_str("\n\n");
-        out.push_str(INSTRUCTIONS_HEADING);
-        for line in instructions {
-            out.push_str("\n- ");
-            out.push_str(line);
-        }
+    push_list(&mut out, INSTRUCTIONS_HEADING, instructions);
+    out
+}
+
+/// `lines` as a list under `heading`, after a blank line; nothing when there are none.
+fn push_list(out: &mut String, heading: &str, lines: &[String]) {
+    if lines.is_empty() {
+        return;
     }
+    out.push_str("\n\n");
+    out.push_str(heading);
+    for line in lines {
+        out.push_str("\n- ");
+        out.push_str(line);
+    }
+}
+
+/// The standing instructions a conversation's `frozen` text carries: the lines under its
+/// [`INSTRUCTIONS_HEADING`].
+fn carried(frozen: &str) -> Vec<&str> {
+    let Some(at) = frozen.rfind(INSTRUCTIONS_HEADING) else {
+        return Vec::new();
+    };
+    frozen[at + INSTRUCTIONS_HEADING.len()..]
+        .split('\n')
+        .skip(1)
+        .map_while(|l| l.strip_prefix("- "))
+        .collect()
+}
+
+/// The lines of `current` (the terminal's standing instructions now) that the conversation's
+/// `frozen` text does not carry, in their order: what a provider session starting now in that
+/// conversation adds to it.
+pub fn not_carried(frozen: &str, current: &[String]) -> Vec<String> {
+    let carried = carried(frozen);
+    current
+        .iter()
+        .filter(|l| !carried.contains(&l.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// The system text of a provider session of the conversation whose text is `frozen`, adding
+/// `added` ([`not_carried`] when the session started) under [`LATER_HEADING`]. With nothing
+/// added it is the conversation's text, byte for byte.
+pub fn session_text(frozen: &str, added: &[String]) -> String {
+    let mut out = frozen.to_string();
+    push_list(&mut out, LATER_HEADING, added);
     out
 }
 
@@ -153,6 +201,35 @@ mod tests {
         for (old, to, want) in cases {
             assert_eq!(repoint(&old, old_place, to), want, "{old}");
         }
+    }
+
+    #[test]
+    fn a_later_session_adds_the_lines_its_conversation_lacks() {
+        let lines = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let place = (Path::new("/w/api"), Path::new("/d/shots"));
+        let frozen = build(place.0, place.1, Some("- brief line"), &lines(&["a", "b"]));
+        let forked = format!("{frozen}{}", carried_over(place.0));
+        let bare = build(place.0, place.1, None, &[]);
+        let cases: [(&str, &str, &[&str], &[&str]); 6] = [
+            // (why, frozen text, current lines, added)
+            ("nothing new", &frozen, &["a", "b"], &[]),
+            ("one added since", &frozen, &["a", "b", "c"], &["c"]),
+            // a line removed since stays in the conversation's text; nothing to add for it
+            ("one removed, one added", &frozen, &["b", "c"], &["c"]),
+            // the brief's own "- " lines are not instructions
+            ("brief line", &frozen, &["brief line"], &["brief line"]),
+            // a fork's note after the list ends it
+            ("fork note", &forked, &["a", "d"], &["d"]),
+            ("no list at all", &bare, &["a"], &["a"]),
+        ];
+        for (why, text, current, want) in cases {
+            assert_eq!(not_carried(text, &lines(current)), lines(want), "{why}");
+        }
+        assert_eq!(session_text(&frozen, &[]), frozen);
+        assert_eq!(
+            session_text(&forked, &lines(&["c", "答案用中文"])),
+            format!("{forked}\n\n{LATER_HEADING}\n- c\n- 答案用中文")
+        );
     }
 
     #[test]

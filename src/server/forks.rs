@@ -381,9 +381,12 @@ fn carry_live(
         }
         Some((provider, session_id)) => {
             let model = session_model(srv, &c.id, &session_id)?;
+            // The text the session keeps: a later session's adds its standing lines.
+            let standing = srv.store.session_standing(&c.id, &session_id)?;
+            let kept = crate::engine::system_text::session_text(&c.system_text, &standing);
             Ok(match Carried::session(provider, session_id, model) {
                 Carried::Session(f) => Carried::Session(SessionFork {
-                    system_text: Some(c.system_text.clone()),
+                    system_text: Some(kept),
                     ..f
                 }),
                 other => other,

@@ -125,6 +125,9 @@ fn record_session(
             session_id: sid.clone(),
             model: model.clone(),
             reason: SessionReason::Fresh,
+            // What the crashed turn's plan added is not journalled: later resumes get the
+            // conversation's text (a Claude run's appended text changes; Codex kept its own).
+            standing: Vec::new(),
         },
     )?;
     Ok(())

@@ -24,7 +24,8 @@ use crate::words::ProviderKind;
 ///    removals get `purge`.
 /// 5: turns get their cost (`cost_*`).
 /// 6: turns get `duration_ms` (the server's measure of a turn, from `turn_finished`).
-pub const SCHEMA_VERSION: i32 = 6;
+/// 7: sessions get `standing` (the lines a later session's system text adds, as JSON).
+pub const SCHEMA_VERSION: i32 = 7;
 
 const SCHEMA: &str = "
 CREATE TABLE terminals (
@@ -48,7 +49,7 @@ CREATE TABLE removals (
 CREATE TABLE sessions (
   provider TEXT NOT NULL, session_id TEXT NOT NULL, conversation_id TEXT NOT NULL,
   terminal_id TEXT NOT NULL, turn_id TEXT NOT NULL, model TEXT, reason TEXT NOT NULL,
-  started_at TEXT NOT NULL, PRIMARY KEY (provider, session_id, conversation_id));
+  started_at TEXT NOT NULL, standing TEXT, PRIMARY KEY (provider, session_id, conversation_id));
 CREATE TABLE turns (
   id TEXT PRIMARY KEY, terminal_id TEXT NOT NULL, number INTEGER NOT NULL,
   conversation_id TEXT NOT NULL, provider TEXT NOT NULL, prompt TEXT NOT NULL,
@@ -441,14 +442,17 @@ fn apply_session_started(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
         session_id,
         model,
         reason,
+        standing,
     } = r
     else {
         return Ok(());
     };
+    let standing = (!standing.is_empty()).then(|| json(standing));
     c.tx.exec(
         "INSERT OR REPLACE INTO sessions (provider, session_id, conversation_id, terminal_id,
-           turn_id, model, reason, started_at)
-         VALUES (:provider, :session_id, :conversation_id, :tid, :turn_id, :model, :reason, :at)",
+           turn_id, model, reason, started_at, standing)
+         VALUES (:provider, :session_id, :conversation_id, :tid, :turn_id, :model, :reason, :at,
+           :standing)",
         named_params! {
             ":provider": provider.as_str(),
             ":session_id": session_id,
@@ -458,6 +462,7 @@ fn apply_session_started(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
             ":model": model,
             ":reason": reason.as_str(),
             ":at": c.at,
+            ":standing": standing,
         },
     )?;
     c.tx.exec(

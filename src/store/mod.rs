@@ -466,6 +466,12 @@ impl Store {
         views::sessions(&self.conn(), conversation_id).map_err(|e| self.index_err(e))
     }
 
+    /// The standing instructions a session's system text adds to its conversation's.
+    pub fn session_standing(&self, conversation_id: &str, session_id: &str) -> Result<Vec<String>> {
+        views::session_standing(&self.conn(), conversation_id, session_id)
+            .map_err(|e| self.index_err(e))
+    }
+
     pub fn turns(&self, tid: &str) -> Result<Vec<TurnView>> {
         views::turns(&self.conn(), tid).map_err(|e| self.index_err(e))
     }

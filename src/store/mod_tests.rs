@@ -64,6 +64,7 @@ fn busy_store(d: &tempfile::TempDir) -> Store {
             session_id: "s1".into(),
             model: None,
             reason: SessionReason::Fresh,
+            standing: Vec::new(),
         },
         Record::TurnFinished {
             turn_id: "t1".into(),

@@ -194,6 +194,11 @@ pub enum Record {
         session_id: String,
         model: Option<String>,
         reason: SessionReason,
+        /// The standing instructions its system text adds to its conversation's (the lines
+        /// the terminal gained after the conversation opened: `engine::system_text::session_text`).
+        /// Absent when it adds none, and in journals from before it was kept.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        standing: Vec<String>,
     },
     TurnFinished {
         turn_id: String,
@@ -352,5 +357,19 @@ mod tests {
         };
         let line = serde_json::to_string(&cleared).unwrap();
         assert_eq!(serde_json::from_str::<Entry>(&line).unwrap(), cleared);
+    }
+
+    #[test]
+    fn a_session_adding_no_standing_lines_is_written_as_before() {
+        // The line an older build wrote (and still reads: it ignores a `standing` it lacks).
+        let old = r#"{"at":"x","type":"session_started","conversation_id":"C","turn_id":"t","provider":"claude","session_id":"s","model":null,"reason":"switch"}"#;
+        let mut e: Entry = serde_json::from_str(old).unwrap();
+        assert_eq!(serde_json::to_string(&e).unwrap(), old);
+        if let Record::SessionStarted { standing, .. } = &mut e.record {
+            standing.push("Keep it short.".into());
+        }
+        let line = serde_json::to_string(&e).unwrap();
+        assert!(line.ends_with(r#""reason":"switch","standing":["Keep it short."]}"#));
+        assert_eq!(serde_json::from_str::<Entry>(&line).unwrap(), e);
     }
 }

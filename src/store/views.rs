@@ -248,6 +248,26 @@ pub fn sessions(c: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<S
     rows.collect()
 }
 
+/// The standing instructions session `session_id` of conversation `conversation_id` adds to
+/// the conversation's system text (empty when it adds none, or is not in the index).
+pub fn session_standing(
+    c: &Connection,
+    conversation_id: &str,
+    session_id: &str,
+) -> rusqlite::Result<Vec<String>> {
+    let mut s = c.prepare_cached(
+        "SELECT standing FROM sessions WHERE conversation_id=:conversation_id
+           AND session_id=:session_id ORDER BY started_at DESC, rowid DESC LIMIT 1",
+    )?;
+    let found: Option<Option<String>> = s
+        .query_row(
+            named_params! { ":conversation_id": conversation_id, ":session_id": session_id },
+            |r| r.get("standing"),
+        )
+        .optional()?;
+    Ok(list(found.flatten()))
+}
+
 const TURN_COLS: &str = "id, number, conversation_id, provider, session_id, model, prompt, status,
     error, answer, tools, notes, context_tokens, context_window, started_at, finished_at, commit_id,
     input, mode, cost_input, cost_cached, cost_output, cost_usd";

@@ -383,6 +383,36 @@ fn a_codex_terminal_moves_and_resumes_its_thread_told_the_new_checkout() {
     );
 }
 
+/// A thread a switch started keeps the conversation's text plus the rules it lacked: the
+/// import re-points that text too, the rules word for word.
+#[test]
+fn a_codex_thread_started_by_a_switch_moves_told_the_new_checkout() {
+    let w = World::new();
+    let repo = two_turns(&w, "cx", "claude");
+    w.ok(&["instructions", "cx", "add", "Keep it short."]);
+    let out = w.run(&["send", "cx", "--provider", "codex", "on codex"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let exp = w.json(&["export", "cx"]);
+    let w2 = World::new();
+    let imp = import_clone(&w2, &repo, exp["path"].as_str().unwrap(), "other-place");
+    let new_dir = imp["dir"].as_str().unwrap().to_string();
+    let placed = imp["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["placed"].as_str())
+        .find(|p| p.ends_with(&format!("-{}.jsonl", session_of(&w, "cx"))))
+        .expect("the rollout is placed")
+        .to_string();
+    let dev = developer_texts(&std::fs::read_to_string(placed).unwrap());
+    let baton_text = dev
+        .iter()
+        .find(|t| t.contains("running inside baton"))
+        .expect("baton's developer message");
+    assert!(baton_text.contains(&format!("{new_dir}.")), "{baton_text}");
+    assert!(baton_text.ends_with("\n- Keep it short."), "{baton_text}");
+}
+
 #[test]
 fn a_damaged_or_changed_archive_is_refused_naming_the_file_and_nothing_is_written() {
     let w = World::new();

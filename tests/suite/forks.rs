@@ -3,7 +3,7 @@
 //! both transcripts, the refusals; and the rest of a conversation's life: `send --fresh`,
 //! archive, titles, and an `rm` that a crash cannot leave half done.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
@@ -33,6 +33,21 @@ fn session_of(w: &World, name: &str) -> String {
         .as_str()
         .unwrap()
         .to_string()
+}
+
+/// Every system prompt the Claude session file `session` keeps names `to`, not `from`.
+fn snapshots_point_at(session: &str, to: &Path, from: &Path) {
+    let snapshots: Vec<String> = session
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["attachment"]["type"] == "prompt_snapshot")
+        .map(|v| v["attachment"]["systemPrompt"].to_string())
+        .collect();
+    assert!(!snapshots.is_empty(), "the shim keeps no system prompt");
+    for text in &snapshots {
+        assert!(text.contains(to.to_str().unwrap()), "{text}");
+        assert!(!text.contains(&format!("{}.", from.display())), "{text}");
+    }
 }
 
 fn dir_of(w: &World, name: &str) -> PathBuf {
@@ -135,18 +150,7 @@ fn a_fork_carries_the_files_the_instructions_and_the_session_and_leaves_the_orig
         assert!(forked.contains(p), "{p:?} missing from the fork's session");
     }
     // The system prompt the session keeps (2.1.332 sends it on every resume) is the fork's.
-    let odir = dir_of(&w, "api");
-    let snapshots: Vec<Value> = forked
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|v| v["attachment"]["type"] == "prompt_snapshot")
-        .collect();
-    assert!(!snapshots.is_empty(), "the shim keeps no system prompt");
-    for snap in &snapshots {
-        let text = snap["attachment"]["systemPrompt"].to_string();
-        assert!(text.contains(fdir.to_str().unwrap()), "{text}");
-        assert!(!text.contains(&format!("{}.", odir.display())), "{text}");
-    }
+    snapshots_point_at(&forked, &fdir, &dir_of(&w, "api"));
     // No copy of the original's session is left in the fork's project folder.
     let projects = w.home().join(".claude").join("projects");
     let copies = std::fs::read_dir(projects)
@@ -186,6 +190,23 @@ fn a_fork_carries_the_files_the_instructions_and_the_session_and_leaves_the_orig
     let before = snapshot(&w);
     w.json(&["reindex"]);
     assert_eq!(snapshot(&w), before);
+}
+
+/// A fork of a session a switch started: the system prompt that session keeps (the
+/// conversation's plus the rules given since) is re-pointed at the fork's checkout too.
+#[test]
+fn a_fork_of_a_switched_session_re_points_the_prompt_it_keeps() {
+    let w = World::new();
+    w.new_repo_terminal("api", "api", "codex");
+    w.send("api", "first, on codex");
+    w.ok(&["instructions", "api", "add", "Keep every handler small."]);
+    let out = w.run(&["send", "api", "--provider", "claude", "second, on claude"]);
+    assert!(out.status.success(), "{}", text(&out));
+    w.json(&["fork", "api"]);
+    w.send("api-2", "third, only in the fork");
+    let (fdir, odir) = (dir_of(&w, "api-2"), dir_of(&w, "api"));
+    let forked = session_text(&w, &session_of(&w, "api-2"));
+    snapshots_point_at(&forked, &fdir, &odir);
 }
 
 #[test]

@@ -207,6 +207,37 @@ fn resume_falls_back_when_session_file_deleted() {
 }
 
 #[test]
+fn a_fresh_session_after_a_lost_one_carries_the_rules_given_since() {
+    let w = World::new();
+    w.cold();
+    w.new_terminal("t", "claude");
+    w.send("t", "hello there");
+    let first = system_text(&w.last_invocation()).expect("claude's text");
+    w.ok(&["instructions", "t", "add", "Keep it short."]);
+    let id = w.show("t")["sessions"][0]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for p in read_dir_files(&w.home().join(".claude/projects")) {
+        if p.file_name().unwrap().to_str().unwrap() == format!("{id}.jsonl") {
+            std::fs::remove_file(p).unwrap();
+        }
+    }
+    w.send("t", "are you there?");
+    let fresh = system_text(&w.last_invocation()).expect("claude's text");
+    assert_eq!(
+        fresh,
+        format!("{first}\n\n## More instructions the user gave earlier in this terminal (keep following them too)\n- Keep it short.")
+    );
+    assert_eq!(w.show("t")["sessions"][1]["reason"], "lost");
+    // Its resumes get the very same text.
+    w.send("t", "still there?");
+    let inv = w.last_invocation();
+    assert!(session_flag(&inv).1.is_some(), "a resume: {inv}");
+    assert_eq!(system_text(&inv), Some(fresh));
+}
+
+#[test]
 fn codex_resume_falls_back_when_rollout_deleted() {
     let w = World::new();
     w.new_terminal("t", "codex");

@@ -130,3 +130,92 @@ fn instructions_can_be_listed_added_and_removed() {
     w.ok(&["instructions", "t", "clear"]);
     assert_eq!(w.show("t")["instructions"], serde_json::json!([]));
 }
+
+const LATER: &str =
+    "## More instructions the user gave earlier in this terminal (keep following them too)";
+const RULE: &str = "Always run cargo fmt before committing.";
+
+/// Sends `prompt` to `name` on `provider` (a switch when it is not the terminal's).
+fn send_on(w: &World, name: &str, provider: &str, prompt: &str) {
+    let out = w.run(&["send", name, "--provider", provider, prompt]);
+    assert!(out.status.success(), "{}", text(&out));
+}
+
+#[test]
+fn a_switch_to_codex_carries_a_rule_given_earlier_in_the_conversation() {
+    let w = World::new();
+    w.cold();
+    w.new_terminal("t", "claude");
+    w.ok(&["instructions", "t", "add", "Keep answers short."]);
+    w.send("t", "one");
+    w.send("t", &format!("Fix the parser. {RULE}"));
+    w.wait_for("the rule", || instructions(&w, "t").len() == 2);
+    let claude = system_text(&w.invocations()[0]).expect("claude's text");
+    assert!(!claude.contains(RULE), "the running session keeps its text");
+    send_on(&w, "t", "codex", "now on codex");
+    let codex = system_text(&w.last_invocation()).expect("developer_instructions");
+    // The conversation's text, word for word, then what it lacks under its own heading.
+    assert_eq!(codex, format!("{claude}\n\n{LATER}\n- {RULE}"));
+    assert_eq!(w.show("t")["conversation"]["number"], 1);
+    // The thread keeps that copy: a resume gets no profile.
+    w.send("t", "more on codex");
+    assert_eq!(system_text(&w.last_invocation()), None);
+}
+
+#[test]
+fn a_switch_back_to_claude_carries_the_rules_and_keeps_them_byte_identical() {
+    let w = World::new();
+    w.cold();
+    w.new_terminal("t", "codex");
+    w.send("t", "one");
+    let first = system_text(&w.invocations()[0]).expect("codex's text");
+    w.send("t", &format!("Fix the parser. {RULE}"));
+    w.wait_for("the rule", || instructions(&w, "t").len() == 1);
+    send_on(&w, "t", "claude", "now on claude");
+    let switched = system_text(&w.last_invocation()).expect("claude's text");
+    assert_eq!(switched, format!("{first}\n\n{LATER}\n- {RULE}"));
+    // A rule added while the Claude session runs stays out of it: every resume gets the very
+    // text the session started with (Claude's prompt cache holds).
+    w.ok(&[
+        "instructions",
+        "t",
+        "add",
+        "Never use unwrap in library code.",
+    ]);
+    w.send("t", "two on claude");
+    w.send("t", "three on claude");
+    let n = w.invocations().len();
+    for inv in &w.invocations()[n - 2..] {
+        assert!(claude_session(inv).1.is_some(), "a resume: {inv}");
+        assert_eq!(system_text(inv).as_deref(), Some(switched.as_str()));
+    }
+    // Back on Codex: a new thread, with both lines the conversation lacks.
+    send_on(&w, "t", "codex", "codex again");
+    assert_eq!(
+        system_text(&w.last_invocation()).expect("developer_instructions"),
+        format!("{first}\n\n{LATER}\n- {RULE}\n- Never use unwrap in library code.")
+    );
+}
+
+/// The text a switched session got is the one its warm CLI keeps: its next turns run in it.
+#[test]
+fn a_warm_claude_cli_after_a_switch_takes_the_next_turns() {
+    let w = World::new();
+    w.new_terminal("t", "codex");
+    w.send("t", "one");
+    w.ok(&["instructions", "t", "add", RULE]);
+    send_on(&w, "t", "claude", "now on claude");
+    w.send("t", "two on claude");
+    w.send("t", "three on claude");
+    let invs = w.invocations();
+    let claude: Vec<&Value> = invs.iter().filter(|i| i["cli"] == "claude").collect();
+    assert_eq!(claude.len(), 3);
+    // One CLI ran all three: the resumes' text fits the one it started with.
+    for inv in &claude {
+        assert_eq!(
+            inv["pid"], claude[0]["pid"],
+            "not one warm CLI: {}",
+            inv["argv"]
+        );
+    }
+}

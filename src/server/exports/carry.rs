@@ -15,6 +15,9 @@ pub struct Live {
     pub system_text: String,
     /// The system text kept in the session file a fork's first turn starts from.
     pub fork_text: Option<String>,
+    /// The standing lines each of its later sessions added to its text (a switch's, a lost
+    /// session's): a Codex thread keeps that text, which the import re-points too.
+    pub sessions_standing: Vec<Vec<String>>,
 }
 
 pub fn live_conversation(entries: &[Entry]) -> Option<Live> {
@@ -33,7 +36,20 @@ pub fn live_conversation(entries: &[Entry]) -> Option<Live> {
                     dir: dir.clone(),
                     system_text: system_text.clone(),
                     fork_text: fork.as_ref().and_then(|f| f.system_text.clone()),
+                    sessions_standing: Vec::new(),
                 })
+            }
+            Record::SessionStarted {
+                conversation_id,
+                standing,
+                ..
+            } if !standing.is_empty() => {
+                if let Some(l) = live
+                    .as_mut()
+                    .filter(|l| l.conversation_id == *conversation_id)
+                {
+                    l.sessions_standing.push(standing.clone());
+                }
             }
             // An earlier import re-pointed it (a terminal moved twice).
             Record::Imported {

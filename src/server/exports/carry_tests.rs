@@ -128,6 +128,23 @@ fn the_live_conversation_is_the_last_opened_as_an_earlier_import_re_pointed_it()
     let live = |entries: &[Entry]| {
         live_conversation(entries).map(|l| (l.conversation_id, l.dir, l.system_text))
     };
+    let switched = |id: &str| {
+        at(Record::SessionStarted {
+            conversation_id: id.into(),
+            turn_id: "t".into(),
+            provider: ProviderKind::Codex,
+            session_id: "s".into(),
+            model: None,
+            reason: crate::words::SessionReason::Switch,
+            standing: vec!["rule".into()],
+        })
+    };
+    let standing = |entries: &[Entry]| live_conversation(entries).unwrap().sessions_standing;
+    assert_eq!(
+        standing(&[opened("c1", "/a"), switched("c1"), switched("c0")]),
+        vec![vec!["rule".to_string()]]
+    );
+    assert!(standing(&[opened("c1", "/a"), switched("c1"), opened("c2", "/a")]).is_empty());
     let want =
         |id: &str, dir: &str| Some((id.to_string(), dir.to_string(), format!("work in {dir}")));
     let cases = [

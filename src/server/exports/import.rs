@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use super::carry::{self, Live};
 use super::manifest::{self, ArchiveError, Manifest};
 use super::placing;
-use crate::engine::system_text::{repoint, Place};
+use crate::engine::system_text::{repoint, session_text, Place};
 use crate::error::BatonError;
 use crate::git::{self, RepoState, Worktree};
 use crate::protocol::views::ImportView;
@@ -315,8 +315,9 @@ fn check_free(srv: &Server, tid: &str, m: &Manifest) -> Result<(), BatonError> {
     Ok(())
 }
 
-/// Which system texts the placed session files get re-pointed: the live conversation's, and
-/// the one a Claude fork's source session keeps.
+/// Which system texts the placed session files get re-pointed: the live conversation's, the
+/// one a Claude fork's source session keeps, and those of its later sessions (the
+/// conversation's plus their standing lines: a Codex thread keeps its own).
 fn rewrites(live: Option<&Live>, to: Option<&Repointed>) -> Vec<(String, String)> {
     let (Some(live), Some(to)) = (live, to) else {
         return Vec::new();
@@ -324,6 +325,12 @@ fn rewrites(live: Option<&Live>, to: Option<&Repointed>) -> Vec<(String, String)
     let mut out = vec![(live.system_text.clone(), to.system_text.clone())];
     if let Some(f) = &live.fork_text {
         out.push((f.clone(), to.system_text.clone()));
+    }
+    for lines in &live.sessions_standing {
+        out.push((
+            session_text(&live.system_text, lines),
+            session_text(&to.system_text, lines),
+        ));
     }
     out
 }

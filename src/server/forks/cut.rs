@@ -9,6 +9,7 @@
 use std::path::Path;
 
 use super::{Carried, CopyNow};
+use crate::engine::system_text::session_text;
 use crate::error::BatonError;
 use crate::providers::{self, Carrying};
 use crate::server::state::Server;
@@ -57,6 +58,7 @@ pub(super) async fn carry_before(
             }
         }
         _ => {
+            let standing = srv.store.session_standing(&conv.id, &session)?;
             let cut = Cut {
                 provider: target.provider,
                 later_prompts: turns
@@ -69,7 +71,7 @@ pub(super) async fn carry_before(
                 session_id: session,
                 prompt: target.prompt.clone(),
                 dir: conv.dir.clone(),
-                system_text: conv.system_text.clone(),
+                system_text: session_text(&conv.system_text, &standing),
             };
             Ok(cut_back(srv, cut, target.number, notes))
         }

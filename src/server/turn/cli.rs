@@ -11,6 +11,7 @@ use super::super::feed::Feed;
 use super::super::state::{Server, Steering, TermRuntime};
 use super::plan::{new_mode, Plan};
 use super::Ran;
+use crate::engine::system_text::session_text;
 use crate::error::BatonError;
 use crate::protocol::{Reply, SendEvent};
 use crate::providers::provider::ForkCopy;
@@ -41,7 +42,7 @@ pub(super) fn run_spec(
             .clone()
             .or(plan.pinned_model.clone())
             .or(pcfg.model.clone()),
-        system_text: plan.conversation.system_text.clone(),
+        system_text: plan.system_text(),
         run_name: system_file::run_name(tid, turn_id),
         run_dir: srv.run_dir(tid),
         permission_mode: p.permission_mode(&srv.config),
@@ -158,6 +159,7 @@ impl TurnCtx<'_> {
         }
         let (mut spec, warm) = self.prepare_run(term, plan).await?;
         let mut reason = plan.session_reason;
+        let mut standing = plan.standing.clone();
         let copy = fork_copy(&srv, &spec, plan);
         let ran = self.run_cli(&spec, prompt, warm).await;
         if let Some(copy) = copy {
@@ -178,9 +180,12 @@ impl TurnCtx<'_> {
                 .clone()
                 .or(providers::of(provider).settings(&srv.config).model.clone());
             reason = Some(SessionReason::Lost);
+            // A fresh session has no history: it gets every standing instruction now.
+            standing = super::plan::not_carried(&srv, term, &plan.conversation)?;
+            spec.system_text = session_text(&plan.conversation.system_text, &standing);
             outcome = self.run_cli(&spec, prompt, None).await?;
         }
-        let (session_id, pinned) = self.session_of(&spec, plan, reason, &outcome)?;
+        let (session_id, pinned) = self.session_of(&spec, plan, reason, &standing, &outcome)?;
         Ok((outcome, session_id, pinned))
     }
 
@@ -249,6 +254,7 @@ impl TurnCtx<'_> {
         spec: &RunSpec,
         plan: &Plan,
         reason: Option<SessionReason>,
+        standing: &[String],
         outcome: &TurnOutcome,
     ) -> Result<(Option<String>, Option<String>), BatonError> {
         let session_id = match &spec.session {
@@ -270,6 +276,7 @@ impl TurnCtx<'_> {
                         session_id: sid.clone(),
                         model: pinned.clone(),
                         reason,
+                        standing: standing.to_vec(),
                     },
                 )?;
             }

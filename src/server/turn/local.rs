@@ -223,6 +223,8 @@ impl TurnCtx<'_> {
                     session_id: session_id.clone(),
                     model: outcome.model.clone(),
                     reason,
+                    // An endpoint's run gets the current standing text every time.
+                    standing: Vec::new(),
                 },
             )?;
         }

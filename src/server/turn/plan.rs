@@ -1,6 +1,7 @@
 //! The send path's facts, gathered for one turn, and its decision carried out: which
 //! conversation the turn runs in (opening one when the engine says so) and how its provider
-//! session starts. The decision itself is `engine::decide` (pure); this is its IO side.
+//! session starts, with the standing instructions a new session adds to the conversation's
+//! system text. The decision itself is `engine::decide` (pure); this is its IO side.
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +19,17 @@ pub(super) struct Plan {
     pub(super) mode: SessionMode,
     pub(super) session_reason: Option<SessionReason>,
     pub(super) pinned_model: Option<String>,
+    /// The standing instructions the session's system text adds to the conversation's: for a
+    /// new session in a conversation that was open already, the lines the terminal has now
+    /// that the conversation's text lacks; for a resume, what its session started with.
+    pub(super) standing: Vec<String>,
+}
+
+impl Plan {
+    /// The system text of the turn's session, byte-identical on every turn of that session.
+    pub(super) fn system_text(&self) -> String {
+        engine::system_text::session_text(&self.conversation.system_text, &self.standing)
+    }
 }
 
 /// The send path's decision for a turn of `term` now, with the live conversation.
@@ -91,12 +103,20 @@ pub(super) async fn plan(
             ))
         }
     };
+    let mut standing = Vec::new();
     let (mode, session_reason, pinned_model) = match decision {
         Decision::Resume { session_id } => {
             let pinned = pinned_model(srv, &conversation, &session_id)?;
+            standing = srv.store.session_standing(&conversation.id, &session_id)?;
             (SessionMode::Resume { session_id }, None, pinned)
         }
-        Decision::NewSession { reason } => (new_mode(term.provider), Some(reason), None),
+        Decision::NewSession { reason } => {
+            // It has none of the conversation's history, so none of the prompts its later
+            // rules came from: it gets them all, the prompts before this one's included.
+            super::super::extract::settle(rt).await;
+            standing = not_carried(srv, term, &conversation)?;
+            (new_mode(term.provider), Some(reason), None)
+        }
         Decision::Fork { fork } => {
             let mode = if fork.ready {
                 SessionMode::Resume {
@@ -126,7 +146,32 @@ pub(super) async fn plan(
         mode,
         session_reason,
         pinned_model,
+        standing,
     })
+}
+
+/// The standing instructions terminal `term` has now that `conversation`'s system text lacks:
+/// what a provider session starting in it now adds to that text.
+pub(super) fn not_carried(
+    srv: &Server,
+    term: &TerminalRow,
+    conversation: &ConversationView,
+) -> Result<Vec<String>, BatonError> {
+    let current = instruction_lines(srv, &term.id)?;
+    Ok(engine::system_text::not_carried(
+        &conversation.system_text,
+        &current,
+    ))
+}
+
+/// Terminal `tid`'s standing instructions now, oldest first.
+fn instruction_lines(srv: &Server, tid: &str) -> Result<Vec<String>, BatonError> {
+    Ok(srv
+        .store
+        .instructions(tid)?
+        .into_iter()
+        .map(|i| i.text)
+        .collect())
 }
 
 /// The plan of a turn of `term` resuming its live conversation's session, when that is what
@@ -137,12 +182,14 @@ pub(super) fn predict(srv: &Server, term: &TerminalRow) -> Result<Option<Plan>, 
         return Ok(None);
     };
     let pinned_model = pinned_model(srv, &conversation, &session_id)?;
+    let standing = srv.store.session_standing(&conversation.id, &session_id)?;
     Ok(Some(Plan {
         conversation,
         opened: None,
         mode: SessionMode::Resume { session_id },
         session_reason: None,
         pinned_model,
+        standing,
     }))
 }
 
@@ -220,12 +267,7 @@ fn open_conversation(
     run_dir: &Path,
     opening: Opening,
 ) -> Result<ConversationView, BatonError> {
-    let instructions: Vec<String> = srv
-        .store
-        .instructions(&term.id)?
-        .into_iter()
-        .map(|i| i.text)
-        .collect();
+    let instructions = instruction_lines(srv, &term.id)?;
     let Opening {
         number,
         reason,
