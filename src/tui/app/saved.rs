@@ -143,6 +143,9 @@ impl App {
             return;
         }
         let text = self.composer.text().to_string();
+        // Typed for no terminal yet (before the first list came, or for the one the offer
+        // would create): it stays in the composer, after the draft already there.
+        let mut typed = String::new();
         if let Some(old) = self.draft_owner.take() {
             let edit = self.editing.as_ref().is_some_and(|(t, _)| *t == old);
             if edit {
@@ -153,9 +156,16 @@ impl App {
             } else {
                 self.drafts.insert(old, text);
             }
+        } else {
+            typed = text;
         }
         let next = now.as_ref().and_then(|n| self.drafts.remove(n));
-        self.composer.set_text(next.as_deref().unwrap_or(""));
+        let joined = match (next, typed.is_empty()) {
+            (Some(draft), false) => format!("{draft}\n{typed}"),
+            (Some(draft), true) => draft,
+            (None, _) => typed,
+        };
+        self.composer.set_text(&joined);
         self.draft_owner = now;
     }
 

@@ -292,3 +292,31 @@ fn attach_name_focuses_the_pane_showing_it_else_the_active_pane_shows_it() {
     fresh.update(list());
     assert_eq!(fresh.focused_name().as_deref(), Some("db"));
 }
+
+#[test]
+fn keys_typed_before_the_first_list_stay_in_the_composer() {
+    let list = || {
+        Msg::Watch(WatchEvent::Terminals {
+            terminals: vec![terminal("api", "claude", "idle", None)],
+        })
+    };
+    // (the draft kept for api, what the composer holds once api has the focus)
+    let table = [
+        (None, "word3 here"),
+        (Some("kept draft"), "kept draft\nword3 here"),
+    ];
+    for (draft, composer) in table {
+        let mut app = App::new("baton", "/w/api", Keys::default());
+        app.restore(Saved {
+            drafts: draft
+                .map(|d| ("api".to_string(), d.to_string()))
+                .into_iter()
+                .collect(),
+            ..Saved::default()
+        });
+        typed(&mut app, "word3 here");
+        app.update(list());
+        assert_eq!(app.focused_name().as_deref(), Some("api"));
+        assert_eq!(app.composer.text(), composer, "{draft:?}");
+    }
+}
