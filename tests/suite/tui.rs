@@ -156,9 +156,9 @@ fn create_send_queue_interrupt_detach_and_reattach() {
     let w = World::new();
     let dir = w.project("proj");
     let ui = Tmux::start(&w, &dir, "");
-    // No terminal works here yet: the UI offers one.
-    ui.wait_for("Create one here?");
-    ui.keys(&["y"]);
+    // No terminal works here yet: the UI offers one (C-y: no letter is an answer).
+    ui.wait_for("No terminal works in");
+    ui.keys(&["C-y"]);
     ui.wait_for("No turns yet");
     assert_eq!(w.show("proj")["dir"], dir.to_str().unwrap());
 
@@ -489,8 +489,8 @@ fn copy_mode_searches_the_transcript_and_copies_by_osc52() {
     let ui = Tmux::start(&w, &dir, "");
     // tmux takes OSC 52 from the application into a paste buffer only when told to.
     ui.tmux(&["set-option", "-s", "set-clipboard", "on"]);
-    ui.wait_for("Create one here?");
-    ui.keys(&["y"]);
+    ui.wait_for("No terminal works in");
+    ui.keys(&["C-y"]);
     ui.wait_for("No turns yet");
     ui.type_text("hello there");
     ui.keys(&["Enter"]);

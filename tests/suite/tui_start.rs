@@ -56,3 +56,54 @@ fn keys_typed_in_the_burst_that_starts_baton_reach_the_composer() {
     }
     assert!(lost.is_empty(), "lost: {lost:?}");
 }
+
+#[test]
+fn a_prompt_typed_at_once_over_the_offer_becomes_the_new_terminals_first_prompt() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    w.new_terminal("other", "claude");
+    // The three: an R and an e were answers, a y created and an n declined.
+    let table = [
+        ("parser", "Refactor the parser please"),
+        ("build", "yesterday the build broke"),
+        ("tests", "now write tests"),
+    ];
+    for (folder, prompt) in table {
+        let dir = w.project(folder);
+        let ui = Tmux::start(&w, &dir, "");
+        ui.type_text(prompt);
+        let s = ui.wait_for(&format!("│{prompt}"));
+        assert!(s.contains("No terminal works in"), "{s}");
+        ui.keys(&["Enter"]);
+        ui.wait_for(&format!("last_user={prompt}"));
+        assert_eq!(w.show(folder)["dir"], dir.to_str().unwrap());
+        assert_eq!(w.show(folder)["turns"], 1, "{prompt}");
+    }
+    assert_eq!(
+        w.show("other")["turns"],
+        0,
+        "nothing reached another folder's terminal"
+    );
+}
+
+#[test]
+fn the_offer_declined_in_a_folder_is_not_asked_there_again() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    w.new_terminal("other", "claude");
+    let dir = w.project("notes");
+    let ui = Tmux::start(&w, &dir, "");
+    ui.wait_for("No terminal works in");
+    ui.keys(&["Escape"]);
+    ui.wait_until("the offer gone", |s| !s.contains("No terminal works in"));
+    ui.keys(&["C-b", "d"]);
+    ui.wait_for("BATON-EXITED 0");
+    // Attached again from the same folder: the composer is other's at once, no offer.
+    let again = Tmux::start(&w, &dir, "");
+    let s = again.wait_for("prompt → other");
+    assert!(!s.contains("No terminal works in"), "{s}");
+}

@@ -23,6 +23,10 @@ pub struct Saved {
     pub drafts: BTreeMap<String, String>,
     #[serde(default)]
     pub layout: Option<SavedLayout>,
+    /// The folders where the offer to create a terminal was answered or declined
+    /// (`app::offer`): it is not asked there again.
+    #[serde(default)]
+    pub offered: std::collections::BTreeSet<String>,
 }
 
 /// The panes as a client left them.
@@ -91,6 +95,7 @@ impl App {
     pub fn restore(&mut self, saved: Saved) {
         self.drafts = saved.drafts.clone();
         self.drafts_loaded = saved.drafts;
+        self.offered = saved.offered;
         self.saved_layout = saved.layout.filter(SavedLayout::fits);
     }
 
@@ -138,7 +143,11 @@ impl App {
     pub(in crate::tui) fn sync_draft(&mut self) {
         // The active pane's terminal, even before its view arrived (a fork's reply comes
         // before the server announces it, and the rewound prompt is typed for it).
-        let now = self.panes.get(self.active).and_then(|p| p.term.clone());
+        // While the offer stands, the composer is the draft of the terminal it would create.
+        let now = match self.offer {
+            Some(_) => None,
+            None => self.panes.get(self.active).and_then(|p| p.term.clone()),
+        };
         if now == self.draft_owner {
             return;
         }

@@ -5,7 +5,7 @@
 use crate::protocol::views::TerminalView;
 use crate::protocol::WatchEvent;
 use crate::tui::app::hosts::host_of;
-use crate::tui::app::{log_call, App, Effect, Mode, TermView};
+use crate::tui::app::{log_call, App, Effect, TermView};
 use crate::words::TurnStatus;
 
 impl App {
@@ -95,6 +95,8 @@ impl App {
         self.replace_terms(None, terminals);
         let mut fx = Vec::new();
         if first {
+            // The offer stands before any focus: what was typed so far is its draft.
+            let answered = self.offered.contains(&self.cwd);
             let listed = self.listed();
             // Only this machine's: a remote terminal's folder is on its host.
             let here = listed
@@ -103,6 +105,9 @@ impl App {
                 .find(|t| t.info.dir == self.cwd || t.info.checkout.source == self.cwd)
                 .map(|t| t.info.name.clone());
             let first_listed = listed.first().map(|t| t.info.name.clone());
+            if here.is_none() && self.attach_to.is_none() && !answered {
+                self.offer = Some(Default::default());
+            }
             if self.bring_back_layout() {
                 // The layout as it was; opened in a terminal's folder, its pane has the focus.
                 let pane = here
@@ -124,13 +129,10 @@ impl App {
             }
             // Another host's terminal is focused when that host's list comes (`hosts`).
             let remote = (self.attach_to.as_deref()).is_some_and(|n| host_of(n).is_some());
-            let attached = remote
-                || self.attach_to.take().is_some_and(|name| {
+            if !remote {
+                if let Some(name) = self.attach_to.take() {
                     fx.extend(self.attach_focus(&name));
-                    true
-                });
-            if here.is_none() && !attached && self.mode == Mode::Normal {
-                self.mode = Mode::Offer;
+                }
             }
         }
         fx.extend(self.reread_shown());
