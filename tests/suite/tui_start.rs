@@ -107,3 +107,16 @@ fn the_offer_declined_in_a_folder_is_not_asked_there_again() {
     let s = again.wait_for("prompt → other");
     assert!(!s.contains("No terminal works in"), "{s}");
 }
+
+#[test]
+fn a_prompt_and_enter_typed_with_baton_are_sent_to_this_folders_terminal() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    let ui = shell(&w, &dir);
+    ui.keys(&[BATON, "Enter", "fix the tests", "Enter"]);
+    ui.wait_for("last_user=fix the tests");
+    assert_eq!(w.show("api")["turns"], 1);
+}

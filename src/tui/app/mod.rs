@@ -313,6 +313,8 @@ pub struct App {
     pub offer: Option<offer::Offer>,
     /// The folders whose offer was answered or declined: not asked again (`saved`).
     pub offered: std::collections::BTreeSet<String>,
+    /// Enter was pressed before the server's first list (`offer::early_enter`).
+    pub early_enter: bool,
     pub connected: bool,
     pub list_area: ratatui::layout::Rect,
     pub quit: Option<Exit>,
@@ -368,6 +370,7 @@ impl App {
             cwd: cwd.to_string(),
             offer: None,
             offered: Default::default(),
+            early_enter: false,
             connected: false,
             list_area: ratatui::layout::Rect::default(),
             quit: None,

@@ -14,6 +14,10 @@
 //! - keys that act on a terminal (steer, jump, the waiting list, interrupt) do nothing while
 //!   it stands: they would act on another folder's terminal.
 //!
+//! An Enter typed before the server's first list (in the burst that started baton) is kept
+//! and acted on when it comes: sent to this folder's terminal (or the one `baton attach NAME`
+//! named), or creating this folder's over the offer; never to a terminal of another folder.
+//!
 //! Each folder is asked once: once answered or declined, it is kept in the UI's saved state
 //! (`saved::Saved::offered`) and not asked again (prefix `c` makes a terminal there later).
 
@@ -158,6 +162,31 @@ impl App {
             return self.submit(SendModeArg::Queue);
         }
         Vec::new()
+    }
+
+    /// At the first list, an Enter typed before it: the prompt goes to the terminal it was
+    /// meant for (`meant`: the one `baton attach NAME` asked for, else this folder's), or
+    /// creates this folder's over the offer. Never to another folder's terminal, which the
+    /// user did not see had the focus: the prompt then waits in the composer.
+    pub(super) fn early_enter(&mut self, meant: Option<String>) -> Vec<Effect> {
+        if !std::mem::take(&mut self.early_enter) || self.composer.text().trim().is_empty() {
+            return Vec::new();
+        }
+        if self.offer.is_some() {
+            return self.create_here(true);
+        }
+        match self.focused_name() {
+            Some(name) if meant.as_deref() == Some(name.as_str()) => {
+                self.submit(SendModeArg::Queue)
+            }
+            Some(name) => {
+                self.say(format!(
+                    "not sent: no terminal works here; Enter sends it to {name}"
+                ));
+                Vec::new()
+            }
+            None => Vec::new(),
+        }
     }
 
     /// The server refused the terminal: the offer stands again, the draft where it was.

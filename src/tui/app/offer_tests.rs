@@ -179,3 +179,33 @@ fn moving_to_a_terminal_sets_the_offer_aside_and_a_refusal_leaves_it_standing() 
     assert_eq!(app.offer, Some(Offer::default()));
     assert_eq!(app.composer.text(), "keep me");
 }
+
+#[test]
+fn an_enter_typed_before_the_first_list_sends_only_where_it_was_meant() {
+    // (opened in, `baton attach NAME`, what the prompt does once the list came)
+    let table = [
+        ("/w/api", None, "sent to api"),
+        ("/w/here", Some("web"), "sent to web"),
+        ("/w/here", None, "creates here"),
+        ("/w/here", Some("nope"), "waits"),
+    ];
+    for (cwd, attach, want) in table {
+        let mut app = App::new("baton", cwd, Keys::default());
+        app.attach_to = attach.map(str::to_string);
+        typed(&mut app, "fix it");
+        assert_eq!(app.update(key(KeyCode::Enter)), vec![], "{cwd} {attach:?}");
+        let fx = app.update(Msg::Watch(WatchEvent::Terminals {
+            terminals: vec![
+                terminal("api", "claude", "idle", None),
+                terminal("web", "claude", "idle", None),
+            ],
+        }));
+        let got = match (sent(&fx), asks_new(&fx)) {
+            (Some((name, prompt)), false) if prompt == "fix it" => format!("sent to {name}"),
+            (None, true) => "creates here".to_string(),
+            (None, false) if app.composer.text() == "fix it" => "waits".to_string(),
+            other => format!("{other:?}"),
+        };
+        assert_eq!(got, want, "{cwd} {attach:?}");
+    }
+}

@@ -169,13 +169,22 @@ impl App {
             typed = text;
         }
         let next = now.as_ref().and_then(|n| self.drafts.remove(n));
-        let joined = match (next, typed.is_empty()) {
-            (Some(draft), false) => format!("{draft}\n{typed}"),
-            (Some(draft), true) => draft,
-            (None, _) => typed,
+        self.composer.set_text(next.as_deref().unwrap_or(""));
+        self.keep_typed(&typed);
+        self.draft_owner = now;
+    }
+
+    /// Text typed for no terminal yet, into the composer after the draft there (on a line of
+    /// its own): nothing typed is lost, nothing glued to another prompt.
+    pub(in crate::tui) fn keep_typed(&mut self, typed: &str) {
+        if typed.is_empty() {
+            return;
+        }
+        let joined = match self.composer.text() {
+            "" => typed.to_string(),
+            draft => format!("{draft}\n{typed}"),
         };
         self.composer.set_text(&joined);
-        self.draft_owner = now;
     }
 
     /// Text for terminal `name`'s composer (a refused send coming back), wherever it is now;

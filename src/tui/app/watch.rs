@@ -95,7 +95,13 @@ impl App {
         self.replace_terms(None, terminals);
         let mut fx = Vec::new();
         if first {
-            // The offer stands before any focus: what was typed so far is its draft.
+            // What was typed before this list is put back once the focus settled (below), so
+            // the focus moving twice (a layout, then `attach NAME`) cannot put it aside.
+            let mut early = String::new();
+            if self.draft_owner.is_none() {
+                early = self.composer.text().to_string();
+                self.composer.set_text("");
+            }
             let answered = self.offered.contains(&self.cwd);
             let listed = self.listed();
             // Only this machine's: a remote terminal's folder is on its host.
@@ -105,6 +111,10 @@ impl App {
                 .find(|t| t.info.dir == self.cwd || t.info.checkout.source == self.cwd)
                 .map(|t| t.info.name.clone());
             let first_listed = listed.first().map(|t| t.info.name.clone());
+            // Where an Enter typed before this list may send: the terminal asked for, or
+            // this folder's.
+            let meant = self.attach_to.clone().or(here.clone());
+            // The offer stands before any focus: the composer is the draft of its terminal.
             if here.is_none() && self.attach_to.is_none() && !answered {
                 self.offer = Some(Default::default());
             }
@@ -134,6 +144,9 @@ impl App {
                     fx.extend(self.attach_focus(&name));
                 }
             }
+            self.sync_draft();
+            self.keep_typed(&early);
+            fx.extend(self.early_enter(meant));
         }
         fx.extend(self.reread_shown());
         fx
