@@ -209,3 +209,28 @@ fn an_enter_typed_before_the_first_list_sends_only_where_it_was_meant() {
         assert_eq!(got, want, "{cwd} {attach:?}");
     }
 }
+
+#[test]
+fn a_draft_typed_over_the_offer_is_kept_across_a_detach() {
+    let mut app = opened();
+    typed(&mut app, "half a prompt");
+    let changes = app.changed_drafts();
+    assert_eq!(
+        changes,
+        vec![("/w/here".to_string(), Some("half a prompt".to_string()))]
+    );
+    let kept = crate::tui::app::saved::merged(Saved::default(), changes, app.saved_layout());
+    let mut again = App::new("baton", "/w/here", Keys::default());
+    again.restore(kept);
+    again.update(Msg::Watch(WatchEvent::Terminals {
+        terminals: vec![terminal("other", "claude", "idle", None)],
+    }));
+    assert!(again.offer.is_some());
+    assert_eq!(again.composer.text(), "half a prompt");
+    // Declined: it moves to other's composer, and the folder's entry goes.
+    again.update(key(KeyCode::Esc));
+    assert_eq!(again.composer.text(), "half a prompt");
+    assert!(again
+        .changed_drafts()
+        .contains(&("/w/here".to_string(), None)));
+}

@@ -201,7 +201,8 @@ impl App {
             .or_insert_with(|| text.to_string());
     }
 
-    /// Every terminal's draft now, the focused one's composer included (not an edit).
+    /// Every terminal's draft now, the focused one's composer included (not an edit). The
+    /// draft typed over the offer is kept under the folder's path (never a terminal's name).
     fn all_drafts(&self) -> BTreeMap<String, String> {
         let mut all = self.drafts.clone();
         if let Some(owner) = &self.draft_owner {
@@ -209,6 +210,8 @@ impl App {
             if !edit && !self.composer.is_empty() {
                 all.insert(owner.clone(), self.composer.text().to_string());
             }
+        } else if self.offer.is_some() && !self.composer.is_empty() {
+            all.insert(self.cwd.clone(), self.composer.text().to_string());
         }
         all
     }

@@ -144,6 +144,11 @@ impl App {
                     fx.extend(self.attach_focus(&name));
                 }
             }
+            if self.offer.is_some() {
+                // The draft a client left over this folder's offer (`saved`).
+                let kept = self.drafts.remove(&self.cwd).unwrap_or_default();
+                self.composer.set_text(&kept);
+            }
             self.sync_draft();
             self.keep_typed(&early);
             fx.extend(self.early_enter(meant));
