@@ -285,6 +285,9 @@ struct Screen {
 }
 
 impl Screen {
+    /// Raw mode is set with `TCSANOW` (crossterm), which keeps what the tty holds: keys typed
+    /// in the burst that started baton are read by the input thread once it starts, and reach
+    /// the composer even before the server's first list (`app::saved`'s `sync_draft`).
     fn enter() -> Result<Screen, BatonError> {
         install_panic_hook();
         let setup = || -> std::io::Result<Term> {

@@ -22,6 +22,22 @@ pub(super) fn tmux_missing() -> bool {
     !ok
 }
 
+/// The world's environment as `K='V'` words for `env -i`.
+pub(super) fn env_words(w: &World) -> String {
+    let mut env = vec![
+        ("PATH".to_string(), w.path.clone()),
+        ("HOME".into(), w.home().display().to_string()),
+        ("BATON_HOME".into(), w.data().display().to_string()),
+        ("CODEX_HOME".into(), w.codex_home().display().to_string()),
+        ("BATON_SHIM_LOG".into(), w.shim_log().display().to_string()),
+        ("LANG".into(), "C.UTF-8".into()),
+        ("TERM".into(), "xterm-256color".into()),
+    ];
+    env.extend(w.env.iter().cloned());
+    let env: Vec<String> = env.iter().map(|(k, v)| format!("{k}='{v}'")).collect();
+    env.join(" ")
+}
+
 /// One baton client running in its own tmux server (a private socket, no user config).
 pub(super) struct Tmux {
     socket: String,
@@ -31,25 +47,19 @@ impl Tmux {
     /// Runs `baton ARGS` in `dir` with the world's environment. After baton exits, the pane
     /// prints its exit code and whether the terminal is back in canonical (cooked) mode.
     pub(super) fn start(w: &World, dir: &Path, args: &str) -> Tmux {
+        let script = format!(
+            "env -i {} {BATON} {args}; echo BATON-EXITED $?; stty -a | grep -o -- '-*icanon' | head -1; sleep 600",
+            env_words(w)
+        );
+        Tmux::run(dir, &script)
+    }
+
+    /// Runs `script` (a shell command line) in `dir`, in a tmux server of its own.
+    pub(super) fn run(dir: &Path, script: &str) -> Tmux {
         let socket = format!(
             "baton-test-{}-{}",
             std::process::id(),
             SESSIONS.fetch_add(1, Ordering::SeqCst)
-        );
-        let mut env = vec![
-            ("PATH".to_string(), w.path.clone()),
-            ("HOME".into(), w.home().display().to_string()),
-            ("BATON_HOME".into(), w.data().display().to_string()),
-            ("CODEX_HOME".into(), w.codex_home().display().to_string()),
-            ("BATON_SHIM_LOG".into(), w.shim_log().display().to_string()),
-            ("LANG".into(), "C.UTF-8".into()),
-            ("TERM".into(), "xterm-256color".into()),
-        ];
-        env.extend(w.env.iter().cloned());
-        let env: Vec<String> = env.iter().map(|(k, v)| format!("{k}='{v}'")).collect();
-        let script = format!(
-            "env -i {} {BATON} {args}; echo BATON-EXITED $?; stty -a | grep -o -- '-*icanon' | head -1; sleep 600",
-            env.join(" ")
         );
         let out = Command::new("tmux")
             .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d"])
@@ -146,9 +156,9 @@ fn create_send_queue_interrupt_detach_and_reattach() {
     let w = World::new();
     let dir = w.project("proj");
     let ui = Tmux::start(&w, &dir, "");
-    // No terminal works here yet: the UI offers one.
-    ui.wait_for("Create one here?");
-    ui.keys(&["y"]);
+    // No terminal works here yet: the UI offers one (C-y: no letter is an answer).
+    ui.wait_for("No terminal works in");
+    ui.keys(&["C-y"]);
     ui.wait_for("No turns yet");
     assert_eq!(w.show("proj")["dir"], dir.to_str().unwrap());
 
@@ -479,8 +489,8 @@ fn copy_mode_searches_the_transcript_and_copies_by_osc52() {
     let ui = Tmux::start(&w, &dir, "");
     // tmux takes OSC 52 from the application into a paste buffer only when told to.
     ui.tmux(&["set-option", "-s", "set-clipboard", "on"]);
-    ui.wait_for("Create one here?");
-    ui.keys(&["y"]);
+    ui.wait_for("No terminal works in");
+    ui.keys(&["C-y"]);
     ui.wait_for("No turns yet");
     ui.type_text("hello there");
     ui.keys(&["Enter"]);
@@ -1104,6 +1114,10 @@ mod transcript;
 /// editing standing instructions in their overlay, the demo's screen.
 #[path = "tui_daily.rs"]
 mod daily;
+
+/// The first keys: typed in the burst that starts baton, or while the new-terminal offer shows.
+#[path = "tui_start.rs"]
+mod start;
 
 #[test]
 fn slash_commands_in_the_composer_complete_run_and_others_reach_the_cli_as_typed() {

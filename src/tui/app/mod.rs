@@ -8,6 +8,7 @@ mod cost;
 pub mod form;
 pub mod hosts;
 pub mod manage;
+pub mod offer;
 pub mod picker;
 mod prompt;
 pub mod queue;
@@ -139,8 +140,6 @@ pub enum Mode {
     /// The focused terminal's standing instructions (a line selected, maybe being edited).
     Instructions(standing::Standing),
     NewTerminal(NewForm),
-    /// Offering to create a terminal for the current directory.
-    Offer,
     /// Asking whether to remove this terminal (y/n in the status line).
     ConfirmRemove(String),
     /// A new name for terminal `name`, typed in the status line.
@@ -310,6 +309,12 @@ pub struct App {
     pub title: String,
     /// The directory baton was started in (the offer to create a terminal is for it).
     pub cwd: String,
+    /// The offer to create a terminal in `cwd`, while it stands (`offer`).
+    pub offer: Option<offer::Offer>,
+    /// The folders whose offer was answered or declined: not asked again (`saved`).
+    pub offered: std::collections::BTreeSet<String>,
+    /// Enter was pressed before the server's first list (`offer::early_enter`).
+    pub early_enter: bool,
     pub connected: bool,
     pub list_area: ratatui::layout::Rect,
     pub quit: Option<Exit>,
@@ -363,6 +368,9 @@ impl App {
             status: None,
             title: title.to_string(),
             cwd: cwd.to_string(),
+            offer: None,
+            offered: Default::default(),
+            early_enter: false,
             connected: false,
             list_area: ratatui::layout::Rect::default(),
             quit: None,
@@ -443,6 +451,7 @@ impl App {
         if self.active != pane && self.panes.len() >= count {
             self.last_pane = Some(pane);
         }
+        self.offer_after(term.clone());
         if term.is_some() && self.focused_name() != term {
             self.last_term = term;
         }
@@ -589,6 +598,7 @@ impl App {
                 Vec::new()
             }
             (Tag::New, Err(e)) => {
+                self.offer_refused();
                 match &mut self.mode {
                     Mode::NewTerminal(f) => {
                         f.busy = false;
@@ -619,6 +629,8 @@ impl App {
     /// A terminal this client created: it takes the focus.
     fn on_created(&mut self, answer: Answer) -> Vec<Effect> {
         self.mode = Mode::Normal;
+        // Taken first: the focus below brings the draft typed for it into its composer.
+        let offer = self.offer.take();
         let info = match TerminalView::try_from(answer) {
             Ok(v) => v,
             Err(e) => {
@@ -631,7 +643,9 @@ impl App {
             self.terms.push(TermView::new(info));
         }
         self.say(format!("created terminal {name}"));
-        self.focus(&name)
+        let mut fx = self.focus(&name);
+        fx.extend(self.offer_answered(offer));
+        fx
     }
 
     /// Esc / Ctrl-C: interrupt the focused terminal's running turn.

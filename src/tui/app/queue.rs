@@ -28,6 +28,11 @@ impl App {
         if self.composer.text().trim().is_empty() {
             return Vec::new();
         }
+        if !self.connected && mode == SendModeArg::Queue {
+            // Typed in the burst that started baton: sent once the list says where.
+            self.early_enter = true;
+            return Vec::new();
+        }
         let Some(name) = self.focused_name() else {
             self.error(format!(
                 "no terminal yet: create one with {}",

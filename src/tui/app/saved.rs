@@ -23,6 +23,10 @@ pub struct Saved {
     pub drafts: BTreeMap<String, String>,
     #[serde(default)]
     pub layout: Option<SavedLayout>,
+    /// The folders where the offer to create a terminal was answered or declined
+    /// (`app::offer`): it is not asked there again.
+    #[serde(default)]
+    pub offered: std::collections::BTreeSet<String>,
 }
 
 /// The panes as a client left them.
@@ -91,6 +95,7 @@ impl App {
     pub fn restore(&mut self, saved: Saved) {
         self.drafts = saved.drafts.clone();
         self.drafts_loaded = saved.drafts;
+        self.offered = saved.offered;
         self.saved_layout = saved.layout.filter(SavedLayout::fits);
     }
 
@@ -138,11 +143,18 @@ impl App {
     pub(in crate::tui) fn sync_draft(&mut self) {
         // The active pane's terminal, even before its view arrived (a fork's reply comes
         // before the server announces it, and the rewound prompt is typed for it).
-        let now = self.panes.get(self.active).and_then(|p| p.term.clone());
+        // While the offer stands, the composer is the draft of the terminal it would create.
+        let now = match self.offer {
+            Some(_) => None,
+            None => self.panes.get(self.active).and_then(|p| p.term.clone()),
+        };
         if now == self.draft_owner {
             return;
         }
         let text = self.composer.text().to_string();
+        // Typed for no terminal yet (before the first list came, or for the one the offer
+        // would create): it stays in the composer, after the draft already there.
+        let mut typed = String::new();
         if let Some(old) = self.draft_owner.take() {
             let edit = self.editing.as_ref().is_some_and(|(t, _)| *t == old);
             if edit {
@@ -153,10 +165,26 @@ impl App {
             } else {
                 self.drafts.insert(old, text);
             }
+        } else {
+            typed = text;
         }
         let next = now.as_ref().and_then(|n| self.drafts.remove(n));
         self.composer.set_text(next.as_deref().unwrap_or(""));
+        self.keep_typed(&typed);
         self.draft_owner = now;
+    }
+
+    /// Text typed for no terminal yet, into the composer after the draft there (on a line of
+    /// its own): nothing typed is lost, nothing glued to another prompt.
+    pub(in crate::tui) fn keep_typed(&mut self, typed: &str) {
+        if typed.is_empty() {
+            return;
+        }
+        let joined = match self.composer.text() {
+            "" => typed.to_string(),
+            draft => format!("{draft}\n{typed}"),
+        };
+        self.composer.set_text(&joined);
     }
 
     /// Text for terminal `name`'s composer (a refused send coming back), wherever it is now;
@@ -173,7 +201,8 @@ impl App {
             .or_insert_with(|| text.to_string());
     }
 
-    /// Every terminal's draft now, the focused one's composer included (not an edit).
+    /// Every terminal's draft now, the focused one's composer included (not an edit). The
+    /// draft typed over the offer is kept under the folder's path (never a terminal's name).
     fn all_drafts(&self) -> BTreeMap<String, String> {
         let mut all = self.drafts.clone();
         if let Some(owner) = &self.draft_owner {
@@ -181,6 +210,8 @@ impl App {
             if !edit && !self.composer.is_empty() {
                 all.insert(owner.clone(), self.composer.text().to_string());
             }
+        } else if self.offer.is_some() && !self.composer.is_empty() {
+            all.insert(self.cwd.clone(), self.composer.text().to_string());
         }
         all
     }

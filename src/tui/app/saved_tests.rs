@@ -3,10 +3,9 @@
 
 use super::*;
 use crate::protocol::WatchEvent;
-use crate::protocol::{Request, SendRequest};
 use crate::tui::app::{Effect, Msg, Tag};
 use crate::tui::input::keys::Keys;
-use crate::tui::testing::{app_with, ctrl, key, prefix, terminal};
+use crate::tui::testing::{app_with, ctrl, key, prefix, sent, terminal};
 use crossterm::event::KeyCode;
 use pretty_assertions::assert_eq;
 
@@ -24,21 +23,6 @@ fn three() -> App {
     ]);
     app.panes_area = ratatui::layout::Rect::new(0, 0, 80, 24);
     app
-}
-
-/// The terminal and prompt of the send Enter makes.
-fn sent(fx: &[Effect]) -> Option<(String, String)> {
-    fx.iter().find_map(|e| match e {
-        Effect::Call(
-            Tag::Send { .. },
-            Request::Send {
-                name,
-                send: SendRequest { prompt, .. },
-                ..
-            },
-        ) => Some((name.clone(), prompt.clone())),
-        _ => None,
-    })
 }
 
 #[test]
@@ -102,7 +86,7 @@ fn only_the_drafts_this_client_changed_are_written_back() {
             .into_iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect(),
-        layout: None,
+        ..Saved::default()
     };
     app.restore(file.clone());
     app.update(Msg::Watch(WatchEvent::Terminals {
@@ -147,8 +131,8 @@ fn the_layout_comes_back_with_its_faces_focus_and_zoom() {
 
     let mut again = App::new("baton", "/elsewhere", Keys::default());
     again.restore(Saved {
-        drafts: Default::default(),
         layout: Some(before.clone()),
+        ..Saved::default()
     });
     let fx = again.update(Msg::Watch(WatchEvent::Terminals {
         terminals: vec![
@@ -159,7 +143,7 @@ fn the_layout_comes_back_with_its_faces_focus_and_zoom() {
     }));
     assert_eq!(again.saved_layout(), before);
     // No terminal works in /elsewhere: the offer to make one stands, over the layout.
-    assert_eq!(again.mode, crate::tui::app::Mode::Offer);
+    assert!(again.offer.is_some());
     let diff_read = fx
         .iter()
         .any(|e| matches!(e, Effect::Call(Tag::Diff(_), _)));
@@ -168,8 +152,8 @@ fn the_layout_comes_back_with_its_faces_focus_and_zoom() {
     // A terminal removed meanwhile leaves its pane empty; a broken tree is not used.
     let mut fewer = App::new("baton", "/elsewhere", Keys::default());
     fewer.restore(Saved {
-        drafts: Default::default(),
         layout: Some(before.clone()),
+        ..Saved::default()
     });
     fewer.update(Msg::Watch(WatchEvent::Terminals {
         terminals: vec![
@@ -183,8 +167,8 @@ fn the_layout_comes_back_with_its_faces_focus_and_zoom() {
     broken.panes.pop();
     let mut app = App::new("baton", "/w/api", Keys::default());
     app.restore(Saved {
-        drafts: Default::default(),
         layout: Some(broken),
+        ..Saved::default()
     });
     assert_eq!(app.saved_layout, None);
 }
@@ -251,8 +235,8 @@ fn the_focus_comes_back_where_it_was_left_whatever_the_folder() {
     for (left, cwd, attach, want) in table {
         let mut again = App::new("baton", cwd, Keys::default());
         again.restore(Saved {
-            drafts: Default::default(),
             layout: Some(layout(left)),
+            ..Saved::default()
         });
         again.attach_to = attach.map(str::to_string);
         again.update(Msg::Watch(WatchEvent::Terminals {
@@ -294,8 +278,8 @@ fn attach_name_focuses_the_pane_showing_it_else_the_active_pane_shows_it() {
     for (name, active, shown, offer) in table {
         let mut again = App::new("baton", "/elsewhere", Keys::default());
         again.restore(Saved {
-            drafts: Default::default(),
             layout: Some(left.clone()),
+            ..Saved::default()
         });
         again.attach_to = Some(name.to_string());
         again.update(list());
@@ -306,7 +290,7 @@ fn attach_name_focuses_the_pane_showing_it_else_the_active_pane_shows_it() {
             .filter_map(|p| p.term.as_deref())
             .collect();
         assert_eq!(terms, shown, "{name}");
-        assert_eq!(again.mode == crate::tui::app::Mode::Offer, offer, "{name}");
+        assert_eq!(again.offer.is_some(), offer, "{name}");
         assert_eq!(again.focused_name().as_deref(), Some(name));
     }
     // Without a saved layout: the one pane shows it.
@@ -314,4 +298,32 @@ fn attach_name_focuses_the_pane_showing_it_else_the_active_pane_shows_it() {
     fresh.attach_to = Some("db".into());
     fresh.update(list());
     assert_eq!(fresh.focused_name().as_deref(), Some("db"));
+}
+
+#[test]
+fn keys_typed_before_the_first_list_stay_in_the_composer() {
+    let list = || {
+        Msg::Watch(WatchEvent::Terminals {
+            terminals: vec![terminal("api", "claude", "idle", None)],
+        })
+    };
+    // (the draft kept for api, what the composer holds once api has the focus)
+    let table = [
+        (None, "word3 here"),
+        (Some("kept draft"), "kept draft\nword3 here"),
+    ];
+    for (draft, composer) in table {
+        let mut app = App::new("baton", "/w/api", Keys::default());
+        app.restore(Saved {
+            drafts: draft
+                .map(|d| ("api".to_string(), d.to_string()))
+                .into_iter()
+                .collect(),
+            ..Saved::default()
+        });
+        typed(&mut app, "word3 here");
+        app.update(list());
+        assert_eq!(app.focused_name().as_deref(), Some("api"));
+        assert_eq!(app.composer.text(), composer, "{draft:?}");
+    }
 }

@@ -5,7 +5,7 @@
 use crate::protocol::views::TerminalView;
 use crate::protocol::WatchEvent;
 use crate::tui::app::hosts::host_of;
-use crate::tui::app::{log_call, App, Effect, Mode, TermView};
+use crate::tui::app::{log_call, App, Effect, TermView};
 use crate::words::TurnStatus;
 
 impl App {
@@ -95,6 +95,14 @@ impl App {
         self.replace_terms(None, terminals);
         let mut fx = Vec::new();
         if first {
+            // What was typed before this list is put back once the focus settled (below), so
+            // the focus moving twice (a layout, then `attach NAME`) cannot put it aside.
+            let mut early = String::new();
+            if self.draft_owner.is_none() {
+                early = self.composer.text().to_string();
+                self.composer.set_text("");
+            }
+            let answered = self.offered.contains(&self.cwd);
             let listed = self.listed();
             // Only this machine's: a remote terminal's folder is on its host.
             let here = listed
@@ -103,6 +111,13 @@ impl App {
                 .find(|t| t.info.dir == self.cwd || t.info.checkout.source == self.cwd)
                 .map(|t| t.info.name.clone());
             let first_listed = listed.first().map(|t| t.info.name.clone());
+            // Where an Enter typed before this list may send: the terminal asked for, or
+            // this folder's.
+            let meant = self.attach_to.clone().or(here.clone());
+            // The offer stands before any focus: the composer is the draft of its terminal.
+            if here.is_none() && self.attach_to.is_none() && !answered {
+                self.offer = Some(Default::default());
+            }
             if self.bring_back_layout() {
                 // The layout as it was, the focus where the user left it whatever the folder
                 // (keys typed at once are meant for that pane; `baton attach NAME` moves it).
@@ -119,14 +134,19 @@ impl App {
             }
             // Another host's terminal is focused when that host's list comes (`hosts`).
             let remote = (self.attach_to.as_deref()).is_some_and(|n| host_of(n).is_some());
-            let attached = remote
-                || self.attach_to.take().is_some_and(|name| {
+            if !remote {
+                if let Some(name) = self.attach_to.take() {
                     fx.extend(self.attach_focus(&name));
-                    true
-                });
-            if here.is_none() && !attached && self.mode == Mode::Normal {
-                self.mode = Mode::Offer;
+                }
             }
+            if self.offer.is_some() {
+                // The draft a client left over this folder's offer (`saved`).
+                let kept = self.drafts.remove(&self.cwd).unwrap_or_default();
+                self.composer.set_text(&kept);
+            }
+            self.sync_draft();
+            self.keep_typed(&early);
+            fx.extend(self.early_enter(meant));
         }
         fx.extend(self.reread_shown());
         fx

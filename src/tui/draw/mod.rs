@@ -81,7 +81,6 @@ pub fn draw(f: &mut Frame, app: &mut App) {
         Mode::NewTerminal(form) => draw_form(f, form),
         Mode::Picker(p) => picker::draw_picker(f, app, p),
         Mode::Normal
-        | Mode::Offer
         | Mode::ConfirmRemove(_)
         | Mode::Rename { .. }
         | Mode::Model { .. }
@@ -525,6 +524,9 @@ fn change_note(provider: bool, model: bool) -> &'static str {
 }
 
 fn composer_title(app: &App) -> String {
+    if app.offer.is_some() {
+        return " prompt → a new terminal here · Enter creates it and sends ".into();
+    }
     let Some(t) = app.focused() else {
         return " prompt ".into();
     };
@@ -599,10 +601,6 @@ fn hints(app: &App) -> String {
         );
     }
     match &app.mode {
-        Mode::Offer => format!(
-            "No terminal works in {}. Create one here? y yes · e edit first · n no",
-            app.cwd
-        ),
         Mode::NewTerminal(_) => {
             "Enter create · Tab next field · ←/→ provider · Esc cancel".into()
         }
@@ -621,6 +619,13 @@ fn hints(app: &App) -> String {
         Mode::Normal if app.shell_focused() => format!(
             "shell: keys go to the shell · {} transcript · {p} {p} sends {p} · {} help · {} detach",
             h(A::ToggleShell), h(A::Help), h(A::Detach)
+        ),
+        Mode::Normal if app.offer.is_some_and(|o| o.creating) => {
+            format!("creating a terminal in {}…", app.cwd)
+        }
+        Mode::Normal if app.offer.is_some() => format!(
+            "No terminal works in {}: Enter creates one here with the prompt typed · C-y create · C-e edit first · Esc no",
+            app.cwd
         ),
         Mode::Normal if app.selected.is_some() => format!(
             "waiting #{}: e edit · x withdraw · K/J move · s steer · ! jump · ↑/↓ select · Esc back",
@@ -644,10 +649,12 @@ fn draw_status(f: &mut Frame, app: &App, area: Rect) {
         Style::default().add_modifier(Modifier::REVERSED),
     );
     let (text, style) = match (&app.status, &app.mode) {
+        (None, Mode::Normal) if app.offer.is_some() && !app.shell_focused() => {
+            (hints(app), Style::default().fg(Color::Yellow))
+        }
         (
             _,
-            Mode::Offer
-            | Mode::ConfirmRemove(_)
+            Mode::ConfirmRemove(_)
             | Mode::Rename { .. }
             | Mode::Model { .. }
             | Mode::Command { .. },

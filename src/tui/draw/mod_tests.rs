@@ -402,12 +402,20 @@ fn the_offer_and_the_new_terminal_form() {
     app.update(Msg::Watch(WatchEvent::Terminals {
         terminals: vec![terminal("api", "claude", "idle", None)],
     }));
-    let s = screen(&mut app, 100, 8);
+    let s = screen(&mut app, 160, 8);
     assert!(
-        s.contains("No terminal works in /w/elsewhere. Create one here? y yes · e edit first"),
+        s.contains("No terminal works in /w/elsewhere: Enter creates one here with the prompt typed · C-y create · C-e edit first · Esc no"),
         "{s}"
     );
-    app.update(key(KeyCode::Char('e')));
+    // Typing goes to the composer, for the terminal the offer would create.
+    typed(&mut app, "fix it");
+    let s = screen(&mut app, 160, 8);
+    assert!(
+        s.contains("┌ prompt → a new terminal here · Enter creates it and sends"),
+        "{s}"
+    );
+    assert!(s.contains("│fix it"), "{s}");
+    app.update(ctrl('e'));
     typed(&mut app, "docs");
     let s = screen(&mut app, 100, 12);
     let want_rows = [
@@ -438,7 +446,7 @@ fn tiny_and_huge_windows_draw_without_panicking() {
         Ok(log()),
     ));
     // No terminal works in the current directory: the offer comes first; decline it.
-    typed(&mut app, "n");
+    app.update(key(KeyCode::Esc));
     typed(&mut app, &"x".repeat(500));
     for (w, h) in [(20, 5), (1, 1), (5, 2), (400, 120), (60, 3)] {
         screen(&mut app, w, h);

@@ -1,5 +1,5 @@
 //! What keys, pastes and the mouse do, mode by mode: the prefix, the composer's editing keys,
-//! the new-terminal form, the help overlay and the start-up offer.
+//! the new-terminal form, the help overlay; the start-up offer's keys are `app::offer`'s.
 
 mod help;
 pub mod key;
@@ -8,7 +8,6 @@ pub mod mouse;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use crate::protocol::Request;
 use crate::protocol::SendModeArg;
 use crate::tui::app::form::{Field, NewForm};
 use crate::tui::app::{App, Effect, Exit, Mode, Tag};
@@ -35,7 +34,6 @@ impl App {
             }
             Mode::Instructions(_) => return self.instructions_key(&k),
             Mode::NewTerminal(_) => return self.form_key(k),
-            Mode::Offer => return self.offer_key(k),
             Mode::ConfirmRemove(_) => return self.confirm_key(k),
             Mode::Rename { .. } => return self.rename_key(k),
             Mode::Model { .. } => return self.model_key(k),
@@ -67,6 +65,9 @@ impl App {
         self.status = None;
         if self.shell_focused() {
             return self.shell_key(k);
+        }
+        if self.offer.is_some() {
+            return self.key_over_offer(k);
         }
         self.plain_key(k)
     }
@@ -162,7 +163,7 @@ impl App {
         }
     }
 
-    fn plain_key(&mut self, k: KeyEvent) -> Vec<Effect> {
+    pub(in crate::tui) fn plain_key(&mut self, k: KeyEvent) -> Vec<Effect> {
         if k.code != KeyCode::Esc {
             self.esc_armed = false;
         }
@@ -371,7 +372,7 @@ impl App {
                 p.at = 0;
             }
             Mode::Instructions(o) => o.paste(s),
-            Mode::Help { .. } | Mode::Offer | Mode::ConfirmRemove(_) => {}
+            Mode::Help { .. } | Mode::ConfirmRemove(_) => {}
         }
         Vec::new()
     }
@@ -394,33 +395,6 @@ impl App {
             KeyCode::Backspace => f.backspace(),
             KeyCode::Char('u') if ctrl(&k) => f.clear(),
             KeyCode::Char(c) if !ctrl(&k) => f.type_char(c),
-            _ => {}
-        }
-        Vec::new()
-    }
-
-    fn offer_key(&mut self, k: KeyEvent) -> Vec<Effect> {
-        match k.code {
-            KeyCode::Char('y') | KeyCode::Enter => {
-                self.mode = Mode::Normal;
-                self.say("creating a terminal here…");
-                let req = Request::New {
-                    name: None,
-                    dir: self.cwd.clone(),
-                    provider: None,
-                    model: None,
-                    brief: None,
-                    in_place: false,
-                };
-                return vec![Effect::Call(Tag::New, req)];
-            }
-            KeyCode::Char('e') => self.mode = Mode::NewTerminal(NewForm::new(&self.cwd)),
-            KeyCode::Char('n') | KeyCode::Esc => self.mode = Mode::Normal,
-            KeyCode::Char('c') if ctrl(&k) => self.mode = Mode::Normal,
-            _ if self.keys.prefix.matches(&k) => {
-                self.mode = Mode::Normal;
-                self.prefix_armed = true;
-            }
             _ => {}
         }
         Vec::new()

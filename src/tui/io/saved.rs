@@ -28,7 +28,8 @@ pub fn load(path: &Path) -> Saved {
 
 /// Writes back this client's drafts (those it changed; another client's stay) and its layout.
 pub fn save(path: &Path, app: &mut App) -> io::Result<()> {
-    let saved = merged(load(path), app.changed_drafts(), app.saved_layout());
+    let mut saved = merged(load(path), app.changed_drafts(), app.saved_layout());
+    saved.offered.extend(app.offered.iter().cloned());
     let bytes = serde_json::to_vec_pretty(&saved).map_err(io::Error::other)?;
     if let Some(dir) = path.parent() {
         ensure_private_dir(dir)?;

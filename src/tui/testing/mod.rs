@@ -11,7 +11,8 @@ use serde_json::{json, Value};
 
 use crate::protocol::views::TerminalView;
 use crate::protocol::WatchEvent;
-use crate::tui::app::{App, Effect, Msg};
+use crate::protocol::{Request, SendRequest};
+use crate::tui::app::{App, Effect, Msg, Tag};
 use crate::tui::draw::draw;
 use crate::tui::input::keys::Keys;
 
@@ -90,6 +91,21 @@ pub fn screen(app: &mut App, w: u16, h: u16) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The terminal and prompt of the send among `fx` (Enter's).
+pub fn sent(fx: &[Effect]) -> Option<(String, String)> {
+    fx.iter().find_map(|e| match e {
+        Effect::Call(
+            Tag::Send { .. },
+            Request::Send {
+                name,
+                send: SendRequest { prompt, .. },
+                ..
+            },
+        ) => Some((name.clone(), prompt.clone())),
+        _ => None,
+    })
 }
 
 /// A key pressed without modifiers.
