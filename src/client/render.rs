@@ -510,7 +510,7 @@ pub use super::render_exports::{exported, imported};
 pub use super::render_life::{archived, forked, rewound, titled};
 
 pub fn renamed(v: &RenamedView) -> String {
-    format!("renamed {} to {}", v.old_name, v.name)
+    format!("renamed {} to {}\n", v.old_name, v.name)
 }
 
 pub fn removed(v: &RemovedView) -> String {
