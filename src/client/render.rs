@@ -366,7 +366,13 @@ pub fn show(v: &TerminalView) -> String {
         "  dir:          {}\n",
         crate::words::shown(&v.dir)
     ));
-    out.push_str(&format!("  provider:     {}\n", provider_cell(v)));
+    // No model pinned: the provider's default (`[providers.<name>] model`, else the CLI's own).
+    let default = if v.model.is_none() && v.provider.is_cli() {
+        " (its default model)"
+    } else {
+        ""
+    };
+    out.push_str(&format!("  provider:     {}{default}\n", provider_cell(v)));
     if v.index_behind {
         out.push_str(&format!("  index:        {INDEX_BEHIND}\n"));
     }

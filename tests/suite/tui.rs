@@ -1085,6 +1085,10 @@ mod transcript;
 #[path = "tui_daily.rs"]
 mod daily;
 
+/// Rough edges: the default model, incomplete slash commands, a held queue's words.
+#[path = "tui_edges.rs"]
+mod edges;
+
 #[test]
 fn slash_commands_in_the_composer_complete_run_and_others_reach_the_cli_as_typed() {
     if tmux_missing() {
