@@ -71,3 +71,31 @@ fn slash_model_default_and_an_empty_c_o_entry_unpin_the_model() {
         t["turns"] == 4 && t["model"].is_null()
     });
 }
+
+#[test]
+fn a_queue_held_after_esc_is_titled_held_and_its_hint_names_r() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    let ui = Tmux::start(&w, &dir, "");
+    ui.wait_for("prompt → api");
+    ui.type_text("first [[hold:go]]");
+    ui.keys(&["Enter"]);
+    ui.wait_for("● running");
+    w.ok(&["send", "api", "second", "--detach"]);
+    w.wait_for("one waiting", || w.show("api")["queued"] == 1);
+    ui.keys(&["Escape"]);
+    ui.wait_for("⏸ 1 held");
+    // The pane's title: nothing runs, so not "queued".
+    let s = ui.wait_for("· queue held (r on a waiting input runs it) ");
+    assert!(!s.contains("· queued"), "{s}");
+    ui.keys(&["Up"]);
+    ui.wait_for("! jump · r run the held queue · ↑/↓ select");
+    ui.keys(&["r"]);
+    w.wait_for("the held input to run", || {
+        let t = w.show("api");
+        t["turns"] == 2 && t["queued"] == 0
+    });
+}
