@@ -25,7 +25,7 @@ pub const SLASH: [SlashCommand; 10] = [
     SlashCommand {
         name: "model",
         args: "NAME",
-        does: "the next prompt asks for model NAME (as C-o; default: the provider's own)",
+        does: "the next prompt asks for model NAME (as C-o; default unpins)",
     },
     SlashCommand {
         name: "provider",

@@ -330,7 +330,11 @@ impl App {
                         .then(|| crate::protocol::DEFAULT_MODEL.to_string()),
                     _ => (Some(&model) != own.as_ref()).then_some(model),
                 };
-                if let Some(m) = &model {
+                // The title says a model change; going back to the default is said in words.
+                if let Some(m) = model
+                    .as_deref()
+                    .filter(|m| *m == crate::protocol::DEFAULT_MODEL)
+                {
                     self.say(crate::tui::app::slash::model_said(m));
                 }
                 self.next_model = model;
