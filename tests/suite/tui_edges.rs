@@ -99,3 +99,42 @@ fn a_queue_held_after_esc_is_titled_held_and_its_hint_names_r() {
         t["turns"] == 2 && t["queued"] == 0
     });
 }
+
+#[test]
+fn the_pickers_columns_stay_aligned_with_a_long_name_and_provider_model() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    w.new_terminal("a-terminal-name-past-twenty", "claude");
+    w.new_terminal("web", "codex");
+    w.ok(&[
+        "send",
+        "web",
+        "one",
+        "--model",
+        "gpt-5.5-codex-long-preview",
+    ]);
+    let ui = Tmux::start(&w, &dir, "");
+    ui.wait_for("prompt → api");
+    ui.keys(&["C-b", "w"]);
+    let s = ui.wait_for("pick a terminal");
+    let rows: Vec<Vec<char>> = s
+        .lines()
+        .filter(|l| l.contains(" idle  "))
+        .map(|l| l.chars().collect())
+        .collect();
+    assert_eq!(rows.len(), 3, "{s}");
+    // Where the state starts, and where the provider does after it: the same on every row.
+    let at = |r: &Vec<char>| {
+        let state = (0..r.len()).find(|&i| r[i..].starts_with(&['i', 'd', 'l', 'e']));
+        let state = state.unwrap_or(0);
+        let provider = (state + 4..r.len()).find(|&i| r[i] != ' ');
+        (state, provider)
+    };
+    let first = at(&rows[0]);
+    for r in &rows {
+        assert_eq!(at(r), first, "{s}");
+    }
+}
