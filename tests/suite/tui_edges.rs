@@ -138,3 +138,23 @@ fn the_pickers_columns_stay_aligned_with_a_long_name_and_provider_model() {
         assert_eq!(at(r), first, "{s}");
     }
 }
+
+#[test]
+fn a_send_from_the_command_prompt_stays_confirmed_after_its_turn_ends() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    let ui = Tmux::start(&w, &dir, "");
+    ui.wait_for("prompt → api");
+    ui.keys(&["C-b", ":"]);
+    ui.type_text("send api 'hello from the prompt'");
+    ui.keys(&["Enter"]);
+    w.wait_for("the turn to end", || {
+        w.show("api")["last_turn"]["status"] == "completed"
+    });
+    // The turn's end line drawn: the UI had its end, and the answer is still said.
+    let s = ui.wait_for("out tokens");
+    assert!(s.contains("accepted as input 1 of api"), "{s}");
+}
