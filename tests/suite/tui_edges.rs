@@ -10,9 +10,7 @@ fn an_incomplete_slash_command_says_what_it_needs_and_never_goes_out_as_a_prompt
         return;
     }
     let w = World::new();
-    let dir = w.new_terminal("api", "claude");
-    let ui = Tmux::start(&w, &dir, "");
-    ui.wait_for("prompt → api");
+    let ui = client_on_api(&w);
     // `/model` then `/compact`, the space forgotten: neither runs nor reaches the model.
     ui.type_text("/model/compact");
     ui.wait_for("/model takes NAME after a space");
@@ -78,9 +76,7 @@ fn a_queue_held_after_esc_is_titled_held_and_its_hint_names_r() {
         return;
     }
     let w = World::new();
-    let dir = w.new_terminal("api", "claude");
-    let ui = Tmux::start(&w, &dir, "");
-    ui.wait_for("prompt → api");
+    let ui = client_on_api(&w);
     ui.type_text("first [[hold:go]]");
     ui.keys(&["Enter"]);
     ui.wait_for("● running");
@@ -145,9 +141,7 @@ fn a_send_from_the_command_prompt_stays_confirmed_after_its_turn_ends() {
         return;
     }
     let w = World::new();
-    let dir = w.new_terminal("api", "claude");
-    let ui = Tmux::start(&w, &dir, "");
-    ui.wait_for("prompt → api");
+    let ui = client_on_api(&w);
     ui.keys(&["C-b", ":"]);
     ui.type_text("send api 'hello from the prompt'");
     ui.keys(&["Enter"]);
