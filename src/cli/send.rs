@@ -59,7 +59,7 @@ pub struct SendArgs {
     /// Switch the terminal's provider from this turn on
     #[arg(long)]
     pub provider: Option<String>,
-    /// Switch the terminal's model from this turn on
+    /// Switch the terminal's model from this turn on (`default`: back to the provider's default)
     #[arg(long)]
     pub model: Option<String>,
     /// Move the terminal's runs to this directory from this turn on (a fresh conversation opens)

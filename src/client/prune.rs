@@ -82,7 +82,14 @@ fn removed_details(r: &PrunedView, dry_run: bool) -> String {
             "branch {kept} {} (not merged; --force deletes it)",
             if dry_run { "would be kept" } else { "kept" }
         )),
-        (Some(b), None) => parts.push(format!("branch {b} deleted")),
+        (Some(b), None) => parts.push(format!(
+            "branch {b} {}",
+            if dry_run {
+                "would be deleted"
+            } else {
+                "deleted"
+            }
+        )),
         (None, None) => {}
     }
     format!(" ({})", parts.join("; "))
@@ -158,17 +165,17 @@ mod tests {
         );
         v.dry_run = true;
         v.removed.truncate(2);
-        v.removed.remove(0);
         v.skipped.clear();
         v.failed.clear();
         v.counts = PruneCounts {
-            removed: 1,
+            removed: 2,
             ..PruneCounts::default()
         };
         assert_eq!(
             text(&v),
-            "would remove b (last active 2026-10-01T00:00:00.000Z; worktree /w/b; branch baton/b would be kept (not merged; --force deletes it))\n\
-             dry run, nothing changed: 1 would be removed, 0 skipped (0 not archived), 0 failed\n"
+            "would remove a (last active 2026-10-01T00:00:00.000Z; worktree /w/a; branch baton/a would be deleted)\n\
+             would remove b (last active 2026-10-01T00:00:00.000Z; worktree /w/b; branch baton/b would be kept (not merged; --force deletes it))\n\
+             dry run, nothing changed: 2 would be removed, 0 skipped (0 not archived), 0 failed\n"
         );
     }
 }

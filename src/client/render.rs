@@ -8,6 +8,7 @@ use crate::protocol::views::{
 use crate::protocol::{SendEvent, SessionStart, TurnSummary};
 use crate::words::{duration_text, OpenReason, TimeText};
 use crate::words::{ContextUsage, TurnEvent, TurnStatus};
+use unicode_width::UnicodeWidthStr;
 
 /// Where a piece of a streamed turn goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -209,20 +210,38 @@ pub fn cost_text(c: &crate::words::TurnCost) -> String {
     text
 }
 
-/// A terminal's cost in a list: its money where the CLIs report it, else its tokens.
+/// A terminal's cost in the multiplexer's narrow list: its money where the CLIs report it,
+/// else its tokens (`ls`'s COST, [`ls_cost_cell`], has room for both).
 pub fn cost_cell(c: Option<&crate::words::TurnCost>) -> String {
     match c {
         None => "-".to_string(),
         Some(c) => match c.usd {
             Some(usd) => format!("${usd:.2}"),
-            None => format!(
-                "{}k tok",
-                c.input_tokens
-                    .saturating_add(c.output_tokens)
-                    .div_ceil(1000)
-            ),
+            None => tokens_cell(c),
         },
     }
+}
+
+/// `ls`'s COST: all the terminal's turns' tokens, after the money where a CLI reports it
+/// (Claude's; Codex reports none, so a terminal that ran on both has money for some turns
+/// and tokens for all).
+pub fn ls_cost_cell(c: Option<&crate::words::TurnCost>) -> String {
+    match c {
+        None => "-".to_string(),
+        Some(c) => match c.usd {
+            Some(usd) => format!("${usd:.2} · {}", tokens_cell(c)),
+            None => tokens_cell(c),
+        },
+    }
+}
+
+fn tokens_cell(c: &crate::words::TurnCost) -> String {
+    format!(
+        "{}k tok",
+        c.input_tokens
+            .saturating_add(c.output_tokens)
+            .div_ceil(1000)
+    )
 }
 
 /// `45.1%`, with ` (rotates)` once the server says the next prompt rotates.
@@ -293,7 +312,7 @@ const LS_COLUMNS: [LsColumn; 6] = [
     LsColumn {
         header: "COST",
         width: 9,
-        cell: |(_, v)| cost_cell(v.cost.as_ref()),
+        cell: |(_, v)| ls_cost_cell(v.cost.as_ref()),
     },
     LsColumn {
         header: "DIR",
@@ -302,19 +321,40 @@ const LS_COLUMNS: [LsColumn; 6] = [
     },
 ];
 
-/// One line of the table: each cell padded to its column's width and followed by a space, but
-/// the last, which ends the line.
-fn ls_line<'a>(cells: impl Iterator<Item = (&'a LsColumn, String)>) -> String {
-    let mut cells = cells.peekable();
+/// One line of the table: each cell padded to its column's width (`widths`) and followed by a
+/// space, but the last, which ends the line.
+fn ls_line(cells: &[String], widths: &[usize]) -> String {
     let mut line = String::new();
-    while let Some((col, text)) = cells.next() {
-        match cells.peek() {
-            Some(_) => line.push_str(&format!("{text:<w$} ", w = col.width)),
-            None => line.push_str(&text),
+    for (i, text) in cells.iter().enumerate() {
+        if i + 1 == cells.len() {
+            line.push_str(text);
+        } else {
+            let pad = widths
+                .get(i)
+                .copied()
+                .unwrap_or(0)
+                .saturating_sub(text.width());
+            line.push_str(text);
+            line.push_str(&" ".repeat(pad + 1));
         }
     }
     line.push('\n');
     line
+}
+
+/// Each column's width: its own, or its widest cell's (a long name, `provider/model`), so
+/// every row stays under its header whatever it holds. Widths are display columns.
+fn ls_widths(columns: &[&LsColumn], lines: &[Vec<String>]) -> Vec<usize> {
+    columns
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            (lines.iter())
+                .filter_map(|cells| cells.get(i))
+                .map(|t| t.width())
+                .fold(c.width.max(c.header.width()), usize::max)
+        })
+        .collect()
 }
 
 /// `baton ls`: each row with the host it is on (`None`: this machine), in a HOST column when
@@ -329,10 +369,14 @@ pub fn ls_on_hosts(rows: &[LsRow], offline: &[(String, String)], host_col: bool)
     if rows.is_empty() {
         out.push_str("no terminals yet (create one with `baton new NAME --dir DIR`)\n");
     } else {
-        out.push_str(&ls_line(columns.iter().map(|c| (*c, c.header.to_string()))));
-    }
-    for row in rows {
-        out.push_str(&ls_line(columns.iter().map(|c| (*c, (c.cell)(row)))));
+        let header: Vec<String> = columns.iter().map(|c| c.header.to_string()).collect();
+        let cells: Vec<Vec<String>> = (rows.iter())
+            .map(|row| columns.iter().map(|c| (c.cell)(row)).collect())
+            .collect();
+        let widths = ls_widths(&columns, &cells);
+        for line in std::iter::once(&header).chain(&cells) {
+            out.push_str(&ls_line(line, &widths));
+        }
     }
     for (h, v) in rows.iter().filter(|(_, v)| v.queue_held) {
         let name = match h {
@@ -366,7 +410,13 @@ pub fn show(v: &TerminalView) -> String {
         "  dir:          {}\n",
         crate::words::shown(&v.dir)
     ));
-    out.push_str(&format!("  provider:     {}\n", provider_cell(v)));
+    // No model pinned: the provider's default (`[providers.<name>] model`, else the CLI's own).
+    let default = if v.model.is_none() && v.provider.is_cli() {
+        " (its default model)"
+    } else {
+        ""
+    };
+    out.push_str(&format!("  provider:     {}{default}\n", provider_cell(v)));
     if v.index_behind {
         out.push_str(&format!("  index:        {INDEX_BEHIND}\n"));
     }
@@ -510,7 +560,7 @@ pub use super::render_exports::{exported, imported};
 pub use super::render_life::{archived, forked, rewound, titled};
 
 pub fn renamed(v: &RenamedView) -> String {
-    format!("renamed {} to {}", v.old_name, v.name)
+    format!("renamed {} to {}\n", v.old_name, v.name)
 }
 
 pub fn removed(v: &RemovedView) -> String {

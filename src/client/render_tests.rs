@@ -69,6 +69,15 @@ fn a_cost_names_its_tokens_and_money_only_where_the_cli_reports_it() {
     for (c, want) in cells {
         assert_eq!(cost_cell(c.as_ref()), want);
     }
+    // `ls` has room for both: the money reported and every turn's tokens.
+    let ls_cells = [
+        (None, "-"),
+        (Some(cost(0, None)), "11k tok"),
+        (Some(cost(0, Some(1.5))), "$1.50 · 11k tok"),
+    ];
+    for (c, want) in ls_cells {
+        assert_eq!(ls_cost_cell(c.as_ref()), want);
+    }
 }
 
 /// What a printer writes for `events`, stdout and stderr apart.
@@ -379,17 +388,18 @@ fn ls_lines_up_each_row_under_its_header_with_and_without_hosts() {
         "box:wéb-ünïcode: queue held after interrupt: `baton queue box:wéb-ünïcode run` (or r on a waiting input in the multiplexer) runs it",
         INDEX_BEHIND,
     ];
+    // A long name or provider/model widens its column: every row stays under its header.
     let expected_plain = [
-        "NAME             PROVIDER                 STATE    CONTEXT        COST      DIR",
-        "api              claude/opus              running  45.1% (rotates) $0.50     /w/t",
-        "wéb-ünïcode (archived) codex                    idle     -              2k tok    /w/a<U+001B>b",
-        "a-name-longer-than-sixteen claude                   idle     -              -         /w/t",
+        "NAME                       PROVIDER                 STATE    CONTEXT         COST           DIR",
+        "api                        claude/opus              running  45.1% (rotates) $0.50 · 2k tok /w/t",
+        "wéb-ünïcode (archived)     codex                    idle     -               2k tok         /w/a<U+001B>b",
+        "a-name-longer-than-sixteen claude                   idle     -               -              /w/t",
     ];
     let expected_hosts = [
-        "HOST         NAME             PROVIDER                 STATE    CONTEXT        COST      DIR",
-        "-            api              claude/opus              running  45.1% (rotates) $0.50     /w/t",
-        "box          wéb-ünïcode (archived) codex                    idle     -              2k tok    /w/a<U+001B>b",
-        "-            a-name-longer-than-sixteen claude                   idle     -              -         /w/t",
+        "HOST         NAME                       PROVIDER                 STATE    CONTEXT         COST           DIR",
+        "-            api                        claude/opus              running  45.1% (rotates) $0.50 · 2k tok /w/t",
+        "box          wéb-ünïcode (archived)     codex                    idle     -               2k tok         /w/a<U+001B>b",
+        "-            a-name-longer-than-sixteen claude                   idle     -               -              /w/t",
     ];
     let lines = |rows: &[&str], more: &[&str]| {
         let all: Vec<&str> = rows.iter().chain(&tail).chain(more).copied().collect();

@@ -180,11 +180,16 @@ pub enum Request {
     },
 }
 
+/// The model name that unpins a terminal's model (`send --model default`, `/model default`,
+/// an empty C-o entry): its runs go back to `[providers.<name>] model`, else the CLI's own.
+pub const DEFAULT_MODEL: &str = "default";
+
 /// What a send hands the terminal.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SendRequest {
     pub prompt: String,
     pub provider: Option<String>,
+    /// The model from this turn on ([`DEFAULT_MODEL`]: none pinned); None: as it is.
     pub model: Option<String>,
     /// Move the terminal's runs to this directory from this turn on.
     pub dir: Option<String>,

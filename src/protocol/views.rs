@@ -254,6 +254,15 @@ impl HostedView {
     }
 }
 
+/// A row of `baton ls --json` for a configured host that did not answer, after the terminals'
+/// rows: its name, `offline` (always true: what tells it from a terminal's row) and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OfflineHostView {
+    pub host: String,
+    pub offline: bool,
+    pub error: String,
+}
+
 /// One conversation of `log --json`, with its provider sessions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConversationView {

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::state::Server;
 use crate::error::BatonError;
+use crate::protocol::DEFAULT_MODEL;
 use crate::store::TerminalRow;
 use crate::words::ProviderKind;
 
@@ -86,8 +87,13 @@ pub fn choose_provider(
 pub fn validate_model(m: &str) -> Result<(), BatonError> {
     if m.trim().is_empty() || m.chars().any(char::is_control) || m.starts_with('-') {
         return Err(BatonError::bad_input(format!(
-            "invalid model name {m:?} (e.g. sonnet, opus, gpt-5.5)"
+            "invalid model name {m:?} (e.g. sonnet, opus, gpt-5.5; `{DEFAULT_MODEL}`: back to the provider's default)"
         )));
     }
     Ok(())
+}
+
+/// The model a terminal is pinned to once `asked` applies: [`DEFAULT_MODEL`] unpins it.
+pub fn pinned(asked: &str) -> Option<String> {
+    (asked != DEFAULT_MODEL).then(|| asked.to_string())
 }

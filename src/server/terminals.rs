@@ -36,6 +36,7 @@ pub fn new_terminal(
     if let Some(m) = &model {
         validate_model(m)?;
     }
+    let model = model.as_deref().and_then(super::settings::pinned);
     if srv.store.terminal_id(&name)?.is_some() {
         return Err(BatonError::bad_input(format!(
             "a terminal named {name:?} already exists (pick another name, or use it: `baton send {name} …`)"

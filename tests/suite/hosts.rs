@@ -411,7 +411,14 @@ fn a_host_that_does_not_answer_is_listed_offline_within_the_bound_and_local_rows
     });
     let json = w.run(&["ls", "--json"]);
     let rows: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
-    assert_eq!(rows.as_array().unwrap().len(), 1);
+    // The local row, then a row marking each host offline.
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    let offline: Vec<&str> = (rows.iter())
+        .filter(|r| r["offline"] == true)
+        .filter_map(|r| r["host"].as_str())
+        .collect();
+    assert_eq!(offline, ["gone", "quiet"]);
     assert!(String::from_utf8_lossy(&json.stderr).contains("host quiet is offline"));
     let hosts = w.json(&["host", "ls"]);
     assert_eq!(hosts[1]["name"], "quiet");
@@ -613,4 +620,37 @@ fn ctrl_c_at_the_terminal_interrupts_a_remote_turn_instead_of_killing_the_channe
         text(&out)
     );
     assert_eq!(w.show("box:t")["last_turn"]["status"], "interrupted");
+}
+
+#[test]
+fn ls_json_marks_a_host_that_does_not_answer_after_the_terminals_rows() {
+    let mut w = World::new();
+    // An ssh that cannot reach anything: no sshd needed.
+    let bin = w.tmp.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let ssh = bin.join("ssh");
+    std::fs::write(
+        &ssh,
+        "#!/bin/sh\necho 'ssh: connect to host gone.test port 22: Connection refused' >&2\nexit 255\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&ssh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    w.path = format!("{}:{}", bin.display(), w.path);
+    w.new_terminal("here", "claude");
+    w.ok(&["host", "add", "gone", "gone.test", "--baton", BATON]);
+    let out = w.run(&["ls", "--json"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0]["name"], "here");
+    assert_eq!(rows[0].get("offline"), None);
+    let keys: Vec<&String> = rows[1].as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["error", "host", "offline"]);
+    assert_eq!(rows[1]["host"], "gone");
+    assert_eq!(rows[1]["offline"], true);
+    let error = rows[1]["error"].as_str().unwrap();
+    assert!(error.contains("cannot reach host gone"), "{error}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("host gone is offline"));
 }

@@ -17,6 +17,7 @@ mod hold;
 mod hosts;
 mod instructions;
 mod json_contract;
+mod listing;
 mod local;
 mod manual;
 mod names;

@@ -109,6 +109,12 @@ fn prune_removes_only_archived_idle_old_terminals_and_dry_run_changes_nothing() 
         ),
         "{text_dry}"
     );
+    // A dry run says what would happen, never that it happened.
+    assert!(
+        text_dry.contains("branch baton/merged would be deleted)"),
+        "{text_dry}"
+    );
+    assert!(!text_dry.contains("merged deleted"), "{text_dry}");
     assert_eq!(state(&w, &repo), before, "a dry run changed something");
 
     let (code, done) = prune(&w, &[]);

@@ -18,7 +18,8 @@ fn a_renamed_terminal_keeps_its_history_and_survives_a_reindex() {
     let mut watch = w.watch();
 
     let out = w.ok(&["rename", "a", "api"]);
-    assert_eq!(out.trim(), "renamed a to api");
+    // A whole line, so the shell's prompt does not follow it on the same line.
+    assert_eq!(out, "renamed a to api\n");
     let ev = watch.until(|v| v["event"]["what"] == "renamed");
     assert_eq!(ev["event"]["name"], "a");
     assert_eq!(ev["event"]["new_name"], "api");

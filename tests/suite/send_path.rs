@@ -576,3 +576,37 @@ fn a_turn_keeps_the_time_send_reported_as_it_measured_it() {
     assert_eq!(finished.len(), 1);
     assert_eq!(finished[0]["duration_ms"].as_u64(), Some(elapsed));
 }
+
+#[test]
+fn send_model_default_unpins_the_terminals_model() {
+    let w = World::new();
+    w.cold();
+    w.new_terminal("t", "claude");
+    w.send("t", "one");
+    let started_on = w.show("t")["sessions"][0]["model"]
+        .as_str()
+        .map(String::from);
+    w.ok(&["send", "t", "two", "--model", "claude-haiku-9"]);
+    assert_eq!(w.show("t")["model"], "claude-haiku-9");
+    assert_eq!(
+        flag(&w.last_invocation()["argv"], "--model"),
+        Some("claude-haiku-9")
+    );
+    w.ok(&["send", "t", "three", "--model", "default"]);
+    assert_eq!(w.show("t")["model"], Value::Null);
+    // Back on the model its session started on, the provider's default then.
+    assert_eq!(
+        flag(&w.last_invocation()["argv"], "--model"),
+        started_on.as_deref()
+    );
+    assert!(
+        w.ok(&["show", "t"])
+            .contains("provider:     claude (its default model)\n"),
+        "{}",
+        w.ok(&["show", "t"])
+    );
+    // An empty name is still refused, and says how to unpin.
+    let out = w.run(&["send", "t", "four", "--model", ""]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("`default`"), "{}", text(&out));
+}

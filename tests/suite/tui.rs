@@ -1119,6 +1119,10 @@ mod daily;
 #[path = "tui_start.rs"]
 mod start;
 
+/// Rough edges: the default model, incomplete slash commands, a held queue's words.
+#[path = "tui_edges.rs"]
+mod edges;
+
 #[test]
 fn slash_commands_in_the_composer_complete_run_and_others_reach_the_cli_as_typed() {
     if tmux_missing() {

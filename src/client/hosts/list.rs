@@ -14,7 +14,7 @@ use crate::client::commands::{print_json, print_sorted};
 use crate::client::conn::Conn;
 use crate::client::{out, render, Client};
 use crate::error::BatonError;
-use crate::protocol::views::{HostedView, TerminalView};
+use crate::protocol::views::{HostedView, OfflineHostView, TerminalView};
 use crate::protocol::Request;
 
 /// What one host answered a listing.
@@ -160,7 +160,7 @@ pub fn ls(client: &Client, all: bool, json: bool) -> Result<i32, BatonError> {
         }
     }
     if json {
-        print_sorted(&rows);
+        print_sorted(&json_rows(&rows, &offline));
         for (h, why) in &offline {
             out::side(&format!("baton: host {h} is offline: {why}"));
         }
@@ -171,6 +171,20 @@ pub fn ls(client: &Client, all: bool, json: bool) -> Result<i32, BatonError> {
         .collect();
     out::print(&render::ls_on_hosts(&refs, &offline, !hosts.is_empty()));
     Ok(0)
+}
+
+/// `ls --json`'s array: the terminals' rows, then a row per host offline (none: the rows
+/// alone, as before hosts were marked).
+fn json_rows(rows: &[HostedView], offline: &[(String, String)]) -> Vec<serde_json::Value> {
+    let terminals = rows.iter().map(serde_json::to_value);
+    let hosts = offline.iter().map(|(host, why)| {
+        serde_json::to_value(OfflineHostView {
+            host: host.clone(),
+            offline: true,
+            error: why.clone(),
+        })
+    });
+    terminals.chain(hosts).filter_map(Result::ok).collect()
 }
 
 fn silent(config: &crate::config::Config) -> String {

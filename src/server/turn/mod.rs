@@ -231,13 +231,11 @@ fn apply_settings(srv: &Server, term: &mut TerminalRow, job: &SendJob) -> Result
         || (term.provider, term.endpoint.clone()),
         |c| (c.kind, c.endpoint),
     );
-    let model = job.model.clone().or_else(|| {
-        if provider == term.provider && endpoint == term.endpoint {
-            term.model.clone()
-        } else {
-            None
-        }
-    });
+    let model = match job.model.as_deref() {
+        Some(asked) => super::settings::pinned(asked),
+        None if provider == term.provider && endpoint == term.endpoint => term.model.clone(),
+        None => None,
+    };
     if provider != term.provider || endpoint != term.endpoint || model != term.model {
         srv.store.append(
             &term.id,

@@ -33,6 +33,9 @@ use crate::protocol::views::{LogView, StepsView, TerminalState, TerminalView};
 use crate::protocol::{Answer, Request, WatchEvent};
 use crate::words::{ProviderKind, TurnStatus};
 
+/// How the status line says an interrupt is on its way (cleared when the turn ends).
+pub(in crate::tui) const INTERRUPTING: &str = "interrupting ";
+
 /// How many of a terminal's finished turns have their steps asked for at one time (the
 /// latest; older ones are asked for when they are still folded at the next Ctrl-t).
 const STEPS_AT_ONCE: usize = 50;
@@ -658,7 +661,7 @@ impl App {
             self.say(format!("{name} has no running turn"));
             return Vec::new();
         }
-        self.say(format!("interrupting {name}…"));
+        self.say(format!("{INTERRUPTING}{name}…"));
         vec![Effect::Call(
             Tag::Interrupt(name.clone()),
             Request::Interrupt { name },

@@ -5,6 +5,7 @@
 //! and is sent as typed; `//text` sends `/text`. Pure: classifying and completing are
 //! table-tested.
 
+use crate::protocol::DEFAULT_MODEL;
 use crate::words::ProviderKind;
 
 /// A slash command: its name, its arguments as the help shows them, and what it does.
@@ -24,7 +25,7 @@ pub const SLASH: [SlashCommand; 10] = [
     SlashCommand {
         name: "model",
         args: "NAME",
-        does: "the next prompt asks for model NAME (as C-o)",
+        does: "the next prompt asks for model NAME (as C-o; default unpins)",
     },
     SlashCommand {
         name: "provider",
@@ -77,6 +78,9 @@ pub enum Typed<'a> {
     Baton { name: &'static str, rest: &'a str },
     /// A `/word` that is not baton's: the CLI gets it as typed.
     Cli,
+    /// baton's command `name` run into more than a space could separate (`/model/compact`):
+    /// neither sent nor run, since it reads as a command missing its argument.
+    Glued { name: &'static str },
     /// `//text`: `/text` goes to the CLI.
     Escaped(&'a str),
 }
@@ -90,11 +94,21 @@ pub fn classify(text: &str) -> Typed<'_> {
         return Typed::Prompt;
     };
     let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
-    match SLASH.iter().find(|c| c.name == word) {
-        Some(c) => Typed::Baton {
+    if let Some(c) = SLASH.iter().find(|c| c.name == word) {
+        return Typed::Baton {
             name: c.name,
             rest: rest.trim(),
-        },
+        };
+    }
+    // `/model/compact`, `/model:opus`: baton's word, then no space. A word of the CLI's own
+    // that starts with one (`/forkx`, `/new-chat`) goes on as typed.
+    let glued = SLASH.iter().find(|c| {
+        word.strip_prefix(c.name)
+            .and_then(|after| after.chars().next())
+            .is_some_and(|ch| !ch.is_alphanumeric() && ch != '-' && ch != '_')
+    });
+    match glued {
+        Some(c) => Typed::Glued { name: c.name },
         None => Typed::Cli,
     }
 }
@@ -168,6 +182,9 @@ pub fn action(name: &str, rest: &str, term: &str) -> Result<Action, String> {
         "new" => at_most(0).map(|_| Action::Fresh),
         "model" => match words.as_slice() {
             [m] => Ok(Action::Model(m.clone())),
+            [] => Err(format!(
+                "/model needs a model's name: /model NAME (/model {DEFAULT_MODEL}: back to the provider's default)"
+            )),
             _ => Err(usage()),
         },
         "provider" => {
@@ -211,6 +228,7 @@ pub fn hint(text: &str) -> Option<String> {
             Some(described(name))
         }
         Typed::Baton { name, .. } => Some(described(name)),
+        Typed::Glued { name } => Some(glued(first, name)),
         Typed::Cli => {
             let found = matches(first);
             if found.is_empty() {
@@ -223,6 +241,26 @@ pub fn hint(text: &str) -> Option<String> {
             }
         }
     }
+}
+
+/// What the status line says of the model the next prompt asks for.
+pub fn model_said(m: &str) -> String {
+    if m == DEFAULT_MODEL {
+        "the next prompt goes back to the provider's default model".to_string()
+    } else {
+        format!("the next prompt asks for model {m}")
+    }
+}
+
+/// What is wrong with `/name` run into the text after it, and the two ways out.
+pub fn glued(text: &str, name: &str) -> String {
+    let c = SLASH.iter().find(|c| c.name == name);
+    let args = c.map_or("", |c| c.args);
+    format!(
+        " {}: /{name} takes {} after a space · //… sends it to the CLI as typed ",
+        word(text),
+        if args.is_empty() { "nothing" } else { args }
+    )
 }
 
 fn word(text: &str) -> &str {

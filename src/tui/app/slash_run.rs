@@ -26,6 +26,10 @@ impl App {
                 self.composer.set_text(sent);
                 OnEnter::Send
             }
+            Typed::Glued { name } => {
+                self.error(slash::glued(&text, name).trim().to_string());
+                OnEnter::Ran(Vec::new())
+            }
             Typed::Baton { name, rest } => {
                 let Some(term) = self.focused_name() else {
                     self.error(format!(
@@ -65,7 +69,7 @@ impl App {
                 self.say("the next prompt opens a fresh conversation");
             }
             Action::Model(m) => {
-                self.say(format!("the next prompt asks for model {m}"));
+                self.say(slash::model_said(&m));
                 self.next_model = Some(m);
             }
             Action::Provider(kind, endpoint) => {

@@ -4,7 +4,7 @@ use super::*;
 
 #[test]
 fn enter_takes_text_as_a_prompt_batons_command_the_clis_or_an_escape() {
-    let cases: [(&str, Typed); 10] = [
+    let cases: [(&str, Typed); 13] = [
         ("fix the bug", Typed::Prompt),
         (
             "/fork x",
@@ -37,8 +37,12 @@ fn enter_takes_text_as_a_prompt_batons_command_the_clis_or_an_escape() {
             },
         ),
         ("/", Typed::Cli),
+        ("/model/compact", Typed::Glued { name: "model" }),
         ("//fork x", Typed::Escaped("/fork x")),
         ("a /fork", Typed::Prompt),
+        // The CLI's own words that start with one of baton's go on as typed.
+        ("/new-chat", Typed::Cli),
+        ("/fork:x", Typed::Glued { name: "fork" }),
     ];
     for (text, want) in cases {
         assert_eq!(classify(text), want, "{text:?}");
@@ -79,7 +83,11 @@ fn each_command_checks_its_arguments_and_names_the_focused_terminal() {
         ("new", "", Ok(Action::Fresh)),
         ("new", "x", Err("usage: /new".into())),
         ("model", "opus", Ok(Action::Model("opus".into()))),
-        ("model", "", Err("usage: /model NAME".into())),
+        (
+            "model",
+            "",
+            Err("/model needs a model's name: /model NAME (/model default: back to the provider's default)".into()),
+        ),
         (
             "provider",
             "codex",
@@ -129,4 +137,27 @@ fn the_title_hints_what_enter_will_do() {
     for (text, want) in cases {
         assert_eq!(hint(text).as_deref(), want, "{text:?}");
     }
+}
+
+#[test]
+fn model_without_a_name_says_what_it_needs_and_default_unpins() {
+    let e = action("model", "", "t").unwrap_err();
+    assert!(
+        e.contains("/model NAME") && e.contains("/model default"),
+        "{e}"
+    );
+    assert_eq!(
+        action("model", "default", "t"),
+        Ok(Action::Model("default".into()))
+    );
+    assert_eq!(
+        hint("/model/compact").as_deref(),
+        Some(
+            " /model/compact: /model takes NAME after a space · //… sends it to the CLI as typed "
+        )
+    );
+    assert_eq!(
+        model_said("default"),
+        "the next prompt goes back to the provider's default model"
+    );
 }

@@ -5,7 +5,7 @@
 use crate::protocol::views::TerminalView;
 use crate::protocol::WatchEvent;
 use crate::tui::app::hosts::host_of;
-use crate::tui::app::{log_call, App, Effect, TermView};
+use crate::tui::app::{log_call, App, Effect, TermView, INTERRUPTING};
 use crate::words::TurnStatus;
 
 impl App {
@@ -63,8 +63,11 @@ impl App {
                 // Steps of it were missed while this client fell behind: read it whole.
                 let reread = t.transcript.finished(&summary).then(|| log_call(&name));
                 if visible {
-                    // "interrupting…" and the like are stale once the turn ended.
-                    if self.status.as_ref().is_some_and(|(_, err)| !err) {
+                    // "interrupting…" is stale once the turn ended; a command's answer (`: send`
+                    // said "accepted as input …") stays until the next key.
+                    if (self.status.as_ref())
+                        .is_some_and(|(m, err)| !err && m.starts_with(INTERRUPTING))
+                    {
                         self.status = None;
                     }
                     return refresh.into_iter().chain(reread).collect();

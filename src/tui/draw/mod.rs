@@ -297,11 +297,21 @@ fn pane_title(t: &TermView, index: Option<usize>, scroll: usize, shell: bool) ->
     if let Some(c) = &t.info.conversation {
         parts.push(format!("conversation {}", c.number));
     }
-    parts.push(t.info.state.as_str().to_string());
+    parts.push(state_word(t).to_string());
     if scroll > 0 {
         parts.push(format!("↑{scroll} (C-End: follow)"));
     }
     format!(" {} ", parts.join(" · "))
+}
+
+/// The state a pane's title says: a queue an interrupt held is not "queued", since nothing
+/// starts until `r` (or `baton queue NAME run`).
+fn state_word(t: &TermView) -> &'static str {
+    if t.info.queue_held && t.info.state == TerminalState::Queued {
+        "queue held (r on a waiting input runs it)"
+    } else {
+        t.info.state.as_str()
+    }
 }
 
 /// A placeholder line centered in the pane when there is nothing to show.
@@ -628,8 +638,13 @@ fn hints(app: &App) -> String {
             app.cwd
         ),
         Mode::Normal if app.selected.is_some() => format!(
-            "waiting #{}: e edit · x withdraw · K/J move · s steer · ! jump · ↑/↓ select · Esc back",
-            app.selected.unwrap_or_default()
+            "waiting #{}: e edit · x withdraw · K/J move · s steer · ! jump{} · ↑/↓ select · Esc back",
+            app.selected.unwrap_or_default(),
+            if app.focused().is_some_and(|t| t.info.queue_held) {
+                " · r run the held queue"
+            } else {
+                ""
+            }
         ),
         Mode::Normal if app.focused().is_some_and(|t| t.info.state == Running) => format!(
             "Enter queue · {} steer · {} jump · ↑ waiting list · Esc interrupt · PgUp/PgDn scroll · {} new · {} help · {} detach",

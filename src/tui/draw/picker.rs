@@ -9,27 +9,49 @@ use ratatui::Frame;
 use super::{centered, provider_label, state_span};
 use crate::tui::app::picker::Picker;
 use crate::tui::app::App;
+use crate::tui::transcript::lines::str_width;
 
 pub fn draw_picker(f: &mut Frame, app: &App, p: &Picker) {
     let listed = app.listed();
     let picked = app.picked(p);
-    let mut lines: Vec<Line<'static>> = picked
-        .iter()
-        .enumerate()
+    let numbers: Vec<String> = (picked.iter().enumerate())
         .map(|(row, t)| {
-            let n = listed
-                .iter()
-                .position(|l| l.info.name == t.info.name)
-                .unwrap_or(row);
+            let n = listed.iter().position(|l| l.info.name == t.info.name);
+            n.unwrap_or(row).to_string()
+        })
+        .collect();
+    // Each column as wide as its widest cell (a long name, `provider/model`), in columns.
+    let widest = |cells: &mut dyn Iterator<Item = String>| cells.map(|c| str_width(&c)).max();
+    let n_w = widest(&mut numbers.iter().cloned()).unwrap_or(1);
+    let name_w = widest(&mut picked.iter().map(|t| t.info.name.clone())).map_or(20, |w| w.max(20));
+    let state_w = widest(&mut picked.iter().map(|t| state_span(t).content.into_owned()));
+    let prov_w = widest(&mut picked.iter().map(|t| provider_label(t))).map_or(12, |w| w.max(12));
+    let mut lines: Vec<Line<'static>> = (picked.iter().zip(&numbers).enumerate())
+        .map(|(row, (t, n))| {
             let mut style = Style::default();
             if row == p.at {
                 style = style.add_modifier(Modifier::REVERSED);
             }
             let title = t.title().unwrap_or_default();
+            let state = state_span(t);
+            let state_pad = state_w
+                .unwrap_or(0)
+                .saturating_sub(str_width(&state.content));
             Line::from(vec![
-                Span::styled(format!(" {n} {:<20} ", t.info.name), style),
-                state_span(t),
-                Span::raw(format!("  {:<12} {title}", provider_label(t))),
+                Span::styled(
+                    format!(
+                        " {} {} ",
+                        pad(n, n_w, true),
+                        pad(&t.info.name, name_w, false)
+                    ),
+                    style,
+                ),
+                state,
+                Span::raw(format!(
+                    "{}  {} {title}",
+                    " ".repeat(state_pad),
+                    pad(&provider_label(t), prov_w, false)
+                )),
             ])
         })
         .collect();
@@ -45,4 +67,14 @@ pub fn draw_picker(f: &mut Frame, app: &App, p: &Picker) {
     };
     let block = Block::default().borders(Borders::ALL).title(title);
     f.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// `text` padded with spaces to `width` display columns, on the left when `right` (numbers).
+fn pad(text: &str, width: usize, right: bool) -> String {
+    let fill = " ".repeat(width.saturating_sub(str_width(text)));
+    if right {
+        format!("{fill}{text}")
+    } else {
+        format!("{text}{fill}")
+    }
 }

@@ -304,8 +304,8 @@ impl App {
         self.next_endpoint = None;
     }
 
-    /// The one-line model entry: Enter sets the model for the next prompt (empty: the
-    /// terminal's own), Esc leaves it as it was.
+    /// The one-line model entry: Enter sets the model for the next prompt (empty or
+    /// `default`: the provider's default, unpinning the terminal's), Esc leaves it as it was.
     fn model_key(&mut self, k: KeyEvent) -> Vec<Effect> {
         let Mode::Model { text } = &mut self.mode else {
             return Vec::new();
@@ -325,8 +325,20 @@ impl App {
                     .focused()
                     .filter(|_| self.next_provider.is_none())
                     .and_then(|t| t.info.model.clone());
-                self.next_model =
-                    (!model.is_empty() && Some(&model) != own.as_ref()).then_some(model);
+                let model = match model.as_str() {
+                    "" | crate::protocol::DEFAULT_MODEL => own
+                        .is_some()
+                        .then(|| crate::protocol::DEFAULT_MODEL.to_string()),
+                    _ => (Some(&model) != own.as_ref()).then_some(model),
+                };
+                // The title says a model change; going back to the default is said in words.
+                if let Some(m) = model
+                    .as_deref()
+                    .filter(|m| *m == crate::protocol::DEFAULT_MODEL)
+                {
+                    self.say(crate::tui::app::slash::model_said(m));
+                }
+                self.next_model = model;
             }
             _ => {}
         }
