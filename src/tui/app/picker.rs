@@ -66,8 +66,9 @@ impl App {
             KeyCode::Enter => {
                 let name = self.picked(&p).get(p.at).map(|t| t.info.name.clone());
                 self.mode = Mode::Normal;
+                // As tmux's choose-tree: a pane already showing it takes the focus.
                 return match name {
-                    Some(name) => self.focus(&name),
+                    Some(name) => self.choose(&name),
                     None => Vec::new(),
                 };
             }

@@ -1,5 +1,5 @@
-//! Tests of the tree picker: motions, the filter (by name or title, any case), Enter showing
-//! the terminal in the active pane, Esc closing.
+//! Tests of the tree picker: motions, the filter (by name or title, any case), Enter focusing
+//! the pane that shows the terminal or showing it in the active pane, Esc closing.
 
 use super::*;
 use crate::tui::testing::app_with;

@@ -274,3 +274,28 @@ fn prefix_and_a_digit_focus_the_pane_that_shows_that_terminal() {
         assert_eq!(terms, panes, "{digit}");
     }
 }
+
+#[test]
+fn a_terminal_picked_in_the_tree_focuses_the_pane_that_shows_it() {
+    let mut app = app(&["api", "web", "docs"]);
+    prefix(&mut app, KeyCode::Char('%'));
+    assert_eq!(app.active, 1);
+    let pick = |app: &mut App, name: &str| {
+        prefix(app, KeyCode::Char('w'));
+        for c in name.chars() {
+            app.update(Msg::Key(KeyEvent::new(
+                KeyCode::Char(c),
+                KeyModifiers::NONE,
+            )));
+        }
+        app.update(Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    };
+    // api is in pane 0: it takes the focus, and no pane changes what it shows.
+    pick(&mut app, "api");
+    assert_eq!(app.active, 0);
+    assert_eq!(shown(&app), vec![(0, Some("api")), (1, Some("web"))]);
+    // docs is in no pane: the focused one shows it.
+    pick(&mut app, "docs");
+    assert_eq!(app.active, 0);
+    assert_eq!(shown(&app), vec![(0, Some("docs")), (1, Some("web"))]);
+}
