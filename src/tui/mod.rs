@@ -135,27 +135,32 @@ pub fn run_with(client: &Client, opts: Options) -> Result<i32, BatonError> {
             saved_at.display()
         ));
     }
+    Ok(exit_code(exit, opts.quiet_detach))
+}
+
+/// What the client says as it ends, and its exit code.
+fn exit_code(exit: Exit, quiet_detach: bool) -> i32 {
     match exit {
         Exit::Detach => {
-            if !opts.quiet_detach {
+            if !quiet_detach {
                 crate::client::out::line(
                     "[detached from baton: running turns go on; `baton` attaches again]",
                 );
             }
-            Ok(0)
+            0
         }
         Exit::Signal(sig) => {
             crate::client::out::side(&format!(
                 "baton: stopped by {} (running turns go on; `baton` attaches again)",
                 io::signals::name(sig)
             ));
-            Ok(128 + sig)
+            128 + sig
         }
         Exit::ServerGone(why) => {
             crate::client::out::side(&format!(
                 "baton: the server went away ({why}); start it again with `baton`"
             ));
-            Ok(1)
+            1
         }
     }
 }
