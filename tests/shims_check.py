@@ -11,6 +11,7 @@ are compared exactly. Prints `N passed, M failed` and exits non-zero on any fail
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -953,6 +954,13 @@ def demo_mode_turns_read_like_an_agents(E):
             and e["item"]["type"] == "command_execution"]
     eq(cmds, ["/bin/bash -lc 'cat src/server.rs'", "/bin/bash -lc 'cargo clippy --all-targets'"],
        "codex's commands")
+    # A command holding quotes is quoted as the real CLI quotes it (shlex.quote): one script.
+    r = codex(E, "Suggest a layout for the tests.", BATON_SHIM_DEMO="1")
+    cmds = [e["item"]["command"] for e in ok(r, "codex demo quotes") if e.get("type") == "item.completed"
+            and e["item"]["type"] == "command_execution"]
+    eq([shlex.split(c) for c in cmds], [["/bin/bash", "-lc", "ls -R src tests"],
+                                       ["/bin/bash", "-lc", "grep -n 'pub fn' src/invoices.rs"]],
+       "codex's quoted commands")
 
 
 @test

@@ -435,58 +435,12 @@ fn unwrap_shell(command: &str) -> String {
         if !matches!(flag, "-c" | "-lc") {
             return None;
         }
-        match shell_words(script)?.as_slice() {
+        match shlex::split(script)?.as_slice() {
             [one] => Some(one.clone()),
             _ => None,
         }
     });
     inner.unwrap_or_else(|| command.to_owned())
-}
-
-/// Splits POSIX shell words (quotes and backslashes); None when a quote is left open.
-fn shell_words(text: &str) -> Option<Vec<String>> {
-    let mut words = Vec::new();
-    let mut word: Option<String> = None;
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            ' ' | '\t' | '\n' => words.extend(word.take()),
-            '\'' => {
-                let w = word.get_or_insert_with(String::new);
-                loop {
-                    match chars.next()? {
-                        '\'' => break,
-                        c => w.push(c),
-                    }
-                }
-            }
-            '"' => {
-                let w = word.get_or_insert_with(String::new);
-                loop {
-                    match chars.next()? {
-                        '"' => break,
-                        '\\' => match chars.next()? {
-                            c @ ('$' | '`' | '"' | '\\') => w.push(c),
-                            '\n' => {}
-                            c => {
-                                w.push('\\');
-                                w.push(c);
-                            }
-                        },
-                        c => w.push(c),
-                    }
-                }
-            }
-            '\\' => match chars.next() {
-                Some('\n') => {}
-                Some(c) => word.get_or_insert_with(String::new).push(c),
-                None => word.get_or_insert_with(String::new).push('\\'),
-            },
-            c => word.get_or_insert_with(String::new).push(c),
-        }
-    }
-    words.extend(word);
-    Some(words)
 }
 
 /// What a rollout file says about the thread's latest turn.

@@ -482,9 +482,14 @@ fn item_summaries() {
         "/bin/bash -lc 'a' 'b'"
     );
     assert_eq!(unwrap_shell("/bin/bash -lc 'open"), "/bin/bash -lc 'open");
+    // The script of a command holding quotes, as the real CLI quotes it.
     assert_eq!(
-        shell_words(r#"a\ b "c\"d" 'e\f'"#),
-        Some(vec!["a b".into(), "c\"d".into(), "e\\f".into()])
+        unwrap_shell(r#"/bin/bash -lc "grep -n 'pub fn' src/invoices.rs""#),
+        "grep -n 'pub fn' src/invoices.rs"
+    );
+    assert_eq!(
+        unwrap_shell(r#"/bin/bash -lc 'grep -n '"'"'pub fn'"'"' src/x.rs'"#),
+        "grep -n 'pub fn' src/x.rs"
     );
 }
 
