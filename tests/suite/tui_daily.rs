@@ -113,6 +113,15 @@ fn the_diff_face_shows_nothing_left_once_baton_merge_landed_it_without_a_key() {
     let s = ui.wait_for("nothing left to merge: all of baton/t is merged");
     assert!(s.contains(", last merged (base "), "{s}");
     assert!(!s.contains("+written by shim"), "{s}");
+    // And from the multiplexer's `:` prompt.
+    ui.type_text("more [[write:two.txt]]");
+    ui.keys(&["Enter"]);
+    ui.wait_for("+++ b/two.txt");
+    ui.keys(&["C-b", ":"]);
+    ui.type_text("merge t");
+    ui.keys(&["Enter"]);
+    let s = ui.wait_for("nothing left to merge: all of baton/t is merged");
+    assert!(!s.contains("+++ b/two.txt"), "{s}");
 }
 
 #[test]
