@@ -533,7 +533,9 @@ pub fn instructions(rows: &Vec<InstructionView>) -> String {
 }
 
 pub fn diff(v: &DiffView) -> String {
-    if v.diff.is_empty() {
+    if v.diff.is_empty() && v.merged {
+        format!("nothing left to merge: all of {} is merged\n", v.branch)
+    } else if v.diff.is_empty() {
         format!("no changes on {} yet\n", v.branch)
     } else if v.diff.ends_with('\n') {
         v.diff.clone()

@@ -31,7 +31,17 @@ pub fn diff(wt: &Worktree, patch: bool) -> Result<BranchDiff, GitError> {
     Ok(BranchDiff {
         text,
         since: since.to_string(),
+        merged: landed(&repo, wt, tip, since),
     })
+}
+
+/// Whether `since` is a tip `baton merge` landed rather than where the branch meets its base
+/// branch (a fork never merged meets it before its own start).
+fn landed(repo: &Repository, wt: &Worktree, tip: Oid, since: Oid) -> bool {
+    branch_tip(repo, &wt.base_branch)
+        .ok()
+        .and_then(|base_tip| repo.merge_base(base_tip, tip).ok())
+        .is_some_and(|met| met != since)
 }
 
 /// What [`diff`] found.
@@ -41,6 +51,8 @@ pub struct BranchDiff {
     pub text: String,
     /// The commit the branch was compared with.
     pub since: String,
+    /// `since` is a tip `baton merge` landed (not the merge base).
+    pub merged: bool,
 }
 
 /// What the branch is compared with: the newest of its tips already squash-merged into the

@@ -62,6 +62,7 @@ fn diff_mentions_uncommitted_files_and_is_empty_without_work() {
 fn merge_squash_lands_the_branch_as_one_commit_in_the_base_checkout() {
     let (f, wt, _) = two_turns();
     let before = rev(&f.repo, "main");
+    assert!(!diff(&wt, false).unwrap().merged);
     let message = squash_message(&wt.branch, &subjects_since(&wt).unwrap());
     let id = merge_squash(&wt, &message).unwrap();
     assert_eq!(rev(&f.repo, "main"), id);
@@ -76,6 +77,9 @@ fn merge_squash_lands_the_branch_as_one_commit_in_the_base_checkout() {
     assert_eq!(read(&f.repo.join("a.txt")), "one\ntwo\n");
     assert_eq!(status(&f.repo), "");
     assert_eq!(git(&f.repo, &["diff", "main", "baton/api"]), "");
+    let left = diff(&wt, true).unwrap();
+    assert_eq!((left.text.as_str(), left.merged), ("", true));
+    assert_eq!(left.since, rev(&f.repo, "baton/api"));
 
     let err = merge_squash(&wt, "again\n").unwrap_err();
     assert!(matches!(err, GitError::NothingToMerge { .. }), "{err}");
@@ -93,6 +97,16 @@ fn merge_squash_lands_the_branch_as_one_commit_in_the_base_checkout() {
     assert_eq!(read(&f.repo.join("a.txt")), "one\ntwo\nthree\n");
     assert!(!f.repo.join("b.txt").exists());
     assert_eq!(status(&f.repo), "");
+}
+
+#[test]
+fn a_fork_never_merged_is_diffed_against_its_merge_base_not_a_merge() {
+    let (f, wt, commits) = two_turns();
+    let fork = super::super::create_worktree_at(&wt, "fork", &f.slot("fork"), &commits[1]).unwrap();
+    let found = diff(&fork, false).unwrap();
+    assert_eq!(found.since, wt.base_commit);
+    assert_ne!(found.since, fork.base_commit);
+    assert!(!found.merged);
 }
 
 #[test]

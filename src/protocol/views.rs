@@ -456,6 +456,9 @@ pub struct DiffView {
     /// listed again. (Default empty: read from a server that predates it.)
     #[serde(default)]
     pub since: String,
+    /// `since` is the last tip `baton merge` landed, not the merge base (absent: not merged).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub merged: bool,
     /// `git diff --stat` (or the whole patch with `--patch`); empty: nothing left to land.
     pub diff: String,
 }

@@ -353,6 +353,7 @@ pub fn diff(srv: &Server, name: &str, patch: bool) -> Result<DiffView, BatonErro
         branch: wt.branch,
         base_commit: wt.base_commit,
         since: found.since,
+        merged: found.merged,
         diff: found.text,
     })
 }
@@ -364,6 +365,8 @@ pub fn merge(srv: &Server, name: &str) -> Result<MergeView, BatonError> {
     let subjects = git::subjects_since(&wt).map_err(git_err)?;
     let message = git::squash_message(&wt.branch, &subjects);
     let commit = git::merge_squash(&wt, &message).map_err(git_err)?;
+    // Clients showing its diff read it again: what was merged is no longer left.
+    srv.announce(&term.id);
     Ok(MergeView {
         name: name.to_string(),
         branch: wt.branch,

@@ -313,6 +313,9 @@ fn after_a_merge_diff_lists_only_what_the_branch_still_adds() {
     assert_eq!(d["diff"], "", "{d}");
     let tip = git(&w, &repo, &["rev-parse", "baton/t"]);
     assert_eq!(d["since"], tip.trim());
+    assert_eq!(d["merged"], true, "{d}");
+    let said = w.ok(&["diff", "t"]);
+    assert_eq!(said, "nothing left to merge: all of baton/t is merged\n");
     let out = w.run(&["merge", "t"]);
     assert!(text(&out).contains("nothing to merge"), "{}", text(&out));
     w.send("t", "second [[write:b.txt]]");

@@ -1,6 +1,6 @@
 //! A tmux and Claude Code user's first hour, driven in a real client: the list marks a queue an
 //! interrupt held and shows each terminal's cost on a wide screen, `/cost` says it in the
-//! status line, the diff face names its base commit, the standing instructions are edited from
+//! status line, the diff face names its base commit and reads itself again after a merge, the standing instructions are edited from
 //! their overlay, and the demo shows an agent's session without any scripting marker.
 
 use super::*;
@@ -90,6 +90,38 @@ fn the_diff_face_names_the_commit_it_diffs_against() {
     ui.keys(&["C-b", "g"]);
     let s = ui.wait_for(&format!("against base {}", &since[..7]));
     assert!(!s.contains(" since "), "{s}");
+}
+
+#[test]
+fn the_diff_face_shows_nothing_left_once_baton_merge_landed_it_without_a_key() {
+    if tmux_missing() {
+        return;
+    }
+    let w = World::new();
+    let repo = repo(&w, "repo");
+    w.ok(&["new", "t", "--dir", repo.to_str().unwrap()]);
+    let ui = Tmux::start(&w, &repo, "");
+    ui.wait_for("No turns yet");
+    ui.keys(&["C-b", "g"]);
+    let s = ui.wait_for("no changes on");
+    assert!(!s.contains("last merged"), "{s}");
+    ui.type_text("make it [[write:hello.txt]]");
+    ui.keys(&["Enter"]);
+    ui.wait_for("+written by shim");
+    // Merged from a shell while the face shows it: it reads the diff again by itself.
+    w.ok(&["merge", "t"]);
+    let s = ui.wait_for("nothing left to merge: all of baton/t is merged");
+    assert!(s.contains(", last merged (base "), "{s}");
+    assert!(!s.contains("+written by shim"), "{s}");
+    // And from the multiplexer's `:` prompt.
+    ui.type_text("more [[write:two.txt]]");
+    ui.keys(&["Enter"]);
+    ui.wait_for("+++ b/two.txt");
+    ui.keys(&["C-b", ":"]);
+    ui.type_text("merge t");
+    ui.keys(&["Enter"]);
+    let s = ui.wait_for("nothing left to merge: all of baton/t is merged");
+    assert!(!s.contains("+++ b/two.txt"), "{s}");
 }
 
 #[test]

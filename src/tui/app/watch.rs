@@ -12,34 +12,7 @@ impl App {
     pub(super) fn on_watch(&mut self, ev: WatchEvent) -> Vec<Effect> {
         match ev {
             WatchEvent::Terminals { terminals } => self.on_snapshot(&terminals),
-            WatchEvent::Terminal { terminal } => {
-                let name = terminal.name.clone();
-                let hidden = terminal.archived && !self.show_archived;
-                let mut fx = match self.term_mut(&name) {
-                    Some(t) => {
-                        t.set_info(*terminal);
-                        live_title(t);
-                        Vec::new()
-                    }
-                    None => {
-                        self.terms.push(TermView::new(*terminal));
-                        // A pane may show it already (a fork's reply came first).
-                        if self.visible(&name) {
-                            self.show_effects(&name)
-                        } else {
-                            Vec::new()
-                        }
-                    }
-                };
-                self.queue_changed(&name);
-                if hidden && self.visible(&name) {
-                    fx.extend(self.unshow(&name));
-                }
-                if !hidden && self.panes.iter().all(|p| p.term.is_none()) {
-                    fx.extend(self.focus(&name));
-                }
-                fx
-            }
+            WatchEvent::Terminal { terminal } => self.on_terminal(*terminal),
             WatchEvent::Turn { name, event } => {
                 let Some(t) = self.term_mut(&name) else {
                     return Vec::new();
@@ -89,6 +62,37 @@ impl App {
             WatchEvent::Renamed { name, new_name } => self.renamed(&name, &new_name),
             WatchEvent::Removed { name } => self.removed(&name),
         }
+    }
+
+    /// A terminal's change (or a new terminal): its view, its waiting input, its diff face.
+    fn on_terminal(&mut self, terminal: TerminalView) -> Vec<Effect> {
+        let name = terminal.name.clone();
+        let hidden = terminal.archived && !self.show_archived;
+        let mut fx = match self.term_mut(&name) {
+            Some(t) => {
+                t.set_info(terminal);
+                live_title(t);
+                // What changed may change its diff (`baton merge` landed it).
+                self.refresh_diff(&name)
+            }
+            None => {
+                self.terms.push(TermView::new(terminal));
+                // A pane may show it already (a fork's reply came first).
+                if self.visible(&name) {
+                    self.show_effects(&name)
+                } else {
+                    Vec::new()
+                }
+            }
+        };
+        self.queue_changed(&name);
+        if hidden && self.visible(&name) {
+            fx.extend(self.unshow(&name));
+        }
+        if !hidden && self.panes.iter().all(|p| p.term.is_none()) {
+            fx.extend(self.focus(&name));
+        }
+        fx
     }
 
     /// The full list: at start, and again after this client fell behind (re-read what it shows).

@@ -1,6 +1,6 @@
 //! The diff face's part of the state and its drawing: prefix `g` toggles it on the active
-//! pane, the patch is asked for when shown and again when one of the terminal's turns ends,
-//! and the pane is drawn scrolled like the transcript.
+//! pane, the patch is asked for when shown and again when one of the terminal's turns ends
+//! or the terminal changes (a merge), and the pane is drawn scrolled like the transcript.
 
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -39,7 +39,7 @@ impl App {
         self.request_diff(&name)
     }
 
-    /// A turn of `name` ended: panes showing its diff read it again.
+    /// A turn of `name` ended or it changed (a merge): panes showing its diff read it again.
     pub(in crate::tui) fn refresh_diff(&mut self, name: &str) -> Vec<Effect> {
         let shown = self
             .panes

@@ -1,6 +1,7 @@
 //! The diff face: the terminal's branch against its base commit, the one `baton diff --patch`
-//! takes it from (and the title names by short hash), read when the face is shown and again whenever one of its turns ends; colored
-//! like git colors it and scrolled like the transcript. This file holds what a pane knows of
+//! takes it from (and the title names by short hash), read when the face is shown and again
+//! whenever one of its turns ends or the server announces the terminal changed (`baton merge`
+//! does); colored like git colors it and scrolled like the transcript. This file holds what a pane knows of
 //! the diff and its colored lines; `face` the state's part (toggling, reading) and the drawing.
 
 pub mod face;
@@ -22,6 +23,8 @@ pub struct DiffView {
     /// The commit the diff is taken from (`since`: the merge base, or the last tip `baton
     /// merge` landed); empty from a server that predates it.
     pub since: Option<String>,
+    /// `since` is the last tip `baton merge` landed.
+    pub merged: bool,
     /// A request is on its way.
     pub loading: bool,
     /// Bumped on every new body, so drawn lines can be cached.
@@ -32,40 +35,38 @@ impl DiffView {
     fn set(&mut self, result: Result<Answer, BatonError>) {
         self.loading = false;
         self.version += 1;
-        match result {
-            Ok(v) => match views::DiffView::try_from(v) {
-                Ok(v) => {
-                    self.branch = Some(v.branch);
-                    self.base = Some(v.base_commit);
-                    self.since = Some(v.since);
-                    self.body = Some(Ok(v.diff));
-                }
-                Err(e) => {
-                    self.branch = None;
-                    self.base = None;
-                    self.since = None;
-                    self.body = Some(Err(e.message));
-                }
-            },
+        let read = result.and_then(views::DiffView::try_from);
+        match read {
+            Ok(v) => {
+                self.branch = Some(v.branch);
+                self.base = Some(v.base_commit);
+                self.since = Some(v.since);
+                self.merged = v.merged;
+                self.body = Some(Ok(v.diff));
+            }
             Err(e) => {
                 self.branch = None;
                 self.base = None;
                 self.since = None;
+                self.merged = false;
                 self.body = Some(Err(e.message));
             }
         }
     }
 
-    /// What the diff is taken against, by short hash: `against base 1a2b3c4`, or, once `baton
-    /// merge` landed some of the work, `against 89abcde, last merged (base 1a2b3c4)`.
-    /// None until the diff was read.
+    /// What the diff is taken against, by short hash: `against base 1a2b3c4` (where the
+    /// terminal started), `against merge base 89abcde` (where its branch meets the base branch
+    /// before that: a fork's parent's work is in its diff too), or, once `baton merge` landed
+    /// some of the work, `against 89abcde, last merged (base 1a2b3c4)`. None until read.
     pub fn against(&self) -> Option<String> {
         let base = short(self.base.as_deref()?);
         let since = self.since.as_deref().map(short).unwrap_or_default();
-        Some(if since.is_empty() || since == base {
+        Some(if self.merged && !since.is_empty() {
+            format!("against {since}, last merged (base {base})")
+        } else if since.is_empty() || since == base {
             format!("against base {base}")
         } else {
-            format!("against {since}, last merged (base {base})")
+            format!("against merge base {since}")
         })
     }
 
@@ -80,13 +81,13 @@ impl DiffView {
                 .collect(),
             Some(Ok(text)) if text.trim().is_empty() => {
                 let on = self.branch.as_deref().unwrap_or("its branch");
-                let against = self.against().unwrap_or_default();
-                vec![Line::styled(
+                let said = if self.merged {
+                    format!("nothing left to merge: all of {on} is merged")
+                } else {
+                    let against = self.against().unwrap_or_default();
                     format!("no changes on {on} {against}")
-                        .trim_end()
-                        .to_string(),
-                    dim,
-                )]
+                };
+                vec![Line::styled(said.trim_end().to_string(), dim)]
             }
             Some(Ok(text)) => text.lines().map(diff_line).collect(),
         }
@@ -161,10 +162,11 @@ mod tests {
             (None, "", None),
             (Some(base), "", Some("against base 1a2b3c4")),
             (Some(base), base, Some("against base 1a2b3c4")),
+            // A fork never merged: its branch meets the base branch before it started.
             (
                 Some(base),
                 "89abcdef0123",
-                Some("against 89abcde, last merged (base 1a2b3c4)"),
+                Some("against merge base 89abcde"),
             ),
         ];
         for (base_commit, since, want) in rows {
@@ -178,5 +180,16 @@ mod tests {
             }
             assert_eq!(v.against().as_deref(), want, "{base_commit:?} {since:?}");
         }
+        // Only a merge says so.
+        let mut v = DiffView::default();
+        v.set(Ok(crate::tui::testing::views::answer(
+            crate::protocol::AnswerKind::Diff,
+            serde_json::json!({"name": "api", "branch": "baton/api", "base_commit": base,
+                "since": "89abcdef0123", "merged": true, "diff": ""}),
+        )));
+        let want = "against 89abcde, last merged (base 1a2b3c4)";
+        assert_eq!(v.against().as_deref(), Some(want));
+        let said = "nothing left to merge: all of baton/api is merged";
+        assert_eq!(v.lines()[0].to_string(), said);
     }
 }

@@ -574,6 +574,43 @@ fn diff_lines_are_colored() {
 }
 
 #[test]
+fn the_diff_face_reads_again_when_its_terminal_changes_and_says_when_all_is_merged() {
+    let mut app = app_with(vec![terminal("api", "claude", "idle", None)]);
+    prefix(&mut app, 'g');
+    let data = json!({"name": "api", "branch": "baton/api", "base_commit": "0123456789ab",
+        "since": "0123456789ab", "diff": PATCH});
+    app.update(Msg::Reply(
+        Tag::Diff("api".into()),
+        Ok(views::answer(AnswerKind::Diff, data)),
+    ));
+    // `baton merge` (from anywhere) announces the terminal: its diff is read again.
+    let changed = Msg::Watch(WatchEvent::Terminal {
+        terminal: Box::new(terminal("api", "claude", "idle", None)),
+    });
+    let fx = app.update(changed);
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::Call(Tag::Diff(n), _) if n == "api")),
+        "{fx:?}"
+    );
+    let data = json!({"name": "api", "branch": "baton/api", "base_commit": "0123456789ab",
+        "since": "89abcdef0123", "merged": true, "diff": ""});
+    app.update(Msg::Reply(
+        Tag::Diff("api".into()),
+        Ok(views::answer(AnswerKind::Diff, data)),
+    ));
+    let s = screen(&mut app, 100, 10);
+    assert!(
+        s.contains("nothing left to merge: all of baton/api is merged"),
+        "{s}"
+    );
+    assert!(
+        s.contains("against 89abcde, last merged (base 0123456)"),
+        "{s}"
+    );
+}
+
+#[test]
 fn rename_and_remove_from_the_status_line() {
     let mut app = app_with(vec![
         terminal("api", "claude", "idle", None),
