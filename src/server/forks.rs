@@ -286,21 +286,6 @@ fn runs_on(
     Ok((target.provider, None, endpoint))
 }
 
-/// The model session `session_id` of conversation `conversation` is pinned to.
-fn session_model(
-    srv: &Server,
-    conversation: &str,
-    session_id: &str,
-) -> Result<Option<String>, BatonError> {
-    Ok(srv
-        .store
-        .sessions(conversation)?
-        .into_iter()
-        .rev()
-        .find(|s| s.session_id == session_id)
-        .and_then(|s| s.model))
-}
-
 /// A Codex fork opens the thread in an app-server of its own, and a session that takes one
 /// writer at a time (`Provider::one_writer`) is held by the terminal's warm CLI: that one is
 /// stopped first (its next turn starts cold). A warm Claude CLI stays.
@@ -380,13 +365,12 @@ fn carry_live(
             )))
         }
         Some((provider, session_id)) => {
-            let model = session_model(srv, &c.id, &session_id)?;
+            let kept = srv.store.session(&c.id, &session_id)?;
             // The text the session keeps: a later session's adds its standing lines.
-            let standing = srv.store.session_standing(&c.id, &session_id)?;
-            let kept = crate::engine::system_text::session_text(&c.system_text, &standing);
-            Ok(match Carried::session(provider, session_id, model) {
+            let text = crate::engine::system_text::session_text(&c.system_text, &kept.standing);
+            Ok(match Carried::session(provider, session_id, kept.model) {
                 Carried::Session(f) => Carried::Session(SessionFork {
-                    system_text: Some(kept),
+                    system_text: Some(text),
                     ..f
                 }),
                 other => other,

@@ -466,9 +466,11 @@ impl Store {
         views::sessions(&self.conn(), conversation_id).map_err(|e| self.index_err(e))
     }
 
-    /// The standing instructions a session's system text adds to its conversation's.
-    pub fn session_standing(&self, conversation_id: &str, session_id: &str) -> Result<Vec<String>> {
-        views::session_standing(&self.conn(), conversation_id, session_id)
+    /// A session's pinned model and the standing instructions its system text adds to its
+    /// conversation's (defaults when the index does not have it).
+    pub fn session(&self, conversation_id: &str, session_id: &str) -> Result<views::SessionKept> {
+        views::session(&self.conn(), conversation_id, session_id)
+            .map(Option::unwrap_or_default)
             .map_err(|e| self.index_err(e))
     }
 

@@ -248,24 +248,35 @@ pub fn sessions(c: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<S
     rows.collect()
 }
 
-/// The standing instructions session `session_id` of conversation `conversation_id` adds to
-/// the conversation's system text (empty when it adds none, or is not in the index).
-pub fn session_standing(
+/// What baton kept of session `session_id` of conversation `conversation_id` (its latest
+/// start, when the index has it): the model it is pinned to, and the standing instructions it
+/// adds to the conversation's system text.
+pub fn session(
     c: &Connection,
     conversation_id: &str,
     session_id: &str,
-) -> rusqlite::Result<Vec<String>> {
+) -> rusqlite::Result<Option<SessionKept>> {
     let mut s = c.prepare_cached(
-        "SELECT standing FROM sessions WHERE conversation_id=:conversation_id
+        "SELECT model, standing FROM sessions WHERE conversation_id=:conversation_id
            AND session_id=:session_id ORDER BY started_at DESC, rowid DESC LIMIT 1",
     )?;
-    let found: Option<Option<String>> = s
-        .query_row(
-            named_params! { ":conversation_id": conversation_id, ":session_id": session_id },
-            |r| r.get("standing"),
-        )
-        .optional()?;
-    Ok(list(found.flatten()))
+    s.query_row(
+        named_params! { ":conversation_id": conversation_id, ":session_id": session_id },
+        |r| {
+            Ok(SessionKept {
+                model: r.get("model")?,
+                standing: list(r.get("standing")?),
+            })
+        },
+    )
+    .optional()
+}
+
+/// A provider session as the send path, forks and rewinds use it ([`session`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionKept {
+    pub model: Option<String>,
+    pub standing: Vec<String>,
 }
 
 const TURN_COLS: &str = "id, number, conversation_id, provider, session_id, model, prompt, status,

@@ -58,7 +58,7 @@ pub(super) async fn carry_before(
             }
         }
         _ => {
-            let standing = srv.store.session_standing(&conv.id, &session)?;
+            let kept = srv.store.session(&conv.id, &session)?;
             let cut = Cut {
                 provider: target.provider,
                 later_prompts: turns
@@ -67,11 +67,11 @@ pub(super) async fn carry_before(
                         t.number > target.number && t.session_id.as_deref() == Some(&session)
                     })
                     .count(),
-                model: super::session_model(srv, &conv.id, &session)?,
+                model: kept.model,
                 session_id: session,
                 prompt: target.prompt.clone(),
                 dir: conv.dir.clone(),
-                system_text: session_text(&conv.system_text, &standing),
+                system_text: session_text(&conv.system_text, &kept.standing),
             };
             Ok(cut_back(srv, cut, target.number, notes))
         }

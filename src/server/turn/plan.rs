@@ -106,9 +106,9 @@ pub(super) async fn plan(
     let mut standing = Vec::new();
     let (mode, session_reason, pinned_model) = match decision {
         Decision::Resume { session_id } => {
-            let pinned = pinned_model(srv, &conversation, &session_id)?;
-            standing = srv.store.session_standing(&conversation.id, &session_id)?;
-            (SessionMode::Resume { session_id }, None, pinned)
+            let kept = srv.store.session(&conversation.id, &session_id)?;
+            standing = kept.standing;
+            (SessionMode::Resume { session_id }, None, kept.model)
         }
         Decision::NewSession { reason } => {
             // It has none of the conversation's history, so none of the prompts its later
@@ -181,31 +181,15 @@ pub(super) fn predict(srv: &Server, term: &TerminalRow) -> Result<Option<Plan>, 
     let (Decision::Resume { session_id }, Some(conversation)) = decide(srv, term, false)? else {
         return Ok(None);
     };
-    let pinned_model = pinned_model(srv, &conversation, &session_id)?;
-    let standing = srv.store.session_standing(&conversation.id, &session_id)?;
+    let kept = srv.store.session(&conversation.id, &session_id)?;
     Ok(Some(Plan {
         conversation,
         opened: None,
         mode: SessionMode::Resume { session_id },
         session_reason: None,
-        pinned_model,
-        standing,
+        pinned_model: kept.model,
+        standing: kept.standing,
     }))
-}
-
-/// The model session `session_id` of `conversation` is pinned to, if it reported one.
-fn pinned_model(
-    srv: &Server,
-    conversation: &ConversationView,
-    session_id: &str,
-) -> Result<Option<String>, BatonError> {
-    Ok(srv
-        .store
-        .sessions(&conversation.id)?
-        .into_iter()
-        .rev()
-        .find(|s| s.session_id == session_id)
-        .and_then(|s| s.model))
 }
 
 pub(super) fn new_mode(provider: ProviderKind) -> SessionMode {
