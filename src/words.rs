@@ -163,6 +163,19 @@ pub struct TurnCost {
     pub usd: Option<f64>,
 }
 
+/// `n` with a comma between each three digits: `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
 /// How long a turn took: what the server measured (`turn_finished`'s `duration_ms`), else the
 /// time between its start and its end as journalled (`started_at`, `finished_at`: a turn from
 /// before the measure was kept, or one a crash or an import closed). None while it runs, or
@@ -260,6 +273,9 @@ pub enum TurnEvent {
     Usage { tokens: u64 },
     /// Something the provider warned about without failing the turn.
     Warning { message: String },
+    /// Something the CLI did that the user should know of, not a warning (Claude compacted
+    /// the conversation). The server journals it among the turn's notes.
+    Notice { message: String },
     /// The turn ended.
     End {
         status: TurnStatus,
@@ -293,6 +309,7 @@ impl TurnEvent {
             | TurnEvent::SubagentText { .. }
             | TurnEvent::Usage { .. }
             | TurnEvent::Warning { .. }
+            | TurnEvent::Notice { .. }
             | TurnEvent::End { .. } => return,
         };
         if new_piece && !answer.is_empty() {

@@ -2154,6 +2154,39 @@ def claude_stream_json_steer_after_last_call(E):
 
 
 @test
+def claude_compact(E):
+    """`/compact` (fixtures/captures/compact): the real CLI's event order, its boundary and a
+    result that counts nothing in `usage` but bills the compaction's calls since the last one."""
+    real = cap_jsonl(CAP, "compact", "claude-2.1.332-compact.stdout.jsonl")
+    s = Streaming(E, "2.1.332", "--session-id", STEER_SID, "--replay-user-messages")
+    try:
+        s.send(user_line("first"))
+        s.wait_for(is_kind("result"), "the first result")
+        seen = len(s.events)
+        s.send(user_line("/compact"))
+        res = s.wait_for(is_kind("result"), "the compaction's result")
+        s.close()
+        rc, evs = s.end()
+    finally:
+        s.kill()
+    got = [e for e in evs[seen:] if e is not None and e["type"] != "control_response"]
+    got = got[:[i for i, e in enumerate(got) if e["type"] == "result"][0] + 1]
+    eq(collapsed(got), collapsed(real), "compact: event order as the capture")
+    boundary = first_of(got, "system/compact_boundary")["compact_metadata"]
+    check(boundary["trigger"] == "manual" and 0 < boundary["post_tokens"] < boundary["pre_tokens"],
+          "compact_boundary: %s" % boundary)
+    want = [e for e in real if e["type"] == "result"][0]
+    for key in ("subtype", "is_error", "num_turns", "local_command", "result"):
+        eq(res[key], want[key], "compact result " + key)
+    eq({k: v for k, v in res["usage"].items() if k.endswith("tokens")},
+       {k: v for k, v in want["usage"].items() if k.endswith("tokens")}, "compact result usage (zero)")
+    since = list(res["model_usage_since_last_result"].values())
+    check(len(since) == 1 and since[0]["inputTokens"] > 0 and since[0]["outputTokens"] > 0,
+          "compact result bills its calls: %s" % since)
+    eq(rc, 0, "rc 0")
+
+
+@test
 def claude_stream_json_interrupts(E):
     for v in ("2.1.332", "2.1.197"):
         # control_request interrupt while the answer streams (held): control_response first.
@@ -2182,6 +2215,11 @@ def claude_stream_json_interrupts(E):
             for key in ("subtype", "is_error", "terminal_reason", "num_turns", "stop_reason", "errors"):
                 eq(res[key], rr[key], "interrupted result " + key)
             eq(res["usage"], rr["usage"], "interrupted result usage (zero)")
+            if v == "2.1.332":
+                # ...while `model_usage_since_last_result` bills the call cut short
+                since = list(res["model_usage_since_last_result"].values())
+                check(len(since) == 1 and since[0]["inputTokens"] > 0 and since[0]["costUSD"] > 0,
+                      "interrupted result bills the cut call: %s" % since)
             check(res2["result"].endswith("last_user=after the interrupt"), "the process reads on")
             eq(rc, 0, "rc 0 when the last result succeeded")
         finally:

@@ -109,6 +109,7 @@ fn event(name: &str, ev: &SendEvent) -> Option<Out> {
             TurnEvent::Text { text } => Some(Out::Main(text.clone())),
             TurnEvent::ToolUse { summary, .. } => Some(Out::Main(format!("  ⚙ {summary}"))),
             TurnEvent::Warning { message } => Some(Out::Side(format!("  ! {message}"))),
+            TurnEvent::Notice { message } => Some(Out::Side(format!("  note: {message}"))),
             TurnEvent::Denied { tool, target } => {
                 Some(Out::Side(format!("  ! {}", denial_text(tool, target))))
             }
@@ -122,6 +123,8 @@ fn event(name: &str, ev: &SendEvent) -> Option<Out> {
     }
 }
 
+pub use crate::words::thousands;
+
 /// `6,002 of 200,000 tokens (3.0%)`.
 pub fn context(c: &ContextUsage) -> String {
     format!(
@@ -130,18 +133,6 @@ pub fn context(c: &ContextUsage) -> String {
         thousands(c.window),
         c.fraction() * 100.0
     )
-}
-
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }
 
 /// The one line that ends every `baton send`.

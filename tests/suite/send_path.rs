@@ -610,3 +610,60 @@ fn send_model_default_unpins_the_terminals_model() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("`default`"), "{}", text(&out));
 }
+
+#[test]
+fn a_compact_turn_says_what_the_cli_did_and_what_it_reported() {
+    // fixtures/captures/compact: `/compact` passes through to Claude Code, which reports the
+    // compaction in `system/compact_boundary` and its calls only in `model_usage_since_last_result`.
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    w.send("t", "one");
+    let (_, stderr) = w.send("t", "/compact");
+    let note = stderr
+        .lines()
+        .find(|l| l.contains("claude compacted the conversation (/compact): context "))
+        .unwrap_or_else(|| panic!("no compaction note:\n{stderr}"));
+    let post: u64 = note
+        .rsplit(" → ")
+        .next()
+        .unwrap()
+        .trim_end_matches(" tokens")
+        .replace(',', "")
+        .parse()
+        .unwrap();
+    assert!(post > 0, "{note}");
+    assert!(!stderr.contains("context not reported"), "{stderr}");
+    assert!(!stderr.contains(" 0 in / 0 out"), "{stderr}");
+    let turn = &w.json(&["log", "t"])["turns"][1];
+    assert_eq!(turn["context"]["tokens"], post, "{turn}");
+    assert!(
+        turn["notes"]
+            .to_string()
+            .contains("compacted the conversation"),
+        "{turn}"
+    );
+    assert!(turn["cost"]["input_tokens"].as_u64().unwrap() > 0, "{turn}");
+    assert!(
+        turn["cost"]["output_tokens"].as_u64().unwrap() > 0,
+        "{turn}"
+    );
+}
+
+#[test]
+fn an_interrupted_claude_turn_keeps_the_tokens_the_cli_reported() {
+    // control-interrupt-2.1.332: the result's `usage` counts 0, its
+    // `model_usage_since_last_result` bills the call cut short.
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    w.ok(&["send", "t", "first [[hold:go]]", "--detach"]);
+    w.wait_for("the turn to stream", || {
+        w.show("t")["state"] == "running" && !w.invocations().is_empty()
+    });
+    w.ok(&["interrupt", "t"]);
+    w.wait_for("the turn to end", || {
+        w.show("t")["last_turn"]["status"] == "interrupted"
+    });
+    let turn = &w.json(&["log", "t"])["turns"][0];
+    assert!(turn["cost"]["input_tokens"].as_u64().unwrap() > 0, "{turn}");
+    assert!(turn["cost"]["usd"].as_f64().unwrap() > 0.0, "{turn}");
+}

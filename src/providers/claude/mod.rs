@@ -39,7 +39,7 @@ use super::claude_written::TurnWritten;
 use super::process::ExitInfo;
 use super::tools;
 use super::{ProviderHomes, RunSpec, SessionMode, TurnOutcome};
-use crate::words::{ContextUsage, TurnEvent, TurnStatus};
+use crate::words::{ContextUsage, TurnCost, TurnEvent, TurnStatus};
 pub(crate) use files::find_session_file;
 pub(in crate::providers) use files::last_call_in_session_file;
 pub use files::{encode_cwd, session_exists, session_file};
@@ -184,7 +184,7 @@ struct ResultLine {
     session_id: Option<String>,
     /// `modelUsage` keys with their `contextWindow`.
     windows: Vec<(String, u64)>,
-    cost: Option<crate::words::TurnCost>,
+    cost: Option<TurnCost>,
     /// `total_cost_usd` as printed: the process's (2.1.332: the session's) running total.
     total_usd: Option<f64>,
 }
@@ -215,6 +215,12 @@ pub struct ClaudeParser {
     /// The `total_cost_usd` of the last result this process printed before this turn (a warm
     /// process: the figure adds up over a process's turns).
     cost_before: Option<f64>,
+    /// The main thread's model calls of this turn, by message id, as the stream gave them:
+    /// the turn's tokens when its result reports none (an interrupted 2.1.197 turn).
+    calls: Vec<(Option<String>, CallUsage)>,
+    /// The context right after the CLI compacted the conversation (`compact_boundary`'s
+    /// `post_tokens`), until a later call reports one.
+    compacted: Option<u64>,
 }
 
 /// The text blocks of one message as they streamed, and how many an `assistant` line has
@@ -345,8 +351,35 @@ impl ClaudeParser {
                 }
                 vec![TurnEvent::Warning { message }]
             }
+            Some("compact_boundary") => self.on_compacted(&value["compact_metadata"]),
             _ => Vec::new(),
         }
+    }
+
+    /// `system/compact_boundary`: the CLI summarized the conversation (`/compact`, or by itself
+    /// near its window); what is in context from here on is `post_tokens`.
+    fn on_compacted(&mut self, meta: &Value) -> Vec<TurnEvent> {
+        let n = |key: &str| meta.get(key).and_then(Value::as_u64);
+        let post = n("post_tokens");
+        self.last_call = None;
+        self.compacted = post;
+        let how = match meta.get("trigger").and_then(Value::as_str) {
+            Some("manual") => "claude compacted the conversation (/compact)",
+            _ => "claude compacted the conversation by itself",
+        };
+        let message = match (n("pre_tokens"), post) {
+            (Some(pre), Some(post)) => format!(
+                "{how}: context {} → {} tokens",
+                crate::words::thousands(pre),
+                crate::words::thousands(post)
+            ),
+            _ => how.to_owned(),
+        };
+        let mut events = vec![TurnEvent::Notice { message }];
+        if let Some(tokens) = post {
+            events.push(TurnEvent::Usage { tokens });
+        }
+        events
     }
 
     fn on_assistant(&mut self, value: &Value) -> Vec<TurnEvent> {
@@ -375,6 +408,7 @@ impl ClaudeParser {
         if model != Some(SYNTHETIC_MODEL) {
             if let Some(usage) = CallUsage::from_json(&message["usage"]) {
                 let id = id.map(str::to_owned);
+                self.count_call(id.clone(), usage);
                 self.last_call = Some((usage, id, model.map(str::to_owned)));
                 events.push(TurnEvent::Usage {
                     tokens: usage.total(),
@@ -471,7 +505,7 @@ impl ClaudeParser {
             error: error.clone(),
             session_id: value["session_id"].as_str().map(str::to_owned),
             windows,
-            cost: result_cost(value, self.cost_before),
+            cost: result_cost(value, self.cost_before).map(|c| self.reported_tokens(value, c)),
             total_usd: total_usd(value),
         });
         let mut events = self.denials(value);
@@ -548,12 +582,54 @@ impl ClaudeParser {
                 let main = value["parent_tool_use_id"].is_null();
                 let id = api_id.or_else(|| main.then_some(self.main_streaming.as_deref())?);
                 if let (Some(output), Some(id)) = (output, id) {
+                    if let Some((_, call)) = self
+                        .calls
+                        .iter_mut()
+                        .find(|(i, _)| i.as_deref() == Some(id))
+                    {
+                        call.output = call.output.max(output);
+                    }
                     self.delta_output = Some((id.to_owned(), output));
                 }
                 Vec::new()
             }
             _ => Vec::new(),
         }
+    }
+
+    /// Notes one main-thread model call (a message id seen again is the same call, fuller).
+    fn count_call(&mut self, id: Option<String>, usage: CallUsage) {
+        let known = id
+            .is_some()
+            .then(|| self.calls.iter_mut().find(|(i, _)| *i == id));
+        match known.flatten() {
+            Some((_, call)) => {
+                let output = call.output.max(usage.output);
+                *call = CallUsage { output, ..usage };
+            }
+            None => self.calls.push((id, usage)),
+        }
+    }
+
+    /// `cost` with tokens when the result's `usage` reports none although the turn made
+    /// calls: an interrupted turn, a `/compact`. Then the tokens are 2.1.332's
+    /// `model_usage_since_last_result`, else the calls the stream showed.
+    fn reported_tokens(&self, value: &Value, cost: TurnCost) -> TurnCost {
+        if cost.input_tokens > 0 || cost.output_tokens > 0 {
+            return cost;
+        }
+        let streamed = || {
+            let calls = self.calls.iter().map(|(_, c)| c);
+            let sum = |f: fn(&CallUsage) -> u64| calls.clone().map(f).fold(0, u64::saturating_add);
+            (!self.calls.is_empty()).then(|| TurnCost {
+                input_tokens: sum(|c| c.total().saturating_sub(c.output)),
+                cached_tokens: sum(|c| c.cache_read),
+                output_tokens: sum(|c| c.output),
+                usd: None,
+            })
+        };
+        let tokens = since_last_result_tokens(value).or_else(streamed);
+        tokens.map_or(cost, |t| TurnCost { usd: cost.usd, ..t })
     }
 
     /// The message a delta belongs to: the one its `api_message_id` names, else the latest
@@ -641,8 +717,11 @@ impl ClaudeParser {
     /// Context after the turn: the last call's input + cache + output tokens, against the
     /// window the result reported for that model.
     fn context(&self, homes: &ProviderHomes, cwd: &Path, session_id: &str) -> Option<ContextUsage> {
-        let (stream_call, message_id, _) = self.last_call.as_ref()?;
         let window = self.window()?;
+        let Some((stream_call, message_id, _)) = self.last_call.as_ref() else {
+            // A compaction with no call after it: what it left in context.
+            return self.compacted.map(|tokens| ContextUsage { tokens, window });
+        };
         let mut call = *stream_call;
         // The stream's output count is the first chunk's; the session file has the final one
         // (2.1.332 writes it before its result; 2.1.197 a few ms after, when only the
@@ -766,12 +845,12 @@ pub(crate) fn one_line(text: &str, max: usize) -> String {
 /// `resume-two-turns`). So the turn's money is the sum of 2.1.332's
 /// `model_usage_since_last_result[*].costUSD`, else the total less `before` (the total of the
 /// process's previous result), else the total (the first turn of a 2.1.197 process).
-fn result_cost(value: &Value, before: Option<f64>) -> Option<crate::words::TurnCost> {
+fn result_cost(value: &Value, before: Option<f64>) -> Option<TurnCost> {
     let usage = value.get("usage")?;
     let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
     usage.get("input_tokens")?.as_u64()?;
     let cached = n("cache_read_input_tokens");
-    Some(crate::words::TurnCost {
+    Some(TurnCost {
         input_tokens: n("input_tokens")
             .saturating_add(n("cache_creation_input_tokens"))
             .saturating_add(cached),
@@ -790,6 +869,24 @@ fn total_usd(value: &Value) -> Option<f64> {
         .get("total_cost_usd")
         .and_then(Value::as_f64)
         .filter(|c| c.is_finite() && *c >= 0.0)
+}
+
+/// 2.1.332's tokens of this result alone: `model_usage_since_last_result`, summed over
+/// models. None when it is absent or counts nothing.
+fn since_last_result_tokens(value: &Value) -> Option<TurnCost> {
+    let models = value.get("model_usage_since_last_result")?.as_object()?;
+    let mut cost = TurnCost::default();
+    for usage in models.values() {
+        let n = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+        let cached = n("cacheReadInputTokens");
+        let input = n("inputTokens").saturating_add(n("cacheCreationInputTokens"));
+        cost.input_tokens = cost
+            .input_tokens
+            .saturating_add(input.saturating_add(cached));
+        cost.cached_tokens = cost.cached_tokens.saturating_add(cached);
+        cost.output_tokens = cost.output_tokens.saturating_add(n("outputTokens"));
+    }
+    (cost.input_tokens > 0 || cost.output_tokens > 0).then_some(cost)
 }
 
 /// 2.1.332's cost of this result alone: `model_usage_since_last_result`, summed over models.

@@ -732,6 +732,101 @@ fn a_real_interrupted_run_is_interrupted_and_keeps_its_partial_answer() {
     }
 }
 
+/// Feeds the capture at `rel` (under `fixtures/captures/`) and finishes it with `exit`.
+fn fixture_outcome(rel: &str, exit: &ExitInfo) -> (Vec<TurnEvent>, TurnOutcome) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/captures")
+        .join(rel);
+    let mut parser = ClaudeParser::new();
+    let mut events = Vec::new();
+    for line in std::fs::read_to_string(path).unwrap().lines() {
+        events.extend(parser.feed(line));
+    }
+    let h = home();
+    (events, parser.finish(exit, &h.homes, &h.cwd))
+}
+
+fn sigint_exit() -> ExitInfo {
+    ExitInfo {
+        code: Some(0),
+        signal: None,
+        stderr_tail: String::new(),
+        interrupted: true,
+    }
+}
+
+#[test]
+fn a_compaction_is_a_notice_and_leaves_its_post_tokens_in_context() {
+    let exit = ExitInfo {
+        interrupted: false,
+        ..sigint_exit()
+    };
+    let (events, outcome) = fixture_outcome("compact/claude-2.1.332-compact.stdout.jsonl", &exit);
+    assert_eq!(outcome.status, Some(TurnStatus::Completed));
+    let notices: Vec<&TurnEvent> = events
+        .iter()
+        .filter(|e| matches!(e, TurnEvent::Notice { .. }))
+        .collect();
+    assert_eq!(
+        notices,
+        [&TurnEvent::Notice {
+            message: "claude compacted the conversation (/compact): context 6,060 → 2,627 tokens"
+                .into()
+        }]
+    );
+    assert_eq!(
+        outcome.context,
+        Some(ContextUsage {
+            tokens: 2627,
+            window: 1_000_000
+        })
+    );
+    // The result's `usage` counts nothing; the compaction's two calls are in
+    // `model_usage_since_last_result`.
+    let cost = outcome.cost.unwrap();
+    assert_eq!(
+        (cost.input_tokens, cost.cached_tokens, cost.output_tokens),
+        (2013 + 4013 + 6013, 6013, 93)
+    );
+    assert!((cost.usd.unwrap() - 0.0311796).abs() < 1e-9);
+}
+
+#[test]
+fn an_interrupted_turn_counts_the_tokens_the_cli_reported() {
+    // (capture, input incl. cache, cached, output): 2.1.332 reports the interrupted call in
+    // `model_usage_since_last_result`; 2.1.197's result counts nothing, its stream has the call.
+    let rows = [
+        (
+            "compact/claude-2.1.332-sigint-partial.stdout.jsonl",
+            1009 + 2009 + 3009,
+            3009,
+            2,
+        ),
+        (
+            "real-sigint/claude-2.1.332-sigint.stdout.jsonl",
+            1013 + 2013 + 3013,
+            3013,
+            13,
+        ),
+        (
+            "real-sigint/claude-2.1.197-sigint.stdout.jsonl",
+            1023 + 2023 + 3023,
+            3023,
+            1,
+        ),
+    ];
+    for (rel, input, cached, output) in rows {
+        let (_, outcome) = fixture_outcome(rel, &sigint_exit());
+        assert_eq!(outcome.status, Some(TurnStatus::Interrupted), "{rel}");
+        let cost = outcome.cost.unwrap();
+        assert_eq!(
+            (cost.input_tokens, cost.cached_tokens, cost.output_tokens),
+            (input, cached, output),
+            "{rel}"
+        );
+    }
+}
+
 #[test]
 fn the_last_call_is_found_past_each_tail_read() {
     let dir = tempfile::tempdir().unwrap();

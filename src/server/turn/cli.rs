@@ -626,6 +626,8 @@ impl TurnCtx<'_> {
                 status: TurnStatus::Interrupted,
                 error: None,
             },
+            // A notice is the turn's note: sent as one and journalled among its notes.
+            TurnEvent::Notice { message } => return self.note(message),
             other => other,
         };
         // Deltas build the answer as they come, so an interrupted stream keeps what arrived.

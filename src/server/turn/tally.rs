@@ -34,7 +34,9 @@ impl Tally {
             | TurnEvent::Denied { .. }
             | TurnEvent::SubagentText { .. }
             | TurnEvent::Usage { .. }
-            | TurnEvent::Warning { .. } => {}
+            | TurnEvent::Warning { .. }
+            // The server keeps a notice among the turn's notes as it comes (`TurnCtx`).
+            | TurnEvent::Notice { .. } => {}
         }
     }
 

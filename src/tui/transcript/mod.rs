@@ -191,6 +191,7 @@ fn apply_event(parts: &mut Vec<Part>, tokens: &mut Option<u64>, event: &TurnEven
             target: target.clone(),
         },
         TurnEvent::Warning { message } => Part::Warning(message.clone()),
+        TurnEvent::Notice { message } => Part::Note(message.clone()),
         TurnEvent::Session { .. } | TurnEvent::End { .. } => return false,
     };
     parts.push(part);

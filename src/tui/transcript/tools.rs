@@ -148,6 +148,7 @@ pub fn apply(parts: &mut Vec<Part>, event: &TurnEvent) -> bool {
         | TurnEvent::Denied { .. }
         | TurnEvent::Usage { .. }
         | TurnEvent::Warning { .. }
+        | TurnEvent::Notice { .. }
         | TurnEvent::End { .. } => return false,
     }
     true
