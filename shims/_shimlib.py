@@ -570,12 +570,13 @@ INIT_197 = r'''{"type":"system","subtype":"init","cwd":null,"session_id":null,"t
 # --------------------------------------------------------------------------
 # demo mode (BATON_SHIM_DEMO=1, set by `baton demo`): turns that read like an agent's session
 
-# Each scene: the words that pick it (any of them, in the prompt, lowercased), the tool calls
-# made before the answer (Claude's tool name, its input with paths relative to cwd, the
-# result the model reads; Write and Edit really change the file), the answer, and the context
-# the turn's last call reports (of a 200,000 window, so three turns pass 45% and rotate).
+# Each scene: the words that pick it (groups: the prompt, lowercased, holds a word of every
+# group), the tool calls made before the answer (Claude's tool name, its input with paths
+# relative to cwd, the result the model reads; Write and Edit really change the file), the
+# answer, and how much the turn adds to the session's context (`grow`, of a 200,000 window: the
+# script's health endpoint and README turns pass 45%, so its test opens a fresh conversation).
 DEMO_SCENES = [
-    {"words": ["review"], "ctx": 23000, "tools": [
+    {"words": [["review"]], "grow": 11000, "tools": [
         ("Bash", {"command": "cat src/server.rs"}, None),
         ("Bash", {"command": "cargo clippy --all-targets"},
          "    Checking billing v0.1.0\n    Finished `dev` profile in 2.31s\n"),
@@ -589,7 +590,7 @@ DEMO_SCENES = [
         "after the layer.\n"
         "3. `tests/health.rs` asserts only the status code; assert the JSON body too.\n\n"
         "Clippy is clean."},
-    {"words": ["layout", "suggest"], "ctx": 18000, "tools": [
+    {"words": [["layout", "suggest"]], "grow": 6000, "tools": [
         ("Bash", {"command": "ls -R src tests"},
          "src:\nmain.rs\nserver.rs\ninvoices.rs\n\ntests:\nhealth.rs\n"),
         ("Bash", {"command": "grep -n 'pub fn' src/invoices.rs"},
@@ -601,7 +602,7 @@ DEMO_SCENES = [
         "- `apply_discount` at 0% and 100%, and rounding at 33% (cents must not go missing);\n"
         "- a request test per route in `server.rs`, with and without a token.\n\n"
         "Want me to write the `invoices` ones first?"},
-    {"words": ["readme", "document"], "ctx": 93000, "tools": [
+    {"words": [["readme", "document"]], "grow": 52000, "tools": [
         ("Read", {"file_path": "README.md"}, None),
         ("Edit", {"file_path": "README.md", "old_string": "# demo service\n",
                   "new_string": "# demo service\n\n## Health check\n\n`GET /health` answers "
@@ -610,7 +611,21 @@ DEMO_SCENES = [
      ], "reply":
         "Documented it: `README.md` has a **Health check** section saying what `GET /health` "
         "answers and when. I kept it to the behaviour callers rely on, not the handler's code."},
-    {"words": ["test"], "ctx": 12000, "tools": [
+    {"words": [["test"], ["invoice", "total", "discount"]], "grow": 16000, "tools": [
+        ("Bash", {"command": "cat src/invoices.rs"}, None),
+        ("Write", {"file_path": "tests/invoices.rs", "content":
+                   "use billing::invoices::{total, Line};\n\n#[test]\nfn an_empty_invoice_totals_zero() {\n"
+                   "    assert_eq!(total(&[]), 0);\n}\n\n#[test]\nfn lines_add_up() {\n"
+                   "    let lines = [Line { cents: 250 }, Line { cents: 175 }];\n"
+                   "    assert_eq!(total(&lines), 425);\n}\n"}, None),
+        ("Bash", {"command": "cargo test --test invoices"},
+         "running 2 tests\ntest an_empty_invoice_totals_zero ... ok\ntest lines_add_up ... ok\n\n"
+         "test result: ok. 2 passed; 0 failed; 0 ignored\n"),
+     ], "reply":
+        "Added `tests/invoices.rs` with the first two cases for `invoices::total`: an empty invoice "
+        "totals 0, and line amounts add up. Both pass (`cargo test --test invoices`). Next: a sum "
+        "that overflows, then `apply_discount` once it exists."},
+    {"words": [["test"], ["health", "endpoint"]], "grow": 12000, "tools": [
         ("Write", {"file_path": "tests/health.rs", "content":
                    "#[tokio::test]\nasync fn health_answers_ok() {\n"
                    "    let app = billing::app().await;\n"
@@ -622,7 +637,7 @@ DEMO_SCENES = [
      ], "reply":
         "Added `tests/health.rs`: it starts the app in-process and checks that `GET /health` "
         "answers 200. It passes (`cargo test --test health`)."},
-    {"words": ["health", "endpoint"], "ctx": 41000, "tools": [
+    {"words": [["health", "endpoint"]], "grow": 27000, "tools": [
         ("Read", {"file_path": "src/server.rs"}, None),
         ("Edit", {"file_path": "src/server.rs", "old_string": "        // routes\n",
                   "new_string": "        // routes\n        .route(\"/health\", get(health))\n"},
@@ -640,7 +655,7 @@ DEMO_SCENES = [
         "It builds. Next I would add a test for it and mention it in the README."},
 ]
 
-DEMO_ANYTHING = {"ctx": 9000, "tools": [
+DEMO_ANYTHING = {"grow": 9000, "tools": [
     ("Bash", {"command": "ls"}, "Cargo.toml\nREADME.md\nsrc\n"),
 ], "reply":
     "I looked at the project for this. (This is `baton demo`: the CLI is simulated and answers "
@@ -652,25 +667,73 @@ def demo_on():
     return os.environ.get("BATON_SHIM_DEMO") == "1"
 
 
+# What a new session's first call sends before the prompt: the CLI's system prompt and tools.
+DEMO_BASE = 14000
+# How long a demo model call takes (a real one takes seconds; a demo turn of 0.0 s would not).
+DEMO_CALL_S = 0.25
+
+
+def demo_scene(prompt):
+    """The canned session a demo prompt picks: the first whose every word group it matches."""
+    low = prompt.lower()
+    return next((s for s in DEMO_SCENES if all(any(w in low for w in g) for g in s["words"])),
+                DEMO_ANYTHING)
+
+
 def demo_markers(mk, prompt):
     """The markers of a demo turn: a scene picked by the prompt's words fills in what the prompt's
-    own markers leave unset (the answer, the context, a 200,000 window, a call per tool). Off
-    (the markers unchanged) unless BATON_SHIM_DEMO=1."""
+    own markers leave unset (the answer, the context's growth, a 200,000 window, a call per tool).
+    Off (the markers unchanged) unless BATON_SHIM_DEMO=1."""
     if not demo_on():
         return mk
-    low = prompt.lower()
-    scene = next((s for s in DEMO_SCENES if any(w in low for w in s["words"])), DEMO_ANYTHING)
+    scene = demo_scene(prompt)
     mk = dict(mk)
     if mk["reply"] is None:
         mk["reply"] = scene["reply"]
     if mk["ctx"] is None:
-        mk["ctx"] = scene["ctx"]
+        mk["demo_grow"] = scene["grow"]
     if mk["window"] is None:
         mk["window"] = 200000
     if mk["calls"] == 1:
         mk["calls"] = len(scene["tools"]) + 1
     mk["demo_tools"] = scene["tools"]
     return mk
+
+
+def demo_context(mk, prior):
+    """A demo turn's context: from what its session held (`prior` tokens; a new session starts at
+    DEMO_BASE) by the scene's growth over the turn's calls, so it never falls within a session.
+    Sets mk["ctx"] (the last call's) and mk["demo_span"]; nothing outside the demo."""
+    grow = mk.get("demo_grow")
+    if grow is None:
+        return mk
+    start = prior or DEMO_BASE
+    mk["demo_span"] = (start, start + grow, bool(prior))
+    mk["ctx"] = start + grow
+    return mk
+
+
+def demo_call(mk, i):
+    """Call i (1-based) of a demo turn: (its context, what of it the provider had cached: the
+    previous call's context), after the call's simulated time; None outside the demo."""
+    span = mk.get("demo_span")
+    if span is None:
+        return None
+    time.sleep(DEMO_CALL_S)
+    start, end, resumed = span
+    k = max(1, mk["calls"])
+    at = lambda j: start + (end - start) * min(j, k) // k
+    cached = at(i - 1) if (i > 1 or resumed) else 0
+    return at(i), cached
+
+
+def demo_tokens(ctx, cached):
+    """A demo call's (uncached input, cache creation, cache read, output) for Claude: what the
+    provider had cached is read from it, the rest is new, the model writes a few hundred."""
+    out = min(300, ctx // 10)
+    inp = min(4, ctx - out)
+    cr = min(cached, ctx - out - inp)
+    return inp, ctx - out - inp - cr, cr, out
 
 
 def _demo_edit(name, inp, cwd):

@@ -964,6 +964,38 @@ def demo_mode_turns_read_like_an_agents(E):
 
 
 @test
+def demo_answers_fit_the_prompt_and_context_only_grows(E):
+    """The demo's scene is the one the prompt asks for, and a session's context never falls."""
+    # "Write the invoices tests first" once got the health endpoint's test answer.
+    r = claude(E, "Look at the project layout and suggest which tests to write first.", BATON_SHIM_DEMO="1")
+    first = ok(r, "layout turn")
+    sid = first[-1]["session_id"]
+    r = claude(E, "Write the invoices tests first", "--resume", sid, BATON_SHIM_DEMO="1")
+    second = ok(r, "invoices turn")
+    check("invoices" in second[-1]["result"] and "health" not in second[-1]["result"],
+          "the invoices scene: %r" % second[-1]["result"])
+    r = claude(E, "Add a test for the /health endpoint.", "--resume", sid, BATON_SHIM_DEMO="1")
+    check("tests/health.rs" in ok(r, "health test turn")[-1]["result"], "the health test scene")
+
+    def ctx(evs):
+        u = [e for e in evs if e.get("type") == "assistant"][-1]["message"]["usage"]
+        return sum(u[k] for k in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"))
+    check(ctx(second) > ctx(first), "context grows in a session: %d then %d" % (ctx(first), ctx(second)))
+    # Codex: the same across a resumed thread.
+    evs = ok(codex(E, "Look at the project layout and suggest which tests to write first.",
+                   BATON_SHIM_DEMO="1"), "codex layout")
+    tid = evs[0]["thread_id"]
+    evs2 = ok(codex(E, "Write the invoices tests first", resume=tid, BATON_SHIM_DEMO="1"), "codex invoices")
+    check("invoices" in [e for e in evs2 if e.get("type") == "item.completed"][-1]["item"]["text"],
+          "codex's invoices scene")
+    sizes = [((r.get("payload") or {}).get("info") or {}).get("last_token_usage", {}).get("total_tokens")
+             for r in read_jsonl(rollouts(E)[0])
+             if r.get("type") == "event_msg" and (r.get("payload") or {}).get("type") == "token_count"]
+    sizes = [n for n in sizes if n]
+    check(len(sizes) >= 4 and sizes == sorted(sizes), "codex's context grows call by call: %s" % sizes)
+
+
+@test
 def codex_resume_cumulative(E):
     evs = ok(codex(E, "turn one", "-c", "developer_instructions=DEVONE first"), "turn 1")
     tid = evs[0]["thread_id"]

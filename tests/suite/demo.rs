@@ -132,3 +132,45 @@ fn the_scripted_demo_writes_no_ansi_codes_into_a_pipe() {
     assert!(stdout.contains("## A terminal for a project"), "{stdout}");
     assert!(!stdout.contains('\x1b'), "{stdout:?}");
 }
+
+#[test]
+fn the_scripted_demo_shows_nothing_a_real_session_could_not() {
+    let w = demo_world();
+    let out = w.run(&["demo", "--script"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let all = text(&out);
+    let turns: Vec<&str> = all.lines().filter(|l| l.starts_with("── ")).collect();
+    assert_eq!(turns.len(), 4, "{all}");
+    // (conversation, provider, context tokens) of each turn, in order.
+    let mut seen: Vec<(String, String, u64)> = Vec::new();
+    for line in turns {
+        assert!(
+            !line.contains(" · 0.0 s · "),
+            "a turn that took no time: {line}"
+        );
+        let field = |prefix: &str| {
+            line.split(" · ")
+                .find_map(|f| f.strip_prefix(prefix))
+                .unwrap_or_else(|| panic!("no {prefix:?} in {line}"))
+                .to_string()
+        };
+        let context: u64 = field("context ")
+            .split(' ')
+            .next()
+            .unwrap()
+            .replace(',', "")
+            .parse()
+            .unwrap();
+        let conversation = field("conversation ");
+        let provider = line.split(" · ").nth(1).unwrap().to_string();
+        if let Some((c, p, before)) = seen.last() {
+            if *c == conversation[..1] && *p == provider {
+                assert!(
+                    context >= *before,
+                    "the context fell in one session: {line}"
+                );
+            }
+        }
+        seen.push((conversation[..1].to_string(), provider, context));
+    }
+}
