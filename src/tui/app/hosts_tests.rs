@@ -280,3 +280,29 @@ fn a_shell_face_its_host_dropped_attaches_again_when_the_host_lists_again() {
     assert_eq!(app.term("box:t").unwrap().shell, None);
     assert!(app.term("t").unwrap().shell.is_some());
 }
+
+#[test]
+fn interrupting_stays_said_until_that_terminals_turn_ends() {
+    let mut app = two_sources();
+    app.focus("box:t");
+    let _ = app.interrupt();
+    let said = Some(("interrupting box:t…".to_string(), false));
+    assert_eq!(app.status, said);
+    let finished = || {
+        Box::new(WatchEvent::Finished {
+            name: "t".into(),
+            summary: crate::tui::testing::views::summary(json!({"number": 1})),
+        })
+    };
+    // This machine's `t` ending says nothing of box:t's interrupt (both read "interrupting t").
+    app.update(Msg::Watch(*finished()));
+    assert_eq!(app.status, said);
+    // Its end clears it, though the user looks at another terminal by then.
+    app.focus("t");
+    app.update(Msg::Host("box".into(), HostMsg::Watch(finished())));
+    assert_eq!(app.status, None);
+    // Other news stays until the next key.
+    app.say("accepted as input 3");
+    app.update(Msg::Host("box".into(), HostMsg::Watch(finished())));
+    assert_eq!(app.status, Some(("accepted as input 3".into(), false)));
+}

@@ -33,9 +33,6 @@ use crate::protocol::views::{LogView, StepsView, TerminalState, TerminalView};
 use crate::protocol::{Answer, Request, WatchEvent};
 use crate::words::{ProviderKind, TurnStatus};
 
-/// How the status line says an interrupt is on its way (cleared when the turn ends).
-pub(in crate::tui) const INTERRUPTING: &str = "interrupting ";
-
 /// How many of a terminal's finished turns have their steps asked for at one time (the
 /// latest; older ones are asked for when they are still folded at the next Ctrl-t).
 const STEPS_AT_ONCE: usize = 50;
@@ -308,6 +305,8 @@ pub struct App {
     pub prefix_armed: bool,
     /// A message for the status line, and whether it is an error.
     pub status: Option<(String, bool)>,
+    /// The terminal whose turn's end makes `status` stale ("interrupting api…"): set with it.
+    pub status_until_end: Option<String>,
     /// Shown at the left of the status line (`baton`, or the demo's label).
     pub title: String,
     /// The directory baton was started in (the offer to create a terminal is for it).
@@ -369,6 +368,7 @@ impl App {
             keys,
             prefix_armed: false,
             status: None,
+            status_until_end: None,
             title: title.to_string(),
             cwd: cwd.to_string(),
             offer: None,
@@ -441,10 +441,12 @@ impl App {
 
     pub fn say(&mut self, text: impl Into<String>) {
         self.status = Some((text.into(), false));
+        self.status_until_end = None;
     }
 
     pub fn error(&mut self, text: impl Into<String>) {
         self.status = Some((text.into(), true));
+        self.status_until_end = None;
     }
 
     pub fn update(&mut self, msg: Msg) -> Vec<Effect> {
@@ -661,7 +663,8 @@ impl App {
             self.say(format!("{name} has no running turn"));
             return Vec::new();
         }
-        self.say(format!("{INTERRUPTING}{name}…"));
+        self.say(format!("interrupting {name}…"));
+        self.status_until_end = Some(name.clone());
         vec![Effect::Call(
             Tag::Interrupt(name.clone()),
             Request::Interrupt { name },

@@ -5,7 +5,7 @@
 use crate::protocol::views::TerminalView;
 use crate::protocol::WatchEvent;
 use crate::tui::app::hosts::host_of;
-use crate::tui::app::{log_call, App, Effect, TermView, INTERRUPTING};
+use crate::tui::app::{log_call, App, Effect, TermView};
 use crate::words::TurnStatus;
 
 impl App {
@@ -29,6 +29,12 @@ impl App {
             }
             WatchEvent::Finished { name, summary } => {
                 let visible = self.visible(&name);
+                // "interrupting api…" is stale once api's turn ended; a command's answer (`: send`
+                // said "accepted as input …") stays until the next key.
+                if self.status_until_end.as_deref() == Some(name.as_str()) {
+                    self.status = None;
+                    self.status_until_end = None;
+                }
                 let refresh = self.refresh_diff(&name);
                 let Some(t) = self.term_mut(&name) else {
                     return Vec::new();
@@ -36,13 +42,6 @@ impl App {
                 // Steps of it were missed while this client fell behind: read it whole.
                 let reread = t.transcript.finished(&summary).then(|| log_call(&name));
                 if visible {
-                    // "interrupting…" is stale once the turn ended; a command's answer (`: send`
-                    // said "accepted as input …") stays until the next key.
-                    if (self.status.as_ref())
-                        .is_some_and(|(m, err)| !err && m.starts_with(INTERRUPTING))
-                    {
-                        self.status = None;
-                    }
                     return refresh.into_iter().chain(reread).collect();
                 }
                 t.unseen = Some(summary.status);
