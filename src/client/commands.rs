@@ -47,7 +47,7 @@ pub fn shown<T: TryFrom<Answer, Error = BatonError>>(
 
 pub fn print_json(v: &impl Serialize) {
     let text = serde_json::to_string_pretty(v).unwrap_or_default();
-    out::line(&text);
+    out::json_line(&text);
 }
 
 /// `v` as `--json` prints an answer: its keys in alphabetical order at every level, as they
@@ -101,7 +101,7 @@ pub fn send(client: &Client, req: Request, name: &str, json: bool) -> Result<i32
             super::ctrl_c::started();
         }
         if json {
-            out::line(&serde_json::to_string(reply).unwrap_or_default());
+            out::json_line(&serde_json::to_string(reply).unwrap_or_default());
             return;
         }
         if let Reply::Event { event } = reply {
@@ -120,7 +120,7 @@ pub fn send(client: &Client, req: Request, name: &str, json: bool) -> Result<i32
     if json {
         // The final line as the server wrote it.
         let line = Reply::answered(Ok(sent.clone().into()));
-        out::line(&serde_json::to_string(&line).unwrap_or_default());
+        out::json_line(&serde_json::to_string(&line).unwrap_or_default());
     }
     match sent {
         Sent::Ended(summary) => {

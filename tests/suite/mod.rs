@@ -8,6 +8,7 @@ mod ctrl_c;
 mod demo;
 mod doctor;
 mod ending;
+mod escapes;
 mod exports;
 mod faults;
 mod follow;
