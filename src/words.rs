@@ -530,7 +530,7 @@ pub fn shown_lines(text: &str) -> std::borrow::Cow<'_, str> {
 /// A conversation's automatic title: the first non-blank line of its first prompt, trimmed, at
 /// most [`TITLE_CHARS`] characters (cut at a character boundary, trimmed again). A prompt may
 /// hold any character, but a title is shown in lists like a name: it is [`shown`] (a prompt
-/// is never refused for a character).
+/// is refused for no character but NUL).
 pub fn title_of(prompt: &str) -> String {
     let line = prompt
         .lines()

@@ -63,14 +63,7 @@ pub fn print_sorted(v: &impl Serialize) {
 pub fn read_prompt(arg: Option<String>) -> Result<String, BatonError> {
     match arg.as_deref() {
         Some("-") => {
-            let mut bytes = Vec::new();
-            std::io::stdin()
-                .take(validate::MAX_PROMPT_BYTES as u64 + 1)
-                .read_to_end(&mut bytes)
-                .map_err(|e| {
-                    BatonError::bad_input(format!("cannot read the prompt from stdin: {e}"))
-                })?;
-            let text = validate::prompt_bytes(bytes)?;
+            let text = read_stdin("the prompt")?;
             validate::prompt(&text)?;
             Ok(text)
         }
@@ -82,6 +75,21 @@ pub fn read_prompt(arg: Option<String>) -> Result<String, BatonError> {
             "no prompt: give it as an argument, or `-` to read it from stdin",
         )),
     }
+}
+
+/// Stdin as `what` (`the prompt`): UTF-8, at most [`validate::MAX_PROMPT_BYTES`] (read no
+/// further: a larger one is refused as over the limit, whatever follows).
+pub fn read_stdin(what: &str) -> Result<String, BatonError> {
+    let limit = validate::MAX_PROMPT_BYTES;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| BatonError::bad_input(format!("cannot read {what} from stdin: {e}")))?;
+    if bytes.len() > limit {
+        return Err(validate::too_big(&format!("{what} on stdin"), None));
+    }
+    validate::stdin_text(bytes, what)
 }
 
 /// `baton send`: streams the turn; exit 0 only when it completed.
