@@ -178,6 +178,28 @@ fn a_prompt_with_a_nul_or_of_megabytes_is_refused_saying_what_and_why() {
 }
 
 #[test]
+fn a_relative_baton_home_is_refused_before_anything_is_made() {
+    // It was accepted: each directory the user stood in got a data directory of its own.
+    let w = World::new();
+    let cwd = w.project("here");
+    for args in [&["ls"][..], &["server", "start"], &["send", "t", "hi"]] {
+        let out = w
+            .cmd(args)
+            .env("BATON_HOME", "data")
+            .current_dir(&cwd)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "baton: BATON_HOME is \"data\", a relative path: give it as an absolute one (e.g. \
+             BATON_HOME=\"$PWD/data\"), or every directory would have a data directory of its own\n",
+        );
+    }
+    assert_eq!(std::fs::read_dir(&cwd).unwrap().count(), 0, "nothing made");
+}
+
+#[test]
 fn missing_cli_binary_names_the_install_command() {
     let w = World::without_clis();
     let dir = w.project("p");
