@@ -16,6 +16,7 @@ mod forks;
 mod git;
 mod hold;
 mod hosts;
+mod index_behind;
 mod instructions;
 mod json_contract;
 mod listing;
