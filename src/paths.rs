@@ -17,14 +17,25 @@ pub struct EnvDirs {
 }
 
 impl EnvDirs {
+    /// The variables, an empty one as unset, and a relative `XDG_DATA_HOME` or
+    /// `XDG_CONFIG_HOME` too ("relative paths … should be ignored", the XDG spec says).
     pub fn from_env() -> Self {
         let get = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+        let xdg = |k: &str| get(k).filter(|v| Path::new(v).is_absolute());
         EnvDirs {
             baton_home: get("BATON_HOME"),
-            xdg_data_home: get("XDG_DATA_HOME"),
-            xdg_config_home: get("XDG_CONFIG_HOME"),
+            xdg_data_home: xdg("XDG_DATA_HOME"),
+            xdg_config_home: xdg("XDG_CONFIG_HOME"),
             home: get("HOME"),
         }
+    }
+
+    /// `$BATON_HOME` when it is set to a relative path: refused (`Client::from_env`), since
+    /// the data directory, its server and its terminals would change with the current
+    /// directory. (A relative `XDG_*` is ignored, as the XDG spec says: see [`Self::from_env`].)
+    pub fn relative_baton_home(&self) -> Option<&Path> {
+        let home = Path::new(self.baton_home.as_ref()?);
+        home.is_relative().then_some(home)
     }
 
     /// `$BATON_HOME`, else `$XDG_DATA_HOME/baton`, else `~/.local/share/baton`.

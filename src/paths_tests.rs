@@ -39,6 +39,21 @@ fn data_and_config_locations_follow_the_documented_order() {
 }
 
 #[test]
+fn a_relative_baton_home_is_found_to_be_refused() {
+    let rows = [
+        (Some("/abs/data"), None),
+        (Some("rel"), Some("rel")),
+        (Some("./data"), Some("./data")),
+        (Some("../x"), Some("../x")),
+        (None, None),
+    ];
+    for (home, want) in rows {
+        let e = env(home, None, None, Some("/h"));
+        assert_eq!(e.relative_baton_home(), want.map(Path::new), "{home:?}");
+    }
+}
+
+#[test]
 fn private_dir_is_created_0700_and_loose_dir_is_tightened() {
     let t = tempfile::tempdir().unwrap();
     let d = t.path().join("a/b");

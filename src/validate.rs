@@ -1,5 +1,7 @@
 //! Checks on what users type: terminal names and prompts. Pure; each failure says how to fix it.
 
+use unicode_width::UnicodeWidthChar;
+
 use crate::error::BatonError;
 use crate::words::hidden_char;
 
@@ -44,6 +46,10 @@ pub fn terminal_name(name: &str) -> Result<(), BatonError> {
         Some("it contains whitespace")
     } else if name.starts_with('-') {
         Some("it starts with `-`")
+    } else if name.chars().next().and_then(|c| c.width()) == Some(0) {
+        // A combining mark (U+0301) has no character of its own to sit on: `ls` would draw
+        // it over the column before, and a name of marks alone as a blank.
+        Some("it starts with a combining mark, which shows on no character of its own")
     } else if name == "extract" {
         Some("`extract` is reserved for `baton instructions extract`")
     } else {
@@ -74,7 +80,10 @@ pub fn title(title: &str, max: usize) -> Result<(), BatonError> {
     }
 }
 
-/// A prompt must say something and fit the size limit.
+/// A prompt must say something, fit the size limit and hold no NUL (a CLI reads its prompt as
+/// a C string or a JSON line, and a terminal shows nothing for it). Any other character is
+/// kept: a prompt may quote a log with its escapes, which the client writes out when it
+/// prints them.
 pub fn prompt(text: &str) -> Result<(), BatonError> {
     if text.trim().is_empty() {
         return Err(BatonError::bad_input(
@@ -82,20 +91,43 @@ pub fn prompt(text: &str) -> Result<(), BatonError> {
         ));
     }
     if text.len() > MAX_PROMPT_BYTES {
+        return Err(too_big("the prompt", Some(text.len())));
+    }
+    if let Some(at) = text.find('\0') {
         return Err(BatonError::bad_input(format!(
-            "the prompt is {} bytes, more than the {} byte limit (send a shorter prompt, or point the agent at a file)",
-            text.len(),
-            MAX_PROMPT_BYTES
+            "the prompt contains a NUL character (U+0000) at byte {at}: remove it (`tr -d '\\000'` on a piped prompt)"
         )));
     }
     Ok(())
 }
 
-/// Turns raw bytes (stdin) into a prompt, refusing invalid UTF-8.
-pub fn prompt_bytes(bytes: Vec<u8>) -> Result<String, BatonError> {
+/// The refusal of `what` over [`MAX_PROMPT_BYTES`]: its size when known (a piped one is read
+/// no further than the limit).
+pub fn too_big(what: &str, size: Option<usize>) -> BatonError {
+    let size = size
+        .map(|n| format!(" {},", size_text(n)))
+        .unwrap_or_default();
+    BatonError::bad_input(format!(
+        "{what} is{size} more than the {} MiB limit ({MAX_PROMPT_BYTES} bytes): send a shorter one, or write it to a file and point the agent at the file",
+        MAX_PROMPT_BYTES / MIB
+    ))
+}
+
+const MIB: usize = 1024 * 1024;
+
+/// `bytes` as a size: `512 bytes`, `20.0 MiB (20971520 bytes)`.
+fn size_text(bytes: usize) -> String {
+    if bytes < MIB {
+        return format!("{bytes} bytes");
+    }
+    format!("{:.1} MiB ({bytes} bytes)", bytes as f64 / MIB as f64)
+}
+
+/// Turns raw bytes (stdin) into `what` (`the prompt`), refusing invalid UTF-8.
+pub fn stdin_text(bytes: Vec<u8>, what: &str) -> Result<String, BatonError> {
     String::from_utf8(bytes).map_err(|e| {
         BatonError::bad_input(format!(
-            "the prompt on stdin is not valid UTF-8 (byte {} is not; convert it with iconv first)",
+            "{what} on stdin is not valid UTF-8 (byte {} is not; convert it with iconv first)",
             e.utf8_error().valid_up_to()
         ))
     })

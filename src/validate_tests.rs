@@ -4,7 +4,15 @@ use super::*;
 
 #[test]
 fn names() {
-    let ok = ["api", "web-2", "my_term", "v1.2", "日本"];
+    let ok = [
+        "api",
+        "web-2",
+        "my_term",
+        "v1.2",
+        "日本",
+        "cafe\u{301}",
+        "한국",
+    ];
     for n in ok {
         assert!(terminal_name(n).is_ok(), "{n:?} should be accepted");
     }
@@ -22,6 +30,11 @@ fn names() {
         ("a\u{3000}b", "whitespace"),
         ("-a", "`-`"),
         ("box:api", "`:`"),
+        // Marks with nothing to sit on: a blank in `ls`, or drawn over the column before.
+        ("\u{301}", "combining mark"),
+        ("\u{301}\u{301}\u{302}", "combining mark"),
+        ("\u{301}api", "combining mark"),
+        ("\u{20DD}", "combining mark"),
     ];
     for (n, why) in bad {
         let e = terminal_name(n).unwrap_err();
@@ -72,12 +85,50 @@ fn titles_refuse_what_names_refuse() {
 }
 
 #[test]
+fn prompts_with_a_nul_are_refused_and_others_keep_every_character() {
+    let e = prompt("before\0after").unwrap_err();
+    assert_eq!(
+        e.message,
+        "the prompt contains a NUL character (U+0000) at byte 6: remove it (`tr -d '\\000'` on a piped prompt)"
+    );
+    assert_eq!(e.exit_code(), 2);
+    assert!(prompt("tab\there, \u{1b}[31mcolour\u{1b}[0m, crlf\r\n").is_ok());
+}
+
+#[test]
+fn an_oversized_prompt_says_its_size_and_the_limit() {
+    let rows = [
+        (
+            Some(20 * 1024 * 1024),
+            "the prompt is 20.0 MiB (20971520 bytes), more than the 1 MiB limit (1048576 bytes): send a shorter one, or write it to a file and point the agent at the file",
+        ),
+        (
+            None,
+            "the prompt is more than the 1 MiB limit (1048576 bytes): send a shorter one, or write it to a file and point the agent at the file",
+        ),
+    ];
+    for (size, want) in rows {
+        assert_eq!(too_big("the prompt", size).message, want);
+    }
+    let e = prompt(&"x".repeat(MAX_PROMPT_BYTES + 1)).unwrap_err();
+    assert!(
+        e.message
+            .starts_with("the prompt is 1.0 MiB (1048577 bytes), more"),
+        "{}",
+        e.message
+    );
+}
+
+#[test]
 fn prompts() {
     assert!(prompt("hello").is_ok());
     assert!(prompt("  \n\t").is_err());
     assert!(prompt(&"x".repeat(MAX_PROMPT_BYTES + 1)).is_err());
-    assert!(prompt_bytes(vec![0x66, 0xff]).is_err());
-    assert_eq!(prompt_bytes("é".as_bytes().to_vec()).unwrap(), "é");
+    assert!(stdin_text(vec![0x66, 0xff], "the prompt").is_err());
+    assert_eq!(
+        stdin_text("é".as_bytes().to_vec(), "the prompt").unwrap(),
+        "é"
+    );
 }
 
 #[test]

@@ -516,10 +516,38 @@ pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// `text` as the client prints an answer, a log or any other text a CLI or a model produced:
+/// each control character (Cc: an escape, a BEL, a C1 control such as U+009B, DEL) written out
+/// as `<U+XXXX>` as [`shown`] does, but the ones that lay out lines kept: a newline, a tab, and
+/// a carriage return right before a newline. So an answer holding an OSC 52 clipboard write, a
+/// window title or a screen clear reaches the user's terminal as text, never as a sequence.
+/// Format characters (Cf) are kept: an answer's text legitimately joins emoji (U+200D) and
+/// marks its direction (U+200E).
+pub fn shown_lines(text: &str) -> std::borrow::Cow<'_, str> {
+    // `i` is a char boundary and `\r` one byte, so `i + 1` is one too.
+    let odd = |i: usize, c: char| match c {
+        '\n' | '\t' => false,
+        '\r' => !text[i + 1..].starts_with('\n'),
+        c => c.is_control(),
+    };
+    if !text.char_indices().any(|(i, c)| odd(i, c)) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, c) in text.char_indices() {
+        if odd(i, c) {
+            out.push_str(&format!("<U+{:04X}>", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// A conversation's automatic title: the first non-blank line of its first prompt, trimmed, at
 /// most [`TITLE_CHARS`] characters (cut at a character boundary, trimmed again). A prompt may
 /// hold any character, but a title is shown in lists like a name: it is [`shown`] (a prompt
-/// is never refused for a character).
+/// is refused for no character but NUL).
 pub fn title_of(prompt: &str) -> String {
     let line = prompt
         .lines()

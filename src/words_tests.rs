@@ -127,6 +127,26 @@ fn shown_writes_out_what_a_terminal_would_not_show_as_itself() {
 }
 
 #[test]
+fn shown_lines_keeps_the_layout_of_lines_and_writes_out_every_other_control() {
+    for (text, want) in [
+        ("plain answer", "plain answer"),
+        ("two\nlines\tand a tab", "two\nlines\tand a tab"),
+        ("windows\r\nline", "windows\r\nline"),
+        ("over\rwrite", "over<U+000D>write"),
+        ("ends in\r", "ends in<U+000D>"),
+        ("\u{1b}]52;c;aGk=\u{7}", "<U+001B>]52;c;aGk=<U+0007>"),
+        ("\u{1b}]0;title\u{7}", "<U+001B>]0;title<U+0007>"),
+        ("\u{1b}[2J", "<U+001B>[2J"),
+        ("\u{9b}31m C1", "<U+009B>31m C1"),
+        ("nul\0del\u{7f}", "nul<U+0000>del<U+007F>"),
+        ("日本 é 👨\u{200D}👩", "日本 é 👨\u{200D}👩"),
+    ] {
+        assert_eq!(shown_lines(text), want, "{text:?}");
+    }
+    assert!(matches!(shown_lines("a\nb"), std::borrow::Cow::Borrowed(_)));
+}
+
+#[test]
 fn a_turn_lasts_what_the_server_measured_else_what_its_times_say() {
     let start = "2026-01-01T00:00:00.000Z";
     let rows: [(Option<u64>, Option<&str>, Option<u64>); 6] = [

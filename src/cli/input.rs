@@ -84,11 +84,11 @@ pub struct InstructionsArgs {
 
 #[derive(Subcommand)]
 pub enum InstrCmd {
-    /// Add a line by hand
+    /// Add a line by hand (`-`: read it from stdin)
     Add { text: String },
     /// Remove line N (as numbered by the list)
     Rm { number: u32 },
-    /// Replace line N's text, keeping its place
+    /// Replace line N's text, keeping its place (`-`: read it from stdin)
     Edit { number: u32, text: String },
     /// Remove every line
     Clear,
@@ -121,8 +121,29 @@ impl InstructionsArgs {
             let prompt = commands::read_prompt(Some("-".to_string()))?;
             return commands::extract(client, prompt, self.provider, self.json);
         }
+        self.action = match self.action.take() {
+            Some(InstrCmd::Add { text }) => Some(InstrCmd::Add {
+                text: line_or_stdin(text)?,
+            }),
+            Some(InstrCmd::Edit { number, text }) => Some(InstrCmd::Edit {
+                number,
+                text: line_or_stdin(text)?,
+            }),
+            other => other,
+        };
         let c = on(client, &mut self.name)?;
         let json = self.json;
         commands::simple(&c, &self.request(), json, render::instructions)
     }
+}
+
+/// An instruction's text as typed, or for `-` the line on stdin (as `send -` reads a prompt),
+/// its line end dropped: `echo "use tabs" | baton instructions t add -`.
+fn line_or_stdin(text: String) -> Result<String, BatonError> {
+    if text != "-" {
+        return Ok(text);
+    }
+    let read = commands::read_stdin("the instruction")?;
+    let line = read.strip_suffix('\n').unwrap_or(&read);
+    Ok(line.strip_suffix('\r').unwrap_or(line).to_string())
 }

@@ -7,13 +7,15 @@
 mod commands;
 mod data;
 mod input;
+mod parse_error;
 pub mod send;
 mod terminal;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser, Subcommand};
 
 pub use commands::ClientCmd;
 pub use data::{reindex, HostCmd, LsArgs, PruneArgs};
@@ -40,7 +42,7 @@ pub struct Cli {
 }
 
 /// The command line, parsed (`send` by its own parser first, see [`send::parse`]). A refusal
-/// is printed and the process exits, as clap does.
+/// is printed in one line and the process exits 2, as clap does.
 pub fn parse() -> Cli {
     let args: Vec<OsString> = std::env::args_os().collect();
     if let Some(send) = send::parse(&args) {
@@ -50,13 +52,25 @@ pub fn parse() -> Cli {
     }
     match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
-        Err(e) if e.kind() == clap::error::ErrorKind::InvalidUtf8 => {
+        Err(e) if e.kind() == ErrorKind::InvalidUtf8 => {
             let why = crate::validate::non_utf8_argument(&args)
                 .unwrap_or_else(|| BatonError::bad_input("an argument is not valid UTF-8"));
             out::side(&format!("baton: {why}"));
             std::process::exit(why.exit_code());
         }
-        Err(e) => e.exit(),
+        // Help and the version (stdout), and a bare command's help, as clap prints them.
+        Err(e)
+            if !e.use_stderr()
+                || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+        {
+            e.exit()
+        }
+        Err(e) => {
+            let command = parse_error::command_path(&Cli::command(), &args);
+            let said = parse_error::one_line(&e.render().to_string(), &command);
+            out::side(&format!("baton: {said}"));
+            std::process::exit(crate::error::EXIT_BAD_INPUT);
+        }
     }
 }
 

@@ -47,7 +47,7 @@ pub fn shown<T: TryFrom<Answer, Error = BatonError>>(
 
 pub fn print_json(v: &impl Serialize) {
     let text = serde_json::to_string_pretty(v).unwrap_or_default();
-    out::line(&text);
+    out::json_line(&text);
 }
 
 /// `v` as `--json` prints an answer: its keys in alphabetical order at every level, as they
@@ -63,14 +63,7 @@ pub fn print_sorted(v: &impl Serialize) {
 pub fn read_prompt(arg: Option<String>) -> Result<String, BatonError> {
     match arg.as_deref() {
         Some("-") => {
-            let mut bytes = Vec::new();
-            std::io::stdin()
-                .take(validate::MAX_PROMPT_BYTES as u64 + 1)
-                .read_to_end(&mut bytes)
-                .map_err(|e| {
-                    BatonError::bad_input(format!("cannot read the prompt from stdin: {e}"))
-                })?;
-            let text = validate::prompt_bytes(bytes)?;
+            let text = read_stdin("the prompt")?;
             validate::prompt(&text)?;
             Ok(text)
         }
@@ -82,6 +75,21 @@ pub fn read_prompt(arg: Option<String>) -> Result<String, BatonError> {
             "no prompt: give it as an argument, or `-` to read it from stdin",
         )),
     }
+}
+
+/// Stdin as `what` (`the prompt`): UTF-8, at most [`validate::MAX_PROMPT_BYTES`] (read no
+/// further: a larger one is refused as over the limit, whatever follows).
+pub fn read_stdin(what: &str) -> Result<String, BatonError> {
+    let limit = validate::MAX_PROMPT_BYTES;
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| BatonError::bad_input(format!("cannot read {what} from stdin: {e}")))?;
+    if bytes.len() > limit {
+        return Err(validate::too_big(&format!("{what} on stdin"), None));
+    }
+    validate::stdin_text(bytes, what)
 }
 
 /// `baton send`: streams the turn; exit 0 only when it completed.
@@ -101,7 +109,7 @@ pub fn send(client: &Client, req: Request, name: &str, json: bool) -> Result<i32
             super::ctrl_c::started();
         }
         if json {
-            out::line(&serde_json::to_string(reply).unwrap_or_default());
+            out::json_line(&serde_json::to_string(reply).unwrap_or_default());
             return;
         }
         if let Reply::Event { event } = reply {
@@ -120,7 +128,7 @@ pub fn send(client: &Client, req: Request, name: &str, json: bool) -> Result<i32
     if json {
         // The final line as the server wrote it.
         let line = Reply::answered(Ok(sent.clone().into()));
-        out::line(&serde_json::to_string(&line).unwrap_or_default());
+        out::json_line(&serde_json::to_string(&line).unwrap_or_default());
     }
     match sent {
         Sent::Ended(summary) => {

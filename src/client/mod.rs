@@ -47,7 +47,15 @@ pub struct Client {
 
 impl Client {
     pub fn from_env() -> Result<Client, BatonError> {
-        let root = EnvDirs::from_env().data_dir().ok_or_else(|| {
+        let env = EnvDirs::from_env();
+        if let Some(home) = env.relative_baton_home() {
+            return Err(BatonError::bad_input(format!(
+                "BATON_HOME is {:?}, a relative path: give it as an absolute one (e.g. BATON_HOME=\"$PWD/{}\"), or every directory would have a data directory of its own",
+                home.display().to_string(),
+                home.display()
+            )));
+        }
+        let root = env.data_dir().ok_or_else(|| {
             BatonError::bad_input("cannot find a place for baton's data: set HOME or BATON_HOME")
         })?;
         let data = DataDir::new(root);

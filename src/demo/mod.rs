@@ -136,10 +136,9 @@ fn client_for(root: &Path, path: OsString, home: &Path) -> Client {
 }
 
 fn step(title: &str, command: &str) {
-    out::line(&format!(
-        "\n{}\n$ {command}",
-        out::bold(&format!("## {title}"))
-    ));
+    out::line("");
+    out::bold_line(&format!("## {title}"));
+    out::line(&format!("$ {command}"));
 }
 
 fn send(

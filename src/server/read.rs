@@ -181,14 +181,19 @@ pub fn log(srv: &Server, name: &str) -> Result<LogView, BatonError> {
     })
 }
 
-/// Terminal `t`'s waiting input as `queue --json` lists it.
+/// Terminal `t`'s waiting input as `queue --json` lists it: the index's, or while the index
+/// is behind (it missed entries: a full disk) the journal's, since the index would leave out
+/// what was accepted since (issue 39: `queue` and `server status` said 0 waiting).
 pub fn queue(srv: &Server, t: &TerminalRow) -> Result<Vec<QueuedView>, BatonError> {
     let rt = srv.runtime(&t.id);
     let taken = rt.taken();
     let held = rt.queue_held();
-    Ok(srv
-        .store
-        .waiting_inputs(&t.id)?
+    let waiting = if srv.store.index_current() {
+        srv.store.waiting_inputs(&t.id)?
+    } else {
+        srv.store.journalled_waiting(&t.id)?
+    };
+    Ok(waiting
         .into_iter()
         // The input the runner took is about to start: it no longer waits.
         .filter(|i| Some(i.number) != taken)

@@ -2,6 +2,7 @@
 //! order: every change is appended and synced to the journal before the index is updated. The
 //! index is only a cache: one of another schema version is rebuilt from the journals at open.
 
+mod behind;
 mod cached;
 pub mod check;
 pub mod index;

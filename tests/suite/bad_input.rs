@@ -48,6 +48,10 @@ fn invalid_and_duplicate_names() {
         ("\u{2067}rtl", "U+2067"),
         ("bom\u{FEFF}", "U+FEFF"),
         ("line\u{2028}sep", "U+2028"),
+        // Marks with no character to sit on: `ls` listed a blank (issue 39).
+        ("\u{301}", "combining mark"),
+        ("\u{301}\u{301}\u{301}", "combining mark"),
+        ("\u{301}api", "combining mark"),
     ] {
         refused(&w, &["new", name, "--dir", d], why);
     }
@@ -132,6 +136,67 @@ fn empty_huge_and_non_utf8_prompts() {
     assert_eq!(w.json(&["ls"]), before);
     assert!(w.invocations().is_empty(), "no CLI may run");
     assert_eq!(w.show("t")["turns"], 0);
+}
+
+#[test]
+fn a_prompt_with_a_nul_or_of_megabytes_is_refused_saying_what_and_why() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    let before = w.json(&["ls"]);
+    let nul = w.run_stdin(&["send", "t", "-"], b"before\0after");
+    assert_eq!(nul.status.code(), Some(2), "{}", text(&nul));
+    assert_eq!(
+        String::from_utf8_lossy(&nul.stderr),
+        "baton: the prompt contains a NUL character (U+0000) at byte 6: remove it \
+         (`tr -d '\\000'` on a piped prompt)\n"
+    );
+    // 20 MiB on stdin: read no further than the limit, and said to be over it (it was
+    // "1048577 bytes", what had been read).
+    let mut send = w
+        .cmd(&["send", "t", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = send.stdin.take().unwrap();
+    // The write ends in a broken pipe once baton stops reading: that is the point.
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = stdin.write_all(&vec![b'x'; 20 * 1024 * 1024]);
+    });
+    let huge = send.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert_eq!(huge.status.code(), Some(2), "{}", text(&huge));
+    assert_eq!(
+        String::from_utf8_lossy(&huge.stderr),
+        "baton: the prompt on stdin is more than the 1 MiB limit (1048576 bytes): send a \
+         shorter one, or write it to a file and point the agent at the file\n"
+    );
+    assert_eq!(w.json(&["ls"]), before);
+    assert!(w.invocations().is_empty(), "no CLI may run");
+}
+
+#[test]
+fn a_relative_baton_home_is_refused_before_anything_is_made() {
+    // It was accepted: each directory the user stood in got a data directory of its own.
+    let w = World::new();
+    let cwd = w.project("here");
+    for args in [&["ls"][..], &["server", "start"], &["send", "t", "hi"]] {
+        let out = w
+            .cmd(args)
+            .env("BATON_HOME", "data")
+            .current_dir(&cwd)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "baton: BATON_HOME is \"data\", a relative path: give it as an absolute one (e.g. \
+             BATON_HOME=\"$PWD/data\"), or every directory would have a data directory of its own\n",
+        );
+    }
+    assert_eq!(std::fs::read_dir(&cwd).unwrap().count(), 0, "nothing made");
 }
 
 #[test]

@@ -120,6 +120,24 @@ fn an_edited_instruction_keeps_its_place_survives_a_reindex_and_refuses_a_duplic
 }
 
 #[test]
+fn instructions_add_and_edit_read_a_dash_from_stdin() {
+    // `-` was stored as the instruction itself (issue 39); it reads stdin, as `send -` does.
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    let add = w.run_stdin(&["instructions", "t", "add", "-"], b"Use tabs.\n");
+    assert!(add.status.success(), "{}", text(&add));
+    assert_eq!(instructions(&w, "t"), ["Use tabs."]);
+    let edit = w.run_stdin(&["instructions", "t", "edit", "1", "-"], b"Use spaces.\r\n");
+    assert!(edit.status.success(), "{}", text(&edit));
+    assert_eq!(instructions(&w, "t"), ["Use spaces."]);
+    // An instruction is one line, from stdin too.
+    let two = w.run_stdin(&["instructions", "t", "add", "-"], b"one\ntwo\n");
+    assert_eq!(two.status.code(), Some(2), "{}", text(&two));
+    assert!(text(&two).contains("one non-empty line"), "{}", text(&two));
+    assert_eq!(instructions(&w, "t"), ["Use spaces."]);
+}
+
+#[test]
 fn extract_prints_what_would_be_kept_without_touching_any_terminal() {
     let w = World::new();
     w.new_terminal("t", "claude");
