@@ -56,6 +56,7 @@ mod branches;
 mod changes;
 mod commit;
 mod error;
+mod locks;
 mod message;
 mod review;
 mod stamps;
@@ -78,6 +79,7 @@ pub use commit::{
     auto_commit, auto_commit_tracked, commit_for_trailer, prime_tracked, subjects_since,
 };
 pub use error::GitError;
+pub use locks::{clear_left_locks, left_locks};
 pub use message::{branch_name, commit_message, squash_message, CommitInfo, BODY_MAX, SUBJECT_MAX};
 pub use review::{diff, merge_squash, revert, BranchDiff};
 pub use tracker::Tracker;

@@ -21,7 +21,7 @@ use super::state::Server;
 use crate::error::BatonError;
 use crate::git::{self, CommitInfo, Located, RepoState, Worktree};
 use crate::protocol::views::{DiffView, MergeView, RemovedView, RevertView};
-use crate::store::{Record, TerminalRow};
+use crate::store::{Entry, Record, TerminalRow};
 use crate::words::CheckoutMode;
 
 fn git_err(e: git::GitError) -> BatonError {
@@ -329,6 +329,123 @@ pub async fn commit_turn(
     .await
     .map_err(|e| BatonError::failed(format!("the commit task crashed: {e}")))?
     .map_err(|e| BatonError::failed(e.to_string()))
+}
+
+/// Clears what a server that died in the middle of a git write left in `term`'s worktree
+/// (`git::clear_left_locks`: its branch's and worktree's lock files, the index settled),
+/// saying so in the server's log. Run when no write of baton's to it can be running: at the
+/// server's start, once the dead server's CLIs are stopped.
+pub fn clear_locks(term: &TerminalRow) {
+    let Some(wt) = term.worktree.as_ref() else {
+        return;
+    };
+    match git::clear_left_locks(wt) {
+        Ok(cleared) => {
+            for lock in cleared {
+                crate::log_line!(
+                    "baton server: removed {} (left by a git write of baton's a crash cut short)",
+                    lock.display()
+                );
+            }
+        }
+        Err(e) => crate::log_line!(
+            "baton server: cannot clear the git locks left in {}: {e}",
+            wt.path.display()
+        ),
+    }
+}
+
+/// At the server's start, after the dead server's turns are closed: the lock files a crash
+/// left in every terminal's worktree (a removal's too) are cleared.
+pub fn at_start(srv: &Server) {
+    for term in srv.store.terminals().unwrap_or_default() {
+        clear_locks(&term);
+    }
+}
+
+/// Commits what unfinished turn `turn_id` of terminal `tid` changed, as that turn, when a
+/// server's start closes it (`server::recover`), before anything else runs in its worktree:
+/// the locks a commit cut short left are cleared first, and a commit of the turn's that moved
+/// the branch before the crash is found by its `Baton-Turn` trailer. Journals
+/// `turn_committed`. A git failure is logged: the files stay for the next turn's commit.
+pub fn commit_recovered(srv: &Server, tid: &str, turn_id: &str) -> Result<(), BatonError> {
+    let Some(term) = srv.store.terminal(tid)? else {
+        return Ok(());
+    };
+    let Some(wt) = term
+        .worktree
+        .clone()
+        .filter(|_| term.mode == CheckoutMode::Worktree)
+    else {
+        return Ok(());
+    };
+    let entries = srv.store.entries(tid)?;
+    let Some((number, message)) = recovered_message(&term, &entries, turn_id) else {
+        return Ok(());
+    };
+    clear_locks(&term);
+    let made = git::auto_commit(&wt.path, &message, &[]).and_then(|made| match made {
+        Some(c) => Ok(Some(c)),
+        None => git::commit_for_trailer(&wt, "Baton-Turn", &number.to_string()),
+    });
+    match made {
+        Ok(Some(commit)) => {
+            let committed = Record::TurnCommitted {
+                turn_id: turn_id.to_string(),
+                commit,
+            };
+            srv.store.append(tid, committed)?;
+        }
+        Ok(None) => {}
+        Err(e) => crate::log_line!(
+            "baton server: cannot commit what turn {number} of {} changed: {e} (the next turn's commit takes it)",
+            term.name
+        ),
+    }
+    Ok(())
+}
+
+/// The automatic commit message of turn `turn_id` as its end would have made it, from its
+/// start in `entries`, with its number; None when it has no start, or has a commit already.
+fn recovered_message(
+    term: &TerminalRow,
+    entries: &[Entry],
+    turn_id: &str,
+) -> Option<(u32, String)> {
+    let committed = entries
+        .iter()
+        .any(|e| matches!(&e.record, Record::TurnCommitted { turn_id: t, .. } if t == turn_id));
+    let (number, conversation, provider, prompt) =
+        entries.iter().find_map(|e| match &e.record {
+            Record::TurnStarted {
+                turn_id: t,
+                number,
+                conversation_id,
+                provider,
+                prompt,
+                ..
+            } if t == turn_id && !committed => Some((number, conversation_id, provider, prompt)),
+            _ => None,
+        })?;
+    // The session the turn ran in, as the journal has it (recovery journals one the stream
+    // named first).
+    let session = entries.iter().rev().find_map(|e| match &e.record {
+        Record::SessionStarted {
+            conversation_id,
+            session_id,
+            ..
+        } if conversation_id == conversation => Some(session_id.as_str()),
+        _ => None,
+    });
+    let info = CommitInfo::for_turn(
+        prompt,
+        &term.name,
+        conversation,
+        provider.as_str(),
+        session.unwrap_or("none"),
+        &number.to_string(),
+    );
+    Some((*number, info.message()))
 }
 
 fn worktree_of(term: &TerminalRow) -> Result<Worktree, BatonError> {
