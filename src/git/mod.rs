@@ -86,8 +86,8 @@ pub use tracker::Tracker;
 pub use watch::Watch;
 pub use worktree::{
     branch_head, check_branch_free, check_branch_free_in, check_removable, commit_exists,
-    create_worktree, create_worktree_at, create_worktree_from, locate, parent_of, recreate, remove,
-    resolve_commit, Located, Removed,
+    create_worktree, create_worktree_at, create_worktree_from, locate, parent_of, private_dirs,
+    recreate, remove, resolve_commit, Located, Removed,
 };
 
 use error::GitContext;

@@ -67,7 +67,7 @@ pub fn open(
         RepoState::Branch { root, .. } => {
             let into = worktree_home(srv, name, tid);
             if let Some(parent) = into.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| {
+                git::private_dirs(parent).map_err(|e| {
                     BatonError::failed(format!("cannot create {}: {e}", parent.display()))
                 })?;
             }
@@ -132,7 +132,7 @@ fn adopt_if_repo(
     };
     let into = worktree_home(srv, &term.name, &term.id);
     if let Some(parent) = into.parent() {
-        let _ = std::fs::create_dir_all(parent);
+        let _ = git::private_dirs(parent);
     }
     match git::adopt_folder(&source, &term.name, &into) {
         Ok(adopted) => {
@@ -356,10 +356,35 @@ pub fn clear_locks(term: &TerminalRow) {
 }
 
 /// At the server's start, after the dead server's turns are closed: the lock files a crash
-/// left in every terminal's worktree (a removal's too) are cleared.
+/// left in every terminal's worktree (a removal's too) are cleared, and the data directory's
+/// `worktrees/` made private.
 pub fn at_start(srv: &Server) {
     for term in srv.store.terminals().unwrap_or_default() {
         clear_locks(&term);
+    }
+    if srv.config.git.worktrees.is_none() {
+        make_private(&srv.data_root().join("worktrees"));
+    }
+}
+
+/// Makes `dir` (the data directory's `worktrees/`) and each folder in it 0700 like the data
+/// directory's other folders: worktrees made before baton made them private are 0755. A link,
+/// a file or another user's folder is left alone.
+fn make_private(dir: &Path) {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let me = nix::unistd::geteuid().as_raw();
+    let tighten = |p: &Path| match std::fs::symlink_metadata(p) {
+        Ok(m) if m.is_dir() && m.uid() == me && m.mode() & 0o077 != 0 => {
+            let _ = std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o700));
+        }
+        _ => {}
+    };
+    tighten(dir);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        tighten(&entry.path());
     }
 }
 

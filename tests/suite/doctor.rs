@@ -689,3 +689,27 @@ fn git_locks_a_commit_cut_short_left_are_found_and_removed() {
         ("one.txt\n".into(), "two.txt\n".into())
     );
 }
+
+#[test]
+fn loose_worktree_folders_are_found_and_tightened() {
+    let w = World::new();
+    let repo = busy_world(&w);
+    let dir = PathBuf::from(w.show("api")["dir"].as_str().unwrap());
+    stop(&w);
+    let home = w.data().join("worktrees");
+    for p in [&home, &dir] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let (found, _) = found_then_fixed(&w, "permissions", &[w.data(), repo]);
+    let shown = |p: &PathBuf| p.display().to_string();
+    assert_eq!(
+        subjects(&found, "permissions", "fault"),
+        [shown(&home), shown(&dir)]
+    );
+    for p in [&home, &dir] {
+        assert_eq!(
+            std::fs::metadata(p).unwrap().permissions().mode() & 0o7777,
+            0o700
+        );
+    }
+}
