@@ -25,6 +25,8 @@
 //!   read-only mount fails with [`GitError::ReadOnly`] and nothing changed. A linked
 //!   worktree's git data lives in the main repository, so a read-only worktree whose
 //!   repository is writable still commits (nothing in the worktree is written).
+//! - A write cut short (a crash) leaves git's lock files: [`left_locks`] finds those of
+//!   baton's own branch and worktree, [`clear_left_locks`] removes them and settles the index.
 //! - Squash merges carry a `Baton-Squashed: <branch tip>` trailer; the next merge of the same
 //!   branch starts from that tip, so a terminal can be merged, keep working, and merge again.
 //!

@@ -13,6 +13,9 @@
 //!   ([`Prime`]) from its CLI's first event, not at the server's start (which would walk every
 //!   terminal's checkout, used or not, while the user's first CLI loads) nor at the turn's
 //!   start (a cold CLI's own start needs the cores).
+//! - After a crash, a cut-short turn's files are committed as that turn when recovery closes it
+//!   ([`commit_recovered`]), and the git locks a commit cut short left are cleared at the
+//!   server's start ([`at_start`]): baton is the only writer of its branches and worktrees.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
