@@ -339,9 +339,12 @@ pub async fn commit_turn(
 /// saying so in the server's log. Run when no write of baton's to it can be running: at the
 /// server's start, once the dead server's CLIs are stopped.
 pub fn clear_locks(term: &TerminalRow) {
-    let Some(wt) = term.worktree.as_ref() else {
-        return;
-    };
+    if let Some(wt) = term.worktree.as_ref() {
+        clear_worktree_locks(wt);
+    }
+}
+
+fn clear_worktree_locks(wt: &Worktree) {
     match git::clear_left_locks(wt) {
         Ok(cleared) => {
             for lock in cleared {
@@ -364,6 +367,12 @@ pub fn clear_locks(term: &TerminalRow) {
 pub fn at_start(srv: &Server) {
     for term in srv.store.terminals().unwrap_or_default() {
         clear_locks(&term);
+    }
+    // A removal's commit may be what a crash cut short: its finish commits there next.
+    for removal in srv.store.pending_removals().unwrap_or_default() {
+        if let Some(wt) = &removal.worktree {
+            clear_worktree_locks(wt);
+        }
     }
     if srv.config.git.worktrees.is_none() {
         make_private(&srv.data_root().join("worktrees"));

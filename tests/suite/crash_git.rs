@@ -83,9 +83,60 @@ fn a_server_dead_inside_a_commit_leaves_no_lock_and_each_turn_keeps_its_own_comm
 }
 
 #[test]
+fn a_server_killed_again_inside_the_recovery_commit_still_makes_one_commit_for_the_turn() {
+    let mut w = World::new();
+    let repo = w.new_repo_terminal("t", "repo", "claude");
+    let dir = worktree(&w);
+    w.ok(&["server", "stop"]);
+    w.env.push(("BATON_CRASH_AT".into(), "commit-ref".into()));
+    detach(&w, "t", "one [[write:one.txt]]", &[]);
+    server_died(&w);
+    // Each start recovers the turn and dies inside its commit again.
+    for _ in 0..2 {
+        assert!(!w.run(&["ls"]).status.success());
+        server_died(&w);
+        assert!(!locks(&w, &repo, &dir).is_empty());
+    }
+    w.env.clear();
+    w.send("t", "two [[write:two.txt]]");
+    let subjects = git(&w, &dir, &["log", "--format=%s", "main..baton/t"]);
+    assert_eq!(subjects, "two [[write:two.txt]]\none [[write:one.txt]]\n");
+    let one = &w.json(&["log", "t"])["turns"][0];
+    assert_eq!(files_of(&w, &dir, &one["commit"]), "one.txt\n", "{one}");
+}
+
+#[test]
+fn a_removal_cut_short_inside_its_commit_is_finished_at_the_next_start() {
+    let mut w = World::new();
+    let repo = w.new_repo_terminal("t", "repo", "claude");
+    let dir = worktree(&w);
+    std::fs::write(dir.join("left.txt"), "by hand\n").unwrap();
+    w.ok(&["server", "stop"]);
+    w.env.push(("BATON_CRASH_AT".into(), "commit-ref".into()));
+    assert!(!w.run(&["rm", "t"]).status.success());
+    server_died(&w);
+    w.env.clear();
+    assert_eq!(
+        w.json(&["ls"]),
+        serde_json::json!([]),
+        "the removal finished"
+    );
+    assert!(!dir.exists());
+    let files = git(&w, &repo, &["show", "--name-only", "--format=", "baton/t"]);
+    assert_eq!(
+        files, "left.txt\n",
+        "the leftover was committed on the kept branch"
+    );
+}
+
+#[test]
 fn a_turn_a_server_crash_cut_short_is_committed_as_that_turn_and_reverts() {
-    for provider in ["claude", "codex"] {
+    // A warm CLI of each provider, and a cold Claude CLI (which holds its turn as well).
+    for (provider, cold) in [("claude", false), ("codex", false), ("claude", true)] {
         let w = World::new();
+        if cold {
+            w.cold();
+        }
         w.new_repo_terminal("t", "repo", provider);
         w.send("t", "one [[write:one.txt]]");
         let dir = worktree(&w);
