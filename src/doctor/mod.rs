@@ -51,6 +51,8 @@ pub(crate) enum Fix {
     RemoveSocket,
     Reindex,
     Worktree(Worktree),
+    /// Remove the lock files a cut-short commit left in this worktree and its branch.
+    ClearLocks(Worktree),
     DeleteBranch(Worktree),
 }
 
@@ -164,7 +166,7 @@ fn examine(client: &Client, fix: bool) -> DoctorView {
     found.push(index_finding(&data, &expected, live));
     let scans = journals::scan(&data);
     found.extend(journals::check(&scans));
-    found.extend(worktrees::check(&terminals));
+    found.extend(worktrees::check(&terminals, live));
     found.extend(worktrees::pending(&removals));
     found.extend(worktrees::branches(&scans, &terminals));
     let (cli_found, clis) = clis::check(&config, &terminals);
@@ -342,6 +344,19 @@ fn apply(client: &Client, data: &DataDir, hold: &Hold, fix: &Fix) -> Result<Stri
                 again.branch
             ))
         }
+        Fix::ClearLocks(wt) => match hold {
+            Hold::Lock { .. } => {
+                let cleared = git::clear_left_locks(wt)?;
+                Ok(format!(
+                    "removed {}: its commits work again",
+                    report::plural(cleared.len(), "lock file")
+                ))
+            }
+            Hold::Server { .. } => Err(FixError::Declined(
+                "a server started meanwhile: its start clears them",
+            )),
+            Hold::Nothing(e) => Err(lock_unopened(data, e)),
+        },
         Fix::DeleteBranch(wt) => {
             if !git::delete_contained_branch(&wt.repo, &wt.branch, &wt.base_branch)? {
                 return Err(FixError::Declined("it gained commits meanwhile: kept"));

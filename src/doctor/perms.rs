@@ -7,10 +7,11 @@
 //! loose one is reported, not fixed (the server makes a new one, 0600, when it starts).
 //!
 //! Left out, because they are not baton's files: `config.toml` (the user's, only read; often a
-//! link into a dotfiles repository), `worktrees/` (the checkouts, made by git with the user's
-//! umask), `imported/` (the folders imported terminals work in: the agent's files) and what is
-//! inside a terminal's `tmp/` and `screenshots/` (written by the agent and
-//! its commands); those two folders themselves are checked.
+//! link into a dotfiles repository), what is inside each checkout in `worktrees/` (made by git
+//! with the user's umask, then the agent's; `worktrees/` and each checkout's folder are
+//! checked, 0700), `imported/` (the folders imported terminals work in: the agent's files) and
+//! what is inside a terminal's `tmp/` and `screenshots/` (written by the agent and its
+//! commands); those two folders themselves are checked.
 
 use std::fs::{self, Metadata, OpenOptions};
 use std::io;
@@ -174,7 +175,7 @@ fn visit(root: &Path, path: &Path, me: u32, seen: &mut usize, out: &mut Vec<Foun
         if path == root
             && child
                 .file_name()
-                .is_some_and(|n| n == "worktrees" || n == "imported" || n == "config.toml")
+                .is_some_and(|n| n == "imported" || n == "config.toml")
         {
             continue;
         }
@@ -183,13 +184,18 @@ fn visit(root: &Path, path: &Path, me: u32, seen: &mut usize, out: &mut Vec<Foun
 }
 
 /// Whether the folder at `path` holds baton's own files (not `terminals/<id>/tmp` or
-/// `terminals/<id>/screenshots`, the agent's).
+/// `terminals/<id>/screenshots`, the agent's, nor a checkout in `worktrees/`: the files git
+/// and the agent write there).
 fn descend(root: &Path, path: &Path) -> bool {
     let Ok(rel) = path.strip_prefix(root) else {
         return false;
     };
     let parts: Vec<_> = rel.components().map(|c| c.as_os_str()).collect();
-    !matches!(parts.as_slice(), [t, _, leaf] if *t == "terminals" && (*leaf == "tmp" || *leaf == "screenshots"))
+    match parts.as_slice() {
+        [t, _, leaf] => !(*t == "terminals" && (*leaf == "tmp" || *leaf == "screenshots")),
+        [w, _] => *w != "worktrees",
+        _ => true,
+    }
 }
 
 fn fault(path: &Path, detail: String, fix: Option<Fix>) -> Found {
@@ -264,5 +270,7 @@ mod tests {
         assert!(descend(root, Path::new("/d/terminals/01a2/turns")));
         assert!(!descend(root, Path::new("/d/terminals/01a2/tmp")));
         assert!(!descend(root, Path::new("/d/terminals/01a2/screenshots")));
+        assert!(descend(root, Path::new("/d/worktrees")));
+        assert!(!descend(root, Path::new("/d/worktrees/api-0a1b2c3d")));
     }
 }

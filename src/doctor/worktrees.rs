@@ -1,4 +1,6 @@
-//! The worktrees check and the branches removed terminals left. A terminal's worktree whose
+//! The worktrees check and the branches removed terminals left. Lock files a commit a crash
+//! cut short left in a terminal's branch or worktree (`git::left_locks`) are a fault `--fix`
+//! removes (`git::clear_left_locks`) when no server runs. A terminal's worktree whose
 //! folder is gone or that git no longer knows is recreated by `--fix` at its recorded path
 //! from the terminal's branch (`git::recreate`: git's stale entry pruned first, with git2),
 //! when that branch still exists; otherwise it is reported with what to do. A branch that
@@ -12,7 +14,9 @@ use crate::git::{self, BranchFate, Located, Worktree};
 use crate::store::{Entry, PendingRemoval, Record, TerminalRow};
 use crate::words::CheckoutMode;
 
-pub fn check(terminals: &[TerminalRow]) -> Vec<Found> {
+/// Each terminal's worktree: there, moved, gone; and the lock files a git write of baton's
+/// left there (`live`: a server runs, and may be writing them now).
+pub fn check(terminals: &[TerminalRow], live: bool) -> Vec<Found> {
     let mut out = Vec::new();
     let mut here = 0usize;
     for t in terminals {
@@ -23,8 +27,13 @@ pub fn check(terminals: &[TerminalRow]) -> Vec<Found> {
         else {
             continue;
         };
+        let left = git::left_locks(wt);
+        if !left.is_empty() {
+            out.push(locked(&t.name, wt, &left, live));
+        }
         match git::locate(wt) {
-            Located::Here => here += 1,
+            Located::Here if left.is_empty() => here += 1,
+            Located::Here => {}
             Located::Moved(path) => out.push(found(
                 Check::Worktrees,
                 Status::Note,
@@ -48,6 +57,29 @@ pub fn check(terminals: &[TerminalRow]) -> Vec<Found> {
         ));
     }
     out
+}
+
+/// Lock files left in a worktree or its branch: a fault `--fix` clears when no server runs
+/// (the next server start clears them too); a note while one runs (a commit may be writing).
+fn locked(name: &str, wt: &Worktree, left: &[std::path::PathBuf], live: bool) -> Found {
+    let files: Vec<String> = left.iter().map(|p| p.display().to_string()).collect();
+    let files = files.join(", ");
+    if live {
+        return found(
+            Check::Worktrees,
+            Status::Note,
+            name,
+            format!("git lock files: {files}; the running server may be committing now. If they stay, restart it (`baton server stop`, then any command): its start clears what a cut-short commit left"),
+            None,
+        );
+    }
+    found(
+        Check::Worktrees,
+        Status::Fault,
+        name,
+        format!("git lock files left by a commit a crash cut short: {files}; every commit of this terminal fails until they go (--fix removes them; so does the next server start)"),
+        Some(Fix::ClearLocks(wt.clone())),
+    )
 }
 
 /// A worktree git cannot find: fixable when its branch exists and its folder is free.

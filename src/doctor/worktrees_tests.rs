@@ -69,3 +69,17 @@ fn a_removed_terminal_leaves_its_last_worktree() {
         );
     }
 }
+
+#[test]
+fn left_locks_are_a_fault_to_clear_only_while_no_server_runs() {
+    let left = [std::path::PathBuf::from("/r/.git/refs/heads/baton/x.lock")];
+    let rows = [
+        (false, Status::Fault, Some(Fix::ClearLocks(wt("baton/x")))),
+        (true, Status::Note, None),
+    ];
+    for (live, status, fix) in rows {
+        let f = locked("x", &wt("baton/x"), &left, live);
+        assert_eq!((f.finding.status, f.fix), (status, fix), "live: {live}");
+        assert!(f.finding.detail.contains("x.lock"), "{}", f.finding.detail);
+    }
+}

@@ -195,9 +195,11 @@ fn commit_changes(
         .ctx(|| "cannot read the new tree".to_string())?;
     let sig = signature(repo)?;
     let parents: Vec<&git2::Commit<'_>> = head.iter().collect();
+    super::locks::crash_leaving("commit-ref", || head_ref_lock(repo));
     let id = repo
         .commit(Some("HEAD"), &sig, &sig, message, &tree, &parents)
         .ctx(|| format!("cannot commit in {}", root.display()))?;
+    super::locks::crash_leaving("commit-index", || Some(repo.path().join("index.lock")));
     index
         .write()
         .ctx(|| format!("cannot write the index of {}", root.display()))?;
@@ -206,6 +208,13 @@ fn commit_changes(
         .filter(|p| p.ends_with('/') || skipped(Path::new(p)))
         .collect();
     Ok((Some(id.to_string()), left))
+}
+
+/// The lock file of the branch HEAD names (what git writes while it moves that branch).
+fn head_ref_lock(repo: &Repository) -> Option<PathBuf> {
+    let head = repo.find_reference("HEAD").ok()?;
+    let target = head.symbolic_target().ok().flatten()?;
+    Some(repo.commondir().join(format!("{target}.lock")))
 }
 
 /// The tree of the commit: HEAD's tree with the index's entries for `paths` (every path where

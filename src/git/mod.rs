@@ -25,6 +25,8 @@
 //!   read-only mount fails with [`GitError::ReadOnly`] and nothing changed. A linked
 //!   worktree's git data lives in the main repository, so a read-only worktree whose
 //!   repository is writable still commits (nothing in the worktree is written).
+//! - A write cut short (a crash) leaves git's lock files: [`left_locks`] finds those of
+//!   baton's own branch and worktree, [`clear_left_locks`] removes them and settles the index.
 //! - Squash merges carry a `Baton-Squashed: <branch tip>` trailer; the next merge of the same
 //!   branch starts from that tip, so a terminal can be merged, keep working, and merge again.
 //!
@@ -56,6 +58,7 @@ mod branches;
 mod changes;
 mod commit;
 mod error;
+mod locks;
 mod message;
 mod review;
 mod stamps;
@@ -78,14 +81,15 @@ pub use commit::{
     auto_commit, auto_commit_tracked, commit_for_trailer, prime_tracked, subjects_since,
 };
 pub use error::GitError;
+pub use locks::{clear_left_locks, left_locks};
 pub use message::{branch_name, commit_message, squash_message, CommitInfo, BODY_MAX, SUBJECT_MAX};
 pub use review::{diff, merge_squash, revert, BranchDiff};
 pub use tracker::Tracker;
 pub use watch::Watch;
 pub use worktree::{
     branch_head, check_branch_free, check_branch_free_in, check_removable, commit_exists,
-    create_worktree, create_worktree_at, create_worktree_from, locate, parent_of, recreate, remove,
-    resolve_commit, Located, Removed,
+    create_worktree, create_worktree_at, create_worktree_from, locate, parent_of, private_dirs,
+    recreate, remove, resolve_commit, Located, Removed,
 };
 
 use error::GitContext;

@@ -1,6 +1,7 @@
 //! A terminal's worktree over its life: create, find after a move, recreate, remove.
 
 use std::fs;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use git2::{BranchType, Reference, Repository, WorktreeAddOptions, WorktreeLockStatus};
@@ -420,13 +421,17 @@ fn add_worktree(
     opts.reference(Some(reference));
     repo.worktree(&name, into, Some(&opts))
         .ctx(|| format!("cannot create a worktree at {}", into.display()))?;
+    // Private like the data directory (git made it with the umask's 0755). A failure leaves
+    // it as git made it: the worktree itself is whole.
+    let _ = fs::set_permissions(into, fs::Permissions::from_mode(0o700));
     Ok(name)
 }
 
-/// Creates `into`'s parent and checks both it and the git dir can be written.
+/// Creates `into`'s parent (the folders it makes 0700) and checks both it and the git dir
+/// can be written.
 fn prepare(repo: &Repository, into: &Path) -> Result<(), GitError> {
     if let Some(parent) = into.parent() {
-        fs::create_dir_all(parent).map_err(|e| match is_read_only(&e) {
+        private_dirs(parent).map_err(|e| match is_read_only(&e) {
             true => GitError::ReadOnly {
                 path: parent.to_path_buf(),
             },
@@ -438,6 +443,15 @@ fn prepare(repo: &Repository, into: &Path) -> Result<(), GitError> {
         ensure_writable(parent)?;
     }
     ensure_writable(repo.commondir())
+}
+
+/// Creates `dir` and its missing parents, each one made 0700 (private like the data
+/// directory); existing ones are left as they are.
+pub fn private_dirs(dir: &Path) -> std::io::Result<()> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
 }
 
 fn ensure_free(into: &Path) -> Result<(), GitError> {

@@ -13,6 +13,9 @@
 //!   ([`Prime`]) from its CLI's first event, not at the server's start (which would walk every
 //!   terminal's checkout, used or not, while the user's first CLI loads) nor at the turn's
 //!   start (a cold CLI's own start needs the cores).
+//! - After a crash, a cut-short turn's files are committed as that turn when recovery closes it
+//!   ([`commit_recovered`]), and the git locks a commit cut short left are cleared at the
+//!   server's start ([`at_start`]): baton is the only writer of its branches and worktrees.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -21,7 +24,7 @@ use super::state::Server;
 use crate::error::BatonError;
 use crate::git::{self, CommitInfo, Located, RepoState, Worktree};
 use crate::protocol::views::{DiffView, MergeView, RemovedView, RevertView};
-use crate::store::{Record, TerminalRow};
+use crate::store::{Entry, Record, TerminalRow};
 use crate::words::CheckoutMode;
 
 fn git_err(e: git::GitError) -> BatonError {
@@ -67,7 +70,7 @@ pub fn open(
         RepoState::Branch { root, .. } => {
             let into = worktree_home(srv, name, tid);
             if let Some(parent) = into.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| {
+                git::private_dirs(parent).map_err(|e| {
                     BatonError::failed(format!("cannot create {}: {e}", parent.display()))
                 })?;
             }
@@ -132,7 +135,7 @@ fn adopt_if_repo(
     };
     let into = worktree_home(srv, &term.name, &term.id);
     if let Some(parent) = into.parent() {
-        let _ = std::fs::create_dir_all(parent);
+        let _ = git::private_dirs(parent);
     }
     match git::adopt_folder(&source, &term.name, &into) {
         Ok(adopted) => {
@@ -329,6 +332,157 @@ pub async fn commit_turn(
     .await
     .map_err(|e| BatonError::failed(format!("the commit task crashed: {e}")))?
     .map_err(|e| BatonError::failed(e.to_string()))
+}
+
+/// Clears what a server that died in the middle of a git write left in `term`'s worktree
+/// (`git::clear_left_locks`: its branch's and worktree's lock files, the index settled),
+/// saying so in the server's log. Run when no write of baton's to it can be running: at the
+/// server's start, once the dead server's CLIs are stopped.
+pub fn clear_locks(term: &TerminalRow) {
+    if let Some(wt) = term.worktree.as_ref() {
+        clear_worktree_locks(wt);
+    }
+}
+
+fn clear_worktree_locks(wt: &Worktree) {
+    match git::clear_left_locks(wt) {
+        Ok(cleared) => {
+            for lock in cleared {
+                crate::log_line!(
+                    "baton server: removed {} (left by a git write of baton's a crash cut short)",
+                    lock.display()
+                );
+            }
+        }
+        Err(e) => crate::log_line!(
+            "baton server: cannot clear the git locks left in {}: {e}",
+            wt.path.display()
+        ),
+    }
+}
+
+/// At the server's start, after the dead server's turns are closed: the lock files a crash
+/// left in every terminal's worktree (a removal's too) are cleared, and the data directory's
+/// `worktrees/` made private.
+pub fn at_start(srv: &Server) {
+    for term in srv.store.terminals().unwrap_or_default() {
+        clear_locks(&term);
+    }
+    // A removal's commit may be what a crash cut short: its finish commits there next.
+    for removal in srv.store.pending_removals().unwrap_or_default() {
+        if let Some(wt) = &removal.worktree {
+            clear_worktree_locks(wt);
+        }
+    }
+    if srv.config.git.worktrees.is_none() {
+        make_private(&srv.data_root().join("worktrees"));
+    }
+}
+
+/// Makes `dir` (the data directory's `worktrees/`) and each folder in it 0700 like the data
+/// directory's other folders: worktrees made before baton made them private are 0755. A link,
+/// a file or another user's folder is left alone.
+fn make_private(dir: &Path) {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let me = nix::unistd::geteuid().as_raw();
+    let tighten = |p: &Path| match std::fs::symlink_metadata(p) {
+        Ok(m) if m.is_dir() && m.uid() == me && m.mode() & 0o077 != 0 => {
+            let _ = std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o700));
+        }
+        _ => {}
+    };
+    tighten(dir);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        tighten(&entry.path());
+    }
+}
+
+/// Commits what unfinished turn `turn_id` of terminal `tid` changed, as that turn, when a
+/// server's start closes it (`server::recover`), before anything else runs in its worktree:
+/// the locks a commit cut short left are cleared first, and a commit of the turn's that moved
+/// the branch before the crash is found by its `Baton-Turn` trailer. Journals
+/// `turn_committed`. A git failure is logged: the files stay for the next turn's commit.
+pub fn commit_recovered(srv: &Server, tid: &str, turn_id: &str) -> Result<(), BatonError> {
+    let Some(term) = srv.store.terminal(tid)? else {
+        return Ok(());
+    };
+    let Some(wt) = term
+        .worktree
+        .clone()
+        .filter(|_| term.mode == CheckoutMode::Worktree)
+    else {
+        return Ok(());
+    };
+    let entries = srv.store.entries(tid)?;
+    let Some((number, message)) = recovered_message(&term, &entries, turn_id) else {
+        return Ok(());
+    };
+    clear_locks(&term);
+    let made = git::auto_commit(&wt.path, &message, &[]).and_then(|made| match made {
+        Some(c) => Ok(Some(c)),
+        None => git::commit_for_trailer(&wt, "Baton-Turn", &number.to_string()),
+    });
+    match made {
+        Ok(Some(commit)) => {
+            let committed = Record::TurnCommitted {
+                turn_id: turn_id.to_string(),
+                commit,
+            };
+            srv.store.append(tid, committed)?;
+        }
+        Ok(None) => {}
+        Err(e) => crate::log_line!(
+            "baton server: cannot commit what turn {number} of {} changed: {e} (the next turn's commit takes it)",
+            term.name
+        ),
+    }
+    Ok(())
+}
+
+/// The automatic commit message of turn `turn_id` as its end would have made it, from its
+/// start in `entries`, with its number; None when it has no start, or has a commit already.
+fn recovered_message(
+    term: &TerminalRow,
+    entries: &[Entry],
+    turn_id: &str,
+) -> Option<(u32, String)> {
+    let committed = entries
+        .iter()
+        .any(|e| matches!(&e.record, Record::TurnCommitted { turn_id: t, .. } if t == turn_id));
+    let (number, conversation, provider, prompt) =
+        entries.iter().find_map(|e| match &e.record {
+            Record::TurnStarted {
+                turn_id: t,
+                number,
+                conversation_id,
+                provider,
+                prompt,
+                ..
+            } if t == turn_id && !committed => Some((number, conversation_id, provider, prompt)),
+            _ => None,
+        })?;
+    // The session the turn ran in, as the journal has it (recovery journals one the stream
+    // named first).
+    let session = entries.iter().rev().find_map(|e| match &e.record {
+        Record::SessionStarted {
+            conversation_id,
+            session_id,
+            ..
+        } if conversation_id == conversation => Some(session_id.as_str()),
+        _ => None,
+    });
+    let info = CommitInfo::for_turn(
+        prompt,
+        &term.name,
+        conversation,
+        provider.as_str(),
+        session.unwrap_or("none"),
+        &number.to_string(),
+    );
+    Some((*number, info.message()))
 }
 
 fn worktree_of(term: &TerminalRow) -> Result<Worktree, BatonError> {

@@ -88,6 +88,7 @@ pub fn run(data: DataDir, config: Config) -> Result<(), BatonError> {
     }
     let srv = Arc::new(Server::new(store, config));
     recover::unfinished(&srv)?;
+    checkout::at_start(&srv);
     removal::finish_removals(&srv);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -84,6 +84,7 @@ fn close(srv: &Server, tid: &str, turn_id: String) -> Result<(), BatonError> {
         Some(n) if streamed.lines == 0 => requeue(srv, tid, n)?,
         _ => None,
     };
+    super::checkout::commit_recovered(srv, tid, &turn_id)?;
     let record = match (&begun, stopped, streamed.tally.ended) {
         (Some(b), None, true) => {
             let outcome = ended_outcome(srv, &text, b.provider, dir.as_deref());

@@ -651,3 +651,65 @@ fn branches_left_by_removed_terminals_are_deleted_only_when_no_commit_is_lost() 
         .contains("1 commit that main does not have"));
     assert_eq!(branches(), "baton/busy\nmain\n");
 }
+
+#[test]
+fn git_locks_a_commit_cut_short_left_are_found_and_removed() {
+    let mut w = World::new();
+    let repo = repo(&w, "repo");
+    w.ok(&["new", "api", "--dir", repo.to_str().unwrap()]);
+    let dir = PathBuf::from(w.show("api")["dir"].as_str().unwrap());
+    stop(&w);
+    // The server dies inside the turn's commit, holding the branch's lock.
+    w.env.push(("BATON_CRASH_AT".into(), "commit-ref".into()));
+    let out = w.run(&["send", "api", "one [[write:one.txt]]"]);
+    assert!(!out.status.success(), "{}", text(&out));
+    w.wait_for("the server to die at its crash point", || {
+        w.run(&["server", "status"]).status.code() != Some(0)
+    });
+    w.env.clear();
+    let lock = repo.join(".git/refs/heads/baton/api.lock");
+    assert!(lock.exists());
+    let (found, fixed) = found_then_fixed(&w, "worktrees", &[w.data(), repo.clone()]);
+    let fault = &findings(&found, "worktrees", "fault")[0];
+    assert_eq!(fault["subject"], "api");
+    assert!(
+        fault["detail"].as_str().unwrap().contains("api.lock"),
+        "{fault}"
+    );
+    assert_eq!(subjects(&fixed, "worktrees", "fixed"), ["api"]);
+    assert!(!lock.exists());
+    w.send("api", "two [[write:two.txt]]");
+    let turns = w.json(&["log", "api"])["turns"].clone();
+    let files = |n: usize| {
+        let commit = turns[n]["commit"].as_str().unwrap().to_string();
+        git(&w, &dir, &["show", "--name-only", "--format=", &commit])
+    };
+    assert_eq!(
+        (files(0), files(1)),
+        ("one.txt\n".into(), "two.txt\n".into())
+    );
+}
+
+#[test]
+fn loose_worktree_folders_are_found_and_tightened() {
+    let w = World::new();
+    let repo = busy_world(&w);
+    let dir = PathBuf::from(w.show("api")["dir"].as_str().unwrap());
+    stop(&w);
+    let home = w.data().join("worktrees");
+    for p in [&home, &dir] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let (found, _) = found_then_fixed(&w, "permissions", &[w.data(), repo]);
+    let shown = |p: &PathBuf| p.display().to_string();
+    assert_eq!(
+        subjects(&found, "permissions", "fault"),
+        [shown(&home), shown(&dir)]
+    );
+    for p in [&home, &dir] {
+        assert_eq!(
+            std::fs::metadata(p).unwrap().permissions().mode() & 0o7777,
+            0o700
+        );
+    }
+}

@@ -376,3 +376,28 @@ fn the_first_commit_after_a_server_start_finds_what_changed_while_none_ran() {
     assert_eq!(files, "M\ta.txt\nA\toffline.txt\nA\tsrc/b.txt\n");
     assert_eq!(git(&w, &dir, &["status", "--porcelain"]), "");
 }
+
+/// The permission bits of `p`.
+fn mode(p: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).unwrap().permissions().mode() & 0o7777
+}
+
+#[test]
+fn worktrees_are_private_like_the_rest_of_the_data_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    let w = World::new();
+    let repo = repo(&w, "repo");
+    new_in(&w, "a", &repo);
+    w.ok(&["fork", "a", "b"]);
+    let home = w.data().join("worktrees");
+    let (a, b) = (dir_of(&w, "a"), dir_of(&w, "b"));
+    assert_eq!([mode(&home), mode(&a), mode(&b)], [0o700; 3]);
+    // Made 0755 by an older baton: the next server start tightens them.
+    for p in [&home, &a, &b] {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    w.ok(&["server", "stop"]);
+    w.ok(&["ls"]);
+    assert_eq!([mode(&home), mode(&a), mode(&b)], [0o700; 3]);
+}

@@ -4,6 +4,7 @@ mod architecture;
 mod bad_input;
 mod binary;
 mod config;
+mod crash_git;
 mod ctrl_c;
 mod demo;
 mod doctor;

@@ -100,7 +100,7 @@ fn checkout(
     };
     let into = crate::server::checkout::worktree_home(srv, &b.new_name, tid);
     if let Some(parent) = into.parent() {
-        std::fs::create_dir_all(parent)
+        git::private_dirs(parent)
             .map_err(|e| BatonError::failed(format!("cannot create {}: {e}", parent.display())))?;
     }
     let new = git::create_worktree_at(wt, &b.new_name, &into, start).map_err(git_err)?;
