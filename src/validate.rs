@@ -74,6 +74,17 @@ pub fn title(title: &str, max: usize) -> Result<(), BatonError> {
     }
 }
 
+/// Whether `id` (a terminal, conversation, turn or CLI session id read from a journal or an
+/// archive) may be part of a path: 1 to 100 ASCII letters, digits, `-` or `_`, as every id
+/// baton and the CLIs make (UUIDs). Anything else (`..`, `/`) could point outside its folder.
+pub fn safe_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 100
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
 /// A prompt must say something and fit the size limit.
 pub fn prompt(text: &str) -> Result<(), BatonError> {
     if text.trim().is_empty() {

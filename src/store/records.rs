@@ -312,12 +312,115 @@ pub struct SessionFork {
     pub system_text: Option<String>,
 }
 
+/// What an id in a record names (see [`Record::ids`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdKind {
+    Terminal,
+    Conversation,
+    Turn,
+    /// A provider's session (a CLI keeps it in a file named after it).
+    Session,
+}
+
 impl Record {
     /// The record that creates a terminal names it; every journal starts with one.
     pub fn terminal_id(&self) -> Option<&str> {
         match self {
             Record::TerminalCreated { terminal_id, .. } => Some(terminal_id),
             _ => None,
+        }
+    }
+
+    /// Every id the record holds, with what it names: what an import checks (ids end up in
+    /// paths and in the index's keys) before it takes a journal from elsewhere.
+    pub fn ids(&self) -> Vec<(IdKind, &str)> {
+        use IdKind as K;
+        match self {
+            Record::TerminalCreated { terminal_id, .. } => vec![(K::Terminal, terminal_id)],
+            Record::TurnCommitted { turn_id, .. }
+            | Record::TurnStarted { turn_id, .. }
+            | Record::TurnProcess { turn_id, .. }
+            | Record::InputSteered { turn_id, .. }
+            | Record::LocalMessages { turn_id, .. } => {
+                let mut out = vec![(K::Turn, turn_id.as_str())];
+                if let Record::TurnStarted {
+                    conversation_id, ..
+                } = self
+                {
+                    out.push((K::Conversation, conversation_id));
+                }
+                out
+            }
+            Record::TurnFinished {
+                turn_id,
+                session_id,
+                ..
+            } => {
+                let mut out = vec![(K::Turn, turn_id.as_str())];
+                out.extend(session_id.iter().map(|s| (K::Session, s.as_str())));
+                out
+            }
+            Record::InstructionAdded { turn_id, .. } => {
+                turn_id.iter().map(|t| (K::Turn, t.as_str())).collect()
+            }
+            Record::Forked { from } => {
+                let mut out = vec![(K::Terminal, from.terminal_id.as_str())];
+                out.extend(
+                    from.conversation_id
+                        .iter()
+                        .map(|c| (K::Conversation, c.as_str())),
+                );
+                out
+            }
+            Record::ConversationTitled {
+                conversation_id, ..
+            }
+            | Record::HistoryCopied {
+                conversation_id, ..
+            } => vec![(K::Conversation, conversation_id)],
+            Record::ConversationOpened {
+                conversation_id,
+                fork,
+                ..
+            } => {
+                let mut out = vec![(K::Conversation, conversation_id.as_str())];
+                if let Some(f) = fork {
+                    out.push((K::Session, &f.session_id));
+                }
+                out
+            }
+            Record::SessionStarted {
+                conversation_id,
+                turn_id,
+                session_id,
+                ..
+            } => vec![
+                (K::Conversation, conversation_id),
+                (K::Turn, turn_id),
+                (K::Session, session_id),
+            ],
+            Record::Imported { conversation, .. } => conversation
+                .iter()
+                .map(|c| (K::Conversation, c.conversation_id.as_str()))
+                .collect(),
+            Record::CheckoutMoved { .. }
+            | Record::TerminalRemoved
+            | Record::RemovalStarted { .. }
+            | Record::RemovalCancelled { .. }
+            | Record::Archived
+            | Record::Unarchived
+            | Record::Renamed { .. }
+            | Record::SettingsChanged { .. }
+            | Record::DirChanged { .. }
+            | Record::InputAccepted { .. }
+            | Record::InputEdited { .. }
+            | Record::InputWithdrawn { .. }
+            | Record::InputMoved { .. }
+            | Record::InputModeChanged { .. }
+            | Record::InputJumped { .. }
+            | Record::InstructionRemoved { .. }
+            | Record::InstructionEdited { .. }
+            | Record::InstructionsCleared => Vec::new(),
         }
     }
 }

@@ -15,6 +15,7 @@ mod forks;
 mod git;
 mod hold;
 mod hosts;
+mod import_safety;
 mod instructions;
 mod json_contract;
 mod listing;

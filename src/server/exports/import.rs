@@ -26,7 +26,7 @@ use crate::server::recover::streamed;
 use crate::server::settings::existing_dir;
 use crate::server::state::Server;
 use crate::store::journal::parse;
-use crate::store::{Entry, ImportedFrom, Record, Repointed};
+use crate::store::{Entry, IdKind, ImportedFrom, Record, Repointed};
 use crate::validate;
 use crate::words::{CheckoutMode, TurnStatus};
 
@@ -75,6 +75,7 @@ fn plan(
     let tid = m.terminal.id.clone();
     check_journal(&entries, &tid, file)?;
     check_free(srv, &tid, &m)?;
+    check_ids(srv, &entries, file)?;
     let name = name.unwrap_or_else(|| m.terminal.name.clone());
     validate::terminal_name(&name)?;
     if srv.store.terminal_id(&name)?.is_some() {
@@ -293,6 +294,44 @@ fn check_journal(entries: &[Entry], tid: &str, file: &str) -> Result<(), BatonEr
         }
     }
     Ok(())
+}
+
+/// Every id the journal holds can be part of a path (the same rule the manifest's ids meet:
+/// a turn id `../../../.claude/history` would make a later export read that file), and none
+/// is another terminal's here: the index keys turns and conversations by id, so a reused one
+/// would move or change that terminal's rows. Only a fork's link names another terminal.
+fn check_ids(srv: &Server, entries: &[Entry], file: &str) -> Result<(), BatonError> {
+    for e in entries {
+        for (kind, id) in e.record.ids() {
+            if !validate::safe_id(id) {
+                return Err(BatonError::bad_input(format!(
+                    "cannot import {file}: its journal holds the {} id {id:?}, which baton never writes (ids are letters, digits, `-` and `_`): the archive was changed, export the terminal again; nothing was imported",
+                    id_word(kind)
+                )));
+            }
+            let own = !matches!(e.record, Record::Forked { .. });
+            if !own || kind == IdKind::Terminal {
+                continue;
+            }
+            if let Some(holder) = srv.store.id_holder(kind, id)? {
+                let name = srv.store.terminal(&holder)?.map_or(holder, |t| t.name);
+                return Err(BatonError::bad_input(format!(
+                    "cannot import {file}: its journal reuses the {} id {id} that terminal {name} has here (an archive changed by hand, or a copy of {name}'s journal): nothing was imported",
+                    id_word(kind)
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn id_word(kind: IdKind) -> &'static str {
+    match kind {
+        IdKind::Terminal => "terminal",
+        IdKind::Conversation => "conversation",
+        IdKind::Turn => "turn",
+        IdKind::Session => "session",
+    }
 }
 
 /// The terminal id is not here yet (an import of the same export twice, or of a terminal

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::validate::safe_id;
 use crate::words::{CheckoutMode, ProviderKind};
 
 /// The manifest's name in the zip.
@@ -170,7 +171,11 @@ pub fn check_path(path: &str, kind: FileKind) -> Result<(), ArchiveError> {
     let parts: Vec<&str> = path.split('/').collect();
     let ok = match kind {
         FileKind::Journal => path == JOURNAL,
-        FileKind::Turn => parts.len() == 3 && path.starts_with(TURNS) && path.ends_with(".jsonl"),
+        FileKind::Turn => {
+            parts.len() == 3
+                && path.starts_with(TURNS)
+                && parts[2].strip_suffix(".jsonl").is_some_and(safe_id)
+        }
         FileKind::ClaudeSession => {
             parts.len() == 4
                 && parts[1] == "projects"
@@ -193,15 +198,6 @@ pub fn check_path(path: &str, kind: FileKind) -> Result<(), ArchiveError> {
     } else {
         Err(bad())
     }
-}
-
-/// Whether `id` can name a terminal's folder or a CLI's session file.
-pub fn safe_id(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= 100
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 impl Manifest {

@@ -69,6 +69,9 @@ fn only_baton_shaped_relative_paths_pass() {
         ("baton/turns/a\\b.jsonl", Turn, false),
         ("baton/turns//a.jsonl", Turn, false),
         ("baton/turns/.hidden.jsonl", Turn, false),
+        ("baton/turns/a b.jsonl", Turn, false),
+        ("baton/turns/!x.jsonl", Turn, false),
+        ("baton/turns/.jsonl", Turn, false),
         ("baton/journal.jsonl", Turn, false),
         ("claude/projects/x/y.jsonl", Turn, false),
     ];

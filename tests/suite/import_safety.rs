@@ -1,0 +1,164 @@
+//! An import never touches or hides what a data directory has, nor lets an archive name a
+//! path: `--name` keeps the terminal that holds the exported name, an archive reusing ids of
+//! terminals here or holding ids that are paths is refused, and an archive that unpacks past
+//! the size limit is refused with nothing left behind (issue 39, faults 1, 4 and 7).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+use super::common::*;
+use super::exports::{members, sha256, write_zip};
+
+/// Terminal `name` in world `w`, with one turn, exported: the zip's path.
+fn exported(w: &World, name: &str) -> PathBuf {
+    w.new_terminal(name, "claude");
+    w.send(name, "first: add notes");
+    PathBuf::from(w.json(&["export", name])["path"].as_str().unwrap())
+}
+
+/// The ids of `kind` (`turn_id`, `conversation_id`) a journal's `field_of` records hold.
+fn ids_in(journal: &[u8], record: &str, field: &str) -> Vec<String> {
+    String::from_utf8_lossy(journal)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["type"] == record)
+        .map(|v| v[field].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The names `ls` lists, sorted.
+fn listed(w: &World) -> Vec<String> {
+    let mut names = names_of(&w.json(&["ls"]));
+    names.sort();
+    names
+}
+
+fn journal_of(w: &World, name: &str) -> Vec<u8> {
+    let id = w.show(name)["id"].as_str().unwrap().to_string();
+    std::fs::read(w.data().join("terminals").join(id).join("journal.jsonl")).unwrap()
+}
+
+/// The archive `zip` with every `from` replaced by `to` in its journal and in its members'
+/// names, the manifest resealed (sizes and digests of the changed members, renamed paths):
+/// what someone crafting an archive does.
+fn crafted(zip: &Path, out: &Path, from: &str, to: &str, drop_turns: bool) -> PathBuf {
+    let files = members(zip);
+    let mut manifest: Value = serde_json::from_slice(&files["manifest.json"]).unwrap();
+    let mut changed: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    for (path, bytes) in &files {
+        if path == "manifest.json" || (drop_turns && path.starts_with("baton/turns/")) {
+            continue;
+        }
+        let bytes = if path == "baton/journal.jsonl" {
+            String::from_utf8_lossy(bytes)
+                .replace(from, to)
+                .into_bytes()
+        } else {
+            bytes.clone()
+        };
+        changed.insert(path.replace(from, to), bytes);
+    }
+    let listed = manifest["files"].as_array_mut().unwrap();
+    listed.retain(|f| !(drop_turns && f["kind"] == "turn"));
+    for f in listed.iter_mut() {
+        let path = f["path"].as_str().unwrap().replace(from, to);
+        let bytes = &changed[&path];
+        f["path"] = path.clone().into();
+        f["size"] = bytes.len().into();
+        f["sha256"] = sha256(bytes).into();
+    }
+    let mut all = vec![(
+        "manifest.json".to_string(),
+        serde_json::to_vec(&manifest).unwrap(),
+    )];
+    all.extend(changed);
+    write_zip(out, &all);
+    out.to_path_buf()
+}
+
+#[test]
+fn import_name_keeps_the_terminal_that_has_the_exported_name() {
+    let w = World::new();
+    let zip = exported(&w, "api");
+    let w2 = World::new();
+    w2.new_terminal("api", "claude");
+    let id = w2.show("api")["id"].clone();
+    w2.ok(&["import", zip.to_str().unwrap(), "--name", "api2"]);
+    assert_eq!(listed(&w2), ["api", "api2"]);
+    assert_eq!(w2.show("api")["id"], id);
+    w2.send("api", "still here");
+    // A rebuild reads the journals in its own order: the same two terminals.
+    w2.ok(&["reindex"]);
+    assert_eq!(listed(&w2), ["api", "api2"]);
+    assert_eq!(w2.show("api")["id"], id);
+    assert_eq!(w2.show("api")["turns"], 1);
+}
+
+#[test]
+fn an_archive_reusing_turn_or_conversation_ids_of_a_terminal_here_is_refused() {
+    let w = World::new();
+    let zip = exported(&w, "api");
+    let theirs = members(&zip)["baton/journal.jsonl"].clone();
+    let w2 = World::new();
+    w2.new_terminal("web", "claude");
+    w2.send("web", "web's own turn");
+    let before = w2.show("web");
+    let ours = journal_of(&w2, "web");
+    let out = w2.project("crafted");
+    for (record, field, word) in [
+        ("turn_started", "turn_id", "turn"),
+        ("conversation_opened", "conversation_id", "conversation"),
+    ] {
+        let from = &ids_in(&theirs, record, field)[0];
+        let to = &ids_in(&ours, record, field)[0];
+        let bad = crafted(&zip, &out.join(format!("{word}.zip")), from, to, false);
+        refused(
+            &w2,
+            &["import", bad.to_str().unwrap(), "--name", "api2"],
+            &format!("reuses the {word} id {to} that terminal web has here"),
+        );
+    }
+    assert_eq!(listed(&w2), ["web"]);
+    assert_eq!(w2.show("web"), before);
+    assert_eq!(
+        std::fs::read_dir(w2.data().join("terminals"))
+            .unwrap()
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn an_archive_whose_journal_makes_a_turn_id_of_a_path_is_refused() {
+    let w = World::new();
+    let zip = exported(&w, "api");
+    let journal = members(&zip)["baton/journal.jsonl"].clone();
+    let turn = &ids_in(&journal, "turn_started", "turn_id")[0];
+    let w2 = World::new();
+    // The file a later export would have packed.
+    std::fs::create_dir_all(w2.home().join(".claude")).unwrap();
+    std::fs::write(w2.home().join(".claude/history.jsonl"), "secret\n").unwrap();
+    let escape = "../../../../../.claude/history";
+    let bad = crafted(
+        &zip,
+        &w2.project("crafted").join("bad.zip"),
+        turn,
+        escape,
+        true,
+    );
+    refused(
+        &w2,
+        &["import", bad.to_str().unwrap()],
+        "holds the turn id \"../../../../../.claude/history\"",
+    );
+    assert_eq!(w2.json(&["ls"]), serde_json::json!([]));
+    assert_eq!(
+        std::fs::read_dir(w2.data().join("terminals"))
+            .unwrap()
+            .count(),
+        0
+    );
+}
