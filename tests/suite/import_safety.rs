@@ -162,3 +162,79 @@ fn an_archive_whose_journal_makes_a_turn_id_of_a_path_is_refused() {
         0
     );
 }
+
+/// Nothing of an import is left in world `w`: no terminal, no checkout, no unpacked member.
+fn nothing_left(w: &World) {
+    assert_eq!(w.json(&["ls"]), serde_json::json!([]));
+    assert_eq!(
+        std::fs::read_dir(w.data().join("terminals"))
+            .unwrap()
+            .count(),
+        0
+    );
+    assert!(!w.data().join("imported").exists());
+    let left: Vec<_> = std::fs::read_dir(w.data())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".import"))
+        .collect();
+    assert_eq!(left, Vec::<String>::new());
+}
+
+#[test]
+fn an_archive_that_unpacks_past_the_size_limit_is_refused_and_max_size_raises_it() {
+    let w = World::new();
+    let zip = exported(&w, "api");
+    let mut files = members(&zip);
+    let mut manifest: Value = serde_json::from_slice(&files["manifest.json"]).unwrap();
+    // A 5 MiB turn stream, listed with its right size and digest, that deflates to a few KiB.
+    let big = vec![b'\n'; 5 << 20];
+    let path = "baton/turns/0199aaaa-0000-7000-8000-000000000001.jsonl";
+    manifest["files"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({
+            "path": path, "kind": "turn", "size": big.len(), "sha256": sha256(&big),
+        }));
+    files.insert(path.into(), big);
+    files.insert(
+        "manifest.json".into(),
+        serde_json::to_vec(&manifest).unwrap(),
+    );
+    let w2 = World::new();
+    let bomb = w2.project("crafted").join("bomb.zip");
+    write_zip(&bomb, &files.into_iter().collect::<Vec<_>>());
+    assert!(std::fs::metadata(&bomb).unwrap().len() < 1 << 20);
+
+    let bomb = bomb.to_str().unwrap();
+    refused(
+        &w2,
+        &["import", bomb, "--max-size", "4M"],
+        "it unpacks to 6 MiB, more than the import limit of 4 MiB: pass --max-size 6M to import it",
+    );
+    nothing_left(&w2);
+    // A member that is not what its manifest says, found while it is unpacked: nothing left.
+    let mut bad = members(&zip);
+    bad.insert(
+        "baton/journal.jsonl".into(),
+        b"{\"changed\":true}\n".to_vec(),
+    );
+    let bad_zip = w2.project("crafted").join("bad.zip");
+    write_zip(&bad_zip, &bad.into_iter().collect::<Vec<_>>());
+    refused(
+        &w2,
+        &["import", bad_zip.to_str().unwrap()],
+        "journal.jsonl is",
+    );
+    nothing_left(&w2);
+
+    let imp = w2.json(&["import", bomb, "--max-size", "6M"]);
+    assert_eq!(imp["name"], "api");
+    let turns = w2
+        .data()
+        .join("terminals")
+        .join(imp["terminal_id"].as_str().unwrap())
+        .join("turns");
+    let kept = std::fs::metadata(turns.join("0199aaaa-0000-7000-8000-000000000001.jsonl"));
+    assert_eq!(kept.unwrap().len(), 5 << 20);
+}

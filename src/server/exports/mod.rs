@@ -26,6 +26,9 @@ mod export;
 mod import;
 mod manifest;
 mod placing;
+mod staging;
+
+pub use import::Asked;
 
 /// How long an export waits for the last turn's CLI to have written its session file.
 const SESSIONS_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -60,15 +63,10 @@ async fn sessions_written(srv: &Server, t: &crate::store::TerminalRow) {
     let _ = tokio::time::timeout(SESSIONS_WAIT, written).await;
 }
 
-/// `baton import FILE [--name NEW] [--dir D]`.
-pub async fn import(
-    srv: &Arc<Server>,
-    file: String,
-    name: Option<String>,
-    dir: Option<String>,
-) -> Result<ImportView, BatonError> {
+/// `baton import FILE [--name NEW] [--dir D] [--max-size SIZE]`.
+pub async fn import(srv: &Arc<Server>, asked: Asked) -> Result<ImportView, BatonError> {
     let srv2 = srv.clone();
-    let view = tokio::task::spawn_blocking(move || import::import(&srv2, &file, name, dir))
+    let view = tokio::task::spawn_blocking(move || import::import(&srv2, asked))
         .await
         .map_err(|e| BatonError::failed(format!("the import task crashed: {e}")))??;
     Ok(view)
