@@ -1,5 +1,6 @@
 //! Reading an export back: every member checked against the manifest before anything is
-//! written, the terminal id and name checked free, then the checkout (a worktree on
+//! written (`staging.rs`), the terminal id and name checked free and every id of the journal
+//! checked (never a path, never another terminal's here), then the checkout (a worktree on
 //! `baton/<name>` in the repository `--dir` names, at the exported head commit when it is
 //! there; else a plain folder), the CLI session files (`placing.rs`), the turn streams, and the
 //! journal written whole: the exported bytes, then `imported` (the new name and checkout, the

@@ -7,7 +7,8 @@
 //! size and SHA-256. Export (`export.rs`) reads while the server runs and changes nothing: the
 //! journal is copied under the lock every append holds, and every file is cut at its last
 //! newline, so no half-written line comes along. Import (`import.rs`) checks every member
-//! against the manifest before it writes anything, then recreates the checkout, puts the
+//! against the manifest (`staging.rs` unpacks them, streamed, within the size limit) and every
+//! id of the journal before it writes anything, then recreates the checkout, puts the
 //! session files where this machine's CLIs look for them, and writes the journal whole with an
 //! `imported` record after the original ones: the live conversation is re-pointed at the new
 //! run directory (so the send path's rule 1 does not open a fresh one) with its system text
