@@ -206,6 +206,11 @@ fn an_archive_that_unpacks_past_the_size_limit_is_refused_and_max_size_raises_it
     write_zip(&bomb, &files.into_iter().collect::<Vec<_>>());
     assert!(std::fs::metadata(&bomb).unwrap().len() < 1 << 20);
 
+    // What an import cut short by a server's death left: the next import clears it.
+    let stale = w2.data().join(".import-1-0123");
+    std::fs::create_dir_all(&stale).unwrap();
+    std::fs::write(stale.join("member-0"), "x").unwrap();
+
     let bomb = bomb.to_str().unwrap();
     refused(
         &w2,

@@ -367,7 +367,7 @@ fn write_turns(srv: &Server, tid: &str, staged: &Staged) -> Result<(), BatonErro
         .map_err(|e| BatonError::failed(format!("cannot create {}: {e}", dir.display())))?;
     for (name, from) in staged.turns() {
         let target = dir.join(name);
-        fs::hard_link(from, &target)
+        staging::link_or_copy(from, &target)
             .map_err(|e| BatonError::failed(format!("cannot write {}: {e}", target.display())))?;
     }
     Ok(())

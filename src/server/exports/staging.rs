@@ -78,6 +78,7 @@ fn refused(file: &str, e: ArchiveError) -> BatonError {
 /// The manifest of zip `file`, and every member unpacked under `data_root` and checked
 /// against it; refused when the members add up to more than `max` bytes.
 pub fn unpack(file: &str, data_root: &Path, max: u64) -> Result<(Manifest, Staged), BatonError> {
+    clear_stale(data_root);
     let f = fs::File::open(file).map_err(|e| {
         BatonError::bad_input(format!(
             "cannot open {file}: {e} (give the path of a zip `baton export` wrote)"
@@ -96,7 +97,11 @@ pub fn unpack(file: &str, data_root: &Path, max: u64) -> Result<(Manifest, Stage
     if total > max {
         return Err(BatonError::bad_input(too_large(file, total, max)));
     }
-    let dir = data_root.join(format!(".import-{}", uuid::Uuid::new_v4().simple()));
+    let dir = data_root.join(format!(
+        "{STAGING}{}-{}",
+        std::process::id(),
+        uuid::Uuid::new_v4().simple()
+    ));
     crate::paths::ensure_private_dir(&dir)
         .map_err(|e| BatonError::failed(format!("cannot create {}: {e}", dir.display())))?;
     let mut staged = Staged {
@@ -132,6 +137,24 @@ pub fn unpack(file: &str, data_root: &Path, max: u64) -> Result<(Manifest, Stage
     m.check_complete(|p| staged.contains(p))
         .map_err(|e| refused(file, e))?;
     Ok((m, staged))
+}
+
+/// The unpacked archives' folders in the data directory: `.import-<server pid>-<uuid>`.
+const STAGING: &str = ".import-";
+
+/// Removes the folders of imports a server that died (another pid) left behind; this
+/// server's own imports, running now, keep theirs.
+fn clear_stale(data_root: &Path) {
+    let Ok(entries) = fs::read_dir(data_root) else {
+        return;
+    };
+    let own = format!("{STAGING}{}-", std::process::id());
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with(STAGING) && !name.starts_with(&own) {
+            let _ = fs::remove_dir_all(e.path());
+        }
+    }
 }
 
 /// The refusal of an archive that unpacks to `total` bytes, over the limit `max`: what to pass.
@@ -188,6 +211,23 @@ fn copy_hashed(from: &mut impl Read, target: &Path, size: u64) -> io::Result<(u6
     }
     out.sync_data()?;
     Ok((total, manifest::hex(&hash.finalize())))
+}
+
+/// A new file `to` with `from`'s bytes: a hard link (both in the data directory), else a copy
+/// (0600); never replacing a file.
+pub fn link_or_copy(from: &Path, to: &Path) -> io::Result<()> {
+    match fs::hard_link(from, to) {
+        Err(e) if e.kind() != io::ErrorKind::AlreadyExists => {
+            let mut out = fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(to)?;
+            io::copy(&mut fs::File::open(from)?, &mut out)?;
+            out.sync_data()
+        }
+        linked => linked,
+    }
 }
 
 /// The first line of file `path` (at most [`MAX_FIRST_LINE`] bytes).
