@@ -45,6 +45,19 @@ fn journal_of(w: &World, name: &str) -> Vec<u8> {
 /// names, the manifest resealed (sizes and digests of the changed members, renamed paths):
 /// what someone crafting an archive does.
 fn crafted(zip: &Path, out: &Path, from: &str, to: &str, drop_turns: bool) -> PathBuf {
+    let edit = |journal: String| journal.replace(from, to);
+    resealed(zip, out, edit, |p| p.replace(from, to), drop_turns)
+}
+
+/// The archive `zip` with its journal edited by `edit` and its members renamed by `rename`
+/// (its turn streams left out with `drop_turns`), the manifest resealed.
+fn resealed(
+    zip: &Path,
+    out: &Path,
+    edit: impl Fn(String) -> String,
+    rename: impl Fn(&str) -> String,
+    drop_turns: bool,
+) -> PathBuf {
     let files = members(zip);
     let mut manifest: Value = serde_json::from_slice(&files["manifest.json"]).unwrap();
     let mut changed: BTreeMap<String, Vec<u8>> = BTreeMap::new();
@@ -53,18 +66,16 @@ fn crafted(zip: &Path, out: &Path, from: &str, to: &str, drop_turns: bool) -> Pa
             continue;
         }
         let bytes = if path == "baton/journal.jsonl" {
-            String::from_utf8_lossy(bytes)
-                .replace(from, to)
-                .into_bytes()
+            edit(String::from_utf8_lossy(bytes).into_owned()).into_bytes()
         } else {
             bytes.clone()
         };
-        changed.insert(path.replace(from, to), bytes);
+        changed.insert(rename(path), bytes);
     }
     let listed = manifest["files"].as_array_mut().unwrap();
     listed.retain(|f| !(drop_turns && f["kind"] == "turn"));
     for f in listed.iter_mut() {
-        let path = f["path"].as_str().unwrap().replace(from, to);
+        let path = rename(f["path"].as_str().unwrap());
         let bytes = &changed[&path];
         f["path"] = path.clone().into();
         f["size"] = bytes.len().into();
@@ -121,6 +132,22 @@ fn an_archive_reusing_turn_or_conversation_ids_of_a_terminal_here_is_refused() {
             &format!("reuses the {word} id {to} that terminal web has here"),
         );
     }
+    // A second creation, of web's id: the index would replace web's row with it.
+    let web = before["id"].as_str().unwrap();
+    let creation = ours.split(|b| *b == b'\n').next().unwrap();
+    let creation = String::from_utf8_lossy(creation).into_owned();
+    let bad = resealed(
+        &zip,
+        &out.join("terminal.zip"),
+        |j| format!("{j}{creation}\n"),
+        str::to_string,
+        false,
+    );
+    refused(
+        &w2,
+        &["import", bad.to_str().unwrap(), "--name", "api2"],
+        &format!("its journal creates terminal {web} besides"),
+    );
     assert_eq!(listed(&w2), ["web"]);
     assert_eq!(w2.show("web"), before);
     assert_eq!(

@@ -80,7 +80,7 @@ fn plan(srv: &Server, asked: Asked) -> Result<Plan, BatonError> {
     let tid = m.terminal.id.clone();
     check_journal(&entries, &tid, file)?;
     check_free(srv, &tid, &m)?;
-    check_ids(srv, &entries, file)?;
+    check_ids(srv, &entries, &tid, file)?;
     let name = name.unwrap_or_else(|| m.terminal.name.clone());
     validate::terminal_name(&name)?;
     if srv.store.terminal_id(&name)?.is_some() {
@@ -237,8 +237,9 @@ fn check_journal(entries: &[Entry], tid: &str, file: &str) -> Result<(), BatonEr
 /// Every id the journal holds can be part of a path (the same rule the manifest's ids meet:
 /// a turn id `../../../.claude/history` would make a later export read that file), and none
 /// is another terminal's here: the index keys turns and conversations by id, so a reused one
-/// would move or change that terminal's rows. Only a fork's link names another terminal.
-fn check_ids(srv: &Server, entries: &[Entry], file: &str) -> Result<(), BatonError> {
+/// would move or change that terminal's rows. Only a fork's link names another terminal
+/// (`tid`: the one imported).
+fn check_ids(srv: &Server, entries: &[Entry], tid: &str, file: &str) -> Result<(), BatonError> {
     for e in entries {
         for (kind, id) in e.record.ids() {
             if !validate::safe_id(id) {
@@ -247,11 +248,15 @@ fn check_ids(srv: &Server, entries: &[Entry], file: &str) -> Result<(), BatonErr
                     id_word(kind)
                 )));
             }
-            let own = !matches!(e.record, Record::Forked { .. });
-            if !own || kind == IdKind::Terminal {
+            if matches!(e.record, Record::Forked { .. }) {
                 continue;
             }
-            if let Some(holder) = srv.store.id_holder(kind, id)? {
+            if kind == IdKind::Terminal && id != tid {
+                return Err(BatonError::bad_input(format!(
+                    "cannot import {file}: its journal creates terminal {id} besides {tid}, the one exported: the archive was changed, export the terminal again; nothing was imported"
+                )));
+            }
+            if let Some(holder) = srv.store.id_holder(kind, id)?.filter(|h| h != tid) {
                 let name = srv.store.terminal(&holder)?.map_or(holder, |t| t.name);
                 return Err(BatonError::bad_input(format!(
                     "cannot import {file}: its journal reuses the {} id {id} that terminal {name} has here (an archive changed by hand, or a copy of {name}'s journal): nothing was imported",
