@@ -259,7 +259,7 @@ fn check_ids(srv: &Server, entries: &[Entry], tid: &str, file: &str) -> Result<(
             if let Some(holder) = srv.store.id_holder(kind, id)?.filter(|h| h != tid) {
                 let name = srv.store.terminal(&holder)?.map_or(holder, |t| t.name);
                 return Err(BatonError::bad_input(format!(
-                    "cannot import {file}: its journal reuses the {} id {id} that terminal {name} has here (an archive changed by hand, or a copy of {name}'s journal): nothing was imported",
+                    "cannot import {file}: its journal reuses the {} id {id} that terminal {name} has here (an archive changed by hand, or a copy of {name}'s journal): export the terminal again where it came from; nothing was imported",
                     id_word(kind)
                 )));
             }
