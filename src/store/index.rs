@@ -230,8 +230,11 @@ fn apply_imported(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
 
 /// `r` is a `TerminalCreated` ([`apply`] dispatches by kind; it has too many fields to pass).
 fn apply_terminal_created(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
+    // The row is the journal's own terminal (`c.tid`, its folder): a creation naming another
+    // id (a crafted or damaged journal) must not replace that terminal's row, nor list one
+    // whose id is not a folder name (`purge` deletes `terminals/<id>`).
     let Record::TerminalCreated {
-        terminal_id,
+        terminal_id: _,
         name,
         dir,
         source,
@@ -256,7 +259,7 @@ fn apply_terminal_created(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
            COALESCE(:endpoint, (SELECT last_local_endpoint FROM terminals WHERE id=:id)),
            :model, :brief, :at, :source, :mode, :worktree)",
         named_params! {
-            ":id": terminal_id,
+            ":id": c.tid,
             ":name": name,
             ":dir": dir,
             ":provider": provider.as_str(),

@@ -308,6 +308,18 @@ fn a_terminal_created_under_a_name_another_holds_never_hides_it_in_any_rebuild_o
     assert_eq!(names(&store), want);
     store.reindex().unwrap();
     assert_eq!(names(&store), want);
+    // A journal creating another terminal's id (or a path) creates only its own.
+    let crafted = vec![
+        named("T2", "other"),
+        named("T5", "api"),
+        named("../../x", "x"),
+    ];
+    store.create("T2", crafted).unwrap();
+    let mut want = want;
+    want.insert(1, ("T2".to_string(), "x".to_string()));
+    assert_eq!(names(&store), want);
+    store.reindex().unwrap();
+    assert_eq!(names(&store), want);
 }
 
 /// A store in `d` holding terminal `T1` on Claude, and its index dumped.
