@@ -270,3 +270,44 @@ fn an_archive_that_unpacks_past_the_size_limit_is_refused_and_max_size_raises_it
     let kept = std::fs::metadata(turns.join("0199aaaa-0000-7000-8000-000000000001.jsonl"));
     assert_eq!(kept.unwrap().len(), 5 << 20);
 }
+
+#[test]
+fn an_export_never_follows_a_turn_id_of_a_journal_out_of_its_folder() {
+    let w = World::new();
+    w.new_terminal("api", "claude");
+    w.send("api", "first");
+    let id = w.show("api")["id"].as_str().unwrap().to_string();
+    let tdir = w.data().join("terminals").join(&id);
+    // A journal an older import took as it was: a turn whose id climbs out of `turns/`.
+    let escape = "../../../../../.claude/history";
+    let outside = tdir
+        .join("turns")
+        .ancestors()
+        .nth(5)
+        .unwrap()
+        .join(".claude");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("history.jsonl"), "secret\n").unwrap();
+    let conversation = w.show("api")["conversation"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let line = serde_json::json!({
+        "at": "2026-12-01T00:00:00.000Z", "type": "turn_started", "turn_id": escape,
+        "number": 2, "conversation_id": conversation, "provider": "claude", "prompt": "x",
+    });
+    let mut journal = std::fs::OpenOptions::new()
+        .append(true)
+        .open(tdir.join("journal.jsonl"))
+        .unwrap();
+    std::io::Write::write_all(&mut journal, format!("{line}\n").as_bytes()).unwrap();
+    w.ok(&["reindex"]);
+    let zip = PathBuf::from(w.json(&["export", "api"])["path"].as_str().unwrap());
+    let files = members(&zip);
+    assert!(
+        files.keys().all(|p| !p.contains("..")),
+        "{:?}",
+        files.keys()
+    );
+    assert!(files.values().all(|b| b.as_slice() != b"secret\n"));
+}
