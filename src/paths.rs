@@ -113,10 +113,17 @@ impl DataDir {
     pub fn journal(&self, id: &str) -> PathBuf {
         self.terminal(id).join("journal.jsonl")
     }
+    /// Turn `turn`'s raw stream. Ids come from journals, which an import brings from
+    /// elsewhere: one that is not [`crate::validate::safe_id`] (`../../x`) names a file
+    /// inside `turns/` that baton never writes (nor lets an import write), so no path built
+    /// here leaves the folder and such a turn reads as one without a stream.
     pub fn turn_file(&self, id: &str, turn: &str) -> PathBuf {
-        self.terminal(id)
-            .join("turns")
-            .join(format!("{turn}.jsonl"))
+        let name = if crate::validate::safe_id(turn) {
+            format!("{turn}.jsonl")
+        } else {
+            "!unsafe-id.jsonl".to_string()
+        };
+        self.terminal(id).join("turns").join(name)
     }
     /// The change tracker's cookies (`git::Tracker`).
     pub fn tracker_cookies(&self) -> PathBuf {

@@ -54,6 +54,26 @@ fn a_relative_baton_home_is_found_to_be_refused() {
 }
 
 #[test]
+fn a_turn_file_never_leaves_its_terminals_turns_folder() {
+    let d = DataDir {
+        root: PathBuf::from("/d"),
+    };
+    let turns = PathBuf::from("/d/terminals/t/turns");
+    let cases = [
+        ("0199-ab_c", turns.join("0199-ab_c.jsonl")),
+        (
+            "../../../../../.claude/history",
+            turns.join("!unsafe-id.jsonl"),
+        ),
+        ("a/b", turns.join("!unsafe-id.jsonl")),
+        ("", turns.join("!unsafe-id.jsonl")),
+    ];
+    for (turn, want) in cases {
+        assert_eq!(d.turn_file("t", turn), want, "{turn:?}");
+    }
+}
+
+#[test]
 fn private_dir_is_created_0700_and_loose_dir_is_tightened() {
     let t = tempfile::tempdir().unwrap();
     let d = t.path().join("a/b");

@@ -80,6 +80,17 @@ pub fn title(title: &str, max: usize) -> Result<(), BatonError> {
     }
 }
 
+/// Whether `id` (a terminal, conversation, turn or CLI session id read from a journal or an
+/// archive) may be part of a path: 1 to 100 ASCII letters, digits, `-` or `_`, as every id
+/// baton and the CLIs make (UUIDs). Anything else (`..`, `/`) could point outside its folder.
+pub fn safe_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 100
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
 /// A prompt must say something, fit the size limit and hold no NUL (a CLI reads its prompt as
 /// a C string or a JSON line, and a terminal shows nothing for it). Any other character is
 /// kept: a prompt may quote a log with its escapes, which the client writes out when it

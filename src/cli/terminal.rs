@@ -332,6 +332,9 @@ pub struct ImportArgs {
     /// in); without it, a fresh folder
     #[arg(long, value_name = "D")]
     pub dir: Option<PathBuf>,
+    /// The most the archive may unpack to (default 512M; K, M, G, T: binary units)
+    #[arg(long, value_name = "SIZE", value_parser = size)]
+    pub max_size: Option<u64>,
     #[arg(long)]
     pub json: bool,
 }
@@ -342,7 +345,57 @@ impl ImportArgs {
             file: absolute(self.file),
             name: self.name,
             dir: self.dir.map(absolute),
+            max_size: self.max_size,
         };
         commands::simple(c, &req, self.json, render::imported)
+    }
+}
+
+/// A size in bytes: a whole number, with `K`, `M`, `G` or `T` (1024s; `KiB`, `MB`... too).
+pub fn size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (n, unit) = t.split_at(digits);
+    let unit = unit.trim().to_ascii_uppercase();
+    let unit = unit.trim_end_matches('B').trim_end_matches('I');
+    let shift = match unit {
+        "" => Some(0),
+        "K" => Some(10),
+        "M" => Some(20),
+        "G" => Some(30),
+        "T" => Some(40),
+        _ => None,
+    };
+    shift
+        .zip(n.parse::<u64>().ok())
+        .and_then(|(shift, n)| n.checked_mul(1u64 << shift))
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("{s:?} is not a size: give a whole number of bytes, or one with K, M, G or T (e.g. 2G)"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_size_is_bytes_or_binary_units() {
+        let cases: [(&str, Option<u64>); 12] = [
+            ("1048576", Some(1 << 20)),
+            ("512M", Some(512 << 20)),
+            ("2G", Some(2 << 30)),
+            ("2g", Some(2 << 30)),
+            ("100KiB", Some(100 << 10)),
+            ("3 MB", Some(3 << 20)),
+            ("1T", Some(1 << 40)),
+            ("0", None),
+            ("", None),
+            ("G", None),
+            ("1.5G", None),
+            ("99999999999T", None),
+        ];
+        for (s, want) in cases {
+            assert_eq!(size(s).ok(), want, "{s:?}");
+        }
     }
 }

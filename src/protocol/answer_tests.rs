@@ -300,6 +300,7 @@ fn every_request_says_which_answer_it_ends_with() {
                 file: "a.zip".into(),
                 name: None,
                 dir: None,
+                max_size: None,
             },
             Some(K::Imported),
         ),

@@ -150,13 +150,16 @@ pub enum Request {
         out: Option<String>,
     },
     /// Make the terminal exported in zip `file` a terminal here (`name`: another name; `dir`:
-    /// the repository, or folder, it works in on this machine).
+    /// the repository, or folder, it works in on this machine; `max_size`: the most, in
+    /// bytes, it may unpack to, else the server's default).
     Import {
         file: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         name: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         dir: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        max_size: Option<u64>,
     },
     /// What the configured extractor keeps of `prompt` (no terminal is touched).
     Extract {

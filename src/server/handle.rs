@@ -60,7 +60,20 @@ pub async fn handle(
         Request::Archive { name, archived } => done(terminals::archive(srv, &name, archived)),
         Request::Fork { name, new } => done(forks::fork(srv, &name, new).await),
         Request::Export { name, out } => done(exports::export(srv, name, out).await),
-        Request::Import { file, name, dir } => done(exports::import(srv, file, name, dir).await),
+        Request::Import {
+            file,
+            name,
+            dir,
+            max_size,
+        } => {
+            let asked = exports::Asked {
+                file,
+                name,
+                dir,
+                max_size,
+            };
+            done(exports::import(srv, asked).await)
+        }
         Request::Rewind { name, turn, new } => done(forks::rewind(srv, &name, turn, new).await),
         Request::Send { name, send, detach } => send_turn(srv, &name, send, detach, write).await,
         Request::Follow { name, next } => match follow::running(srv, &name, next).await {

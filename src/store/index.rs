@@ -230,8 +230,11 @@ fn apply_imported(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
 
 /// `r` is a `TerminalCreated` ([`apply`] dispatches by kind; it has too many fields to pass).
 fn apply_terminal_created(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
+    // The row is the journal's own terminal (`c.tid`, its folder): a creation naming another
+    // id (a crafted or damaged journal) must not replace that terminal's row, nor list one
+    // whose id is not a folder name (`purge` deletes `terminals/<id>`).
     let Record::TerminalCreated {
-        terminal_id,
+        terminal_id: _,
         name,
         dir,
         source,
@@ -246,6 +249,7 @@ fn apply_terminal_created(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
         return Ok(());
     };
     let endpoint = local_endpoint(*provider, endpoint.as_deref());
+    let name = free_name(c, name)?;
     // The endpoint a terminal last ran `local` on outlives a switch to another provider; a
     // second creation in the same journal keeps it, as reading the journal would.
     c.tx.exec(
@@ -255,7 +259,7 @@ fn apply_terminal_created(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
            COALESCE(:endpoint, (SELECT last_local_endpoint FROM terminals WHERE id=:id)),
            :model, :brief, :at, :source, :mode, :worktree)",
         named_params! {
-            ":id": terminal_id,
+            ":id": c.tid,
             ":name": name,
             ":dir": dir,
             ":provider": provider.as_str(),
@@ -318,7 +322,27 @@ fn apply_terminal_removed(c: &At<'_>) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// `name`, or when another terminal holds it, a stand-in no name can be (`NAME~<id>`). The
+/// names are unique, and `INSERT OR REPLACE` would delete the other terminal's row: an
+/// imported journal's creation (or rename) under a name taken here, with `--name` renaming
+/// it in its `imported` record, must not hide the terminal that has it, whatever order a
+/// rebuild reads the journals in.
+fn free_name(c: &At<'_>, name: &str) -> rusqlite::Result<String> {
+    let other: Option<String> =
+        c.tx.row(
+            "SELECT id FROM terminals WHERE name=:name AND id<>:tid",
+            named_params! { ":name": name, ":tid": c.tid },
+            |r| r.get("id"),
+        )
+        .optional()?;
+    Ok(match other {
+        Some(_) => format!("{name}~{}", c.tid),
+        None => name.to_string(),
+    })
+}
+
 fn apply_renamed(c: &At<'_>, name: &str) -> rusqlite::Result<()> {
+    let name = free_name(c, name)?;
     c.tx.exec(
         "UPDATE terminals SET name=:name WHERE id=:tid",
         named_params! { ":tid": c.tid, ":name": name },

@@ -22,7 +22,9 @@ use std::sync::{Mutex, MutexGuard};
 use rusqlite::Connection;
 
 pub use inputs::InputRow;
-pub use records::{now_stamp, Entry, ForkLink, ImportedFrom, Record, Repointed, SessionFork};
+pub use records::{
+    now_stamp, Entry, ForkLink, IdKind, ImportedFrom, Record, Repointed, SessionFork,
+};
 pub use repair::recovered_name;
 pub use views::{
     ConversationView, InstructionView, PendingRemoval, SessionView, TerminalRow, TurnView,
@@ -492,6 +494,12 @@ impl Store {
     /// The latest context and provider session of a conversation (the send path's facts).
     pub fn conversation_state(&self, conversation_id: &str) -> Result<views::ConversationState> {
         views::conversation_state(&self.conn(), conversation_id).map_err(|e| self.index_err(e))
+    }
+
+    /// The terminal that holds the turn, conversation or terminal with id `id` here (an
+    /// import refuses a journal whose ids are taken: the index would move those rows).
+    pub fn id_holder(&self, kind: IdKind, id: &str) -> Result<Option<String>> {
+        views::id_holder(&self.conn(), kind, id).map_err(|e| self.index_err(e))
     }
 
     /// Turns that started but never finished (the server died under them).

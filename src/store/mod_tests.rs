@@ -267,6 +267,61 @@ fn a_terminal_created_whole_is_all_there_or_not_at_all() {
     assert_eq!(store.instructions("T9").unwrap().len(), 1);
 }
 
+#[test]
+fn a_terminal_created_under_a_name_another_holds_never_hides_it_in_any_rebuild_order() {
+    let d = tempfile::tempdir().unwrap();
+    let store = store_in(&d);
+    let named = |tid: &str, name: &str| {
+        let mut r = created(tid, ProviderKind::Claude, None);
+        if let Record::TerminalCreated { name: n, .. } = &mut r {
+            *n = name.to_string();
+        }
+        r
+    };
+    let names = |store: &Store| -> Vec<(String, String)> {
+        let mut v: Vec<_> = (store.terminals().unwrap().into_iter())
+            .map(|t| (t.id, t.name))
+            .collect();
+        v.sort();
+        v
+    };
+    // Ids sorted so that a rebuild may read the import before or after the terminal here.
+    store.create("T5", vec![named("T5", "api")]).unwrap();
+    for tid in ["T1", "T9"] {
+        let import = vec![
+            named(tid, "api"),
+            Record::Renamed {
+                name: format!("api-{tid}"),
+            },
+        ];
+        store.create(tid, import).unwrap();
+    }
+    // Two journals that both end named api (baton never writes them): the one the index
+    // reads second gets the stand-in.
+    store.create("T7", vec![named("T7", "api")]).unwrap();
+    let want = vec![
+        ("T1".to_string(), "api-T1".to_string()),
+        ("T5".to_string(), "api".to_string()),
+        ("T7".to_string(), "api~T7".to_string()),
+        ("T9".to_string(), "api-T9".to_string()),
+    ];
+    assert_eq!(names(&store), want);
+    store.reindex().unwrap();
+    assert_eq!(names(&store), want);
+    // A journal creating another terminal's id (or a path) creates only its own.
+    let crafted = vec![
+        named("T2", "other"),
+        named("T5", "api"),
+        named("../../x", "x"),
+    ];
+    store.create("T2", crafted).unwrap();
+    let mut want = want;
+    want.insert(1, ("T2".to_string(), "x".to_string()));
+    assert_eq!(names(&store), want);
+    store.reindex().unwrap();
+    assert_eq!(names(&store), want);
+}
+
 /// A store in `d` holding terminal `T1` on Claude, and its index dumped.
 fn claude_terminal_t1(d: &tempfile::TempDir) -> (Store, String) {
     let store = store_in(d);

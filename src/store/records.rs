@@ -312,6 +312,16 @@ pub struct SessionFork {
     pub system_text: Option<String>,
 }
 
+/// What an id in a record names (see [`Record::ids`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdKind {
+    Terminal,
+    Conversation,
+    Turn,
+    /// A provider's session (a CLI keeps it in a file named after it).
+    Session,
+}
+
 impl Record {
     /// The record that creates a terminal names it; every journal starts with one.
     pub fn terminal_id(&self) -> Option<&str> {
@@ -320,6 +330,86 @@ impl Record {
             _ => None,
         }
     }
+
+    /// Every id the record holds, with what it names: what an import checks (ids end up in
+    /// paths and in the index's keys) before it takes a journal from elsewhere.
+    pub fn ids(&self) -> Vec<(IdKind, &str)> {
+        use IdKind::{Conversation as C, Session as S, Terminal, Turn as T};
+        let mut out: Vec<(IdKind, &str)> = Vec::new();
+        match self {
+            Record::TerminalCreated { terminal_id, .. } => out.push((Terminal, terminal_id)),
+            Record::TurnCommitted { turn_id: t, .. }
+            | Record::TurnProcess { turn_id: t, .. }
+            | Record::InputSteered { turn_id: t, .. }
+            | Record::LocalMessages { turn_id: t, .. } => out.push((T, t)),
+            Record::TurnStarted {
+                turn_id: t,
+                conversation_id: c,
+                ..
+            } => out.extend([(T, t.as_str()), (C, c)]),
+            Record::TurnFinished {
+                turn_id: t,
+                session_id: s,
+                ..
+            } => out.extend([Some((T, t.as_str())), some(S, s)].into_iter().flatten()),
+            Record::InstructionAdded { turn_id: t, .. } => out.extend(some(T, t)),
+            Record::Forked { from: f } => out.extend(
+                [
+                    Some((Terminal, f.terminal_id.as_str())),
+                    some(C, &f.conversation_id),
+                ]
+                .into_iter()
+                .flatten(),
+            ),
+            Record::ConversationTitled {
+                conversation_id: c, ..
+            }
+            | Record::HistoryCopied {
+                conversation_id: c, ..
+            } => out.push((C, c)),
+            Record::ConversationOpened {
+                conversation_id: c,
+                fork,
+                ..
+            } => {
+                out.push((C, c));
+                out.extend(fork.iter().map(|f| (S, f.session_id.as_str())));
+            }
+            Record::SessionStarted {
+                conversation_id: c,
+                turn_id: t,
+                session_id: s,
+                ..
+            } => out.extend([(C, c.as_str()), (T, t), (S, s)]),
+            Record::Imported { conversation, .. } => {
+                out.extend(conversation.iter().map(|r| (C, r.conversation_id.as_str())))
+            }
+            Record::CheckoutMoved { .. }
+            | Record::TerminalRemoved
+            | Record::RemovalStarted { .. }
+            | Record::RemovalCancelled { .. }
+            | Record::Archived
+            | Record::Unarchived
+            | Record::Renamed { .. }
+            | Record::SettingsChanged { .. }
+            | Record::DirChanged { .. }
+            | Record::InputAccepted { .. }
+            | Record::InputEdited { .. }
+            | Record::InputWithdrawn { .. }
+            | Record::InputMoved { .. }
+            | Record::InputModeChanged { .. }
+            | Record::InputJumped { .. }
+            | Record::InstructionRemoved { .. }
+            | Record::InstructionEdited { .. }
+            | Record::InstructionsCleared => {}
+        }
+        out
+    }
+}
+
+/// `id`, when there is one, as what it names.
+fn some(kind: IdKind, id: &Option<String>) -> Option<(IdKind, &str)> {
+    id.as_deref().map(|id| (kind, id))
 }
 
 /// Current time as the journal writes it.
@@ -335,6 +425,34 @@ fn is_zero(n: &usize) -> bool {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn ids_name_every_id_a_record_holds() {
+        use IdKind::*;
+        let rec = |json: &str| serde_json::from_str::<Entry>(json).unwrap().record;
+        let cases = [
+            (
+                r#"{"at":"x","type":"session_started","conversation_id":"C","turn_id":"t","provider":"claude","session_id":"s","model":null,"reason":"switch"}"#,
+                vec![(Conversation, "C"), (Turn, "t"), (Session, "s")],
+            ),
+            (
+                r#"{"at":"x","type":"turn_finished","turn_id":"t","status":"completed","error":null,"session_id":"s","model":null,"context":null,"answer":"","tools":[],"notes":[]}"#,
+                vec![(Turn, "t"), (Session, "s")],
+            ),
+            (
+                r#"{"at":"x","type":"forked","from":{"terminal_id":"T","name":"a","conversation_id":null,"turn":1}}"#,
+                vec![(Terminal, "T")],
+            ),
+            (
+                r#"{"at":"x","type":"instruction_added","text":"x","turn_id":null}"#,
+                vec![],
+            ),
+            (r#"{"at":"x","type":"renamed","name":"b"}"#, vec![]),
+        ];
+        for (json, want) in cases {
+            assert_eq!(rec(json).ids(), want, "{json}");
+        }
+    }
 
     #[test]
     fn entries_round_trip_as_one_flat_json_object() {

@@ -510,3 +510,21 @@ pub fn last_turn_number(c: &Connection, tid: &str) -> rusqlite::Result<u32> {
         |r| r.get("n"),
     )
 }
+
+/// The terminal whose turn, conversation or terminal row has id `id` here (None: no such
+/// row; sessions are not keyed by id alone and are never held).
+pub fn id_holder(
+    c: &Connection,
+    kind: super::records::IdKind,
+    id: &str,
+) -> rusqlite::Result<Option<String>> {
+    use super::records::IdKind;
+    let sql = match kind {
+        IdKind::Terminal => "SELECT id AS tid FROM terminals WHERE id=:id",
+        IdKind::Conversation => "SELECT terminal_id AS tid FROM conversations WHERE id=:id",
+        IdKind::Turn => "SELECT terminal_id AS tid FROM turns WHERE id=:id",
+        IdKind::Session => return Ok(None),
+    };
+    c.row(sql, named_params! { ":id": id }, |r| r.get("tid"))
+        .optional()
+}

@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 use super::common::*;
 
 /// Every member of zip `path`, by name.
-fn members(path: &Path) -> BTreeMap<String, Vec<u8>> {
+pub(super) fn members(path: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut zip = zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap();
     let mut out = BTreeMap::new();
     for i in 0..zip.len() {
@@ -29,7 +29,7 @@ fn members(path: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 /// A zip holding `files` (in that order), as a hand-made or changed archive.
-fn write_zip(path: &Path, files: &[(String, Vec<u8>)]) {
+pub(super) fn write_zip(path: &Path, files: &[(String, Vec<u8>)]) {
     let mut zip = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
     for (name, bytes) in files {
         zip.start_file(name.as_str(), zip::write::SimpleFileOptions::default())
@@ -39,7 +39,7 @@ fn write_zip(path: &Path, files: &[(String, Vec<u8>)]) {
     zip.finish().unwrap();
 }
 
-fn sha256(bytes: &[u8]) -> String {
+pub(super) fn sha256(bytes: &[u8]) -> String {
     Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))

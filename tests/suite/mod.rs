@@ -17,6 +17,7 @@ mod forks;
 mod git;
 mod hold;
 mod hosts;
+mod import_safety;
 mod index_behind;
 mod instructions;
 mod json_contract;

@@ -155,6 +155,11 @@ fn turn_streams(
         else {
             continue;
         };
+        // An id no path may be built from (a journal an older import took as it was): its
+        // stream is not read, and an import refuses the journal.
+        if !crate::validate::safe_id(turn_id) {
+            continue;
+        }
         let path = srv.turn_file(&t.id, turn_id);
         let read = read_whole_lines(&path).map_err(|e| {
             BatonError::failed(format!(
@@ -189,7 +194,11 @@ fn named_sessions(t: &TerminalRow, entries: &[Entry]) -> Vec<(ProviderKind, Stri
     let mut out: Vec<(ProviderKind, String, String)> = Vec::new();
     let mut add = |p: ProviderKind, id: &str, dir: &str| {
         let has_files = providers::of(p).session_files().is_some();
-        if has_files && !out.iter().any(|(q, i, _)| *q == p && i == id) {
+        // An id no path may be built from is not looked for (see `turn_streams`).
+        if has_files
+            && crate::validate::safe_id(id)
+            && !out.iter().any(|(q, i, _)| *q == p && i == id)
+        {
             out.push((p, id.to_string(), dir.to_string()));
         }
     };

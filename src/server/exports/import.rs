@@ -1,5 +1,6 @@
 //! Reading an export back: every member checked against the manifest before anything is
-//! written, the terminal id and name checked free, then the checkout (a worktree on
+//! written (`staging.rs`), the terminal id and name checked free and every id of the journal
+//! checked (never a path, never another terminal's here), then the checkout (a worktree on
 //! `baton/<name>` in the repository `--dir` names, at the exported head commit when it is
 //! there; else a plain folder), the CLI session files (`placing.rs`), the turn streams, and the
 //! journal written whole: the exported bytes, then `imported` (the new name and checkout, the
@@ -9,15 +10,13 @@
 //! a checkout the user has not looked at yet; the notes name each prompt so it can be sent
 //! again. An archived terminal is unarchived: the user asked for it by importing it.
 
-use std::collections::HashMap;
 use std::fs;
-use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use super::carry::{self, Live};
 use super::manifest::{self, ArchiveError, Manifest};
 use super::placing;
+use super::staging::{self, Staged};
 use crate::engine::system_text::{repoint, session_text, Place};
 use crate::error::BatonError;
 use crate::git::{self, RepoState, Worktree};
@@ -26,27 +25,28 @@ use crate::server::recover::streamed;
 use crate::server::settings::existing_dir;
 use crate::server::state::Server;
 use crate::store::journal::parse;
-use crate::store::{Entry, ImportedFrom, Record, Repointed};
+use crate::store::{Entry, IdKind, ImportedFrom, Record, Repointed};
 use crate::validate;
 use crate::words::{CheckoutMode, TurnStatus};
 
-/// The largest manifest read (a zip claiming more is refused before it is inflated).
-const MAX_MANIFEST_BYTES: u64 = 16 * 1024 * 1024;
+/// What `baton import` was asked: the zip, `--name`, `--dir`, `--max-size` (bytes).
+pub struct Asked {
+    pub file: String,
+    pub name: Option<String>,
+    pub dir: Option<String>,
+    pub max_size: Option<u64>,
+}
 
-pub fn import(
-    srv: &Server,
-    file: &str,
-    name: Option<String>,
-    dir: Option<String>,
-) -> Result<ImportView, BatonError> {
-    let plan = plan(srv, file, name, dir)?;
+pub fn import(srv: &Server, asked: Asked) -> Result<ImportView, BatonError> {
+    let plan = plan(srv, asked)?;
     carry_out(srv, plan)
 }
 
-/// Everything an import will do, checked; nothing is written yet.
+/// Everything an import will do, checked; nothing is written yet (but the archive, unpacked
+/// in a folder that goes with the plan).
 struct Plan {
     m: Manifest,
-    members: HashMap<String, Vec<u8>>,
+    staged: Staged,
     journal: Vec<u8>,
     entries: Vec<Entry>,
     name: String,
@@ -56,25 +56,31 @@ struct Plan {
     notes: Vec<String>,
 }
 
-fn plan(
-    srv: &Server,
-    file: &str,
-    name: Option<String>,
-    dir: Option<String>,
-) -> Result<Plan, BatonError> {
+fn plan(srv: &Server, asked: Asked) -> Result<Plan, BatonError> {
+    let Asked {
+        file,
+        name,
+        dir,
+        max_size,
+    } = asked;
+    let file = file.as_str();
     if let Some(n) = &name {
         validate::terminal_name(n)?;
     }
     let dir = dir.as_deref().map(existing_dir).transpose()?;
-    let (m, members) = read_archive(file)?;
-    let journal = members
-        .get(manifest::JOURNAL)
-        .cloned()
-        .ok_or_else(|| refused(file, ArchiveError::Absent(manifest::JOURNAL.to_string())))?;
+    let max = max_size.unwrap_or(staging::DEFAULT_MAX_BYTES);
+    let (m, staged) = staging::unpack(file, srv.data_root(), max)?;
+    let journal = staged.read(manifest::JOURNAL)?.ok_or_else(|| {
+        BatonError::bad_input(format!(
+            "cannot import {file}: {}; nothing was imported",
+            ArchiveError::Absent(manifest::JOURNAL.to_string())
+        ))
+    })?;
     let entries = parse(&journal).entries;
     let tid = m.terminal.id.clone();
     check_journal(&entries, &tid, file)?;
     check_free(srv, &tid, &m)?;
+    check_ids(srv, &entries, &tid, file)?;
     let name = name.unwrap_or_else(|| m.terminal.name.clone());
     validate::terminal_name(&name)?;
     if srv.store.terminal_id(&name)?.is_some() {
@@ -90,11 +96,11 @@ fn plan(
         .as_ref()
         .map(|c| repointed(c, &m, &run_dir, &srv.screenshots(&tid)));
     let rewrites = rewrites(live.as_ref(), repointed.as_ref());
-    let placements = placing::plan(&srv.homes, &run_dir, &m, &members, &rewrites)?;
+    let placements = placing::plan(&srv.homes, &run_dir, &m, &staged, &rewrites)?;
     notes.extend(placing::notes(&placements));
     Ok(Plan {
         m,
-        members,
+        staged,
         journal,
         entries,
         name,
@@ -137,7 +143,7 @@ fn carry_out(srv: &Server, mut p: Plan) -> Result<ImportView, BatonError> {
         }
     };
     let records = records(&mut p, &made);
-    let journalled = write_turns(srv, &tid, &p.members)
+    let journalled = write_turns(srv, &tid, &p.staged)
         .and_then(|_| Ok(srv.store.create_imported(&tid, &p.journal, records)?));
     if let Err(e) = journalled {
         placing::remove_all(&written);
@@ -183,7 +189,7 @@ fn records(p: &mut Plan, made: &Made) -> Vec<Record> {
         worktree: made.worktree.clone(),
         conversation: p.repointed.clone(),
     }];
-    out.extend(closing(m, &p.entries, &p.members, &mut p.notes));
+    out.extend(closing(m, &p.entries, &p.staged, &mut p.notes));
     if carry::archived(&p.entries) {
         p.notes.push(format!(
             "{} was archived where it was exported: it is shown here (`baton archive {}` hides it again)",
@@ -197,73 +203,6 @@ fn records(p: &mut Plan, made: &Made) -> Vec<Record> {
         );
     }
     out
-}
-
-fn refused(file: &str, e: ArchiveError) -> BatonError {
-    BatonError::bad_input(format!("cannot import {file}: {e}; nothing was imported"))
-}
-
-/// The manifest and every member's bytes, each checked against it.
-fn read_archive(file: &str) -> Result<(Manifest, HashMap<String, Vec<u8>>), BatonError> {
-    let f = fs::File::open(file).map_err(|e| {
-        BatonError::bad_input(format!(
-            "cannot open {file}: {e} (give the path of a zip `baton export` wrote)"
-        ))
-    })?;
-    let mut zip = zip::ZipArchive::new(f).map_err(|e| {
-        BatonError::bad_input(format!(
-            "{file} is not a zip archive ({e}): give the path of a zip `baton export` wrote"
-        ))
-    })?;
-    let damaged = |e: zip::result::ZipError| {
-        BatonError::bad_input(format!(
-            "cannot read {file}: {e}: the archive is damaged, export the terminal again"
-        ))
-    };
-    let m = {
-        let mut entry = zip
-            .by_name(manifest::MANIFEST)
-            .map_err(|_| refused(file, ArchiveError::NoManifest(file.to_string())))?;
-        let mut bytes = Vec::new();
-        (&mut entry)
-            .take(MAX_MANIFEST_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|e| refused(file, ArchiveError::BadManifest(e.to_string())))?;
-        Manifest::parse(&bytes).map_err(|e| refused(file, e))?
-    };
-    let mut members = HashMap::new();
-    for i in 0..zip.len() {
-        let mut entry = zip.by_index(i).map_err(damaged)?;
-        let path = entry
-            .name()
-            .map_err(|e| refused(file, ArchiveError::BadManifest(e.to_string())))?
-            .into_owned();
-        if path == manifest::MANIFEST {
-            continue;
-        }
-        let Some(listed) = m.entry(&path) else {
-            return Err(refused(
-                file,
-                m.check_member(&path, &[])
-                    .err()
-                    .unwrap_or(ArchiveError::Unknown(path)),
-            ));
-        };
-        if members.contains_key(&path) {
-            return Err(refused(file, ArchiveError::Duplicate(path)));
-        }
-        let mut bytes = Vec::new();
-        (&mut entry)
-            .take(listed.size + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|_| refused(file, ArchiveError::Digest(path.clone())))?;
-        m.check_member(&path, &bytes)
-            .map_err(|e| refused(file, e))?;
-        members.insert(path, bytes);
-    }
-    m.check_complete(|p| members.contains_key(p))
-        .map_err(|e| refused(file, e))?;
-    Ok((m, members))
 }
 
 /// The journal is the terminal's: it starts with its creation, under the manifest's id.
@@ -293,6 +232,49 @@ fn check_journal(entries: &[Entry], tid: &str, file: &str) -> Result<(), BatonEr
         }
     }
     Ok(())
+}
+
+/// Every id the journal holds can be part of a path (the same rule the manifest's ids meet:
+/// a turn id `../../../.claude/history` would make a later export read that file), and none
+/// is another terminal's here: the index keys turns and conversations by id, so a reused one
+/// would move or change that terminal's rows. Only a fork's link names another terminal
+/// (`tid`: the one imported).
+fn check_ids(srv: &Server, entries: &[Entry], tid: &str, file: &str) -> Result<(), BatonError> {
+    for e in entries {
+        for (kind, id) in e.record.ids() {
+            if !validate::safe_id(id) {
+                return Err(BatonError::bad_input(format!(
+                    "cannot import {file}: its journal holds the {} id {id:?}, which baton never writes (ids are letters, digits, `-` and `_`): the archive was changed, export the terminal again; nothing was imported",
+                    id_word(kind)
+                )));
+            }
+            if matches!(e.record, Record::Forked { .. }) {
+                continue;
+            }
+            if kind == IdKind::Terminal && id != tid {
+                return Err(BatonError::bad_input(format!(
+                    "cannot import {file}: its journal creates terminal {id} besides {tid}, the one exported: the archive was changed, export the terminal again; nothing was imported"
+                )));
+            }
+            if let Some(holder) = srv.store.id_holder(kind, id)?.filter(|h| h != tid) {
+                let name = srv.store.terminal(&holder)?.map_or(holder, |t| t.name);
+                return Err(BatonError::bad_input(format!(
+                    "cannot import {file}: its journal reuses the {} id {id} that terminal {name} has here (an archive changed by hand, or a copy of {name}'s journal): export the terminal again where it came from; nothing was imported",
+                    id_word(kind)
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn id_word(kind: IdKind) -> &'static str {
+    match kind {
+        IdKind::Terminal => "terminal",
+        IdKind::Conversation => "conversation",
+        IdKind::Turn => "turn",
+        IdKind::Session => "session",
+    }
 }
 
 /// The terminal id is not here yet (an import of the same export twice, or of a terminal
@@ -339,14 +321,16 @@ fn rewrites(live: Option<&Live>, to: Option<&Repointed>) -> Vec<(String, String)
 fn closing(
     m: &Manifest,
     entries: &[Entry],
-    members: &HashMap<String, Vec<u8>>,
+    staged: &Staged,
     notes: &mut Vec<String>,
 ) -> Vec<Record> {
     let mut out = Vec::new();
     for t in carry::open_turns(entries) {
-        let raw = members
-            .get(&manifest::turn_path(&t.turn_id))
-            .map(|b| String::from_utf8_lossy(b).into_owned())
+        let raw = staged
+            .read(&manifest::turn_path(&t.turn_id))
+            .ok()
+            .flatten()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
             .unwrap_or_default();
         let s = streamed(&raw, t.provider, None).tally;
         notes.push(format!(
@@ -380,31 +364,15 @@ fn closing(
     out
 }
 
-/// The turn streams, into the new terminal's `turns/` (0600, new files only).
-fn write_turns(
-    srv: &Server,
-    tid: &str,
-    members: &HashMap<String, Vec<u8>>,
-) -> Result<(), BatonError> {
+/// The turn streams, linked from where they were unpacked into the new terminal's `turns/`
+/// (both in the data directory; a link never replaces a file).
+fn write_turns(srv: &Server, tid: &str, staged: &Staged) -> Result<(), BatonError> {
     let dir = srv.store.data_dir().terminal(tid).join("turns");
     crate::paths::ensure_private_dir(&dir)
         .map_err(|e| BatonError::failed(format!("cannot create {}: {e}", dir.display())))?;
-    for (path, bytes) in members {
-        let Some(name) = path.strip_prefix("baton/turns/") else {
-            continue;
-        };
+    for (name, from) in staged.turns() {
         let target = dir.join(name);
-        let written = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&target)
-            .and_then(|mut f| {
-                use std::io::Write;
-                f.write_all(bytes)?;
-                f.sync_data()
-            });
-        written
+        staging::link_or_copy(from, &target)
             .map_err(|e| BatonError::failed(format!("cannot write {}: {e}", target.display())))?;
     }
     Ok(())
@@ -472,7 +440,7 @@ impl Checkout {
                 ..
             } => {
                 if let Some(parent) = into.parent() {
-                    fs::create_dir_all(parent).map_err(|e| {
+                    git::private_dirs(parent).map_err(|e| {
                         BatonError::failed(format!("cannot create {}: {e}", parent.display()))
                     })?;
                 }

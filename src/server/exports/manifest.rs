@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::validate::safe_id;
 use crate::words::{CheckoutMode, ProviderKind};
 
 /// The manifest's name in the zip.
@@ -118,10 +119,12 @@ pub enum ArchiveError {
 
 /// Lower-case hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    hex(&Sha256::digest(bytes))
+}
+
+/// `bytes` in lower-case hex (a digest as the manifest writes it).
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 pub fn turn_path(turn_id: &str) -> String {
@@ -170,7 +173,11 @@ pub fn check_path(path: &str, kind: FileKind) -> Result<(), ArchiveError> {
     let parts: Vec<&str> = path.split('/').collect();
     let ok = match kind {
         FileKind::Journal => path == JOURNAL,
-        FileKind::Turn => parts.len() == 3 && path.starts_with(TURNS) && path.ends_with(".jsonl"),
+        FileKind::Turn => {
+            parts.len() == 3
+                && path.starts_with(TURNS)
+                && parts[2].strip_suffix(".jsonl").is_some_and(safe_id)
+        }
         FileKind::ClaudeSession => {
             parts.len() == 4
                 && parts[1] == "projects"
@@ -193,15 +200,6 @@ pub fn check_path(path: &str, kind: FileKind) -> Result<(), ArchiveError> {
     } else {
         Err(bad())
     }
-}
-
-/// Whether `id` can name a terminal's folder or a CLI's session file.
-pub fn safe_id(id: &str) -> bool {
-    !id.is_empty()
-        && id.len() <= 100
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 impl Manifest {
@@ -244,18 +242,21 @@ impl Manifest {
         self.files.iter().find(|f| f.path == path)
     }
 
-    /// Checks one member of the zip against the manifest.
-    pub fn check_member(&self, path: &str, bytes: &[u8]) -> Result<(), ArchiveError> {
+    /// Why member `path`, which the manifest does not list, is refused.
+    pub fn unlisted(&self, path: &str) -> ArchiveError {
+        if path.starts_with('/') || path.split('/').any(|p| p == "..") {
+            ArchiveError::UnsafePath(path.to_string())
+        } else {
+            ArchiveError::Unknown(path.to_string())
+        }
+    }
+
+    /// Checks one member of the zip against the manifest: `got` bytes (at most one more than
+    /// it lists are read), whose SHA-256 is `digest` (lower-case hex).
+    pub fn check_member(&self, path: &str, got: u64, digest: &str) -> Result<(), ArchiveError> {
         let Some(f) = self.entry(path) else {
-            return Err(
-                if path.starts_with('/') || path.split('/').any(|p| p == "..") {
-                    ArchiveError::UnsafePath(path.to_string())
-                } else {
-                    ArchiveError::Unknown(path.to_string())
-                },
-            );
+            return Err(self.unlisted(path));
         };
-        let got = bytes.len() as u64;
         if got != f.size {
             return Err(ArchiveError::Size {
                 path: path.to_string(),
@@ -263,7 +264,7 @@ impl Manifest {
                 got,
             });
         }
-        if sha256_hex(bytes) != f.sha256 {
+        if digest != f.sha256 {
             return Err(ArchiveError::Digest(path.to_string()));
         }
         Ok(())

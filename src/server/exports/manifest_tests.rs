@@ -69,6 +69,9 @@ fn only_baton_shaped_relative_paths_pass() {
         ("baton/turns/a\\b.jsonl", Turn, false),
         ("baton/turns//a.jsonl", Turn, false),
         ("baton/turns/.hidden.jsonl", Turn, false),
+        ("baton/turns/a b.jsonl", Turn, false),
+        ("baton/turns/!x.jsonl", Turn, false),
+        ("baton/turns/.jsonl", Turn, false),
         ("baton/journal.jsonl", Turn, false),
         ("claude/projects/x/y.jsonl", Turn, false),
     ];
@@ -100,7 +103,8 @@ fn members_are_checked_by_size_and_digest_and_must_be_listed() {
         ("../x", b"", Err(ArchiveError::UnsafePath("../x".into()))),
     ];
     for (path, bytes, want) in cases {
-        assert_eq!(m.check_member(path, bytes), want, "{path}");
+        let got = m.check_member(path, bytes.len() as u64, &sha256_hex(bytes));
+        assert_eq!(got, want, "{path}");
     }
     assert_eq!(m.check_complete(|p| p == JOURNAL), Ok(()));
     assert_eq!(

@@ -7,7 +7,8 @@
 //! size and SHA-256. Export (`export.rs`) reads while the server runs and changes nothing: the
 //! journal is copied under the lock every append holds, and every file is cut at its last
 //! newline, so no half-written line comes along. Import (`import.rs`) checks every member
-//! against the manifest before it writes anything, then recreates the checkout, puts the
+//! against the manifest (`staging.rs` unpacks them, streamed, within the size limit) and every
+//! id of the journal before it writes anything, then recreates the checkout, puts the
 //! session files where this machine's CLIs look for them, and writes the journal whole with an
 //! `imported` record after the original ones: the live conversation is re-pointed at the new
 //! run directory (so the send path's rule 1 does not open a fresh one) with its system text
@@ -26,6 +27,9 @@ mod export;
 mod import;
 mod manifest;
 mod placing;
+mod staging;
+
+pub use import::Asked;
 
 /// How long an export waits for the last turn's CLI to have written its session file.
 const SESSIONS_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -60,15 +64,10 @@ async fn sessions_written(srv: &Server, t: &crate::store::TerminalRow) {
     let _ = tokio::time::timeout(SESSIONS_WAIT, written).await;
 }
 
-/// `baton import FILE [--name NEW] [--dir D]`.
-pub async fn import(
-    srv: &Arc<Server>,
-    file: String,
-    name: Option<String>,
-    dir: Option<String>,
-) -> Result<ImportView, BatonError> {
+/// `baton import FILE [--name NEW] [--dir D] [--max-size SIZE]`.
+pub async fn import(srv: &Arc<Server>, asked: Asked) -> Result<ImportView, BatonError> {
     let srv2 = srv.clone();
-    let view = tokio::task::spawn_blocking(move || import::import(&srv2, &file, name, dir))
+    let view = tokio::task::spawn_blocking(move || import::import(&srv2, asked))
         .await
         .map_err(|e| BatonError::failed(format!("the import task crashed: {e}")))??;
     Ok(view)

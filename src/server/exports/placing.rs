@@ -11,16 +11,16 @@
 //! the cut), so the fork reads the same turns from it. Planned (and every conflict found)
 //! before anything is written.
 
-use std::collections::HashMap;
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use super::manifest::{self, Manifest, SessionEntry};
+use super::staging::{self, Staged};
 use crate::error::BatonError;
 use crate::protocol::views::ImportedSessionView;
-use crate::providers::{self, ProviderHomes};
+use crate::providers::{self, ProviderHomes, SessionFiles};
 use crate::words::ProviderKind;
 
 /// One CLI file to put in place.
@@ -28,7 +28,8 @@ pub struct Placement {
     pub provider: ProviderKind,
     pub session_id: String,
     pub target: PathBuf,
-    pub bytes: Vec<u8>,
+    /// The file to copy there: the unpacked member, re-pointed (see [`plan`]).
+    pub source: PathBuf,
     /// The same bytes are there already: nothing to write.
     pub present: bool,
     /// A fork's base rollout is there already with other bytes (see the module docs): kept.
@@ -36,13 +37,13 @@ pub struct Placement {
 }
 
 /// Where each session file of `m` goes for runs in `run_dir` (physical), with every
-/// `(old, new)` system text of `rewrites` replaced in it. Refuses a target that holds
-/// something else.
+/// `(old, new)` system text of `rewrites` replaced in it (a copy made in `staged`, streamed a
+/// line at a time: the rewrites are line-local). Refuses a target that holds something else.
 pub fn plan(
     homes: &ProviderHomes,
     run_dir: &Path,
     m: &Manifest,
-    members: &HashMap<String, Vec<u8>>,
+    staged: &Staged,
     rewrites: &[(String, String)],
 ) -> Result<Vec<Placement>, BatonError> {
     let mut out = Vec::new();
@@ -52,55 +53,82 @@ pub fn plan(
         .iter()
         .filter_map(|s| {
             let files = providers::of(s.provider).session_files()?;
-            files.history_base(members.get(s.file.as_ref()?)?)
+            let first = staging::first_line(staged.path(s.file.as_ref()?)?).ok()?;
+            files.history_base(&first)
         })
         .collect();
-    for s in &m.sessions {
+    for (n, s) in m.sessions.iter().enumerate() {
         let Some(files) = providers::of(s.provider).session_files() else {
             continue;
         };
-        let Some((file, original)) = s.file.as_ref().and_then(|f| Some((f, members.get(f)?)))
+        let Some((file, original)) = s.file.as_ref().and_then(|f| Some((f, staged.path(f)?)))
         else {
             continue;
         };
-        let mut bytes = original.clone();
-        for (old, new) in rewrites {
-            bytes = files.rewrite_system_text(&bytes, old, new);
-        }
+        let source = staged.scratch(&format!("placed-{n}"));
+        staging::copy_lines(original, &source, |line| rewritten(files, line, rewrites))
+            .map_err(|e| failed(&source, e))?;
         let rel = manifest::cli_rel(file).unwrap_or(file);
         let target = files.place(homes, run_dir, &s.session_id, rel);
-        let (present, kept) = match fs::read(&target) {
-            Ok(there) if there == bytes => (true, false),
-            Ok(there) if bases.contains(&s.session_id) && lines(&there) >= lines(&bytes) => {
-                (true, true)
-            }
-            Ok(there) if files.builds_on_bases() && original.starts_with(&there) => {
-                return Err(BatonError::bad_input(format!(
-                    "{} already holds an earlier copy of {}'s thread {}, put there by the import of a fork that builds on it: an original must be imported before its forks; nothing was imported",
-                    target.display(),
-                    m.terminal.name,
-                    s.session_id
-                )))
-            }
-            Ok(_) => return Err(held_elsewise(&target, s)),
+        let (present, kept) = match fs::metadata(&target) {
+            Ok(_) => there_already(files, &target, &source, original, &bases, m, s)?,
             Err(e) if e.kind() == io::ErrorKind::NotFound => (false, false),
-            Err(e) => {
-                return Err(BatonError::failed(format!(
-                    "cannot read {}: {e}",
-                    target.display()
-                )))
-            }
+            Err(e) => return Err(failed(&target, e)),
         };
         out.push(Placement {
             provider: s.provider,
             session_id: s.session_id.clone(),
             target,
-            bytes,
+            source,
             present,
             kept,
         });
     }
     Ok(out)
+}
+
+/// `line` with every `(old, new)` of `rewrites` replaced.
+fn rewritten(files: &dyn SessionFiles, line: &[u8], rewrites: &[(String, String)]) -> Vec<u8> {
+    let mut bytes = line.to_vec();
+    for (old, new) in rewrites {
+        bytes = files.rewrite_system_text(&bytes, old, new);
+    }
+    bytes
+}
+
+fn failed(path: &Path, e: io::Error) -> BatonError {
+    BatonError::failed(format!("cannot read {}: {e}", path.display()))
+}
+
+/// What to do with session `s`'s file `target`, already there, for the copy `source` of the
+/// archive's `original`: (present, kept), or refused.
+fn there_already(
+    files: &dyn SessionFiles,
+    target: &Path,
+    source: &Path,
+    original: &Path,
+    bases: &[String],
+    m: &Manifest,
+    s: &SessionEntry,
+) -> Result<(bool, bool), BatonError> {
+    let io = |e| failed(target, e);
+    if staging::starts_with(target, source, true).map_err(io)? {
+        return Ok((true, false));
+    }
+    if bases.contains(&s.session_id)
+        && staging::lines(target).map_err(io)? >= staging::lines(source).map_err(io)?
+    {
+        return Ok((true, true));
+    }
+    if files.builds_on_bases() && staging::starts_with(original, target, false).map_err(io)? {
+        return Err(BatonError::bad_input(format!(
+            "{} already holds an earlier copy of {}'s thread {}, put there by the import of a fork that builds on it: an original must be imported before its forks; nothing was imported",
+            target.display(),
+            m.terminal.name,
+            s.session_id
+        )));
+    }
+    Err(held_elsewise(target, s))
 }
 
 /// Refuses to place session `s` at `target`, which holds something else.
@@ -118,7 +146,7 @@ fn held_elsewise(target: &Path, s: &SessionEntry) -> BatonError {
 pub fn place(placements: &[Placement]) -> Result<Vec<PathBuf>, BatonError> {
     let mut written = Vec::new();
     for p in placements.iter().filter(|p| !p.present) {
-        if let Err(e) = write_new(&p.target, &p.bytes) {
+        if let Err(e) = write_new(&p.target, &p.source) {
             remove_all(&written);
             return Err(BatonError::failed(format!(
                 "cannot write {}: {e} (nothing was imported)",
@@ -128,10 +156,6 @@ pub fn place(placements: &[Placement]) -> Result<Vec<PathBuf>, BatonError> {
         written.push(p.target.clone());
     }
     Ok(written)
-}
-
-fn lines(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|b| **b == b'\n').count()
 }
 
 /// What the notes say of the files kept as they were.
@@ -170,9 +194,9 @@ pub fn views(m: &Manifest, placements: &[Placement]) -> Vec<ImportedSessionView>
         .collect()
 }
 
-/// A new file at `target` holding `bytes`: written whole under a temporary name, then linked
-/// into place (a link never replaces a file that appeared meanwhile).
-fn write_new(target: &Path, bytes: &[u8]) -> io::Result<()> {
+/// A new file at `target` holding `source`'s bytes: copied whole under a temporary name, then
+/// linked into place (a link never replaces a file that appeared meanwhile).
+fn write_new(target: &Path, source: &Path) -> io::Result<()> {
     let dir = target
         .parent()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "a file without a folder"))?;
@@ -188,7 +212,7 @@ fn write_new(target: &Path, bytes: &[u8]) -> io::Result<()> {
             .create_new(true)
             .mode(0o600)
             .open(&temp)?;
-        f.write_all(bytes)?;
+        io::copy(&mut fs::File::open(source)?, &mut f)?;
         f.sync_all()?;
         fs::hard_link(&temp, target)
     })();
