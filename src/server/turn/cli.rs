@@ -111,6 +111,8 @@ pub(super) struct TurnCtx<'a> {
     /// The turn's start, until it is journalled: when its CLI has started (which then reads
     /// its prompt), or before the turn ends if no CLI started (see `TurnCtx::record_start`).
     pub(super) pending_start: Option<super::PendingStart>,
+    /// The start, journalled and not told of yet ([`TurnCtx::announce_start`]).
+    pub(super) announcing: Option<super::StartNews>,
     /// Recording the start failed: the CLI got no prompt and the turn ends with this error.
     pub(super) start_failed: Option<BatonError>,
     /// Sent once the start is journalled: the running CLI may read its prompt.
@@ -125,7 +127,7 @@ pub(super) struct TurnCtx<'a> {
 
 impl TurnCtx<'_> {
     pub(super) fn note(&mut self, message: String) {
-        if self.pending_start.is_some() {
+        if self.pending_start.is_some() || self.announcing.is_some() {
             self.early_notes.push(message.clone());
         } else {
             self.feed.push(Reply::Event {
@@ -557,6 +559,7 @@ impl TurnCtx<'_> {
                 if let Some(go) = self.go.take() {
                     let _ = go.send(());
                 }
+                self.announce_start();
             }
             RunMsg::Raw(line) => {
                 // Flushed line by line: what streamed is on disk as it streams, so a crash of

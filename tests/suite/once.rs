@@ -1,0 +1,152 @@
+//! One accepted prompt, one turn, under every crash of the server: a start the journal lacks
+//! never reached a CLI (its input waits, under its number); a journalled one may have reached
+//! the model (one interrupted turn, run again only by `baton queue NAME retry`); a crash during
+//! the recovery itself, any number of times, multiplies nothing. Both providers, cold and warm.
+
+use super::common::*;
+use super::queue::{all_done, detach, turns};
+
+/// Terminal t's turns as (number, input, status, prompt).
+fn ran(w: &World) -> Vec<(u64, u64, String, String)> {
+    turns(w, "t")
+        .into_iter()
+        .map(|t| (t.0, t.1, t.3, t.4))
+        .collect()
+}
+
+fn owned(v: &[(u64, u64, &str, &str)]) -> Vec<(u64, u64, String, String)> {
+    v.iter()
+        .map(|(n, i, s, p)| (*n, *i, s.to_string(), p.to_string()))
+        .collect()
+}
+
+/// The prompts the CLIs were given, in order.
+fn given(w: &World) -> Vec<String> {
+    w.invocations().iter().map(stdin_prompt).collect()
+}
+
+/// Waits until no server answers (it died at its crash point).
+fn server_died(w: &World) {
+    w.wait_for("the server to die at its crash point", || {
+        w.run(&["server", "status"]).status.code() != Some(0)
+    });
+}
+
+/// A `provider` terminal whose server dies at `point` of the turn of `prompt` (sent detached),
+/// after `before` ran (a warm CLI took it: the crash comes at the next turn's `point`).
+fn crashed_at(provider: &str, point: &str, before: Option<&str>) -> World {
+    let mut w = World::new();
+    w.new_terminal("t", provider);
+    w.ok(&["server", "stop"]);
+    let at = match before {
+        Some(_) => format!("{point}@2"),
+        None => point.to_string(),
+    };
+    w.env.push(("BATON_CRASH_AT".into(), at));
+    if let Some(first) = before {
+        w.send("t", first);
+        w.wait_for("the CLI to be warm", || {
+            let warm = w.json(&["server", "status"])["warm"].clone();
+            warm.as_array().is_some_and(|a| !a.is_empty())
+        });
+    }
+    let _ = w.run(&["send", "t", "cut", "--detach"]);
+    server_died(&w);
+    w.env.clear();
+    w
+}
+
+#[test]
+fn a_start_the_journal_lacks_leaves_its_input_waiting_under_its_number_and_runs_it_once() {
+    for provider in ["claude", "codex"] {
+        // The CLI has started (cold) or was taken (warm); the start is not journalled yet, so
+        // the prompt was not given to it.
+        for before in [None, Some("warm up")] {
+            let w = crashed_at(provider, "turn-starting", before);
+            let cut_input = if before.is_some() { 2 } else { 1 };
+            w.ok(&["server", "start"]);
+            let n = 1 + usize::from(before.is_some());
+            w.wait_for("the input to run", || all_done(&w, "t", n));
+            let mut want = vec![];
+            if let Some(first) = before {
+                want.push((1, 1, "completed", first));
+            }
+            want.push((n as u64, cut_input, "completed", "cut"));
+            assert_eq!(ran(&w), owned(&want), "{provider} {before:?}");
+            let mut prompts: Vec<&str> = before.into_iter().collect();
+            prompts.push("cut");
+            assert_eq!(given(&w), prompts, "{provider} {before:?}");
+        }
+    }
+}
+
+#[test]
+fn a_journalled_start_is_one_interrupted_turn_run_again_only_when_asked() {
+    for provider in ["claude", "codex"] {
+        for before in [None, Some("warm up")] {
+            // Journalled, and the gate opens right after: the prompt may have reached the model.
+            let w = crashed_at(provider, "turn-started", before);
+            let first = u64::from(before.is_some());
+            detach(&w, "t", "next", &[]);
+            w.wait_for("every input to run", || {
+                all_done(&w, "t", 2 + first as usize)
+            });
+            let mut want = vec![];
+            if let Some(p) = before {
+                want.push((1, 1, "completed", p));
+            }
+            want.push((1 + first, 1 + first, "interrupted", "cut"));
+            want.push((2 + first, 2 + first, "completed", "next"));
+            assert_eq!(ran(&w), owned(&want), "{provider} {before:?}");
+            let log = w.json(&["log", "t"]);
+            let error = log["turns"][first as usize]["error"].as_str().unwrap();
+            assert!(
+                error.contains("the baton server stopped") && error.contains("queue NAME retry"),
+                "{provider}: {error}"
+            );
+            let mut prompts: Vec<&str> = before.into_iter().collect();
+            prompts.push("next");
+            assert_eq!(given(&w), prompts, "{provider}: not run again by itself");
+            // Asked: it runs once more, and cannot be put back twice.
+            w.ok(&["queue", "t", "retry"]);
+            w.wait_for("the retried prompt to run", || {
+                all_done(&w, "t", 3 + first as usize)
+            });
+            let last = ran(&w).pop().unwrap();
+            assert_eq!(
+                (last.0, last.2.as_str(), last.3.as_str()),
+                (3 + first, "completed", "cut")
+            );
+            prompts.push("cut");
+            assert_eq!(given(&w), prompts, "{provider} {before:?}");
+            refused(
+                &w,
+                &["queue", "t", "retry"],
+                "no turn a crash of the server cut short",
+            );
+        }
+    }
+}
+
+#[test]
+fn a_crash_during_recovery_again_and_again_never_multiplies_a_prompt() {
+    for provider in ["claude", "codex"] {
+        let mut w = crashed_at(provider, "turn-started", None);
+        // Every start dies while it closes the cut turn.
+        w.env.push(("BATON_CRASH_AT".into(), "recovering".into()));
+        for _ in 0..3 {
+            let _ = w.run(&["server", "start"]);
+            server_died(&w);
+        }
+        w.env.clear();
+        w.ok(&["server", "start"]);
+        w.wait_for("the cut turn to be closed", || all_done(&w, "t", 1));
+        assert_eq!(
+            ran(&w),
+            owned(&[(1, 1, "interrupted", "cut")]),
+            "{provider}"
+        );
+        assert_eq!(w.json(&["queue", "t"]), serde_json::json!([]), "{provider}");
+        assert!(given(&w).is_empty(), "{provider}: {:?}", given(&w));
+    }
+}
