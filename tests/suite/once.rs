@@ -150,3 +150,46 @@ fn a_crash_during_recovery_again_and_again_never_multiplies_a_prompt() {
         assert!(given(&w).is_empty(), "{provider}: {:?}", given(&w));
     }
 }
+
+/// The pid of terminal t's warm CLI, once there is one.
+fn warm_pid(w: &World) -> i32 {
+    let mut pid = None;
+    w.wait_for("the CLI to be warm", || {
+        pid = w.json(&["server", "status"])["warm"]
+            .as_array()
+            .and_then(|a| a.first())
+            .and_then(|c| c["pid"].as_i64());
+        pid.is_some()
+    });
+    pid.unwrap() as i32
+}
+
+#[test]
+fn a_warm_cli_killed_between_turns_is_replaced_by_a_cold_one_and_the_turn_runs_once() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    for provider in ["claude", "codex"] {
+        let mut w = World::new();
+        let gate = w.home().join("release");
+        w.env.push((
+            "BATON_STALL_AT".into(),
+            format!("warm-taken:{}", gate.display()),
+        ));
+        w.new_terminal("t", provider);
+        w.send("t", "one");
+        let pid = warm_pid(&w);
+        // The next turn has taken the warm CLI (it looked alive); it dies before the prompt.
+        let send = w.spawn(&["send", "t", "two"]);
+        let reached = gate.with_extension("reached");
+        w.wait_for("the turn to take the warm CLI", || reached.exists());
+        kill(Pid::from_raw(pid), Signal::SIGKILL).unwrap();
+        w.wait_for("the warm CLI to be gone", || !process_runs(pid));
+        std::fs::write(&gate, "").unwrap();
+        let out = send.wait_with_output().unwrap();
+        let log = std::fs::read_to_string(w.data().join("server.log")).unwrap_or_default();
+        assert!(out.status.success(), "{provider}: {}\n{log}", text(&out));
+        let want = [(1, 1, "completed", "one"), (2, 2, "completed", "two")];
+        assert_eq!(ran(&w), owned(&want), "{provider}");
+        assert_eq!(given(&w), ["one", "two"], "{provider}");
+    }
+}

@@ -160,6 +160,9 @@ impl TurnCtx<'_> {
             return self.execute_local(term, plan, prompt).await;
         }
         let (mut spec, warm) = self.prepare_run(term, plan).await?;
+        if warm.is_some() {
+            super::super::removal::stall_point("warm-taken").await;
+        }
         let mut reason = plan.session_reason;
         let mut standing = plan.standing.clone();
         let copy = fork_copy(&srv, &spec, plan);
