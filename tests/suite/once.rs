@@ -193,3 +193,28 @@ fn a_warm_cli_killed_between_turns_is_replaced_by_a_cold_one_and_the_turn_runs_o
         assert_eq!(given(&w), ["one", "two"], "{provider}");
     }
 }
+
+#[test]
+fn a_cli_dies_with_its_server_and_warden_killed_together() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    for provider in ["claude", "codex"] {
+        let w = World::new();
+        w.new_terminal("t", provider);
+        detach(&w, "t", "orphan [[hang]]", &[]);
+        w.wait_for("the hanging turn's CLI", || {
+            w.invocations()
+                .last()
+                .is_some_and(|i| stdin_prompt(i) == "orphan [[hang]]")
+        });
+        let cli = w.last_invocation()["pid"].as_i64().unwrap() as i32;
+        let status = w.json(&["server", "status"]);
+        let server = status["pid"].as_i64().unwrap() as i32;
+        let warden = status["warden_pid"].as_i64().unwrap() as i32;
+        // Nothing is left to tell the CLI: only the kernel can.
+        for pid in [warden, server] {
+            kill(Pid::from_raw(pid), Signal::SIGKILL).unwrap();
+        }
+        w.wait_for("the CLI to die with them", || !process_runs(cli));
+    }
+}
