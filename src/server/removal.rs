@@ -161,24 +161,6 @@ pub fn finish_removals(srv: &Server) -> Vec<String> {
     done
 }
 
-/// Tests hold a turn here (`BATON_STALL_AT=NAME:PATH`): `PATH.reached` is created, then the
-/// turn waits until `PATH` exists, so a test can act at a known point (kill a CLI). Never set
-/// in normal use.
-pub(super) async fn stall_point(name: &str) {
-    let Some(at) = std::env::var_os("BATON_STALL_AT") else {
-        return;
-    };
-    let at = at.to_string_lossy();
-    let Some((point, path)) = at.split_once(':').filter(|(p, _)| *p == name) else {
-        return;
-    };
-    let _ = std::fs::write(format!("{path}.reached"), "");
-    while !std::path::Path::new(path).exists() {
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
-    crate::log_line!("baton server: released at {point}");
-}
-
 /// Tests stop the server dead here (`BATON_CRASH_AT=NAME`, or `NAME@K`: the K-th time this
 /// server gets here), as a `kill -9` would.
 pub(super) fn crash_point(name: &str) {

@@ -180,7 +180,7 @@ fn a_warm_cli_killed_between_turns_is_replaced_by_a_cold_one_and_the_turn_runs_o
         let pid = warm_pid(&w);
         // The next turn has taken the warm CLI (it looked alive); it dies before the prompt.
         let send = w.spawn(&["send", "t", "two"]);
-        let reached = gate.with_extension("reached");
+        let reached = w.home().join("release.reached.1");
         w.wait_for("the turn to take the warm CLI", || reached.exists());
         kill(Pid::from_raw(pid), Signal::SIGKILL).unwrap();
         w.wait_for("the warm CLI to be gone", || !process_runs(pid));
@@ -216,5 +216,65 @@ fn a_cli_dies_with_its_server_and_warden_killed_together() {
             kill(Pid::from_raw(pid), Signal::SIGKILL).unwrap();
         }
         w.wait_for("the CLI to die with them", || !process_runs(cli));
+    }
+}
+
+/// The (start, end) of each simulated Claude CLI that resumed a session, by that session, from
+/// the shims' life log (a process with no exit line ran until `now`).
+fn lives(path: &std::path::Path) -> std::collections::BTreeMap<String, Vec<(u64, u64)>> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let recs: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut out: std::collections::BTreeMap<String, Vec<(u64, u64)>> = Default::default();
+    for start in recs.iter().filter(|r| r["life"] == "start") {
+        let Some(session) = start["resume"].as_str() else {
+            continue;
+        };
+        let end = recs
+            .iter()
+            .find(|r| r["life"] == "exit" && r["pid"] == start["pid"])
+            .map_or(u64::MAX, |r| r["t"].as_u64().unwrap());
+        let begun = start["t"].as_u64().unwrap();
+        out.entry(session.to_string())
+            .or_default()
+            .push((begun, end));
+    }
+    out
+}
+
+#[test]
+fn concurrent_sends_never_run_two_clis_on_one_session() {
+    let mut w = World::new();
+    let life = w.home().join("life.jsonl");
+    w.env
+        .push(("BATON_SHIM_LIFE".into(), life.display().to_string()));
+    // Cold: each resumed turn's CLI is started as its send arrives (`prestart`).
+    w.cold();
+    w.new_terminal("t", "claude");
+    w.send("t", "open");
+    let (clients, each) = (4, 6);
+    std::thread::scope(|s| {
+        for c in 0..clients {
+            let w = &w;
+            s.spawn(move || {
+                for i in 0..each {
+                    let out = w.run(&["send", "t", &format!("c{c} p{i}")]);
+                    assert!(out.status.success(), "{}", text(&out));
+                }
+            });
+        }
+    });
+    assert!(all_done(&w, "t", 1 + clients * each));
+    w.ok(&["server", "stop"]);
+    for (session, mut spans) in lives(&life) {
+        spans.sort();
+        for pair in spans.windows(2) {
+            assert!(
+                pair[0].1 <= pair[1].0,
+                "two CLIs resumed {session} at once: {pair:?}"
+            );
+        }
     }
 }

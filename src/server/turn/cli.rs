@@ -161,7 +161,7 @@ impl TurnCtx<'_> {
         }
         let (mut spec, warm) = self.prepare_run(term, plan).await?;
         if warm.is_some() {
-            super::super::removal::stall_point("warm-taken").await;
+            super::super::hooks::stall_point("warm-taken").await;
         }
         let mut reason = plan.session_reason;
         let mut standing = plan.standing.clone();
