@@ -176,6 +176,37 @@ def _ignored_at_start():
 IGNORED_AT_START = _ignored_at_start()
 
 
+def _life(what, **fields):
+    path = os.environ.get("BATON_SHIM_LIFE")
+    if not path:
+        return
+    rec = {"life": what, "pid": os.getpid(), "t": time.monotonic_ns()}
+    rec.update(fields)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, (json.dumps(rec) + "\n").encode("utf-8"))
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def track_life(argv):
+    """BATON_SHIM_LIFE: a `start` line (with the `--resume` id) as the process starts and an
+    `exit` line as it exits (not on a fatal signal), on the system's monotonic clock: a test
+    sees which processes were alive at once."""
+    if not os.environ.get("BATON_SHIM_LIFE"):
+        return
+    resume = None
+    if "--resume" in argv:
+        i = argv.index("--resume")
+        resume = argv[i + 1] if i + 1 < len(argv) else None
+    _life("start", resume=resume)
+    import atexit
+    atexit.register(lambda: _life("exit"))
+
+
 def log_invocation(cli, argv, stdin_text, turn=None, extra=None):
     """BATON_SHIM_LOG: one JSON line per invocation, written before any output. A process that
     runs several turns (claude's `--input-format stream-json`, `codex app-server`) logs each, with

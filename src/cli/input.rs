@@ -31,6 +31,9 @@ pub enum QueueCmd {
     Jump { input: u32 },
     /// Run the queue held after an interrupt (an interrupt holds waiting input)
     Run,
+    /// Put the prompt of the latest turn a crash of the server cut short back in the queue,
+    /// first (it never runs again by itself: it may have reached the model)
+    Retry,
 }
 
 impl QueueArgs {
@@ -43,6 +46,7 @@ impl QueueArgs {
         let change = match self.action {
             None => None,
             Some(QueueCmd::Run) => return Ok(Request::QueueRun { name: self.name }),
+            Some(QueueCmd::Retry) => return Ok(Request::QueueRetry { name: self.name }),
             Some(QueueCmd::Edit { input, text: typed }) => {
                 Some((input, QueueAction::Edit { text: text(typed)? }))
             }

@@ -39,6 +39,7 @@ fn record() -> impl Strategy<Value = Record> {
                     model,
                     dir,
                     fresh,
+                    retries: None,
                 }
             }),
         (

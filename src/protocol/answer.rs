@@ -210,7 +210,9 @@ impl Request {
             Request::New { .. } | Request::Show { .. } => K::Terminal,
             Request::Ls { .. } => K::Terminals,
             Request::Send { .. } | Request::Follow { .. } => K::Sent,
-            Request::Queue { .. } | Request::QueueRun { .. } => K::Queue,
+            Request::Queue { .. } | Request::QueueRun { .. } | Request::QueueRetry { .. } => {
+                K::Queue
+            }
             Request::Log { .. } => K::Log,
             Request::Steps { .. } => K::Steps,
             Request::Instructions { .. } => K::Instructions,

@@ -58,6 +58,11 @@ pub enum Request {
     QueueRun {
         name: String,
     },
+    /// Put the prompt of the terminal's latest turn a crash of the server cut short back at
+    /// the head of its queue.
+    QueueRetry {
+        name: String,
+    },
     Ls {
         /// Archived terminals too.
         #[serde(default)]

@@ -289,9 +289,14 @@ impl AppRun {
         homes: &ProviderHomes,
     ) -> Result<AppTurn, ProviderError> {
         let AppRun { mut parser, tx, .. } = self;
+        // Dead before it answered the `turn/start` (killed while idle; it answers before any
+        // model call): the turn never reached the model, and runs cold as after a refusal.
+        let dead = (!left.alive && !interrupted.load(Ordering::SeqCst))
+            .then(|| format!("it (pid {}) had exited", cli.pid));
         if let Some(why) = left
             .refused
             .clone()
+            .or(dead)
             .filter(|_| !left.accepted && !left.interrupt_asked)
         {
             crate::log_line!(

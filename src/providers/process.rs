@@ -238,13 +238,13 @@ pub fn spawn_with(
     cmd.envs(env.iter().map(|(k, v)| (k, v)));
     // The CLI is interrupted when the server dies (however it dies), so it never goes on
     // writing its session unwatched; the next server start stops whatever is left (see
-    // `server::recover`). The server's warden does that for the CLI's whole group, and lets
-    // the CLI start with `posix_spawn` (nothing runs between fork and exec). Without one (a
-    // test, or a warden that could not start) the child sets a death signal itself.
+    // `server::recover`). The server's warden does that for the CLI's whole group (the tools
+    // it started too); the child also sets a death signal itself, so a server and warden
+    // killed together (`kill -9` of both) do not leave it running. That costs a `fork` where
+    // `posix_spawn` would do (code runs between fork and exec). The signal follows the thread
+    // that spawns: CLIs are spawned from the runtime's workers, which live as long as it.
     let warden = super::warden::guard();
-    if warden.is_none() {
-        death_signal(&mut cmd);
-    }
+    death_signal(&mut cmd);
     let mut child = cmd.spawn()?;
     let pid = child
         .id()

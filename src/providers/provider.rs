@@ -173,11 +173,6 @@ pub trait Provider: Sync {
     /// messages are journalled).
     fn parser(&self, dir: Option<&Path>) -> Option<Box<dyn StreamParser>>;
 
-    /// Whether raw line `line` is the CLI's echo of the prompt it read, not its answer.
-    fn is_echo(&self, _line: &str) -> bool {
-        false
-    }
-
     /// The arguments of a one-shot run that keeps no session (the model extractor's), with
     /// `model` pinned. None: it has no such run.
     fn oneshot_args(&self, model: Option<&str>) -> Option<Vec<OsString>>;

@@ -117,44 +117,76 @@ pub(super) async fn claude_turn(
         interrupt,
         closing,
     } = channels;
-    let setup = claude_machine::Setup {
+    let mut setup = claude_machine::Setup {
         gated: go.is_some(),
         only_prompt: steer.is_none() && keep.is_none() && interrupt.is_none(),
         keep: keep.is_some(),
         closing: closing.is_some(),
     };
-    let mut cli = ClaudeCli::take_or_start(warm, spec, homes, path_var)?;
-    let mut run = ClaudeRun {
-        parser: ClaudeParser::after(&spec.cwd, cli.total_before),
-        prompt: claude::user_line(&String::from_utf8_lossy(prompt)),
-        inputs: TurnInputs::new(go, steer, interrupt),
-        tx,
-        interrupted,
-        first: true,
-    };
-    // Send errors only mean the receiver is gone; the turn carries on.
-    let _ = run.tx.send(RunMsg::Started { pid: cli.child.pid }).await;
-    let (mut turn, actions) = ClaudeTurn::start(setup);
-    run.act(&cli, actions).await;
-    let exit = loop {
-        if let claude_machine::Phase::Done(exit) = turn.phase() {
-            break exit;
+    let mut inputs = TurnInputs::new(go, steer, interrupt);
+    let mut warm = warm;
+    loop {
+        let took_warm = warm.as_ref().map(|w| w.pid);
+        let cli = ClaudeCli::take_or_start(warm.take(), spec, homes, path_var)?;
+        let run = ClaudeRun {
+            parser: ClaudeParser::after(&spec.cwd, cli.total_before),
+            prompt: claude::user_line(&String::from_utf8_lossy(prompt)),
+            inputs,
+            tx: tx.clone(),
+            interrupted: interrupted.clone(),
+            first: true,
+        };
+        let (exit, cli, run) = run.run(setup, cli, spec).await?;
+        // A warm CLI that died before it took the prompt (it printed nothing: the CLI echoes
+        // the prompt as it reads it, before any model call) leaves the turn to a new CLI.
+        if let Some(pid) = took_warm.filter(|_| run.first && !interrupted.load(Ordering::SeqCst)) {
+            let note = format!(
+                "the warm claude CLI (pid {pid}) had exited before it took the prompt: the turn runs in a new one"
+            );
+            crate::log_line!("baton server: {note}");
+            let _ = tx.send(RunMsg::Note(note)).await;
+            drop(cli);
+            inputs = run.inputs;
+            // Its gate opened already: the new CLI gets the prompt at once.
+            setup.gated = false;
+            continue;
         }
-        let input = run.inputs.next(turn.wants(), &mut cli.child).await;
-        let input = input.map_err(|source| ProviderError::Io {
-            provider: spec.provider,
-            source,
-        })?;
-        match input {
-            Input::Wake(wake) => {
-                let actions = turn.step(claude_machine::Event::Wake(wake));
-                run.act(&cli, actions).await;
+        let ends = ClaudeEnds { keep, closing };
+        return ends.carry_out(exit, cli, run, spec, homes, path_var).await;
+    }
+}
+
+impl ClaudeRun {
+    /// Runs the turn's loop in `cli` until its machine is done: the exit it ended with, the CLI
+    /// and this run handed back.
+    async fn run(
+        mut self,
+        setup: claude_machine::Setup,
+        mut cli: ClaudeCli,
+        spec: &RunSpec,
+    ) -> Result<(claude_machine::Exit, ClaudeCli, ClaudeRun), ProviderError> {
+        // Send errors only mean the receiver is gone; the turn carries on.
+        let _ = self.tx.send(RunMsg::Started { pid: cli.child.pid }).await;
+        let (mut turn, actions) = ClaudeTurn::start(setup);
+        self.act(&cli, actions).await;
+        loop {
+            if let claude_machine::Phase::Done(exit) = turn.phase() {
+                return Ok((exit, cli, self));
             }
-            Input::Line(line) => run.on_line(&mut turn, &cli, line).await,
+            let input = self.inputs.next(turn.wants(), &mut cli.child).await;
+            let input = input.map_err(|source| ProviderError::Io {
+                provider: spec.provider,
+                source,
+            })?;
+            match input {
+                Input::Wake(wake) => {
+                    let actions = turn.step(claude_machine::Event::Wake(wake));
+                    self.act(&cli, actions).await;
+                }
+                Input::Line(line) => self.on_line(&mut turn, &cli, line).await,
+            }
         }
-    };
-    let ends = ClaudeEnds { keep, closing };
-    ends.carry_out(exit, cli, run, spec, homes, path_var).await
+    }
 }
 
 /// The loop's side of a Claude turn: what it reads, and where it writes.

@@ -5,12 +5,11 @@
 //! at EOF the warden sends SIGINT to every group still listed (as Claude and Codex take an
 //! interrupt: they stop and save), then exits.
 //!
-//! Why a warden and not `PR_SET_PDEATHSIG` in each child: setting that needs code between fork
-//! and exec, which makes every CLI start a full `fork` of the server (~1 ms more on a turn's
-//! path here than the `posix_spawn` that is possible without it, see ARCHITECTURE.md). The
-//! warden is started once, and it also reaches what a CLI started in its group (a tool's
-//! command), which the death signal never did. A server without a warden (it could not be
-//! started, or died and could not be restarted) falls back to the death signal, per child.
+//! Why a warden as well as `PR_SET_PDEATHSIG` in each child: the death signal reaches the CLI
+//! only, while the warden reaches what a CLI started in its group (a tool's command). The death
+//! signal is still set in every child (`process::spawn_with`), although it needs code between
+//! fork and exec (a full `fork` of the server, ~1 ms more than `posix_spawn`): a server and
+//! its warden killed together (`kill -9` of both) leave nobody else to interrupt the CLI.
 //!
 //! The server's side is process-wide ([`start`] once, [`guard`] from the spawning code), like
 //! the signal dispositions it stands in for.

@@ -88,6 +88,10 @@ pub async fn handle(
             srv.terminal(&name)
                 .and_then(|t| turn::hold::resume(srv, &t)),
         ),
+        Request::QueueRetry { name } => done(
+            srv.terminal(&name)
+                .and_then(|t| turn::retry::retry(srv, &t)),
+        ),
         Request::Ls { all } => done(read::ls(srv, all)),
         Request::Show { name } => done(read::show(srv, &name)),
         Request::Log { name } => done(read::log(srv, &name)),

@@ -9,6 +9,7 @@ pub mod fence;
 mod follow;
 mod forks;
 mod handle;
+mod hooks;
 mod peer;
 mod prune;
 mod read;

@@ -6,6 +6,12 @@
 //! end (the stream holds its result) and exited before the server died is journalled as the
 //! CLI ended it instead: its status, answer and context, as if the server had seen the exit.
 //! The run's system-text file (`providers::system_file`) goes too.
+//!
+//! A turn's start is journalled right before its CLI is given the prompt (the gate opens
+//! after the sync), so a journalled start is one that may have reached the model: it ends as
+//! exactly one turn and is never run again by itself (`baton queue NAME retry` puts it back).
+//! A start the journal lacks never reached a CLI: its input still waits, under its number.
+//! Closing a turn writes its end last, so a crash during the recovery itself only redoes it.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -32,8 +38,6 @@ pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
 struct Begun {
     provider: ProviderKind,
     conversation_id: String,
-    /// The input it ran.
-    input: Option<u32>,
 }
 
 /// The start of turn `turn_id` in `entries`.
@@ -43,20 +47,37 @@ fn begun(entries: &[Entry], turn_id: &str) -> Option<Begun> {
             turn_id: t,
             provider,
             conversation_id,
-            input,
             ..
         } if t == turn_id => Some(Begun {
             provider: *provider,
             conversation_id: conversation_id.clone(),
-            input: *input,
         }),
         _ => None,
     })
 }
 
+/// How an unfinished turn is closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Closing {
+    /// As its CLI ended it: the stream holds its result and the CLI had exited.
+    AsEnded,
+    /// Interrupted with what it had streamed; its prompt is not run again by itself.
+    Interrupted,
+}
+
+/// How a turn whose start the journal holds (`begun`: it names its provider) is closed, from
+/// whether its CLI still ran (`still_ran`) and whether its stream holds its end
+/// (`stream_ended`). Never a second run: the start was journalled before the prompt went out.
+fn closing(begun: bool, still_ran: bool, stream_ended: bool) -> Closing {
+    match (begun, still_ran, stream_ended) {
+        (true, false, true) => Closing::AsEnded,
+        _ => Closing::Interrupted,
+    }
+}
+
 /// Closes turn `turn_id` of terminal `tid`: its CLI stopped, its session journalled if the
-/// stream named one the journal lacks, its prompt queued again if the CLI printed nothing,
-/// and its end journalled.
+/// stream named one the journal lacks, and its end journalled (last: a crash before it only
+/// makes the next start do this again).
 fn close(srv: &Server, tid: &str, turn_id: String) -> Result<(), BatonError> {
     let entries = srv.store.entries(tid).unwrap_or_default();
     let stopped = stop_leftover(&entries, &turn_id);
@@ -78,19 +99,16 @@ fn close(srv: &Server, tid: &str, turn_id: String) -> Result<(), BatonError> {
     if let Some(b) = &begun {
         record_session(srv, tid, &turn_id, b, &streamed.tally)?;
     }
-    // A CLI that printed nothing never reached the model (both CLIs print their session
-    // before the first model call): the prompt goes back to the queue, first, as new input.
-    let requeued = match begun.as_ref().and_then(|b| b.input) {
-        Some(n) if streamed.lines == 0 => requeue(srv, tid, n)?,
-        _ => None,
-    };
+    super::removal::crash_point("recovering");
+    // Its files are committed as this turn, before anything else runs in its worktree.
     super::checkout::commit_recovered(srv, tid, &turn_id)?;
-    let record = match (&begun, stopped, streamed.tally.ended) {
-        (Some(b), None, true) => {
+    let how = closing(begun.is_some(), stopped.is_some(), streamed.tally.ended);
+    let record = match (&begun, how) {
+        (Some(b), Closing::AsEnded) => {
             let outcome = ended_outcome(srv, &text, b.provider, dir.as_deref());
             ended_record(turn_id, outcome, streamed.tally)
         }
-        _ => interrupted_record(turn_id, stopped, requeued, streamed.tally),
+        _ => interrupted_record(turn_id, stopped, streamed.tally),
     };
     srv.store.append(tid, record)?;
     Ok(())
@@ -153,24 +171,18 @@ fn ended_record(turn_id: String, outcome: crate::providers::TurnOutcome, tally: 
 }
 
 /// The end of a turn the server's death cut short: interrupted, saying whether its CLI
-/// (`stopped`: its pid) still ran and where its prompt went again (`requeued`: the input).
-fn interrupted_record(
-    turn_id: String,
-    stopped: Option<i32>,
-    requeued: Option<u32>,
-    tally: Tally,
-) -> Record {
-    let mut error = "the baton server stopped while this turn ran".to_string();
+/// (`stopped`: its pid) still ran, and that its prompt (which may have reached the model) is
+/// not run again unless the user asks.
+fn interrupted_record(turn_id: String, stopped: Option<i32>, tally: Tally) -> Record {
+    let mut error = super::turn::retry::CRASH_ERROR.to_string();
     if let Some(pid) = stopped {
         error.push_str(&format!(
             " (its CLI, pid {pid}, was still running: stopped)"
         ));
     }
-    if let Some(m) = requeued {
-        error.push_str(&format!(
-            " before its CLI printed anything: the prompt runs again as input {m}"
-        ));
-    }
+    error.push_str(
+        ": its prompt may have reached the model, so it does not run again by itself (`baton queue NAME retry` puts it back)",
+    );
     Record::TurnFinished {
         turn_id,
         status: TurnStatus::Interrupted,
@@ -236,43 +248,9 @@ fn stop_leftover(entries: &[Entry], turn_id: &str) -> Option<i32> {
     Some(pid)
 }
 
-/// Puts input `n`'s prompt back at the head of terminal `tid`'s queue as a new input (numbers
-/// are never reused); returns its number.
-fn requeue(srv: &Server, tid: &str, n: u32) -> Result<Option<u32>, BatonError> {
-    let Some(old) = srv.store.input(tid, n)? else {
-        return Ok(None);
-    };
-    let m = srv.store.last_input_number(tid)? + 1;
-    srv.store.append(
-        tid,
-        Record::InputAccepted {
-            input: m,
-            prompt: old.prompt,
-            mode: old.mode,
-            direct: false,
-            provider: old.provider,
-            endpoint: old.endpoint,
-            model: old.model,
-            dir: old.dir,
-            // Its turn had started, so a fresh conversation it asked for is already open.
-            fresh: false,
-        },
-    )?;
-    srv.store.append(
-        tid,
-        Record::InputMoved {
-            input: m,
-            position: 1,
-        },
-    )?;
-    Ok(Some(m))
-}
-
 /// What a turn's raw stream holds.
 #[derive(Debug, Default)]
 pub(super) struct Streamed {
-    /// How many lines the CLI printed.
-    pub(super) lines: usize,
     /// Its events summed up, as the live turn sums them.
     pub(super) tally: Tally,
 }
@@ -280,11 +258,30 @@ pub(super) struct Streamed {
 /// What raw stream `text` of a `provider` turn run in `dir` holds (an imported turn that was
 /// still running: its old machine's directory is not at hand, so no `dir`).
 pub(super) fn streamed(text: &str, provider: ProviderKind, dir: Option<&Path>) -> Streamed {
-    // The echo of the prompt comes as the CLI reads it, before its session and any model call.
-    let p = providers::of(provider);
-    let printed = |l: &&str| !p.is_echo(l);
     Streamed {
-        lines: text.lines().filter(printed).count(),
         tally: Tally::of(&super::steps::events(text, provider, dir)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_journalled_start_closes_as_one_turn_never_a_second_run() {
+        use Closing::{AsEnded, Interrupted};
+        // (begun, its CLI still ran, its stream holds its end) -> how it closes.
+        let table = [
+            ((true, false, true), AsEnded),
+            ((true, false, false), Interrupted),
+            ((true, true, true), Interrupted),
+            ((true, true, false), Interrupted),
+            ((false, false, true), Interrupted),
+            ((false, false, false), Interrupted),
+            ((false, true, false), Interrupted),
+        ];
+        for ((begun, ran, ended), want) in table {
+            assert_eq!(closing(begun, ran, ended), want, "{begun} {ran} {ended}");
+        }
     }
 }

@@ -161,9 +161,19 @@ pub fn finish_removals(srv: &Server) -> Vec<String> {
     done
 }
 
-/// Tests stop the server dead here (`BATON_CRASH_AT=NAME`), as a `kill -9` would.
+/// Tests stop the server dead here (`BATON_CRASH_AT=NAME`, or `NAME@K`: the K-th time this
+/// server gets here), as a `kill -9` would.
 pub(super) fn crash_point(name: &str) {
-    if std::env::var_os("BATON_CRASH_AT").is_some_and(|v| v == name) {
+    static HITS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let Some(at) = std::env::var_os("BATON_CRASH_AT") else {
+        return;
+    };
+    let at = at.to_string_lossy();
+    let (point, nth) = match at.split_once('@') {
+        Some((point, k)) => (point, k.parse().unwrap_or(1)),
+        None => (&*at, 1),
+    };
+    if point == name && HITS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 >= nth {
         std::process::abort();
     }
 }

@@ -53,6 +53,7 @@ pub fn apply(tx: &Transaction<'_>, tid: &str, at: &str, r: &Record) -> rusqlite:
             model,
             dir,
             fresh,
+            retries: _,
         } => {
             let last = waiting_count(tx, tid)?;
             tx.exec(

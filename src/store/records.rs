@@ -158,6 +158,10 @@ pub enum Record {
         /// Its turn opens a fresh conversation (`send --fresh`).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         fresh: bool,
+        /// `baton queue NAME retry`: the prompt of this turn (its id), which a crash of the
+        /// server cut short, put back in the queue (a turn is put back once).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retries: Option<String>,
     },
     /// Waiting input's text was replaced.
     InputEdited {

@@ -193,7 +193,7 @@ fn server_died(w: &World) {
 }
 
 #[test]
-fn a_server_dead_after_journalling_a_turn_start_runs_that_prompt_once_after_the_restart() {
+fn a_server_dead_after_journalling_a_turn_start_keeps_one_interrupted_turn_not_run_again() {
     for provider in ["claude", "codex"] {
         let mut w = World::new();
         w.new_terminal("t", provider);
@@ -215,15 +215,12 @@ fn a_server_dead_after_journalling_a_turn_start_runs_that_prompt_once_after_the_
             "{provider}: {types:?}"
         );
         detach(&w, "t", "second", &[]);
-        w.wait_for("every input to run", || all_done(&w, "t", 3));
-        let expected = [
-            (1, "interrupted", "first"),
-            (2, "completed", "first"),
-            (3, "completed", "second"),
-        ];
-        // The cut turn is kept, and its prompt runs again, first.
+        w.wait_for("every input to run", || all_done(&w, "t", 2));
+        let expected = [(1, "interrupted", "first"), (2, "completed", "second")];
+        // The cut turn is kept as one turn; its prompt may have reached the model, so it does
+        // not run again by itself (`baton queue t retry` would put it back).
         assert_eq!(statuses(&w), owned(&expected), "{provider}");
-        ran_once_each(&w, &["first", "second"]);
+        ran_once_each(&w, &["second"]);
     }
 }
 

@@ -25,6 +25,7 @@ mod listing;
 mod local;
 mod manual;
 mod names;
+mod once;
 mod pipes;
 mod private_text;
 mod prune;

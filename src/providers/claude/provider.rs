@@ -110,12 +110,6 @@ impl Provider for Claude {
         ))
     }
 
-    /// The echo of the prompt (`--replay-user-messages`) comes as the CLI reads it, before its
-    /// session and before any model call (2.1.197 echoes only after its first stream events).
-    fn is_echo(&self, line: &str) -> bool {
-        super::is_replay(line)
-    }
-
     fn oneshot_args(&self, model: Option<&str>) -> Option<Vec<OsString>> {
         let mut args: Vec<OsString> = [
             "-p",

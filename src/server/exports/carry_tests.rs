@@ -22,6 +22,7 @@ fn accepted(n: u32, prompt: &str) -> Entry {
         model: None,
         dir: None,
         fresh: false,
+        retries: None,
     })
 }
 

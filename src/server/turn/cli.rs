@@ -111,6 +111,8 @@ pub(super) struct TurnCtx<'a> {
     /// The turn's start, until it is journalled: when its CLI has started (which then reads
     /// its prompt), or before the turn ends if no CLI started (see `TurnCtx::record_start`).
     pub(super) pending_start: Option<super::PendingStart>,
+    /// The start, journalled and not told of yet ([`TurnCtx::announce_start`]).
+    pub(super) announcing: Option<super::StartNews>,
     /// Recording the start failed: the CLI got no prompt and the turn ends with this error.
     pub(super) start_failed: Option<BatonError>,
     /// Sent once the start is journalled: the running CLI may read its prompt.
@@ -125,7 +127,7 @@ pub(super) struct TurnCtx<'a> {
 
 impl TurnCtx<'_> {
     pub(super) fn note(&mut self, message: String) {
-        if self.pending_start.is_some() {
+        if self.pending_start.is_some() || self.announcing.is_some() {
             self.early_notes.push(message.clone());
         } else {
             self.feed.push(Reply::Event {
@@ -158,6 +160,9 @@ impl TurnCtx<'_> {
             return self.execute_local(term, plan, prompt).await;
         }
         let (mut spec, warm) = self.prepare_run(term, plan).await?;
+        if warm.is_some() {
+            super::super::hooks::stall_point("warm-taken").await;
+        }
         let mut reason = plan.session_reason;
         let mut standing = plan.standing.clone();
         let copy = fork_copy(&srv, &spec, plan);
@@ -557,6 +562,7 @@ impl TurnCtx<'_> {
                 if let Some(go) = self.go.take() {
                     let _ = go.send(());
                 }
+                self.announce_start();
             }
             RunMsg::Raw(line) => {
                 // Flushed line by line: what streamed is on disk as it streams, so a crash of

@@ -9,6 +9,7 @@ pub(super) mod local;
 pub(super) mod plan;
 pub(super) mod prestart;
 pub mod queue;
+pub mod retry;
 pub(super) mod tally;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -209,6 +210,7 @@ async fn run_locked(
         tally: tally::Tally::default(),
         notes: checkout_notes,
         pending_start: Some(pending),
+        announcing: None,
         start_failed: None,
         go: None,
         early_notes: Vec::new(),
@@ -261,6 +263,11 @@ fn apply_settings(srv: &Server, term: &mut TerminalRow, job: &SendJob) -> Result
 /// A turn's start as it will be journalled and announced: see [`TurnCtx::record_start`].
 pub(super) struct PendingStart {
     record: Record,
+    told: StartNews,
+}
+
+/// What is told of a turn's start once it is journalled ([`TurnCtx::announce_start`]).
+pub(super) struct StartNews {
     event: SendEvent,
     prompt: String,
     provider: crate::words::ProviderKind,
@@ -317,9 +324,11 @@ fn prepare(
     };
     let pending = PendingStart {
         record,
-        event,
-        prompt: prompt.to_string(),
-        provider: term.provider,
+        told: StartNews {
+            event,
+            prompt: prompt.to_string(),
+            provider: term.provider,
+        },
     };
     Ok((
         Started {
@@ -333,20 +342,21 @@ fn prepare(
 }
 
 impl TurnCtx<'_> {
-    /// Journals the turn's start (once): then the send's client gets the start and the notes
-    /// made before it (before the index write: the first thing it prints), the watchers are
-    /// told, and the background extraction of its prompt starts. Called as soon as the CLI
-    /// has started, so the sync runs while the CLI loads; the CLI reads its prompt only after
-    /// it (`providers::process::Stdin::Gated`): a crash before it leaves the input waiting,
-    /// run by no CLI.
+    /// Journals the turn's start (once), then tells of it ([`TurnCtx::announce_start`]): for
+    /// a turn no CLI runs (it could not start, or the endpoint is baton's own).
     pub(super) fn record_start(&mut self) -> Result<(), BatonError> {
-        self.record_start_with(None).map(drop)
+        self.record_start_with(None)?;
+        self.announce_start();
+        Ok(())
     }
 
-    /// [`TurnCtx::record_start`], journalling `process` (the `TurnProcess` of the CLI that
+    /// Journals the turn's start (once), with `process` (the `TurnProcess` of the CLI that
     /// just started) in the same write and sync: one sync less while the CLI loads, and a
-    /// crash never leaves the start without its CLI's pid. When the start is recorded
-    /// already (a later CLI of the turn), nothing is written and `process` is handed back.
+    /// crash never leaves the start without its CLI's pid. The CLI is given its prompt right
+    /// after this (`providers::process::Stdin::Gated`), so a journalled start is one that may
+    /// have reached the model (`server::recover` never runs it again by itself), and a crash
+    /// before it leaves the input waiting, run by no CLI. When the start is recorded already
+    /// (a later CLI of the turn), nothing is written and `process` is handed back.
     pub(super) fn record_start_with(
         &mut self,
         process: Option<Record>,
@@ -354,12 +364,25 @@ impl TurnCtx<'_> {
         let Some(start) = self.pending_start.take() else {
             return Ok(process);
         };
+        super::removal::crash_point("turn-starting");
         let records = std::iter::once(start.record).chain(process).collect();
         if let Err(e) = self.srv.store.append_unindexed(self.tid, records) {
             self.early_notes.clear();
             return Err(e.into());
         }
         super::removal::crash_point("turn-started");
+        self.announcing = Some(start.told);
+        Ok(None)
+    }
+
+    /// Tells of the start just journalled (once): the send's client gets it and the notes
+    /// made before it (before the index write: the first thing it prints), the watchers are
+    /// told, and the background extraction of its prompt starts. After the CLI was given its
+    /// prompt, so none of this stands between the journalled start and the prompt.
+    pub(super) fn announce_start(&mut self) {
+        let Some(start) = self.announcing.take() else {
+            return;
+        };
         crate::log::phase("turn-started");
         self.feed.push(Reply::Event { event: start.event });
         for message in std::mem::take(&mut self.early_notes) {
@@ -377,7 +400,6 @@ impl TurnCtx<'_> {
             start.prompt,
             start.provider,
         );
-        Ok(None)
     }
 }
 

@@ -16,6 +16,9 @@
 //! the turn's first stdin line, sent after that sync). A CLI started for a send that is then
 //! refused, or whose server dies, gets no prompt: it is retired (stdin closed, it exits) or
 //! stopped with the server (its warden, the closed pipe).
+//!
+//! One CLI per session, always: the look at the terminal, the start and the slot's filling
+//! happen under the terminal's input lock, which the runner takes input under too.
 
 use std::sync::Arc;
 
@@ -53,6 +56,11 @@ fn idle(rt: &TermRuntime) -> bool {
 /// (and to say what went wrong).
 pub(super) fn start(srv: &Arc<Server>, term: &TerminalRow, send: &SendRequest) {
     let rt = srv.runtime(&term.id);
+    // Held from the look at the terminal to the CLI in its slot: two sends at once would both
+    // find it idle and start a CLI each, and a turn that took its input in between would run
+    // in a CLI of its own beside this one (two CLIs on one session). The runner takes input
+    // under this lock, so it finds this CLI in the slot, or this finds the terminal busy.
+    let _queue = rt.inputs_lock.lock().unwrap_or_else(|p| p.into_inner());
     // A warm CLI, or one on its way to the pool, is the next turn's.
     let warm = srv.warm.holds(&term.id) || srv.warm.is_starting(&term.id);
     if !plain(send, term.provider) || !idle(&rt) || warm {

@@ -64,6 +64,7 @@ pub fn enqueue(srv: &Arc<Server>, asked: Asked) -> Result<(Arc<Feed>, AcceptedVi
                 model: asked.model,
                 dir: asked.dir,
                 fresh: asked.fresh,
+                retries: None,
             },
         )?;
         if asked.mode == SendModeArg::Jump {
@@ -259,7 +260,7 @@ pub fn joined(srv: &Server, rt: &TermRuntime, tid: &str, number: u32, turn_id: &
 }
 
 /// The next input number: above every one the index or this server used.
-fn next_number(srv: &Server, rt: &TermRuntime, tid: &str) -> Result<u32, BatonError> {
+pub(super) fn next_number(srv: &Server, rt: &TermRuntime, tid: &str) -> Result<u32, BatonError> {
     let n = srv
         .store
         .last_input_number(tid)?

@@ -224,6 +224,11 @@ fn each_command_makes_the_request_the_cli_makes() {
             },
             Answer::Queue,
         ),
+        (
+            "queue a retry",
+            Request::QueueRetry { name: "a".into() },
+            Answer::Queue,
+        ),
     ];
     for (line, request, answer) in table {
         assert_eq!(parsed(line), Ok(Some((request, answer))), "{line}");

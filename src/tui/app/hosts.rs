@@ -123,6 +123,7 @@ pub fn request_names(req: &mut Request) -> Vec<&mut String> {
         Request::Send { name, .. }
         | Request::Queue { name, .. }
         | Request::QueueRun { name }
+        | Request::QueueRetry { name }
         | Request::Show { name }
         | Request::Log { name }
         | Request::Steps { name, .. }

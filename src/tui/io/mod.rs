@@ -136,6 +136,7 @@ impl OrderedCalls {
             Request::Send { .. }
                 | Request::Queue { .. }
                 | Request::QueueRun { .. }
+                | Request::QueueRetry { .. }
                 | Request::Interrupt { .. }
         )
     }

@@ -1,0 +1,33 @@
+//! Points where the tests hold the server or learn it got there, to act at a known moment (kill
+//! a CLI, send again) rather than after a sleep. Never set in normal use: each reads its
+//! variable and returns at once when it is unset. (`removal::crash_point` kills it instead.)
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+/// The `PATH` of `VAR=NAME:PATH` when `NAME` is `name`.
+fn armed(var: &str, name: &str) -> Option<String> {
+    let at = std::env::var_os(var)?;
+    let at = at.to_string_lossy();
+    let (point, path) = at.split_once(':')?;
+    (point == name).then(|| path.to_string())
+}
+
+/// How many times the server got to an armed point so far (this one included).
+fn hit() -> u32 {
+    static HITS: AtomicU32 = AtomicU32::new(0);
+    HITS.fetch_add(1, Ordering::SeqCst) + 1
+}
+
+/// `BATON_STALL_AT=NAME:PATH`: creates `PATH.reached.K` (the K-th time), then waits until
+/// `PATH` exists. For an async step (a turn).
+pub(super) async fn stall_point(name: &str) {
+    let Some(path) = armed("BATON_STALL_AT", name) else {
+        return;
+    };
+    let _ = std::fs::write(format!("{path}.reached.{}", hit()), "");
+    while !Path::new(&path).exists() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
