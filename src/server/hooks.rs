@@ -31,3 +31,25 @@ pub(super) async fn stall_point(name: &str) {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
+
+/// `BATON_STALL_AT=NAME:PATH` at a step that runs on a plain thread (it may hold a lock):
+/// creates `PATH.reached.K`, then blocks the thread until `PATH` exists.
+pub(super) fn stall_point_blocking(name: &str) {
+    let Some(path) = armed("BATON_STALL_AT", name) else {
+        return;
+    };
+    let _ = std::fs::write(format!("{path}.reached.{}", hit()), "");
+    while !Path::new(&path).exists() {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// `BATON_STALL_AT=NAME:PATH`: creates `PATH.waiting.K` the K-th time the step `NAME` has to
+/// wait (for a lock another holds), and goes on: a test learns a second caller is held there.
+pub(super) fn waiting(name: &str) {
+    static WAITING: AtomicU32 = AtomicU32::new(0);
+    if let Some(path) = armed("BATON_STALL_AT", name) {
+        let k = WAITING.fetch_add(1, Ordering::SeqCst) + 1;
+        let _ = std::fs::write(format!("{path}.waiting.{k}"), "");
+    }
+}

@@ -244,6 +244,59 @@ fn lives(path: &std::path::Path) -> std::collections::BTreeMap<String, Vec<(u64,
     out
 }
 
+/// No two CLIs in `life`'s log resumed one session at the same time.
+fn one_cli_per_session(life: &std::path::Path) {
+    for (session, mut spans) in lives(life) {
+        spans.sort();
+        for pair in spans.windows(2) {
+            assert!(
+                pair[0].1 <= pair[1].0,
+                "two CLIs resumed {session} at once: {pair:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_send_while_another_starts_its_cli_ahead_starts_none_of_its_own() {
+    // Fault 9, at a chosen point: the first send's CLI is started ahead of its turn and held
+    // before it is put in its slot; a second send gets to the start meanwhile.
+    let mut w = World::new();
+    let life = w.home().join("life.jsonl");
+    w.env
+        .push(("BATON_SHIM_LIFE".into(), life.display().to_string()));
+    w.cold();
+    w.new_terminal("t", "claude");
+    w.send("t", "open");
+    w.ok(&["server", "stop"]);
+    let gate = w.home().join("gate");
+    w.env.push((
+        "BATON_STALL_AT".into(),
+        format!("prestart:{}", gate.display()),
+    ));
+    let first = w.spawn(&["send", "t", "two", "--detach"]);
+    let mark = |what: &str| std::path::PathBuf::from(format!("{}.{what}", gate.display()));
+    w.wait_for("the first CLI to be held", || mark("reached.1").exists());
+    let second = w.spawn(&["send", "t", "three", "--detach"]);
+    // It waits for the first to put its CLI in the slot (or, were it not held, starts a CLI of
+    // its own and is held at the same point).
+    w.wait_for("the second send to get to the start", || {
+        mark("waiting.1").exists() || mark("reached.2").exists()
+    });
+    std::fs::write(&gate, "").unwrap();
+    for child in [first, second] {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    w.wait_for("three turns", || all_done(&w, "t", 3));
+    w.ok(&["server", "stop"]);
+    one_cli_per_session(&life);
+    // Not even one started and dropped at once (it would hold the session's files open
+    // beside the turn's CLI): one CLI per resumed turn.
+    let started: Vec<usize> = lives(&life).values().map(Vec::len).collect();
+    assert_eq!(started, [2], "CLIs that resumed the session: {started:?}");
+}
+
 #[test]
 fn concurrent_sends_never_run_two_clis_on_one_session() {
     let mut w = World::new();
@@ -268,13 +321,5 @@ fn concurrent_sends_never_run_two_clis_on_one_session() {
     });
     assert!(all_done(&w, "t", 1 + clients * each));
     w.ok(&["server", "stop"]);
-    for (session, mut spans) in lives(&life) {
-        spans.sort();
-        for pair in spans.windows(2) {
-            assert!(
-                pair[0].1 <= pair[1].0,
-                "two CLIs resumed {session} at once: {pair:?}"
-            );
-        }
-    }
+    one_cli_per_session(&life);
 }

@@ -66,6 +66,8 @@ fn the_next_prompt_runs_in_the_warm_cli_and_records_its_turn_as_a_cold_one_would
     w.new_terminal("t", "claude");
     w.send("t", "one");
     let first = w.last_invocation();
+    // The CLI joins the pool once its turn's end is handled, after `send` has its reply.
+    w.wait_for("the CLI to wait warm", || warm(&w).len() == 1);
     let listed = warm(&w);
     assert_eq!(listed.len(), 1, "{listed:?}");
     assert_eq!(listed[0]["name"], "t");
@@ -97,7 +99,9 @@ fn the_next_prompt_runs_in_the_warm_cli_and_records_its_turn_as_a_cold_one_would
         usd[1] < usd[0] * 1.5,
         "the second turn's money is its own, not the process's running total: {usd:?}"
     );
-    assert_eq!(warm(&w)[0]["turns"], 2);
+    w.wait_for("the CLI to wait warm again", || {
+        warm(&w).first().is_some_and(|c| c["turns"] == 2)
+    });
     assert!(w
         .ok(&["server", "status"])
         .contains("warm: t · claude pid "));

@@ -60,7 +60,7 @@ pub(super) fn start(srv: &Arc<Server>, term: &TerminalRow, send: &SendRequest) {
     // find it idle and start a CLI each, and a turn that took its input in between would run
     // in a CLI of its own beside this one (two CLIs on one session). The runner takes input
     // under this lock, so it finds this CLI in the slot, or this finds the terminal busy.
-    let _queue = rt.inputs_lock.lock().unwrap_or_else(|p| p.into_inner());
+    let _queue = inputs_locked(&rt);
     // A warm CLI, or one on its way to the pool, is the next turn's.
     let warm = srv.warm.holds(&term.id) || srv.warm.is_starting(&term.id);
     if !plain(send, term.provider) || !idle(&rt) || warm {
@@ -83,6 +83,7 @@ pub(super) fn start(srv: &Arc<Server>, term: &TerminalRow, send: &SendRequest) {
     }
     match crate::providers::run::prestart(&spec, &srv.homes, srv.path_var.as_deref()) {
         Ok(Some(cli)) => {
+            super::super::hooks::stall_point_blocking("prestart");
             rt.prestarted.put(cli);
             super::super::removal::crash_point("cli-prestarted");
         }
@@ -91,6 +92,18 @@ pub(super) fn start(srv: &Arc<Server>, term: &TerminalRow, send: &SendRequest) {
             "baton server: {}: cannot start the CLI ahead of its turn ({e}); the turn starts it",
             term.id
         ),
+    }
+}
+
+/// The terminal's input lock (a test learns when this has to wait for it: `hooks::waiting`).
+fn inputs_locked(rt: &TermRuntime) -> std::sync::MutexGuard<'_, ()> {
+    match rt.inputs_lock.try_lock() {
+        Ok(guard) => guard,
+        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => {
+            super::super::hooks::waiting("prestart");
+            rt.inputs_lock.lock().unwrap_or_else(|p| p.into_inner())
+        }
     }
 }
 
