@@ -41,3 +41,5 @@ mod tui_hosts;
 mod warm;
 mod warm_codex;
 mod watch;
+mod web;
+mod web_http;
