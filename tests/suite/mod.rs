@@ -42,4 +42,5 @@ mod warm;
 mod warm_codex;
 mod watch;
 mod web;
+mod web_browser;
 mod web_http;

@@ -46,23 +46,7 @@ impl Page {
 
     /// `method path` with these headers (a `Host` of the page's own unless given).
     pub fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Resp {
-        let mut s = TcpStream::connect(&self.addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-        let mut req = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
-        if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-            req.push_str(&format!("Host: {}\r\n", self.addr));
-        }
-        for (k, v) in headers {
-            req.push_str(&format!("{k}: {v}\r\n"));
-        }
-        if !body.is_empty() {
-            req.push_str("Content-Type: application/json\r\n");
-        }
-        req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-        s.write_all(req.as_bytes()).unwrap();
-        let mut raw = Vec::new();
-        s.read_to_end(&mut raw).unwrap();
-        parse(&String::from_utf8_lossy(&raw))
+        call(&self.addr, method, path, headers, body)
     }
 
     /// A request of the socket protocol from the page: cookie and own Origin.
@@ -101,6 +85,51 @@ impl Page {
             }
         }
         panic!("the event stream ended: {seen:#?}");
+    }
+}
+
+/// `method path` to `addr` with these headers (`Host: addr` unless given) and a JSON body.
+pub fn call(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Resp {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let mut req = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        req.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    if !body.is_empty() {
+        req.push_str("Content-Type: application/json\r\n");
+    }
+    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    s.write_all(req.as_bytes()).unwrap();
+    parse(&String::from_utf8_lossy(&read_reply(&mut s)))
+}
+
+/// The reply's bytes: up to its `Content-Length` when it has one (chromedriver keeps the
+/// connection open whatever `Connection: close` says), else to the end of the stream.
+fn read_reply(s: &mut TcpStream) -> Vec<u8> {
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 65536];
+    loop {
+        let n = s.read(&mut buf).unwrap();
+        if n == 0 {
+            return raw;
+        }
+        raw.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&raw);
+        let Some((head, body)) = text.split_once("\r\n\r\n") else {
+            continue;
+        };
+        let length = head
+            .lines()
+            .filter_map(|l| l.split_once(':'))
+            .find(|(k, _)| k.trim().eq_ignore_ascii_case("content-length"))
+            .and_then(|(_, v)| v.trim().parse::<usize>().ok());
+        if length.is_some_and(|n| body.len() >= n) {
+            return raw;
+        }
     }
 }
 
