@@ -301,3 +301,31 @@ fn web_page_is_refused_without_its_token() {
     let shown = b.text("body");
     assert!(shown.contains("no valid token"), "{shown}");
 }
+
+#[test]
+fn web_page_expands_tool_calls_and_renames_a_terminal() {
+    let Some(b) = Browser::start() else { return };
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    w.send("t", "look around [[calls:2]]");
+    let url = served(&w);
+    open_terminal(&b, &url, "t");
+    b.until(
+        "the turn's tool calls, folded",
+        "return !!document.querySelector('#transcript details.tools')",
+    );
+    b.click("#transcript details.tools summary");
+    b.until(
+        "a tool call's result, read back from the turn's stream",
+        "return [...document.querySelectorAll('#transcript .tool pre')].some(p => p.innerText.length > 0)",
+    );
+    b.click("#actions [data-act=rename]");
+    b.cmd("POST", "/alert/text", json!({"text": "renamed"}));
+    b.cmd("POST", "/alert/accept", json!({}));
+    b.until(
+        "the list under the new name",
+        "return !!document.querySelector('#terminals li[data-name=renamed]') \
+         && !document.querySelector('#terminals li[data-name=t]')",
+    );
+    assert_eq!(w.show("renamed")["name"], "renamed");
+}
