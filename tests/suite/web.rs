@@ -188,3 +188,35 @@ fn web_markdown_shows_html_and_script_as_text() {
         ]
     );
 }
+
+#[test]
+fn web_open_starts_the_browser_on_the_page() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut w = World::new();
+    let opened = w.tmp.path().join("opened");
+    let browser = w.tmp.path().join("browser");
+    std::fs::write(
+        &browser,
+        format!("#!/bin/sh\necho \"$1\" > {}\n", opened.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&browser, std::fs::Permissions::from_mode(0o755)).unwrap();
+    w.env
+        .push(("BROWSER".into(), browser.display().to_string()));
+    let url = w.json(&["web", "--open"])["url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    w.wait_for("the browser was started", || {
+        std::fs::read_to_string(&opened).is_ok_and(|s| s.trim() == url)
+    });
+    // Without a display or $BROWSER, it says to open the address by hand.
+    w.env.clear();
+    let out = w.run(&["web", "--open"]);
+    assert!(out.status.success());
+    assert!(
+        text(&out).contains("no browser can be started here"),
+        "{}",
+        text(&out)
+    );
+}
