@@ -84,15 +84,18 @@ pub async fn serve(
     Ok(view(addr, &token))
 }
 
+/// `[web] bind`, or the loopback. Every address at once (`0.0.0.0`) is refused: the page
+/// answers only the `Host` it is served on, and would be open to every network here.
 fn bind_address(config: &WebConfig) -> Result<IpAddr, BatonError> {
-    match config.bind.as_deref() {
-        None => Ok(IpAddr::V4(Ipv4Addr::LOCALHOST)),
-        Some(b) => b.parse().map_err(|_| {
-            BatonError::bad_input(format!(
-                "[web] bind = {b:?} is not an IP address (say 127.0.0.1, or this machine's \
-                 tailnet address)"
-            ))
-        }),
+    let Some(b) = config.bind.as_deref() else {
+        return Ok(IpAddr::V4(Ipv4Addr::LOCALHOST));
+    };
+    match b.parse::<IpAddr>() {
+        Ok(ip) if !ip.is_unspecified() => Ok(ip),
+        _ => Err(BatonError::bad_input(format!(
+            "[web] bind = {b:?} is not one address of this machine (say 127.0.0.1, or its \
+             tailnet address; see docs/web.md)"
+        ))),
     }
 }
 
@@ -100,5 +103,26 @@ fn view(addr: SocketAddr, token: &str) -> WebView {
     WebView {
         url: format!("http://{}/?token={token}", guard::host_of(addr)),
         port: addr.port(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bind_is_the_loopback_unless_one_address_is_configured() {
+        let with = |b: Option<&str>| {
+            bind_address(&WebConfig {
+                port: None,
+                bind: b.map(str::to_string),
+            })
+            .map_err(|e| e.message)
+        };
+        assert_eq!(with(None), Ok(IpAddr::V4(Ipv4Addr::LOCALHOST)));
+        assert_eq!(with(Some("100.64.1.2")), Ok("100.64.1.2".parse().unwrap()));
+        assert!(with(Some("0.0.0.0")).is_err());
+        assert!(with(Some("::")).is_err());
+        assert!(with(Some("my-laptop")).is_err());
     }
 }

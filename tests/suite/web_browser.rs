@@ -329,3 +329,28 @@ fn web_page_expands_tool_calls_and_renames_a_terminal() {
     );
     assert_eq!(w.show("renamed")["name"], "renamed");
 }
+
+#[test]
+fn web_page_edits_waiting_input_and_interrupts_the_running_turn() {
+    let Some(b) = Browser::start() else { return };
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    let url = served(&w);
+    open_terminal(&b, &url, "t");
+    w.ok(&["send", "t", "first [[hang]]", "--detach"]);
+    w.ok(&["send", "t", "second as sent", "--detach"]);
+    b.until(
+        "the waiting input, editable",
+        "return document.querySelectorAll('#queue input').length === 1",
+    );
+    b.js("document.querySelector('#queue input').value = 'second as edited'; return true");
+    b.click("#queue li button");
+    w.wait_for("the edit reached the queue", || {
+        w.json(&["queue", "t"])[0]["prompt"] == "second as edited"
+    });
+    b.click("#actions [data-act=interrupt]");
+    b.until(
+        "the interrupted turn, then the edited input's, in the transcript",
+        "return document.getElementById('transcript').innerText.includes('interrupted')",
+    );
+}
