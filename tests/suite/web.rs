@@ -140,6 +140,10 @@ fn web_configured_port_is_kept_across_restarts() {
     let first = serve(&w, &[]);
     assert_eq!(first.addr, format!("127.0.0.1:{port}"));
     w.ok(&["server", "stop"]);
+    // A page left open reconnects by itself: the server serves it from its start.
+    w.ok(&["server", "start"]);
+    let r = first.request("GET", "/", &[("Cookie", &first.cookie())], "");
+    assert_eq!(r.status, 200, "{}", r.body);
     let second = serve(&w, &[]);
     assert_eq!((second.addr, second.token), (first.addr, first.token));
 }

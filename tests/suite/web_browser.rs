@@ -52,7 +52,7 @@ impl Browser {
         let deadline = Instant::now() + Duration::from_secs(30);
         while std::net::TcpStream::connect(&addr).is_err() {
             assert!(Instant::now() < deadline, "chromedriver did not start");
-            std::thread::yield_now();
+            std::thread::sleep(Duration::from_millis(20));
         }
         let profile = tempfile::tempdir().unwrap();
         let caps = json!({"capabilities": {"alwaysMatch": {
