@@ -354,3 +354,57 @@ fn web_page_edits_waiting_input_and_interrupts_the_running_turn() {
         "return document.getElementById('transcript').innerText.includes('interrupted')",
     );
 }
+
+/// Answers the page's `prompt()` with `text` (or a `confirm()` with OK).
+fn answer_dialog(b: &Browser, text: Option<&str>) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while b.raw(
+        "GET",
+        &format!("/session/{}/alert/text", b.session),
+        &Value::Null,
+    )["value"]
+        .get("error")
+        .is_some()
+    {
+        assert!(Instant::now() < deadline, "no dialog opened");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    if let Some(t) = text {
+        b.cmd("POST", "/alert/text", json!({ "text": t }));
+    }
+    b.cmd("POST", "/alert/accept", json!({}));
+}
+
+#[test]
+fn web_page_makes_forks_and_new_terminals_and_archives() {
+    let Some(b) = Browser::start() else { return };
+    let w = World::new();
+    w.new_repo_terminal("t", "repo", "claude");
+    w.send("t", "one");
+    let url = served(&w);
+    open_terminal(&b, &url, "t");
+    b.click("#actions [data-act=fork]");
+    answer_dialog(&b, Some("t2"));
+    b.until(
+        "the fork, listed and opened",
+        "return document.getElementById('name').innerText === 't2'",
+    );
+    assert_eq!(w.show("t2")["name"], "t2");
+    b.click("#actions [data-act=archive]");
+    answer_dialog(&b, None);
+    w.wait_for("the fork archived", || w.show("t2")["archived"] == true);
+    b.click("#terminals li[data-name=t]");
+    b.until(
+        "the archived fork left the list",
+        "return !document.querySelector('#terminals li[data-name=t2]')",
+    );
+    let dir = w.project("fresh");
+    b.click("#new");
+    answer_dialog(&b, Some(dir.to_str().unwrap()));
+    answer_dialog(&b, Some("made"));
+    b.until(
+        "the new terminal, opened",
+        "return document.getElementById('name').innerText === 'made'",
+    );
+    assert_eq!(w.show("made")["dir"], dir.to_str().unwrap());
+}

@@ -73,6 +73,8 @@ function renderList() {
   const names = [...state.terminals.keys()].sort();
   for (const name of names) {
     const t = state.terminals.get(name);
+    // Archived terminals are hidden from the list, as from `ls` (the one open stays).
+    if (t.archived && name !== state.selected) continue;
     const li = el("li");
     li.dataset.name = name;
     if (name === state.selected) li.classList.add("on");
