@@ -74,6 +74,19 @@ pub struct Config {
     pub hosts: BTreeMap<String, HostConfig>,
     #[serde(default)]
     pub remote: RemoteConfig,
+    #[serde(default)]
+    pub web: WebConfig,
+}
+
+/// `[web]`: where the web client is served (`baton web`, `src/web/`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebConfig {
+    /// The port, kept across restarts (default: `baton web --port`, else any free one).
+    pub port: Option<u16>,
+    /// The address listened on (default `127.0.0.1`: this machine only; a tailnet address
+    /// reaches it from the tailnet).
+    pub bind: Option<String>,
 }
 
 /// `[hosts.NAME]`: all baton keeps about another host (see `client::hosts`).

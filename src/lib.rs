@@ -23,4 +23,5 @@ pub mod store;
 pub mod suggest;
 pub mod tui;
 pub mod validate;
+pub mod web;
 pub mod words;

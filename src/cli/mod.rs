@@ -10,6 +10,7 @@ mod input;
 mod parse_error;
 pub mod send;
 mod terminal;
+mod web;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -25,6 +26,7 @@ pub use terminal::{
     DiffArgs, ExportArgs, ForkArgs, ImportArgs, NameArgs, NewArgs, RenameArgs, RevertArgs,
     RewindArgs, RmArgs, WatchArgs,
 };
+pub use web::WebArgs;
 
 use crate::client::out;
 use crate::error::BatonError;
@@ -94,6 +96,9 @@ pub enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Serve the web client from the server (127.0.0.1 unless [web] bind says otherwise) and
+    /// print its address with the access token (see docs/web.md)
+    Web(WebArgs),
     /// Rebuild the index from the journals
     Reindex {
         #[arg(long)]

@@ -12,7 +12,7 @@ use super::views::{
     AcceptedView, ArchivedView, DiffView, ExportView, ExtractedView, ForkView, ImportView,
     InstructionView, InterruptedView, LogView, MergeView, PongView, PruneView, QueuedView,
     ReindexView, RemovedView, RenamedView, RevertView, RewindView, StatusView, StepsView,
-    StoppingView, TerminalView, TitledView,
+    StoppingView, TerminalView, TitledView, WebView,
 };
 use super::{Reply, Request, TurnSummary};
 use crate::error::BatonError;
@@ -136,6 +136,8 @@ answers! {
     Stopping(StoppingView),
     /// `reindex`.
     Reindexed(ReindexView),
+    /// `web`.
+    Web(WebView),
 }
 
 /// How a send ends for the client that made it.
@@ -233,6 +235,7 @@ impl Request {
             Request::Status => K::Status,
             Request::Stop => K::Stopping,
             Request::Reindex => K::Reindexed,
+            Request::Web { .. } => K::Web,
             Request::Watch | Request::Shell { .. } => return None,
         })
     }
@@ -309,7 +312,8 @@ impl Answer {
             | Answer::Extracted(_)
             | Answer::Status(_)
             | Answer::Stopping(_)
-            | Answer::Reindexed(_) => (None, None),
+            | Answer::Reindexed(_)
+            | Answer::Web(_) => (None, None),
         };
         Names { name, from }
     }

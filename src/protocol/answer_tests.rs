@@ -314,6 +314,13 @@ fn every_request_says_which_answer_it_ends_with() {
         (Request::Status, Some(K::Status)),
         (Request::Stop, Some(K::Stopping)),
         (Request::Reindex, Some(K::Reindexed)),
+        (
+            Request::Web {
+                port: None,
+                new_token: false,
+            },
+            Some(K::Web),
+        ),
         (Request::Watch, None),
         (
             Request::Shell {

@@ -177,6 +177,14 @@ pub enum Request {
     /// Stream every change of every terminal (the multiplexer UI): [`Reply::Watch`] lines until
     /// the client goes away.
     Watch,
+    /// Serve the web client (`baton web`): start it unless it runs (on `port` when given;
+    /// another port restarts it there), `new_token` rotates its access token first.
+    Web {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        port: Option<u16>,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        new_token: bool,
+    },
     /// Attach to terminal `name`'s shell (started in its checkout when it has none), sized
     /// `rows`×`cols`. The connection stays open both ways: the server answers with
     /// [`Reply::Shell`] lines (the current screen first, then output as it comes, then the

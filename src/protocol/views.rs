@@ -615,6 +615,14 @@ pub struct InterruptedView {
     pub stopped_exiting_cli: Option<i32>,
 }
 
+/// `web --json`: where the web client is served.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WebView {
+    /// The page with its access token: `http://127.0.0.1:PORT/?token=…`.
+    pub url: String,
+    pub port: u16,
+}
+
 /// `ping`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PongView {

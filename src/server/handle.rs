@@ -106,6 +106,16 @@ pub async fn handle(
             Some(Err(BatonError::failed("internal: watch or shell request")))
         }
         Request::Reindex => done(reindex(srv)),
+        Request::Web { port, new_token } => done(
+            crate::web::serve(
+                &srv.web,
+                srv.store.data_dir(),
+                &srv.config.web,
+                port,
+                new_token,
+            )
+            .await,
+        ),
         Request::Stop => {
             let _ = stop.send(true);
             done(read::waiting_inputs(srv).map(|waiting| StoppingView {

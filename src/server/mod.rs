@@ -107,6 +107,7 @@ async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
         .map_err(|e| BatonError::failed(format!("cannot listen on {}: {e}", sock.display())))?;
     std::fs::set_permissions(&sock, std::fs::Permissions::from_mode(0o600))
         .map_err(|e| BatonError::failed(format!("cannot protect {}: {e}", sock.display())))?;
+    start_web(&srv).await;
     // The client that started this server reads this line; one that died meanwhile must not
     // stop the server (`println!` would panic on the closed pipe).
     let mut stdout = std::io::stdout().lock();
@@ -159,6 +160,19 @@ async fn serve(srv: Arc<Server>, data: DataDir) -> Result<(), BatonError> {
     shutdown(&srv).await;
     let _ = std::fs::remove_file(&sock);
     Ok(())
+}
+
+/// With `[web] port` set, the web client is served from the start, before the server says it
+/// is ready (on that port, so an open page reconnects to a restarted server by itself); a
+/// failure is logged, and `baton web` says it.
+async fn start_web(srv: &Arc<Server>) {
+    if srv.config.web.port.is_none() {
+        return;
+    }
+    let data = srv.store.data_dir();
+    if let Err(e) = crate::web::serve(&srv.web, data, &srv.config.web, None, false).await {
+        crate::log_line!("baton server: {e}");
+    }
 }
 
 /// Serves an accepted connection on its own task, or refuses it (logged in `server.log`)

@@ -191,6 +191,8 @@ pub struct Server {
     pub shells: super::shell::Shells,
     /// Claude CLIs kept running between turns (`providers::warm`).
     pub warm: crate::providers::warm::WarmPool,
+    /// The web client, once `baton web` started it (`crate::web`).
+    pub web: crate::web::Slot,
     /// Connections still owing their client a final reply (every request but `watch` and
     /// `shell`, streaming sends included): a stop waits for them before the runtime goes.
     answering: tokio::sync::watch::Sender<usize>,
@@ -229,6 +231,7 @@ impl Server {
             shutting_down: AtomicBool::new(false),
             watch: tokio::sync::broadcast::channel(WATCH_BUFFER).0,
             files: Mutex::new(None),
+            web: crate::web::Slot::default(),
             changes: std::sync::OnceLock::new(),
             fence_checks: Default::default(),
             runtimes: Mutex::new(HashMap::new()),

@@ -219,6 +219,20 @@ fn no_module_has_an_edge_the_code_map_forbids() {
             ],
         ),
         ("server", &["client", "tui", "doctor"]),
+        // The web client reaches the server through its socket, as every client.
+        (
+            "web",
+            &[
+                "server",
+                "store",
+                "engine",
+                "providers",
+                "client",
+                "tui",
+                "doctor",
+                "cli",
+            ],
+        ),
         // Doctor runs in the client process and never starts a server (see its module docs).
         ("doctor", &["tui", "engine", "instructions", "demo"]),
     ];

@@ -42,3 +42,6 @@ mod tui_hosts;
 mod warm;
 mod warm_codex;
 mod watch;
+mod web;
+mod web_browser;
+mod web_http;

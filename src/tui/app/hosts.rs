@@ -153,6 +153,7 @@ pub fn request_names(req: &mut Request) -> Vec<&mut String> {
         | Request::Status
         | Request::Stop
         | Request::Reindex
+        | Request::Web { .. }
         | Request::Watch => Vec::new(),
     }
 }
