@@ -20,6 +20,7 @@ pub fn allowed(req: &Request) -> bool {
         | Request::Send { .. }
         | Request::Queue { .. }
         | Request::QueueRun { .. }
+        | Request::QueueRetry { .. }
         | Request::Ls { .. }
         | Request::Show { .. }
         | Request::Log { .. }
