@@ -41,6 +41,7 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
         Some(Cmd::Client(cmd)) => cmd.run(c),
         Some(Cmd::Server { action }) => server(c, action),
         Some(Cmd::Reindex { json }) => cli::reindex(c, json),
+        Some(Cmd::Trust { path }) => cli::trust(c, &path),
         Some(Cmd::Doctor { fix, json }) => baton::doctor::run(c, fix, json),
         Some(Cmd::Demo {
             stop: Some(dir), ..

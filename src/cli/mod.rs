@@ -18,7 +18,7 @@ use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};
 
 pub use commands::ClientCmd;
-pub use data::{reindex, HostCmd, LsArgs, PruneArgs};
+pub use data::{reindex, trust, HostCmd, LsArgs, PruneArgs};
 pub use input::{InstrCmd, InstructionsArgs, QueueArgs, QueueCmd};
 pub use send::SendArgs;
 pub use terminal::{
@@ -94,6 +94,9 @@ pub enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// Let the repository's own .baton.toml (PATH: the file or the repository's folder) run
+    /// its set-up command in new worktrees, as long as the file stays as it is now
+    Trust { path: PathBuf },
     /// Rebuild the index from the journals
     Reindex {
         #[arg(long)]

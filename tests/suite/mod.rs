@@ -41,3 +41,4 @@ mod tui_hosts;
 mod warm;
 mod warm_codex;
 mod watch;
+mod worktree_setup;
