@@ -69,19 +69,20 @@ fn no_file_copies_nothing_and_says_nothing() {
 
 #[test]
 fn a_copy_that_fails_leaves_nothing_of_itself() {
+    // `conf` is a file in HEAD (so in the new worktree) but a folder of ignored files in the
+    // main checkout: `a/x.txt` is copied, then `conf/b.txt` cannot be (ENOTDIR, even as root).
     let f = Fixture::new();
-    write(&f.repo.join(".gitignore"), "conf/\n");
-    write(&f.repo.join(INCLUDE_FILE), "conf/\n");
+    write(&f.repo.join(".gitignore"), "a/\nconf/\n");
+    write(&f.repo.join(INCLUDE_FILE), "a/\nconf/\n");
+    write(&f.repo.join("conf"), "tracked\n");
     commit_all(&git2::Repository::open(&f.repo).unwrap(), "ignore");
-    write(&f.repo.join("conf/a.txt"), "a\n");
+    fs::remove_file(f.repo.join("conf")).unwrap();
+    write(&f.repo.join("a/x.txt"), "a\n");
     write(&f.repo.join("conf/b.txt"), "b\n");
-    if chmod_is_ignored(&f.repo) {
-        return; // root reads a 0000 file: the failure cannot be made
-    }
-    fs::set_permissions(f.repo.join("conf/b.txt"), fs::Permissions::from_mode(0o000)).unwrap();
     let wt = create_worktree(&f.repo, "api", &f.slot("api")).unwrap();
     let done = copy_included(&wt);
     assert!(done.copied.is_empty(), "{done:?}");
     assert_eq!(done.notes.len(), 1, "{done:?}");
-    assert!(!wt.path.join("conf").exists(), "the half copy was removed");
+    assert!(done.notes[0].contains("cannot copy conf/b.txt"), "{done:?}");
+    assert!(!wt.path.join("a").exists(), "the half copy was removed");
 }

@@ -88,8 +88,23 @@ fn worktreeinclude_copies_ignored_files_into_new_and_forked_worktrees() {
     );
     assert_eq!(status, "!! .env\n", "copied and ignored, never committed");
     w.ok(&["fork", "api", "api-2"]);
-    let forked = worktree_of(&w.show("api-2")).join(".env");
-    assert_eq!(std::fs::read_to_string(forked).unwrap(), "KEY=1\n");
+    w.ok(&["rewind", "api", "1", "api-3"]);
+    for made in ["api-2", "api-3"] {
+        let env = worktree_of(&w.show(made)).join(".env");
+        assert_eq!(std::fs::read_to_string(env).unwrap(), "KEY=1\n", "{made}");
+    }
+    // An import into a clone on another machine copies the clone's own.
+    let zip = w.json(&["export", "api"])["path"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let w2 = World::new();
+    let clone = w2.project("clone");
+    git(&w2, &clone, &["clone", "-q", repo.to_str().unwrap(), "."]);
+    std::fs::write(clone.join(".env"), "KEY=2\n").unwrap();
+    w2.json(&["import", &zip, "--dir", clone.to_str().unwrap()]);
+    let env = worktree_of(&w2.show("api")).join(".env");
+    assert_eq!(std::fs::read_to_string(env).unwrap(), "KEY=2\n");
 }
 
 #[test]

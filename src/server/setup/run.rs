@@ -31,7 +31,7 @@ pub async fn run(srv: Arc<Server>, job: Job) {
             None,
             Some(format!("the set-up `{}` could not start: {e}", job.command)),
         ),
-        Ok(mut child) => match tokio::time::timeout(job.timeout, child.wait()).await {
+        Ok(mut child) => match waited(&mut child, job.timeout).await {
             Ok(Ok(status)) if status.success() => (SetupState::Done, status.code(), None),
             Ok(Ok(status)) => (
                 SetupState::Failed,
@@ -71,6 +71,24 @@ pub async fn run(srv: Arc<Server>, job: Job) {
     super::finished(&srv, &job.tid, state, code, note);
 }
 
+/// Waits for the command within `timeout`, its group told to the server's warden meanwhile:
+/// a server that dies stops it (SIGINT to the group), as it stops a CLI.
+async fn waited(
+    child: &mut tokio::process::Child,
+    timeout: Duration,
+) -> Result<std::io::Result<std::process::ExitStatus>, tokio::time::error::Elapsed> {
+    let group = child.id().and_then(|p| i32::try_from(p).ok());
+    let warden = crate::providers::warden::guard();
+    if let (Some(w), Some(g)) = (warden, group) {
+        w.watch(g);
+    }
+    let ended = tokio::time::timeout(timeout, child.wait()).await;
+    if let (Some(w), Some(g), Ok(_)) = (warden, group, &ended) {
+        w.release(g);
+    }
+    ended
+}
+
 fn started(job: &Job) -> std::io::Result<tokio::process::Child> {
     let log = fs::OpenOptions::new()
         .write(true)
@@ -93,13 +111,17 @@ fn started(job: &Job) -> std::io::Result<tokio::process::Child> {
 
 /// Kills the command's whole group (what it started too) and reaps it.
 async fn stop(child: &mut tokio::process::Child) {
-    if let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) {
+    let group = child.id().and_then(|p| i32::try_from(p).ok());
+    if let Some(g) = group {
         let _ = nix::sys::signal::killpg(
-            nix::unistd::Pid::from_raw(pid),
+            nix::unistd::Pid::from_raw(g),
             nix::sys::signal::Signal::SIGKILL,
         );
     }
     let _ = child.wait().await;
+    if let (Some(w), Some(g)) = (crate::providers::warden::guard(), group) {
+        w.release(g);
+    }
 }
 
 /// The last [`TAIL`] bytes of the output.
