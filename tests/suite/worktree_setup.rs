@@ -265,3 +265,37 @@ fn exhausted_ports_are_said_and_the_terminal_still_opens() {
     assert_eq!(w.show("b")["ports"], Value::Null);
     w.send("b", "hello");
 }
+
+#[test]
+fn a_set_up_cut_short_by_a_dead_server_is_stopped_said_and_turns_run() {
+    let w = World::new();
+    let repo = repo_with(&w, "app", &[]);
+    let go = w.tmp.path().join("never");
+    config(
+        &w,
+        &repo,
+        &format!(
+            "setup = \"echo started; while [ ! -e {} ]; do sleep 0.02; done\"\nports = 2",
+            go.display()
+        ),
+    );
+    w.ok(&[
+        "new",
+        "api",
+        "--dir",
+        repo.to_str().unwrap(),
+        "--provider",
+        "claude",
+    ]);
+    let port = format!("BATON_PORT={}", w.show("api")["ports"]["first"]);
+    w.wait_for("the set-up to start", || {
+        w.json(&["log", "api"])["setup"]["output"] == "started\n"
+    });
+    let marker = go.display().to_string();
+    let setup = || processes_with(&port, |_, words| words.contains(&marker));
+    assert!(!setup().is_empty(), "the set-up runs");
+    kill_server(&w);
+    w.wait_for("the warden to stop the set-up", || setup().is_empty());
+    assert_eq!(setup_state(&w, "api"), "interrupted");
+    w.send("api", "hello");
+}

@@ -96,8 +96,8 @@ fn started(job: &Job) -> std::io::Result<tokio::process::Child> {
         .truncate(true)
         .mode(0o600)
         .open(&job.log)?;
-    tokio::process::Command::new("/bin/sh")
-        .arg("-c")
+    let mut cmd = tokio::process::Command::new("/bin/sh");
+    cmd.arg("-c")
         .arg(&job.command)
         .current_dir(&job.dir)
         .envs(job.env.iter().map(|(k, v)| (k, v)))
@@ -105,8 +105,20 @@ fn started(job: &Job) -> std::io::Result<tokio::process::Child> {
         .stdout(log.try_clone()?)
         .stderr(log)
         .process_group(0)
-        .kill_on_drop(false)
-        .spawn()
+        .kill_on_drop(false);
+    // SAFETY: the closure runs between fork and exec and only calls sigaction, which is
+    // async-signal-safe. A server started with SIGINT ignored (`nohup`, `cmd &` in a script)
+    // would pass that on, and the warden's SIGINT would leave the set-up running.
+    unsafe {
+        cmd.pre_exec(|| {
+            use nix::sys::signal::{signal, SigHandler, Signal};
+            for sig in [Signal::SIGINT, Signal::SIGTERM] {
+                signal(sig, SigHandler::SigDfl).map_err(std::io::Error::from)?;
+            }
+            Ok(())
+        });
+    }
+    cmd.spawn()
 }
 
 /// Kills the command's whole group (what it started too) and reaps it.
