@@ -30,6 +30,11 @@ fn config(w: &World, repo: &Path, table: &str) {
     .unwrap();
 }
 
+/// `baton new NAME --dir DIR --provider claude`; its output.
+fn new_in(w: &World, name: &str, dir: &str) -> String {
+    w.ok(&["new", name, "--dir", dir, "--provider", "claude"])
+}
+
 fn worktree_of(show: &Value) -> PathBuf {
     PathBuf::from(show["checkout"]["worktree"].as_str().unwrap())
 }
@@ -51,14 +56,7 @@ fn worktreeinclude_copies_ignored_files_into_new_and_forked_worktrees() {
     );
     std::fs::write(repo.join(".env"), "KEY=1\n").unwrap();
     std::fs::set_permissions(repo.join(".env"), std::fs::Permissions::from_mode(0o640)).unwrap();
-    w.ok(&[
-        "new",
-        "api",
-        "--dir",
-        repo.to_str().unwrap(),
-        "--provider",
-        "claude",
-    ]);
+    new_in(&w, "api", repo.to_str().unwrap());
     let show = w.show("api");
     let env = worktree_of(&show).join(".env");
     assert_eq!(std::fs::read_to_string(&env).unwrap(), "KEY=1\n");
@@ -123,14 +121,7 @@ fn the_first_turn_waits_for_the_set_up_and_ports_reach_it_and_the_cli() {
         repo.to_str().unwrap()
     ));
     std::fs::write(w.data().join("config.toml"), conf).unwrap();
-    w.ok(&[
-        "new",
-        "api",
-        "--dir",
-        repo.to_str().unwrap(),
-        "--provider",
-        "claude",
-    ]);
+    new_in(&w, "api", repo.to_str().unwrap());
     let send = w.spawn(&["send", "api", "hello"]);
     w.wait_for("the input to wait behind the set-up", || {
         let log = w.json(&["log", "api"]);
@@ -154,14 +145,7 @@ fn the_first_turn_waits_for_the_set_up_and_ports_reach_it_and_the_cli() {
     assert_eq!(env["BATON_PORT"], first.to_string());
     assert_eq!(env["BATON_PORTS"], "3");
     // A second terminal's block overlaps none of the first's, and both outlive a restart.
-    w.ok(&[
-        "new",
-        "web",
-        "--dir",
-        repo.to_str().unwrap(),
-        "--provider",
-        "claude",
-    ]);
+    new_in(&w, "web", repo.to_str().unwrap());
     let second = w.show("web")["ports"]["first"].as_u64().unwrap();
     assert!(
         second >= first + 3 || second + 3 <= first,
@@ -177,14 +161,7 @@ fn a_failed_or_hanging_set_up_is_said_and_the_terminal_still_works() {
     let w = World::new();
     let repo = repo_with(&w, "app", &[]);
     config(&w, &repo, "setup = \"echo boom; exit 3\"");
-    w.ok(&[
-        "new",
-        "api",
-        "--dir",
-        repo.to_str().unwrap(),
-        "--provider",
-        "claude",
-    ]);
+    new_in(&w, "api", repo.to_str().unwrap());
     w.wait_for("the set-up to fail", || setup_state(&w, "api") == "failed");
     assert_eq!(w.show("api")["setup"]["exit_code"], 3);
     let log = w.ok(&["log", "api"]);
@@ -196,14 +173,7 @@ fn a_failed_or_hanging_set_up_is_said_and_the_terminal_still_works() {
 
     config(&w, &repo, "setup = \"sleep 30\"\nsetup_timeout_secs = 1");
     w.ok(&["server", "stop"]);
-    w.ok(&[
-        "new",
-        "web",
-        "--dir",
-        repo.to_str().unwrap(),
-        "--provider",
-        "claude",
-    ]);
+    new_in(&w, "web", repo.to_str().unwrap());
     w.send("web", "hello");
     assert_eq!(setup_state(&w, "web"), "timed_out");
     let notes = w.show("web")["setup"]["notes"].clone();
@@ -219,7 +189,7 @@ fn a_repositorys_own_set_up_runs_only_once_its_content_is_trusted() {
     let toml = "[worktree]\nsetup = \"touch made-by-setup\"\n";
     let repo = repo_with(&w, "app", &[(".baton.toml", toml)]);
     let dir = repo.to_str().unwrap();
-    let said = w.ok(&["new", "a", "--dir", dir, "--provider", "claude"]);
+    let said = new_in(&w, "a", dir);
     let file = repo.join(".baton.toml");
     let line = format!(
         "{} asks to run `touch made-by-setup` in each new worktree: not run until you trust it (baton trust {})",
@@ -235,16 +205,16 @@ fn a_repositorys_own_set_up_runs_only_once_its_content_is_trusted() {
         trusted.starts_with(&format!("trusted {}", file.display())),
         "{trusted}"
     );
-    w.ok(&["new", "b", "--dir", dir, "--provider", "claude"]);
+    new_in(&w, "b", dir);
     w.wait_for("the set-up to run", || setup_state(&w, "b") == "done");
     assert!(worktree_of(&w.show("b")).join("made-by-setup").exists());
 
     // A changed file asks again; an invalid one is said and the terminal works.
     std::fs::write(&file, "[worktree]\nsetup = \"touch other\"\n").unwrap();
-    w.ok(&["new", "c", "--dir", dir, "--provider", "claude"]);
+    new_in(&w, "c", dir);
     assert_eq!(setup_state(&w, "c"), "untrusted");
     std::fs::write(&file, "[worktree]\nsetup = 3\n").unwrap();
-    let said = w.ok(&["new", "d", "--dir", dir, "--provider", "claude"]);
+    let said = new_in(&w, "d", dir);
     assert!(said.contains(".baton.toml is not valid: line 2"), "{said}");
     w.send("d", "hello");
 }
@@ -255,9 +225,9 @@ fn exhausted_ports_are_said_and_the_terminal_still_opens() {
     let repo = repo_with(&w, "app", &[]);
     config(&w, &repo, "ports = 6000");
     let dir = repo.to_str().unwrap();
-    w.ok(&["new", "a", "--dir", dir, "--provider", "claude"]);
+    new_in(&w, "a", dir);
     assert_eq!(w.show("a")["ports"]["count"], 6000);
-    let said = w.ok(&["new", "b", "--dir", dir, "--provider", "claude"]);
+    let said = new_in(&w, "b", dir);
     assert!(
         said.contains("no block of 6000 free ports is left"),
         "{said}"
@@ -279,14 +249,7 @@ fn a_set_up_cut_short_by_a_dead_server_is_stopped_said_and_turns_run() {
             go.display()
         ),
     );
-    w.ok(&[
-        "new",
-        "api",
-        "--dir",
-        repo.to_str().unwrap(),
-        "--provider",
-        "claude",
-    ]);
+    new_in(&w, "api", repo.to_str().unwrap());
     let port = format!("BATON_PORT={}", w.show("api")["ports"]["first"]);
     w.wait_for("the set-up to start", || {
         w.json(&["log", "api"])["setup"]["output"] == "started\n"
