@@ -226,7 +226,8 @@ def log_invocation(cli, argv, stdin_text, turn=None, extra=None):
         "system": SYSTEM_TEXT,
         "cwd": cwd,
         "pid": os.getpid(),
-        "env": {k: os.environ.get(k) for k in ("HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR")},
+        "env": {k: os.environ.get(k) for k in ("HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR",
+                                                "BATON_PORT", "BATON_PORTS")},
         "sig_ignored": IGNORED_AT_START,
     }
     if turn is not None:

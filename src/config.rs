@@ -76,6 +76,10 @@ pub struct Config {
     pub remote: RemoteConfig,
     #[serde(default)]
     pub web: WebConfig,
+    /// `[repos."/abs/path/of/repo"]`: what each repository's new worktrees get, keyed by the
+    /// main checkout's absolute path. The user's own: trusted as it is.
+    #[serde(default)]
+    pub repos: BTreeMap<String, RepoConfig>,
 }
 
 /// `[web]`: where the web client is served (`baton web`, `src/web/`).
@@ -87,6 +91,54 @@ pub struct WebConfig {
     /// The address listened on (default `127.0.0.1`: this machine only; a tailnet address
     /// reaches it from the tailnet).
     pub bind: Option<String>,
+}
+
+/// What a repository's new worktrees get: `[repos."/abs/path"]` in the user's config, or
+/// `[worktree]` in the repository's own `.baton.toml` (whose `setup` runs only once the user
+/// trusted the file: `baton trust PATH`). The user's keys win. The place for the repository's
+/// other commands too (the integration issue's `check`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepoConfig {
+    /// A shell command run in each new worktree before its first turn (`npm ci`).
+    pub setup: Option<String>,
+    /// Seconds the set-up may take before it is stopped (default 600).
+    pub setup_timeout_secs: Option<u64>,
+    /// A block of this many ports of its own per terminal (`BATON_PORT`, `BATON_PORTS`).
+    pub ports: Option<u16>,
+}
+
+/// [`RepoConfig::setup_timeout_secs`]'s default.
+pub const DEFAULT_SETUP_TIMEOUT_SECS: u64 = 600;
+
+/// A repository's own `.baton.toml`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepoFile {
+    #[serde(default)]
+    pub worktree: RepoConfig,
+}
+
+/// The name of a repository's own settings file, at its root.
+pub const REPO_FILE: &str = ".baton.toml";
+
+impl RepoFile {
+    /// Parses `.baton.toml`'s text; the error is one line, as [`Config::parse`]'s.
+    pub fn parse(text: &str) -> Result<RepoFile, ConfigError> {
+        toml::from_str(text).map_err(|e: toml::de::Error| located(text, &e))
+    }
+}
+
+/// A TOML error as one line: `line N: what is wrong`.
+fn located(text: &str, e: &toml::de::Error) -> ConfigError {
+    let message = e.message().replace('\n', " ");
+    match e.span() {
+        Some(s) => ConfigError::Invalid {
+            line: text[..s.start.min(text.len())].matches('\n').count() + 1,
+            message,
+        },
+        None => ConfigError::InvalidSomewhere { message },
+    }
 }
 
 /// `[hosts.NAME]`: all baton keeps about another host (see `client::hosts`).
@@ -332,16 +384,7 @@ impl Config {
 
     /// Parses config text; the error is one line: `line N: what is wrong`.
     pub fn parse(text: &str) -> Result<Config, ConfigError> {
-        toml::from_str(text).map_err(|e: toml::de::Error| {
-            let message = e.message().replace('\n', " ");
-            match e.span() {
-                Some(s) => ConfigError::Invalid {
-                    line: text[..s.start.min(text.len())].matches('\n').count() + 1,
-                    message,
-                },
-                None => ConfigError::InvalidSomewhere { message },
-            }
-        })
+        toml::from_str(text).map_err(|e: toml::de::Error| located(text, &e))
     }
 
     /// The endpoint a `local` terminal uses: the one named, else the only one configured.
@@ -366,6 +409,17 @@ impl Config {
                 configured: configured(),
             }),
         }
+    }
+
+    /// The user's `[repos."…"]` table for the repository whose main checkout is `root`
+    /// (keys compared as absolute paths with symlinks resolved).
+    pub fn repo(&self, root: &Path) -> Option<&RepoConfig> {
+        let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+        self.repos.iter().find_map(|(k, v)| {
+            let k = Path::new(k);
+            let k = k.canonicalize().unwrap_or_else(|_| k.to_path_buf());
+            (k == root).then_some(v)
+        })
     }
 
     pub fn permission_mode(&self) -> Option<String> {

@@ -21,6 +21,7 @@ pub mod providers;
 pub mod server;
 pub mod store;
 pub mod suggest;
+pub mod trust;
 pub mod tui;
 pub mod validate;
 pub mod web;

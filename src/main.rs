@@ -42,6 +42,7 @@ fn run(cmd: Option<Cmd>) -> Result<i32, BatonError> {
         Some(Cmd::Server { action }) => server(c, action),
         Some(Cmd::Reindex { json }) => cli::reindex(c, json),
         Some(Cmd::Web(a)) => a.run(c),
+        Some(Cmd::Trust { path }) => cli::trust(c, &path),
         Some(Cmd::Doctor { fix, json }) => baton::doctor::run(c, fix, json),
         Some(Cmd::Demo {
             stop: Some(dir), ..

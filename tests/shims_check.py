@@ -778,7 +778,8 @@ def shim_log(E):
     eq((c["system"], x["system"]), (None, None), "no system text given")
     eq((c["cli"], c["argv"], c["stdin"], c["cwd"]), ("claude", STREAM, "logged prompt\nline two", E.proj), "claude log")
     eq((x["cli"], x["argv"], x["stdin"], x["cwd"]), ("codex", EXEC, "codex prompt", E.proj), "codex log")
-    eq(c["env"], {"HOME": E.home, "CODEX_HOME": E.codex_home, "CLAUDE_CONFIG_DIR": None}, "log env")
+    eq(c["env"], {"HOME": E.home, "CODEX_HOME": E.codex_home, "CLAUDE_CONFIG_DIR": None,
+                  "BATON_PORT": None, "BATON_PORTS": None}, "log env")
     check(isinstance(c["pid"], int), "pid")
 
 

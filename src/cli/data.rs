@@ -54,6 +54,21 @@ pub fn reindex(c: &Client, json: bool) -> Result<i32, BatonError> {
     commands::simple(c, &Request::Reindex, json, render::reindexed)
 }
 
+/// `baton trust PATH`: the repository's `.baton.toml` may run its set-up in new worktrees,
+/// while its content stays as it is now.
+pub fn trust(c: &Client, path: &std::path::Path) -> Result<i32, BatonError> {
+    let (file, parsed) = crate::trust::record(&c.data, path)?;
+    let runs = match &parsed.worktree.setup {
+        Some(cmd) => format!("its set-up `{cmd}` runs in each new worktree"),
+        None => "it runs nothing yet".to_string(),
+    };
+    crate::client::out::line(&format!(
+        "trusted {} as it is now: {runs} (a change asks again)",
+        file.display()
+    ));
+    Ok(0)
+}
+
 #[derive(Subcommand)]
 pub enum HostCmd {
     /// Add a host: NAME is what goes before `:` in HOST:NAME, SSH_TARGET what `ssh` is given

@@ -19,7 +19,7 @@ use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser, Subcommand};
 
 pub use commands::ClientCmd;
-pub use data::{reindex, HostCmd, LsArgs, PruneArgs};
+pub use data::{reindex, trust, HostCmd, LsArgs, PruneArgs};
 pub use input::{InstrCmd, InstructionsArgs, QueueArgs, QueueCmd};
 pub use send::SendArgs;
 pub use terminal::{
@@ -99,6 +99,9 @@ pub enum Cmd {
     /// Serve the web client from the server (127.0.0.1 unless [web] bind says otherwise) and
     /// print its address with the access token (see docs/web.md)
     Web(WebArgs),
+    /// Let the repository's own .baton.toml (PATH: the file or the repository's folder) run
+    /// its set-up command in new worktrees, as long as the file stays as it is now
+    Trust { path: PathBuf },
     /// Rebuild the index from the journals
     Reindex {
         #[arg(long)]

@@ -10,7 +10,7 @@ pub mod out;
 pub mod prune;
 pub mod render;
 mod render_exports;
-mod render_life;
+pub mod render_life;
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};

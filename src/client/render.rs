@@ -408,6 +408,10 @@ pub fn show(v: &TerminalView) -> String {
         ""
     };
     out.push_str(&format!("  provider:     {}{default}\n", provider_cell(v)));
+    out.push_str(&super::render_life::setup_lines(
+        v.ports.as_ref(),
+        v.setup.as_ref(),
+    ));
     if v.index_behind {
         out.push_str(&format!("  index:        {INDEX_BEHIND}\n"));
     }
@@ -455,6 +459,9 @@ pub fn log(v: &LogView) -> String {
     let mut out = String::new();
     if let Some(f) = &v.forked_from {
         out.push_str(&format!("{}\n", super::render_life::forked_from(f)));
+    }
+    if let Some(s) = &v.setup {
+        out.push_str(&super::render_life::setup_log(s));
     }
     let mut current = None;
     for t in &v.turns {

@@ -3,6 +3,7 @@
 
 use crate::protocol::views::TitledView;
 use crate::protocol::views::{ArchivedView, ForkView, ForkedView, HistoryMode, RewindView};
+use crate::protocol::views::{PortsView, SetupState, SetupView};
 
 /// "forked from api at turn 7" / "rewound from api before turn 3".
 pub fn forked_from(f: &ForkedView) -> String {
@@ -89,4 +90,60 @@ pub fn titled(v: &TitledView) -> String {
         "titled conversation {} of {}: {}\n",
         v.conversation, v.name, v.title
     )
+}
+
+/// `show`'s lines of a worktree's ports and set-up (none when it has neither).
+pub fn setup_lines(ports: Option<&PortsView>, setup: Option<&SetupView>) -> String {
+    let mut out = String::new();
+    if let Some(p) = ports {
+        out.push_str(&format!(
+            "  ports:        {}-{} (BATON_PORT={}, BATON_PORTS={})\n",
+            p.first,
+            u32::from(p.first) + u32::from(p.count) - 1,
+            p.first,
+            p.count
+        ));
+    }
+    if let Some(s) = setup {
+        if s.command.is_some() || s.copied > 0 {
+            out.push_str(&format!("  set-up:       {}\n", setup_state(s)));
+        }
+        notes(&mut out, &s.notes);
+    }
+    out
+}
+
+/// "`npm ci`: failed (exit code 3); 2 files copied".
+pub fn setup_state(s: &SetupView) -> String {
+    let state = match (s.state, s.exit_code) {
+        (SetupState::None, _) => "nothing to run".to_string(),
+        (SetupState::Untrusted, _) => "not run: its .baton.toml is not trusted".to_string(),
+        (SetupState::Running, _) => "running (the first turn waits for it)".to_string(),
+        (SetupState::Done, _) => "done".to_string(),
+        (SetupState::Failed, Some(c)) => format!("failed (exit code {c})"),
+        (SetupState::Failed, None) => "failed".to_string(),
+        (SetupState::TimedOut, _) => "stopped: it took longer than its timeout".to_string(),
+        (SetupState::Interrupted, _) => "cut short: the server stopped while it ran".to_string(),
+    };
+    let command = s
+        .command
+        .as_deref()
+        .map(|c| format!("`{c}`: "))
+        .unwrap_or_default();
+    let copied = match s.copied {
+        0 => String::new(),
+        1 => "; 1 file copied (.worktreeinclude)".to_string(),
+        n => format!("; {n} files copied (.worktreeinclude)"),
+    };
+    format!("{command}{state}{copied}")
+}
+
+/// `log`'s section of the set-up: its state, its output, its notes.
+pub fn setup_log(s: &SetupView) -> String {
+    let mut out = format!("──── set-up {}\n", setup_state(s));
+    for line in s.output.as_deref().unwrap_or("").lines() {
+        out.push_str(&format!("  {line}\n"));
+    }
+    notes(&mut out, &s.notes);
+    out
 }

@@ -58,6 +58,7 @@ mod branches;
 mod changes;
 mod commit;
 mod error;
+mod include;
 mod locks;
 mod message;
 mod review;
@@ -81,6 +82,7 @@ pub use commit::{
     auto_commit, auto_commit_tracked, commit_for_trailer, prime_tracked, subjects_since,
 };
 pub use error::GitError;
+pub use include::{copy_included, Included, INCLUDE_FILE};
 pub use locks::{clear_left_locks, left_locks};
 pub use message::{branch_name, commit_message, squash_message, CommitInfo, BODY_MAX, SUBJECT_MAX};
 pub use review::{diff, merge_squash, revert, BranchDiff};

@@ -225,6 +225,63 @@ pub struct TerminalView {
     /// rebuilt.
     #[serde(default)]
     pub index_behind: bool,
+    /// Its block of ports (`ports = N` for its repository), kept for its life.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ports: Option<PortsView>,
+    /// How its worktree was made ready: the files `.worktreeinclude` copied, the set-up
+    /// command (absent: nothing to say).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup: Option<SetupView>,
+}
+
+/// A terminal's block of ports: `first` … `first + count - 1`, free when chosen and never
+/// overlapping another live terminal's (`BATON_PORT`, `BATON_PORTS` in its environment).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PortsView {
+    pub first: u16,
+    pub count: u16,
+}
+
+/// A new worktree's set-up: the ignored files copied into it, its set-up command and how that
+/// went, and what the user should know.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetupView {
+    /// The command, when one runs (or would, once trusted).
+    #[serde(default)]
+    pub command: Option<String>,
+    pub state: SetupState,
+    /// The command's exit code, once it ended by itself.
+    #[serde(default)]
+    pub exit_code: Option<i32>,
+    /// How many files `.worktreeinclude` copied.
+    #[serde(default)]
+    pub copied: usize,
+    /// One line each: a pattern matching nothing, a file not copied, a refusal and why.
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// The command's output (stdout and stderr, the last 16 KiB): `log` only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+}
+
+/// Where a set-up command is.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SetupState {
+    /// Nothing to run.
+    #[default]
+    None,
+    /// The repository's `.baton.toml` asks for it and the user has not trusted that content.
+    Untrusted,
+    Running,
+    /// Exited 0.
+    Done,
+    /// Exited otherwise (its `exit_code`), or could not start.
+    Failed,
+    /// Stopped after `setup_timeout_secs`.
+    TimedOut,
+    /// The server stopped while it ran.
+    Interrupted,
 }
 
 /// A row of `baton ls --json`: a terminal and the host its server runs on (asked over ssh;
@@ -312,6 +369,9 @@ pub struct LogView {
     /// The terminals forked or rewound from it, oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forked_into: Vec<ForkedView>,
+    /// Its worktree's set-up, with the command's output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup: Option<SetupView>,
 }
 
 /// One end of a fork in `log --json`: the other terminal (its name at the time, and id), the

@@ -177,6 +177,7 @@ pub async fn fork(
     } else {
         HistoryMode::Fresh
     };
+    notes.extend(ready(srv, &made));
     Ok(ForkView {
         name: made.name.clone(),
         from: name.to_string(),
@@ -242,6 +243,7 @@ pub async fn rewind(
     } else {
         HistoryMode::Fresh
     };
+    notes.extend(ready(srv, &made));
     Ok(RewindView {
         name: made.name,
         from: name.to_string(),
@@ -252,6 +254,14 @@ pub async fn rewind(
         history,
         notes,
     })
+}
+
+/// Makes the new terminal's own worktree ready (`setup`): what the user should know of it.
+fn ready(srv: &Arc<Server>, made: &TerminalRow) -> Vec<String> {
+    match &made.worktree {
+        Some(wt) => super::setup::prepare(srv, &made.id, std::path::Path::new(&made.dir), wt),
+        None => Vec::new(),
+    }
 }
 
 /// Turn `turn` of terminal `name`, or what to say when it has none.

@@ -16,6 +16,7 @@ mod read;
 mod recover;
 mod removal;
 mod settings;
+mod setup;
 mod shell;
 mod state;
 mod steps;
@@ -289,7 +290,10 @@ async fn connection(srv: Arc<Server>, stream: UnixStream, stop: tokio::sync::wat
         Ok(_) => match serde_json::from_str::<Request>(&line) {
             // Both ways: the client's input lines follow on the same connection.
             Ok(Request::Shell { name, rows, cols }) => match srv.terminal(&name) {
-                Ok(t) => shell::attach(&srv.shells, &t, (rows, cols), reader, &mut write).await,
+                Ok(t) => {
+                    let env = setup::env(&srv, &t.id);
+                    shell::attach(&srv.shells, &t, &env, (rows, cols), reader, &mut write).await
+                }
                 Err(error) => Some(Reply::Error { error }),
             },
             // Never ends by itself, so a stop does not wait for it (nor for a shell).

@@ -89,6 +89,7 @@ pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonErro
         .collect();
     let last = turns.last.as_ref();
     let queue = queue(srv, t)?;
+    let (ports, setup) = super::setup::view(srv, &t.id, false);
     Ok(TerminalView {
         name: t.name.clone(),
         id: t.id.clone(),
@@ -113,6 +114,8 @@ pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonErro
         queue_held: srv.runtime(&t.id).queue_held(),
         cost: srv.store.terminal_cost(&t.id)?,
         index_behind: !srv.store.index_current(),
+        ports,
+        setup,
     })
 }
 
@@ -172,6 +175,7 @@ pub fn log(srv: &Server, name: &str) -> Result<LogView, BatonError> {
         rewind: l.rewind,
     };
     Ok(LogView {
+        setup: super::setup::view(srv, &t.id, true).1,
         forked_from: t.forked_from.as_ref().map(forked),
         forked_into: srv.store.forks(&t.id)?.iter().map(forked).collect(),
         name: t.name,

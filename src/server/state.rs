@@ -103,6 +103,8 @@ pub struct TermRuntime {
     pub ending: crate::providers::closing::ClosingSlot,
     /// The worktree a turn last ran in since the server started (`checkout::Prime`).
     pub primed: Mutex<Option<std::path::PathBuf>>,
+    /// True while the terminal's set-up command runs (`setup`): its runner waits.
+    pub setup_running: tokio::sync::watch::Sender<bool>,
 }
 
 impl TermRuntime {

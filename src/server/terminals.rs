@@ -17,7 +17,7 @@ use crate::words::CheckoutMode;
 
 /// `baton new`.
 pub fn new_terminal(
-    srv: &Server,
+    srv: &std::sync::Arc<Server>,
     name: Option<String>,
     dir: &str,
     provider: Option<String>,
@@ -69,13 +69,16 @@ pub fn new_terminal(
             dir: run_dir.to_string_lossy().into_owned(),
             source: canonical,
             mode,
-            worktree,
+            worktree: worktree.clone(),
             provider: kind,
             model,
             brief,
             endpoint,
         },
     )?;
+    if let Some(wt) = &worktree {
+        super::setup::prepare(srv, &tid, &run_dir, wt);
+    }
     srv.announce(&tid);
     if let Some(t) = srv.store.terminal(&tid)? {
         srv.watch_files(&t);

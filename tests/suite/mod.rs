@@ -45,3 +45,4 @@ mod watch;
 mod web;
 mod web_browser;
 mod web_http;
+mod worktree_setup;

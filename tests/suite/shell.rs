@@ -314,3 +314,26 @@ fn archiving_a_terminal_closes_its_shell() {
     let fresh = ShellConn::open(&w, "t", 24, 80);
     assert!(!fresh.shows("before-4"), "{:#?}", fresh.rows());
 }
+
+#[test]
+fn the_shell_of_a_terminal_with_ports_has_them_in_its_environment() {
+    let w = World::new();
+    let repo = repo(&w, "app");
+    std::fs::write(
+        w.data().join("config.toml"),
+        format!("[repos.{:?}]\nports = 2\n", repo.to_str().unwrap()),
+    )
+    .unwrap();
+    w.ok(&[
+        "new",
+        "t",
+        "--dir",
+        repo.to_str().unwrap(),
+        "--provider",
+        "claude",
+    ]);
+    let first = w.show("t")["ports"]["first"].as_u64().unwrap();
+    let mut sh = ShellConn::open(&w, "t", 24, 80);
+    sh.type_text("echo \"ports-$BATON_PORT-$BATON_PORTS\"\r");
+    sh.until_row(&format!("ports-{first}-2"));
+}

@@ -67,8 +67,17 @@ async fn sessions_written(srv: &Server, t: &crate::store::TerminalRow) {
 /// `baton import FILE [--name NEW] [--dir D] [--max-size SIZE]`.
 pub async fn import(srv: &Arc<Server>, asked: Asked) -> Result<ImportView, BatonError> {
     let srv2 = srv.clone();
-    let view = tokio::task::spawn_blocking(move || import::import(&srv2, asked))
+    let mut view = tokio::task::spawn_blocking(move || import::import(&srv2, asked))
         .await
         .map_err(|e| BatonError::failed(format!("the import task crashed: {e}")))??;
+    if let Some(wt) = srv
+        .store
+        .terminal(&view.terminal_id)?
+        .and_then(|t| t.worktree)
+    {
+        let dir = std::path::PathBuf::from(&view.dir);
+        view.notes
+            .extend(super::setup::prepare(srv, &view.terminal_id, &dir, &wt));
+    }
     Ok(view)
 }

@@ -72,14 +72,20 @@ pub struct Shells {
 
 impl Shells {
     /// The terminal's shell, started in `dir` when it has none or its last one exited.
-    fn open(&self, tid: &str, dir: &Path, size: PtySize) -> Result<Arc<Shell>, BatonError> {
+    fn open(
+        &self,
+        tid: &str,
+        dir: &Path,
+        size: PtySize,
+        env: &[(String, String)],
+    ) -> Result<Arc<Shell>, BatonError> {
         let mut map = lock(&self.map);
         if let Some(s) = map.get(tid) {
             if lock(&s.state).exited.is_none() {
                 return Ok(s.clone());
             }
         }
-        let shell = Shell::spawn(dir, size)?;
+        let shell = Shell::spawn(dir, size, env)?;
         map.insert(tid.to_string(), shell.clone());
         Ok(shell)
     }
@@ -168,7 +174,11 @@ fn pty_error(what: &str, e: impl std::fmt::Display) -> BatonError {
 
 impl Shell {
     /// Starts `$SHELL` (else `/bin/sh`) in `dir` on a new PTY, with its reader, writer and pump.
-    fn spawn(dir: &Path, size: PtySize) -> Result<Arc<Shell>, BatonError> {
+    fn spawn(
+        dir: &Path,
+        size: PtySize,
+        env: &[(String, String)],
+    ) -> Result<Arc<Shell>, BatonError> {
         let pair = native_pty_system()
             .openpty(size)
             .map_err(|e| pty_error("open a terminal for", e))?;
@@ -179,6 +189,9 @@ impl Shell {
         cmd.cwd(dir);
         cmd.env("TERM", "xterm-256color");
         cmd.env("COLORTERM", "truecolor");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
         let mut child = pair
             .slave
             .spawn_command(cmd)
@@ -362,6 +375,7 @@ enum Wanted {
 pub async fn attach(
     shells: &Shells,
     t: &TerminalRow,
+    env: &[(String, String)],
     (rows, cols): (u16, u16),
     reader: BufReader<tokio::io::Take<OwnedReadHalf>>,
     write: &mut OwnedWriteHalf,
@@ -370,7 +384,7 @@ pub async fn attach(
     let mut tries = 0;
     let mut mirror = Mirror::new();
     let (shell, first) = loop {
-        let shell = match shells.open(&t.id, Path::new(&t.dir), size) {
+        let shell = match shells.open(&t.id, Path::new(&t.dir), size, env) {
             Ok(s) => s,
             Err(error) => return Some(Reply::Error { error }),
         };

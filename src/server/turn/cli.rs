@@ -49,7 +49,7 @@ pub(super) fn run_spec(
         sandbox: p.sandbox(&srv.config),
         add_dirs: vec![srv.screenshots(tid)],
         extra_args: pcfg.args.clone(),
-        env: Vec::new(),
+        env: crate::server::setup::env(srv, tid),
     })
 }
 

@@ -327,6 +327,8 @@ async fn runner(srv: Arc<Server>, tid: String) {
         if srv.shutting_down.load(Ordering::SeqCst) {
             break;
         }
+        // A new worktree's set-up runs before its first turn.
+        crate::server::setup::wait(&srv, &tid).await;
         let guard = rt.turn_lock.clone().lock_owned().await;
         let next = match take(&srv, &rt, &tid) {
             Ok(next) => next,

@@ -331,9 +331,11 @@ fn placeholder(app: &App, pane: &Pane) -> Option<String> {
     Some(if t.transcript.loaded {
         let from = t.transcript.forked_from.as_ref();
         let from = from.map(|f| format!("{} · ", lines::forked_from_text(f)));
+        let setup = t.info.setup.as_ref().map(lines::setup_text);
         format!(
-            "{}No turns yet: type a prompt below and press Enter.",
-            from.unwrap_or_default()
+            "{}{}No turns yet: type a prompt below and press Enter.",
+            from.unwrap_or_default(),
+            setup.map(|s| format!("{s} · ")).unwrap_or_default()
         )
     } else {
         "reading the history…".into()

@@ -786,3 +786,23 @@ fn the_help_overlay_and_hints_show_remapped_keys() {
     let s = screen(&mut app, 160, 14);
     assert!(s.contains("C-q N new · C-q ? help · C-q M-n/p"), "{s}");
 }
+
+#[test]
+fn an_empty_pane_says_how_its_worktree_set_up_goes() {
+    let mut term = terminal("api", "claude", "idle", None);
+    term.setup = Some(crate::protocol::views::SetupView {
+        command: Some("npm ci".into()),
+        state: crate::protocol::views::SetupState::Running,
+        ..Default::default()
+    });
+    let mut app = app_with(vec![term]);
+    app.update(Msg::Reply(
+        Tag::Log("api".into()),
+        Ok(views::log_data(json!({}))),
+    ));
+    let s = screen(&mut app, 120, 8);
+    assert!(
+        s.contains("│set-up `npm ci`: running (the first turn waits for it) · No turns yet"),
+        "{s}"
+    );
+}

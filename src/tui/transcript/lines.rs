@@ -209,6 +209,16 @@ pub fn forked_from_text(f: &ForkedView) -> String {
     }
 }
 
+/// "set-up `npm ci`: failed (exit code 3)" and its notes: a terminal's worktree set-up, over
+/// its first turn (from `log`) or in its empty pane (from its live view).
+pub fn setup_text(s: &crate::protocol::views::SetupView) -> String {
+    let mut text = format!("set-up {}", crate::client::render_life::setup_state(s));
+    for n in &s.notes {
+        text.push_str(&format!(" · {n}"));
+    }
+    text
+}
+
 /// What the transcript adds around one turn: the title of the conversation it opens, and the
 /// lines of the forks that branched there.
 #[derive(Debug, Default)]
@@ -230,6 +240,7 @@ fn marks(t: &Transcript, k: usize) -> Marks {
     if k == 0 {
         m.before
             .extend(t.forked_from.as_ref().map(forked_from_text));
+        m.before.extend(t.setup.as_ref().map(setup_text));
     }
     for f in &t.forked_into {
         if f.rewind && f.turn == turn.number {

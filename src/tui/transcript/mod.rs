@@ -101,6 +101,8 @@ pub struct Transcript {
     pub forked_from: Option<ForkedView>,
     /// The terminals forked or rewound from this one.
     pub forked_into: Vec<ForkedView>,
+    /// How its worktree was made ready (`log`'s).
+    pub setup: Option<crate::protocol::views::SetupView>,
 }
 
 /// One turn of `log`; `prev` is the turn before it, for the dividers.
@@ -260,6 +262,10 @@ impl Transcript {
             titles,
             forked_from: log.forked_from.clone(),
             forked_into: log.forked_into.clone(),
+            setup: log
+                .setup
+                .clone()
+                .map(|s| crate::protocol::views::SetupView { output: None, ..s }),
         }
     }
 
@@ -293,6 +299,7 @@ impl Transcript {
         self.titles = log.titles;
         self.forked_from = log.forked_from;
         self.forked_into = log.forked_into;
+        self.setup = log.setup;
         self.gapped = unseen.or(self.gapped);
         self.loaded = true;
         self.version += 1;
