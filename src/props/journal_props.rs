@@ -58,6 +58,7 @@ fn record() -> impl Strategy<Value = Record> {
                     prompt,
                     input,
                     mode: input.map(|_| TurnMode::Jump),
+                    standing: Vec::new(),
                 }
             ),
         (gen::text(), any::<i32>(), any::<u64>()).prop_map(|(turn_id, pid, start_time)| {

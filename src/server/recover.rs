@@ -38,6 +38,8 @@ pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
 struct Begun {
     provider: ProviderKind,
     conversation_id: String,
+    /// The standing lines the session it opens carries (`turn_started`'s `standing`).
+    standing: Vec<String>,
 }
 
 /// The start of turn `turn_id` in `entries`.
@@ -47,10 +49,12 @@ fn begun(entries: &[Entry], turn_id: &str) -> Option<Begun> {
             turn_id: t,
             provider,
             conversation_id,
+            standing,
             ..
         } if t == turn_id => Some(Begun {
             provider: *provider,
             conversation_id: conversation_id.clone(),
+            standing: standing.clone(),
         }),
         _ => None,
     })
@@ -146,7 +150,7 @@ fn record_session(
             reason: SessionReason::Fresh,
             // What the crashed turn's plan added is not journalled: later resumes get the
             // conversation's text (a Claude run's appended text changes; Codex kept its own).
-            standing: Vec::new(),
+            standing: begun.standing.clone(),
         },
     )?;
     Ok(())

@@ -426,6 +426,7 @@ fn apply_turn_started(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
         prompt,
         input,
         mode,
+        ..
     } = r
     else {
         return Ok(());

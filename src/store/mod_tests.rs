@@ -56,6 +56,7 @@ fn busy_store(d: &tempfile::TempDir) -> Store {
             prompt: "p".into(),
             input: None,
             mode: None,
+            standing: Vec::new(),
         },
         Record::SessionStarted {
             conversation_id: "C1".into(),

@@ -127,6 +127,11 @@ pub enum Record {
         input: Option<u32>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         mode: Option<TurnMode>,
+        /// When the turn opens a provider session: the standing instructions its system text
+        /// adds to its conversation's (`session_started`'s `standing`), so that recovery records
+        /// them if the server dies before it journalled the session. Absent otherwise.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        standing: Vec<String>,
     },
     /// The turn's CLI started: what identifies it, so a server that starts after a crash can
     /// find it and stop it (it leads its own process group, `pid`).

@@ -219,3 +219,37 @@ fn a_warm_claude_cli_after_a_switch_takes_the_next_turns() {
         );
     }
 }
+
+#[test]
+fn a_switched_session_cut_by_a_crash_keeps_the_rules_it_carried() {
+    let w = World::new();
+    w.cold();
+    w.new_terminal("t", "codex");
+    w.send("t", "one");
+    w.send("t", &format!("Fix the parser. {RULE}"));
+    w.wait_for("the rule", || instructions(&w, "t").len() == 1);
+    let out = w.run(&[
+        "send",
+        "t",
+        "--provider",
+        "claude",
+        "now on claude [[hold:go]]",
+        "--detach",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    // Held after its first piece: the CLI has named its session, the server has not
+    // journalled it yet when it dies.
+    w.wait_for("the switched turn to stream", || {
+        read_dir_files(&w.data().join("terminals")).iter().any(|f| {
+            f.parent().is_some_and(|d| d.ends_with("turns"))
+                && std::fs::read_to_string(f).is_ok_and(|t| t.contains("text_delta"))
+        })
+    });
+    let switched = system_text(&w.last_invocation()).expect("claude's text");
+    assert!(switched.contains(RULE), "{switched}");
+    kill_server(&w);
+    w.send("t", "after the crash");
+    let resumed = w.last_invocation();
+    assert!(claude_session(&resumed).1.is_some(), "a resume: {resumed}");
+    assert_eq!(system_text(&resumed).as_deref(), Some(switched.as_str()));
+}

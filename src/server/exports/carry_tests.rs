@@ -35,6 +35,7 @@ fn started(id: &str, n: u32, input: Option<u32>) -> Entry {
         prompt: "p".into(),
         input,
         mode: None,
+        standing: Vec::new(),
     })
 }
 

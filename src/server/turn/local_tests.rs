@@ -19,6 +19,7 @@ fn started(turn: &str, conv: &str, provider: ProviderKind, prompt: &str) -> Entr
         prompt: prompt.into(),
         input: None,
         mode: None,
+        standing: Vec::new(),
     })
 }
 

@@ -311,6 +311,10 @@ fn prepare(
         prompt: prompt.to_string(),
         input: Some(job.input),
         mode: Some(job.mode),
+        standing: match plan.session_reason {
+            Some(_) => plan.standing.clone(),
+            None => Vec::new(),
+        },
     };
     let event = SendEvent::Started {
         turn_id: turn_id.clone(),

@@ -17,6 +17,7 @@ fn started(id: &str, number: u32, prompt: &str) -> Entry {
         prompt: prompt.into(),
         input: Some(number),
         mode: None,
+        standing: Vec::new(),
     })
 }
 
