@@ -21,15 +21,15 @@ pub fn rotates_next(provider: ProviderKind, context: Option<&ContextUsage>) -> b
     provider.is_cli() && context.is_some_and(engine::decide::over_limit)
 }
 
-/// The terminal's state as the list shows it.
+/// The terminal's state as the list shows it (`running`: a turn of it runs).
 fn state(
     srv: &Server,
     t: &TerminalRow,
+    running: bool,
     waiting: usize,
     last: Option<&LastTurnView>,
 ) -> TerminalState {
-    let rt = srv.runtime(&t.id);
-    if rt.is_running() || rt.taken().is_some() {
+    if running || srv.runtime(&t.id).taken().is_some() {
         TerminalState::Running
     } else if waiting > 0 {
         TerminalState::Queued
@@ -54,15 +54,18 @@ pub fn checkout(t: &TerminalRow) -> CheckoutView {
 
 /// One terminal, as `show --json` prints it.
 pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonError> {
-    terminal_in(srv, &srv.store.snapshot(), t)
+    let running = srv.runtime(&t.id).is_running();
+    terminal_in(srv, &srv.store.snapshot(), t, running)
 }
 
 /// One terminal as `show --json` prints it, read from `ix` (one read of the index for a
-/// whole list).
+/// whole list). Whether its turn runs is read before `ix` was taken: the `running` lock comes
+/// before the store's (ARCHITECTURE.md, "Concurrency").
 fn terminal_in(
     srv: &Server,
     ix: &Snapshot<'_>,
     t: &TerminalRow,
+    running: bool,
 ) -> Result<TerminalView, BatonError> {
     // Runs at every queue, start and end of a turn (watchers): no full history read here.
     let conv = ix.live_conversation(&t.id)?;
@@ -105,7 +108,7 @@ fn terminal_in(
         endpoint: t.endpoint.clone(),
         model: t.model.clone(),
         brief: t.brief.clone(),
-        state: state(srv, t, queue.len(), last),
+        state: state(srv, t, running, queue.len(), last),
         queued: queue.len(),
         queue,
         created_at: t.created_at.clone(),
@@ -129,11 +132,15 @@ pub fn show(srv: &Server, name: &str) -> Result<TerminalView, BatonError> {
 
 /// Every terminal (`all`: archived ones too), oldest first.
 pub fn ls(srv: &Server, all: bool) -> Result<Vec<TerminalView>, BatonError> {
+    let running: std::collections::HashSet<String> = (srv.all_runtimes().into_iter())
+        .filter(|(_, rt)| rt.is_running())
+        .map(|(tid, _)| tid)
+        .collect();
     let ix = srv.store.snapshot();
     ix.terminals()?
         .iter()
         .filter(|t| all || !t.archived)
-        .map(|t| terminal_in(srv, &ix, t))
+        .map(|t| terminal_in(srv, &ix, t, running.contains(&t.id)))
         .collect()
 }
 
