@@ -269,6 +269,7 @@ pub fn status(srv: &Server) -> Result<StatusView, BatonError> {
         warm: warm(srv),
         tracked_checkouts: srv.changes.get().map_or(0, |t| t.checkouts()),
         tracked_commits: srv.changes.get().map_or(0, |t| t.vouched()),
+        warm_budget_bytes: crate::providers::warm_budget::Bounds::of(&srv.config).budget_bytes,
     })
 }
 
@@ -290,6 +291,7 @@ fn warm(srv: &Server) -> Vec<crate::protocol::views::WarmView> {
             turns: w.turns,
             idle_secs: w.idle.as_secs(),
             memory_bytes: w.memory_bytes,
+            own_bytes: w.own_bytes,
         })
         .collect()
 }
