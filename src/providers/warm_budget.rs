@@ -94,6 +94,10 @@ fn kib_field(text: &str, name: &str) -> Option<u64> {
 /// helpers), by group id: what keeping it costs the machine, its shared code left out.
 pub fn own_memory(groups: &[i32]) -> HashMap<i32, u64> {
     let mut out: HashMap<i32, u64> = groups.iter().map(|g| (*g, 0)).collect();
+    // No warm CLI (`server status` asks each time): no walk of every process.
+    if groups.is_empty() {
+        return out;
+    }
     let Ok(procs) = std::fs::read_dir("/proc") else {
         return out;
     };
