@@ -15,8 +15,9 @@
 //!   `codex app-server` against a cold `codex exec … resume`, that command line run directly.
 //! - **remote**: `baton send` and `baton ls` on a terminal of another host (this machine through
 //!   a real sshd on 127.0.0.1) against the same on a local one (`figures/remote.rs`).
-//! - **ls**: `baton ls` with 100 terminals against `tmux ls` (one line) and `tmux list-windows
-//!   -a` (a line per window) with 100 windows.
+//! - **ls**: `baton ls` with 100 terminals of 20 turns (BATON_BENCH_LS_TURNS) against `tmux
+//!   ls` (one line) and `tmux list-windows -a` (a line per window) with 100 windows, each
+//!   settled first, alternated, medians with their spread (`figures/ls.rs`).
 //! - **memory**: the server's resident memory per idle terminal, without and with a shell each.
 //! - **tokens**: a scripted session of 200 turns, each adding a few thousand tokens of context
 //!   (a fixed pseudo-random sequence), run through baton (which rotates past 45%), against the
@@ -36,6 +37,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+#[path = "figures/ls.rs"]
+mod ls;
 #[path = "figures/phases.rs"]
 mod phases;
 #[path = "figures/remote.rs"]
@@ -67,7 +70,7 @@ fn main() {
         rows.extend(remote::rows(knob("BATON_BENCH_SENDS", 40).max(10) / 2));
     }
     if wanted("ls") {
-        rows.extend(ls_rows());
+        rows.extend(ls::rows());
     }
     if wanted("memory") {
         rows.extend(memory_rows());
@@ -217,28 +220,41 @@ impl World {
     /// Waits until the CLI of the last turn has exited: a turn ends at its result, its CLI
     /// exits after, and the next measurement must not share the machine with that.
     fn cli_exited(&self) {
-        let pid = self.last_invocation()["pid"].as_i64().unwrap_or(0);
-        let Ok(pid) = i32::try_from(pid) else {
-            return;
-        };
-        // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor, or -1 (the
-        // process is gone already).
-        let fd = unsafe { nix::libc::syscall(nix::libc::SYS_pidfd_open, pid, 0) };
-        let Ok(fd) = i32::try_from(fd) else {
-            return;
-        };
-        if fd < 0 {
-            return;
-        }
-        // SAFETY: `fd` was just opened and is owned here alone.
-        let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
-        let mut fds = [nix::poll::PollFd::new(
-            fd.as_fd(),
-            nix::poll::PollFlags::POLLIN,
-        )];
-        // Readable once the process has exited.
-        let _ = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(10_000u16));
+        exited(self.last_invocation()["pid"].as_i64().unwrap_or(0));
     }
+
+    /// Waits until every CLI the shims logged has exited.
+    fn all_clis_exited(&self) {
+        let log = std::fs::read_to_string(self.root.join("shim.log")).unwrap_or_default();
+        for line in log.lines() {
+            let inv: Value = serde_json::from_str(line).unwrap_or_default();
+            exited(inv["pid"].as_i64().unwrap_or(0));
+        }
+    }
+}
+
+/// Waits (10 s at most) until process `pid` has exited.
+fn exited(pid: i64) {
+    let Ok(pid) = i32::try_from(pid) else {
+        return;
+    };
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor, or -1 (the
+    // process is gone already).
+    let fd = unsafe { nix::libc::syscall(nix::libc::SYS_pidfd_open, pid, 0) };
+    let Ok(fd) = i32::try_from(fd) else {
+        return;
+    };
+    if fd < 0 {
+        return;
+    }
+    // SAFETY: `fd` was just opened and is owned here alone.
+    let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
+    let mut fds = [nix::poll::PollFd::new(
+        fd.as_fd(),
+        nix::poll::PollFlags::POLLIN,
+    )];
+    // Readable once the process has exited.
+    let _ = nix::poll::poll(&mut fds, nix::poll::PollTimeout::from(10_000u16));
 }
 
 impl Drop for World {
@@ -623,73 +639,6 @@ fn direct_run_of(w: &World, inv: &Value) -> Command {
         .envs(w.env.iter().filter(|(k, _)| k != "BATON_SHIM_LOG").cloned())
         .env("BATON_SHIM_LOG", w.root.join("direct.log"));
     c
-}
-
-fn ls_rows() -> Vec<[String; 4]> {
-    let w = World::new();
-    for i in 0..100 {
-        w.terminal(&format!("t{i:03}"));
-    }
-    let runs = 30;
-    let baton = median(
-        (0..runs)
-            .map(|_| {
-                let start = Instant::now();
-                w.ok(&["ls"]);
-                start.elapsed()
-            })
-            .collect(),
-    );
-    let sock = format!("baton-bench-{}", std::process::id());
-    let tmux = |args: &[&str]| {
-        Command::new("tmux")
-            .args(["-L", &sock, "-f", "/dev/null"])
-            .args(args)
-            .env("TMUX", "")
-            .output()
-    };
-    let Ok(started) = tmux(&["new-session", "-d", "-s", "bench", "-x", "120", "-y", "40"]) else {
-        return vec![row(
-            "ls, 100 terminals",
-            ms(baton),
-            "no tmux".into(),
-            "-".into(),
-        )];
-    };
-    assert!(started.status.success(), "{started:?}");
-    for _ in 1..100 {
-        tmux(&["new-window", "-d", "-t", "bench"]).expect("tmux new-window");
-    }
-    let timed_tmux = |args: &[&str], lines: usize| {
-        median(
-            (0..runs)
-                .map(|_| {
-                    let start = Instant::now();
-                    let out = tmux(args).expect("tmux");
-                    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), lines);
-                    start.elapsed()
-                })
-                .collect(),
-        )
-    };
-    let sessions = timed_tmux(&["ls"], 1);
-    let windows = timed_tmux(&["list-windows", "-a"], 100);
-    let _ = tmux(&["kill-server"]);
-    let ratio = |a: Duration| format!("{:.2}×", baton.as_secs_f64() / a.as_secs_f64());
-    vec![
-        row(
-            "`baton ls`, 100 terminals / `tmux ls`, 100 windows, median",
-            ms(baton),
-            ms(sessions),
-            ratio(sessions),
-        ),
-        row(
-            "`baton ls`, 100 terminals / `tmux list-windows -a` (a line per window), median",
-            ms(baton),
-            ms(windows),
-            ratio(windows),
-        ),
-    ]
 }
 
 /// Resident memory of `pid` in KiB.

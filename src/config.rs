@@ -50,7 +50,8 @@ impl From<ConfigError> for String {
 
 /// Warm CLIs kept by default, per provider: an idle Claude holds ~155 MB, an idle Codex
 /// app-server ~150 MB (issue 17's measurements).
-pub const DEFAULT_WARM: usize = 2;
+/// No count: the warm CLIs are bounded by their memory (`[warm] memory_mb`, issue 42).
+pub const DEFAULT_WARM: usize = usize::MAX;
 /// How long a warm CLI waits by default.
 pub const DEFAULT_WARM_IDLE_SECS: u64 = 600;
 pub const DEFAULT_CLAUDE_PERMISSION_MODE: &str = "acceptEdits";
@@ -76,6 +77,8 @@ pub struct Config {
     pub remote: RemoteConfig,
     #[serde(default)]
     pub web: WebConfig,
+    #[serde(default)]
+    pub warm: WarmConfig,
     /// `[repos."/abs/path/of/repo"]`: what each repository's new worktrees get, keyed by the
     /// main checkout's absolute path. The user's own: trusted as it is.
     #[serde(default)]
@@ -139,6 +142,15 @@ fn located(text: &str, e: &toml::de::Error) -> ConfigError {
         },
         None => ConfigError::InvalidSomewhere { message },
     }
+}
+
+/// `[warm]`: what all providers' warm CLIs may hold together.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WarmConfig {
+    /// Their own memory in MiB, all providers together (default: the smaller of 2 GiB and a
+    /// quarter of the machine's memory); past it the longest idle are stopped.
+    pub memory_mb: Option<u64>,
 }
 
 /// `[hosts.NAME]`: all baton keeps about another host (see `client::hosts`).
@@ -345,9 +357,9 @@ pub struct ProviderConfig {
     pub permission_mode: Option<String>,
     /// Codex `--sandbox` (default `workspace-write`).
     pub sandbox: Option<String>,
-    /// How many CLIs stay running after their turn, each waiting for its terminal's next
-    /// prompt (the most recently used terminals; default 2; 0: none): Claude's own process,
-    /// Codex's `app-server`.
+    /// At most how many CLIs stay running after their turn, each waiting for its terminal's
+    /// next prompt (the most recently used terminals; default: no count, only `[warm]
+    /// memory_mb`; 0: none): Claude's own process, Codex's `app-server`.
     pub warm: Option<usize>,
     /// Seconds a warm CLI waits for a turn before it is stopped (default 600).
     pub warm_idle_secs: Option<u64>,

@@ -671,13 +671,25 @@ pub fn status(v: &StatusView) -> String {
             v.tracked_checkouts, v.tracked_commits
         ));
     }
+    let mib = |b: u64| b / (1024 * 1024);
     for w in &v.warm {
-        let memory = w.memory_bytes.map_or("memory unknown".to_string(), |b| {
-            format!("{} MiB", b / (1024 * 1024))
-        });
+        let memory = w
+            .memory_bytes
+            .map_or("memory unknown".to_string(), |b| format!("{} MiB", mib(b)));
+        let own = w
+            .own_bytes
+            .map_or(String::new(), |b| format!(" ({} MiB own)", mib(b)));
         out.push_str(&format!(
-            "warm: {} · {} pid {} · {} turn(s) · idle {}s · {memory}\n",
+            "warm: {} · {} pid {} · {} turn(s) · idle {}s · {memory}{own}\n",
             w.name, w.provider, w.pid, w.turns, w.idle_secs
+        ));
+    }
+    if v.warm_budget_bytes > 0 {
+        let own: u64 = v.warm.iter().filter_map(|w| w.own_bytes).sum();
+        out.push_str(&format!(
+            "warm CLIs' own memory: {} MiB of {} MiB ([warm] memory_mb)\n",
+            mib(own),
+            mib(v.warm_budget_bytes)
         ));
     }
     out

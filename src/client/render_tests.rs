@@ -196,6 +196,7 @@ fn server_status_says_whether_a_warden_runs_and_when_the_index_is_behind() {
         warm: Vec::new(),
         tracked_checkouts: 0,
         tracked_commits: 0,
+        warm_budget_bytes: 0,
     };
     // (warden, index behind, a line it must hold, a line it must not)
     let cases = [
@@ -264,6 +265,7 @@ fn server_status_lists_each_warm_cli_with_its_memory_and_the_change_tracker() {
         turns: 3,
         idle_secs: 7,
         memory_bytes,
+        own_bytes: memory_bytes.map(|b| b / 2),
     };
     let view = crate::protocol::views::StatusView {
         running: true,
@@ -279,6 +281,7 @@ fn server_status_lists_each_warm_cli_with_its_memory_and_the_change_tracker() {
         warm: vec![warm(Some(155 * 1024 * 1024)), warm(None)],
         tracked_checkouts: 2,
         tracked_commits: 5,
+        warm_budget_bytes: 2048 * 1024 * 1024,
     };
     let text = status(&view);
     assert!(
@@ -286,7 +289,11 @@ fn server_status_lists_each_warm_cli_with_its_memory_and_the_change_tracker() {
         "{text}"
     );
     assert!(
-        text.contains("warm: api · claude pid 42 · 3 turn(s) · idle 7s · 155 MiB\n"),
+        text.contains("warm: api · claude pid 42 · 3 turn(s) · idle 7s · 155 MiB (77 MiB own)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("warm CLIs' own memory: 77 MiB of 2048 MiB ([warm] memory_mb)\n"),
         "{text}"
     );
     assert!(text.contains("idle 7s · memory unknown\n"), "{text}");

@@ -472,6 +472,10 @@ pub struct StatusView {
     /// rather than walking their checkout.
     #[serde(default)]
     pub tracked_commits: u64,
+    /// What the warm CLIs' own memory may add up to, all providers together (`[warm]
+    /// memory_mb`; 0 from a server before it).
+    #[serde(default)]
+    pub warm_budget_bytes: u64,
 }
 
 /// A warm CLI in `server status --json`.
@@ -490,6 +494,10 @@ pub struct WarmView {
     pub idle_secs: u64,
     /// Its resident memory (null: could not be read).
     pub memory_bytes: Option<u64>,
+    /// Its own memory: the private pages of its process group, what the budget counts (null:
+    /// could not be read, or a server before it).
+    #[serde(default)]
+    pub own_bytes: Option<u64>,
 }
 
 /// Servers from before Codex was kept warm listed only Claude CLIs.

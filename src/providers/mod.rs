@@ -19,6 +19,7 @@ pub mod system_file;
 pub mod tools;
 pub mod warden;
 pub mod warm;
+pub mod warm_budget;
 
 pub use crate::words::{ContextUsage, ProviderKind, TurnEvent, TurnStatus};
 pub use provider::{Carrying, Provider, SessionCopy, SessionFiles, StreamParser, WriteFence};

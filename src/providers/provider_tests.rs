@@ -95,7 +95,7 @@ fn settings_come_from_each_providers_own_section() {
     .unwrap();
     let rows = [
         (Claude, "/opt/claude", 1, 600, Some("acceptEdits"), None),
-        (Codex, "codex", 2, 5, None, Some("read-only")),
+        (Codex, "codex", usize::MAX, 5, None, Some("read-only")),
         (Local, "local", 0, 600, None, None),
     ];
     for (kind, bin, warm, idle, permission_mode, sandbox) in rows {

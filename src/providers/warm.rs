@@ -27,6 +27,7 @@ use tokio::sync::Notify;
 
 use super::process::{self, Spawned};
 use super::system_file::Written;
+use super::warm_budget::{own_memory, to_retire, Bounds, Kept};
 use super::{RunSpec, SessionMode};
 use crate::words::ProviderKind;
 
@@ -319,6 +320,8 @@ pub struct WarmEntry {
     pub turns: u32,
     pub idle: Duration,
     pub memory_bytes: Option<u64>,
+    /// Its own memory: the private pages of its process group (`warm_budget::own_memory`).
+    pub own_bytes: Option<u64>,
 }
 
 impl WarmPool {
@@ -373,19 +376,22 @@ impl WarmPool {
     }
 
     /// Keeps `cli` as `tid`'s warm process, and returns what must be retired to stay within
-    /// `limit` processes of its provider (the least recently used first) with its serial, to
-    /// retire it once idle.
-    pub fn put(&self, tid: &str, cli: WarmCli, limit: usize) -> (u64, Vec<WarmCli>) {
-        let (serial, provider) = (cli.serial, cli.key.provider);
+    /// `bounds` (each provider's count, all providers' own memory: the longest idle first,
+    /// `warm_budget::to_retire`) with its serial, to retire it once idle.
+    pub fn put(&self, tid: &str, cli: WarmCli, bounds: &Bounds) -> (u64, Vec<WarmCli>) {
+        let serial = cli.serial;
         let mut procs = self.lock();
         let mut out: Vec<WarmCli> = procs.insert(tid.to_string(), cli).into_iter().collect();
-        // Each provider has its own limit.
-        let used: Vec<(String, Instant)> = procs
-            .iter()
-            .filter(|(_, c)| c.key.provider == provider)
-            .map(|(t, c)| (t.clone(), c.idle_since))
+        let own = own_memory(&procs.values().map(|c| c.pid).collect::<Vec<_>>());
+        let kept: Vec<Kept> = (procs.iter())
+            .map(|(t, c)| Kept {
+                terminal_id: t.clone(),
+                provider: c.key.provider,
+                idle_since: c.idle_since,
+                own_bytes: own.get(&c.pid).copied().unwrap_or(0),
+            })
             .collect();
-        for t in evict(&used, limit) {
+        for t in to_retire(&kept, bounds) {
             out.extend(procs.remove(&t));
         }
         (serial, out)
@@ -417,9 +423,9 @@ impl WarmPool {
 
     /// The warm processes, by terminal id.
     pub fn list(&self) -> Vec<WarmEntry> {
-        let mut list: Vec<WarmEntry> = self
-            .lock()
-            .iter()
+        let procs = self.lock();
+        let own = own_memory(&procs.values().map(|c| c.pid).collect::<Vec<_>>());
+        let mut list: Vec<WarmEntry> = (procs.iter())
             .map(|(tid, c)| WarmEntry {
                 terminal_id: tid.clone(),
                 provider: c.key.provider,
@@ -428,6 +434,7 @@ impl WarmPool {
                 turns: c.turns,
                 idle: c.idle_since.elapsed(),
                 memory_bytes: c.memory_bytes(),
+                own_bytes: own.get(&c.pid).copied(),
             })
             .collect();
         list.sort_by(|a, b| a.terminal_id.cmp(&b.terminal_id));

@@ -11,7 +11,7 @@ use crate::protocol::views::{
     LogTurnView, LogView, QueuedView, StatusView, TerminalState, TerminalView,
 };
 use crate::protocol::WatchEvent;
-use crate::store::TerminalRow;
+use crate::store::{Snapshot, TerminalRow};
 use crate::words::{ContextUsage, ProviderKind, TurnStatus};
 
 /// True when a turn on `provider` that ended at `context` makes the next prompt open a fresh
@@ -21,15 +21,15 @@ pub fn rotates_next(provider: ProviderKind, context: Option<&ContextUsage>) -> b
     provider.is_cli() && context.is_some_and(engine::decide::over_limit)
 }
 
-/// The terminal's state as the list shows it.
+/// The terminal's state as the list shows it (`running`: a turn of it runs).
 fn state(
     srv: &Server,
     t: &TerminalRow,
+    running: bool,
     waiting: usize,
     last: Option<&LastTurnView>,
 ) -> TerminalState {
-    let rt = srv.runtime(&t.id);
-    if rt.is_running() || rt.taken().is_some() {
+    if running || srv.runtime(&t.id).taken().is_some() {
         TerminalState::Running
     } else if waiting > 0 {
         TerminalState::Queued
@@ -54,13 +54,24 @@ pub fn checkout(t: &TerminalRow) -> CheckoutView {
 
 /// One terminal, as `show --json` prints it.
 pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonError> {
+    let running = srv.runtime(&t.id).is_running();
+    terminal_in(srv, &srv.store.snapshot(), t, running)
+}
+
+/// One terminal as `show --json` prints it, read from `ix` (one read of the index for a
+/// whole list). Whether its turn runs is read before `ix` was taken: the `running` lock comes
+/// before the store's (ARCHITECTURE.md, "Concurrency").
+fn terminal_in(
+    srv: &Server,
+    ix: &Snapshot<'_>,
+    t: &TerminalRow,
+    running: bool,
+) -> Result<TerminalView, BatonError> {
     // Runs at every queue, start and end of a turn (watchers): no full history read here.
-    let conv = srv.store.live_conversation(&t.id)?;
-    let turns = srv
-        .store
-        .turns_summary(&t.id, conv.as_ref().map(|c| c.id.as_str()))?;
+    let conv = ix.live_conversation(&t.id)?;
+    let turns = ix.turns_summary(&t.id, conv.as_ref().map(|c| c.id.as_str()))?;
     let sessions = match &conv {
-        Some(c) => srv.store.sessions(&c.id)?,
+        Some(c) => ix.sessions(&c.id)?,
         None => vec![],
     };
     let context = conv.as_ref().and(turns.context).map(|c| ContextView {
@@ -81,14 +92,13 @@ pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonErro
             })
         })
         .transpose()?;
-    let instructions = srv
-        .store
+    let instructions = ix
         .instructions(&t.id)?
         .into_iter()
         .map(|i| i.text)
         .collect();
     let last = turns.last.as_ref();
-    let queue = queue(srv, t)?;
+    let queue = queue_in(srv, ix, t)?;
     let (ports, setup) = super::setup::view(srv, &t.id, false);
     Ok(TerminalView {
         name: t.name.clone(),
@@ -99,7 +109,7 @@ pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonErro
         endpoint: t.endpoint.clone(),
         model: t.model.clone(),
         brief: t.brief.clone(),
-        state: state(srv, t, queue.len(), last),
+        state: state(srv, t, running, queue.len(), last),
         queued: queue.len(),
         queue,
         created_at: t.created_at.clone(),
@@ -112,8 +122,8 @@ pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonErro
         last_turn: turns.last,
         archived: t.archived,
         queue_held: srv.runtime(&t.id).queue_held(),
-        cost: srv.store.terminal_cost(&t.id)?,
-        index_behind: !srv.store.index_current(),
+        cost: ix.terminal_cost(&t.id)?,
+        index_behind: !ix.index_current(),
         ports,
         setup,
     })
@@ -125,11 +135,15 @@ pub fn show(srv: &Server, name: &str) -> Result<TerminalView, BatonError> {
 
 /// Every terminal (`all`: archived ones too), oldest first.
 pub fn ls(srv: &Server, all: bool) -> Result<Vec<TerminalView>, BatonError> {
-    srv.store
-        .terminals()?
+    let running: std::collections::HashSet<String> = (srv.all_runtimes().into_iter())
+        .filter(|(_, rt)| rt.is_running())
+        .map(|(tid, _)| tid)
+        .collect();
+    let ix = srv.store.snapshot();
+    ix.terminals()?
         .iter()
         .filter(|t| all || !t.archived)
-        .map(|t| terminal(srv, t))
+        .map(|t| terminal_in(srv, &ix, t, running.contains(&t.id)))
         .collect()
 }
 
@@ -189,11 +203,20 @@ pub fn log(srv: &Server, name: &str) -> Result<LogView, BatonError> {
 /// is behind (it missed entries: a full disk) the journal's, since the index would leave out
 /// what was accepted since (issue 39: `queue` and `server status` said 0 waiting).
 pub fn queue(srv: &Server, t: &TerminalRow) -> Result<Vec<QueuedView>, BatonError> {
+    queue_in(srv, &srv.store.snapshot(), t)
+}
+
+/// [`queue`], read from `ix`.
+fn queue_in(
+    srv: &Server,
+    ix: &Snapshot<'_>,
+    t: &TerminalRow,
+) -> Result<Vec<QueuedView>, BatonError> {
     let rt = srv.runtime(&t.id);
     let taken = rt.taken();
     let held = rt.queue_held();
-    let waiting = if srv.store.index_current() {
-        srv.store.waiting_inputs(&t.id)?
+    let waiting = if ix.index_current() {
+        ix.waiting_inputs(&t.id)?
     } else {
         srv.store.journalled_waiting(&t.id)?
     };
@@ -217,9 +240,10 @@ pub fn queue(srv: &Server, t: &TerminalRow) -> Result<Vec<QueuedView>, BatonErro
 
 /// How many inputs wait, all terminals together.
 pub fn waiting_inputs(srv: &Server) -> Result<usize, BatonError> {
+    let ix = srv.store.snapshot();
     let mut n = 0;
-    for t in srv.store.terminals()? {
-        n += queue(srv, &t)?.len();
+    for t in ix.terminals()? {
+        n += queue_in(srv, &ix, &t)?.len();
     }
     Ok(n)
 }
@@ -249,6 +273,7 @@ pub fn status(srv: &Server) -> Result<StatusView, BatonError> {
         warm: warm(srv),
         tracked_checkouts: srv.changes.get().map_or(0, |t| t.checkouts()),
         tracked_commits: srv.changes.get().map_or(0, |t| t.vouched()),
+        warm_budget_bytes: crate::providers::warm_budget::Bounds::of(&srv.config).budget_bytes,
     })
 }
 
@@ -270,6 +295,7 @@ fn warm(srv: &Server) -> Vec<crate::protocol::views::WarmView> {
             turns: w.turns,
             idle_secs: w.idle.as_secs(),
             memory_bytes: w.memory_bytes,
+            own_bytes: w.own_bytes,
         })
         .collect()
 }

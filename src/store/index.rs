@@ -25,7 +25,9 @@ use crate::words::ProviderKind;
 /// 5: turns get their cost (`cost_*`).
 /// 6: turns get `duration_ms` (the server's measure of a turn, from `turn_finished`).
 /// 7: sessions get `standing` (the lines a later session's system text adds, as JSON).
-pub const SCHEMA_VERSION: i32 = 7;
+/// 8: indexes for what listing a terminal reads per row (issue 42): turns by conversation,
+///    sessions by conversation, a terminal's costs without its turns' texts, waiting input.
+pub const SCHEMA_VERSION: i32 = 8;
 
 const SCHEMA: &str = "
 CREATE TABLE terminals (
@@ -68,6 +70,10 @@ CREATE TABLE instructions (
   added_at TEXT NOT NULL, PRIMARY KEY (terminal_id, seq));
 CREATE INDEX turns_by_terminal ON turns (terminal_id, number);
 CREATE INDEX conversations_by_terminal ON conversations (terminal_id, number);
+CREATE INDEX turns_by_conversation ON turns (conversation_id, number, context_tokens, context_window);
+CREATE INDEX turns_costs ON turns (terminal_id, cost_input, cost_cached, cost_output, cost_usd);
+CREATE INDEX sessions_by_conversation ON sessions (conversation_id, started_at);
+CREATE INDEX inputs_waiting ON inputs (terminal_id, state, position);
 ";
 
 /// What opening an index of a given version calls for.

@@ -215,12 +215,18 @@ fn row(r: &Row<'_>) -> rusqlite::Result<InputRow> {
     })
 }
 
-/// Terminal `tid`'s waiting input, in the order it will run.
-pub fn waiting(c: &rusqlite::Connection, tid: &str) -> rusqlite::Result<Vec<InputRow>> {
-    let mut s = c.prepare_cached(&format!(
+/// Terminal `tid`'s waiting input (`waiting`: by the index `inputs_waiting`, not every input
+/// the terminal ever took).
+pub(super) fn waiting_sql() -> String {
+    format!(
         "SELECT {COLS} FROM inputs i LEFT JOIN turns t ON t.id = i.turn_id
          WHERE i.terminal_id=:tid AND i.state='waiting' ORDER BY i.position"
-    ))?;
+    )
+}
+
+/// Terminal `tid`'s waiting input, in the order it will run.
+pub fn waiting(c: &rusqlite::Connection, tid: &str) -> rusqlite::Result<Vec<InputRow>> {
+    let mut s = c.prepare_cached(&waiting_sql())?;
     let rows = s.query_map(named_params! { ":tid": tid }, row)?;
     rows.collect()
 }

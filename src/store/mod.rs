@@ -13,6 +13,7 @@ mod open;
 mod purge;
 pub mod records;
 mod repair;
+mod snapshot;
 mod views;
 
 use std::path::PathBuf;
@@ -26,6 +27,7 @@ pub use records::{
     now_stamp, Entry, ForkLink, IdKind, ImportedFrom, Record, Repointed, SessionFork,
 };
 pub use repair::recovered_name;
+pub use snapshot::Snapshot;
 pub use views::{
     ConversationView, InstructionView, PendingRemoval, SessionView, TerminalRow, TurnView,
     TurnsSummary,

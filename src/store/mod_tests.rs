@@ -11,7 +11,7 @@ fn store_in(d: &tempfile::TempDir) -> Store {
     Store::open(DataDir::new(d.path().to_path_buf())).unwrap()
 }
 
-fn created(tid: &str, provider: ProviderKind, endpoint: Option<&str>) -> Record {
+pub(super) fn created(tid: &str, provider: ProviderKind, endpoint: Option<&str>) -> Record {
     Record::TerminalCreated {
         terminal_id: tid.into(),
         name: format!("name-{tid}"),

@@ -231,11 +231,12 @@ pub fn conversations(c: &Connection, tid: &str) -> rusqlite::Result<Vec<Conversa
     rows.collect()
 }
 
+/// A conversation's sessions, oldest first.
+pub(super) const SESSIONS: &str = "SELECT provider, session_id, model, reason, started_at
+     FROM sessions WHERE conversation_id=:conversation_id ORDER BY started_at, rowid";
+
 pub fn sessions(c: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<SessionView>> {
-    let mut s = c.prepare_cached(
-        "SELECT provider, session_id, model, reason, started_at FROM sessions
-         WHERE conversation_id=:conversation_id ORDER BY started_at, rowid",
-    )?;
+    let mut s = c.prepare_cached(SESSIONS)?;
     let rows = s.query_map(named_params! { ":conversation_id": conversation_id }, |r| {
         Ok(SessionView {
             provider: provider(r.get("provider")?)?,
@@ -311,22 +312,23 @@ pub struct TurnsSummary {
     pub context: Option<ContextUsage>,
 }
 
+/// A terminal's turns, counted (from the index alone).
+pub(super) const TURN_COUNT: &str = "SELECT COUNT(*) AS count FROM turns WHERE terminal_id=:tid";
+/// A terminal's latest turn, its status alone: never its answer or tools, which listing a
+/// terminal does not show.
+pub(super) const LAST_TURN: &str = "SELECT number, status, error FROM turns WHERE terminal_id=:tid
+     ORDER BY number DESC LIMIT 1";
+
 pub fn turns_summary(
     c: &Connection,
     tid: &str,
     conversation_id: Option<&str>,
 ) -> rusqlite::Result<TurnsSummary> {
-    let count: u32 = c.row(
-        "SELECT COUNT(*) AS count FROM turns WHERE terminal_id=:tid",
-        named_params! { ":tid": tid },
-        |r| r.get("count"),
-    )?;
+    let count: u32 = c.row(TURN_COUNT, named_params! { ":tid": tid }, |r| {
+        r.get("count")
+    })?;
     let last = c
-        .row(
-            "SELECT * FROM turns WHERE terminal_id=:tid ORDER BY number DESC LIMIT 1",
-            named_params! { ":tid": tid },
-            last_turn_row,
-        )
+        .row(LAST_TURN, named_params! { ":tid": tid }, last_turn_row)
         .optional()?;
     let context = match conversation_id {
         None => None,
@@ -355,9 +357,7 @@ pub fn conversation_state(
     let context = last_context(c, conversation_id)?;
     let session = c
         .row(
-            "SELECT provider, session_id FROM turns
-             WHERE conversation_id=:conversation_id AND session_id IS NOT NULL
-             ORDER BY number DESC LIMIT 1",
+            LATEST_SESSION,
             named_params! { ":conversation_id": conversation_id },
             |r| {
                 Ok((
@@ -370,13 +370,20 @@ pub fn conversation_state(
     Ok(ConversationState { context, session })
 }
 
+/// A conversation's latest provider session (the send path's plan, twice a send).
+pub(super) const LATEST_SESSION: &str = "SELECT provider, session_id FROM turns
+     WHERE conversation_id=:conversation_id AND session_id IS NOT NULL
+     ORDER BY number DESC LIMIT 1";
+/// Where a conversation's context last stood (every listed terminal, every send's plan).
+pub(super) const LAST_CONTEXT: &str = "SELECT context_tokens, context_window FROM turns
+     WHERE conversation_id=:conversation_id
+       AND context_tokens IS NOT NULL AND context_window IS NOT NULL
+     ORDER BY number DESC LIMIT 1";
+
 /// The context a conversation's latest turn that reported one ended at.
 fn last_context(c: &Connection, conversation_id: &str) -> rusqlite::Result<Option<ContextUsage>> {
     Ok(c.row(
-        "SELECT context_tokens, context_window FROM turns
-         WHERE conversation_id=:conversation_id
-           AND context_tokens IS NOT NULL AND context_window IS NOT NULL
-         ORDER BY number DESC LIMIT 1",
+        LAST_CONTEXT,
         named_params! { ":conversation_id": conversation_id },
         |r| {
             Ok(context_of(
@@ -451,15 +458,14 @@ fn cost_of(r: &Row<'_>) -> rusqlite::Result<Option<TurnCost>> {
     }))
 }
 
+/// A terminal's costs summed, from the index `turns_costs` alone (not the turns' rows).
+pub(super) const TERMINAL_COST: &str = "SELECT SUM(cost_input) AS cost_input,
+       SUM(cost_cached) AS cost_cached, SUM(cost_output) AS cost_output, SUM(cost_usd) AS cost_usd
+     FROM turns WHERE terminal_id=:tid AND cost_input IS NOT NULL";
+
 /// A terminal's cost over all its turns that reported one (None: none did).
 pub fn terminal_cost(c: &Connection, tid: &str) -> rusqlite::Result<Option<TurnCost>> {
-    c.row(
-        "SELECT SUM(cost_input) AS cost_input, SUM(cost_cached) AS cost_cached,
-           SUM(cost_output) AS cost_output, SUM(cost_usd) AS cost_usd
-         FROM turns WHERE terminal_id=:tid AND cost_input IS NOT NULL",
-        named_params! { ":tid": tid },
-        cost_of,
-    )
+    c.row(TERMINAL_COST, named_params! { ":tid": tid }, cost_of)
 }
 
 pub fn unfinished_turns(c: &Connection) -> rusqlite::Result<Vec<(String, String)>> {

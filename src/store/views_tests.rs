@@ -70,3 +70,45 @@ fn a_conversations_state_is_its_latest_context_and_latest_session() {
     };
     assert_eq!(conversation_state(&conn, "C9").unwrap(), none);
 }
+
+/// `EXPLAIN QUERY PLAN`'s lines for `sql` (parameters bound to null: the plan is the same).
+fn plan(conn: &Connection, sql: &str) -> Vec<String> {
+    let mut s = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+    for i in 1..=s.parameter_count() {
+        s.raw_bind_parameter(i, rusqlite::types::Null).unwrap();
+    }
+    let mut rows = s.raw_query();
+    let mut out = Vec::new();
+    while let Some(r) = rows.next().unwrap() {
+        out.push(r.get::<_, String>("detail").unwrap());
+    }
+    out
+}
+
+/// What listing a terminal and planning a send read per terminal goes by an index (issue 42:
+/// turns looked up by conversation scanned the whole `turns` table, 191 µs a terminal at
+/// 2,000 turns), and what they read of every turn comes from an index alone, not from rows
+/// that hold the turns' answers and tools.
+#[test]
+fn listing_and_planning_read_by_index_never_a_whole_table() {
+    let conn = index_of(vec![]);
+    let waiting = crate::store::inputs::waiting_sql();
+    let covering = |p: &[String]| p.iter().any(|l| l.contains("COVERING INDEX"));
+    for (name, sql, reads_every_turn) in [
+        ("turn count", TURN_COUNT, true),
+        ("last turn", LAST_TURN, false),
+        ("last context", LAST_CONTEXT, true),
+        ("latest session", LATEST_SESSION, false),
+        ("sessions", SESSIONS, false),
+        ("terminal cost", TERMINAL_COST, true),
+        ("waiting input", waiting.as_str(), false),
+    ] {
+        let p = plan(&conn, sql);
+        let scans: Vec<&String> = p
+            .iter()
+            .filter(|l| l.starts_with("SCAN") || l.contains("TEMP B-TREE"))
+            .collect();
+        assert!(scans.is_empty(), "{name}: {p:?}");
+        assert!(!reads_every_turn || covering(&p), "{name}: {p:?}");
+    }
+}

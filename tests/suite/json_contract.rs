@@ -65,6 +65,7 @@ impl Normalizer {
                     .map(|(k, x)| {
                         let x = match k.as_str() {
                             "pid" | "warden_pid" | "uptime_secs" | "elapsed_ms"
+                            | "warm_budget_bytes"
                                 if x.is_number() =>
                             {
                                 Value::from("<n>")

@@ -309,3 +309,45 @@ fn a_forks_next_turns_run_in_the_cli_its_first_turn_left_warm() {
     let sessions = w.show("api-2")["sessions"].clone();
     assert_eq!(sessions.as_array().unwrap().len(), 1, "{sessions}");
 }
+
+/// The own memory `server status` lists for terminal `name`'s warm CLI.
+fn own_bytes(w: &World, name: &str) -> Option<u64> {
+    warm(w)
+        .iter()
+        .find(|c| c["name"] == name)
+        .and_then(|c| c["own_bytes"].as_u64())
+}
+
+/// Issue 42: two CLIs per provider stayed warm, whatever they held. Now no count bounds them
+/// by default, their own memory does: all providers within `[warm] memory_mb`, the longest
+/// idle stopped first.
+#[test]
+fn warm_clis_are_bounded_by_their_own_memory_not_a_count() {
+    let w = World::new();
+    write_config(&w, "[warm]\nmemory_mb = 4096\n");
+    for t in ["a", "b", "c"] {
+        w.new_terminal(t, "claude");
+        w.send(t, "one");
+    }
+    let names = |w: &World| -> Vec<String> {
+        let mut n: Vec<String> = warm(w).iter().map(|c| c["name"].to_string()).collect();
+        n.sort();
+        n
+    };
+    w.wait_for("three warm CLIs: no count", || warm(&w).len() == 3);
+    assert_eq!(names(&w), ["\"a\"", "\"b\"", "\"c\""]);
+    let one = own_bytes(&w, "a").unwrap();
+    assert!(one > 0);
+    let status = w.json(&["server", "status"]);
+    assert_eq!(status["warm_budget_bytes"], 4096u64 << 20);
+    w.ok(&["server", "stop"]);
+
+    // Room for one and a half: the second kept stops the first, the longest idle.
+    let mib = (one * 3 / 2).div_ceil(1 << 20);
+    write_config(&w, &format!("[warm]\nmemory_mb = {mib}\n"));
+    w.send("a", "two");
+    let pa = pid_of(&w.last_invocation());
+    w.send("b", "two");
+    w.wait_for("a's CLI to make room", || !process_runs(pa));
+    w.wait_for("b's CLI kept", || names(&w) == ["\"b\""]);
+}

@@ -76,7 +76,8 @@ fn keep_warm(srv: &Arc<Server>, tid: &str, cli: providers::warm::WarmCli) {
         cli.retire();
         return;
     }
-    let (serial, out) = srv.warm.put(tid, cli, limit);
+    let bounds = providers::warm_budget::Bounds::of(&srv.config);
+    let (serial, out) = srv.warm.put(tid, cli, &bounds);
     out.into_iter().for_each(providers::warm::WarmCli::retire);
     let (srv, tid, idle) = (
         srv.clone(),
