@@ -74,6 +74,29 @@ pub struct Config {
     pub hosts: BTreeMap<String, HostConfig>,
     #[serde(default)]
     pub remote: RemoteConfig,
+    #[serde(default)]
+    pub approvals: ApprovalsConfig,
+}
+
+/// `[approvals]`: what a turn's CLI may not do on its own waits for the user (`baton approvals`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalsConfig {
+    /// `outside` (default): a call the fence refuses asks the user instead; `never`: it is
+    /// refused, as before the inbox.
+    pub ask: Option<AskWhen>,
+    /// Seconds a request waits before it is denied (saying so to the model); unset: it waits
+    /// until answered or its turn ends.
+    pub timeout_secs: Option<u64>,
+}
+
+/// [`ApprovalsConfig::ask`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AskWhen {
+    #[default]
+    Outside,
+    Never,
 }
 
 /// `[hosts.NAME]`: all baton keeps about another host (see `client::hosts`).

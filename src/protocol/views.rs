@@ -225,6 +225,12 @@ pub struct TerminalView {
     /// rebuilt.
     #[serde(default)]
     pub index_behind: bool,
+    /// Its turn waits for the user's answer to this permission request (`baton approvals`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<super::approvals::ApprovalView>,
+    /// Its `--always` answers in force, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approval_rules: Vec<super::approvals::ApprovalRuleView>,
 }
 
 /// A row of `baton ls --json`: a terminal and the host its server runs on (asked over ssh;

@@ -113,6 +113,8 @@ pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonErro
         queue_held: srv.runtime(&t.id).queue_held(),
         cost: srv.store.terminal_cost(&t.id)?,
         index_behind: !srv.store.index_current(),
+        approval: super::approvals::waiting_of(srv, t),
+        approval_rules: super::approvals::rules_of(srv, &t.id),
     })
 }
 

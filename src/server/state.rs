@@ -191,6 +191,8 @@ pub struct Server {
     pub shells: super::shell::Shells,
     /// Claude CLIs kept running between turns (`providers::warm`).
     pub warm: crate::providers::warm::WarmPool,
+    /// The permission requests waiting for the user (`server::approvals`).
+    pub approvals: super::approvals::Inbox,
     /// Connections still owing their client a final reply (every request but `watch` and
     /// `shell`, streaming sends included): a stop waits for them before the runtime goes.
     answering: tokio::sync::watch::Sender<usize>,
@@ -234,6 +236,7 @@ impl Server {
             runtimes: Mutex::new(HashMap::new()),
             shells: super::shell::Shells::default(),
             warm: Default::default(),
+            approvals: Default::default(),
             answering: tokio::sync::watch::channel(0).0,
         }
     }

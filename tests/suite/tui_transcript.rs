@@ -101,6 +101,12 @@ fn a_refused_call_says_where_to_allow_it_and_subagent_work_nests_under_its_call(
         return;
     }
     let w = World::new();
+    // Refused outright, as before the approvals inbox (by default it would ask).
+    std::fs::write(
+        w.data().join("config.toml"),
+        "[approvals]\nask = \"never\"\n",
+    )
+    .unwrap();
     let ui = client_on_api(&w);
     ui.type_text("look [[tool:Task:find the tests]] [[deny:Bash:rm -rf build]]");
     ui.keys(&["Enter"]);

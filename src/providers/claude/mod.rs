@@ -26,6 +26,7 @@
 //! its own (a second `init` and `result`); that turn's text is shown, its result is not a
 //! second end (`fixtures/captures/tools/README.md`).
 
+pub mod ask;
 mod files;
 pub mod provider;
 pub mod session;

@@ -267,6 +267,9 @@ fn request(
         | ClientCmd::Show(_)
         | ClientCmd::Log(_)
         | ClientCmd::Watch(_)
+        | ClientCmd::Approvals(_)
+        | ClientCmd::Approve(_)
+        | ClientCmd::Deny(_)
         | ClientCmd::Host { .. } => return Err(CommandError::Elsewhere(word.to_string())),
     };
     Ok(made)
