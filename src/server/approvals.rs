@@ -3,13 +3,12 @@
 //! / `deny` answers it ([`answer`]), its `[approvals] timeout_secs` runs out, or its turn ends
 //! ([`expire_turn`]: never approved). An `--always` answer covers the same call for the rest
 //! of the terminal's life ([`crate::approvals::Rule`]). What is waiting lives in memory
-//! ([`Inbox`]); the journal keeps every request's life, so after a crash a request that was
+//! (`state::Inbox`); the journal keeps every request's life, so after a crash a request that was
 //! never answered reads as expired. See ARCHITECTURE.md ("The approvals inbox").
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use super::state::Server;
+use super::state::{Server, Waiting};
 use crate::approvals::{self, ApprovalRecord, ApprovalState, Folded};
 use crate::config::{AskWhen, Config};
 use crate::error::BatonError;
@@ -18,24 +17,6 @@ use crate::providers::ask::{Asked, Verdict};
 use crate::providers::Provider;
 use crate::store::records::Record;
 use crate::store::TerminalRow;
-
-/// The requests waiting for an answer, by id.
-#[derive(Default)]
-pub struct Inbox {
-    waiting: Mutex<HashMap<String, Waiting>>,
-}
-
-struct Waiting {
-    tid: String,
-    turn_id: String,
-    asked: Asked,
-}
-
-impl Inbox {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
-        self.waiting.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
 
 /// The flags of a run of provider `p`: the configured ones, and those that make its CLI ask
 /// (unless `[approvals] ask = "never"`).

@@ -192,10 +192,29 @@ pub struct Server {
     /// Claude CLIs kept running between turns (`providers::warm`).
     pub warm: crate::providers::warm::WarmPool,
     /// The permission requests waiting for the user (`server::approvals`).
-    pub approvals: super::approvals::Inbox,
+    pub approvals: Inbox,
     /// Connections still owing their client a final reply (every request but `watch` and
     /// `shell`, streaming sends included): a stop waits for them before the runtime goes.
     answering: tokio::sync::watch::Sender<usize>,
+}
+
+/// The permission requests waiting for an answer, by id (`server::approvals`).
+#[derive(Default)]
+pub struct Inbox {
+    waiting: Mutex<HashMap<String, Waiting>>,
+}
+
+/// A waiting request: its terminal, its turn, and how to answer its CLI.
+pub struct Waiting {
+    pub tid: String,
+    pub turn_id: String,
+    pub asked: crate::providers::ask::Asked,
+}
+
+impl Inbox {
+    pub fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
+        self.waiting.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 /// One connection owing its client a final reply, counted while it lives
