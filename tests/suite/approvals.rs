@@ -209,3 +209,34 @@ fn ask_never_refuses_as_before() {
         "{argv}"
     );
 }
+
+#[test]
+fn an_interrupt_while_a_request_waits_expires_it() {
+    let (w, _dir, out) = world();
+    let (send, asked) = send_waiting(&w, &write_outside("o.txt"));
+    let id = asked["id"].as_str().unwrap();
+    w.ok(&["interrupt", "api"]);
+    let _ = send.wait_with_output();
+    w.wait_for("the request to be gone", || {
+        w.json(&["approvals"]) == Value::Array(vec![])
+    });
+    refused(&w, &["approve", id], "expired");
+    assert!(!exists(&out.join("o.txt")));
+    assert_eq!(w.show("api")["last_turn"]["status"], "interrupted");
+}
+
+#[test]
+fn the_timeout_denies_a_request_left_waiting_and_says_so_to_the_model() {
+    let w = World::new();
+    std::fs::write(w.data().join("config.toml"), "[approvals]\ntimeout_secs = 1\n").unwrap();
+    let dir = w.new_terminal("api", "claude");
+    let out = dir.parent().unwrap().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    // The send returns once the timeout answered: nobody approves it.
+    w.send("api", &write_outside("o.txt"));
+    assert!(!exists(&out.join("o.txt")));
+    let told = raw_lines(&w)
+        .into_iter()
+        .any(|l| l.contains("\"tool_result\"") && l.contains("timeout denied it"));
+    assert!(told, "the model read why");
+}
