@@ -228,7 +228,11 @@ fn an_interrupt_while_a_request_waits_expires_it() {
 #[test]
 fn the_timeout_denies_a_request_left_waiting_and_says_so_to_the_model() {
     let w = World::new();
-    std::fs::write(w.data().join("config.toml"), "[approvals]\ntimeout_secs = 1\n").unwrap();
+    std::fs::write(
+        w.data().join("config.toml"),
+        "[approvals]\ntimeout_secs = 1\n",
+    )
+    .unwrap();
     let dir = w.new_terminal("api", "claude");
     let out = dir.parent().unwrap().join("out");
     std::fs::create_dir_all(&out).unwrap();

@@ -57,6 +57,8 @@ pub enum Answer {
     Queue,
     /// `/cost`: the terminal's log, said as its costs (`cost::line`).
     Cost,
+    /// A waiting request answered by its keys (`approval`).
+    Approval,
 }
 
 /// A line the prompt refused, said in one line.
