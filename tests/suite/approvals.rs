@@ -187,6 +187,20 @@ fn bad_ids_are_refused_in_one_line_and_change_nothing() {
         &["approvals", "api", "--forget", "a1"],
         "no --always rule",
     );
+    // A reason that is not UTF-8 never reaches the server.
+    use std::os::unix::ffi::OsStrExt;
+    let reason = std::ffi::OsStr::from_bytes(b"\xff\xfe");
+    let out = w
+        .cmd(&["deny", "a1234", "--reason"])
+        .arg(reason)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not valid UTF-8") && err.trim().lines().count() == 1,
+        "{err}"
+    );
     assert_eq!(w.json(&["approvals"]), Value::Array(vec![]));
 }
 
