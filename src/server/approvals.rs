@@ -33,7 +33,7 @@ pub fn extra_args(config: &Config, p: &dyn Provider, args: &[String]) -> Vec<Str
 pub fn asked(srv: &Arc<Server>, tid: &str, turn_id: &str, asked: Asked) -> String {
     let folded = folded(srv, tid);
     let id = new_id(srv, &folded);
-    let record = |r: ApprovalRecord| srv.store.append(tid, Record::Approval(r));
+    let record = |r: ApprovalRecord| journal(srv, tid, r);
     let ask = ApprovalRecord::Asked {
         id: id.clone(),
         turn_id: turn_id.to_string(),
@@ -135,7 +135,7 @@ pub fn answer(
         ApprovalRecord::Expired { id: id.to_string() }
     };
     let expired = matches!(record, ApprovalRecord::Expired { .. });
-    srv.store.append(&w.tid, Record::Approval(record))?;
+    journal(srv, &w.tid, record)?;
     srv.announce(&w.tid);
     if expired {
         return Err(BatonError::bad_input(format!(
@@ -178,10 +178,7 @@ pub fn expire_turn(srv: &Server, tid: &str, turn_id: &str) {
         ids
     };
     for id in &gone {
-        let _ = srv.store.append(
-            tid,
-            Record::Approval(ApprovalRecord::Expired { id: id.clone() }),
-        );
+        let _ = journal(srv, tid, ApprovalRecord::Expired { id: id.clone() });
     }
     if !gone.is_empty() {
         srv.announce(tid);
@@ -247,21 +244,42 @@ pub fn forget(srv: &Server, name: &str, id: &str) -> Result<(), BatonError> {
             "{name} has no --always rule {id:?} (`baton show {name}` lists them)"
         )));
     }
-    srv.store.append(
+    journal(
+        srv,
         &t.id,
-        Record::Approval(ApprovalRecord::RuleRemoved { id: id.to_string() }),
+        ApprovalRecord::RuleRemoved { id: id.to_string() },
     )?;
     srv.announce(&t.id);
     Ok(())
 }
 
-/// Every request of `tid`'s journal.
+/// Journals `r` in `tid`'s journal; the terminal's requests are read again next time.
+fn journal(
+    srv: &Server,
+    tid: &str,
+    r: ApprovalRecord,
+) -> Result<crate::store::records::Entry, crate::store::StoreError> {
+    let written = srv.store.append(tid, Record::Approval(r));
+    srv.approvals.forget(tid);
+    written
+}
+
+/// Every request of `tid`'s journal (read once, then from memory until the next is journalled:
+/// `ls` and every announce ask for each terminal's rules).
 fn folded(srv: &Server, tid: &str) -> Vec<Folded> {
-    let entries = srv.store.entries(tid).unwrap_or_default();
-    approvals::fold(entries.iter().filter_map(|e| match &e.record {
+    let generation = match srv.approvals.folded(tid) {
+        Ok(f) => return f,
+        Err(generation) => generation,
+    };
+    let Ok(entries) = srv.store.entries(tid) else {
+        return Vec::new();
+    };
+    let folded = approvals::fold(entries.iter().filter_map(|e| match &e.record {
         Record::Approval(r) => Some((e.at.as_str(), r)),
         _ => None,
-    }))
+    }));
+    srv.approvals.keep(tid, generation, folded.clone());
+    folded
 }
 
 fn view_of(srv: &Server, tid: &str, id: &str) -> Result<ApprovalView, BatonError> {

@@ -202,6 +202,9 @@ pub struct Server {
 #[derive(Default)]
 pub struct Inbox {
     waiting: Mutex<HashMap<String, Waiting>>,
+    /// Each terminal's requests as its journal tells them, read once: every approval record is
+    /// journalled by `server::approvals`, which forgets the terminal's entry then.
+    folded: Mutex<HashMap<String, Folded>>,
 }
 
 /// A waiting request: its terminal, its turn, and how to answer its CLI.
@@ -215,6 +218,48 @@ impl Inbox {
     pub fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
         self.waiting.lock().unwrap_or_else(|p| p.into_inner())
     }
+
+    fn folded_map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Folded>> {
+        self.folded.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Terminal `tid`'s requests if read since its last approval record, else the generation
+    /// to hand [`Inbox::keep`] with what is read now.
+    pub fn folded(&self, tid: &str) -> Result<Vec<crate::approvals::Folded>, u64> {
+        let map = self.folded_map();
+        match map.get(tid) {
+            Some(Folded {
+                folded: Some(f), ..
+            }) => Ok(f.clone()),
+            Some(f) => Err(f.generation),
+            None => Err(0),
+        }
+    }
+
+    /// Keeps what was read at `generation`, unless a record was journalled since (then it may
+    /// miss it: read again next time).
+    pub fn keep(&self, tid: &str, generation: u64, folded: Vec<crate::approvals::Folded>) {
+        let mut map = self.folded_map();
+        let entry = map.entry(tid.to_string()).or_default();
+        if entry.generation == generation {
+            entry.folded = Some(folded);
+        }
+    }
+
+    /// `tid`'s journal got an approval record: read it again next time.
+    pub fn forget(&self, tid: &str) {
+        let mut map = self.folded_map();
+        let entry = map.entry(tid.to_string()).or_default();
+        entry.generation += 1;
+        entry.folded = None;
+    }
+}
+
+/// A terminal's requests as last read, and how many records were journalled since it began.
+#[derive(Default)]
+struct Folded {
+    generation: u64,
+    folded: Option<Vec<crate::approvals::Folded>>,
 }
 
 /// One connection owing its client a final reply, counted while it lives
@@ -368,5 +413,26 @@ pub fn watched_path(t: &TerminalRow) -> Option<&Path> {
         (crate::words::CheckoutMode::Folder, _) => Some(Path::new(&t.source)),
         (crate::words::CheckoutMode::Worktree, Some(wt)) => Some(&wt.path),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Inbox;
+
+    #[test]
+    fn a_read_that_a_journalled_record_overtook_is_not_kept() {
+        let inbox = Inbox::default();
+        // Read, kept: served from memory.
+        let g = inbox.folded("t").unwrap_err();
+        inbox.keep("t", g, vec![]);
+        assert_eq!(inbox.folded("t"), Ok(vec![]));
+        // A record journalled: read again.
+        inbox.forget("t");
+        let g = inbox.folded("t").unwrap_err();
+        // A record journalled while that read ran: what it read may miss it, and is dropped.
+        inbox.forget("t");
+        inbox.keep("t", g, vec![]);
+        assert!(inbox.folded("t").is_err());
     }
 }

@@ -62,6 +62,12 @@ fn turns_this_client_never_watched_expand_too_read_back_from_their_raw_streams()
         return;
     }
     let w = World::new();
+    // Refused outright, as before the approvals inbox (by default it would ask).
+    std::fs::write(
+        w.data().join("config.toml"),
+        "[approvals]\nask = \"never\"\n",
+    )
+    .unwrap();
     let dir = w.new_terminal("api", "claude");
     // Run before any client, and again after a server restart: only the log has them.
     w.send(
