@@ -101,6 +101,25 @@ mod tests {
     }
 
     #[test]
+    fn a_call_the_user_denied_is_not_listed_as_a_refusal_to_allow_in_the_settings() {
+        for version in ["2.1.332", "2.1.197"] {
+            let out = lines_of(&format!("claude-write-deny-{version}.stdout.jsonl"));
+            let mut parser = crate::providers::claude::ClaudeParser::default();
+            let events: Vec<_> = out.iter().flat_map(|l| parser.feed(l)).collect();
+            let denied = events
+                .iter()
+                .filter(|e| matches!(e, crate::words::TurnEvent::Denied { .. }))
+                .count();
+            // The result still lists it in `permission_denials`.
+            assert!(
+                out.last().unwrap().contains("\"permission_denials\":[{"),
+                "{version}"
+            );
+            assert_eq!(denied, 0, "{version}");
+        }
+    }
+
+    #[test]
     fn the_answer_is_the_line_the_capture_wrote() {
         for (name, verdict) in [
             ("claude-write-allow-2.1.332", Verdict::Allow),
