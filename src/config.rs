@@ -78,6 +78,8 @@ pub struct Config {
     #[serde(default)]
     pub web: WebConfig,
     #[serde(default)]
+    pub approvals: ApprovalsConfig,
+    #[serde(default)]
     pub warm: WarmConfig,
     /// `[repos."/abs/path/of/repo"]`: what each repository's new worktrees get, keyed by the
     /// main checkout's absolute path. The user's own: trusted as it is.
@@ -151,6 +153,27 @@ pub struct WarmConfig {
     /// Their own memory in MiB, all providers together (default: the smaller of 2 GiB and a
     /// quarter of the machine's memory); past it the longest idle are stopped.
     pub memory_mb: Option<u64>,
+}
+
+/// `[approvals]`: what a turn's CLI may not do on its own waits for the user (`baton approvals`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalsConfig {
+    /// `outside` (default): a call the fence refuses asks the user instead; `never`: it is
+    /// refused, as before the inbox.
+    pub ask: Option<AskWhen>,
+    /// Seconds a request waits before it is denied (saying so to the model); unset: it waits
+    /// until answered or its turn ends.
+    pub timeout_secs: Option<u64>,
+}
+
+/// [`ApprovalsConfig::ask`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AskWhen {
+    #[default]
+    Outside,
+    Never,
 }
 
 /// `[hosts.NAME]`: all baton keeps about another host (see `client::hosts`).

@@ -3,6 +3,7 @@
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod approvals;
 pub mod cli;
 pub mod client;
 pub mod config;

@@ -2682,6 +2682,97 @@ def codex_tool_items_match_the_real_ones(E):
         eq(gi["status"], wi["status"], "item status")
 
 
+# permission prompts over stdio (fixtures/captures/approvals/, made by tools/real-cli/approvals.py)
+
+APPROVALS = os.path.join(CAP, "approvals")
+# case -> (the shim's prompt: [[deny:]] is what the shim refuses, the answer)
+APPROVAL_CASES = {
+    "write-allow": ("[[deny:Write:../outside/o.txt]] [[reply:done]]", "allow"),
+    "write-deny": ("[[deny:Write:../outside/o.txt]] [[reply:done]]", "deny"),
+    "bash-allow": ("[[deny:Bash:cat /etc/hostname]] [[reply:done]]", "allow"),
+    "bash-deny": ("[[deny:Bash:cat /etc/hostname]] [[reply:done]]", "deny"),
+    "eof": ("[[deny:Write:../outside/o.txt]] [[reply:done]]", "eof"),
+    "sigint": ("[[deny:Write:../outside/o.txt]] [[reply:done]]", "sigint"),
+}
+ASK_LINES = ("control_request", "control_response", "control_cancel_request")
+
+
+def drive_asking(E, prompt, answer, version):
+    """Runs the shim with --permission-prompt-tool stdio, answering its can_use_tool request as
+    the capture's driver did; its stdout lines."""
+    os.makedirs(os.path.join(E.base, "outside"), exist_ok=True)
+    p = subprocess.Popen([CLAUDE] + STREAM_IN + ["--permission-mode", "acceptEdits",
+                                                 "--permission-prompt-tool", "stdio"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=E.proj,
+                         env=E.env(BATON_SHIM_CLAUDE_VERSION=version))
+    p.stdin.write((user_line(prompt) + "\n").encode())
+    p.stdin.flush()
+    lines = []
+    for raw in p.stdout:
+        ev = json.loads(raw)
+        lines.append(ev)
+        if ev.get("type") == "control_request" and ev["request"].get("subtype") == "can_use_tool":
+            rid = ev["request_id"]
+            if answer == "allow":
+                resp = {"behavior": "allow", "updatedInput": ev["request"]["input"]}
+            elif answer == "deny":
+                resp = {"behavior": "deny", "message": "DENIED-BY-USER: not there"}
+            if answer in ("allow", "deny"):
+                p.stdin.write((json.dumps({"type": "control_response", "response": {
+                    "subtype": "success", "request_id": rid, "response": resp}}) + "\n").encode())
+                p.stdin.flush()
+            elif answer == "eof":
+                p.stdin.close()
+            else:
+                p.send_signal(signal.SIGINT)
+        if ev.get("type") == "result" and not p.stdin.closed:
+            p.stdin.close()
+    p.wait(timeout=30)
+    check(p.returncode == 0, "rc %s: %r" % (p.returncode, p.stderr.read()[-400:]))
+    return lines
+
+
+def asking_lines(events):
+    """The permission exchange and the tool lines around it, as (kind, what it says)."""
+    out = []
+    for e in events:
+        if e.get("type") in ASK_LINES:
+            req = e.get("request") or {}
+            resp = (e.get("response") or {}).get("response") or {}
+            out.append((e["type"], req.get("tool_name"), resp.get("behavior")))
+        elif e in tool_lines([e]):
+            t = block_texts(e)
+            out.append(t[:2] + (re.sub(r"\d+", "N", t[2]),) if t[0] == "result" else t)
+    return out
+
+
+@test
+def claude_permission_prompts_match_the_real_ones(E):
+    for case, (prompt, answer) in APPROVAL_CASES.items():
+        for version in ("2.1.332", "2.1.197"):
+            want = cap_jsonl(APPROVALS, "claude-%s-%s.stdout.jsonl" % (case, version))
+            got = drive_asking(E, prompt, answer, version)
+            what = "claude %s %s" % (case, version)
+            g = [asking_lines([e]) for e in got]
+            w = [asking_lines([e]) for e in want]
+            g = [x[0] for x in g if x and x[0][:2] != ("result", False)]
+            w = [x[0] for x in w if x and x[0][:2] != ("result", False)]
+            eq(g, w, what + " exchange")
+            ask = [e for e in got if e.get("type") == "control_request"][0]
+            real = [e for e in want if e.get("type") == "control_request"][0]
+            same_shape(ask, real, what + " control_request")
+            res = [e for e in got if e.get("type") == "result"][-1]
+            real_res = [e for e in want if e.get("type") == "result"][-1]
+            if case != "sigint":  # the shim's interrupted result lists no denials (baton reads none there)
+                eq(len(res["permission_denials"]), len(real_res["permission_denials"]), what + " denials")
+            if case == "write-allow":
+                check(os.path.exists(os.path.join(E.base, "outside", "o.txt")), what + ": the write landed")
+            if case == "write-deny":
+                check(not os.path.exists(os.path.join(E.base, "outside", "o.txt")), what + ": nothing written")
+            if os.path.exists(os.path.join(E.base, "outside", "o.txt")):
+                os.remove(os.path.join(E.base, "outside", "o.txt"))
+
+
 def main(argv):
     global VERBOSE
     VERBOSE = "-v" in argv

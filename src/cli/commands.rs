@@ -3,6 +3,7 @@
 
 use clap::Subcommand;
 
+use super::approvals::{ApprovalsArgs, ApproveArgs, DenyArgs};
 use super::data::{HostCmd, LsArgs, PruneArgs};
 use super::input::{InstructionsArgs, QueueArgs};
 use super::send::{self, SendArgs};
@@ -66,6 +67,13 @@ pub enum ClientCmd {
     Instructions(InstructionsArgs),
     /// Interrupt the running turn (SIGINT to the CLI's process group)
     Interrupt { name: String },
+    /// The requests waiting for approval, of every terminal: what a CLI may not do on its own
+    /// (a write outside its checkout, a command its mode will not run unasked)
+    Approvals(ApprovalsArgs),
+    /// Let a waiting request run (--always: the same from now on, for this terminal)
+    Approve(ApproveArgs),
+    /// Refuse a waiting request (--reason: what the model reads in the tool's answer)
+    Deny(DenyArgs),
     /// Follow the running turn as `send` shows it: from its start (what already streamed,
     /// then live), ending with its summary and `send`'s exit code. Ctrl-c stops watching (exit
     /// 130); the turn goes on
@@ -104,6 +112,9 @@ impl ClientCmd {
             ClientCmd::Log(a) => a.log(c),
             ClientCmd::Instructions(a) => a.run(c),
             ClientCmd::Interrupt { name } => super::terminal::interrupt(c, name),
+            ClientCmd::Approvals(a) => a.run(c),
+            ClientCmd::Approve(a) => a.run(c),
+            ClientCmd::Deny(a) => a.run(c),
             ClientCmd::Watch(a) => a.run(c),
             ClientCmd::Host { action } => action.run(c),
         }

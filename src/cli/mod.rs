@@ -4,6 +4,7 @@
 //! need more than a client; the multiplexer's `:` prompt parses its lines with the same
 //! definitions (`tui::app::command`). See ARCHITECTURE.md, "Code map".
 
+mod approvals;
 mod commands;
 mod data;
 mod input;

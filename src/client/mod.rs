@@ -9,6 +9,7 @@ pub mod manual;
 pub mod out;
 pub mod prune;
 pub mod render;
+mod render_approvals;
 mod render_exports;
 pub mod render_life;
 

@@ -293,7 +293,11 @@ const LS_COLUMNS: [LsColumn; 6] = [
     LsColumn {
         header: "STATE",
         width: 8,
-        cell: |(_, v)| v.state.as_str().to_string(),
+        // A turn waiting for the user's answer says so (`baton approvals`).
+        cell: |(_, v)| match &v.approval {
+            Some(_) => "approval".to_string(),
+            None => v.state.as_str().to_string(),
+        },
     },
     LsColumn {
         header: "CONTEXT",
@@ -422,6 +426,7 @@ pub fn show(v: &TerminalView) -> String {
             held_line(&v.name)
         ));
     }
+    out.push_str(&super::render_approvals::show_lines(v));
     if let Some(b) = &v.brief {
         out.push_str(&format!("  brief:        {b}\n"));
     }
@@ -556,6 +561,7 @@ pub fn revert(v: &RevertView) -> String {
     )
 }
 
+pub use super::render_approvals::{answered, approvals};
 pub use super::render_exports::{exported, imported};
 pub use super::render_life::{archived, forked, rewound, titled};
 

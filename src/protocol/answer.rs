@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::approvals::ApprovalView;
 use super::views::{
     AcceptedView, ArchivedView, DiffView, ExportView, ExtractedView, ForkView, ImportView,
     InstructionView, InterruptedView, LogView, MergeView, PongView, PruneView, QueuedView,
@@ -116,6 +117,10 @@ answers! {
     Renamed(RenamedView),
     /// `rename NAME --conversation TITLE`.
     Titled(TitledView),
+    /// `approvals`: the waiting requests.
+    Approvals(Vec<ApprovalView>),
+    /// `approve`, `deny`: the request as answered.
+    Approval(ApprovalView),
     /// `fork`.
     Forked(ForkView),
     /// `rewind`.
@@ -225,6 +230,9 @@ impl Request {
             Request::Rm { .. } => K::Removed,
             Request::Rename { .. } => K::Renamed,
             Request::Title { .. } => K::Titled,
+            Request::Approvals { .. } => K::Approvals,
+            Request::Approve { .. } | Request::Deny { .. } => K::Approval,
+            Request::Forget { .. } => K::Terminal,
             Request::Fork { .. } => K::Forked,
             Request::Rewind { .. } => K::Rewound,
             Request::Prune { .. } => K::Pruned,
@@ -295,6 +303,7 @@ impl Answer {
             Answer::Removed(v) => (Some(&mut v.name), None),
             Answer::Renamed(v) => (Some(&mut v.name), None),
             Answer::Titled(v) => (Some(&mut v.name), None),
+            Answer::Approval(v) => (Some(&mut v.terminal), None),
             Answer::Archived(v) => (Some(&mut v.name), None),
             Answer::Exported(v) => (Some(&mut v.name), None),
             Answer::Forked(v) => (Some(&mut v.name), Some(&mut v.from)),
@@ -307,6 +316,7 @@ impl Answer {
             Answer::Pong(_)
             | Answer::Terminals(_)
             | Answer::Queue(_)
+            | Answer::Approvals(_)
             | Answer::Instructions(_)
             | Answer::Pruned(_)
             | Answer::Extracted(_)

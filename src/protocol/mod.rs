@@ -4,6 +4,7 @@
 //! ARCHITECTURE.md ("The socket protocol").
 
 pub mod answer;
+pub mod approvals;
 pub mod views;
 
 use serde::de::DeserializeOwned;
@@ -141,6 +142,29 @@ pub enum Request {
         older_than_days: u32,
         dry_run: bool,
         force: bool,
+    },
+    /// The permission requests waiting for the user, of every terminal (`name`: of that one).
+    Approvals {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+    /// Let waiting request `id` run; `always`: the same tool on the same target (a write: in
+    /// the same folder) runs unasked for the rest of the terminal's life.
+    Approve {
+        id: String,
+        #[serde(default)]
+        always: bool,
+    },
+    /// Refuse waiting request `id`; `reason` is what the model reads in the tool's answer.
+    Deny {
+        id: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// Remove terminal `name`'s `--always` rule made by request `id`.
+    Forget {
+        name: String,
+        id: String,
     },
     /// Hide the terminal from listings (`archived: false` shows it again).
     Archive {

@@ -232,6 +232,12 @@ pub struct TerminalView {
     /// command (absent: nothing to say).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub setup: Option<SetupView>,
+    /// Its turn waits for the user's answer to this permission request (`baton approvals`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<super::approvals::ApprovalView>,
+    /// Its `--always` answers in force, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approval_rules: Vec<super::approvals::ApprovalRuleView>,
 }
 
 /// A terminal's block of ports: `first` … `first + count - 1`, free when chosen and never

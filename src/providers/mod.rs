@@ -6,6 +6,7 @@
 //! folder (`claude/`, `codex/`, `local/`) holds its implementation (`provider.rs`) and
 //! everything that knows its raw JSON and its files.
 
+pub mod ask;
 pub mod claude;
 pub mod claude_written;
 pub mod closing;
@@ -169,6 +170,8 @@ pub enum RunMsg {
     Note(String),
     /// The CLI read the `index`-th line sent on the run's steer channel (from 0).
     SteerRead { index: usize },
+    /// The CLI asks before a call it would otherwise refuse, and waits for the answer.
+    Asked(ask::Asked),
 }
 
 /// A stdout line as a JSON object with a string `type` (and that type), or None for anything

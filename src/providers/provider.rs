@@ -54,6 +54,12 @@ pub trait Provider: Sync {
         None
     }
 
+    /// The flags that make its CLI ask (`server::approvals`) instead of refusing a call its
+    /// permission mode or sandbox would refuse (none: it cannot ask in this mode).
+    fn ask_args(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// The `--sandbox` its runs pass (None: none).
     fn sandbox(&self, _config: &Config) -> Option<String> {
         None

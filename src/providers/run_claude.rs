@@ -244,7 +244,12 @@ impl ClaudeRun {
         }
         let events = self.parser.feed(&line);
         let replay = self.parser.was_replay();
+        let asked = claude::ask::asked(&line, &cli.lines);
         let _ = self.tx.send(RunMsg::Raw(line)).await;
+        if let Some(asked) = asked {
+            // The inbox answers it on the CLI's stdin, whenever the user does.
+            let _ = self.tx.send(RunMsg::Asked(asked)).await;
+        }
         if replay {
             let actions = turn.step(Event::Echo);
             self.act(cli, actions).await;

@@ -8,8 +8,8 @@ use tokio::net::unix::OwnedWriteHalf;
 
 use super::state::Server;
 use super::{
-    checkout, exports, extract, follow, forks, prune, read, removal, settings, steps, terminals,
-    turn,
+    approvals, checkout, exports, extract, follow, forks, prune, read, removal, settings, steps,
+    terminals, turn,
 };
 use crate::error::BatonError;
 use crate::protocol::views::{PongView, ReindexView, StoppingView};
@@ -57,6 +57,10 @@ pub async fn handle(
         } => done(prune_off_workers(srv, older_than_days, dry_run, force).await),
         Request::Rename { name, new_name } => done(terminals::rename(srv, &name, &new_name).await),
         Request::Title { name, title } => done(terminals::title(srv, &name, &title)),
+        r @ (Request::Approvals { .. }
+        | Request::Approve { .. }
+        | Request::Deny { .. }
+        | Request::Forget { .. }) => inbox(srv, r),
         Request::Archive { name, archived } => done(terminals::archive(srv, &name, archived)),
         Request::Fork { name, new } => done(forks::fork(srv, &name, new).await),
         Request::Export { name, out } => done(exports::export(srv, name, out).await),
@@ -124,6 +128,32 @@ pub async fn handle(
                 waiting,
             }))
         }
+    }
+}
+
+/// The approvals inbox's requests.
+fn inbox(srv: &Server, req: Request) -> Answered {
+    match req {
+        Request::Approvals { name } => done(approvals::list(srv, name.as_deref())),
+        Request::Approve { id, always } => {
+            let allow = approvals::Answer::Allow { always };
+            done(approvals::answer(srv, &id, allow, "user"))
+        }
+        Request::Deny { id, reason } => {
+            let reason = reason.unwrap_or_else(|| approvals::DENIED.to_string());
+            done(approvals::answer(
+                srv,
+                &id,
+                approvals::Answer::Deny(reason),
+                "user",
+            ))
+        }
+        Request::Forget { name, id } => {
+            done(approvals::forget(srv, &name, &id).and_then(|_| read::show(srv, &name)))
+        }
+        _ => Some(Err(BatonError::failed(
+            "internal: not an approvals request",
+        ))),
     }
 }
 

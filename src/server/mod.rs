@@ -1,6 +1,7 @@
 //! The runtime server: one per data directory (held by `server.lock`), listening on
 //! `server.sock` (0600), owning every running turn. Clients come and go; turns keep running.
 
+mod approvals;
 mod checkout;
 mod exports;
 mod extract;

@@ -126,6 +126,8 @@ fn terminal_in(
         index_behind: !ix.index_current(),
         ports,
         setup,
+        approval: super::approvals::waiting_of(srv, t),
+        approval_rules: super::approvals::rules_of(srv, &t.id),
     })
 }
 

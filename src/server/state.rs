@@ -195,9 +195,75 @@ pub struct Server {
     pub warm: crate::providers::warm::WarmPool,
     /// The web client, once `baton web` started it (`crate::web`).
     pub web: crate::web::Slot,
+    /// The permission requests waiting for the user (`server::approvals`).
+    pub approvals: Inbox,
     /// Connections still owing their client a final reply (every request but `watch` and
     /// `shell`, streaming sends included): a stop waits for them before the runtime goes.
     answering: tokio::sync::watch::Sender<usize>,
+}
+
+/// The permission requests waiting for an answer, by id (`server::approvals`).
+#[derive(Default)]
+pub struct Inbox {
+    waiting: Mutex<HashMap<String, Waiting>>,
+    /// Each terminal's requests as its journal tells them, read once: every approval record is
+    /// journalled by `server::approvals`, which forgets the terminal's entry then.
+    folded: Mutex<HashMap<String, Folded>>,
+}
+
+/// A waiting request: its terminal, its turn, and how to answer its CLI.
+pub struct Waiting {
+    pub tid: String,
+    pub turn_id: String,
+    pub asked: crate::providers::ask::Asked,
+}
+
+impl Inbox {
+    pub fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
+        self.waiting.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn folded_map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Folded>> {
+        self.folded.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Terminal `tid`'s requests if read since its last approval record, else the generation
+    /// to hand [`Inbox::keep`] with what is read now.
+    pub fn folded(&self, tid: &str) -> Result<Vec<crate::approvals::Folded>, u64> {
+        let map = self.folded_map();
+        match map.get(tid) {
+            Some(Folded {
+                folded: Some(f), ..
+            }) => Ok(f.clone()),
+            Some(f) => Err(f.generation),
+            None => Err(0),
+        }
+    }
+
+    /// Keeps what was read at `generation`, unless a record was journalled since (then it may
+    /// miss it: read again next time).
+    pub fn keep(&self, tid: &str, generation: u64, folded: Vec<crate::approvals::Folded>) {
+        let mut map = self.folded_map();
+        let entry = map.entry(tid.to_string()).or_default();
+        if entry.generation == generation {
+            entry.folded = Some(folded);
+        }
+    }
+
+    /// `tid`'s journal got an approval record: read it again next time.
+    pub fn forget(&self, tid: &str) {
+        let mut map = self.folded_map();
+        let entry = map.entry(tid.to_string()).or_default();
+        entry.generation += 1;
+        entry.folded = None;
+    }
+}
+
+/// A terminal's requests as last read, and how many records were journalled since it began.
+#[derive(Default)]
+struct Folded {
+    generation: u64,
+    folded: Option<Vec<crate::approvals::Folded>>,
 }
 
 /// One connection owing its client a final reply, counted while it lives
@@ -239,6 +305,7 @@ impl Server {
             runtimes: Mutex::new(HashMap::new()),
             shells: super::shell::Shells::default(),
             warm: Default::default(),
+            approvals: Default::default(),
             answering: tokio::sync::watch::channel(0).0,
         }
     }
@@ -351,5 +418,26 @@ pub fn watched_path(t: &TerminalRow) -> Option<&Path> {
         (crate::words::CheckoutMode::Folder, _) => Some(Path::new(&t.source)),
         (crate::words::CheckoutMode::Worktree, Some(wt)) => Some(&wt.path),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Inbox;
+
+    #[test]
+    fn a_read_that_a_journalled_record_overtook_is_not_kept() {
+        let inbox = Inbox::default();
+        // Read, kept: served from memory.
+        let g = inbox.folded("t").unwrap_err();
+        inbox.keep("t", g, vec![]);
+        assert_eq!(inbox.folded("t"), Ok(vec![]));
+        // A record journalled: read again.
+        inbox.forget("t");
+        let g = inbox.folded("t").unwrap_err();
+        // A record journalled while that read ran: what it read may miss it, and is dropped.
+        inbox.forget("t");
+        inbox.keep("t", g, vec![]);
+        assert!(inbox.folded("t").is_err());
     }
 }

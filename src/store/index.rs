@@ -190,6 +190,8 @@ fn apply_record(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<
         r @ Record::TurnStarted { .. } => apply_turn_started(&c, r),
         // Read from the journal by the recovery at server start.
         Record::TurnProcess { .. } => Ok(()),
+        // Read from the journal by the approvals inbox (`server::approvals`).
+        Record::Approval(_) => Ok(()),
         r @ (Record::InputAccepted { .. }
         | Record::InputEdited { .. }
         | Record::InputWithdrawn { .. }

@@ -19,6 +19,9 @@ pub struct Entry {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Record {
+    /// A permission request of a turn's CLI: asked, answered, expired, its rule removed
+    /// (`crate::approvals`). Older baton skips these lines.
+    Approval(crate::approvals::ApprovalRecord),
     TerminalCreated {
         terminal_id: String,
         name: String,
@@ -362,6 +365,10 @@ impl Record {
                 ..
             } => out.extend([Some((T, t.as_str())), some(S, s)].into_iter().flatten()),
             Record::InstructionAdded { turn_id: t, .. } => out.extend(some(T, t)),
+            Record::Approval(crate::approvals::ApprovalRecord::Asked { turn_id: t, .. }) => {
+                out.push((T, t))
+            }
+            Record::Approval(_) => {}
             Record::Forked { from: f } => out.extend(
                 [
                     Some((Terminal, f.terminal_id.as_str())),

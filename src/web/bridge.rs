@@ -36,6 +36,10 @@ pub fn allowed(req: &Request) -> bool {
         | Request::Fork { .. }
         | Request::Rewind { .. }
         | Request::Archive { .. }
+        | Request::Approvals { .. }
+        | Request::Approve { .. }
+        | Request::Deny { .. }
+        | Request::Forget { .. }
         | Request::Status => true,
         Request::Follow { .. }
         | Request::Prune { .. }

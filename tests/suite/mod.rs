@@ -1,5 +1,6 @@
 mod common;
 
+mod approvals;
 mod architecture;
 mod bad_input;
 mod binary;

@@ -62,6 +62,12 @@ fn turns_this_client_never_watched_expand_too_read_back_from_their_raw_streams()
         return;
     }
     let w = World::new();
+    // Refused outright, as before the approvals inbox (by default it would ask).
+    std::fs::write(
+        w.data().join("config.toml"),
+        "[approvals]\nask = \"never\"\n",
+    )
+    .unwrap();
     let dir = w.new_terminal("api", "claude");
     // Run before any client, and again after a server restart: only the log has them.
     w.send(
@@ -101,6 +107,12 @@ fn a_refused_call_says_where_to_allow_it_and_subagent_work_nests_under_its_call(
         return;
     }
     let w = World::new();
+    // Refused outright, as before the approvals inbox (by default it would ask).
+    std::fs::write(
+        w.data().join("config.toml"),
+        "[approvals]\nask = \"never\"\n",
+    )
+    .unwrap();
     let ui = client_on_api(&w);
     ui.type_text("look [[tool:Task:find the tests]] [[deny:Bash:rm -rf build]]");
     ui.keys(&["Enter"]);

@@ -20,12 +20,14 @@
 //! subagent's (started by a `Task`/`Agent` call): its calls and results carry that id as
 //! `parent`, its text is a [`TurnEvent::SubagentText`] (never the answer), and its usage is the
 //! subagent's own context, so it is not reported as the turn's. The result's
-//! `permission_denials` become [`TurnEvent::Denied`] events, just before the end. 2.1.332 runs a
+//! `permission_denials` become [`TurnEvent::Denied`] events, just before the end (not those the
+//! user was asked about and denied: `ask`, `--permission-prompt-tool stdio`). 2.1.332 runs a
 //! `Agent` call in the background by default: the subagent's lines come after the call's own
 //! result (and often after the answer), and once it finishes the CLI runs a follow-up turn on
 //! its own (a second `init` and `result`); that turn's text is shown, its result is not a
 //! second end (`fixtures/captures/tools/README.md`).
 
+pub mod ask;
 mod files;
 pub mod provider;
 pub mod session;
@@ -221,6 +223,9 @@ pub struct ClaudeParser {
     /// The context right after the CLI compacted the conversation (`compact_boundary`'s
     /// `post_tokens`), until a later call reports one.
     compacted: Option<u64>,
+    /// The calls the CLI asked the user about (`--permission-prompt-tool stdio`): a denied one
+    /// is the user's answer, not a refusal to allow in the settings.
+    asked: Vec<String>,
 }
 
 /// The text blocks of one message as they streamed, and how many an `assistant` line has
@@ -311,6 +316,15 @@ impl ClaudeParser {
             "user" => self.on_user(&value),
             "result" => self.on_result(&value),
             "stream_event" => self.on_stream_event(&value),
+            "control_request" => {
+                let asked = &value["request"];
+                if asked["subtype"] == "can_use_tool" {
+                    if let Some(id) = asked["tool_use_id"].as_str() {
+                        self.asked.push(id.to_owned());
+                    }
+                }
+                Vec::new()
+            }
             _ => Vec::new(),
         };
         for event in &events {
@@ -519,6 +533,10 @@ impl ClaudeParser {
         let list = value["permission_denials"].as_array();
         list.into_iter()
             .flatten()
+            .filter(|d| {
+                let id = d["tool_use_id"].as_str().unwrap_or_default();
+                !self.asked.iter().any(|a| a == id)
+            })
             .map(|d| {
                 let tool = d["tool_name"].as_str().unwrap_or("tool").to_owned();
                 let input = &d["tool_input"];

@@ -31,6 +31,10 @@ impl Provider for Claude {
         config.permission_mode()
     }
 
+    fn ask_args(&self) -> &'static [&'static str] {
+        &super::ask::ASK_FLAG
+    }
+
     fn write_fence(&self, config: &Config) -> WriteFence {
         WriteFence::Unchecked(match config.permission_mode() {
             Some(mode) => format!(

@@ -48,7 +48,7 @@ pub(super) fn run_spec(
         permission_mode: p.permission_mode(&srv.config),
         sandbox: p.sandbox(&srv.config),
         add_dirs: vec![srv.screenshots(tid)],
-        extra_args: pcfg.args.clone(),
+        extra_args: crate::server::approvals::extra_args(&srv.config, p, &pcfg.args),
         env: crate::server::setup::env(srv, tid),
     })
 }
@@ -405,6 +405,8 @@ impl TurnCtx<'_> {
             .await
         });
         self.pump(rx).await;
+        // A request still waiting can no longer be answered: it expires, never approved.
+        crate::server::approvals::expire_turn(self.srv, self.tid, self.turn_id);
         self.close_input();
         let outcome = task
             .await
@@ -584,6 +586,10 @@ impl TurnCtx<'_> {
             }
             RunMsg::Note(message) => self.note(message),
             RunMsg::SteerRead { index } => self.steer_read(index),
+            RunMsg::Asked(asked) => {
+                let note = crate::server::approvals::asked(self.srv, self.tid, self.turn_id, asked);
+                self.note(note);
+            }
         }
         None
     }

@@ -57,6 +57,8 @@ pub enum Answer {
     Queue,
     /// `/cost`: the terminal's log, said as its costs (`cost::line`).
     Cost,
+    /// A waiting request answered by its keys (`approval`).
+    Approval,
 }
 
 /// A line the prompt refused, said in one line.
@@ -267,6 +269,9 @@ fn request(
         | ClientCmd::Show(_)
         | ClientCmd::Log(_)
         | ClientCmd::Watch(_)
+        | ClientCmd::Approvals(_)
+        | ClientCmd::Approve(_)
+        | ClientCmd::Deny(_)
         | ClientCmd::Host { .. } => return Err(CommandError::Elsewhere(word.to_string())),
     };
     Ok(made)

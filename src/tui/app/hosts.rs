@@ -137,7 +137,9 @@ pub fn request_names(req: &mut Request) -> Vec<&mut String> {
         | Request::Title { name, .. }
         | Request::Archive { name, .. }
         | Request::Export { name, .. }
-        | Request::Shell { name, .. } => vec![name],
+        | Request::Shell { name, .. }
+        | Request::Forget { name, .. } => vec![name],
+        Request::Approvals { name } => name.iter_mut().collect(),
         Request::Rename { name, new_name } => vec![name, new_name],
         Request::Fork { name, new } | Request::Rewind { name, new, .. } => {
             let mut names = vec![name];
@@ -154,6 +156,9 @@ pub fn request_names(req: &mut Request) -> Vec<&mut String> {
         | Request::Stop
         | Request::Reindex
         | Request::Web { .. }
+        // An approval's id is this host's: the request goes to this host's server.
+        | Request::Approve { .. }
+        | Request::Deny { .. }
         | Request::Watch => Vec::new(),
     }
 }

@@ -1,6 +1,7 @@
 //! The multiplexer's state and how it changes: messages in (keys, watch events, replies),
 //! effects out (requests to the server, the bell). Pure: no IO here, so it is table-tested.
 
+pub mod approval;
 pub mod branch;
 pub mod command;
 pub mod composer;

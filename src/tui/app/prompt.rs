@@ -106,6 +106,7 @@ fn one_line(answer: Answer, v: Answered) -> Result<String, BatonError> {
         Answer::Archived => text(v, render::archived)?,
         Answer::Removed => text(v, render::removed)?,
         Answer::Cost => text(v, super::cost::line)?,
+        Answer::Approval => text(v, render::answered)?,
     };
     let lines: Vec<&str> = text
         .lines()

@@ -67,6 +67,7 @@ impl App {
     fn on_terminal(&mut self, terminal: TerminalView) -> Vec<Effect> {
         let name = terminal.name.clone();
         let hidden = terminal.archived && !self.show_archived;
+        let notify = self.approval_notice(&terminal);
         let mut fx = match self.term_mut(&name) {
             Some(t) => {
                 t.set_info(terminal);
@@ -84,6 +85,7 @@ impl App {
                 }
             }
         };
+        fx.extend(notify);
         self.queue_changed(&name);
         if hidden && self.visible(&name) {
             fx.extend(self.unshow(&name));
@@ -92,6 +94,24 @@ impl App {
             fx.extend(self.focus(&name));
         }
         fx
+    }
+
+    /// The bell / desktop notification when `terminal`, out of view, starts waiting for an
+    /// answer it was not waiting for before.
+    fn approval_notice(&self, terminal: &TerminalView) -> Option<Effect> {
+        let a = terminal.approval.as_ref()?;
+        let before = self
+            .terms
+            .iter()
+            .find(|t| t.info.name == terminal.name)
+            .and_then(|t| t.info.approval.as_ref());
+        if before.is_some_and(|b| b.id == a.id) || self.visible(&terminal.name) {
+            return None;
+        }
+        Some(Effect::Notify {
+            title: self.title.clone(),
+            body: crate::tui::app::approval::notice(a),
+        })
     }
 
     /// The full list: at start, and again after this client fell behind (re-read what it shows).

@@ -113,6 +113,8 @@ fn composer_height(app: &App, right: Rect) -> u16 {
 
 pub(super) fn state_span(t: &TermView) -> Span<'static> {
     let (text, style) = match t.unseen {
+        // Waiting for the user's answer comes first: the turn cannot go on without it.
+        _ if t.info.approval.is_some() => ("? approval", Color::Magenta),
         Some(TurnStatus::Completed) => ("✓ done", Color::Green),
         Some(TurnStatus::Failed) => ("✗ failed", Color::Red),
         Some(TurnStatus::Interrupted) => ("■ stopped", Color::Yellow),
@@ -124,7 +126,7 @@ pub(super) fn state_span(t: &TermView) -> Span<'static> {
         },
     };
     let mut s = Style::default().fg(style);
-    if t.unseen.is_some() {
+    if t.unseen.is_some() || t.info.approval.is_some() {
         s = s.add_modifier(Modifier::BOLD);
     }
     Span::styled(text, s)
@@ -639,6 +641,10 @@ fn hints(app: &App) -> String {
             "No terminal works in {}: Enter creates one here with the prompt typed · C-y create · C-e edit first · Esc no",
             app.cwd
         ),
+        Mode::Normal if app.focused_approval().is_some() => app
+            .focused_approval()
+            .map(crate::tui::app::approval::hint)
+            .unwrap_or_default(),
         Mode::Normal if app.selected.is_some() => format!(
             "waiting #{}: e edit · x withdraw · K/J move · s steer · ! jump{} · ↑/↓ select · Esc back",
             app.selected.unwrap_or_default(),
@@ -668,6 +674,9 @@ fn draw_status(f: &mut Frame, app: &App, area: Rect) {
     let (text, style) = match (&app.status, &app.mode) {
         (None, Mode::Normal) if app.offer.is_some() && !app.shell_focused() => {
             (hints(app), Style::default().fg(Color::Yellow))
+        }
+        (None, Mode::Normal) if app.focused_approval().is_some() && !app.shell_focused() => {
+            (hints(app), Style::default().fg(Color::Magenta))
         }
         (
             _,

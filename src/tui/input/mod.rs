@@ -69,6 +69,9 @@ impl App {
         if self.offer.is_some() {
             return self.key_over_offer(k);
         }
+        if let Some(fx) = self.key_over_approval(&k) {
+            return fx;
+        }
         self.plain_key(k)
     }
 
