@@ -112,7 +112,14 @@ fn close(srv: &Server, tid: &str, turn_id: String) -> Result<(), BatonError> {
             let outcome = ended_outcome(srv, &text, b.provider, dir.as_deref());
             ended_record(turn_id, outcome, streamed.tally)
         }
-        _ => interrupted_record(turn_id, stopped, streamed.tally),
+        _ => {
+            // The terminal's name as it is now, for the command the error names.
+            let name = match srv.store.terminal(tid) {
+                Ok(Some(t)) => t.name,
+                _ => "NAME".to_string(),
+            };
+            interrupted_record(turn_id, stopped, streamed.tally, &name)
+        }
     };
     srv.store.append(tid, record)?;
     Ok(())
@@ -177,16 +184,16 @@ fn ended_record(turn_id: String, outcome: crate::providers::TurnOutcome, tally: 
 /// The end of a turn the server's death cut short: interrupted, saying whether its CLI
 /// (`stopped`: its pid) still ran, and that its prompt (which may have reached the model) is
 /// not run again unless the user asks.
-fn interrupted_record(turn_id: String, stopped: Option<i32>, tally: Tally) -> Record {
+fn interrupted_record(turn_id: String, stopped: Option<i32>, tally: Tally, name: &str) -> Record {
     let mut error = super::turn::retry::CRASH_ERROR.to_string();
     if let Some(pid) = stopped {
         error.push_str(&format!(
             " (its CLI, pid {pid}, was still running: stopped)"
         ));
     }
-    error.push_str(
-        ": its prompt may have reached the model, so it does not run again by itself (`baton queue NAME retry` puts it back)",
-    );
+    error.push_str(&format!(
+        ": its prompt may have reached the model, so it does not run again by itself (`baton queue {name} retry` puts it back)"
+    ));
     Record::TurnFinished {
         turn_id,
         status: TurnStatus::Interrupted,

@@ -101,7 +101,8 @@ fn a_journalled_start_is_one_interrupted_turn_run_again_only_when_asked() {
             let log = w.json(&["log", "t"]);
             let error = log["turns"][first as usize]["error"].as_str().unwrap();
             assert!(
-                error.contains("the baton server stopped") && error.contains("queue NAME retry"),
+                error.contains("the baton server stopped")
+                    && error.contains("`baton queue t retry`"),
                 "{provider}: {error}"
             );
             let mut prompts: Vec<&str> = before.into_iter().collect();
