@@ -452,21 +452,23 @@ def check1(c, settle):
     c.fig.update(rounds=rounds, per_prompt=per, turns=turn_table(log),
                  statuses={s: sum(1 for p in per if p["turns"] and p["turns"][0][2] == s)
                            for s in ("completed", "interrupted", "failed")})
-    # Each acked prompt is answered by exactly one completed turn; a turn the kill cut before
-    # its CLI printed anything is kept as interrupted and its prompt handed back to the queue
-    # (as new input), so it may come with interrupted turns before it.
-    done = [[t for t in p["turns"] if t[2] == "completed"] for p in per]
-    one_answer = all(len(d) == 1 for d in done)
-    cut_only = all(t[2] in ("completed", "interrupted") for p in per for t in p["turns"])
-    order = [d[0][0] for d in done if d]
-    c.check(one_answer and cut_only and order == sorted(order),
-            "journalled: each of the 5 acked prompts is answered by exactly one turn in `baton log`, in order",
+    # Each acked prompt is exactly one turn: completed, or interrupted by the kill once its start
+    # was journalled (its prompt may have reached the model, so it is not run again by itself:
+    # `baton queue NAME retry`); a prompt whose start the journal lacks waited and ran once.
+    one_turn = all(len(p["turns"]) == 1 and p["turns"][0][2] in ("completed", "interrupted")
+                   for p in per)
+    order = [p["turns"][0][0] for p in per if p["turns"]]
+    c.check(one_turn and order == sorted(order),
+            "journalled: each of the 5 acked prompts is exactly one turn in `baton log` (completed, or "
+            "interrupted by the kill and not run again), in order",
             "turns (number, input, status): %s" % [(t["number"], t["input"], t["status"])
                                                    for t in turns])
     counts = [len(p["model_requests"]) for p in per]
     first = [p["model_requests"][0] for p in per if p["model_requests"]]
-    c.check(counts == [1] * 5 and first == sorted(first),
-            "ran: each prompt reached the model exactly once, in order (stand-in log)",
+    completed_once = all(n == 1 for p, n in zip(per, counts)
+                         if p["turns"] and p["turns"][0][2] == "completed")
+    c.check(completed_once and first == sorted(first),
+            "ran: each completed prompt reached the model exactly once, in order (stand-in log)",
             "model requests per prompt %s; statuses %s; turn started (ms after its ack) %s; "
             "the kill that ended it (round) %s; raw stream lines %s%s" % (
                 counts, [p["turns"][0][2] if p["turns"] else None for p in per],
