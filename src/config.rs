@@ -419,7 +419,17 @@ impl Config {
 
     /// Parses config text; the error is one line: `line N: what is wrong`.
     pub fn parse(text: &str) -> Result<Config, ConfigError> {
-        toml::from_str(text).map_err(|e: toml::de::Error| located(text, &e))
+        let config: Config =
+            toml::from_str(text).map_err(|e: toml::de::Error| located(text, &e))?;
+        // A relative key would match no repository, silently.
+        if let Some(key) = config.repos.keys().find(|k| !Path::new(k).is_absolute()) {
+            return Err(ConfigError::InvalidSomewhere {
+                message: format!(
+                    "[repos.{key:?}]: a repository is named by the absolute path of its main checkout"
+                ),
+            });
+        }
+        Ok(config)
     }
 
     /// The endpoint a `local` terminal uses: the one named, else the only one configured.

@@ -162,3 +162,11 @@ fn storage_retention_is_read_and_zero_turns_it_off() {
         assert!(e.to_string().contains("line 2"), "{bad}: {e}");
     }
 }
+
+#[test]
+fn a_repository_is_named_by_an_absolute_path() {
+    let ok = Config::parse("[repos.\"/src/app\"]\nsetup = \"npm ci\"\n").unwrap();
+    assert_eq!(ok.repos["/src/app"].setup.as_deref(), Some("npm ci"));
+    let e = Config::parse("[repos.\"src/app\"]\nports = 2\n").unwrap_err();
+    assert!(e.to_string().contains("absolute path"), "{e}");
+}

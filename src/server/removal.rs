@@ -37,6 +37,11 @@ pub async fn remove(
     // A warm CLI still being started for it is waited for, and retired below.
     srv.warm.settled(&t.id).await;
     removable(&t, delete_branch, force)?;
+    // Its set-up command runs in the worktree that goes: stopped (its whole group) first.
+    if *rt.setup_running.borrow() {
+        rt.setup_stop.notify_one();
+        super::setup::wait(srv, &t.id).await;
+    }
     let how = Removal {
         delete_branch,
         force,

@@ -105,6 +105,8 @@ pub struct TermRuntime {
     pub primed: Mutex<Option<std::path::PathBuf>>,
     /// True while the terminal's set-up command runs (`setup`): its runner waits.
     pub setup_running: tokio::sync::watch::Sender<bool>,
+    /// Told by `rm` to stop the set-up command (its whole group) before its worktree goes.
+    pub setup_stop: tokio::sync::Notify,
 }
 
 impl TermRuntime {

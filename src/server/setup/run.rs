@@ -31,37 +31,26 @@ pub async fn run(srv: Arc<Server>, job: Job) {
             None,
             Some(format!("the set-up `{}` could not start: {e}", job.command)),
         ),
-        Ok(mut child) => match waited(&mut child, job.timeout).await {
-            Ok(Ok(status)) if status.success() => (SetupState::Done, status.code(), None),
-            Ok(Ok(status)) => (
-                SetupState::Failed,
-                status.code(),
-                Some(format!(
-                    "the set-up `{}` failed ({}): its output is in `baton log`",
-                    job.command,
-                    match status.code() {
-                        Some(c) => format!("exit code {c}"),
-                        None => "killed by a signal".to_string(),
-                    }
-                )),
-            ),
-            Ok(Err(e)) => (
-                SetupState::Failed,
-                None,
-                Some(format!("the set-up `{}`: {e}", job.command)),
-            ),
-            Err(_) => {
+        Ok(mut child) => match stoppable(&srv, &job.tid, &mut child, job.timeout).await {
+            // `rm`: the worktree it runs in goes.
+            None => {
                 stop(&mut child).await;
-                (
-                    SetupState::TimedOut,
-                    None,
-                    Some(format!(
-                        "the set-up `{}` took longer than {} s and was stopped (raise setup_timeout_secs)",
-                        job.command,
-                        job.timeout.as_secs()
-                    )),
-                )
+                let note = format!(
+                    "the set-up `{}` was stopped: the terminal was removed",
+                    job.command
+                );
+                (SetupState::Interrupted, None, Some(note))
             }
+            Some(Err(_)) => {
+                stop(&mut child).await;
+                let note = format!(
+                    "the set-up `{}` took longer than {} s and was stopped (raise setup_timeout_secs)",
+                    job.command,
+                    job.timeout.as_secs()
+                );
+                (SetupState::TimedOut, None, Some(note))
+            }
+            Some(Ok(exit)) => exited(&job, exit),
         },
     };
     crate::log_line!(
@@ -69,6 +58,45 @@ pub async fn run(srv: Arc<Server>, job: Job) {
         job.tid
     );
     super::finished(&srv, &job.tid, state, code, note);
+}
+
+/// How a set-up that ended by itself went: its state, exit code and what to say.
+fn exited(
+    job: &Job,
+    exit: std::io::Result<std::process::ExitStatus>,
+) -> (SetupState, Option<i32>, Option<String>) {
+    match exit {
+        Ok(status) if status.success() => (SetupState::Done, status.code(), None),
+        Ok(status) => {
+            let how = match status.code() {
+                Some(c) => format!("exit code {c}"),
+                None => "killed by a signal".to_string(),
+            };
+            let note = format!(
+                "the set-up `{}` failed ({how}): its output is in `baton log`",
+                job.command
+            );
+            (SetupState::Failed, status.code(), Some(note))
+        }
+        Err(e) => {
+            let note = format!("the set-up `{}`: {e}", job.command);
+            (SetupState::Failed, None, Some(note))
+        }
+    }
+}
+
+/// [`waited`], unless `rm` says to stop first (None).
+async fn stoppable(
+    srv: &Server,
+    tid: &str,
+    child: &mut tokio::process::Child,
+    timeout: Duration,
+) -> Option<Result<std::io::Result<std::process::ExitStatus>, tokio::time::error::Elapsed>> {
+    let rt = srv.runtime(tid);
+    tokio::select! {
+        ended = waited(child, timeout) => Some(ended),
+        () = rt.setup_stop.notified() => None,
+    }
 }
 
 /// Waits for the command within `timeout`, its group told to the server's warden meanwhile:
