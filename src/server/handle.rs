@@ -64,20 +64,7 @@ pub async fn handle(
         Request::Archive { name, archived } => done(terminals::archive(srv, &name, archived)),
         Request::Fork { name, new } => done(forks::fork(srv, &name, new).await),
         Request::Export { name, out } => done(exports::export(srv, name, out).await),
-        Request::Import {
-            file,
-            name,
-            dir,
-            max_size,
-        } => {
-            let asked = exports::Asked {
-                file,
-                name,
-                dir,
-                max_size,
-            };
-            done(exports::import(srv, asked).await)
-        }
+        r @ Request::Import { .. } => import(srv, r).await,
         Request::Rewind { name, turn, new } => done(forks::rewind(srv, &name, turn, new).await),
         Request::Send { name, send, detach } => send_turn(srv, &name, send, detach, write).await,
         Request::Follow { name, next } => match follow::running(srv, &name, next).await {
@@ -87,15 +74,9 @@ pub async fn handle(
             }
             Err(error) => Some(Err(error)),
         },
-        Request::Queue { name, change } => done(queue(srv, &name, change)),
-        Request::QueueRun { name } => done(
-            srv.terminal(&name)
-                .and_then(|t| turn::hold::resume(srv, &t)),
-        ),
-        Request::QueueRetry { name } => done(
-            srv.terminal(&name)
-                .and_then(|t| turn::retry::retry(srv, &t)),
-        ),
+        r @ (Request::Queue { .. } | Request::QueueRun { .. } | Request::QueueRetry { .. }) => {
+            queues(srv, r)
+        }
         Request::Ls { all } => done(read::ls(srv, all)),
         Request::Show { name } => done(read::show(srv, &name)),
         Request::Log { name } => done(read::log(srv, &name)),
@@ -128,6 +109,42 @@ pub async fn handle(
                 waiting,
             }))
         }
+    }
+}
+
+/// `import`: a zip unpacked into a terminal of this data directory.
+async fn import(srv: &Arc<Server>, req: Request) -> Answered {
+    let Request::Import {
+        file,
+        name,
+        dir,
+        max_size,
+    } = req
+    else {
+        return Some(Err(BatonError::failed("internal: not an import")));
+    };
+    let asked = exports::Asked {
+        file,
+        name,
+        dir,
+        max_size,
+    };
+    done(exports::import(srv, asked).await)
+}
+
+/// The requests on a terminal's waiting input.
+fn queues(srv: &Arc<Server>, req: Request) -> Answered {
+    match req {
+        Request::Queue { name, change } => done(queue(srv, &name, change)),
+        Request::QueueRun { name } => done(
+            srv.terminal(&name)
+                .and_then(|t| turn::hold::resume(srv, &t)),
+        ),
+        Request::QueueRetry { name } => done(
+            srv.terminal(&name)
+                .and_then(|t| turn::retry::retry(srv, &t)),
+        ),
+        _ => Some(Err(BatonError::failed("internal: not a queue request"))),
     }
 }
 
