@@ -15,7 +15,7 @@ use crate::cli::{Cli, ClientCmd, Cmd, InstrCmd};
 use crate::protocol::Request;
 
 /// The commands the prompt takes.
-const TAKEN: [&str; 13] = [
+const TAKEN: [&str; 15] = [
     "new",
     "send",
     "rename",
@@ -29,6 +29,8 @@ const TAKEN: [&str; 13] = [
     "revert",
     "instructions",
     "queue",
+    "approve",
+    "deny",
 ];
 
 /// The arguments that take every word left at the prompt: their subcommand's path, their id.
@@ -257,6 +259,20 @@ fn request(
             let req = a.request(|typed| text.or(typed).ok_or_else(|| missing("TEXT")))?;
             (req, Answer::Queue)
         }
+        ClientCmd::Approve(a) => (
+            Request::Approve {
+                id: a.id,
+                always: a.always,
+            },
+            Answer::Approval,
+        ),
+        ClientCmd::Deny(a) => (
+            Request::Deny {
+                id: a.id,
+                reason: a.reason,
+            },
+            Answer::Approval,
+        ),
         // `instructions extract` reads its prompt on stdin.
         ClientCmd::Instructions(_) => {
             return Err(CommandError::Elsewhere(format!("{word} extract")))
@@ -270,8 +286,6 @@ fn request(
         | ClientCmd::Log(_)
         | ClientCmd::Watch(_)
         | ClientCmd::Approvals(_)
-        | ClientCmd::Approve(_)
-        | ClientCmd::Deny(_)
         | ClientCmd::Host { .. } => return Err(CommandError::Elsewhere(word.to_string())),
     };
     Ok(made)

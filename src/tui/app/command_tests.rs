@@ -229,6 +229,22 @@ fn each_command_makes_the_request_the_cli_makes() {
             Request::QueueRetry { name: "a".into() },
             Answer::Queue,
         ),
+        (
+            "approve 3f2a --always",
+            Request::Approve {
+                id: "3f2a".into(),
+                always: true,
+            },
+            Answer::Approval,
+        ),
+        (
+            "deny 3f2a --reason 'write under tmp/ instead'",
+            Request::Deny {
+                id: "3f2a".into(),
+                reason: Some("write under tmp/ instead".into()),
+            },
+            Answer::Approval,
+        ),
     ];
     for (line, request, answer) in table {
         assert_eq!(parsed(line), Ok(Some((request, answer))), "{line}");
@@ -239,10 +255,10 @@ fn each_command_makes_the_request_the_cli_makes() {
 #[test]
 fn a_line_the_cli_would_refuse_is_refused_in_one_line() {
     let table = [
-        ("frob", "frob: no such command (the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue)"),
-        ("--help", "--help: no such command (the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue)"),
-        ("ls", "ls: run it in a shell (`baton ls`); the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue"),
-        ("instructions extract", "instructions extract: run it in a shell (`baton instructions extract`); the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue"),
+        ("frob", "frob: no such command (the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue, approve, deny)"),
+        ("--help", "--help: no such command (the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue, approve, deny)"),
+        ("ls", "ls: run it in a shell (`baton ls`); the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue, approve, deny"),
+        ("instructions extract", "instructions extract: run it in a shell (`baton instructions extract`); the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue, approve, deny"),
         ("send a", "send: PROMPT is missing (as `baton send` takes it: send [OPTIONS] <NAME> [PROMPT]...)"),
         ("send --help", "send: its help is `baton send --help`, in a shell (as `baton send` takes it: send [OPTIONS] <NAME> [PROMPT]...)"),
         ("rm", "rm: NAME is missing (as `baton rm` takes it: rm [OPTIONS] <NAME>)"),
