@@ -386,7 +386,7 @@ async function loadApprovals() {
   }
   if (!Array.isArray(items)) return;
   const ul = $("approval-list");
-  ul.replaceChildren(...items.map((a) => el("li", null, a.summary || a.tool || JSON.stringify(a))));
+  ul.replaceChildren(...items.map((a) => el("li", null, `${a.terminal}: ${a.tool} ${a.target} (${a.state}, id ${a.id})`)));
   $("approvals").hidden = false;
 }
 
