@@ -408,3 +408,32 @@ fn web_page_makes_forks_and_new_terminals_and_archives() {
     );
     assert_eq!(w.show("made")["dir"], dir.to_str().unwrap());
 }
+
+#[test]
+fn web_page_answers_a_waiting_approval() {
+    let Some(b) = Browser::start() else { return };
+    let w = World::new();
+    let dir = w.new_terminal("api", "claude");
+    let out = dir.parent().unwrap().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let url = served(&w);
+    b.go(&url);
+    // A write outside the checkout waits for the user (as tests/suite/approvals.rs).
+    let send = w.spawn(&["send", "api", "[[deny:Write:../out/a.txt]] [[reply:done]]"]);
+    b.until(
+        "the request in the page's inbox, with its answers",
+        "return !!document.querySelector('#approval-list button[data-act=allow]')",
+    );
+    let listed = b.text("#approval-list");
+    assert!(listed.contains("api: Write"), "{listed}");
+    b.click("#approval-list button[data-act=allow]");
+    let done = send.wait_with_output().unwrap();
+    assert!(done.status.success(), "{}", text(&done));
+    assert!(out.join("a.txt").exists(), "the approved write landed");
+    // Answered: nothing waits any more, in the command line's inbox or the page's.
+    assert_eq!(w.json(&["approvals"]), json!([]));
+    b.until(
+        "the inbox without the answered request",
+        "return !document.querySelector('#approval-list button')",
+    );
+}

@@ -286,6 +286,8 @@ function onWatch(ev) {
     case "terminal":
       state.terminals.set(ev.terminal.name, ev.terminal);
       renderList();
+      // A terminal starts or stops waiting for an approval: the inbox changed.
+      loadApprovals();
       if (ev.terminal.name === state.selected) renderHead();
       break;
     case "turn":
@@ -386,8 +388,32 @@ async function loadApprovals() {
   }
   if (!Array.isArray(items)) return;
   const ul = $("approval-list");
-  ul.replaceChildren(...items.map((a) => el("li", null, `${a.terminal}: ${a.tool} ${a.target} (${a.state}, id ${a.id})`)));
-  $("approvals").hidden = false;
+  ul.replaceChildren(...items.map(approvalItem));
+  $("approvals").hidden = items.length === 0;
+}
+
+// One request: what it asks, and while it waits the answers `baton approve` / `deny` give.
+function approvalItem(a) {
+  const li = el("li", null, `${a.terminal}: ${a.tool} ${a.target} (${a.state}, id ${a.id})`);
+  li.dataset.id = a.id;
+  if (a.state !== "waiting") return li;
+  const answer = async (req) => {
+    await act(req);
+    loadApprovals();
+  };
+  const button = (label, act, run) => {
+    const b = el("button", null, label);
+    b.dataset.act = act;
+    b.addEventListener("click", run);
+    li.append(" ", b);
+  };
+  button("allow", "allow", () => answer({ cmd: "approve", id: a.id, always: false }));
+  button("always", "always", () => answer({ cmd: "approve", id: a.id, always: true }));
+  button("deny", "deny", () => {
+    const reason = prompt("The reason the model reads (may be empty)", "");
+    if (reason !== null) answer({ cmd: "deny", id: a.id, reason: reason || null });
+  });
+  return li;
 }
 
 document.addEventListener("DOMContentLoaded", () => {
