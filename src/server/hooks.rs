@@ -20,13 +20,19 @@ fn hit() -> u32 {
     HITS.fetch_add(1, Ordering::SeqCst) + 1
 }
 
+/// When `BATON_STALL_AT` names `name`: marks it reached (`PATH.reached.K`) and gives `PATH`.
+fn reached(name: &str) -> Option<String> {
+    let path = armed("BATON_STALL_AT", name)?;
+    let _ = std::fs::write(format!("{path}.reached.{}", hit()), "");
+    Some(path)
+}
+
 /// `BATON_STALL_AT=NAME:PATH`: creates `PATH.reached.K` (the K-th time), then waits until
 /// `PATH` exists. For an async step (a turn).
 pub(super) async fn stall_point(name: &str) {
-    let Some(path) = armed("BATON_STALL_AT", name) else {
+    let Some(path) = reached(name) else {
         return;
     };
-    let _ = std::fs::write(format!("{path}.reached.{}", hit()), "");
     while !Path::new(&path).exists() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
@@ -35,10 +41,9 @@ pub(super) async fn stall_point(name: &str) {
 /// `BATON_STALL_AT=NAME:PATH` at a step that runs on a plain thread (it may hold a lock):
 /// creates `PATH.reached.K`, then blocks the thread until `PATH` exists.
 pub(super) fn stall_point_blocking(name: &str) {
-    let Some(path) = armed("BATON_STALL_AT", name) else {
+    let Some(path) = reached(name) else {
         return;
     };
-    let _ = std::fs::write(format!("{path}.reached.{}", hit()), "");
     while !Path::new(&path).exists() {
         std::thread::sleep(Duration::from_millis(10));
     }

@@ -258,10 +258,9 @@ fn one_cli_per_session(life: &std::path::Path) {
     }
 }
 
-#[test]
-fn a_send_while_another_starts_its_cli_ahead_starts_none_of_its_own() {
-    // Fault 9, at a chosen point: the first send's CLI is started ahead of its turn and held
-    // before it is put in its slot; a second send gets to the start meanwhile.
+/// A cold claude terminal `t` (each resumed turn's CLI is started as its send arrives:
+/// `prestart`) with one turn done, its shims logging their lives; (the world, that log).
+fn one_turn_opened() -> (World, std::path::PathBuf) {
     let mut w = World::new();
     let life = w.home().join("life.jsonl");
     w.env
@@ -269,6 +268,14 @@ fn a_send_while_another_starts_its_cli_ahead_starts_none_of_its_own() {
     w.cold();
     w.new_terminal("t", "claude");
     w.send("t", "open");
+    (w, life)
+}
+
+#[test]
+fn a_send_while_another_starts_its_cli_ahead_starts_none_of_its_own() {
+    // Fault 9, at a chosen point: the first send's CLI is started ahead of its turn and held
+    // before it is put in its slot; a second send gets to the start meanwhile.
+    let (mut w, life) = one_turn_opened();
     w.ok(&["server", "stop"]);
     let gate = w.home().join("gate");
     w.env.push((
@@ -300,14 +307,7 @@ fn a_send_while_another_starts_its_cli_ahead_starts_none_of_its_own() {
 
 #[test]
 fn concurrent_sends_never_run_two_clis_on_one_session() {
-    let mut w = World::new();
-    let life = w.home().join("life.jsonl");
-    w.env
-        .push(("BATON_SHIM_LIFE".into(), life.display().to_string()));
-    // Cold: each resumed turn's CLI is started as its send arrives (`prestart`).
-    w.cold();
-    w.new_terminal("t", "claude");
-    w.send("t", "open");
+    let (w, life) = one_turn_opened();
     let (clients, each) = (4, 6);
     std::thread::scope(|s| {
         for c in 0..clients {

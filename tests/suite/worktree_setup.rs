@@ -236,8 +236,8 @@ fn exhausted_ports_are_said_and_the_terminal_still_opens() {
     w.send("b", "hello");
 }
 
-#[test]
-fn a_set_up_cut_short_by_a_dead_server_is_stopped_said_and_turns_run() {
+/// Terminal `api` whose set-up command runs until stopped; (the world, the set-up's processes).
+fn running_set_up() -> (World, impl Fn() -> Vec<u32>) {
     let w = World::new();
     let repo = repo_with(&w, "app", &[]);
     let go = w.tmp.path().join("never");
@@ -255,8 +255,14 @@ fn a_set_up_cut_short_by_a_dead_server_is_stopped_said_and_turns_run() {
         w.json(&["log", "api"])["setup"]["output"] == "started\n"
     });
     let marker = go.display().to_string();
-    let setup = || processes_with(&port, |_, words| words.contains(&marker));
+    let setup = move || processes_with(&port, |_, words| words.contains(&marker));
     assert!(!setup().is_empty(), "the set-up runs");
+    (w, setup)
+}
+
+#[test]
+fn a_set_up_cut_short_by_a_dead_server_is_stopped_said_and_turns_run() {
+    let (w, setup) = running_set_up();
     kill_server(&w);
     w.wait_for("the warden to stop the set-up", || setup().is_empty());
     assert_eq!(setup_state(&w, "api"), "interrupted");
@@ -265,25 +271,7 @@ fn a_set_up_cut_short_by_a_dead_server_is_stopped_said_and_turns_run() {
 
 #[test]
 fn removing_a_terminal_stops_its_set_up_first() {
-    let w = World::new();
-    let repo = repo_with(&w, "app", &[]);
-    let go = w.tmp.path().join("never");
-    config(
-        &w,
-        &repo,
-        &format!(
-            "setup = \"echo started; while [ ! -e {} ]; do sleep 0.02; done\"\nports = 2",
-            go.display()
-        ),
-    );
-    new_in(&w, "api", repo.to_str().unwrap());
-    let port = format!("BATON_PORT={}", w.show("api")["ports"]["first"]);
-    w.wait_for("the set-up to start", || {
-        w.json(&["log", "api"])["setup"]["output"] == "started\n"
-    });
-    let marker = go.display().to_string();
-    let setup = || processes_with(&port, |_, words| words.contains(&marker));
-    assert!(!setup().is_empty(), "the set-up runs");
+    let (w, setup) = running_set_up();
     w.ok(&["rm", "api", "--force"]);
     // Stopped before `rm` answered: nothing of it runs on in the removed worktree.
     assert!(setup().is_empty(), "the set-up still runs: {:?}", setup());

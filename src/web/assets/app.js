@@ -283,13 +283,17 @@ function onWatch(ev) {
         loadLog();
       }
       break;
-    case "terminal":
+    case "terminal": {
+      const was = state.terminals.get(ev.terminal.name);
       state.terminals.set(ev.terminal.name, ev.terminal);
       renderList();
-      // A terminal starts or stops waiting for an approval: the inbox changed.
-      loadApprovals();
+      // A terminal starts or stops waiting for an approval: the inbox changed (any other
+      // update, a step of a running turn, leaves it as it is).
+      const waits = (t) => !!(t && t.approval);
+      if (waits(was) !== waits(ev.terminal)) loadApprovals();
       if (ev.terminal.name === state.selected) renderHead();
       break;
+    }
     case "turn":
       onTurn(ev.name, ev.event);
       break;
