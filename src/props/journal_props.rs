@@ -59,6 +59,7 @@ fn record() -> impl Strategy<Value = Record> {
                     input,
                     mode: input.map(|_| TurnMode::Jump),
                     standing: Vec::new(),
+                    boot: None,
                 }
             ),
         (gen::text(), any::<i32>(), any::<u64>()).prop_map(|(turn_id, pid, start_time)| {

@@ -26,12 +26,32 @@ use crate::words::{ProviderKind, SessionReason, TurnStatus};
 /// How long a left-over CLI gets to stop on SIGTERM before it is killed.
 const STOP_GRACE: Duration = Duration::from_secs(3);
 
-/// Closes every unfinished turn of every terminal.
+/// Closes every unfinished turn of every terminal, or voids its start.
 pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
     for (tid, turn_id) in srv.store.unfinished_turns()? {
         close(srv, &tid, turn_id)?;
     }
     Ok(())
+}
+
+/// The machine's boot id, read once (None where `/proc` does not say it: every start is then
+/// closed as interrupted).
+pub(super) fn boot() -> Option<&'static str> {
+    static BOOT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    BOOT.get_or_init(|| {
+        std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+            .ok()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+    })
+    .as_deref()
+}
+
+/// Whether `entries` mark turn `turn_id`'s prompt as gone out (`turn_prompted`).
+fn prompted(entries: &[Entry], turn_id: &str) -> bool {
+    entries
+        .iter()
+        .any(|e| matches!(&e.record, Record::TurnPrompted { turn_id: t } if t == turn_id))
 }
 
 /// What the journal's `turn_started` says of an unfinished turn.
@@ -40,6 +60,8 @@ struct Begun {
     conversation_id: String,
     /// The standing lines the session it opens carries (`turn_started`'s `standing`).
     standing: Vec<String>,
+    /// The boot it was journalled in (`turn_started`'s `boot`).
+    boot: Option<String>,
 }
 
 /// The start of turn `turn_id` in `entries`.
@@ -50,11 +72,13 @@ fn begun(entries: &[Entry], turn_id: &str) -> Option<Begun> {
             provider,
             conversation_id,
             standing,
+            boot,
             ..
         } if t == turn_id => Some(Begun {
             provider: *provider,
             conversation_id: conversation_id.clone(),
             standing: standing.clone(),
+            boot: boot.clone(),
         }),
         _ => None,
     })
@@ -63,17 +87,40 @@ fn begun(entries: &[Entry], turn_id: &str) -> Option<Begun> {
 /// How an unfinished turn is closed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Closing {
+    /// Its prompt never went out: the start is void and its input waits again.
+    Voided,
     /// As its CLI ended it: the stream holds its result and the CLI had exited.
     AsEnded,
     /// Interrupted with what it had streamed; its prompt is not run again by itself.
     Interrupted,
 }
 
-/// How a turn whose start the journal holds (`begun`: it names its provider) is closed, from
-/// whether its CLI still ran (`still_ran`) and whether its stream holds its end
-/// (`stream_ended`). Never a second run: the start was journalled before the prompt went out.
-fn closing(begun: bool, still_ran: bool, stream_ended: bool) -> Closing {
-    match (begun, still_ran, stream_ended) {
+/// What recovery knows of an unfinished turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Found {
+    /// The journal holds its start (it names its provider).
+    begun: bool,
+    /// Its start was journalled in this boot: the journal read back holds every line the dead
+    /// server wrote, so a missing mark was never written.
+    same_boot: bool,
+    /// `turn_prompted`: its prompt may have gone out.
+    prompted: bool,
+    /// Its raw stream holds at least a byte.
+    streamed: bool,
+    /// Its CLI still ran.
+    still_ran: bool,
+    /// Its stream holds its end.
+    stream_ended: bool,
+}
+
+/// How an unfinished turn is closed. Never a second run: a start is void only when the journal
+/// proves its prompt was not handed over (no mark, written before the prompt, in a journal
+/// this boot wrote whole) and nothing streamed; otherwise it may have reached the model.
+fn closing(f: Found) -> Closing {
+    if f.begun && f.same_boot && !f.prompted && !f.streamed {
+        return Closing::Voided;
+    }
+    match (f.begun, f.still_ran, f.stream_ended) {
         (true, false, true) => Closing::AsEnded,
         _ => Closing::Interrupted,
     }
@@ -100,13 +147,27 @@ fn close(srv: &Server, tid: &str, turn_id: String) -> Result<(), BatonError> {
         Some(b) => streamed(&text, b.provider, dir.as_deref()),
         None => Streamed::default(),
     };
+    let found = Found {
+        begun: begun.is_some(),
+        same_boot: begun
+            .as_ref()
+            .and_then(|b| b.boot.as_deref())
+            .is_some_and(|b| Some(b) == boot()),
+        prompted: prompted(&entries, &turn_id),
+        streamed: !text.is_empty(),
+        still_ran: stopped.is_some(),
+        stream_ended: streamed.tally.ended,
+    };
+    let how = closing(found);
+    if how == Closing::Voided {
+        return void(srv, tid, turn_id);
+    }
     if let Some(b) = &begun {
         record_session(srv, tid, &turn_id, b, &streamed.tally)?;
     }
     super::removal::crash_point("recovering");
     // Its files are committed as this turn, before anything else runs in its worktree.
     super::checkout::commit_recovered(srv, tid, &turn_id)?;
-    let how = closing(begun.is_some(), stopped.is_some(), streamed.tally.ended);
     let record = match (&begun, how) {
         (Some(b), Closing::AsEnded) => {
             let outcome = ended_outcome(srv, &text, b.provider, dir.as_deref());
@@ -122,6 +183,19 @@ fn close(srv: &Server, tid: &str, turn_id: String) -> Result<(), BatonError> {
         }
     };
     srv.store.append(tid, record)?;
+    Ok(())
+}
+
+/// Voids the start of turn `turn_id` of terminal `tid` (its prompt never went out): its empty
+/// raw stream goes, then `turn_voided` (last: a crash before it only makes the next start do
+/// this again) puts its input back at the head of the queue under its number.
+fn void(srv: &Server, tid: &str, turn_id: String) -> Result<(), BatonError> {
+    let _ = std::fs::remove_file(srv.turn_file(tid, &turn_id));
+    super::removal::crash_point("recovering");
+    crate::log_line!(
+        "baton server: {tid}: turn {turn_id} never gave its CLI the prompt: its input waits again"
+    );
+    srv.store.append(tid, Record::TurnVoided { turn_id })?;
     Ok(())
 }
 
@@ -281,7 +355,8 @@ mod tests {
     #[test]
     fn a_journalled_start_closes_as_one_turn_never_a_second_run() {
         use Closing::{AsEnded, Interrupted};
-        // (begun, its CLI still ran, its stream holds its end) -> how it closes.
+        // (begun, its CLI still ran, its stream holds its end) -> how it closes, once its
+        // prompt may have gone out (marked).
         let table = [
             ((true, false, true), AsEnded),
             ((true, false, false), Interrupted),
@@ -291,8 +366,54 @@ mod tests {
             ((false, false, false), Interrupted),
             ((false, true, false), Interrupted),
         ];
-        for ((begun, ran, ended), want) in table {
-            assert_eq!(closing(begun, ran, ended), want, "{begun} {ran} {ended}");
+        for ((begun, still_ran, stream_ended), want) in table {
+            let f = Found {
+                begun,
+                same_boot: true,
+                prompted: true,
+                streamed: stream_ended,
+                still_ran,
+                stream_ended,
+            };
+            assert_eq!(closing(f), want, "{f:?}");
         }
+    }
+
+    #[test]
+    fn a_start_is_void_only_when_the_journal_proves_its_prompt_never_went_out() {
+        use Closing::{Interrupted, Voided};
+        // (same boot, marked, streamed, its CLI still ran) -> how a journalled start closes.
+        let table = [
+            ((true, false, false, false), Voided),
+            ((true, false, false, true), Voided),
+            // Marked: it may have reached the model.
+            ((true, true, false, false), Interrupted),
+            ((true, true, false, true), Interrupted),
+            // A byte streamed: the CLI ran.
+            ((true, false, true, false), Interrupted),
+            // Another boot (or an older journal, no boot): an unsynced mark may be lost.
+            ((false, false, false, false), Interrupted),
+            ((false, true, false, false), Interrupted),
+        ];
+        for ((same_boot, prompted, streamed, still_ran), want) in table {
+            let f = Found {
+                begun: true,
+                same_boot,
+                prompted,
+                streamed,
+                still_ran,
+                stream_ended: false,
+            };
+            assert_eq!(closing(f), want, "{f:?}");
+        }
+        let unbegun = Found {
+            begun: false,
+            same_boot: false,
+            prompted: false,
+            streamed: false,
+            still_ran: false,
+            stream_ended: false,
+        };
+        assert_eq!(closing(unbegun), Interrupted);
     }
 }

@@ -189,7 +189,8 @@ fn apply_record(tx: &Transaction<'_>, tid: &str, e: &Entry) -> rusqlite::Result<
         r @ Record::ConversationOpened { .. } => apply_conversation_opened(&c, r),
         r @ Record::TurnStarted { .. } => apply_turn_started(&c, r),
         // Read from the journal by the recovery at server start.
-        Record::TurnProcess { .. } => Ok(()),
+        Record::TurnProcess { .. } | Record::TurnPrompted { .. } => Ok(()),
+        Record::TurnVoided { turn_id } => apply_turn_voided(&c, turn_id),
         // Read from the journal by the approvals inbox (`server::approvals`).
         Record::Approval(_) => Ok(()),
         r @ (Record::InputAccepted { .. }
@@ -459,6 +460,27 @@ fn apply_turn_started(c: &At<'_>, r: &Record) -> rusqlite::Result<()> {
         super::inputs::leave_queue(c.tx, c.tid, *n, "started", Some(turn_id))?;
     }
     super::life::title_from_first_prompt(c.tx, conversation_id, prompt)
+}
+
+/// Turn `turn_id`'s start is void (it never handed its prompt over): no row of it is left,
+/// and the input it took waits again at the head of the queue.
+fn apply_turn_voided(c: &At<'_>, turn_id: &str) -> rusqlite::Result<()> {
+    let input: Option<u32> =
+        c.tx.row(
+            "SELECT input FROM turns WHERE id=:id AND terminal_id=:tid",
+            named_params! { ":id": turn_id, ":tid": c.tid },
+            |r| r.get("input"),
+        )
+        .optional()?
+        .flatten();
+    c.tx.exec(
+        "DELETE FROM turns WHERE id=:id AND terminal_id=:tid",
+        named_params! { ":id": turn_id, ":tid": c.tid },
+    )?;
+    match input {
+        Some(n) => super::inputs::back_to_head(c.tx, c.tid, n, turn_id),
+        None => Ok(()),
+    }
 }
 
 /// An enum's serialized name (`"queue"` → `queue`).

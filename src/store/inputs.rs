@@ -186,6 +186,29 @@ pub fn leave_queue(
     Ok(())
 }
 
+/// Input `n`, which turn `turn_id` took and whose start is void, waits again: first in the
+/// queue (where it was when the runner took it), the others one place down.
+pub fn back_to_head(
+    tx: &Transaction<'_>,
+    tid: &str,
+    n: u32,
+    turn_id: &str,
+) -> rusqlite::Result<()> {
+    let taken = tx.exec(
+        "UPDATE inputs SET state='waiting', position=0, turn_id=NULL
+         WHERE terminal_id=:tid AND number=:n AND state='started' AND turn_id=:turn",
+        named_params! { ":tid": tid, ":n": n, ":turn": turn_id },
+    )?;
+    if taken == 0 {
+        return Ok(());
+    }
+    tx.exec(
+        "UPDATE inputs SET position=position+1 WHERE terminal_id=:tid AND state='waiting'",
+        named_params! { ":tid": tid },
+    )?;
+    Ok(())
+}
+
 const COLS: &str = "i.number, i.prompt, i.mode, i.direct, i.jumped, i.provider, i.endpoint,
     i.model, i.dir, i.fresh, i.queued_at, i.state, i.position, i.turn_id, t.number AS turn";
 

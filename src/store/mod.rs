@@ -277,6 +277,23 @@ impl Store {
         Ok(())
     }
 
+    /// Writes `record` to terminal `tid`'s journal at once, neither synced nor indexed, and
+    /// leaves no sync owed (its index write waits as [`Store::append_unindexed`]'s): for
+    /// `turn_prompted`, which must be in the file right before a prompt goes out, with
+    /// nothing slow between the two (no index write, no sync). A crash of the server keeps
+    /// it; a crash of the machine may lose it, and recovery after a reboot does not rely on
+    /// its absence (`server::recover`).
+    pub fn append_mark(&self, tid: &str, record: Record) -> Result<()> {
+        let entries = stamped(vec![record]);
+        // The lock alone (not `conn`, which would apply waiting index writes first): one
+        // writer at a time, and the entry queued for the index in journal order.
+        let _lock = self.conn.lock().unwrap_or_else(|p| p.into_inner());
+        let path = self.dir.journal(tid);
+        journal::write(&path, &entries).map_err(|source| StoreError::Journal { path, source })?;
+        self.unindexed_lock().push((tid.to_string(), entries));
+        Ok(())
+    }
+
     /// Syncs and writes to the index what [`Store::append_unindexed`] and
     /// [`Store::append_unsynced`] left.
     pub fn settle(&self) {

@@ -57,6 +57,7 @@ fn busy_store(d: &tempfile::TempDir) -> Store {
             input: None,
             mode: None,
             standing: Vec::new(),
+            boot: None,
         },
         Record::SessionStarted {
             conversation_id: "C1".into(),
@@ -394,6 +395,51 @@ fn records_journalled_unsynced_are_in_the_file_at_once_and_indexed_once_synced()
         store.last_local_endpoint("T1").unwrap().as_deref(),
         Some("small")
     );
+    let live = store.dump().unwrap();
+    store.reindex().unwrap();
+    assert_eq!(store.dump().unwrap(), live);
+}
+
+#[test]
+fn a_voided_start_leaves_no_turn_and_its_input_first_in_the_queue_under_its_number() {
+    let d = tempfile::tempdir().unwrap();
+    let (store, _) = claude_terminal_t1(&d);
+    let started = Record::TurnStarted {
+        turn_id: "u1".into(),
+        number: 1,
+        conversation_id: "c1".into(),
+        provider: ProviderKind::Claude,
+        prompt: "one".into(),
+        input: Some(1),
+        mode: None,
+        standing: Vec::new(),
+        boot: Some("b".into()),
+    };
+    let records = vec![Record::queued(1, "one"), Record::queued(2, "two"), started];
+    store.append_unindexed("T1", records).unwrap();
+    // The mark is in the file at once, owing no sync.
+    let mark = Record::TurnPrompted {
+        turn_id: "u1".into(),
+    };
+    store.append_mark("T1", mark).unwrap();
+    let journal = std::fs::read_to_string(d.path().join("terminals/T1/journal.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), 5, "{journal}");
+    assert!(store.unsynced_lock().is_empty());
+    let waiting = |s: &Store| -> Vec<(u32, Option<u32>)> {
+        let rows = s.waiting_inputs("T1").unwrap();
+        rows.iter().map(|i| (i.number, i.position)).collect()
+    };
+    assert_eq!(waiting(&store), vec![(2, Some(1))]);
+    assert_eq!(store.last_turn_number("T1").unwrap(), 1);
+    let voided = Record::TurnVoided {
+        turn_id: "u1".into(),
+    };
+    store.append("T1", voided).unwrap();
+    assert_eq!(waiting(&store), vec![(1, Some(1)), (2, Some(2))]);
+    assert_eq!(store.last_turn_number("T1").unwrap(), 0);
+    assert_eq!(store.unfinished_turns().unwrap(), vec![]);
+    let one = store.input("T1", 1).unwrap().unwrap();
+    assert_eq!((one.state.as_str(), one.turn_id), ("waiting", None));
     let live = store.dump().unwrap();
     store.reindex().unwrap();
     assert_eq!(store.dump().unwrap(), live);

@@ -135,6 +135,24 @@ pub enum Record {
         /// them if the server dies before it journalled the session. Absent otherwise.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         standing: Vec<String>,
+        /// The machine's boot (`/proc/sys/kernel/random/boot_id`) the server ran in: while
+        /// it is the same, the journal as read back holds every line the dead server wrote,
+        /// synced or not, so a start without its `turn_prompted` never handed its prompt over
+        /// (`server::recover`). Absent in older journals (and where unreadable).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        boot: Option<String>,
+    },
+    /// The prompt of turn `turn_id` goes out now: written (not synced) right before it is
+    /// handed to the CLI (the gate opens) or sent to the endpoint, after everything slow. A
+    /// start without it on the same boot never reached the CLI. Older baton skips the line.
+    TurnPrompted {
+        turn_id: String,
+    },
+    /// Recovery found turn `turn_id`'s start never handed its prompt over: the start is void
+    /// (no turn, no number spent) and its input waits again, under its number, at the head
+    /// of the queue. Older baton skips the line.
+    TurnVoided {
+        turn_id: String,
     },
     /// The turn's CLI started: what identifies it, so a server that starts after a crash can
     /// find it and stop it (it leads its own process group, `pid`).
@@ -334,6 +352,25 @@ pub enum IdKind {
     Session,
 }
 
+#[cfg(test)]
+impl Record {
+    /// Tests: input `input` queued with `prompt`, nothing else asked.
+    pub fn queued(input: u32, prompt: &str) -> Record {
+        Record::InputAccepted {
+            input,
+            prompt: prompt.into(),
+            mode: InputMode::Queue,
+            direct: false,
+            provider: None,
+            endpoint: None,
+            model: None,
+            dir: None,
+            fresh: false,
+            retries: None,
+        }
+    }
+}
+
 impl Record {
     /// The record that creates a terminal names it; every journal starts with one.
     pub fn terminal_id(&self) -> Option<&str> {
@@ -352,6 +389,8 @@ impl Record {
             Record::TerminalCreated { terminal_id, .. } => out.push((Terminal, terminal_id)),
             Record::TurnCommitted { turn_id: t, .. }
             | Record::TurnProcess { turn_id: t, .. }
+            | Record::TurnPrompted { turn_id: t }
+            | Record::TurnVoided { turn_id: t }
             | Record::InputSteered { turn_id: t, .. }
             | Record::LocalMessages { turn_id: t, .. } => out.push((T, t)),
             Record::TurnStarted {

@@ -32,6 +32,7 @@ fn a_lost_first_line_is_stood_in_for_from_the_rest() {
         input: None,
         mode: None,
         standing: Vec::new(),
+        boot: None,
     });
     let created = stand_in_created("01a2-0000-7777-abcdef12", &[opened.clone(), started]);
     let Some(Record::TerminalCreated {

@@ -5,6 +5,7 @@
 
 use super::common::*;
 use super::queue::{all_done, detach, turns};
+use serde_json::Value;
 
 /// Terminal t's turns as (number, input, status, prompt).
 fn ran(w: &World) -> Vec<(u64, u64, String, String)> {
@@ -56,55 +57,108 @@ fn crashed_at(provider: &str, point: &str, before: Option<&str>) -> World {
     w
 }
 
+/// What `ls --json` and `show --json` say of terminal t's turns: (the count, the last turn's
+/// number and status).
+fn listed(w: &World) -> Vec<(Value, Value, Value)> {
+    let ls = w.json(&["ls"]);
+    let row = ls
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "t")
+        .unwrap()
+        .clone();
+    let show = w.show("t");
+    [row, show]
+        .iter()
+        .map(|v| {
+            let last = &v["last_turn"];
+            (
+                v["turns"].clone(),
+                last["number"].clone(),
+                last["status"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// Whether terminal t's journal holds a `turn_voided` line.
+fn voided(w: &World) -> bool {
+    let Ok(dirs) = std::fs::read_dir(w.data().join("terminals")) else {
+        return false;
+    };
+    dirs.flatten().any(|d| {
+        std::fs::read_to_string(d.path().join("journal.jsonl"))
+            .is_ok_and(|j| j.contains("\"type\":\"turn_voided\""))
+    })
+}
+
 #[test]
-fn a_start_the_journal_lacks_leaves_its_input_waiting_under_its_number_and_runs_it_once() {
+fn a_start_whose_prompt_never_went_out_leaves_its_input_waiting_under_its_number_and_runs_it_once()
+{
     for provider in ["claude", "codex"] {
-        // The CLI has started (cold) or was taken (warm); the start is not journalled yet, so
-        // the prompt was not given to it.
-        for before in [None, Some("warm up")] {
-            let w = crashed_at(provider, "turn-starting", before);
-            let cut_input = if before.is_some() { 2 } else { 1 };
-            w.ok(&["server", "start"]);
-            let n = 1 + usize::from(before.is_some());
-            w.wait_for("the input to run", || all_done(&w, "t", n));
-            let mut want = vec![];
-            if let Some(first) = before {
-                want.push((1, 1, "completed", first));
+        // `turn-starting`: the CLI started (cold) or was taken (warm), its start not journalled;
+        // `turn-started`: the start journalled and synced, its prompt not marked as going out
+        // (the gate shut). Either way the prompt was never given to it.
+        for point in ["turn-starting", "turn-started"] {
+            for before in [None, Some("warm up")] {
+                let w = crashed_at(provider, point, before);
+                let case = format!("{provider} {point} {before:?}");
+                let cut_input = if before.is_some() { 2 } else { 1 };
+                w.ok(&["server", "start"]);
+                let n = 1 + usize::from(before.is_some());
+                w.wait_for("the input to run", || all_done(&w, "t", n));
+                let mut want = vec![];
+                if let Some(first) = before {
+                    want.push((1, 1, "completed", first));
+                }
+                want.push((n as u64, cut_input, "completed", "cut"));
+                assert_eq!(ran(&w), owned(&want), "{case}");
+                let mut prompts: Vec<&str> = before.into_iter().collect();
+                prompts.push("cut");
+                assert_eq!(given(&w), prompts, "{case}");
+                // No trace of the attempt: its number was not spent, and nothing lists it.
+                let last = (Value::from(n), Value::from(n), Value::from("completed"));
+                assert_eq!(listed(&w), vec![last.clone(), last], "{case}");
+                assert_eq!(voided(&w), point == "turn-started", "{case}");
             }
-            want.push((n as u64, cut_input, "completed", "cut"));
-            assert_eq!(ran(&w), owned(&want), "{provider} {before:?}");
-            let mut prompts: Vec<&str> = before.into_iter().collect();
-            prompts.push("cut");
-            assert_eq!(given(&w), prompts, "{provider} {before:?}");
         }
     }
 }
 
+/// The log's turns once every input ran, after a crash that cut `cut` as one interrupted turn:
+/// `next` was sent after it and ran, and the crash's error names the retry.
+fn cut_once(w: &World, provider: &str, cut: &str, before: Option<&str>) {
+    let first = u64::from(before.is_some());
+    detach(w, "t", "next", &[]);
+    w.wait_for("every input to run", || {
+        all_done(w, "t", 2 + first as usize)
+    });
+    let mut want = vec![];
+    if let Some(p) = before {
+        want.push((1, 1, "completed", p));
+    }
+    want.push((1 + first, 1 + first, "interrupted", cut));
+    want.push((2 + first, 2 + first, "completed", "next"));
+    assert_eq!(ran(w), owned(&want), "{provider} {before:?}");
+    let log = w.json(&["log", "t"]);
+    let error = log["turns"][first as usize]["error"].as_str().unwrap();
+    assert!(
+        error.contains("the baton server stopped") && error.contains("`baton queue t retry`"),
+        "{provider}: {error}"
+    );
+    assert!(!voided(w), "{provider} {before:?}");
+}
+
 #[test]
-fn a_journalled_start_is_one_interrupted_turn_run_again_only_when_asked() {
+fn a_start_marked_as_prompting_is_one_interrupted_turn_run_again_only_when_asked() {
     for provider in ["claude", "codex"] {
         for before in [None, Some("warm up")] {
-            // Journalled, and the gate opens right after: the prompt may have reached the model.
-            let w = crashed_at(provider, "turn-started", before);
+            // Marked (`turn_prompted`), and the gate opens right after: the prompt may have
+            // reached the model.
+            let w = crashed_at(provider, "turn-prompted", before);
             let first = u64::from(before.is_some());
-            detach(&w, "t", "next", &[]);
-            w.wait_for("every input to run", || {
-                all_done(&w, "t", 2 + first as usize)
-            });
-            let mut want = vec![];
-            if let Some(p) = before {
-                want.push((1, 1, "completed", p));
-            }
-            want.push((1 + first, 1 + first, "interrupted", "cut"));
-            want.push((2 + first, 2 + first, "completed", "next"));
-            assert_eq!(ran(&w), owned(&want), "{provider} {before:?}");
-            let log = w.json(&["log", "t"]);
-            let error = log["turns"][first as usize]["error"].as_str().unwrap();
-            assert!(
-                error.contains("the baton server stopped")
-                    && error.contains("`baton queue t retry`"),
-                "{provider}: {error}"
-            );
+            cut_once(&w, provider, "cut", before);
             let mut prompts: Vec<&str> = before.into_iter().collect();
             prompts.push("next");
             assert_eq!(given(&w), prompts, "{provider}: not run again by itself");
@@ -130,25 +184,56 @@ fn a_journalled_start_is_one_interrupted_turn_run_again_only_when_asked() {
 }
 
 #[test]
+fn a_server_killed_after_its_cli_read_the_prompt_leaves_one_interrupted_turn_not_run_again() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    const CUT: &str = "cut [[hang]]";
+    for provider in ["claude", "codex"] {
+        for before in [None, Some("warm up")] {
+            let w = World::new();
+            w.new_terminal("t", provider);
+            if let Some(first) = before {
+                w.send("t", first);
+                warm_pid(&w);
+            }
+            detach(&w, "t", CUT, &[]);
+            w.wait_for("the CLI to read the prompt", || {
+                given(&w).last().is_some_and(|p| p == CUT)
+            });
+            let server = w.json(&["server", "status"])["pid"].as_i64().unwrap() as i32;
+            kill(Pid::from_raw(server), Signal::SIGKILL).unwrap();
+            w.wait_for("the server to be gone", || !process_runs(server));
+            cut_once(&w, provider, CUT, before);
+            let mut prompts: Vec<&str> = before.into_iter().collect();
+            prompts.extend([CUT, "next"]);
+            assert_eq!(given(&w), prompts, "{provider} {before:?}: not run again");
+        }
+    }
+}
+
+#[test]
 fn a_crash_during_recovery_again_and_again_never_multiplies_a_prompt() {
     for provider in ["claude", "codex"] {
-        let mut w = crashed_at(provider, "turn-started", None);
-        // Every start dies while it closes the cut turn.
-        w.env.push(("BATON_CRASH_AT".into(), "recovering".into()));
-        for _ in 0..3 {
-            let _ = w.run(&["server", "start"]);
-            server_died(&w);
+        // Voided (never went out: runs once) or marked (one interrupted turn, never rerun).
+        for (point, status, prompts) in [
+            ("turn-started", "completed", vec!["cut"]),
+            ("turn-prompted", "interrupted", vec![]),
+        ] {
+            let mut w = crashed_at(provider, point, None);
+            // Every start dies while it closes (or voids) the cut turn.
+            w.env.push(("BATON_CRASH_AT".into(), "recovering".into()));
+            for _ in 0..3 {
+                let _ = w.run(&["server", "start"]);
+                server_died(&w);
+            }
+            w.env.clear();
+            w.ok(&["server", "start"]);
+            w.wait_for("the cut turn to be closed", || all_done(&w, "t", 1));
+            let case = format!("{provider} {point}");
+            assert_eq!(ran(&w), owned(&[(1, 1, status, "cut")]), "{case}");
+            assert_eq!(w.json(&["queue", "t"]), serde_json::json!([]), "{case}");
+            assert_eq!(given(&w), prompts, "{case}");
         }
-        w.env.clear();
-        w.ok(&["server", "start"]);
-        w.wait_for("the cut turn to be closed", || all_done(&w, "t", 1));
-        assert_eq!(
-            ran(&w),
-            owned(&[(1, 1, "interrupted", "cut")]),
-            "{provider}"
-        );
-        assert_eq!(w.json(&["queue", "t"]), serde_json::json!([]), "{provider}");
-        assert!(given(&w).is_empty(), "{provider}: {:?}", given(&w));
     }
 }
 

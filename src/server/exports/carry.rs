@@ -111,7 +111,9 @@ pub fn open_turns(entries: &[Entry]) -> Vec<OpenTurn> {
                 number: *number,
                 provider: *provider,
             }),
-            Record::TurnFinished { turn_id, .. } => open.retain(|t| t.turn_id != *turn_id),
+            Record::TurnFinished { turn_id, .. } | Record::TurnVoided { turn_id } => {
+                open.retain(|t| t.turn_id != *turn_id)
+            }
             _ => {}
         }
     }
@@ -121,6 +123,8 @@ pub fn open_turns(entries: &[Entry]) -> Vec<OpenTurn> {
 /// Input accepted and neither started, joined to a turn, nor withdrawn: (number, prompt).
 pub fn waiting_inputs(entries: &[Entry]) -> Vec<(u32, String)> {
     let mut waiting: Vec<(u32, String)> = Vec::new();
+    // Taken by a turn whose start may be voided (the input then waits again, first).
+    let mut taken: Vec<(String, (u32, String))> = Vec::new();
     for e in entries {
         match &e.record {
             Record::InputAccepted { input, prompt, .. } => waiting.push((*input, prompt.clone())),
@@ -133,8 +137,19 @@ pub fn waiting_inputs(entries: &[Entry]) -> Vec<(u32, String)> {
                 waiting.retain(|w| w.0 != *input)
             }
             Record::TurnStarted {
-                input: Some(input), ..
-            } => waiting.retain(|w| w.0 != *input),
+                input: Some(input),
+                turn_id,
+                ..
+            } => {
+                if let Some(i) = waiting.iter().position(|w| w.0 == *input) {
+                    taken.push((turn_id.clone(), waiting.remove(i)));
+                }
+            }
+            Record::TurnVoided { turn_id } => {
+                if let Some(i) = taken.iter().position(|t| t.0 == *turn_id) {
+                    waiting.insert(0, taken.remove(i).1);
+                }
+            }
             _ => {}
         }
     }

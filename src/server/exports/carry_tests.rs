@@ -1,7 +1,6 @@
 //! Tests of what an import reads out of the exported journal.
 
 use super::*;
-use crate::words::InputMode;
 use pretty_assertions::assert_eq;
 
 fn at(record: Record) -> Entry {
@@ -12,18 +11,7 @@ fn at(record: Record) -> Entry {
 }
 
 fn accepted(n: u32, prompt: &str) -> Entry {
-    at(Record::InputAccepted {
-        input: n,
-        prompt: prompt.into(),
-        mode: InputMode::Queue,
-        direct: false,
-        provider: None,
-        endpoint: None,
-        model: None,
-        dir: None,
-        fresh: false,
-        retries: None,
-    })
+    at(Record::queued(n, prompt))
 }
 
 fn started(id: &str, n: u32, input: Option<u32>) -> Entry {
@@ -36,6 +24,7 @@ fn started(id: &str, n: u32, input: Option<u32>) -> Entry {
         input,
         mode: None,
         standing: Vec::new(),
+        boot: None,
     })
 }
 
@@ -92,6 +81,29 @@ fn running_turns_and_waiting_input_are_found() {
     assert_eq!(open_turns(&entries[..9]), vec![]);
     assert_eq!(live_conversation(&entries), None);
     assert!(!archived(&entries));
+}
+
+#[test]
+fn a_voided_start_is_no_open_turn_and_its_input_waits_again_first() {
+    let entries = vec![
+        accepted(1, "one"),
+        accepted(2, "two"),
+        started("t1", 1, Some(1)),
+        at(Record::TurnPrompted {
+            turn_id: "t1".into(),
+        }),
+        finished("t1"),
+        started("t2", 2, Some(2)),
+        accepted(3, "three"),
+        at(Record::TurnVoided {
+            turn_id: "t2".into(),
+        }),
+    ];
+    assert_eq!(open_turns(&entries), vec![]);
+    assert_eq!(
+        waiting_inputs(&entries),
+        vec![(2, "two".to_string()), (3, "three".to_string())]
+    );
 }
 
 #[test]

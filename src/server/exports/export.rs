@@ -147,6 +147,14 @@ fn turn_streams(
             _ => None,
         })
         .collect();
+    // A voided start has no stream (recovery removed it): no turn to carry.
+    let voided: BTreeSet<&str> = entries
+        .iter()
+        .filter_map(|e| match &e.record {
+            Record::TurnVoided { turn_id } => Some(turn_id.as_str()),
+            _ => None,
+        })
+        .collect();
     let mut out = Vec::new();
     for e in entries {
         let Record::TurnStarted {
@@ -155,6 +163,9 @@ fn turn_streams(
         else {
             continue;
         };
+        if voided.contains(turn_id.as_str()) {
+            continue;
+        }
         // An id no path may be built from (a journal an older import took as it was): its
         // stream is not read, and an import refuses the journal.
         if !crate::validate::safe_id(turn_id) {

@@ -158,6 +158,9 @@ impl TurnCtx<'_> {
                 cli.retire();
             }
             self.record_start()?;
+            // The endpoint is asked as soon as the run is built: marked now (a crash from
+            // here on leaves one interrupted turn, as a CLI's after its gate).
+            self.mark_prompted()?;
             return self.execute_local(term, plan, prompt).await;
         }
         let (mut spec, warm) = self.prepare_run(term, plan).await?;
@@ -514,6 +517,61 @@ impl TurnCtx<'_> {
         })
     }
 
+    /// The run's CLI started (`pid`): its start journalled with it, an interrupt that came
+    /// first sent, the prompt marked as going out, then the gate opened.
+    fn on_started(&mut self, pid: i32) {
+        // What identifies the CLI, so a server that starts after a crash of this one
+        // finds it and stops it before anything else runs here: journalled with the
+        // turn's start, or alone for a later CLI of the turn (a lost session's fresh
+        // one).
+        let process =
+            providers::process::start_time(pid).map(|(start_time, _)| Record::TurnProcess {
+                turn_id: self.turn_id.to_string(),
+                pid,
+                start_time,
+            });
+        match self.record_start_with(process) {
+            Err(e) => {
+                // No prompt reaches it: the gate closes, and it is stopped to be sure.
+                self.go = None;
+                let _ = providers::process::interrupt(pid);
+                self.start_failed = Some(e);
+                return;
+            }
+            Ok(Some(alone)) => {
+                if let Err(e) = self.srv.store.append(self.tid, alone) {
+                    self.note(format!("could not journal the CLI's pid {pid}: {e}"));
+                }
+            }
+            Ok(None) => {}
+        }
+        // Recorded and checked under one lock (see `terminals::interrupt`): an
+        // interrupt that came before the pid is sent now.
+        let interrupted = match self.rt.running.lock() {
+            Ok(mut r) => {
+                if let Some(run) = r.as_mut() {
+                    run.pid = Some(pid);
+                }
+                self.interrupted.load(Ordering::SeqCst)
+            }
+            Err(_) => self.interrupted.load(Ordering::SeqCst),
+        };
+        if interrupted {
+            let _ = providers::process::interrupt(pid);
+        }
+        if let Some(go) = self.go.take() {
+            // The mark first, then the gate: nothing slow stands between the two.
+            match self.mark_prompted() {
+                Ok(()) => drop(go.send(())),
+                // The gate closes (dropped): no prompt reaches the CLI, which exits.
+                Err(e) => self.note(format!(
+                    "could not journal that the prompt goes out ({e}): it was not given to the CLI"
+                )),
+            }
+        }
+        self.announce_start();
+    }
+
     /// One message of a run; returns a failure to write the raw stream.
     fn on_msg(
         &mut self,
@@ -521,52 +579,7 @@ impl TurnCtx<'_> {
         raw: Option<&mut std::io::BufWriter<std::fs::File>>,
     ) -> Option<std::io::Error> {
         match msg {
-            RunMsg::Started { pid } => {
-                // What identifies the CLI, so a server that starts after a crash of this one
-                // finds it and stops it before anything else runs here: journalled with the
-                // turn's start, or alone for a later CLI of the turn (a lost session's fresh
-                // one).
-                let process = providers::process::start_time(pid).map(|(start_time, _)| {
-                    Record::TurnProcess {
-                        turn_id: self.turn_id.to_string(),
-                        pid,
-                        start_time,
-                    }
-                });
-                match self.record_start_with(process) {
-                    Err(e) => {
-                        // No prompt reaches it: the gate closes, and it is stopped to be sure.
-                        self.go = None;
-                        let _ = providers::process::interrupt(pid);
-                        self.start_failed = Some(e);
-                        return None;
-                    }
-                    Ok(Some(alone)) => {
-                        if let Err(e) = self.srv.store.append(self.tid, alone) {
-                            self.note(format!("could not journal the CLI's pid {pid}: {e}"));
-                        }
-                    }
-                    Ok(None) => {}
-                }
-                // Recorded and checked under one lock (see `terminals::interrupt`): an
-                // interrupt that came before the pid is sent now.
-                let interrupted = match self.rt.running.lock() {
-                    Ok(mut r) => {
-                        if let Some(run) = r.as_mut() {
-                            run.pid = Some(pid);
-                        }
-                        self.interrupted.load(Ordering::SeqCst)
-                    }
-                    Err(_) => self.interrupted.load(Ordering::SeqCst),
-                };
-                if interrupted {
-                    let _ = providers::process::interrupt(pid);
-                }
-                if let Some(go) = self.go.take() {
-                    let _ = go.send(());
-                }
-                self.announce_start();
-            }
+            RunMsg::Started { pid } => self.on_started(pid),
             RunMsg::Raw(line) => {
                 // Flushed line by line: what streamed is on disk as it streams, so a crash of
                 // the server keeps it (the next start rebuilds the answer from it).

@@ -27,6 +27,8 @@ pub fn history(entries: &[Entry], conversation_id: &str, current: &str) -> Vec<V
     let mut own = std::collections::HashMap::new();
     let mut answers = std::collections::HashMap::new();
     let mut reached = false;
+    // A voided start never ran: its prompt is not part of the conversation.
+    let voided = voided(entries);
     for e in entries {
         match &e.record {
             Record::HistoryCopied {
@@ -39,7 +41,9 @@ pub fn history(entries: &[Entry], conversation_id: &str, current: &str) -> Vec<V
                 conversation_id: c,
                 prompt,
                 ..
-            } if c == conversation_id && !reached => order.push((turn_id, prompt)),
+            } if c == conversation_id && !reached && !voided.contains(turn_id.as_str()) => {
+                order.push((turn_id, prompt))
+            }
             Record::LocalMessages {
                 turn_id, messages, ..
             } => {
@@ -81,6 +85,17 @@ pub fn history(entries: &[Entry], conversation_id: &str, current: &str) -> Vec<V
         }
     });
     copied.into_iter().chain(own_turns).collect()
+}
+
+/// The turns in `entries` whose start recovery voided (`turn_voided`).
+fn voided(entries: &[Entry]) -> std::collections::HashSet<&str> {
+    entries
+        .iter()
+        .filter_map(|e| match &e.record {
+            Record::TurnVoided { turn_id } => Some(turn_id.as_str()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// What the model is told when a turn was cut short (the seeds tell it too).
@@ -153,6 +168,7 @@ pub fn last_context(
     let mut last: Option<(&str, ProviderKind)> = None;
     let mut contexts = std::collections::HashMap::new();
     let mut left_out = std::collections::HashMap::new();
+    let voided = voided(entries);
     for e in entries {
         match &e.record {
             Record::LocalMessages {
@@ -167,7 +183,12 @@ pub fn last_context(
                 conversation_id: c,
                 provider,
                 ..
-            } if c == conversation_id && turn_id != current => last = Some((turn_id, *provider)),
+            } if c == conversation_id
+                && turn_id != current
+                && !voided.contains(turn_id.as_str()) =>
+            {
+                last = Some((turn_id, *provider))
+            }
             Record::TurnFinished {
                 turn_id, context, ..
             } => {

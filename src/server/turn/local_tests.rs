@@ -20,6 +20,7 @@ fn started(turn: &str, conv: &str, provider: ProviderKind, prompt: &str) -> Entr
         input: None,
         mode: None,
         standing: Vec::new(),
+        boot: None,
     })
 }
 

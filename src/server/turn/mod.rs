@@ -315,6 +315,7 @@ fn prepare(
             Some(_) => plan.standing.clone(),
             None => Vec::new(),
         },
+        boot: super::recover::boot().map(str::to_string),
     };
     let event = SendEvent::Started {
         turn_id: turn_id.clone(),
@@ -377,6 +378,18 @@ impl TurnCtx<'_> {
         super::removal::crash_point("turn-started");
         self.announcing = Some(start.told);
         Ok(None)
+    }
+
+    /// Journals that the prompt goes out now (`turn_prompted`, written, not synced: see
+    /// `Store::append_mark`), right before it is handed over: a start recovery finds without
+    /// it, on the same boot, never reached the CLI (`server::recover`).
+    pub(super) fn mark_prompted(&mut self) -> Result<(), BatonError> {
+        let mark = Record::TurnPrompted {
+            turn_id: self.turn_id.to_string(),
+        };
+        self.srv.store.append_mark(self.tid, mark)?;
+        super::removal::crash_point("turn-prompted");
+        Ok(())
     }
 
     /// Tells of the start just journalled (once): the send's client gets it and the notes

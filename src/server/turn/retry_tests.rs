@@ -18,6 +18,7 @@ fn started(id: &str, number: u32, prompt: &str) -> Entry {
         input: Some(number),
         mode: None,
         standing: Vec::new(),
+        boot: None,
     })
 }
 
@@ -38,18 +39,11 @@ fn finished(id: &str, status: TurnStatus, error: Option<&str>) -> Entry {
 }
 
 fn retried(id: &str) -> Entry {
-    at(Record::InputAccepted {
-        input: 9,
-        prompt: "p".into(),
-        mode: InputMode::Queue,
-        direct: false,
-        provider: None,
-        endpoint: None,
-        model: None,
-        dir: None,
-        fresh: false,
-        retries: Some(id.into()),
-    })
+    let mut accepted = Record::queued(9, "p");
+    if let Record::InputAccepted { retries, .. } = &mut accepted {
+        *retries = Some(id.into());
+    }
+    at(accepted)
 }
 
 fn crashed() -> Option<&'static str> {
