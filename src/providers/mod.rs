@@ -161,6 +161,9 @@ pub struct ProviderHomes {
 pub enum RunMsg {
     /// The child started; `pid` is also its process group id (interrupt = SIGINT to it).
     Started { pid: i32 },
+    /// A run without a process (a local endpoint) sends its prompt once its gate opens, which
+    /// the caller does once it journalled that the prompt goes out.
+    Prompting,
     /// One stdout line exactly as the CLI printed it (without the newline).
     Raw(String),
     /// A normalized event parsed from that line.

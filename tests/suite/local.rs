@@ -543,3 +543,37 @@ fn a_turn_that_failed_before_any_answer_keeps_the_replay_alternating() {
         "{told:?}"
     );
 }
+
+#[test]
+fn a_local_turn_cut_before_its_prompt_went_out_runs_once_and_one_marked_is_interrupted() {
+    use super::queue::{all_done, turns};
+    // (crash point, how the cut turn ends, the requests its prompt made in all)
+    for (point, status, asked) in [
+        ("turn-started", "completed", 1),
+        ("turn-prompted", "interrupted", 0),
+    ] {
+        let s = StandIn::background(standin::models("stand-in", Some(8192)), brain(0));
+        let mut w = world(&s, None);
+        w.new_terminal("t", "local:stand");
+        w.ok(&["server", "stop"]);
+        w.env.push(("BATON_CRASH_AT".into(), point.into()));
+        let _ = w.run(&["send", "t", "cut", "--detach"]);
+        w.wait_for("the server to die at its crash point", || {
+            w.run(&["server", "status"]).status.code() != Some(0)
+        });
+        w.env.clear();
+        w.ok(&["server", "start"]);
+        w.wait_for("the cut turn to be settled", || all_done(&w, "t", 1));
+        let got: Vec<(u64, u64, String)> = turns(&w, "t")
+            .into_iter()
+            .map(|t| (t.0, t.1, t.3))
+            .collect();
+        assert_eq!(got, vec![(1, 1, status.to_string())], "{point}");
+        let cut = s
+            .requests()
+            .iter()
+            .filter(|r| standin::last_of(r)["content"] == "cut")
+            .count();
+        assert_eq!(cut, asked, "{point}");
+    }
+}

@@ -151,7 +151,14 @@ struct Turn<'a> {
 
 /// Runs one local turn, streaming [`RunMsg`]s like a CLI run (every `data:` line as `Raw`).
 /// Interrupt = set `interrupted`: the stream is dropped between chunks, a command is killed.
-pub async fn run(run: &LocalRun, tx: Sender<RunMsg>, interrupted: Arc<AtomicBool>) -> LocalResult {
+/// With a `gate`, the prompt's first request waits for it ([`RunMsg::Prompting`] first), after
+/// the model and window are known; a gate dropped unopened sends nothing.
+pub async fn run(
+    run: &LocalRun,
+    tx: Sender<RunMsg>,
+    interrupted: Arc<AtomicBool>,
+    gate: Option<tokio::sync::oneshot::Receiver<()>>,
+) -> LocalResult {
     let user = json!({"role": "user", "content": run.prompt});
     let http = match client::http() {
         Ok(h) => h,
@@ -172,26 +179,23 @@ pub async fn run(run: &LocalRun, tx: Sender<RunMsg>, interrupted: Arc<AtomicBool
         scale: 100,
     };
     t.resolve_model_and_window().await;
-    if let Some((counted, left_out)) = run.last_context {
-        // What the server counted for the previous turn's last request against baton's
-        // estimate of the same request (without the turns it left out).
-        let system = json!({"role": "system", "content": run.system_text});
-        let estimate = history::estimate(&system)
-            + history::estimate(&tools::specs())
-            + run
-                .history
-                .iter()
-                .skip(left_out)
-                .flatten()
-                .map(history::estimate)
-                .sum::<u64>();
-        t.scale = history::scale_from(estimate, counted);
+    if let Some(scale) = last_scale(run) {
+        t.scale = scale;
     }
     t.event(TurnEvent::Session {
         session_id: run.session_id.clone(),
         model: t.model.clone(),
     })
     .await;
+    if let Some(gate) = gate {
+        let _ = t.tx.send(RunMsg::Prompting).await;
+        if gate.await.is_err() {
+            return failed(
+                t.current,
+                "the prompt was not sent: its start could not be recorded".into(),
+            );
+        }
+    }
     let (status, error) = t.rounds().await;
     if t.estimated {
         if let Some(c) = t.context {
@@ -223,6 +227,23 @@ pub async fn run(run: &LocalRun, tx: Sender<RunMsg>, interrupted: Arc<AtomicBool
         messages: t.current,
         left_out: t.left_out,
     }
+}
+
+/// What the server counted for the previous turn's last request against baton's estimate of
+/// the same request (without the turns it left out), when it counted one.
+fn last_scale(run: &LocalRun) -> Option<u64> {
+    let (counted, left_out) = run.last_context?;
+    let system = json!({"role": "system", "content": run.system_text});
+    let estimate = history::estimate(&system)
+        + history::estimate(&tools::specs())
+        + run
+            .history
+            .iter()
+            .skip(left_out)
+            .flatten()
+            .map(history::estimate)
+            .sum::<u64>();
+    Some(history::scale_from(estimate, counted))
 }
 
 fn failed(messages: Vec<Value>, error: String) -> LocalResult {

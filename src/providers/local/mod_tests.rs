@@ -81,7 +81,7 @@ fn local_run(ep: Endpoint, dir: &tempfile::TempDir, history: Vec<Vec<Value>>) ->
 
 async fn go(run: LocalRun, dir: tempfile::TempDir, flag: Arc<AtomicBool>) -> Ran {
     let (tx, mut rx) = mpsc::channel(4096);
-    let result = tokio::time::timeout(Duration::from_secs(30), super::run(&run, tx, flag))
+    let result = tokio::time::timeout(Duration::from_secs(30), super::run(&run, tx, flag, None))
         .await
         .expect("the local run hung");
     let mut msgs = Vec::new();

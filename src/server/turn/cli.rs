@@ -157,10 +157,8 @@ impl TurnCtx<'_> {
             if let Some(cli) = srv.warm.take(self.tid) {
                 cli.retire();
             }
-            self.record_start()?;
-            // The endpoint is asked as soon as the run is built: marked now (a crash from
-            // here on leaves one interrupted turn, as a CLI's after its gate).
-            self.mark_prompted()?;
+            // Told of once its prompt goes out (`RunMsg::Prompting`), as a CLI's turn.
+            self.record_start_with(None)?;
             return self.execute_local(term, plan, prompt).await;
         }
         let (mut spec, warm) = self.prepare_run(term, plan).await?;
@@ -559,17 +557,22 @@ impl TurnCtx<'_> {
         if interrupted {
             let _ = providers::process::interrupt(pid);
         }
-        if let Some(go) = self.go.take() {
-            // The mark first, then the gate: nothing slow stands between the two.
-            match self.mark_prompted() {
-                Ok(()) => drop(go.send(())),
-                // The gate closes (dropped): no prompt reaches the CLI, which exits.
-                Err(e) => self.note(format!(
-                    "could not journal that the prompt goes out ({e}): it was not given to the CLI"
-                )),
-            }
-        }
+        self.open_gate();
         self.announce_start();
+    }
+
+    /// Marks the prompt as going out, then opens the gate (once): nothing slow stands between
+    /// the two. A mark that cannot be written closes the gate: no prompt goes out.
+    fn open_gate(&mut self) {
+        let Some(go) = self.go.take() else {
+            return;
+        };
+        match self.mark_prompted() {
+            Ok(()) => drop(go.send(())),
+            Err(e) => self.note(format!(
+                "could not journal that the prompt goes out ({e}): it was not sent"
+            )),
+        }
     }
 
     /// One message of a run; returns a failure to write the raw stream.
@@ -580,6 +583,10 @@ impl TurnCtx<'_> {
     ) -> Option<std::io::Error> {
         match msg {
             RunMsg::Started { pid } => self.on_started(pid),
+            RunMsg::Prompting => {
+                self.open_gate();
+                self.announce_start();
+            }
             RunMsg::Raw(line) => {
                 // Flushed line by line: what streamed is on disk as it streams, so a crash of
                 // the server keeps it (the next start rebuilds the answer from it).

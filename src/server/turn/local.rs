@@ -217,7 +217,11 @@ impl TurnCtx<'_> {
         let session_id = run.session_id.clone();
         let (tx, rx) = tokio::sync::mpsc::channel::<RunMsg>(1024);
         let interrupted = self.interrupted.clone();
-        let task = tokio::spawn(async move { local::run(&run, tx, interrupted).await });
+        // The prompt goes out once marked as going out (`RunMsg::Prompting`), after the slow
+        // part of the run's start (the endpoint's model list).
+        let (go, gate) = tokio::sync::oneshot::channel();
+        self.go = Some(go);
+        let task = tokio::spawn(async move { local::run(&run, tx, interrupted, Some(gate)).await });
         self.pump(rx).await;
         let result = task
             .await
