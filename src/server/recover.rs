@@ -7,11 +7,33 @@
 //! CLI ended it instead: its status, answer and context, as if the server had seen the exit.
 //! The run's system-text file (`providers::system_file`) goes too.
 //!
-//! A turn's start is journalled right before its CLI is given the prompt (the gate opens
-//! after the sync), so a journalled start is one that may have reached the model: it ends as
-//! exactly one turn and is never run again by itself (`baton queue NAME retry` puts it back).
-//! A start the journal lacks never reached a CLI: its input still waits, under its number.
-//! Closing a turn writes its end last, so a crash during the recovery itself only redoes it.
+//! One accepted prompt, one turn. A turn's start (`turn_started`, with the CLI's
+//! `turn_process`) is journalled and synced while the CLI loads; then `turn_prompted` is
+//! written (not synced, no index write: `Store::append_mark`) and the prompt handed over at
+//! once. What runs between the start's sync and the prompt's write, path by path:
+//! - Claude cold (and a CLI started ahead of its turn, `prestart`): spawned (its system-text
+//!   file written) before the start is journalled; after the sync only the gate's wake-up,
+//!   the stream-json line on the stdin channel, and the stdin task's write.
+//! - Claude warm: taken from the pool (`warm_for`, waiting for the pool to settle) before the
+//!   start is journalled; after it, the same hops.
+//! - `codex exec`: spawned (its profile written) before; after, the gated stdin's write.
+//! - Codex app-server (warm): taken before; after, the `turn/start` request's write.
+//! - A local endpoint: its start was journalled before the run was built and the endpoint's
+//!   model list fetched (a network round trip); now the first request waits for its gate
+//!   (`RunMsg::Prompting`), which opens once the mark is written.
+//! So for the CLIs the window was the start's sync itself (a kill during it leaves the line in
+//! the file); it is now the few microseconds between the mark's write and the prompt's.
+//!
+//! A start without its mark, journalled in this boot (`turn_started`'s `boot`: a killed
+//! server's unsynced lines are still in the file, so the mark is missing because it was never
+//! written) and with an empty raw stream, never handed its prompt over: it is voided
+//! (`turn_voided`), leaving no turn, no number spent, and its input first in the queue under
+//! its number; the next runner runs it once. Any other start may have reached the model: it
+//! ends as exactly one turn and is never run again by itself (`baton queue NAME retry` puts it
+//! back). After a reboot (or in an older journal) a mark may be lost, so every start is closed
+//! as interrupted. A start the journal lacks never reached a CLI: its input still waits.
+//! Closing or voiding a turn writes its end last, so a crash during the recovery itself only
+//! redoes it.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
