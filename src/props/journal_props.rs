@@ -59,9 +59,11 @@ fn record() -> impl Strategy<Value = Record> {
                     input,
                     mode: input.map(|_| TurnMode::Jump),
                     standing: Vec::new(),
-                    boot: None,
+                    boot: input.map(|n| n.to_string()),
                 }
             ),
+        gen::text().prop_map(|turn_id| Record::TurnPrompted { turn_id }),
+        gen::text().prop_map(|turn_id| Record::TurnVoided { turn_id }),
         (gen::text(), any::<i32>(), any::<u64>()).prop_map(|(turn_id, pid, start_time)| {
             Record::TurnProcess {
                 turn_id,

@@ -21,6 +21,7 @@
 //! - A local endpoint: its start was journalled before the run was built and the endpoint's
 //!   model list fetched (a network round trip); now the first request waits for its gate
 //!   (`RunMsg::Prompting`), which opens once the mark is written.
+//!
 //! So for the CLIs the window was the start's sync itself (a kill during it leaves the line in
 //! the file); it is now the few microseconds between the mark's write and the prompt's.
 //!

@@ -193,25 +193,27 @@ fn server_died(w: &World) {
 }
 
 #[test]
-fn a_server_dead_after_journalling_a_turn_start_keeps_one_interrupted_turn_not_run_again() {
+fn a_server_dead_once_a_turn_prompt_is_marked_as_going_out_keeps_one_interrupted_turn() {
     for provider in ["claude", "codex"] {
         let mut w = World::new();
         w.new_terminal("t", provider);
         w.ok(&["server", "stop"]);
-        // The server this send starts dies once the turn's start is synced: its CLI has started
-        // but has not been given the prompt (it reads it only after that sync).
-        w.env.push(("BATON_CRASH_AT".into(), "turn-started".into()));
+        // The server this send starts dies once the turn's start is synced and its prompt
+        // marked as going out, right before the gate opens: from the journal, the prompt may
+        // have reached the CLI.
+        w.env
+            .push(("BATON_CRASH_AT".into(), "turn-prompted".into()));
         let _ = w.run(&["send", "t", "first", "--detach"]);
         server_died(&w);
         w.env.clear();
-        // The start was journalled with its CLI's pid, in one write: the next start finds
-        // that CLI by it.
+        // The start was journalled with its CLI's pid, in one write (the next start finds that
+        // CLI by it), then the mark.
         let id = w.show("t")["id"].as_str().unwrap().to_string();
         let types = journal_types(&w, &id);
         let started = types.iter().position(|k| k == "turn_started").unwrap();
         assert_eq!(
-            types.get(started + 1).map(String::as_str),
-            Some("turn_process"),
+            types.get(started + 1..started + 3),
+            Some(&["turn_process".to_string(), "turn_prompted".to_string()][..]),
             "{provider}: {types:?}"
         );
         detach(&w, "t", "second", &[]);
