@@ -126,6 +126,31 @@ fn a_start_whose_prompt_never_went_out_leaves_its_input_waiting_under_its_number
     }
 }
 
+#[test]
+fn a_cli_started_ahead_of_its_turn_whose_prompt_never_went_out_runs_it_once() {
+    // (crash point, how the cut turn ends, the prompts the CLIs were given after "open")
+    for (point, status, prompts) in [
+        ("turn-started", "completed", vec!["open", "cut"]),
+        ("turn-prompted", "interrupted", vec!["open"]),
+    ] {
+        let mut w = World::new();
+        w.new_terminal("t", "claude");
+        w.send("t", "open");
+        // No warm CLI after a stop: the next plain send starts its CLI as it arrives.
+        w.ok(&["server", "stop"]);
+        w.env.push(("BATON_CRASH_AT".into(), point.into()));
+        let _ = w.run(&["send", "t", "cut", "--detach"]);
+        server_died(&w);
+        w.env.clear();
+        w.ok(&["server", "start"]);
+        w.wait_for("the cut input to be settled", || all_done(&w, "t", 2));
+        let want = [(1, 1, "completed", "open"), (2, 2, status, "cut")];
+        assert_eq!(ran(&w), owned(&want), "{point}");
+        assert_eq!(given(&w), prompts, "{point}");
+        assert_eq!(voided(&w), point == "turn-started", "{point}");
+    }
+}
+
 /// The log's turns once every input ran, after a crash that cut `cut` as one interrupted turn:
 /// `next` was sent after it and ran, and the crash's error names the retry.
 fn cut_once(w: &World, provider: &str, cut: &str, before: Option<&str>) {
