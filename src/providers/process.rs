@@ -181,6 +181,20 @@ pub struct Spawned {
     stdin_task: JoinHandle<std::io::Result<()>>,
 }
 
+/// The machine's boot id, read once (None where `/proc` does not say it). A turn's start
+/// keeps it: recovery trusts a missing unsynced line only within the boot that wrote the
+/// start (`server::recover`).
+pub fn boot_id() -> Option<&'static str> {
+    static BOOT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    BOOT.get_or_init(|| {
+        std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+            .ok()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+    })
+    .as_deref()
+}
+
 /// Starts `bin` with `args` (a list, never a shell) in `cwd`, in its own process group, and
 /// writes `prompt` to its stdin then closes it. `path_var`, when given, becomes the child's PATH.
 pub fn spawn(

@@ -57,19 +57,6 @@ pub fn unfinished(srv: &Server) -> Result<(), BatonError> {
     Ok(())
 }
 
-/// The machine's boot id, read once (None where `/proc` does not say it: every start is then
-/// closed as interrupted).
-pub(super) fn boot() -> Option<&'static str> {
-    static BOOT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-    BOOT.get_or_init(|| {
-        std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
-            .ok()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-    })
-    .as_deref()
-}
-
 /// Whether `entries` mark turn `turn_id`'s prompt as gone out (`turn_prompted`).
 fn prompted(entries: &[Entry], turn_id: &str) -> bool {
     entries
@@ -175,7 +162,7 @@ fn close(srv: &Server, tid: &str, turn_id: String) -> Result<(), BatonError> {
         same_boot: begun
             .as_ref()
             .and_then(|b| b.boot.as_deref())
-            .is_some_and(|b| Some(b) == boot()),
+            .is_some_and(|b| Some(b) == process::boot_id()),
         prompted: prompted(&entries, &turn_id),
         streamed: !text.is_empty(),
         still_ran: stopped.is_some(),

@@ -315,7 +315,7 @@ fn prepare(
             Some(_) => plan.standing.clone(),
             None => Vec::new(),
         },
-        boot: super::recover::boot().map(str::to_string),
+        boot: crate::providers::process::boot_id().map(str::to_string),
     };
     let event = SendEvent::Started {
         turn_id: turn_id.clone(),
