@@ -6,6 +6,7 @@
 
 mod bridge;
 mod guard;
+mod hosts;
 mod markdown;
 mod routes;
 mod token;
@@ -73,7 +74,7 @@ pub async fn serve(
     let addr = listener
         .local_addr()
         .map_err(|e| BatonError::failed(format!("the web listener has no address: {e}")))?;
-    let keys = Arc::new(routes::Keys::new(&token, addr, data.socket()));
+    let keys = Arc::new(routes::Keys::new(&token, addr, data));
     let app = routes::router(keys.clone());
     let task = tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, app).await {

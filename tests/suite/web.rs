@@ -224,3 +224,46 @@ fn web_open_starts_the_browser_on_the_page() {
         text(&out)
     );
 }
+
+#[test]
+fn web_lists_reads_and_sends_to_another_hosts_terminal() {
+    let mut w = World::new();
+    let Some(_sshd) = super::hosts::box_terminal(&mut w, "api") else {
+        return;
+    };
+    w.new_terminal("here", "claude");
+    let page = serve(&w, &[]);
+    // The host's list on the page's stream, beside this machine's, its names `HOST:NAME`.
+    let seen = page.events_until(|v| {
+        v["host"] == "box"
+            && v["event"]["what"] == "terminals"
+            && v["event"]["terminals"][0]["name"] == "box:api"
+    });
+    assert!(
+        seen.iter().any(|l| l.contains(r#""reply":"host""#)),
+        "the host's channel is announced: {seen:#?}"
+    );
+    let sent = page.api(
+        r#"{"cmd":"send","name":"box:api","prompt":"hello from the page","provider":null,
+            "model":null,"dir":null,"mode":"queue","detach":false}"#,
+    );
+    assert_eq!(sent.status, 200, "{}", sent.body);
+    let sent: Value = serde_json::from_str(&sent.body).unwrap();
+    assert_eq!(sent["reply"], "ok", "{sent}");
+    let finished =
+        page.events_until(|v| v["event"]["what"] == "finished" && v["event"]["name"] == "box:api");
+    assert!(
+        finished.iter().any(|l| l.contains("hello from the page")),
+        "the remote turn streamed to the page: {finished:#?}"
+    );
+    let log: Value =
+        serde_json::from_str(&page.api(r#"{"cmd":"log","name":"box:api"}"#).body).unwrap();
+    assert_eq!(log["data"]["name"], "box:api", "{log}");
+    assert_eq!(log["data"]["turns"][0]["prompt"], "hello from the page");
+    // The turn ran there: this machine's server never had the terminal.
+    assert_eq!(w.run(&["show", "api"]).status.code(), Some(2));
+    let unknown: Value =
+        serde_json::from_str(&page.api(r#"{"cmd":"show","name":"box:nope"}"#).body).unwrap();
+    let why = unknown["error"]["message"].as_str().unwrap_or_default();
+    assert!(why.starts_with("on host box: "), "{unknown}");
+}

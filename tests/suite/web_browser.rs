@@ -437,3 +437,36 @@ fn web_page_answers_a_waiting_approval() {
         "return !document.querySelector('#approval-list button')",
     );
 }
+
+#[test]
+fn web_page_lists_opens_and_sends_to_another_hosts_terminal() {
+    let Some(b) = Browser::start() else { return };
+    let mut w = World::new();
+    let Some(_sshd) = super::hosts::box_terminal(&mut w, "api") else {
+        return;
+    };
+    w.send("box:api", "earlier [[reply:an **earlier** answer]]");
+    let url = served(&w);
+    b.go(&url);
+    b.until(
+        "the host's line in the list, online",
+        "return [...document.querySelectorAll('#terminals li.host')].some(l => l.innerText === 'box')",
+    );
+    open_terminal(&b, &url, "box:api");
+    b.until(
+        "the remote transcript, its Markdown rendered",
+        "return !!document.querySelector('#transcript .answer strong')",
+    );
+    b.keys(
+        "#prompt",
+        "from the page [[reply:the host's answer]]\u{E007}",
+    );
+    b.until(
+        "the answer of the remote turn",
+        "return document.getElementById('transcript').innerText.includes(\"the host's answer\")",
+    );
+    assert_eq!(
+        w.json(&["log", "box:api"])["turns"][1]["prompt"],
+        "from the page [[reply:the host's answer]]"
+    );
+}
