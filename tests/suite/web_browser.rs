@@ -470,3 +470,42 @@ fn web_page_lists_opens_and_sends_to_another_hosts_terminal() {
         "from the page [[reply:the host's answer]]"
     );
 }
+
+#[test]
+fn web_page_renders_the_running_turns_markdown_before_it_ends() {
+    let Some(b) = Browser::start() else { return };
+    let w = World::new();
+    let dir = w.new_terminal("t", "claude");
+    w.send("t", "first [[reply:an earlier answer]]");
+    let url = served(&w);
+    open_terminal(&b, &url, "t");
+    b.until(
+        "the earlier turn in the transcript",
+        "return document.getElementById('transcript').innerText.includes('an earlier answer')",
+    );
+    // Marks the transcript as drawn now: a redraw on each piece of the live answer drops it.
+    b.js("document.querySelector('#transcript .answer').dataset.kept = '1'; return true");
+    // Held after its first piece (at most 32 characters: the heading's line).
+    let send = w.spawn(&[
+        "send",
+        "t",
+        "[[reply:# Live heading then `code` and a tail long enough for two pieces]] [[hold:go]]",
+    ]);
+    b.until(
+        "the running turn's heading, rendered, before the turn ends",
+        "return [...document.querySelectorAll('#live .answer h1')].some(h => h.innerText.includes('Live heading'))",
+    );
+    assert_eq!(w.show("t")["state"], "running", "the turn still runs");
+    assert_eq!(
+        b.js("return document.querySelector('#transcript .answer').dataset.kept"),
+        "1",
+        "the transcript was not drawn again"
+    );
+    std::fs::write(dir.join("go"), "").unwrap();
+    assert!(send.wait_with_output().unwrap().status.success());
+    b.until(
+        "the finished turn in the transcript, rendered",
+        "return !!document.querySelector('#transcript .answer h1 code, #transcript .answer h1') \
+         && document.getElementById('live').innerText === ''",
+    );
+}

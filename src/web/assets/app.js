@@ -290,9 +290,54 @@ function renderLive() {
   for (const n of live.notes) box.appendChild(el("div", "boundary", n));
   box.appendChild(el("div", "prompt", live.prompt));
   for (const t of live.tools) box.appendChild(el("div", "tool", t));
-  box.appendChild(el("div", "answer raw", live.pieces.join("\n\n")));
+  const a = el("div", "answer");
+  box.appendChild(a);
+  drawLiveAnswer(a, live);
   box.appendChild(el("div", "turnline", "turn " + live.number + " · running"));
   box.scrollTop = box.scrollHeight;
+  renderLiveMarkdown(state.selected, live);
+}
+
+function liveText(live) {
+  return live.pieces.join("\n\n");
+}
+
+// The answer so far: its Markdown as last rendered, the text that came since as text.
+function drawLiveAnswer(a, live) {
+  const text = liveText(live);
+  if (live.html === undefined) {
+    a.classList.add("raw");
+    a.textContent = text;
+    return;
+  }
+  a.innerHTML = live.html; // rendered and sanitized by the server, as a finished turn's
+  const rest = text.startsWith(live.rendered) ? text.slice(live.rendered.length) : "";
+  if (rest) a.appendChild(el("span", "raw", rest));
+}
+
+// The running turn's answer rendered as Markdown by the server (sanitized as the finished
+// turns' are): one request in flight per turn, the newest text asked again when it returns.
+// Only the live answer is redrawn, never the transcript.
+async function renderLiveMarkdown(name, live) {
+  if (live.asking || live.failed || live.rendered === liveText(live) || !liveText(live)) return;
+  live.asking = true;
+  const text = liveText(live);
+  try {
+    const html = await post("/api/markdown", [text]);
+    live.html = html[0];
+    live.rendered = text;
+  } catch (e) {
+    live.failed = true; // left as text: the finished turn is rendered from its log anyway
+  }
+  live.asking = false;
+  if (state.live.get(name) !== live || state.selected !== name) return;
+  const a = document.querySelector("#live .answer");
+  if (a) {
+    a.className = "answer";
+    a.replaceChildren();
+    drawLiveAnswer(a, live);
+  }
+  renderLiveMarkdown(name, live);
 }
 
 // A watch event of this machine (`host` null) or of a host (its names `HOST:NAME`).
