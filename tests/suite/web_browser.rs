@@ -242,9 +242,7 @@ fn web_page_lists_opens_and_sends_with_enter() {
     let prompt = w.json(&["log", "t"])["turns"][1]["prompt"].clone();
     assert_eq!(prompt, "line one\nline two [[reply:the page's answer]]");
     assert_eq!(b.text("#prompt"), "", "the composer is emptied");
-    b.shot("web-desktop.png");
     b.size(390, 844);
-    b.shot("web-phone.png");
     let side = b.js("return getComputedStyle(document.getElementById('side')).display");
     assert_eq!(side, "none", "a phone shows one column: the terminal");
 }
@@ -445,7 +443,15 @@ fn web_page_lists_opens_and_sends_to_another_hosts_terminal() {
     let Some(_sshd) = super::hosts::box_terminal(&mut w, "api") else {
         return;
     };
-    w.send("box:api", "earlier [[reply:an **earlier** answer]]");
+    w.new_terminal("here", "claude");
+    w.send(
+        "here",
+        "Add a /health endpoint [[reply:Added **GET /health**.]]",
+    );
+    w.send(
+        "box:api",
+        "earlier [[reply:an **earlier** answer:\n\n```sh\ncargo test\n```]]",
+    );
     let url = served(&w);
     b.go(&url);
     b.until(
@@ -469,6 +475,10 @@ fn web_page_lists_opens_and_sends_to_another_hosts_terminal() {
         w.json(&["log", "box:api"])["turns"][1]["prompt"],
         "from the page [[reply:the host's answer]]"
     );
+    // docs/web-*.png: this machine's terminal and the host's, one of them open.
+    b.shot("web-desktop.png");
+    b.size(390, 844);
+    b.shot("web-phone.png");
 }
 
 #[test]
