@@ -266,4 +266,31 @@ fn web_lists_reads_and_sends_to_another_hosts_terminal() {
         serde_json::from_str(&page.api(r#"{"cmd":"show","name":"box:nope"}"#).body).unwrap();
     let why = unknown["error"]["message"].as_str().unwrap_or_default();
     assert!(why.starts_with("on host box: "), "{unknown}");
+    // A page's host channel lives as long as its stream.
+    let server = w.json(&["server", "status"])["pid"].as_u64().unwrap();
+    w.wait_for("the channels of the pages that left to end", || {
+        ssh_children(server).is_empty()
+    });
+    let open = page.events_open();
+    w.wait_for("an open page's channel to the host", || {
+        ssh_children(server).len() == 1
+    });
+    drop(open);
+    w.wait_for("the channel of the page that left to end", || {
+        ssh_children(server).is_empty()
+    });
+}
+
+/// The `ssh` processes `pid` started and still runs (a master connection, which ssh forks
+/// off on its own, is not among them).
+fn ssh_children(pid: u64) -> Vec<u64> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u64>().ok())
+        .filter(|p| {
+            let status = std::fs::read_to_string(format!("/proc/{p}/status")).unwrap_or_default();
+            let exe = std::fs::read_link(format!("/proc/{p}/exe")).unwrap_or_default();
+            status.lines().any(|l| l == format!("PPid:\t{pid}")) && exe.ends_with("ssh")
+        })
+        .collect()
 }
