@@ -1,8 +1,9 @@
 //! The web client: `baton web` asks the running server to serve a page (and its API) over HTTP
 //! from its own tokio runtime. The page speaks the socket protocol itself: its requests are
 //! `protocol::Request` JSON, handed to the server's socket as any client's (`bridge`), and
-//! its live stream is the socket's `watch` lines as server-sent events. Nothing here knows
-//! the server's insides. See ARCHITECTURE.md ("The web client") and docs/web.md.
+//! its live stream is the socket's `watch` lines as server-sent events; other hosts'
+//! terminals go through their servers over ssh as the multiplexer's do (`hosts`). Nothing here
+//! knows the server's insides. See ARCHITECTURE.md ("The web client") and docs/web.md.
 
 mod bridge;
 mod guard;

@@ -1,7 +1,8 @@
 //! The web client's HTTP side (axum): every request through [`guard`] first, then the page and
 //! its assets (embedded in the binary), `POST /api` (a `Request`, answered by its final reply
-//! line), `POST /api/markdown` (answers rendered) and `GET /api/events` (the socket's `watch`
-//! lines as server-sent events). No CORS header is ever sent.
+//! line; other hosts' through `hosts`), `POST /api/markdown` (answers rendered) and `GET
+//! /api/events` (the socket's `watch` lines as server-sent events, and every configured
+//! host's). No CORS header is ever sent.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
