@@ -1,7 +1,7 @@
 //! The figures of issue 14, measured side by side in one run and printed as a table:
 //! `cargo bench --bench figures` (knobs: BATON_BENCH_SENDS, default 40; BATON_BENCH_FILES,
 //! default 100000; BATON_BENCH_TURNS, default 200; BATON_BENCH_SVG, where the tokens plot goes,
-//! default `target/tokens-per-turn.svg`; BATON_BENCH_ONLY=send,warm,remote,ls,memory,tokens,commit).
+//! default `target/tokens-per-turn.svg`; BATON_BENCH_ONLY=send,warm,remote,ls,memory,tokens,commit,web).
 //!
 //! - **send**: `baton send` on a resumed Claude session (the simulated CLI) against the very
 //!   command line, stdin and cwd baton gave the CLI, run directly: wall time, the wall and
@@ -27,6 +27,8 @@
 //!   against `git status` there: with the change tracker vouching (every commit after its
 //!   first); the first commit after a server start, its checkout walked while the turn ran
 //!   (`prime_tracked`), and that walk; and a commit walking the checkout itself.
+//! - **web**: a turn's first answer piece on a page's event stream against a socket watcher's,
+//!   and what 20 open pages cost the server in memory and idle CPU (`figures/web.rs`).
 
 use std::io::{BufRead, Read, Write};
 use std::os::fd::{AsFd, FromRawFd};
@@ -43,6 +45,8 @@ mod ls;
 mod phases;
 #[path = "figures/remote.rs"]
 mod remote;
+#[path = "figures/web.rs"]
+mod web;
 
 const BATON: &str = env!("CARGO_BIN_EXE_baton");
 const SHIMS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/shims");
@@ -80,6 +84,9 @@ fn main() {
     }
     if wanted("commit") {
         rows.extend(commit_rows());
+    }
+    if wanted("web") {
+        rows.extend(web::rows());
     }
     println!();
     println!("| figure | baton | against | ratio / added |");

@@ -54,12 +54,16 @@ pub fn allowed(req: &Request) -> bool {
     }
 }
 
-/// `req`'s final reply line, as the socket wrote it (a `send` is taken detached: its turn
-/// reaches the page on the event stream).
-pub async fn call(sock: &Path, mut req: Request) -> Result<String, BatonError> {
-    if let Request::Send { detach, .. } = &mut req {
+/// A page's `send` is taken detached: its turn reaches the page on the event stream.
+pub fn detach(req: &mut Request) {
+    if let Request::Send { detach, .. } = req {
         *detach = true;
     }
+}
+
+/// `req`'s final reply line, as the socket wrote it ([`detach`]ed).
+pub async fn call(sock: &Path, mut req: Request) -> Result<String, BatonError> {
+    detach(&mut req);
     let mut lines = open(sock, &req).await?;
     while let Some(line) = next(&mut lines).await? {
         // A detached send has no events; any other line before the final one is skipped.

@@ -1,11 +1,13 @@
 //! The web client: `baton web` asks the running server to serve a page (and its API) over HTTP
 //! from its own tokio runtime. The page speaks the socket protocol itself: its requests are
 //! `protocol::Request` JSON, handed to the server's socket as any client's (`bridge`), and
-//! its live stream is the socket's `watch` lines as server-sent events. Nothing here knows
-//! the server's insides. See ARCHITECTURE.md ("The web client") and docs/web.md.
+//! its live stream is the socket's `watch` lines as server-sent events; other hosts'
+//! terminals go through their servers over ssh as the multiplexer's do (`hosts`). Nothing here
+//! knows the server's insides. See ARCHITECTURE.md ("The web client") and docs/web.md.
 
 mod bridge;
 mod guard;
+mod hosts;
 mod markdown;
 mod routes;
 mod token;
@@ -73,7 +75,7 @@ pub async fn serve(
     let addr = listener
         .local_addr()
         .map_err(|e| BatonError::failed(format!("the web listener has no address: {e}")))?;
-    let keys = Arc::new(routes::Keys::new(&token, addr, data.socket()));
+    let keys = Arc::new(routes::Keys::new(&token, addr, data));
     let app = routes::router(keys.clone());
     let task = tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, app).await {

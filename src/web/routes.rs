@@ -1,7 +1,8 @@
 //! The web client's HTTP side (axum): every request through [`guard`] first, then the page and
 //! its assets (embedded in the binary), `POST /api` (a `Request`, answered by its final reply
-//! line), `POST /api/markdown` (answers rendered) and `GET /api/events` (the socket's `watch`
-//! lines as server-sent events). No CORS header is ever sent.
+//! line; other hosts' through `hosts`), `POST /api/markdown` (answers rendered) and `GET
+//! /api/events` (the socket's `watch` lines as server-sent events, and every configured
+//! host's). No CORS header is ever sent.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -17,7 +18,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 
 use super::guard::{self, Facts, Verdict};
-use super::{bridge, markdown};
+use super::{bridge, hosts, markdown};
 use crate::protocol::Request;
 
 const PAGE: &str = include_str!("assets/index.html");
@@ -25,19 +26,21 @@ const SCRIPT: &str = include_str!("assets/app.js");
 const STYLE: &str = include_str!("assets/app.css");
 
 /// What every route needs: the token (rotated in place), the `Host` values the page is
-/// reached by, the server's socket.
+/// reached by, the server's socket, the data directory (other hosts' ssh control sockets).
 pub struct Keys {
     token: RwLock<String>,
     hosts: Vec<String>,
     sock: PathBuf,
+    root: PathBuf,
 }
 
 impl Keys {
-    pub fn new(token: &str, addr: SocketAddr, sock: PathBuf) -> Keys {
+    pub fn new(token: &str, addr: SocketAddr, data: &crate::paths::DataDir) -> Keys {
         Keys {
             token: RwLock::new(token.to_string()),
             hosts: guard::hosts_for(addr),
-            sock,
+            sock: data.socket(),
+            root: data.root.clone(),
         }
     }
 
@@ -145,10 +148,15 @@ fn json_line(line: String) -> Response {
 }
 
 /// One request of the socket protocol; its final reply line (`{"reply": "ok", "data": …}` or
-/// `{"reply": "error", …}`), as the socket wrote it.
-async fn api(State(keys): State<Arc<Keys>>, Json(req): Json<Request>) -> Response {
+/// `{"reply": "error", …}`), as the socket wrote it. A request for `HOST:NAME` goes to that
+/// host's server, as the multiplexer's do.
+async fn api(State(keys): State<Arc<Keys>>, Json(mut req): Json<Request>) -> Response {
     if !bridge::allowed(&req) {
         return refuse(403, "the web client does not send that request");
+    }
+    bridge::detach(&mut req);
+    if let Some((host, bare)) = hosts::remote(&req) {
+        return json_line(hosts::call(keys.root.clone(), host, bare).await);
     }
     match bridge::call(&keys.sock, req).await {
         Ok(line) => json_line(line),
@@ -165,19 +173,29 @@ async fn rendered(Json(texts): Json<Vec<String>>) -> Json<Vec<String>> {
 }
 
 /// Every change, live: the socket's `watch` lines, one event each, for as long as the page
-/// stays (a page that falls behind gets a fresh `terminals` snapshot, as any watcher).
+/// stays (a page that falls behind gets a fresh `terminals` snapshot, as any watcher), and
+/// every configured host's beside them ([`hosts::follow_all`]).
 async fn events(State(keys): State<Arc<Keys>>) -> Response {
     let lines = match bridge::watch(&keys.sock).await {
         Ok(l) => l,
         Err(e) => return (StatusCode::SERVICE_UNAVAILABLE, e.to_string()).into_response(),
     };
-    let stream = futures_util::stream::unfold(lines, |mut lines| async move {
+    let here = futures_util::stream::unfold(lines, |mut lines| async move {
         match bridge::next(&mut lines).await {
             Ok(Some(line)) => Some((Ok::<_, Infallible>(Event::default().data(line)), lines)),
             Ok(None) | Err(_) => None,
         }
     });
-    Sse::new(stream)
+    // Bounded: a page that reads slowly holds its hosts' channels back, as a socket would.
+    let (tx, rx) = tokio::sync::mpsc::channel(64);
+    let following = hosts::follow_all(&keys.root, &tx);
+    drop(tx);
+    // The threads live as long as this stream (the page): `following` goes with it.
+    let there = futures_util::stream::unfold((rx, following), |(mut rx, f)| async move {
+        let line = rx.recv().await?;
+        Some((Ok::<_, Infallible>(Event::default().data(line)), (rx, f)))
+    });
+    Sse::new(futures_util::stream::select(here, there))
         .keep_alive(KeepAlive::default())
         .into_response()
 }

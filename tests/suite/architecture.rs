@@ -219,7 +219,8 @@ fn no_module_has_an_edge_the_code_map_forbids() {
             ],
         ),
         ("server", &["client", "tui", "doctor"]),
-        // The web client reaches the server through its socket, as every client.
+        // The web client reaches the server through its socket, as every client (and other
+        // hosts through `client::hosts` alone: `web_uses_the_client_only_for_other_hosts`).
         (
             "web",
             &[
@@ -227,7 +228,6 @@ fn no_module_has_an_edge_the_code_map_forbids() {
                 "store",
                 "engine",
                 "providers",
-                "client",
                 "tui",
                 "doctor",
                 "cli",
@@ -268,6 +268,15 @@ fn the_cycle_finder_finds_one() {
     let mut acyclic = g.clone();
     acyclic.remove("c");
     assert_eq!(cycle(&acyclic), None);
+}
+
+#[test]
+fn web_uses_the_client_only_for_other_hosts() {
+    let mut used = BTreeSet::new();
+    for f in sources(&Path::new(SRC).join("web")) {
+        used.extend(names_after(&code(&f), "crate::client::"));
+    }
+    assert_eq!(used, BTreeSet::from(["hosts".to_string()]));
 }
 
 #[test]

@@ -204,6 +204,20 @@ pub(super) fn add_box(w: &World, s: &Sshd) {
     ]);
 }
 
+/// sshd, host `box` added and a terminal `box:NAME` on it (`None`: sshd cannot run here).
+pub(super) fn box_terminal(w: &mut World, name: &str) -> Option<Sshd> {
+    let s = sshd(w, "")?;
+    add_box(w, &s);
+    let dir = remote_project(&s, "proj");
+    w.ok(&[
+        "new",
+        &format!("box:{name}"),
+        "--dir",
+        dir.to_str().unwrap(),
+    ]);
+    Some(s)
+}
+
 pub(super) fn remote_project(s: &Sshd, name: &str) -> PathBuf {
     let p = s.remote_home.join(name);
     std::fs::create_dir_all(&p).unwrap();

@@ -224,3 +224,73 @@ fn web_open_starts_the_browser_on_the_page() {
         text(&out)
     );
 }
+
+#[test]
+fn web_lists_reads_and_sends_to_another_hosts_terminal() {
+    let mut w = World::new();
+    let Some(_sshd) = super::hosts::box_terminal(&mut w, "api") else {
+        return;
+    };
+    w.new_terminal("here", "claude");
+    let page = serve(&w, &[]);
+    // The host's list on the page's stream, beside this machine's, its names `HOST:NAME`.
+    let seen = page.events_until(|v| {
+        v["host"] == "box"
+            && v["event"]["what"] == "terminals"
+            && v["event"]["terminals"][0]["name"] == "box:api"
+    });
+    assert!(
+        seen.iter().any(|l| l.contains(r#""reply":"host""#)),
+        "the host's channel is announced: {seen:#?}"
+    );
+    let sent = page.api(
+        r#"{"cmd":"send","name":"box:api","prompt":"hello from the page","provider":null,
+            "model":null,"dir":null,"mode":"queue","detach":false}"#,
+    );
+    assert_eq!(sent.status, 200, "{}", sent.body);
+    let sent: Value = serde_json::from_str(&sent.body).unwrap();
+    assert_eq!(sent["reply"], "ok", "{sent}");
+    let finished =
+        page.events_until(|v| v["event"]["what"] == "finished" && v["event"]["name"] == "box:api");
+    assert!(
+        finished.iter().any(|l| l.contains("hello from the page")),
+        "the remote turn streamed to the page: {finished:#?}"
+    );
+    let log: Value =
+        serde_json::from_str(&page.api(r#"{"cmd":"log","name":"box:api"}"#).body).unwrap();
+    assert_eq!(log["data"]["name"], "box:api", "{log}");
+    assert_eq!(log["data"]["turns"][0]["prompt"], "hello from the page");
+    // The turn ran there: this machine's server never had the terminal.
+    assert_eq!(w.run(&["show", "api"]).status.code(), Some(2));
+    let unknown: Value =
+        serde_json::from_str(&page.api(r#"{"cmd":"show","name":"box:nope"}"#).body).unwrap();
+    let why = unknown["error"]["message"].as_str().unwrap_or_default();
+    assert!(why.starts_with("on host box: "), "{unknown}");
+    // A page's host channel lives as long as its stream.
+    let server = w.json(&["server", "status"])["pid"].as_u64().unwrap();
+    w.wait_for("the channels of the pages that left to end", || {
+        ssh_children(server).is_empty()
+    });
+    let open = page.events_open();
+    w.wait_for("an open page's channel to the host", || {
+        ssh_children(server).len() == 1
+    });
+    drop(open);
+    w.wait_for("the channel of the page that left to end", || {
+        ssh_children(server).is_empty()
+    });
+}
+
+/// The `ssh` processes `pid` started and still runs (a master connection, which ssh forks
+/// off on its own, is not among them).
+fn ssh_children(pid: u64) -> Vec<u64> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u64>().ok())
+        .filter(|p| {
+            let status = std::fs::read_to_string(format!("/proc/{p}/status")).unwrap_or_default();
+            let exe = std::fs::read_link(format!("/proc/{p}/exe")).unwrap_or_default();
+            status.lines().any(|l| l == format!("PPid:\t{pid}")) && exe.ends_with("ssh")
+        })
+        .collect()
+}

@@ -242,9 +242,7 @@ fn web_page_lists_opens_and_sends_with_enter() {
     let prompt = w.json(&["log", "t"])["turns"][1]["prompt"].clone();
     assert_eq!(prompt, "line one\nline two [[reply:the page's answer]]");
     assert_eq!(b.text("#prompt"), "", "the composer is emptied");
-    b.shot("web-desktop.png");
     b.size(390, 844);
-    b.shot("web-phone.png");
     let side = b.js("return getComputedStyle(document.getElementById('side')).display");
     assert_eq!(side, "none", "a phone shows one column: the terminal");
 }
@@ -435,5 +433,89 @@ fn web_page_answers_a_waiting_approval() {
     b.until(
         "the inbox without the answered request",
         "return !document.querySelector('#approval-list button')",
+    );
+}
+
+#[test]
+fn web_page_lists_opens_and_sends_to_another_hosts_terminal() {
+    let Some(b) = Browser::start() else { return };
+    let mut w = World::new();
+    let Some(_sshd) = super::hosts::box_terminal(&mut w, "api") else {
+        return;
+    };
+    w.new_terminal("here", "claude");
+    w.send(
+        "here",
+        "Add a /health endpoint [[reply:Added **GET /health**.]]",
+    );
+    w.send(
+        "box:api",
+        "earlier [[reply:an **earlier** answer:\n\n```sh\ncargo test\n```]]",
+    );
+    let url = served(&w);
+    b.go(&url);
+    b.until(
+        "the host's line in the list, online",
+        "return [...document.querySelectorAll('#terminals li.host')].some(l => l.innerText === 'box')",
+    );
+    open_terminal(&b, &url, "box:api");
+    b.until(
+        "the remote transcript, its Markdown rendered",
+        "return !!document.querySelector('#transcript .answer strong')",
+    );
+    b.keys(
+        "#prompt",
+        "from the page [[reply:the host's answer]]\u{E007}",
+    );
+    b.until(
+        "the answer of the remote turn",
+        "return document.getElementById('transcript').innerText.includes(\"the host's answer\")",
+    );
+    assert_eq!(
+        w.json(&["log", "box:api"])["turns"][1]["prompt"],
+        "from the page [[reply:the host's answer]]"
+    );
+    // docs/web-*.png: this machine's terminal and the host's, one of them open.
+    b.shot("web-desktop.png");
+    b.size(390, 844);
+    b.shot("web-phone.png");
+}
+
+#[test]
+fn web_page_renders_the_running_turns_markdown_before_it_ends() {
+    let Some(b) = Browser::start() else { return };
+    let w = World::new();
+    let dir = w.new_terminal("t", "claude");
+    w.send("t", "first [[reply:an earlier answer]]");
+    let url = served(&w);
+    open_terminal(&b, &url, "t");
+    b.until(
+        "the earlier turn in the transcript",
+        "return document.getElementById('transcript').innerText.includes('an earlier answer')",
+    );
+    // Marks the transcript as drawn now: a redraw on each piece of the live answer drops it.
+    b.js("document.querySelector('#transcript .answer').dataset.kept = '1'; return true");
+    // Held after its first piece (at most 32 characters: the heading's line).
+    let send = w.spawn(&[
+        "send",
+        "t",
+        "[[reply:# Live heading then `code` and a tail long enough for two pieces]] [[hold:go]]",
+    ]);
+    b.until(
+        "the running turn's heading, rendered, before the turn ends",
+        "return [...document.querySelectorAll('#live .answer h1')].some(h => h.innerText.includes('Live heading'))",
+    );
+    assert_eq!(w.show("t")["state"], "running", "the turn still runs");
+    assert_eq!(
+        b.js("return document.querySelector('#transcript .answer').dataset.kept"),
+        "1",
+        "the transcript was not drawn again"
+    );
+    std::fs::write(dir.join("go"), "").unwrap();
+    assert!(send.wait_with_output().unwrap().status.success());
+    b.until(
+        "the finished turn in the transcript, rendered",
+        "return !!document.querySelector('#transcript .answer h1 code, #transcript .answer h1') \
+         && document.getElementById('live').innerText === ''",
     );
 }

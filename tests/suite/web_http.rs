@@ -60,8 +60,8 @@ impl Page {
         )
     }
 
-    /// The event stream's `data:` lines until one satisfies `until` (30 s at most).
-    pub fn events_until(&self, mut until: impl FnMut(&serde_json::Value) -> bool) -> Vec<String> {
+    /// The event stream, asked for (a page's, open until dropped).
+    pub fn events_open(&self) -> TcpStream {
         let mut s = TcpStream::connect(&self.addr).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
         let req = format!(
@@ -70,6 +70,12 @@ impl Page {
             self.cookie()
         );
         s.write_all(req.as_bytes()).unwrap();
+        s
+    }
+
+    /// The event stream's `data:` lines until one satisfies `until` (30 s at most).
+    pub fn events_until(&self, mut until: impl FnMut(&serde_json::Value) -> bool) -> Vec<String> {
+        let s = self.events_open();
         let deadline = Instant::now() + Duration::from_secs(30);
         let mut seen = Vec::new();
         for line in BufReader::new(s).lines() {

@@ -8,9 +8,11 @@ pub mod address;
 pub mod bridge;
 pub mod edit;
 pub mod list;
+pub mod names;
 pub mod ssh;
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use crate::client::Client;
 use crate::config::{Config, HostConfig};
@@ -160,6 +162,22 @@ fn config_path() -> Result<std::path::PathBuf, BatonError> {
     })
 }
 
+/// `req` asked of `host`'s server over ssh, `data_root` keeping the control sockets (the web
+/// client's way to another host, with no `Client` of its own): its answer, an error saying
+/// the host.
+pub fn call(
+    data_root: &std::path::Path,
+    host: Host,
+    req: &crate::protocol::Request,
+) -> Result<crate::protocol::Answer, BatonError> {
+    let client = Client {
+        data: crate::paths::DataDir::new(data_root.to_path_buf()),
+        server_env: Vec::new(),
+        via: Some(host),
+    };
+    client.call(req)
+}
+
 /// The client and bare name a terminal argument addresses: `HOST:NAME` goes to that host's
 /// server with `NAME`; anything else to this machine's. The config is read only when the
 /// argument holds `:`.
@@ -177,3 +195,16 @@ pub fn route(client: &Client, arg: &str) -> Result<(Client, String), BatonError>
         address::Address::UnknownHost { host } => Err(unknown(&config, &host).into()),
     }
 }
+
+/// The wait before try `failures + 1` to reach a host: doubling from a quarter second, at
+/// most [`RETRY_MAX`] (a host down for long is asked every few seconds, never in a busy loop).
+/// Pure.
+pub fn retry_after(failures: u32) -> Duration {
+    let first = Duration::from_millis(250);
+    first
+        .saturating_mul(2u32.saturating_pow(failures.min(16)))
+        .min(RETRY_MAX)
+}
+
+/// The longest wait between two tries to reach a host.
+pub const RETRY_MAX: Duration = Duration::from_secs(5);

@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::*;
 use crate::protocol::views::ForkView;
-use crate::protocol::{SendRequest, WatchEvent};
+use crate::protocol::{Answer, Request, SendRequest, WatchEvent};
 use crate::tui::app::{Effect, Msg, Tag};
 use crate::tui::testing::{app_with, screen, terminal};
 

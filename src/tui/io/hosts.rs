@@ -7,7 +7,6 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::sync::mpsc::Sender;
-use std::time::Duration;
 
 use crate::client::conn::Conn;
 use crate::client::hosts::Host;
@@ -17,18 +16,7 @@ use crate::protocol::{Reply, Request};
 use crate::tui::app::hosts::HostMsg;
 use crate::tui::app::Msg;
 
-/// The wait before try `failures + 1` to reach a host: doubling from a quarter second, at
-/// most [`RETRY_MAX`] (a host down for long is asked every few seconds, never in a busy loop).
-/// Pure.
-pub fn retry_after(failures: u32) -> Duration {
-    let first = Duration::from_millis(250);
-    first
-        .saturating_mul(2u32.saturating_pow(failures.min(16)))
-        .min(RETRY_MAX)
-}
-
-/// The longest wait between two tries to reach a host.
-pub const RETRY_MAX: Duration = Duration::from_secs(5);
+pub use crate::client::hosts::{retry_after, RETRY_MAX};
 
 /// Starts the thread that follows `host`'s watch stream for as long as the UI runs.
 pub fn spawn_watch(client: &Client, host: Host, tx: Sender<Msg>) {

@@ -4,7 +4,14 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { terminals: new Map(), selected: null, live: new Map(), log: null };
+// `hosts`: each configured host's channel as the server's `host` lines say it (name → link).
+const state = { terminals: new Map(), hosts: new Map(), selected: null, live: new Map(), log: null };
+
+// The host a terminal is on (its name `HOST:NAME`), or null: this machine's.
+function hostOf(name) {
+  const i = name.indexOf(":");
+  return i > 0 && state.hosts.has(name.slice(0, i)) ? name.slice(0, i) : null;
+}
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -67,30 +74,45 @@ function meter(ctx) {
   return m;
 }
 
+// This machine's terminals, then each host's under a line with its name (and how its channel
+// stands when it is not online), as the multiplexer lists them.
 function renderList() {
   const ul = $("terminals");
   ul.replaceChildren();
   const names = [...state.terminals.keys()].sort();
-  for (const name of names) {
-    const t = state.terminals.get(name);
-    // Archived terminals are hidden from the list, as from `ls` (the one open stays).
-    if (t.archived && name !== state.selected) continue;
-    const li = el("li");
-    li.dataset.name = name;
-    if (name === state.selected) li.classList.add("on");
-    const top = el("div", "top");
-    top.appendChild(el("span", "nm", name));
-    if (needsYou(t)) top.appendChild(el("span", "needs", "needs you"));
-    top.appendChild(el("span", "st-" + t.state, t.state));
-    const sub = el("div", "sub");
-    sub.appendChild(el("span", null, t.provider + (t.model ? " " + t.model : "")));
-    sub.appendChild(meter(t.context));
-    sub.appendChild(el("span", null, money(t.cost)));
-    if (t.queued) sub.appendChild(el("span", null, t.queued + " waiting"));
-    li.append(top, sub);
-    li.addEventListener("click", () => select(name));
+  const rows = (host) => {
+    for (const n of names) {
+      const t = state.terminals.get(n);
+      // Archived terminals are hidden from the list, as from `ls` (the one open stays).
+      if (hostOf(n) === host && !(t.archived && n !== state.selected)) ul.appendChild(listItem(n, t));
+    }
+  };
+  rows(null);
+  for (const [host, link] of [...state.hosts].sort()) {
+    const li = el("li", "host", host + (link.link === "online" ? "" : link.link === "offline" ? " · offline" : " · connecting…"));
+    li.dataset.host = host;
+    if (link.why) li.title = link.why;
     ul.appendChild(li);
+    rows(host);
   }
+}
+
+function listItem(name, t) {
+  const li = el("li");
+  li.dataset.name = name;
+  if (name === state.selected) li.classList.add("on");
+  const top = el("div", "top");
+  top.appendChild(el("span", "nm", name));
+  if (needsYou(t)) top.appendChild(el("span", "needs", "needs you"));
+  top.appendChild(el("span", "st-" + t.state, t.state));
+  const sub = el("div", "sub");
+  sub.appendChild(el("span", null, t.provider + (t.model ? " " + t.model : "")));
+  sub.appendChild(meter(t.context));
+  sub.appendChild(el("span", null, money(t.cost)));
+  if (t.queued) sub.appendChild(el("span", null, t.queued + " waiting"));
+  li.append(top, sub);
+  li.addEventListener("click", () => select(name));
+  return li;
 }
 
 // ---- a terminal ----
@@ -268,17 +290,65 @@ function renderLive() {
   for (const n of live.notes) box.appendChild(el("div", "boundary", n));
   box.appendChild(el("div", "prompt", live.prompt));
   for (const t of live.tools) box.appendChild(el("div", "tool", t));
-  box.appendChild(el("div", "answer raw", live.pieces.join("\n\n")));
+  const a = el("div", "answer");
+  box.appendChild(a);
+  drawLiveAnswer(a, live);
   box.appendChild(el("div", "turnline", "turn " + live.number + " · running"));
   box.scrollTop = box.scrollHeight;
+  renderLiveMarkdown(state.selected, live);
 }
 
-function onWatch(ev) {
+function liveText(live) {
+  return live.pieces.join("\n\n");
+}
+
+// The answer so far: its Markdown as last rendered, the text that came since as text.
+function drawLiveAnswer(a, live) {
+  const text = liveText(live);
+  if (live.html === undefined) {
+    a.classList.add("raw");
+    a.textContent = text;
+    return;
+  }
+  a.innerHTML = live.html; // rendered and sanitized by the server, as a finished turn's
+  const rest = text.startsWith(live.rendered) ? text.slice(live.rendered.length) : "";
+  if (rest) a.appendChild(el("span", "raw", rest));
+}
+
+// The running turn's answer rendered as Markdown by the server (sanitized as the finished
+// turns' are): one request in flight per turn, the newest text asked again when it returns.
+// Only the live answer is redrawn, never the transcript.
+async function renderLiveMarkdown(name, live) {
+  if (live.asking || live.failed || live.rendered === liveText(live) || !liveText(live)) return;
+  live.asking = true;
+  const text = liveText(live);
+  try {
+    const html = await post("/api/markdown", [text]);
+    live.html = html[0];
+    live.rendered = text;
+  } catch (e) {
+    live.failed = true; // left as text: the finished turn is rendered from its log anyway
+  }
+  live.asking = false;
+  if (state.live.get(name) !== live || state.selected !== name) return;
+  const a = document.querySelector("#live .answer");
+  if (a) {
+    a.className = "answer";
+    a.replaceChildren();
+    drawLiveAnswer(a, live);
+  }
+  renderLiveMarkdown(name, live);
+}
+
+// A watch event of this machine (`host` null) or of a host (its names `HOST:NAME`).
+function onWatch(ev, host) {
   switch (ev.what) {
     case "terminals":
-      state.terminals = new Map(ev.terminals.map((t) => [t.name, t]));
+      // Each source's list replaces only its own terminals.
+      for (const n of [...state.terminals.keys()]) if (hostOf(n) === host) state.terminals.delete(n);
+      for (const t of ev.terminals) state.terminals.set(t.name, t);
       renderList();
-      if (state.selected) {
+      if (state.selected && hostOf(state.selected) === host) {
         renderHead();
         loadLog();
       }
@@ -324,7 +394,11 @@ function connect() {
   source.onerror = () => $("conn").classList.remove("live");
   source.onmessage = (m) => {
     const reply = JSON.parse(m.data);
-    if (reply.reply === "watch") onWatch(reply.event);
+    if (reply.reply === "watch") onWatch(reply.event, reply.host || null);
+    else if (reply.reply === "host") {
+      state.hosts.set(reply.host, { link: reply.link, why: reply.why });
+      renderList();
+    }
   };
 }
 
