@@ -286,6 +286,7 @@ fn request(
         | ClientCmd::Log(_)
         | ClientCmd::Watch(_)
         | ClientCmd::Approvals(_)
+        | ClientCmd::Integrate(_)
         | ClientCmd::Host { .. } => return Err(CommandError::Elsewhere(word.to_string())),
     };
     Ok(made)
