@@ -37,19 +37,25 @@ pub fn integrated(v: &IntegrateView) -> String {
     out
 }
 
+/// `ls`'s line under the table for a terminal its lane marks: `api: conflict with web on
+/// x.rs (baton integrate api)`.
+pub fn mark_line(name: &str, t: &LaneTerminalView) -> String {
+    format!(
+        "{name}: {}{} (baton integrate {name})\n",
+        status_word(t.status),
+        conflict_text(t)
+    )
+}
+
 fn terminal_line(t: &LaneTerminalView) -> String {
-    let mut line = format!("  {:<16} {}", t.name, status_word(t.status));
-    let mut with: Vec<String> = t.conflicts_with.clone();
-    if t.conflicts_with_base {
-        with.push("the base".into());
-    }
-    if !with.is_empty() {
-        line.push_str(&format!(" with {}", with.join(", ")));
-    }
-    if !t.files.is_empty() {
-        line.push_str(&format!(" on {}", t.files.join(", ")));
-    }
-    if t.status == LaneStatus::Conflict && with.is_empty() {
+    let mut line = format!(
+        "  {:<16} {}{}",
+        t.name,
+        status_word(t.status),
+        conflict_text(t)
+    );
+    let with = !t.conflicts_with.is_empty() || t.conflicts_with_base;
+    if t.status == LaneStatus::Conflict && !with {
         line.push_str(" (with the terminals merged before it, together)");
     }
     line.push('\n');
@@ -60,6 +66,22 @@ fn terminal_line(t: &LaneTerminalView) -> String {
         for l in o.lines() {
             line.push_str(&format!("    | {l}\n"));
         }
+    }
+    line
+}
+
+/// ` with a, the base on x.rs, y.rs` (empty: no conflict).
+fn conflict_text(t: &LaneTerminalView) -> String {
+    let mut line = String::new();
+    let mut with: Vec<String> = t.conflicts_with.clone();
+    if t.conflicts_with_base {
+        with.push("the base".into());
+    }
+    if !with.is_empty() {
+        line.push_str(&format!(" with {}", with.join(", ")));
+    }
+    if !t.files.is_empty() {
+        line.push_str(&format!(" on {}", t.files.join(", ")));
     }
     line
 }

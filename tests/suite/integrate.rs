@@ -281,3 +281,49 @@ fn the_lane_goes_with_the_repositorys_last_terminal() {
     assert!(!list.contains("lanes"), "{list}");
     assert_eq!(git(&w, &repo, &["branch", "--list", "baton-lane/*"]), "");
 }
+
+#[test]
+fn with_integrate_auto_each_commit_runs_the_lane_and_ls_marks_conflicts() {
+    let w = World::new();
+    let repo = lines_repo(&w);
+    config(&w, &repo, "integrate = \"auto\"");
+    terminal_writing(&w, &repo, "a", &[("new.txt", "a\n")]);
+    terminal_writing(&w, &repo, "b", &[("b.txt", "b\n")]);
+    let marked = |w: &World| -> Vec<(String, String)> {
+        w.json(&["ls"])
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| !t["lane"].is_null())
+            .map(|t| {
+                let n = t["name"].as_str().unwrap().to_string();
+                (n, t["lane"]["status"].as_str().unwrap().to_string())
+            })
+            .collect()
+    };
+    // b's commit ran the lane: both clean, nothing marked.
+    let lanes = w.data().join("lanes");
+    w.wait_for("the lane's report", || {
+        std::fs::read_dir(&lanes).is_ok_and(|d| {
+            d.flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == "json"))
+        })
+    });
+    assert_eq!(marked(&w), Vec::<(String, String)>::new());
+    // b's next turn adds the same file differently: both are marked, without asking.
+    std::fs::write(worktree(&w, "b").join("new.txt"), "b\n").unwrap();
+    w.send("b", "more");
+    w.wait_for("the conflict marked", || marked(&w).len() == 2);
+    assert_eq!(
+        marked(&w),
+        vec![
+            ("a".to_string(), "conflict".to_string()),
+            ("b".to_string(), "conflict".to_string())
+        ]
+    );
+    let ls = w.ok(&["ls"]);
+    assert!(
+        ls.contains("b: conflict with a on new.txt (baton integrate b)"),
+        "{ls}"
+    );
+}

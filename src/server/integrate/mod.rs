@@ -6,6 +6,7 @@
 //! branch. One run at a time per repository; the last report is kept beside the lane
 //! (`<key>.json`). See ARCHITECTURE.md, "The integration lane".
 
+mod auto;
 mod check;
 mod judge;
 mod run;
@@ -19,9 +20,10 @@ use super::state::Server;
 use crate::config::{RepoFile, REPO_FILE};
 use crate::error::BatonError;
 use crate::git::{self, Integration, Located};
-use crate::protocol::lane::IntegrateView;
+use crate::protocol::lane::{IntegrateView, LaneStatus, LaneTerminalView};
 use crate::store::TerminalRow;
 use crate::words::CheckoutMode;
+pub use auto::after_commit;
 use judge::{FileFacts, Member};
 
 /// `baton integrate NAME|PATH`: the lane of the repository terminal `name` works in (its base
@@ -221,6 +223,26 @@ fn check_of(srv: &Server, repo: &Path) -> (Option<(String, std::time::Duration)>
         },
     };
     judge::check_plan(srv.config.repo(repo), &facts, &file)
+}
+
+/// The last report of a lane (none: never ran, or unreadable).
+fn load(file: &Path) -> Option<IntegrateView> {
+    serde_json::from_slice(&fs::read(file).ok()?).ok()
+}
+
+/// Terminal `t`'s row in its repository's last lane report, when it is not clean: what its
+/// view marks (`TerminalView.lane`).
+pub fn mark_of(srv: &Server, t: &TerminalRow) -> Option<LaneTerminalView> {
+    let wt = t.worktree.as_ref()?;
+    let dir = lane_dir(srv, &canonical(&wt.repo));
+    let file = beside(&dir, "json");
+    if !file.exists() {
+        return None;
+    }
+    load(&file)?
+        .terminals
+        .into_iter()
+        .find(|r| r.name == t.name && r.status != LaneStatus::Clean)
 }
 
 /// Keeps the report beside the lane (written whole, renamed into place).
