@@ -327,3 +327,29 @@ fn with_integrate_auto_each_commit_runs_the_lane_and_ls_marks_conflicts() {
         "{ls}"
     );
 }
+
+#[test]
+fn a_repositorys_own_check_runs_only_once_trusted() {
+    let w = World::new();
+    let repo = lines_repo(&w);
+    std::fs::write(
+        repo.join(".baton.toml"),
+        "[integrate]\ncheck = \"test ! -e broken.txt\"\n",
+    )
+    .unwrap();
+    git(&w, &repo, &["add", "."]);
+    git(&w, &repo, &["commit", "-q", "-m", "check"]);
+    terminal_writing(&w, &repo, "x", &[("broken.txt", "x\n")]);
+    let (code, report) = integrate(&w, "x");
+    assert_eq!((code, report["check"].clone()), (Some(0), Value::Null));
+    let notes = report["notes"].to_string();
+    assert!(notes.contains("not run until you trust it"), "{notes}");
+    let said = w.ok(&["trust", repo.to_str().unwrap()]);
+    assert!(said.contains("its check `test ! -e broken.txt`"), "{said}");
+    let (code, report) = integrate(&w, "x");
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        rows(&report),
+        vec![row("x", "check_failed", &[], &[], false)]
+    );
+}
