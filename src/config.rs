@@ -101,7 +101,7 @@ pub struct WebConfig {
 /// What a repository's new worktrees get: `[repos."/abs/path"]` in the user's config, or
 /// `[worktree]` in the repository's own `.baton.toml` (whose `setup` runs only once the user
 /// trusted the file: `baton trust PATH`). The user's keys win. The place for the repository's
-/// other commands too (the integration issue's `check`).
+/// other commands too (`check`, run by `baton integrate`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RepoConfig {
@@ -111,6 +111,35 @@ pub struct RepoConfig {
     pub setup_timeout_secs: Option<u64>,
     /// A block of this many ports of its own per terminal (`BATON_PORT`, `BATON_PORTS`).
     pub ports: Option<u16>,
+    /// The command `baton integrate` runs in the integration lane (`cargo test`).
+    pub check: Option<String>,
+    /// Seconds the check may take before it is stopped (default 600).
+    pub check_timeout_secs: Option<u64>,
+    /// `auto`: the lane runs again after each turn's automatic commit in the repository.
+    pub integrate: Option<IntegrateWhen>,
+}
+
+/// When the integration lane runs: `[repos."PATH"] integrate`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntegrateWhen {
+    /// When asked (`baton integrate`).
+    #[default]
+    Asked,
+    /// Also after each turn's automatic commit.
+    Auto,
+}
+
+/// [`RepoConfig::check_timeout_secs`]'s default.
+pub const DEFAULT_CHECK_TIMEOUT_SECS: u64 = 600;
+
+/// `.baton.toml`'s `[integrate]`: the repository's own check command (run only once the user
+/// trusted the file, as its set-up).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IntegrateFile {
+    pub check: Option<String>,
+    pub check_timeout_secs: Option<u64>,
 }
 
 /// [`RepoConfig::setup_timeout_secs`]'s default.
@@ -122,6 +151,8 @@ pub const DEFAULT_SETUP_TIMEOUT_SECS: u64 = 600;
 pub struct RepoFile {
     #[serde(default)]
     pub worktree: RepoConfig,
+    #[serde(default)]
+    pub integrate: IntegrateFile,
 }
 
 /// The name of a repository's own settings file, at its root.

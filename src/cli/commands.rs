@@ -6,6 +6,7 @@ use clap::Subcommand;
 use super::approvals::{ApprovalsArgs, ApproveArgs, DenyArgs};
 use super::data::{HostCmd, LsArgs, PruneArgs};
 use super::input::{InstructionsArgs, QueueArgs};
+use super::integrate::IntegrateArgs;
 use super::send::{self, SendArgs};
 use super::terminal::{
     DiffArgs, ExportArgs, ForkArgs, ImportArgs, NameArgs, NewArgs, RenameArgs, RevertArgs,
@@ -37,6 +38,10 @@ pub enum ClientCmd {
     Rewind(RewindArgs),
     /// Hide a terminal from `ls` and the multiplexer's list (nothing else changes)
     Archive(NameArgs),
+    /// Merge every live terminal's branch of a repository onto its base branch, oldest first,
+    /// in baton's own worktree, and say which merge cleanly, conflict (with whom, on which
+    /// files) or fail the repository's check; moves no branch. Exit 1 when one is not clean
+    Integrate(IntegrateArgs),
     /// Remove archived terminals idle for DAYS: their worktree, baton's data of them, and
     /// their branch when it is merged (or with --force)
     Prune(PruneArgs),
@@ -102,6 +107,7 @@ impl ClientCmd {
             ClientCmd::Rewind(a) => a.run(c),
             ClientCmd::Archive(a) => a.archive(c, true),
             ClientCmd::Unarchive(a) => a.archive(c, false),
+            ClientCmd::Integrate(a) => a.run(c),
             ClientCmd::Prune(a) => a.run(c),
             ClientCmd::Export(a) => a.run(c),
             ClientCmd::Import(a) => a.run(c),

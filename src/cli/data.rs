@@ -58,9 +58,14 @@ pub fn reindex(c: &Client, json: bool) -> Result<i32, BatonError> {
 /// while its content stays as it is now.
 pub fn trust(c: &Client, path: &std::path::Path) -> Result<i32, BatonError> {
     let (file, parsed) = crate::trust::record(&c.data, path)?;
-    let runs = match &parsed.worktree.setup {
-        Some(cmd) => format!("its set-up `{cmd}` runs in each new worktree"),
-        None => "it runs nothing yet".to_string(),
+    let setup = (parsed.worktree.setup.as_ref())
+        .map(|cmd| format!("its set-up `{cmd}` runs in each new worktree"));
+    let check = (parsed.integrate.check.as_ref())
+        .map(|cmd| format!("its check `{cmd}` runs in `baton integrate`'s lane"));
+    let runs: Vec<String> = setup.into_iter().chain(check).collect();
+    let runs = match runs.is_empty() {
+        true => "it runs nothing yet".to_string(),
+        false => runs.join("; "),
     };
     crate::client::out::line(&format!(
         "trusted {} as it is now: {runs} (a change asks again)",

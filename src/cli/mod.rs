@@ -8,6 +8,7 @@ mod approvals;
 mod commands;
 mod data;
 mod input;
+mod integrate;
 mod parse_error;
 pub mod send;
 mod terminal;
@@ -22,6 +23,7 @@ use clap::{CommandFactory, Parser, Subcommand};
 pub use commands::ClientCmd;
 pub use data::{reindex, trust, HostCmd, LsArgs, PruneArgs};
 pub use input::{InstrCmd, InstructionsArgs, QueueArgs, QueueCmd};
+pub use integrate::{is_path as is_integrate_path, IntegrateArgs};
 pub use send::SendArgs;
 pub use terminal::{
     DiffArgs, ExportArgs, ForkArgs, ImportArgs, NameArgs, NewArgs, RenameArgs, RevertArgs,

@@ -11,6 +11,7 @@ pub mod prune;
 pub mod render;
 mod render_approvals;
 mod render_exports;
+pub mod render_lane;
 pub mod render_life;
 
 use std::ffi::OsString;

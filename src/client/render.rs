@@ -380,6 +380,14 @@ pub fn ls_on_hosts(rows: &[LsRow], offline: &[(String, String)], host_col: bool)
         };
         out.push_str(&format!("{name}: {}\n", held_line(&name)));
     }
+    for (h, v) in rows.iter() {
+        if let Some(mark) = &v.lane {
+            let name = h
+                .as_ref()
+                .map_or(v.name.clone(), |h| format!("{h}:{}", v.name));
+            out.push_str(&super::render_lane::mark_line(&name, mark));
+        }
+    }
     if rows.iter().any(|(_, v)| v.index_behind) {
         out.push_str(&format!("{}\n", INDEX_BEHIND));
     }

@@ -18,7 +18,10 @@
 //!   when it was deleted; [`Watch`] only makes these checks prompt: the caller also checks at
 //!   every send, so a missed event costs latency, never correctness.
 //! - baton never deletes git objects and never moves a branch other than the terminal's own,
-//!   except the base branch during [`merge_squash`], which the user asked for. Every refusal
+//!   except the base branch during [`merge_squash`], which the user asked for. The integration
+//!   lane ([`Integration`], [`check_out_lane`]) moves none: its merges are commit objects no ref
+//!   points to, its worktree is detached (the `baton-lane/…` branch libgit2 needs to make it
+//!   lives only until HEAD is detached). Every refusal
 //!   (no commit yet, detached HEAD, branch exists, target exists, locked worktree, read-only
 //!   disk, dirty checkout, conflict, git busy) happens before anything is written.
 //! - Read-only: writes are probed first (a file created and removed in the git dir) so a
@@ -59,6 +62,7 @@ mod changes;
 mod commit;
 mod error;
 mod include;
+mod lane;
 mod locks;
 mod message;
 mod review;
@@ -83,6 +87,7 @@ pub use commit::{
 };
 pub use error::GitError;
 pub use include::{copy_included, Included, INCLUDE_FILE};
+pub use lane::{check_out_lane, main_checkout, remove_lane, Integration, Step};
 pub use locks::{clear_left_locks, left_locks};
 pub use message::{branch_name, commit_message, squash_message, CommitInfo, BODY_MAX, SUBJECT_MAX};
 pub use review::{diff, merge_squash, revert, BranchDiff};

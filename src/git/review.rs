@@ -272,14 +272,14 @@ pub(crate) fn is_merged(repo: &Repository, branch: &str, base: &str) -> Result<b
     Ok(matches!(merged_tree(repo, base_tip, tip)?, Merged::Clean(t) if t == base_tree))
 }
 
-enum Merged {
+pub(super) enum Merged {
     Clean(Oid),
     Conflicts(Vec<String>),
 }
 
 /// The three-way merge of `theirs` into `ours`, computed in memory (only tree objects are
 /// written, which no ref points to).
-fn merged_tree(repo: &Repository, ours: Oid, theirs: Oid) -> Result<Merged, GitError> {
+pub(super) fn merged_tree(repo: &Repository, ours: Oid, theirs: Oid) -> Result<Merged, GitError> {
     let ancestor = merge_ancestor(repo, ours, theirs)?;
     let trees = (
         tree_of(repo, ancestor)?,

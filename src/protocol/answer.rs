@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::approvals::ApprovalView;
+use super::lane::IntegrateView;
 use super::views::{
     AcceptedView, ArchivedView, DiffView, ExportView, ExtractedView, ForkView, ImportView,
     InstructionView, InterruptedView, LogView, MergeView, PongView, PruneView, QueuedView,
@@ -143,6 +144,8 @@ answers! {
     Reindexed(ReindexView),
     /// `web`.
     Web(WebView),
+    /// `integrate`.
+    Integrated(IntegrateView),
 }
 
 /// How a send ends for the client that made it.
@@ -244,6 +247,7 @@ impl Request {
             Request::Stop => K::Stopping,
             Request::Reindex => K::Reindexed,
             Request::Web { .. } => K::Web,
+            Request::Integrate { .. } => K::Integrated,
             Request::Watch | Request::Shell { .. } => return None,
         })
     }
@@ -323,7 +327,8 @@ impl Answer {
             | Answer::Status(_)
             | Answer::Stopping(_)
             | Answer::Reindexed(_)
-            | Answer::Web(_) => (None, None),
+            | Answer::Web(_)
+            | Answer::Integrated(_) => (None, None),
         };
         Names { name, from }
     }

@@ -321,6 +321,13 @@ fn every_request_says_which_answer_it_ends_with() {
             },
             Some(K::Web),
         ),
+        (
+            Request::Integrate {
+                name: Some(name()),
+                dir: None,
+            },
+            Some(K::Integrated),
+        ),
         (Request::Watch, None),
         (
             Request::Shell {

@@ -5,6 +5,7 @@
 
 pub mod answer;
 pub mod approvals;
+pub mod lane;
 pub mod views;
 
 use serde::de::DeserializeOwned;
@@ -189,6 +190,15 @@ pub enum Request {
         dir: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         max_size: Option<u64>,
+    },
+    /// Run the integration lane of the repository terminal `name` works in, or of the one at
+    /// `dir` (one of the two): every live terminal's branch merged onto the base branch's tip
+    /// in baton's own worktree, checked, reported. Moves no branch.
+    Integrate {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dir: Option<String>,
     },
     /// What the configured extractor keeps of `prompt` (no terminal is touched).
     Extract {

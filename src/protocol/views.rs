@@ -238,6 +238,10 @@ pub struct TerminalView {
     /// Its `--always` answers in force, oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub approval_rules: Vec<super::approvals::ApprovalRuleView>,
+    /// Its row in its repository's last integration lane report, when it conflicts or broke
+    /// the check (`baton integrate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lane: Option<super::lane::LaneTerminalView>,
 }
 
 /// A terminal's block of ports: `first` … `first + count - 1`, free when chosen and never

@@ -8,8 +8,8 @@ use tokio::net::unix::OwnedWriteHalf;
 
 use super::state::Server;
 use super::{
-    approvals, checkout, exports, extract, follow, forks, prune, read, removal, settings, steps,
-    terminals, turn,
+    approvals, checkout, exports, extract, follow, forks, integrate, prune, read, removal,
+    settings, steps, terminals, turn,
 };
 use crate::error::BatonError;
 use crate::protocol::views::{PongView, ReindexView, StoppingView};
@@ -83,6 +83,7 @@ pub async fn handle(
         Request::Steps { name, turn } => done(steps_off_workers(srv, name, turn).await),
         Request::Instructions { name, action } => done(terminals::instructions(srv, &name, action)),
         Request::Interrupt { name } => done(turn::hold::interrupt(srv, &name)),
+        Request::Integrate { name, dir } => done(integrate::integrate(srv, name, dir).await),
         Request::Extract { prompt, provider } => done(extract(srv, &prompt, provider).await),
         Request::Status => done(read::status(srv)),
         // Served by `connection`: a shell needs the reading half too, and neither is waited

@@ -11,6 +11,7 @@ mod follow;
 mod forks;
 mod handle;
 mod hooks;
+mod integrate;
 mod peer;
 mod prune;
 mod read;

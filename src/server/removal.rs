@@ -128,6 +128,9 @@ fn carry_out(srv: &Server, p: &PendingRemoval) -> Result<RemovedView, BatonError
     )?;
     crash_point("rm-checkout");
     srv.store.append(&p.terminal_id, Record::TerminalRemoved)?;
+    if let Some(wt) = &p.worktree {
+        super::integrate::drop_if_unused(srv, &wt.repo);
+    }
     if p.purge {
         crash_point("rm-removed");
         srv.store.purge(&p.terminal_id);

@@ -42,6 +42,7 @@ pub fn allowed(req: &Request) -> bool {
         | Request::Forget { .. }
         | Request::Status => true,
         Request::Follow { .. }
+        | Request::Integrate { .. }
         | Request::Prune { .. }
         | Request::Export { .. }
         | Request::Import { .. }

@@ -21,6 +21,7 @@ mod hosts;
 mod import_safety;
 mod index_behind;
 mod instructions;
+mod integrate;
 mod json_contract;
 mod listing;
 mod local;

@@ -103,7 +103,9 @@ pub fn request_names(req: &mut Request) -> Vec<&mut String> {
         | Request::Export { name, .. }
         | Request::Shell { name, .. }
         | Request::Forget { name, .. } => vec![name],
-        Request::Approvals { name } => name.iter_mut().collect(),
+        Request::Approvals { name } | Request::Integrate { name, .. } => {
+            name.iter_mut().collect()
+        }
         Request::Rename { name, new_name } => vec![name, new_name],
         Request::Fork { name, new } | Request::Rewind { name, new, .. } => {
             let mut names = vec![name];

@@ -7,7 +7,7 @@
 
 mod plan;
 mod ports;
-mod run;
+pub(super) mod run;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -82,6 +82,7 @@ mod tests {
             setup: setup.map(str::to_string),
             setup_timeout_secs: timeout,
             ports,
+            ..RepoConfig::default()
         }
     }
 

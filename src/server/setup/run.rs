@@ -101,7 +101,7 @@ async fn stoppable(
 
 /// Waits for the command within `timeout`, its group told to the server's warden meanwhile:
 /// a server that dies stops it (SIGINT to the group), as it stops a CLI.
-async fn waited(
+pub(in crate::server) async fn waited(
     child: &mut tokio::process::Child,
     timeout: Duration,
 ) -> Result<std::io::Result<std::process::ExitStatus>, tokio::time::error::Elapsed> {
@@ -118,17 +118,28 @@ async fn waited(
 }
 
 fn started(job: &Job) -> std::io::Result<tokio::process::Child> {
+    spawn(&job.dir, &job.command, &job.env, &job.log)
+}
+
+/// `sh -c command` in `dir`, in a process group of its own, its output into `log` (0600,
+/// emptied first). The integration lane's check runs the same way.
+pub(in crate::server) fn spawn(
+    dir: &Path,
+    command: &str,
+    env: &[(String, String)],
+    log: &Path,
+) -> std::io::Result<tokio::process::Child> {
     let log = fs::OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(true)
         .mode(0o600)
-        .open(&job.log)?;
+        .open(log)?;
     let mut cmd = tokio::process::Command::new("/bin/sh");
     cmd.arg("-c")
-        .arg(&job.command)
-        .current_dir(&job.dir)
-        .envs(job.env.iter().map(|(k, v)| (k, v)))
+        .arg(command)
+        .current_dir(dir)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(log.try_clone()?)
         .stderr(log)
@@ -150,7 +161,7 @@ fn started(job: &Job) -> std::io::Result<tokio::process::Child> {
 }
 
 /// Kills the command's whole group (what it started too) and reaps it.
-async fn stop(child: &mut tokio::process::Child) {
+pub(in crate::server) async fn stop(child: &mut tokio::process::Child) {
     let group = child.id().and_then(|p| i32::try_from(p).ok());
     if let Some(g) = group {
         let _ = nix::sys::signal::killpg(
@@ -165,7 +176,7 @@ async fn stop(child: &mut tokio::process::Child) {
 }
 
 /// The last [`TAIL`] bytes of the output.
-pub fn tail(log: &Path) -> Option<String> {
+pub(in crate::server) fn tail(log: &Path) -> Option<String> {
     let mut f = fs::File::open(log).ok()?;
     let len = f.metadata().ok()?.len();
     f.seek(SeekFrom::Start(len.saturating_sub(TAIL))).ok()?;

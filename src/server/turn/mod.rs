@@ -518,7 +518,12 @@ async fn commit(
     }
     let tracker = ctx.srv.changes.get().cloned();
     match super::checkout::commit_turn(term, facts, tracker).await {
-        Ok(c) => c,
+        Ok(c) => {
+            if c.is_some() {
+                super::integrate::after_commit(ctx.srv, term);
+            }
+            c
+        }
         Err(e) => {
             ctx.note(format!(
                 "the automatic commit failed: {e} (the files are still in {})",

@@ -15,7 +15,7 @@ use crate::cli::{Cli, ClientCmd, Cmd, InstrCmd};
 use crate::protocol::Request;
 
 /// The commands the prompt takes.
-const TAKEN: [&str; 15] = [
+const TAKEN: [&str; 16] = [
     "new",
     "send",
     "rename",
@@ -31,6 +31,7 @@ const TAKEN: [&str; 15] = [
     "queue",
     "approve",
     "deny",
+    "integrate",
 ];
 
 /// The arguments that take every word left at the prompt: their subcommand's path, their id.
@@ -61,6 +62,8 @@ pub enum Answer {
     Cost,
     /// A waiting request answered by its keys (`approval`).
     Approval,
+    /// `integrate`: the lane's report.
+    Integrated,
 }
 
 /// A line the prompt refused, said in one line.
@@ -273,6 +276,19 @@ fn request(
             },
             Answer::Approval,
         ),
+        ClientCmd::Integrate(a) => {
+            let req = match crate::cli::is_integrate_path(&a.target) {
+                true => Request::Integrate {
+                    name: None,
+                    dir: Some(absolute(&a.target, cwd, home)),
+                },
+                false => Request::Integrate {
+                    name: Some(a.target),
+                    dir: None,
+                },
+            };
+            (req, Answer::Integrated)
+        }
         // `instructions extract` reads its prompt on stdin.
         ClientCmd::Instructions(_) => {
             return Err(CommandError::Elsewhere(format!("{word} extract")))

@@ -255,10 +255,10 @@ fn each_command_makes_the_request_the_cli_makes() {
 #[test]
 fn a_line_the_cli_would_refuse_is_refused_in_one_line() {
     let table = [
-        ("frob", "frob: no such command (the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue, approve, deny)"),
-        ("--help", "--help: no such command (the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue, approve, deny)"),
-        ("ls", "ls: run it in a shell (`baton ls`); the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue, approve, deny"),
-        ("instructions extract", "instructions extract: run it in a shell (`baton instructions extract`); the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue, approve, deny"),
+        ("frob", "frob: no such command (the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue, approve, deny, integrate)"),
+        ("--help", "--help: no such command (the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue, approve, deny, integrate)"),
+        ("ls", "ls: run it in a shell (`baton ls`); the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue, approve, deny, integrate"),
+        ("instructions extract", "instructions extract: run it in a shell (`baton instructions extract`); the prompt takes new, send, rename, interrupt, fork, rewind, archive, unarchive, rm, merge, revert, instructions, queue, approve, deny, integrate"),
         ("send a", "send: PROMPT is missing (as `baton send` takes it: send [OPTIONS] <NAME> [PROMPT]...)"),
         ("send --help", "send: its help is `baton send --help`, in a shell (as `baton send` takes it: send [OPTIONS] <NAME> [PROMPT]...)"),
         ("rm", "rm: NAME is missing (as `baton rm` takes it: rm [OPTIONS] <NAME>)"),

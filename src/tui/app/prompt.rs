@@ -107,6 +107,7 @@ fn one_line(answer: Answer, v: Answered) -> Result<String, BatonError> {
         Answer::Removed => text(v, render::removed)?,
         Answer::Cost => text(v, super::cost::line)?,
         Answer::Approval => text(v, render::answered)?,
+        Answer::Integrated => text(v, crate::client::render_lane::integrated)?,
     };
     let lines: Vec<&str> = text
         .lines()

@@ -68,6 +68,10 @@ impl App {
         let name = terminal.name.clone();
         let hidden = terminal.archived && !self.show_archived;
         let notify = self.approval_notice(&terminal);
+        let notify: Vec<Effect> = notify
+            .into_iter()
+            .chain(self.lane_notice(&terminal))
+            .collect();
         let mut fx = match self.term_mut(&name) {
             Some(t) => {
                 t.set_info(terminal);
@@ -111,6 +115,29 @@ impl App {
         Some(Effect::Notify {
             title: self.title.clone(),
             body: crate::tui::app::approval::notice(a),
+        })
+    }
+
+    /// The bell / desktop notification when the integration lane finds `terminal` conflicting
+    /// where it did not before.
+    fn lane_notice(&self, terminal: &TerminalView) -> Option<Effect> {
+        use crate::protocol::lane::LaneStatus;
+        let mark = terminal.lane.as_ref()?;
+        let conflict =
+            |m: &crate::protocol::lane::LaneTerminalView| m.status == LaneStatus::Conflict;
+        let before = self
+            .terms
+            .iter()
+            .find(|t| t.info.name == terminal.name)
+            .and_then(|t| t.info.lane.as_ref());
+        if !conflict(mark) || before.is_some_and(conflict) {
+            return None;
+        }
+        Some(Effect::Notify {
+            title: self.title.clone(),
+            body: crate::client::render_lane::mark_line(&terminal.name, mark)
+                .trim_end()
+                .to_string(),
         })
     }
 

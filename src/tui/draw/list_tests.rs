@@ -1,5 +1,5 @@
 //! The terminal list's entries: a queue held after an interrupt, each terminal's cost where
-//! the list is wide enough, and nothing of it where it is not.
+//! the list is wide enough, and nothing of it where it is not; the integration lane's mark.
 
 use pretty_assertions::assert_eq;
 use serde_json::{json, Value};
@@ -68,4 +68,41 @@ fn the_cost_shows_on_a_wide_screen_only() {
     let narrow = list_rows(terms(), 120);
     assert!(!narrow.concat().contains('$'), "{narrow:#?}");
     assert!(!narrow.concat().contains("tok"), "{narrow:#?}");
+}
+
+#[test]
+fn the_lane_marks_a_conflict_and_rings_when_one_appears() {
+    use crate::tui::app::Effect;
+    use crate::tui::testing::announce;
+    let conflict = json!({"name": "web", "status": "conflict", "conflicts_with": ["api"],
+                          "conflicts_with_base": false, "files": ["x.rs"], "merged": false,
+                          "branch": "baton/web", "commit": null, "check_output": null,
+                          "note": null});
+    let rows = list_rows(
+        vec![
+            json!({"name": "api"}),
+            json!({"name": "web", "lane": conflict.clone()}),
+        ],
+        100,
+    );
+    assert_eq!(rows[2], "1 web ⚠ conflict      idle");
+    // Clean, then conflicting: the bell says with whom; still conflicting: said once.
+    let mut app = app_with(vec![views::terminal(json!({"name": "web"}))]);
+    let marked = views::terminal(json!({"name": "web", "lane": conflict}));
+    let fx = app.update(announce(marked.clone()));
+    assert_eq!(
+        fx.iter()
+            .filter(|e| matches!(e, Effect::Notify { .. }))
+            .cloned()
+            .collect::<Vec<_>>(),
+        vec![Effect::Notify {
+            title: "baton".into(),
+            body: "web: conflict with api on x.rs (baton integrate web)".into()
+        }]
+    );
+    let fx = app.update(announce(marked));
+    assert!(
+        !fx.iter().any(|e| matches!(e, Effect::Notify { .. })),
+        "{fx:?}"
+    );
 }

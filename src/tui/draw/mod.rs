@@ -166,6 +166,13 @@ fn list_entry(i: usize, t: &TermView, width: usize, focused: bool) -> [Line<'sta
     }
     // After the name, as room allows: "(archived)", then the live conversation's title.
     let mut extra = String::new();
+    if let Some(mark) = &t.info.lane {
+        // The integration lane found it conflicting or breaking the check (`baton integrate`).
+        extra.push_str(&format!(
+            " ⚠ {}",
+            crate::client::render_lane::status_word(mark.status)
+        ));
+    }
     if t.info.archived {
         extra.push_str(" (archived)");
     }

@@ -104,6 +104,13 @@ function listItem(name, t) {
   const top = el("div", "top");
   top.appendChild(el("span", "nm", name));
   if (needsYou(t)) top.appendChild(el("span", "needs", "needs you"));
+  // The integration lane found it conflicting or breaking the check (`baton integrate`).
+  if (t.lane) {
+    const mark = el("span", "lane", t.lane.status === "conflict" ? "conflict" : t.lane.status.replace("_", " "));
+    const files = t.lane.files && t.lane.files.length ? " on " + t.lane.files.join(", ") : "";
+    mark.title = (t.lane.conflicts_with.length ? "with " + t.lane.conflicts_with.join(", ") : "") + files;
+    top.appendChild(mark);
+  }
   top.appendChild(el("span", "st-" + t.state, t.state));
   const sub = el("div", "sub");
   sub.appendChild(el("span", null, t.provider + (t.model ? " " + t.model : "")));
