@@ -238,6 +238,10 @@ pub struct TerminalView {
     /// Its `--always` answers in force, oldest first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub approval_rules: Vec<super::approvals::ApprovalRuleView>,
+    /// Its turn's CLI waits to start (`[limits] starting`): how many terminals wait ahead of
+    /// it (absent: it does not wait).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_ahead: Option<usize>,
 }
 
 /// A terminal's block of ports: `first` … `first + count - 1`, free when chosen and never

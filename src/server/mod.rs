@@ -19,6 +19,7 @@ mod removal;
 mod settings;
 mod setup;
 mod shell;
+mod starting;
 mod state;
 mod steps;
 mod terminals;

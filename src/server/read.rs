@@ -128,6 +128,7 @@ fn terminal_in(
         setup,
         approval: super::approvals::waiting_of(srv, t),
         approval_rules: super::approvals::rules_of(srv, &t.id),
+        start_ahead: srv.starts.ahead(&t.id),
     })
 }
 

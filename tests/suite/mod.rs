@@ -36,6 +36,7 @@ mod send_path;
 mod server;
 mod shell;
 mod shims;
+mod starting;
 mod storage;
 mod system_text;
 mod tui;

@@ -385,6 +385,12 @@ impl TurnCtx<'_> {
         // (`providers::closing`).
         let (closing, mut closed) = tokio::sync::oneshot::channel();
         let closing = spec.provider.is_cli().then_some(closing);
+        // A CLI starting cold waits its turn among those starting (`[limits] starting`), and
+        // keeps its place until it has loaded: its first line ([`TurnCtx::pump`]).
+        let place = match &warm {
+            None => Some(crate::server::starting::place_for(&srv, self.tid).await),
+            Some(_) => srv.starts.take_held(self.tid),
+        };
         let task = tokio::spawn(async move {
             providers::run::run_turn(
                 &spec2,
@@ -404,7 +410,7 @@ impl TurnCtx<'_> {
             )
             .await
         });
-        self.pump(rx).await;
+        self.pump(rx, place).await;
         // A request still waiting can no longer be answered: it expires, never approved.
         crate::server::approvals::expire_turn(self.srv, self.tid, self.turn_id);
         self.close_input();
@@ -462,8 +468,13 @@ impl TurnCtx<'_> {
     }
 
     /// Feeds a run's messages to the turn until the run ends: raw lines to the turn file,
-    /// events to the feed.
-    pub(super) async fn pump(&mut self, mut rx: tokio::sync::mpsc::Receiver<RunMsg>) {
+    /// events to the feed. `place`, the CLI's among those starting, is given back at its
+    /// first line.
+    pub(super) async fn pump(
+        &mut self,
+        mut rx: tokio::sync::mpsc::Receiver<RunMsg>,
+        mut place: Option<crate::server::starting::Place>,
+    ) {
         let path = self.srv.turn_file(self.tid, self.turn_id);
         let (mut raw, mut write_err) = match crate::paths::open_private_append(&path) {
             Ok(f) => (Some(std::io::BufWriter::new(f)), None),
@@ -475,6 +486,9 @@ impl TurnCtx<'_> {
         while let Some(msg) = rx.recv().await {
             let end = matches!(msg, RunMsg::Event(TurnEvent::End { .. }));
             written_after |= presynced.is_some() && matches!(msg, RunMsg::Raw(_));
+            if matches!(msg, RunMsg::Raw(_)) {
+                drop(place.take());
+            }
             if let Some(e) = self.on_msg(msg, raw.as_mut()) {
                 write_err.get_or_insert(e);
             }

@@ -197,7 +197,7 @@ impl TurnCtx<'_> {
         let (tx, rx) = tokio::sync::mpsc::channel::<RunMsg>(1024);
         let interrupted = self.interrupted.clone();
         let task = tokio::spawn(async move { local::run(&run, tx, interrupted).await });
-        self.pump(rx).await;
+        self.pump(rx, None).await;
         let result = task
             .await
             .map_err(|e| BatonError::failed(format!("the local run crashed: {e}")))?;
