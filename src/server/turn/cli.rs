@@ -385,12 +385,7 @@ impl TurnCtx<'_> {
         // (`providers::closing`).
         let (closing, mut closed) = tokio::sync::oneshot::channel();
         let closing = spec.provider.is_cli().then_some(closing);
-        // A CLI starting cold waits its turn among those starting (`[limits] starting`), and
-        // keeps its place until it has loaded: its first line ([`TurnCtx::pump`]).
-        let place = match &warm {
-            None => Some(crate::server::starting::place_for(&srv, self.tid).await),
-            Some(_) => srv.starts.take_held(self.tid),
-        };
+        let place = self.start_place(warm.is_some()).await;
         let task = tokio::spawn(async move {
             providers::run::run_turn(
                 &spec2,
@@ -432,6 +427,16 @@ impl TurnCtx<'_> {
             });
         }
         Ok(outcome)
+    }
+
+    /// A CLI starting cold waits its turn among those starting (`[limits] starting`), and
+    /// keeps its place until it has loaded: its first line ([`TurnCtx::pump`]). A warm one
+    /// takes none, but a CLI started ahead of the turn keeps the place it took.
+    async fn start_place(&self, warm: bool) -> Option<crate::server::starting::Place> {
+        match warm {
+            false => Some(crate::server::starting::place_for(self.srv, self.tid).await),
+            true => self.srv.starts.take_held(self.tid),
+        }
     }
 
     /// The channels through which the queue hands the running CLI steers and an interrupt
