@@ -312,7 +312,7 @@ async fn connection(srv: Arc<Server>, stream: UnixStream, stop: tokio::sync::wat
                         answer.as_ref().map_or(true, |a| Some(a.kind()) == kind),
                         "a request answered with another than its answer kind"
                     );
-                    write_reply(&mut write, &Reply::answered(answer)).await;
+                    wire::write_answer(&mut write, answer).await;
                 }
                 return;
             }
