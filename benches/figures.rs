@@ -1,7 +1,7 @@
 //! The figures of issue 14, measured side by side in one run and printed as a table:
 //! `cargo bench --bench figures` (knobs: BATON_BENCH_SENDS, default 40; BATON_BENCH_FILES,
 //! default 100000; BATON_BENCH_TURNS, default 200; BATON_BENCH_SVG, where the tokens plot goes,
-//! default `target/tokens-per-turn.svg`; BATON_BENCH_ONLY=send,warm,remote,ls,memory,tokens,commit).
+//! default `target/tokens-per-turn.svg`; BATON_BENCH_ONLY=send,warm,remote,ls,burst,memory,tokens,commit).
 //!
 //! - **send**: `baton send` on a resumed Claude session (the simulated CLI) against the very
 //!   command line, stdin and cwd baton gave the CLI, run directly: wall time, the wall and
@@ -18,6 +18,9 @@
 //! - **ls**: `baton ls` with 100 terminals of 20 turns (BATON_BENCH_LS_TURNS) against `tmux
 //!   ls` (one line) and `tmux list-windows -a` (a line per window) with 100 windows, each
 //!   settled first, alternated, medians with their spread (`figures/ls.rs`).
+//! - **burst**: 50 sends at once (BATON_BENCH_BURST), one per terminal, each a cold start of
+//!   the simulated CLI: first send to last answer with the cap on CLIs starting at once
+//!   (`[limits] starting`, one per core) against none (`figures/burst.rs`).
 //! - **memory**: the server's resident memory per idle terminal, without and with a shell each.
 //! - **tokens**: a scripted session of 200 turns, each adding a few thousand tokens of context
 //!   (a fixed pseudo-random sequence), run through baton (which rotates past 45%), against the
@@ -37,6 +40,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+#[path = "figures/burst.rs"]
+mod burst;
 #[path = "figures/ls.rs"]
 mod ls;
 #[path = "figures/phases.rs"]
@@ -71,6 +76,9 @@ fn main() {
     }
     if wanted("ls") {
         rows.extend(ls::rows());
+    }
+    if wanted("burst") {
+        rows.extend(burst::rows());
     }
     if wanted("memory") {
         rows.extend(memory_rows());
