@@ -13,6 +13,9 @@
 //!   0`), against the simulated CLI's own cold start resuming the same session; the memory of a
 //!   warm CLI (the simulated one: the real Claude holds far more). The same for Codex: a warm
 //!   `codex app-server` against a cold `codex exec … resume`, that command line run directly.
+//!   Each figure is timed in a pair with its anchor, which goes first alternating, each side
+//!   settled first (the warm CLI back in the pool, the last cold CLI exited): medians with
+//!   their middle half and the median of the pairs' ratios (`figures/pairs.rs`).
 //! - **remote**: `baton send` and `baton ls` on a terminal of another host (this machine through
 //!   a real sshd on 127.0.0.1) against the same on a local one (`figures/remote.rs`).
 //! - **ls**: `baton ls` with 100 terminals of 20 turns (BATON_BENCH_LS_TURNS) against `tmux
@@ -44,6 +47,8 @@ use serde_json::Value;
 mod burst;
 #[path = "figures/ls.rs"]
 mod ls;
+#[path = "figures/pairs.rs"]
+mod pairs;
 #[path = "figures/phases.rs"]
 mod phases;
 #[path = "figures/remote.rs"]
@@ -511,30 +516,22 @@ fn warm_rows() -> Vec<[String; 4]> {
         w.ok(&["send", "s", "open the session"]);
     }
     let opened = warm.last_invocation();
-    let (mut w_first, mut c_first, mut bare_first) = (vec![], vec![], vec![]);
+    let bare = || timed(direct_run_of(&warm, &opened), &stdin_of(&opened)).1;
+    let (mut w_pairs, mut c_pairs) = (pairs::Pairs::default(), pairs::Pairs::default());
     for i in 0..n {
         let prompt = format!("turn {i}");
-        w_first.push(timed(warm.cmd(&["send", "s", &prompt]), b"").1);
-        c_first.push(timed(cold.cmd(&["send", "s", &prompt]), b"").1);
-        bare_first.push(timed(direct_run_of(&warm, &opened), &stdin_of(&opened)).1);
+        // Settled: the warm CLI is back in the pool, the cold one's last CLI has exited.
+        warm.warm_pid("s");
+        w_pairs.time(i, || timed(warm.cmd(&["send", "s", &prompt]), b"").1, bare);
+        cold.cli_exited();
+        c_pairs.time(i, || timed(cold.cmd(&["send", "s", &prompt]), b"").1, bare);
     }
     let listed = warm.json(&["server", "status"]);
     let memory = listed["warm"][0]["memory_bytes"].as_u64().unwrap_or(0);
-    let bare = median(bare_first);
-    let (w, c) = (median(w_first), median(c_first));
+    let anchor = "the CLI's own cold start, resumed";
     vec![
-        row(
-            "first stdout byte after send, warm CLI",
-            ms(w),
-            format!("{} (the CLI's own cold start, resumed)", ms(bare)),
-            format!("{:.2}×", w.as_secs_f64() / bare.as_secs_f64()),
-        ),
-        row(
-            "first stdout byte after send, cold CLI (warm = 0)",
-            ms(c),
-            ms(bare),
-            format!("{:.2}×", c.as_secs_f64() / bare.as_secs_f64()),
-        ),
+        w_pairs.row("first stdout byte after send, warm CLI", anchor),
+        c_pairs.row("first stdout byte after send, cold CLI (warm = 0)", anchor),
         row(
             "memory of a warm CLI (the simulated one)",
             format!("{} KiB", memory / 1024),
@@ -557,13 +554,14 @@ fn warm_codex_rows() -> Vec<[String; 4]> {
     }
     cold.ok(&["send", "x", "resume it once"]);
     let resumed = cold.last_invocation();
-    let (mut w_first, mut c_first, mut bare_first) = (vec![], vec![], vec![]);
+    let bare = || timed(direct_codex(&cold, &resumed), &stdin_of(&resumed)).1;
+    let (mut w_pairs, mut c_pairs) = (pairs::Pairs::default(), pairs::Pairs::default());
     for i in 0..n {
-        warm.warm_pid("x");
         let prompt = format!("turn {i}");
-        w_first.push(timed(warm.cmd(&["send", "x", &prompt]), b"").1);
-        c_first.push(timed(cold.cmd(&["send", "x", &prompt]), b"").1);
-        bare_first.push(timed(direct_codex(&cold, &resumed), &stdin_of(&resumed)).1);
+        warm.warm_pid("x");
+        w_pairs.time(i, || timed(warm.cmd(&["send", "x", &prompt]), b"").1, bare);
+        cold.cli_exited();
+        c_pairs.time(i, || timed(cold.cmd(&["send", "x", &prompt]), b"").1, bare);
     }
     let pid = warm.warm_pid("x");
     let listed = warm.json(&["server", "status"]);
@@ -572,20 +570,15 @@ fn warm_codex_rows() -> Vec<[String; 4]> {
         .and_then(|w| w.iter().find(|c| c["pid"].as_i64() == Some(pid)))
         .and_then(|c| c["memory_bytes"].as_u64())
         .unwrap_or(0);
-    let bare = median(bare_first);
-    let (w, c) = (median(w_first), median(c_first));
+    let anchor = "`codex exec … resume`, run directly";
     vec![
-        row(
+        w_pairs.row(
             "codex: first stdout byte after send, warm app-server",
-            ms(w),
-            format!("{} (`codex exec … resume`, run directly)", ms(bare)),
-            format!("{:.2}×", w.as_secs_f64() / bare.as_secs_f64()),
+            anchor,
         ),
-        row(
+        c_pairs.row(
             "codex: first stdout byte after send, cold (warm = 0)",
-            ms(c),
-            ms(bare),
-            format!("{:.2}×", c.as_secs_f64() / bare.as_secs_f64()),
+            anchor,
         ),
         row(
             "memory of a warm codex app-server (the simulated one)",
