@@ -10,8 +10,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::state::Server;
-
 /// The places of CLIs starting, and the terminals waiting for one, in order.
 pub struct Starts {
     /// `None`: no cap (`starting = 0`).
@@ -121,35 +119,12 @@ impl Starts {
     }
 
     /// The terminals waiting for a place, in order.
-    fn waiting(&self) -> Vec<String> {
+    pub fn waiting(&self) -> Vec<String> {
         locked(&self.waiting)
             .iter()
             .map(|(_, t)| t.clone())
             .collect()
     }
-}
-
-/// The place terminal `tid`'s CLI starts in: the one a CLI started ahead of its turn took,
-/// else one in line ([`Starts::place`]). Watching clients are told when it starts waiting,
-/// and when it got its place (so is every terminal still waiting: one fewer is ahead).
-pub async fn place_for(srv: &Server, tid: &str) -> Place {
-    if let Some(held) = srv.starts.take_held(tid) {
-        return held;
-    }
-    let mut waited = false;
-    let place = srv
-        .starts
-        .place(tid, || {
-            waited = true;
-            srv.announce(tid);
-        })
-        .await;
-    if waited {
-        srv.announce(tid);
-        srv.starts.waiting().iter().for_each(|t| srv.announce(t));
-    }
-    super::hooks::stall_point("start-placed").await;
-    place
 }
 
 #[cfg(test)]

@@ -432,11 +432,27 @@ impl TurnCtx<'_> {
     /// A CLI starting cold waits its turn among those starting (`[limits] starting`), and
     /// keeps its place until it has loaded: its first line ([`TurnCtx::pump`]). A warm one
     /// takes none, but a CLI started ahead of the turn keeps the place it took.
+    /// Watching clients are told when it starts waiting, and when it got its place (so is
+    /// every terminal still waiting: one fewer is ahead).
     async fn start_place(&self, warm: bool) -> Option<crate::server::starting::Place> {
-        match warm {
-            false => Some(crate::server::starting::place_for(self.srv, self.tid).await),
-            true => self.srv.starts.take_held(self.tid),
+        let (srv, tid) = (self.srv, self.tid);
+        let held = srv.starts.take_held(tid);
+        if warm || held.is_some() {
+            return held;
         }
+        let mut waited = false;
+        let place = (srv.starts)
+            .place(tid, || {
+                waited = true;
+                srv.announce(tid);
+            })
+            .await;
+        if waited {
+            srv.announce(tid);
+            srv.starts.waiting().iter().for_each(|t| srv.announce(t));
+        }
+        super::super::hooks::stall_point("start-placed").await;
+        Some(place)
     }
 
     /// The channels through which the queue hands the running CLI steers and an interrupt
