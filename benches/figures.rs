@@ -1,7 +1,7 @@
 //! The figures of issue 14, measured side by side in one run and printed as a table:
 //! `cargo bench --bench figures` (knobs: BATON_BENCH_SENDS, default 40; BATON_BENCH_FILES,
 //! default 100000; BATON_BENCH_TURNS, default 200; BATON_BENCH_SVG, where the tokens plot goes,
-//! default `target/tokens-per-turn.svg`; BATON_BENCH_ONLY=send,warm,remote,ls,lane,memory,tokens,commit,web).
+//! default `target/tokens-per-turn.svg`; BATON_BENCH_ONLY=send,warm,remote,ls,lane,burst,memory,tokens,commit,web).
 //!
 //! - **send**: `baton send` on a resumed Claude session (the simulated CLI) against the very
 //!   command line, stdin and cwd baton gave the CLI, run directly: wall time, the wall and
@@ -13,6 +13,9 @@
 //!   0`), against the simulated CLI's own cold start resuming the same session; the memory of a
 //!   warm CLI (the simulated one: the real Claude holds far more). The same for Codex: a warm
 //!   `codex app-server` against a cold `codex exec … resume`, that command line run directly.
+//!   Each figure is timed in a pair with its anchor, which goes first alternating, each side
+//!   settled first (the warm CLI back in the pool, the last cold CLI exited): medians with
+//!   their middle half and the median of the pairs' ratios (`figures/pairs.rs`).
 //! - **remote**: `baton send` and `baton ls` on a terminal of another host (this machine through
 //!   a real sshd on 127.0.0.1) against the same on a local one (`figures/remote.rs`).
 //! - **ls**: `baton ls` with 100 terminals of 20 turns (BATON_BENCH_LS_TURNS) against `tmux
@@ -20,6 +23,9 @@
 //!   settled first, alternated, medians with their spread (`figures/ls.rs`).
 //! - **lane**: `baton integrate` on a repository of 10 terminals against a plain loop of `git
 //!   merge-tree --write-tree` of each branch onto the base (`figures/lane.rs`).
+//! - **burst**: 50 sends at once (BATON_BENCH_BURST), one per terminal, each a cold start of
+//!   the simulated CLI: first send to last answer with the cap on CLIs starting at once
+//!   (`[limits] starting`, one per core) against none (`figures/burst.rs`).
 //! - **memory**: the server's resident memory per idle terminal, without and with a shell each.
 //! - **tokens**: a scripted session of 200 turns, each adding a few thousand tokens of context
 //!   (a fixed pseudo-random sequence), run through baton (which rotates past 45%), against the
@@ -43,8 +49,12 @@ use serde_json::Value;
 
 #[path = "figures/lane.rs"]
 mod lane;
+#[path = "figures/burst.rs"]
+mod burst;
 #[path = "figures/ls.rs"]
 mod ls;
+#[path = "figures/pairs.rs"]
+mod pairs;
 #[path = "figures/phases.rs"]
 mod phases;
 #[path = "figures/remote.rs"]
@@ -82,6 +92,9 @@ fn main() {
     }
     if wanted("lane") {
         rows.extend(lane::rows());
+    }
+    if wanted("burst") {
+        rows.extend(burst::rows());
     }
     if wanted("memory") {
         rows.extend(memory_rows());
@@ -517,30 +530,22 @@ fn warm_rows() -> Vec<[String; 4]> {
         w.ok(&["send", "s", "open the session"]);
     }
     let opened = warm.last_invocation();
-    let (mut w_first, mut c_first, mut bare_first) = (vec![], vec![], vec![]);
+    let bare = || timed(direct_run_of(&warm, &opened), &stdin_of(&opened)).1;
+    let (mut w_pairs, mut c_pairs) = (pairs::Pairs::default(), pairs::Pairs::default());
     for i in 0..n {
         let prompt = format!("turn {i}");
-        w_first.push(timed(warm.cmd(&["send", "s", &prompt]), b"").1);
-        c_first.push(timed(cold.cmd(&["send", "s", &prompt]), b"").1);
-        bare_first.push(timed(direct_run_of(&warm, &opened), &stdin_of(&opened)).1);
+        // Settled: the warm CLI is back in the pool, the cold one's last CLI has exited.
+        warm.warm_pid("s");
+        w_pairs.time(i, || timed(warm.cmd(&["send", "s", &prompt]), b"").1, bare);
+        cold.cli_exited();
+        c_pairs.time(i, || timed(cold.cmd(&["send", "s", &prompt]), b"").1, bare);
     }
     let listed = warm.json(&["server", "status"]);
     let memory = listed["warm"][0]["memory_bytes"].as_u64().unwrap_or(0);
-    let bare = median(bare_first);
-    let (w, c) = (median(w_first), median(c_first));
+    let anchor = "the CLI's own cold start, resumed";
     vec![
-        row(
-            "first stdout byte after send, warm CLI",
-            ms(w),
-            format!("{} (the CLI's own cold start, resumed)", ms(bare)),
-            format!("{:.2}×", w.as_secs_f64() / bare.as_secs_f64()),
-        ),
-        row(
-            "first stdout byte after send, cold CLI (warm = 0)",
-            ms(c),
-            ms(bare),
-            format!("{:.2}×", c.as_secs_f64() / bare.as_secs_f64()),
-        ),
+        w_pairs.row("first stdout byte after send, warm CLI", anchor),
+        c_pairs.row("first stdout byte after send, cold CLI (warm = 0)", anchor),
         row(
             "memory of a warm CLI (the simulated one)",
             format!("{} KiB", memory / 1024),
@@ -563,13 +568,14 @@ fn warm_codex_rows() -> Vec<[String; 4]> {
     }
     cold.ok(&["send", "x", "resume it once"]);
     let resumed = cold.last_invocation();
-    let (mut w_first, mut c_first, mut bare_first) = (vec![], vec![], vec![]);
+    let bare = || timed(direct_codex(&cold, &resumed), &stdin_of(&resumed)).1;
+    let (mut w_pairs, mut c_pairs) = (pairs::Pairs::default(), pairs::Pairs::default());
     for i in 0..n {
-        warm.warm_pid("x");
         let prompt = format!("turn {i}");
-        w_first.push(timed(warm.cmd(&["send", "x", &prompt]), b"").1);
-        c_first.push(timed(cold.cmd(&["send", "x", &prompt]), b"").1);
-        bare_first.push(timed(direct_codex(&cold, &resumed), &stdin_of(&resumed)).1);
+        warm.warm_pid("x");
+        w_pairs.time(i, || timed(warm.cmd(&["send", "x", &prompt]), b"").1, bare);
+        cold.cli_exited();
+        c_pairs.time(i, || timed(cold.cmd(&["send", "x", &prompt]), b"").1, bare);
     }
     let pid = warm.warm_pid("x");
     let listed = warm.json(&["server", "status"]);
@@ -578,20 +584,15 @@ fn warm_codex_rows() -> Vec<[String; 4]> {
         .and_then(|w| w.iter().find(|c| c["pid"].as_i64() == Some(pid)))
         .and_then(|c| c["memory_bytes"].as_u64())
         .unwrap_or(0);
-    let bare = median(bare_first);
-    let (w, c) = (median(w_first), median(c_first));
+    let anchor = "`codex exec … resume`, run directly";
     vec![
-        row(
+        w_pairs.row(
             "codex: first stdout byte after send, warm app-server",
-            ms(w),
-            format!("{} (`codex exec … resume`, run directly)", ms(bare)),
-            format!("{:.2}×", w.as_secs_f64() / bare.as_secs_f64()),
+            anchor,
         ),
-        row(
+        c_pairs.row(
             "codex: first stdout byte after send, cold (warm = 0)",
-            ms(c),
-            ms(bare),
-            format!("{:.2}×", c.as_secs_f64() / bare.as_secs_f64()),
+            anchor,
         ),
         row(
             "memory of a warm codex app-server (the simulated one)",

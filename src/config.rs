@@ -81,6 +81,8 @@ pub struct Config {
     pub approvals: ApprovalsConfig,
     #[serde(default)]
     pub warm: WarmConfig,
+    #[serde(default)]
+    pub limits: LimitsConfig,
     /// `[repos."/abs/path/of/repo"]`: what each repository's new worktrees get, keyed by the
     /// main checkout's absolute path. The user's own: trusted as it is.
     #[serde(default)]
@@ -184,6 +186,15 @@ pub struct WarmConfig {
     /// Their own memory in MiB, all providers together (default: the smaller of 2 GiB and a
     /// quarter of the machine's memory); past it the longest idle are stopped.
     pub memory_mb: Option<u64>,
+}
+
+/// `[limits]`: how much the server does at once.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsConfig {
+    /// CLIs starting at once (default: one per core; 0: no cap); the other turns wait their
+    /// turn in the order they came (`server::starting`).
+    pub starting: Option<usize>,
 }
 
 /// `[approvals]`: what a turn's CLI may not do on its own waits for the user (`baton approvals`).

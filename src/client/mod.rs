@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::BatonError;
 use crate::paths::{open_private_append, DataDir, EnvDirs};
+use crate::protocol::answer::OK_LINE;
 use crate::protocol::{Answer, Reply, Request};
 use conn::Conn;
 
@@ -192,8 +193,17 @@ impl Client {
     pub fn request(
         &self,
         req: &Request,
-        mut on_event: impl FnMut(&Reply),
+        on_event: impl FnMut(&Reply),
     ) -> Result<Reply, BatonError> {
+        self.request_final(req, on_event)?.into_reply()
+    }
+
+    /// [`Client::request`], its final reply as read off the connection.
+    fn request_final(
+        &self,
+        req: &Request,
+        mut on_event: impl FnMut(&Reply),
+    ) -> Result<Final, BatonError> {
         let stream = self.open()?;
         let remote = stream.host().is_some();
         match send_request_once(stream, req, &mut on_event) {
@@ -202,11 +212,17 @@ impl Client {
                 // have been answered or closed, not reset), so it is safe to ask a new one.
                 self.wait_unlocked(START_TIMEOUT);
                 let stream = self.connect()?;
-                send_request(stream, req, &mut on_event)
+                send_request_once(Conn::Local(stream), req, &mut on_event).map_err(BatonError::from)
             }
-            Ok(Reply::Error { error }) if remote => Ok(Reply::Error {
-                error: self.on_host_error(error),
-            }),
+            Ok(Final::Reply(reply)) if remote => {
+                // An error answered there says which host it came from.
+                match *reply {
+                    Reply::Error { error } => Ok(Final::Reply(Box::new(Reply::Error {
+                        error: self.on_host_error(error),
+                    }))),
+                    other => Ok(Final::Reply(Box::new(other))),
+                }
+            }
             other => other.map_err(BatonError::from),
         }
     }
@@ -240,8 +256,39 @@ impl Client {
     /// Like [`Client::request`] for a one-reply request, returning its answer (the view
     /// `req` is answered with, [`Request::answer_kind`]).
     pub fn call(&self, req: &Request) -> Result<Answer, BatonError> {
-        self.request(req, |_| {})?.into_answer(req)
+        self.request_final(req, |_| {})?.into_answer(req)
     }
+}
+
+/// A final reply as read off the connection: a line with an answer kept as its text, read
+/// once, straight into the view its request expects ([`Final::into_answer`]; `baton ls` with
+/// 100 terminals decodes no `Value` tree), or any other reply.
+pub enum Final {
+    /// A line starting with [`OK_LINE`].
+    Line(String),
+    Reply(Box<Reply>),
+}
+
+impl Final {
+    /// The final reply, read whole.
+    pub fn into_reply(self) -> Result<Reply, BatonError> {
+        match self {
+            Final::Line(line) => serde_json::from_str(&line).map_err(unreadable_reply),
+            Final::Reply(r) => Ok(*r),
+        }
+    }
+
+    /// The answer `req` ends with (or its error), read into its view.
+    pub fn into_answer(self, req: &Request) -> Result<Answer, BatonError> {
+        match (self, req.answer_kind()) {
+            (Final::Line(line), Some(kind)) => kind.read_line(&line),
+            (other, _) => other.into_reply()?.into_answer(req),
+        }
+    }
+}
+
+fn unreadable_reply(e: serde_json::Error) -> BatonError {
+    BatonError::failed(format!("unreadable reply from the server: {e}"))
 }
 
 /// Why a request got no final reply.
@@ -273,14 +320,16 @@ pub fn send_request(
     req: &Request,
     on_event: &mut dyn FnMut(&Reply),
 ) -> Result<Reply, BatonError> {
-    send_request_once(Conn::Local(stream), req, on_event).map_err(BatonError::from)
+    send_request_once(Conn::Local(stream), req, on_event)
+        .map_err(BatonError::from)?
+        .into_reply()
 }
 
 fn send_request_once(
     stream: Conn,
     req: &Request,
     on_event: &mut dyn FnMut(&Reply),
-) -> Result<Reply, Unanswered> {
+) -> Result<Final, Unanswered> {
     if let Some(host) = stream.host() {
         let host = host.to_string();
         return send_over(stream, req, on_event).map_err(|e| {
@@ -312,7 +361,7 @@ fn send_over(
     mut stream: Conn,
     req: &Request,
     on_event: &mut dyn FnMut(&Reply),
-) -> Result<Reply, Unanswered> {
+) -> Result<Final, Unanswered> {
     let gone = |e: std::io::Error| {
         BatonError::failed(format!("lost the connection to the baton server: {e}"))
     };
@@ -338,12 +387,13 @@ fn send_over(
     read_final(BufReader::new(stream), on_event, gone)
 }
 
-/// Reads replies until the final one, each event to `on_event`.
+/// Reads replies until the final one, each event to `on_event`; a line with an answer is
+/// kept as its text ([`Final::Line`]).
 fn read_final(
     mut reader: BufReader<Conn>,
     on_event: &mut dyn FnMut(&Reply),
     gone: impl Fn(std::io::Error) -> BatonError,
-) -> Result<Reply, Unanswered> {
+) -> Result<Final, Unanswered> {
     let mut replies = 0usize;
     loop {
         let mut buf = String::new();
@@ -359,11 +409,13 @@ fn read_final(
                 "{CLOSED} (see server.log in the data directory)"
             ))));
         }
-        let reply: Reply = serde_json::from_str(&buf)
-            .map_err(|e| BatonError::failed(format!("unreadable reply from the server: {e}")))?;
+        if buf.starts_with(OK_LINE) {
+            return Ok(Final::Line(buf));
+        }
+        let reply: Reply = serde_json::from_str(&buf).map_err(unreadable_reply)?;
         match reply {
             Reply::Event { .. } | Reply::Watch { .. } | Reply::Shell { .. } => on_event(&reply),
-            final_reply => return Ok(final_reply),
+            final_reply => return Ok(Final::Reply(Box::new(final_reply))),
         }
     }
 }

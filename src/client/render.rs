@@ -294,9 +294,10 @@ const LS_COLUMNS: [LsColumn; 6] = [
         header: "STATE",
         width: 8,
         // A turn waiting for the user's answer says so (`baton approvals`).
-        cell: |(_, v)| match &v.approval {
-            Some(_) => "approval".to_string(),
-            None => v.state.as_str().to_string(),
+        cell: |(_, v)| match (&v.approval, v.start_ahead) {
+            (Some(_), _) => "approval".to_string(),
+            (None, Some(ahead)) => start_wait(ahead),
+            (None, None) => v.state.as_str().to_string(),
         },
     },
     LsColumn {
@@ -407,8 +408,18 @@ pub fn held_line(name: &str) -> String {
     )
 }
 
+/// What a terminal whose turn's CLI waits for a place among those starting is said to do
+/// (`[limits] starting`).
+pub fn start_wait(ahead: usize) -> String {
+    format!("waiting to start ({ahead} ahead)")
+}
+
 pub fn show(v: &TerminalView) -> String {
-    let mut out = format!("{}  ({})\n", v.name, v.state.as_str());
+    let state = match v.start_ahead {
+        Some(ahead) => start_wait(ahead),
+        None => v.state.as_str().to_string(),
+    };
+    let mut out = format!("{}  ({state})\n", v.name);
     out.push_str(&format!(
         "  dir:          {}\n",
         crate::words::shown(&v.dir)

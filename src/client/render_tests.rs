@@ -421,3 +421,29 @@ fn ls_lines_up_each_row_under_its_header_with_and_without_hosts() {
         "no terminals yet (create one with `baton new NAME --dir DIR`)\nhost far: offline (timed out)\n"
     );
 }
+
+#[test]
+fn a_terminal_whose_cli_waits_to_start_says_how_many_are_ahead() {
+    let rows = [
+        (serde_json::json!({"state": "running"}), "running"),
+        (
+            serde_json::json!({"state": "running", "start_ahead": 0}),
+            "waiting to start (0 ahead)",
+        ),
+        (
+            serde_json::json!({"state": "running", "start_ahead": 3}),
+            "waiting to start (3 ahead)",
+        ),
+    ];
+    for (over, want) in rows {
+        let v = ls_view(over);
+        let listed = ls_on_hosts(&[(None, &v)], &[], false);
+        let row = listed.lines().nth(1).unwrap_or_default();
+        assert!(row.contains(&format!(" {want} ")), "{row:?}");
+        assert!(
+            show(&v).starts_with(&format!("t  ({want})\n")),
+            "{}",
+            show(&v)
+        );
+    }
+}

@@ -57,6 +57,16 @@ macro_rules! answers {
                 })
             }
 
+            /// Reads an answer of this kind from a whole final reply line that starts with
+            /// [`OK_LINE`]: its `data` straight into the view, with no `Value` in between.
+            pub fn read_line(self, line: &str) -> Result<Answer, BatonError> {
+                Ok(match self {
+                    $( AnswerKind::$variant => Answer::$variant(Box::new(
+                        serde_json::from_str::<OkLine<$view>>(line).map_err(unreadable)?.data,
+                    )), )+
+                })
+            }
+
             /// Its name, as errors (and a generated contract) say it.
             pub fn name(self) -> &'static str {
                 match self {
@@ -196,6 +206,17 @@ impl TryFrom<Answer> for AcceptedView {
             )),
         }
     }
+}
+
+/// How a final reply with an answer starts, as [`Reply`] is written (its tag first): a client
+/// that sees it reads the line's `data` straight into the view it expects
+/// ([`AnswerKind::read_line`]); any other line is read as a [`Reply`].
+pub const OK_LINE: &str = r#"{"reply":"ok","data":"#;
+
+/// A final reply's line read for its `data` alone (its tag is [`OK_LINE`]'s).
+#[derive(Deserialize)]
+struct OkLine<T> {
+    data: T,
 }
 
 fn unreadable(e: serde_json::Error) -> BatonError {

@@ -60,6 +60,11 @@ fn answers_read_back_as_the_views_the_server_sent() {
     for (req, answer) in cases {
         assert_eq!(req.answer_kind(), Some(answer.kind()), "{req:?}");
         assert_eq!(through_the_wire(&req, answer.clone()), answer, "{req:?}");
+        // A client reads such a line straight into the view: the line starts as it expects.
+        let line = serde_json::to_string(&Reply::answered(Ok(answer.clone()))).unwrap();
+        assert!(line.starts_with(OK_LINE), "{line}");
+        let kind = req.answer_kind().unwrap();
+        assert_eq!(kind.read_line(&line).unwrap(), answer, "{req:?}");
     }
 }
 

@@ -242,6 +242,10 @@ pub struct TerminalView {
     /// the check (`baton integrate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lane: Option<super::lane::LaneTerminalView>,
+    /// Its turn's CLI waits to start (`[limits] starting`): how many terminals wait ahead of
+    /// it (absent: it does not wait).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_ahead: Option<usize>,
 }
 
 /// A terminal's block of ports: `first` … `first + count - 1`, free when chosen and never

@@ -121,6 +121,14 @@ fn settings_come_from_each_providers_own_section() {
 }
 
 #[test]
+fn a_warm_codex_app_server_waits_less_by_default_than_a_warm_claude() {
+    use ProviderKind::*;
+    let c = Config::parse("").unwrap();
+    let idle = [Claude, Codex, Local].map(|k| of(k).warm_idle(&c).as_secs());
+    assert_eq!(idle, [600, 120, 600]);
+}
+
+#[test]
 fn only_codexs_workspace_write_sandbox_is_probed() {
     use ProviderKind::*;
     let config = |toml: &str| Config::parse(toml).unwrap();

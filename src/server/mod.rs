@@ -20,6 +20,7 @@ mod removal;
 mod settings;
 mod setup;
 mod shell;
+mod starting;
 mod state;
 mod steps;
 mod terminals;
@@ -312,7 +313,7 @@ async fn connection(srv: Arc<Server>, stream: UnixStream, stop: tokio::sync::wat
                         answer.as_ref().map_or(true, |a| Some(a.kind()) == kind),
                         "a request answered with another than its answer kind"
                     );
-                    write_reply(&mut write, &Reply::answered(answer)).await;
+                    wire::write_answer(&mut write, answer).await;
                 }
                 return;
             }

@@ -129,6 +129,7 @@ fn terminal_in(
         approval: super::approvals::waiting_of(srv, t),
         approval_rules: super::approvals::rules_of(srv, &t.id),
         lane: super::integrate::mark_of(srv, t),
+        start_ahead: srv.starts.ahead(&t.id),
     })
 }
 

@@ -195,6 +195,8 @@ pub struct Server {
     pub shells: super::shell::Shells,
     /// Claude CLIs kept running between turns (`providers::warm`).
     pub warm: crate::providers::warm::WarmPool,
+    /// The cap on CLIs starting at once, and the turns waiting for a place (`[limits]`).
+    pub starts: super::starting::Starts,
     /// The web client, once `baton web` started it (`crate::web`).
     pub web: crate::web::Slot,
     /// The permission requests waiting for the user (`server::approvals`).
@@ -289,6 +291,9 @@ impl Server {
                 .map(PathBuf::from)
                 .unwrap_or_else(|| home.join(fallback))
         };
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let starts =
+            super::starting::Starts::new(super::starting::cap(config.limits.starting, cores));
         Server {
             store,
             config,
@@ -307,6 +312,7 @@ impl Server {
             runtimes: Mutex::new(HashMap::new()),
             shells: super::shell::Shells::default(),
             warm: Default::default(),
+            starts,
             approvals: Default::default(),
             answering: tokio::sync::watch::channel(0).0,
         }

@@ -37,6 +37,7 @@ mod send_path;
 mod server;
 mod shell;
 mod shims;
+mod starting;
 mod storage;
 mod system_text;
 mod tui;

@@ -19,6 +19,12 @@ use crate::words::{ProviderKind, TurnEvent};
 /// The sandbox baton probes and fences the temporary folder of.
 const WORKSPACE_WRITE: &str = "workspace-write";
 
+/// How long a warm app-server waits for a turn by default. Not idle while it waits: its skills
+/// watcher (no setting turns it off in 0.171) watches `/etc` and `$HOME` recursively, the
+/// missing skill folders' nearest ancestors, and wakes at every program started on the machine
+/// (its `ld.so.cache` opened) and every change under `$HOME` (docs/figures.md, "Idle").
+pub const CODEX_WARM_IDLE_SECS: u64 = 120;
+
 pub struct Codex;
 
 impl Provider for Codex {
@@ -28,6 +34,11 @@ impl Provider for Codex {
 
     fn settings<'a>(&self, config: &'a Config) -> &'a ProviderConfig {
         &config.providers.codex
+    }
+
+    fn warm_idle(&self, config: &Config) -> std::time::Duration {
+        let secs = self.settings(config).warm_idle_secs;
+        std::time::Duration::from_secs(secs.unwrap_or(CODEX_WARM_IDLE_SECS))
     }
 
     fn sandbox(&self, config: &Config) -> Option<String> {

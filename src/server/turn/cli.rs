@@ -386,6 +386,7 @@ impl TurnCtx<'_> {
         // (`providers::closing`).
         let (closing, mut closed) = tokio::sync::oneshot::channel();
         let closing = spec.provider.is_cli().then_some(closing);
+        let place = self.start_place(warm.is_some()).await;
         let task = tokio::spawn(async move {
             providers::run::run_turn(
                 &spec2,
@@ -405,7 +406,7 @@ impl TurnCtx<'_> {
             )
             .await
         });
-        self.pump(rx).await;
+        self.pump(rx, place).await;
         // A request still waiting can no longer be answered: it expires, never approved.
         crate::server::approvals::expire_turn(self.srv, self.tid, self.turn_id);
         self.close_input();
@@ -427,6 +428,32 @@ impl TurnCtx<'_> {
             });
         }
         Ok(outcome)
+    }
+
+    /// A CLI starting cold waits its turn among those starting (`[limits] starting`), and
+    /// keeps its place until it has loaded: its first line ([`TurnCtx::pump`]). A warm one
+    /// takes none, but a CLI started ahead of the turn keeps the place it took.
+    /// Watching clients are told when it starts waiting, and when it got its place (so is
+    /// every terminal still waiting: one fewer is ahead).
+    async fn start_place(&self, warm: bool) -> Option<crate::server::starting::Place> {
+        let (srv, tid) = (self.srv, self.tid);
+        let held = srv.starts.take_held(tid);
+        if warm || held.is_some() {
+            return held;
+        }
+        let mut waited = false;
+        let place = (srv.starts)
+            .place(tid, || {
+                waited = true;
+                srv.announce(tid);
+            })
+            .await;
+        if waited {
+            srv.announce(tid);
+            srv.starts.waiting().iter().for_each(|t| srv.announce(t));
+        }
+        super::super::hooks::stall_point("start-placed").await;
+        Some(place)
     }
 
     /// The channels through which the queue hands the running CLI steers and an interrupt
@@ -463,8 +490,13 @@ impl TurnCtx<'_> {
     }
 
     /// Feeds a run's messages to the turn until the run ends: raw lines to the turn file,
-    /// events to the feed.
-    pub(super) async fn pump(&mut self, mut rx: tokio::sync::mpsc::Receiver<RunMsg>) {
+    /// events to the feed. `place`, the CLI's among those starting, is given back at its
+    /// first line.
+    pub(super) async fn pump(
+        &mut self,
+        mut rx: tokio::sync::mpsc::Receiver<RunMsg>,
+        mut place: Option<crate::server::starting::Place>,
+    ) {
         let path = self.srv.turn_file(self.tid, self.turn_id);
         let (mut raw, mut write_err) = match crate::paths::open_private_append(&path) {
             Ok(f) => (Some(std::io::BufWriter::new(f)), None),
@@ -476,6 +508,9 @@ impl TurnCtx<'_> {
         while let Some(msg) = rx.recv().await {
             let end = matches!(msg, RunMsg::Event(TurnEvent::End { .. }));
             written_after |= presynced.is_some() && matches!(msg, RunMsg::Raw(_));
+            if matches!(msg, RunMsg::Raw(_)) {
+                drop(place.take());
+            }
             if let Some(e) = self.on_msg(msg, raw.as_mut()) {
                 write_err.get_or_insert(e);
             }

@@ -222,7 +222,7 @@ impl TurnCtx<'_> {
         let (go, gate) = tokio::sync::oneshot::channel();
         self.go = Some(go);
         let task = tokio::spawn(async move { local::run(&run, tx, interrupted, Some(gate)).await });
-        self.pump(rx).await;
+        self.pump(rx, None).await;
         let result = task
             .await
             .map_err(|e| BatonError::failed(format!("the local run crashed: {e}")))?;

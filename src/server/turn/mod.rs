@@ -105,6 +105,7 @@ pub fn accept(
     );
     if queued.is_err() {
         srv.runtime(&tid).prestarted.retire();
+        srv.starts.release(&tid);
     }
     queued
 }

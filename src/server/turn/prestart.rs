@@ -78,7 +78,9 @@ pub(super) fn start(srv: &Arc<Server>, term: &TerminalRow, send: &SendRequest) {
         return;
     };
     super::cli::fence(srv, &term.id, &mut spec);
-    if crate::paths::ensure_private_dir(&spec.run_dir).is_err() {
+    // Only into a free place among the CLIs starting (`[limits] starting`): else the turn
+    // starts its CLI in its place in line.
+    if crate::paths::ensure_private_dir(&spec.run_dir).is_err() || !srv.starts.try_hold(&term.id) {
         return;
     }
     match crate::providers::run::prestart(&spec, &srv.homes, srv.path_var.as_deref()) {
@@ -87,11 +89,14 @@ pub(super) fn start(srv: &Arc<Server>, term: &TerminalRow, send: &SendRequest) {
             rt.prestarted.put(cli);
             super::super::removal::crash_point("cli-prestarted");
         }
-        Ok(None) => {}
-        Err(e) => crate::log_line!(
-            "baton server: {}: cannot start the CLI ahead of its turn ({e}); the turn starts it",
-            term.id
-        ),
+        Ok(None) => srv.starts.release(&term.id),
+        Err(e) => {
+            srv.starts.release(&term.id);
+            crate::log_line!(
+                "baton server: {}: cannot start the CLI ahead of its turn ({e}); the turn starts it",
+                term.id
+            )
+        }
     }
 }
 

@@ -357,6 +357,7 @@ async fn runner(srv: Arc<Server>, tid: String) {
         super::run(&srv, &rt, job, &feed).await;
         // A CLI started for a turn that never reached it (a stop, a refusal on the way).
         rt.prestarted.retire();
+        srv.starts.release(&tid);
         rt.feeds
             .lock()
             .unwrap_or_else(|p| p.into_inner())

@@ -112,6 +112,9 @@ fn composer_height(app: &App, right: Rect) -> u16 {
 }
 
 pub(super) fn state_span(t: &TermView) -> Span<'static> {
+    if let (None, None, Some(ahead)) = (t.unseen, &t.info.approval, t.info.start_ahead) {
+        return Span::styled(format!("◌ {}", render::start_wait(ahead)), Color::Yellow);
+    }
     let (text, style) = match t.unseen {
         // Waiting for the user's answer comes first: the turn cannot go on without it.
         _ if t.info.approval.is_some() => ("? approval", Color::Magenta),
@@ -315,11 +318,13 @@ fn pane_title(t: &TermView, index: Option<usize>, scroll: usize, shell: bool) ->
 
 /// The state a pane's title says: a queue an interrupt held is not "queued", since nothing
 /// starts until `r` (or `baton queue NAME run`).
-fn state_word(t: &TermView) -> &'static str {
-    if t.info.queue_held && t.info.state == TerminalState::Queued {
-        "queue held (r on a waiting input runs it)"
+fn state_word(t: &TermView) -> String {
+    if let Some(ahead) = t.info.start_ahead {
+        render::start_wait(ahead)
+    } else if t.info.queue_held && t.info.state == TerminalState::Queued {
+        "queue held (r on a waiting input runs it)".to_string()
     } else {
-        t.info.state.as_str()
+        t.info.state.as_str().to_string()
     }
 }
 
