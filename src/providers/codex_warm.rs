@@ -10,7 +10,8 @@
 //! folders, the fence's `/tmp` exclusions, the user's own `-c` flags), `initialize`d, the
 //! thread resumed with the same folder, model and approval policy (`never`, as `exec`'s). Each
 //! warm turn passes the model, folder, approval policy and sandbox policy again, as `exec`
-//! passes its flags on every run. A run with flags the app-server does not take (anything
+//! passes its flags on every run; a turn that may ask the approvals inbox passes
+//! `on-request`, and its approval requests go to the inbox (`codex::ask`). A run with flags the app-server does not take (anything
 //! but `-c`, `--enable`, `--disable`) is never warmed.
 
 use std::ffi::OsStr;
@@ -134,6 +135,9 @@ pub(super) struct AppChannels {
     pub steer: Option<UnboundedReceiver<String>>,
     pub interrupt: Option<UnboundedReceiver<()>>,
     pub keep: Option<tokio::sync::oneshot::Sender<WarmCli>>,
+    /// The turn may ask the approvals inbox: its approval policy asks, and the app-server's
+    /// requests go to the inbox ([`RunMsg::Asked`]).
+    pub ask: bool,
 }
 
 /// A turn of `prompt` in the warm app-server `cli` (its key fits `spec`). Sends the same
@@ -158,8 +162,11 @@ pub(super) async fn app_turn(
         steer,
         interrupt,
         keep,
+        ask,
     } = channels;
     let mut run = AppRun {
+        policy: requests::approval_policy(ask),
+        changes: crate::providers::codex::ask::Changes::default(),
         parser: CodexParser::for_thread(&spec.cwd, &cli.key.session_id),
         thread: cli.key.session_id.clone(),
         model: cli.key.model.clone(),
@@ -186,6 +193,7 @@ pub(super) async fn app_turn(
                     crate::log::phase("cli-first-line");
                 }
                 let message = serde_json::from_str::<Value>(&line).unwrap_or(Value::Null);
+                run.changes.note(&message);
                 let actions = state.step(machine::Event::Line(message));
                 if let Some(read) = run.act(spec, &cli, Some(line), actions).await {
                     let actions = state.step(read);
@@ -201,6 +209,10 @@ pub(super) async fn app_turn(
 
 /// The loop's side of a warm Codex turn: what it reads, and where it writes.
 struct AppRun {
+    /// The turn's approval policy.
+    policy: &'static str,
+    /// The paths of the turn's file changes, which its approval requests name by item.
+    changes: crate::providers::codex::ask::Changes,
     parser: CodexParser,
     thread: String,
     model: Option<String>,
@@ -231,6 +243,7 @@ impl AppRun {
                     &self.thread,
                     self.model.as_deref(),
                     &self.prompt,
+                    self.policy,
                 )),
                 Action::Steer { id, turn, text } => {
                     Some(steer_request(id, &self.thread, &turn, &text))
@@ -240,6 +253,15 @@ impl AppRun {
                     Some(interrupt_request(id, &self.thread, &turn))
                 }
                 Action::Reply(reply) => Some(reply),
+                Action::Ask(message) => {
+                    let asked =
+                        crate::providers::codex::ask::asked(&message, &self.changes, &cli.lines);
+                    if let Some(asked) = asked {
+                        // The inbox answers it on the app-server's stdin, whenever the user does.
+                        let _ = self.tx.send(RunMsg::Asked(asked)).await;
+                    }
+                    None
+                }
                 Action::SignalUnanswered => {
                     crate::log_line!("baton server: codex app-server (pid {}) did not take the interrupt request: SIGINT", cli.pid);
                     let _ = process::interrupt(cli.pid);

@@ -1,6 +1,7 @@
 //! The requests baton sends a warm `codex app-server` and how it tells its answers: the
 //! app-server's command line for a run (`-c` overrides), `thread/resume`, `turn/start` with
-//! the sandbox policy `exec` would derive, `turn/interrupt`, `turn/steer`. Pure; the shapes:
+//! the sandbox policy `exec` would derive and the approval policy, `turn/interrupt`,
+//! `turn/steer`. Pure; the shapes:
 //! `fixtures/captures/codex-warm/README.md`.
 
 use std::ffi::OsString;
@@ -124,19 +125,31 @@ pub fn resume_request(id: u64, spec: &RunSpec, thread: &str, model: Option<&str>
     request(id, "thread/resume", params)
 }
 
-/// `turn/start` of `prompt` on `thread`, with everything `exec` would pass again.
+/// The approval policy of a turn: `exec`'s (`never`), or one that asks the inbox
+/// (`codex::ask::ASK_POLICY`) when the turn may ask.
+pub fn approval_policy(ask: bool) -> &'static str {
+    if ask {
+        super::super::codex::ask::ASK_POLICY
+    } else {
+        "never"
+    }
+}
+
+/// `turn/start` of `prompt` on `thread`, with everything `exec` would pass again, and the
+/// approval `policy`.
 pub fn turn_request(
     id: u64,
     spec: &RunSpec,
     thread: &str,
     model: Option<&str>,
     prompt: &str,
+    policy: &str,
 ) -> String {
     let mut params = json!({
         "threadId": thread,
         "input": [{"type": "text", "text": prompt, "text_elements": []}],
         "cwd": spec.cwd.to_string_lossy(),
-        "approvalPolicy": "never",
+        "approvalPolicy": policy,
     });
     if let Some(model) = model {
         params["model"] = json!(model);
@@ -186,8 +199,8 @@ pub(super) fn answer_to(message: &Value, id: u64) -> Option<Result<&Value, Strin
     }))
 }
 
-/// A request of the app-server's own (an approval, a question): it has both an id and a
-/// method. Baton runs headless with approvals off, so it declines whatever it is.
+/// A request of the app-server's own (a question, an approval outside a turn): it has both an
+/// id and a method. Baton answers only a turn's approvals (the inbox), and declines the rest.
 pub(super) fn decline(message: &Value) -> Option<String> {
     message.get("method")?;
     let id = message.get("id")?;

@@ -136,7 +136,7 @@ fn requests_are_one_json_line_each() {
             "threadId": "T", "cwd": "/w/t", "approvalPolicy": "never", "excludeTurns": true,
             "model": "gpt-5.5", "sandbox": "workspace-write"}})
     );
-    let turn = turn_request(3, &s, "T", None, "fix \"it\"\nnow");
+    let turn = turn_request(3, &s, "T", None, "fix \"it\"\nnow", approval_policy(false));
     assert!(
         turn.ends_with('\n') && turn.matches('\n').count() == 1,
         "{turn}"
@@ -145,6 +145,10 @@ fn requests_are_one_json_line_each() {
     assert_eq!(turn["params"]["input"][0]["text"], "fix \"it\"\nnow");
     assert_eq!(turn["params"]["sandboxPolicy"]["type"], "workspaceWrite");
     assert_eq!(turn["params"].get("model"), None);
+    assert_eq!(turn["params"]["approvalPolicy"], "never");
+    let asking = turn_request(3, &s, "T", None, "x", approval_policy(true));
+    let asking: Value = serde_json::from_str(&asking).unwrap();
+    assert_eq!(asking["params"]["approvalPolicy"], "on-request");
     let steer: Value = serde_json::from_str(&steer_request(4, "T", "U", "also this")).unwrap();
     assert_eq!(steer["params"]["expectedTurnId"], "U");
     let stop: Value = serde_json::from_str(&interrupt_request(5, "T", "U")).unwrap();

@@ -109,6 +109,7 @@ fn a_codex_sandbox_that_cannot_start_is_said_plainly_and_never_bypassed() {
     let mut w = World::new();
     w.env.push(("BATON_SHIM_SANDBOX_BROKEN".into(), "1".into()));
     w.cold();
+    w.exec_only();
     w.new_terminal("t", "codex");
     for _ in 0..2 {
         let out = w.run(&["send", "t", "run the tests"]);

@@ -355,6 +355,7 @@ fn the_context_counts_each_calls_final_output_on_both_claude_versions() {
 fn codex_runs_with_json_and_skip_git_repo_check_and_options_before_resume() {
     let w = World::new();
     w.cold();
+    w.exec_only();
     w.new_terminal("t", "codex");
     w.send("t", "one");
     w.send("t", "two");

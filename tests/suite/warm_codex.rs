@@ -47,7 +47,8 @@ fn the_next_codex_prompts_run_in_the_warm_app_server_with_a_cold_turns_records()
     // and the fence (the checkout, the screenshots folder and the terminal's tmp).
     let params = &inv["params"];
     assert_eq!(params["cwd"], dir.to_str().unwrap());
-    assert_eq!(params["approvalPolicy"], "never");
+    // The approvals inbox is on by default: the turn's policy asks (`codex::ask`).
+    assert_eq!(params["approvalPolicy"], "on-request");
     assert_eq!(params["sandboxPolicy"]["type"], "workspaceWrite");
     assert_eq!(params["sandboxPolicy"]["excludeSlashTmp"], true);
     let roots = params["sandboxPolicy"]["writableRoots"].as_array().unwrap();
@@ -91,6 +92,7 @@ fn the_next_codex_prompts_run_in_the_warm_app_server_with_a_cold_turns_records()
 #[test]
 fn a_rotation_another_model_and_a_switch_stop_the_app_server_and_run_cold() {
     let w = World::new();
+    w.exec_only();
     w.new_terminal("t", "codex");
     w.send("t", "one");
     let p1 = warm_pid(&w, "t");
@@ -128,6 +130,7 @@ fn warm_app_servers_stay_within_their_own_limit_and_stop_once_idle_or_turned_off
         &w,
         "[providers.codex]\nwarm = 1\nwarm_idle_secs = 2\n\n[providers.claude]\nwarm = 1\n",
     );
+    w.exec_only();
     w.new_terminal("a", "codex");
     w.new_terminal("b", "codex");
     w.new_terminal("c", "claude");
@@ -142,8 +145,11 @@ fn warm_app_servers_stay_within_their_own_limit_and_stop_once_idle_or_turned_off
     assert!(names.contains(&"c".into()), "{names:?}");
     w.wait_for("b's app-server to stop once idle", || !process_runs(pb));
 
+    // Turned off, none is started (with the approvals inbox on, a turn that may ask still
+    // runs on an app-server of its own, kept by none: `approvals_codex.rs`).
     let cold = World::new();
     cold.cold();
+    cold.exec_only();
     cold.new_terminal("t", "codex");
     cold.send("t", "one");
     cold.send("t", "two");
@@ -229,6 +235,7 @@ fn a_killed_app_server_is_replaced_and_a_killed_server_leaves_none_behind() {
     use nix::sys::signal::{kill, Signal};
     use nix::unistd::Pid;
     let w = World::new();
+    w.exec_only();
     w.new_terminal("t", "codex");
     w.send("t", "one");
     let p1 = warm_pid(&w, "t");

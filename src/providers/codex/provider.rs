@@ -34,6 +34,11 @@ impl Provider for Codex {
         config.sandbox()
     }
 
+    /// `exec` cannot ask: a turn that may runs on an app-server (`providers::run`).
+    fn asks_in_server(&self, spec: &RunSpec) -> bool {
+        matches!(spec.session, SessionMode::Resume { .. })
+    }
+
     fn write_fence(&self, config: &Config) -> WriteFence {
         match config.sandbox() {
             Some(mode) if mode == WORKSPACE_WRITE => WriteFence::Probe { mode },
