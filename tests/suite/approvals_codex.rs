@@ -1,0 +1,175 @@
+//! The approvals inbox on the Codex shim: a Codex turn on a thread that exists runs on an
+//! app-server with approval policy `on-request` (warm, or started for the turn), and its
+//! `item/fileChange/requestApproval` / `item/commandExecution/requestApproval` wait in the same
+//! inbox as Claude's (fixtures/captures/approvals/codex). A deny's reason reaches the model as a
+//! steer right after the decline.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::approvals::{
+    crash_while_waiting, finished, interrupt_while_waiting, raw_lines, send_waiting,
+};
+use super::common::{refused, World};
+
+/// A Codex terminal `api` whose thread exists (its first turn is exec's, which cannot ask),
+/// and the folder `out` beside its checkout.
+fn world_with(cold: bool) -> (World, PathBuf) {
+    let w = World::new();
+    if cold {
+        w.cold();
+    }
+    let dir = w.new_terminal("api", "codex");
+    let out = dir.parent().unwrap().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    w.send("api", "first");
+    (w, out)
+}
+
+fn world() -> (World, PathBuf) {
+    world_with(false)
+}
+
+/// A prompt whose model writes `file` in the folder beside the checkout (outside the sandbox).
+fn write_outside(file: &str) -> String {
+    format!("[[deny:Write:../out/{file}]] [[reply:done]]")
+}
+
+#[test]
+fn a_codex_write_outside_waits_and_approve_lands_it() {
+    let (w, out) = world();
+    let (send, asked) = send_waiting(&w, &write_outside("o.txt"));
+    let id = asked["id"].as_str().unwrap().to_string();
+    let target = out.join("o.txt");
+    assert_eq!(
+        (&asked["provider"], &asked["tool"], &asked["target"]),
+        (
+            &Value::from("codex"),
+            &Value::from("apply_patch"),
+            &Value::from(target.to_str().unwrap())
+        )
+    );
+    assert_eq!(w.show("api")["approval"]["id"], id.as_str());
+    assert!(!target.exists());
+    w.ok(&["approve", &id]);
+    finished(send);
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        "written by shim\n"
+    );
+    refused(&w, &["deny", &id], "already approved");
+    let inv = w.last_invocation();
+    assert_eq!(inv["params"]["approvalPolicy"], "on-request", "{inv}");
+}
+
+#[test]
+fn a_codex_deny_refuses_it_and_its_reason_reaches_the_model_as_a_steer() {
+    let (w, out) = world();
+    let (send, asked) = send_waiting(&w, &write_outside("o.txt"));
+    let id = asked["id"].as_str().unwrap();
+    let reason = "not there: write it under docs/ instead";
+    w.ok(&["deny", id, "--reason", reason]);
+    let said = finished(send);
+    assert!(!out.join("o.txt").exists());
+    // Declined, then the reason joined the turn as the user's message the model answered.
+    let lines = raw_lines(&w);
+    let declined = lines
+        .iter()
+        .position(|l| l.contains("\"fileChange\"") && l.contains("\"declined\""))
+        .expect("the patch declined");
+    let steered = lines
+        .iter()
+        .position(|l| l.contains("\"userMessage\"") && l.contains(reason))
+        .expect("the reason as a user message");
+    assert!(declined < steered, "the reason follows the decline");
+    assert!(said.contains(&format!("last_user={reason}")), "{said}");
+    refused(&w, &["approve", id], "already denied");
+}
+
+#[test]
+fn a_codex_write_inside_asks_nothing() {
+    let (w, _out) = world();
+    w.send("api", "[[tool:Write:b.txt]] [[reply:done]]");
+    assert_eq!(w.json(&["approvals"]), Value::Array(vec![]));
+    assert_eq!(
+        w.last_invocation()["params"]["approvalPolicy"],
+        "on-request"
+    );
+}
+
+#[test]
+fn a_codex_always_covers_the_next_write_in_that_folder() {
+    let (w, out) = world();
+    let (send, asked) = send_waiting(&w, &write_outside("o.txt"));
+    let id = asked["id"].as_str().unwrap().to_string();
+    w.ok(&["approve", &id, "--always"]);
+    finished(send);
+    w.send("api", &write_outside("p.txt"));
+    assert!(out.join("p.txt").exists());
+    assert_eq!(w.show("api")["approval_rules"][0]["id"], id.as_str());
+}
+
+#[test]
+fn a_codex_command_is_asked_with_its_command_and_runs_once_approved() {
+    let (w, _out) = world();
+    let (send, asked) = send_waiting(&w, "[[deny:Bash:cat /etc/hostname]] [[reply:done]]");
+    assert_eq!(
+        (&asked["tool"], &asked["target"]),
+        (
+            &Value::from("exec_command"),
+            &Value::from("cat /etc/hostname")
+        )
+    );
+    w.ok(&["approve", asked["id"].as_str().unwrap()]);
+    finished(send);
+    let ran = raw_lines(&w).into_iter().any(|l| {
+        l.contains("\"item/completed\"")
+            && l.contains("\"commandExecution\"")
+            && l.contains("cat /etc/hostname: output line 1")
+    });
+    assert!(ran, "the approved command ran");
+}
+
+#[test]
+fn a_crash_while_a_codex_request_waits_expires_it_never_approves_it() {
+    let (w, out) = world();
+    crash_while_waiting(&w, &write_outside("o.txt"), &out.join("o.txt"));
+}
+
+#[test]
+fn an_interrupt_while_a_codex_request_waits_expires_it() {
+    let (w, out) = world();
+    interrupt_while_waiting(&w, &write_outside("o.txt"), &out.join("o.txt"));
+}
+
+#[test]
+fn with_no_warm_app_server_a_turn_that_may_ask_starts_one_and_keeps_none() {
+    let (w, out) = world_with(true);
+    let (send, asked) = send_waiting(&w, &write_outside("o.txt"));
+    w.ok(&["approve", asked["id"].as_str().unwrap()]);
+    finished(send);
+    assert!(out.join("o.txt").exists());
+    let inv = w.last_invocation();
+    assert_eq!(
+        (&inv["argv"][0], &inv["params"]["approvalPolicy"]),
+        (&Value::from("app-server"), &Value::from("on-request")),
+        "{inv}"
+    );
+    let status = w.ok(&["server", "status"]);
+    assert!(!status.contains("warm: api"), "{status}");
+}
+
+#[test]
+fn with_ask_never_a_codex_turn_stays_exec_and_asks_nothing() {
+    let w = World::new();
+    w.cold();
+    w.exec_only();
+    let dir = w.new_terminal("api", "codex");
+    std::fs::create_dir_all(dir.parent().unwrap().join("out")).unwrap();
+    w.send("api", "first");
+    w.send("api", &write_outside("o.txt"));
+    assert_eq!(w.json(&["approvals"]), Value::Array(vec![]));
+    assert_eq!(w.last_invocation()["argv"][0], "exec");
+    assert!(!dir.parent().unwrap().join("out/o.txt").exists());
+}
