@@ -173,3 +173,24 @@ fn with_ask_never_a_codex_turn_stays_exec_and_asks_nothing() {
     assert_eq!(w.last_invocation()["argv"][0], "exec");
     assert!(!dir.parent().unwrap().join("out/o.txt").exists());
 }
+
+#[test]
+fn the_timeout_denies_a_codex_request_and_the_model_reads_why() {
+    let w = World::new();
+    std::fs::write(
+        w.data().join("config.toml"),
+        "[approvals]\ntimeout_secs = 1\n",
+    )
+    .unwrap();
+    let dir = w.new_terminal("api", "codex");
+    let out = dir.parent().unwrap().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    w.send("api", "first");
+    // The send returns once the timeout answered: nobody approves it.
+    w.send("api", &write_outside("o.txt"));
+    assert!(!out.join("o.txt").exists());
+    let told = raw_lines(&w)
+        .into_iter()
+        .any(|l| l.contains("\"userMessage\"") && l.contains("timeout denied it"));
+    assert!(told, "the model read why");
+}
