@@ -2856,6 +2856,48 @@ def codex_approval_requests_match_the_real_ones(E):
     eq(w.close(), 0, "rc")
 
 
+# A new thread's first turn on the app-server (fixtures/captures/approvals/codex-first-turn/, made
+# by tools/real-cli/codex_first_turn.py): thread/start with the system text, then a turn that asks.
+CODEX_FIRST_TURN = os.path.join(APPROVALS, "codex-first-turn")
+
+
+@test
+def codex_thread_start_matches_the_real_one(E):
+    real = cap_jsonl(CODEX_FIRST_TURN, "start-param-start.stdout.jsonl")
+    sent = [m for m in cap_jsonl(CODEX_FIRST_TURN, "start-param-start.sent.jsonl")
+            if m.get("method") == "thread/start"][0]
+    params = dict(sent["params"], cwd=E.proj, developerInstructions=AWKWARD)
+    w = Warm(E)
+    w.call("initialize", {"clientInfo": {"name": "baton", "version": "0.1.0"}})
+    w.send({"jsonrpc": "2.0", "method": "initialized"})
+    reply = w.call("thread/start", params)
+    want = [m for m in real if m.get("id") == sent["id"] and "method" not in m][0]
+    same_shape(reply, want, "thread/start answer")
+    started = w.until(lambda m: m.get("method") == "thread/started")[-1]
+    same_shape(started, [m for m in real if m.get("method") == "thread/started"][0], "thread/started")
+    tid = reply["result"]["thread"]["id"]
+    eq(started["params"]["thread"]["id"], tid, "thread/started names it")
+    w.tid = tid
+    w.start_turn("[[deny:Write:../outside.txt]] [[reply:done]]", "on-request")
+    lines = w.until(lambda m: "id" in m and "method" in m)
+    w.send({"jsonrpc": "2.0", "id": lines[-1]["id"], "result": {"decision": "accept"}})
+    lines += w.turn_end()
+    eq(codex_ask_exchange(lines), codex_ask_exchange(real), "the first turn's approval exchange")
+    check(os.path.exists(os.path.join(E.base, "outside.txt")), "accept wrote it")
+    eq(log_records(E)[-1]["system"], AWKWARD, "logged as exec logs its profile's")
+    eq(w.close(), 0, "rc")
+    devs = [x for x in thread_rollout(E, tid) if x["payload"].get("role") == "developer"]
+    eq(devs[0]["payload"]["content"][0]["text"], AWKWARD, "stored at creation, byte for byte")
+    # Later turns keep it: a warm resume and `exec resume` add no second copy.
+    w = Warm(E)
+    w.open(tid)
+    w.turn("a later warm turn [[reply:later]]")
+    eq(w.close(), 0, "rc")
+    ok(codex(E, "a later cold turn", resume=tid), "exec resume")
+    devs = [x for x in thread_rollout(E, tid) if x["payload"].get("role") == "developer"]
+    eq(len(devs), 1, "one copy")
+
+
 def main(argv):
     global VERBOSE
     VERBOSE = "-v" in argv
