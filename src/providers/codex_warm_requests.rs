@@ -99,6 +99,47 @@ pub fn sandbox_policy(spec: &RunSpec) -> Option<Value> {
     })
 }
 
+/// The thread an app-server is `codex_warm::prepare`d with.
+#[derive(Debug, Clone, Copy)]
+pub enum Open<'a> {
+    /// `thread/resume` of this thread.
+    Resume(&'a str),
+    /// `thread/start` of a new thread holding the run's system text (`developerInstructions`,
+    /// as `exec`'s profile gives it: captured in `fixtures/captures/approvals/README.md`).
+    Start,
+}
+
+/// The request opening the thread (id `id`).
+pub(super) fn open_request(id: u64, spec: &RunSpec, open: Open<'_>, model: Option<&str>) -> String {
+    match open {
+        Open::Resume(thread) => resume_request(id, spec, thread, model),
+        Open::Start => start_request(id, spec, model),
+    }
+}
+
+/// The thread the app-server opened, by its answer to the opening request, and the model a
+/// started thread runs on (its answer's `model`: the session's, as a resumed thread's is the
+/// model its last turn ran on).
+pub(super) fn opened(
+    open: Open<'_>,
+    answer: Result<&Value, String>,
+) -> Result<(String, Option<String>), String> {
+    match open {
+        Open::Resume(thread) => answer
+            .map(|_| (thread.to_string(), None))
+            .map_err(|e| format!("thread/resume failed: {e}")),
+        Open::Start => {
+            let result = answer.map_err(|e| format!("thread/start failed: {e}"))?;
+            let model = result["model"].as_str().map(str::to_string);
+            result["thread"]["id"]
+                .as_str()
+                .filter(|id| !id.is_empty())
+                .map(|id| (id.to_string(), model))
+                .ok_or_else(|| "thread/start answered no thread id".to_string())
+        }
+    }
+}
+
 /// One JSON-RPC request line (newline included, as every line written to its stdin).
 pub(super) fn request(id: u64, method: &str, params: Value) -> String {
     json_line(json!({"id": id, "method": method, "params": params}))
@@ -123,6 +164,26 @@ pub fn resume_request(id: u64, spec: &RunSpec, thread: &str, model: Option<&str>
         params["sandbox"] = json!(mode);
     }
     request(id, "thread/resume", params)
+}
+
+/// `thread/start` of a new thread for runs of `spec` on `model`: as [`resume_request`], with
+/// the run's system text as the thread's `developerInstructions` (where `exec` reads it from
+/// its profile's `developer_instructions`; never in argv).
+pub fn start_request(id: u64, spec: &RunSpec, model: Option<&str>) -> String {
+    let mut params = json!({
+        "cwd": spec.cwd.to_string_lossy(),
+        "approvalPolicy": "never",
+    });
+    if let Some(model) = model {
+        params["model"] = json!(model);
+    }
+    if let Some(mode) = &spec.sandbox {
+        params["sandbox"] = json!(mode);
+    }
+    if !spec.system_text.is_empty() {
+        params["developerInstructions"] = json!(spec.system_text);
+    }
+    request(id, "thread/start", params)
 }
 
 /// The approval policy of a turn: `exec`'s (`never`), or one that asks the inbox

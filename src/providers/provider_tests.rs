@@ -238,14 +238,20 @@ fn a_oneshot_run_keeps_no_session_and_pins_the_model() {
 }
 
 #[test]
-fn only_a_codex_turn_on_a_thread_that_exists_asks_from_an_app_server() {
+fn a_codex_turn_asks_from_an_app_server_unless_it_forks() {
     let resume = SessionMode::Resume {
         session_id: "T".into(),
     };
     let new = SessionMode::New { session_id: None };
+    let fork = SessionMode::Fork {
+        from: "T".into(),
+        session_id: None,
+        at: None,
+    };
     for (kind, session, want) in [
         (ProviderKind::Codex, resume.clone(), true),
-        (ProviderKind::Codex, new.clone(), false),
+        (ProviderKind::Codex, new.clone(), true),
+        (ProviderKind::Codex, fork, false),
         (ProviderKind::Claude, resume, false),
         (ProviderKind::Local, new, false),
     ] {

@@ -117,7 +117,7 @@ pub async fn run_turn(
 }
 
 /// A Codex turn: in the warm app-server it was given; in an app-server started for it when it
-/// may ask the inbox and its thread exists (`exec` cannot ask); else a cold `codex exec`.
+/// may ask the inbox (`exec` cannot ask) and is not a fork; else a cold `codex exec`.
 async fn codex_run(
     spec: &RunSpec,
     prompt: &[u8],
@@ -187,18 +187,21 @@ async fn codex_run(
     }
 }
 
-/// An app-server started for a turn that may ask, its thread resumed (a new thread is made by
-/// `exec`, which writes its system text: that first turn cannot ask). None, with a note, when
+/// An app-server started for a turn that may ask: its thread resumed, or a new thread started
+/// with the run's system text (`thread/start`'s `developerInstructions`, which the model reads
+/// as it reads `exec`'s profile). None for a fork (made by `exec fork`), or, with a note, when
 /// it cannot be: the turn runs on `exec`, which refuses what it would have asked.
 async fn asking_app_server(
     spec: &RunSpec,
     path_var: Option<&OsStr>,
     tx: &Sender<RunMsg>,
 ) -> Option<WarmCli> {
-    let SessionMode::Resume { session_id } = &spec.session else {
-        return None;
+    let open = match &spec.session {
+        SessionMode::Resume { session_id } => codex_warm::Open::Resume(session_id),
+        SessionMode::New { .. } => codex_warm::Open::Start,
+        SessionMode::Fork { .. } => return None,
     };
-    match codex_warm::prepare(spec, path_var, session_id, spec.model.clone()).await {
+    match codex_warm::prepare(spec, path_var, open, spec.model.clone()).await {
         Ok(cli) => Some(cli),
         Err(why) => {
             let note = format!(
@@ -264,7 +267,8 @@ fn warm_codex_after(
     tokio::spawn(async move {
         // Told, or dropped once the CLI exited before its turn's end was reported.
         let _ = on_exit.await;
-        match codex_warm::prepare(&spec, path_var.as_deref(), &thread, model).await {
+        let open = codex_warm::Open::Resume(&thread);
+        match codex_warm::prepare(&spec, path_var.as_deref(), open, model).await {
             Ok(cli) => {
                 if let Err(cli) = keep.send(cli) {
                     cli.retire();

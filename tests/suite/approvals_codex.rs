@@ -2,7 +2,8 @@
 //! app-server with approval policy `on-request` (warm, or started for the turn), and its
 //! `item/fileChange/requestApproval` / `item/commandExecution/requestApproval` wait in the same
 //! inbox as Claude's (fixtures/captures/approvals/codex). A deny's reason reaches the model as a
-//! steer right after the decline.
+//! steer right after the decline. A new thread's first turn runs there too (`thread/start` with
+//! the system text, fixtures/captures/approvals/codex-first-turn).
 
 use std::path::PathBuf;
 
@@ -11,7 +12,7 @@ use serde_json::Value;
 use super::approvals::{
     crash_while_waiting, finished, interrupt_while_waiting, raw_lines, send_waiting,
 };
-use super::common::{refused, World};
+use super::common::{read_dir_files, refused, system_text, World};
 
 /// A Codex terminal `api` whose thread exists (its first turn is exec's, which cannot ask),
 /// and the folder `out` beside its checkout.
@@ -193,4 +194,84 @@ fn the_timeout_denies_a_codex_request_and_the_model_reads_why() {
         .into_iter()
         .any(|l| l.contains("\"userMessage\"") && l.contains("timeout denied it"));
     assert!(told, "the model read why");
+}
+
+/// The terminal's (last) session id.
+fn session(w: &World) -> Value {
+    w.show("api")["sessions"]
+        .as_array()
+        .and_then(|s| s.last())
+        .map(|s| s["session_id"].clone())
+        .unwrap_or(Value::Null)
+}
+
+/// The developer messages of the terminal's one Codex thread (its rollout).
+fn developer_messages(w: &World) -> Vec<Value> {
+    let rollouts: Vec<PathBuf> = read_dir_files(&w.codex_home().join("sessions"))
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    assert_eq!(rollouts.len(), 1, "{rollouts:?}");
+    std::fs::read_to_string(&rollouts[0])
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["payload"]["role"] == "developer")
+        .collect()
+}
+
+#[test]
+fn a_fresh_codex_terminals_first_turn_asks_and_its_thread_keeps_the_standing_instructions() {
+    let (w, out) = fresh();
+    w.ok(&["instructions", "api", "add", "Keep it short."]);
+    let (send, asked) = send_waiting(&w, &write_outside("o.txt"));
+    assert_eq!(asked["tool"], "apply_patch", "{asked}");
+    w.ok(&["approve", asked["id"].as_str().unwrap()]);
+    finished(send);
+    assert_eq!(
+        std::fs::read_to_string(out.join("o.txt")).unwrap(),
+        "written by shim\n"
+    );
+    let first = w.last_invocation();
+    assert_eq!(
+        (&first["argv"][0], &first["params"]["approvalPolicy"]),
+        (&Value::from("app-server"), &Value::from("on-request")),
+        "{first}"
+    );
+    let text = system_text(&first).expect("the system text in thread/start");
+    assert!(text.contains("- Keep it short."), "{text}");
+    let thread = session(&w);
+    assert!(
+        thread.is_string(),
+        "the new thread is the terminal's session"
+    );
+    // The next turn resumes that thread (warm), which keeps its one copy of the text.
+    w.send("api", "two");
+    assert_eq!(system_text(&w.last_invocation()), None);
+    assert_eq!(session(&w), thread);
+    let developer = developer_messages(&w);
+    assert_eq!(developer.len(), 1, "one copy, for both turns");
+    assert_eq!(developer[0]["payload"]["content"][0]["text"], text.as_str());
+}
+
+/// A fresh Codex terminal (no thread yet) and the folder `out` beside its checkout.
+fn fresh() -> (World, PathBuf) {
+    let w = World::new();
+    let dir = w.new_terminal("api", "codex");
+    let out = dir.parent().unwrap().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    (w, out)
+}
+
+#[test]
+fn an_interrupt_while_a_new_threads_first_turn_waits_expires_it() {
+    let (w, out) = fresh();
+    interrupt_while_waiting(&w, &write_outside("o.txt"), &out.join("o.txt"));
+    assert!(session(&w).is_string(), "the new thread is kept");
+}
+
+#[test]
+fn a_crash_while_a_new_threads_first_turn_waits_expires_it() {
+    let (w, out) = fresh();
+    crash_while_waiting(&w, &write_outside("o.txt"), &out.join("o.txt"));
 }

@@ -197,8 +197,8 @@ impl World {
         .unwrap();
     }
 
-    /// Turns the approvals inbox off (`[approvals] ask = "never"`): a Codex turn on a thread
-    /// that exists then stays a `codex exec` (one that may ask runs on an app-server), for tests
+    /// Turns the approvals inbox off (`[approvals] ask = "never"`): a Codex turn then stays a
+    /// `codex exec` (one that may ask runs on an app-server, a new thread's first too), for tests
     /// of exec's command line and of warm app-servers. Call it after any whole-config write,
     /// before the server starts.
     pub fn exec_only(&self) {

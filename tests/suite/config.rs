@@ -26,6 +26,8 @@ args = ["-c", "model_reasoning_effort=\"low\""]
         ),
     )
     .unwrap();
+    // Exec's command line (with the inbox on, Codex turns run on an app-server).
+    w.exec_only();
     w.new_terminal("t", "claude");
     w.send("t", "hello there");
     let argv = w.last_invocation()["argv"].clone();
@@ -46,6 +48,7 @@ args = ["-c", "model_reasoning_effort=\"low\""]
 #[test]
 fn default_flags_confine_edits_for_headless_runs() {
     let w = World::new();
+    w.exec_only();
     let dir = w.new_terminal("t", "claude");
     w.send("t", "hello there");
     let argv = w.last_invocation()["argv"].clone();

@@ -29,6 +29,8 @@ fn is_warm_turn(inv: &Value) -> bool {
 #[test]
 fn the_next_codex_prompts_run_in_the_warm_app_server_with_a_cold_turns_records() {
     let w = World::new();
+    // A cold first turn (with the inbox on it would start its thread on an app-server).
+    w.exec_only();
     let dir = w.new_terminal("t", "codex");
     w.send("t", "one [[ctx:1000]]");
     let cold = w.last_invocation();
@@ -47,8 +49,8 @@ fn the_next_codex_prompts_run_in_the_warm_app_server_with_a_cold_turns_records()
     // and the fence (the checkout, the screenshots folder and the terminal's tmp).
     let params = &inv["params"];
     assert_eq!(params["cwd"], dir.to_str().unwrap());
-    // The approvals inbox is on by default: the turn's policy asks (`codex::ask`).
-    assert_eq!(params["approvalPolicy"], "on-request");
+    // The approvals inbox is off here: exec's policy (on, it asks: `approvals_codex`).
+    assert_eq!(params["approvalPolicy"], "never");
     assert_eq!(params["sandboxPolicy"]["type"], "workspaceWrite");
     assert_eq!(params["sandboxPolicy"]["excludeSlashTmp"], true);
     let roots = params["sandboxPolicy"]["writableRoots"].as_array().unwrap();
@@ -189,7 +191,8 @@ fn an_interrupt_is_the_app_servers_own_and_keeps_what_streamed() {
     assert!(out.contains("last_user=three"), "{out}");
     let inv = w.last_invocation();
     assert_eq!(pid_of(&inv), pid);
-    assert_eq!(inv["turn"], 1);
+    // Its third: the thread's first turn ran there too (it may ask, so it started the thread).
+    assert_eq!(inv["turn"], 2);
 }
 
 #[test]
@@ -421,6 +424,8 @@ fn a_turn_the_app_server_refused_is_answered_at_turn_completed_like_any_cold_tur
 #[test]
 fn a_cold_turn_is_answered_at_turn_completed_and_its_threads_app_server_starts_after_its_exit() {
     let w = World::new();
+    // A cold first turn (with the inbox on it would start its thread on an app-server).
+    w.exec_only();
     let dir = w.new_terminal("t", "codex");
     let (_, exec) = send_lingering(&w, "t", "one [[linger:go]]");
     // The app-server would resume the thread while exec still holds it.
