@@ -1535,10 +1535,10 @@ class Warm:
         self.tid = tid
         return lines
 
-    def start_turn(self, prompt):
+    def start_turn(self, prompt, policy="never"):
         return self.request("turn/start", {
             "threadId": self.tid, "input": [{"type": "text", "text": prompt, "text_elements": []}],
-            "cwd": self.E.proj, "model": "gpt-5.5", "approvalPolicy": "never",
+            "cwd": self.E.proj, "model": "gpt-5.5", "approvalPolicy": policy,
             "sandboxPolicy": {"type": "workspaceWrite", "writableRoots": [self.shots], "networkAccess": False,
                               "excludeSlashTmp": True, "excludeTmpdirEnvVar": True}})
 
@@ -2771,6 +2771,131 @@ def claude_permission_prompts_match_the_real_ones(E):
                 check(not os.path.exists(os.path.join(E.base, "outside", "o.txt")), what + ": nothing written")
             if os.path.exists(os.path.join(E.base, "outside", "o.txt")):
                 os.remove(os.path.join(E.base, "outside", "o.txt"))
+
+
+# Codex app-server approval requests (fixtures/captures/approvals/codex/, made by
+# tools/real-cli/codex_approvals.py); the shim's [[deny:…]] is a call the sandbox would refuse.
+CODEX_APPROVALS = os.path.join(APPROVALS, "codex")
+# case -> (the shim's prompt, the answer)
+CODEX_APPROVAL_CASES = {
+    "write-outside-accept": ("[[deny:Write:../outside.txt]] [[reply:done]]", "accept"),
+    "write-outside-decline": ("[[deny:Write:../outside.txt]] [[reply:done]]", "decline"),
+    "decline-then-steer": ("[[deny:Write:../outside.txt]] [[reply:done]]", "decline+steer"),
+    "interrupt-waiting": ("[[deny:Write:../outside.txt]] [[reply:done]]", "interrupt"),
+    # The real one asked for this command under `untrusted`; the shim asks under on-request.
+    "untrusted-bash": ("[[deny:Bash:cat /etc/hostname]] [[reply:done]]", "accept"),
+}
+# What an approval's exchange is read as: the lines about the call, the request, its end.
+ASK_KINDS = ("item/started/fileChange", "item/completed/fileChange", "item/started/commandExecution",
+             "item/completed/commandExecution", "item/fileChange/requestApproval",
+             "item/commandExecution/requestApproval", "serverRequest/resolved", "turn/completed")
+
+
+def codex_ask_exchange(msgs):
+    """An approval's exchange: the kinds of ASK_KINDS in order, with an item's status, the
+    waiting flag, and a user message (a steer) once the request was asked."""
+    out, asked = [], False
+    for m in msgs:
+        k = warm_seq([m], ())[0]
+        asked = asked or k.endswith("requestApproval")
+        if k in ASK_KINDS:
+            item = (m.get("params") or {}).get("item") or {}
+            out.append((k, item.get("status") or ((m.get("params") or {}).get("turn") or {}).get("status")))
+        elif k == "item/started/userMessage" and asked:
+            out.append((k, None))
+        elif k == "thread/status/changed" and "waitingOnApproval" in json.dumps(m):
+            out.append(("waitingOnApproval", None))
+    return out
+
+
+def drive_codex_asking(E, prompt, answer):
+    """A warm turn under on-request whose request is answered as the capture's driver did; its
+    lines from the turn/start on."""
+    for f in (os.path.join(E.base, "outside.txt"),):
+        if os.path.exists(f):
+            os.remove(f)
+    tid = cold_thread(E)
+    w = Warm(E)
+    w.open(tid)
+    rid = w.start_turn(prompt, "on-request")
+    lines = w.until(lambda m: "id" in m and "method" in m)
+    turn = [m for m in lines if m.get("id") == rid][0]["result"]["turn"]["id"]
+    req = lines[-1]
+    if answer == "interrupt":
+        w.request("turn/interrupt", {"threadId": tid, "turnId": turn})
+    else:
+        decision = "accept" if answer == "accept" else "decline"
+        w.send({"jsonrpc": "2.0", "id": req["id"], "result": {"decision": decision}})
+        if answer == "decline+steer":
+            w.request("turn/steer", {"threadId": tid, "expectedTurnId": turn, "input": [
+                {"type": "text", "text": "REASON-XYZ: write it under docs/ instead", "text_elements": []}]})
+    lines += w.turn_end()
+    if answer == "interrupt":  # the request is resolved after the turn's end
+        lines += w.until(lambda m: m.get("method") == "serverRequest/resolved")
+    eq(w.close(), 0, "rc")
+    return lines
+
+
+@test
+def codex_approval_requests_match_the_real_ones(E):
+    for case, (prompt, answer) in CODEX_APPROVAL_CASES.items():
+        want = cap_jsonl(CODEX_APPROVALS, "%s.stdout.jsonl" % case)
+        got = drive_codex_asking(E, prompt, answer)
+        eq(codex_ask_exchange(got), codex_ask_exchange(want), "codex %s exchange" % case)
+        ask = [m for m in got if m.get("method", "").endswith("requestApproval")][0]
+        real = [m for m in want if m.get("method", "").endswith("requestApproval")][0]
+        same_shape(ask, real, "codex %s request" % case)
+        written = os.path.exists(os.path.join(E.base, "outside.txt"))
+        eq(written, case == "write-outside-accept", "codex %s: written" % case)
+    # Under `never` (exec's, and a turn that may not ask) nothing is asked.
+    tid = cold_thread(E)
+    w = Warm(E)
+    w.open(tid)
+    got = w.turn("[[deny:Write:../outside.txt]] [[reply:done]]")
+    eq([m for m in got if "id" in m and "method" in m], [], "nothing asked under never")
+    eq(w.close(), 0, "rc")
+
+
+# A new thread's first turn on the app-server (fixtures/captures/approvals/codex-first-turn/, made
+# by tools/real-cli/codex_first_turn.py): thread/start with the system text, then a turn that asks.
+CODEX_FIRST_TURN = os.path.join(APPROVALS, "codex-first-turn")
+
+
+@test
+def codex_thread_start_matches_the_real_one(E):
+    real = cap_jsonl(CODEX_FIRST_TURN, "start-param-start.stdout.jsonl")
+    sent = [m for m in cap_jsonl(CODEX_FIRST_TURN, "start-param-start.sent.jsonl")
+            if m.get("method") == "thread/start"][0]
+    params = dict(sent["params"], cwd=E.proj, developerInstructions=AWKWARD)
+    w = Warm(E)
+    w.call("initialize", {"clientInfo": {"name": "baton", "version": "0.1.0"}})
+    w.send({"jsonrpc": "2.0", "method": "initialized"})
+    reply = w.call("thread/start", params)
+    want = [m for m in real if m.get("id") == sent["id"] and "method" not in m][0]
+    same_shape(reply, want, "thread/start answer")
+    started = w.until(lambda m: m.get("method") == "thread/started")[-1]
+    same_shape(started, [m for m in real if m.get("method") == "thread/started"][0], "thread/started")
+    tid = reply["result"]["thread"]["id"]
+    eq(started["params"]["thread"]["id"], tid, "thread/started names it")
+    w.tid = tid
+    w.start_turn("[[deny:Write:../outside.txt]] [[reply:done]]", "on-request")
+    lines = w.until(lambda m: "id" in m and "method" in m)
+    w.send({"jsonrpc": "2.0", "id": lines[-1]["id"], "result": {"decision": "accept"}})
+    lines += w.turn_end()
+    eq(codex_ask_exchange(lines), codex_ask_exchange(real), "the first turn's approval exchange")
+    check(os.path.exists(os.path.join(E.base, "outside.txt")), "accept wrote it")
+    eq(log_records(E)[-1]["system"], AWKWARD, "logged as exec logs its profile's")
+    eq(w.close(), 0, "rc")
+    devs = [x for x in thread_rollout(E, tid) if x["payload"].get("role") == "developer"]
+    eq(devs[0]["payload"]["content"][0]["text"], AWKWARD, "stored at creation, byte for byte")
+    # Later turns keep it: a warm resume and `exec resume` add no second copy.
+    w = Warm(E)
+    w.open(tid)
+    w.turn("a later warm turn [[reply:later]]")
+    eq(w.close(), 0, "rc")
+    ok(codex(E, "a later cold turn", resume=tid), "exec resume")
+    devs = [x for x in thread_rollout(E, tid) if x["payload"].get("role") == "developer"]
+    eq(len(devs), 1, "one copy")
 
 
 def main(argv):

@@ -3,14 +3,17 @@
 //! instead of a cold `codex exec … resume THREAD -`. See ARCHITECTURE.md, "Warm CLIs", and
 //! the facts in `fixtures/captures/codex-warm/README.md`.
 //!
-//! A cold turn still opens and first resumes every thread (its system text is stored when
-//! `exec` creates the thread, and replayed from the rollout on every resume, warm or cold).
+//! Without the approvals inbox a cold turn opens and first resumes every thread (its system
+//! text is stored when `exec` creates the thread, and replayed from the rollout on every
+//! resume, warm or cold); with it, a turn that may ask starts its new thread in an app-server
+//! (`Open::Start`: `thread/start` with the system text, stored the same way).
 //! Once a cold or warm turn ended cleanly, the app-server is [`prepare`]d in the background:
 //! started with the run's configuration (`-c` overrides: the sandbox mode, the writable
 //! folders, the fence's `/tmp` exclusions, the user's own `-c` flags), `initialize`d, the
 //! thread resumed with the same folder, model and approval policy (`never`, as `exec`'s). Each
 //! warm turn passes the model, folder, approval policy and sandbox policy again, as `exec`
-//! passes its flags on every run. A run with flags the app-server does not take (anything
+//! passes its flags on every run; a turn that may ask the approvals inbox passes
+//! `on-request`, and its approval requests go to the inbox (`codex::ask`). A run with flags the app-server does not take (anything
 //! but `-c`, `--enable`, `--disable`) is never warmed.
 
 use std::ffi::OsStr;
@@ -26,8 +29,8 @@ use super::codex::CodexParser;
 use super::process::{self, ExitInfo};
 use super::run::{finish, Parser};
 use super::warm::{WarmCli, WarmKey};
-use super::{ProviderError, ProviderHomes, RunMsg, RunSpec, TurnOutcome};
-use crate::words::ProviderKind;
+use super::{ProviderError, ProviderHomes, RunMsg, RunSpec, SessionMode, TurnOutcome};
+use crate::words::{ProviderKind, TurnEvent};
 
 /// How long starting an app-server and resuming the thread in it may take.
 pub const PREPARE_TIMEOUT: Duration = Duration::from_secs(30);
@@ -38,21 +41,24 @@ const CLIENT: &str = "baton";
 
 #[path = "codex_warm_requests.rs"]
 mod requests;
-use requests::{answer_to, decline, interrupt_request, json_line, request, steer_request};
+use requests::{
+    answer_to, decline, interrupt_request, json_line, open_request, opened, request, steer_request,
+};
 
 #[path = "codex_warm_machine.rs"]
 mod machine;
 use super::run::inputs::{Input, TurnInputs};
 use machine::AppTurnState;
-pub use requests::{app_args, resume_request, sandbox_policy, turn_request};
+pub use requests::{app_args, resume_request, sandbox_policy, start_request, turn_request, Open};
 
 /// Starts a `codex app-server` for the terminal whose turn of `spec` (on PATH `path_var`)
-/// just ended cleanly on `thread` (its session pinned to `model`), and resumes the thread in
-/// it: the warm CLI for its next turn. Errors say why it could not be made warm.
+/// just ended cleanly on a thread (its session pinned to `model`), and resumes the thread in
+/// it (or starts a new one, [`Open::Start`]): the warm CLI for its next turn. Errors say why it
+/// could not be made warm.
 pub async fn prepare(
     spec: &RunSpec,
     path_var: Option<&OsStr>,
-    thread: &str,
+    open: Open<'_>,
     model: Option<String>,
 ) -> Result<WarmCli, String> {
     let args = app_args(spec).ok_or("the run has flags codex app-server does not take")?;
@@ -67,16 +73,15 @@ pub async fn prepare(
     };
     let mut child = process::spawn_with(&bin, &args, &spec.cwd, path_var, &spec.env, stdin)
         .map_err(|e| format!("cannot start {}: {e}", bin.display()))?;
-    let key = WarmKey::of(spec, path_var, thread.to_string(), model.clone());
-    let model = key.model.clone();
+    let model = spec.model.clone().or(model);
     let hello = request(
         1,
         "initialize",
         json!({"clientInfo": {"name": CLIENT, "version": env!("CARGO_PKG_VERSION")}}),
     );
     let _ = lines.send(hello);
-    let resumed = tokio::time::timeout(PREPARE_TIMEOUT, async {
-        let mut sent_resume = false;
+    let thread = tokio::time::timeout(PREPARE_TIMEOUT, async {
+        let mut sent_open = false;
         loop {
             let line = match child.next_line().await {
                 Ok(Some(line)) => line,
@@ -89,26 +94,26 @@ pub async fn prepare(
             if let Some(reply) = decline(&message) {
                 let _ = lines.send(reply);
             }
-            if !sent_resume {
+            if !sent_open {
                 if let Some(answer) = answer_to(&message, 1) {
                     answer.map_err(|e| format!("initialize failed: {e}"))?;
                     let _ = lines.send(json_line(json!({"method": "initialized"})));
-                    let _ = lines.send(resume_request(2, spec, thread, model.as_deref()));
-                    sent_resume = true;
+                    let _ = lines.send(open_request(2, spec, open, model.as_deref()));
+                    sent_open = true;
                 }
             } else if let Some(answer) = answer_to(&message, 2) {
-                return answer
-                    .map(|_| ())
-                    .map_err(|e| format!("thread/resume failed: {e}"));
+                return opened(open, answer);
             }
         }
     })
     .await
     .unwrap_or_else(|_| Err(format!("no answer in {} s", PREPARE_TIMEOUT.as_secs())));
+    let (id, started_on) = thread.clone().unwrap_or_default();
+    let key = WarmKey::of(spec, path_var, id, model.or(started_on));
     let mut cli = WarmCli::new(child, lines, close, None, None, key, 0);
     cli.requests = 2;
-    match resumed {
-        Ok(()) => Ok(cli),
+    match thread {
+        Ok(_) => Ok(cli),
         Err(why) => {
             cli.retire();
             Err(why)
@@ -134,6 +139,9 @@ pub(super) struct AppChannels {
     pub steer: Option<UnboundedReceiver<String>>,
     pub interrupt: Option<UnboundedReceiver<()>>,
     pub keep: Option<tokio::sync::oneshot::Sender<WarmCli>>,
+    /// The turn may ask the approvals inbox: its approval policy asks, and the app-server's
+    /// requests go to the inbox ([`RunMsg::Asked`]).
+    pub ask: bool,
 }
 
 /// A turn of `prompt` in the warm app-server `cli` (its key fits `spec`). Sends the same
@@ -153,13 +161,25 @@ pub(super) async fn app_turn(
 ) -> Result<AppTurn, ProviderError> {
     crate::log::phase("cli-warm");
     let _ = tx.send(RunMsg::Started { pid: cli.pid }).await;
+    if !matches!(spec.session, SessionMode::Resume { .. }) {
+        // A thread this app-server started ([`Open::Start`]): named as `exec`'s
+        // `thread.started` names the thread it makes, before the turn's first line.
+        let session = TurnEvent::Session {
+            session_id: cli.key.session_id.clone(),
+            model: None,
+        };
+        let _ = tx.send(RunMsg::Event(session)).await;
+    }
     let AppChannels {
         go,
         steer,
         interrupt,
         keep,
+        ask,
     } = channels;
     let mut run = AppRun {
+        policy: requests::approval_policy(ask),
+        changes: crate::providers::codex::ask::Changes::default(),
         parser: CodexParser::for_thread(&spec.cwd, &cli.key.session_id),
         thread: cli.key.session_id.clone(),
         model: cli.key.model.clone(),
@@ -186,6 +206,7 @@ pub(super) async fn app_turn(
                     crate::log::phase("cli-first-line");
                 }
                 let message = serde_json::from_str::<Value>(&line).unwrap_or(Value::Null);
+                run.changes.note(&message);
                 let actions = state.step(machine::Event::Line(message));
                 if let Some(read) = run.act(spec, &cli, Some(line), actions).await {
                     let actions = state.step(read);
@@ -201,6 +222,10 @@ pub(super) async fn app_turn(
 
 /// The loop's side of a warm Codex turn: what it reads, and where it writes.
 struct AppRun {
+    /// The turn's approval policy.
+    policy: &'static str,
+    /// The paths of the turn's file changes, which its approval requests name by item.
+    changes: crate::providers::codex::ask::Changes,
     parser: CodexParser,
     thread: String,
     model: Option<String>,
@@ -231,6 +256,7 @@ impl AppRun {
                     &self.thread,
                     self.model.as_deref(),
                     &self.prompt,
+                    self.policy,
                 )),
                 Action::Steer { id, turn, text } => {
                     Some(steer_request(id, &self.thread, &turn, &text))
@@ -240,6 +266,15 @@ impl AppRun {
                     Some(interrupt_request(id, &self.thread, &turn))
                 }
                 Action::Reply(reply) => Some(reply),
+                Action::Ask(message) => {
+                    let asked =
+                        crate::providers::codex::ask::asked(&message, &self.changes, &cli.lines);
+                    if let Some(asked) = asked {
+                        // The inbox answers it on the app-server's stdin, whenever the user does.
+                        let _ = self.tx.send(RunMsg::Asked(asked)).await;
+                    }
+                    None
+                }
                 Action::SignalUnanswered => {
                     crate::log_line!("baton server: codex app-server (pid {}) did not take the interrupt request: SIGINT", cli.pid);
                     let _ = process::interrupt(cli.pid);

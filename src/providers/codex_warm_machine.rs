@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::super::run::inputs::{Wake, Wants};
 use super::requests::{answer_to, decline};
+use crate::providers::codex::ask::is_approval;
 
 /// Where a warm Codex turn's `turn/start` is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +63,8 @@ pub(super) enum Action {
     SignalUnanswered,
     /// Writes this answer to a request of the app-server's own.
     Reply(String),
+    /// Hands this approval request of the app-server's to the inbox, which answers it.
+    Ask(Value),
     /// Tells the caller the app-server took in steer `index`.
     SteerRead { index: usize },
     /// Hands the line to the parser, sends it raw and its events on, then steps
@@ -251,7 +254,11 @@ impl AppTurnState {
     }
 
     fn line(&mut self, message: &Value) -> Vec<Action> {
-        let mut actions: Vec<Action> = decline(message).map(Action::Reply).into_iter().collect();
+        let mut actions: Vec<Action> = if is_approval(message) {
+            vec![Action::Ask(message.clone())]
+        } else {
+            decline(message).map(Action::Reply).into_iter().collect()
+        };
         match &self.phase {
             Phase::Starting { id } => match answer_to(message, *id) {
                 Some(Ok(result)) => {

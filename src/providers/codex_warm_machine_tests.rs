@@ -57,8 +57,9 @@ fn phase_and_actions(gated: bool, events: &[Event]) -> (Phase, Vec<Action>) {
 
 #[test]
 fn the_turn_starts_at_once_or_when_the_gate_opens_and_the_resumes_lines_are_not_its() {
-    let decline = json!({"id": 7, "method": "item/commandExecution/requestApproval"});
+    let decline = json!({"id": 7, "method": "item/tool/requestUserInput"});
     let reply = super::super::requests::decline(&decline).unwrap();
+    let approval = json!({"id": 8, "method": "item/fileChange/requestApproval", "params": {}});
     // (what, gated, events, phase, last actions)
     let cases = [
         (
@@ -111,6 +112,13 @@ fn the_turn_starts_at_once_or_when_the_gate_opens_and_the_resumes_lines_are_not_
             vec![accepted(), read(false), Event::Line(decline)],
             running(),
             vec![Action::Reply(reply), Action::Feed],
+        ),
+        (
+            "an approval request while running: the inbox answers it",
+            false,
+            vec![accepted(), read(false), Event::Line(approval.clone())],
+            running(),
+            vec![Action::Ask(approval), Action::Feed],
         ),
         (
             "its answer",

@@ -1,6 +1,7 @@
 //! The requests baton sends a warm `codex app-server` and how it tells its answers: the
 //! app-server's command line for a run (`-c` overrides), `thread/resume`, `turn/start` with
-//! the sandbox policy `exec` would derive, `turn/interrupt`, `turn/steer`. Pure; the shapes:
+//! the sandbox policy `exec` would derive and the approval policy, `turn/interrupt`,
+//! `turn/steer`. Pure; the shapes:
 //! `fixtures/captures/codex-warm/README.md`.
 
 use std::ffi::OsString;
@@ -98,6 +99,47 @@ pub fn sandbox_policy(spec: &RunSpec) -> Option<Value> {
     })
 }
 
+/// The thread an app-server is `codex_warm::prepare`d with.
+#[derive(Debug, Clone, Copy)]
+pub enum Open<'a> {
+    /// `thread/resume` of this thread.
+    Resume(&'a str),
+    /// `thread/start` of a new thread holding the run's system text (`developerInstructions`,
+    /// as `exec`'s profile gives it: captured in `fixtures/captures/approvals/README.md`).
+    Start,
+}
+
+/// The request opening the thread (id `id`).
+pub(super) fn open_request(id: u64, spec: &RunSpec, open: Open<'_>, model: Option<&str>) -> String {
+    match open {
+        Open::Resume(thread) => resume_request(id, spec, thread, model),
+        Open::Start => start_request(id, spec, model),
+    }
+}
+
+/// The thread the app-server opened, by its answer to the opening request, and the model a
+/// started thread runs on (its answer's `model`: the session's, as a resumed thread's is the
+/// model its last turn ran on).
+pub(super) fn opened(
+    open: Open<'_>,
+    answer: Result<&Value, String>,
+) -> Result<(String, Option<String>), String> {
+    match open {
+        Open::Resume(thread) => answer
+            .map(|_| (thread.to_string(), None))
+            .map_err(|e| format!("thread/resume failed: {e}")),
+        Open::Start => {
+            let result = answer.map_err(|e| format!("thread/start failed: {e}"))?;
+            let model = result["model"].as_str().map(str::to_string);
+            result["thread"]["id"]
+                .as_str()
+                .filter(|id| !id.is_empty())
+                .map(|id| (id.to_string(), model))
+                .ok_or_else(|| "thread/start answered no thread id".to_string())
+        }
+    }
+}
+
 /// One JSON-RPC request line (newline included, as every line written to its stdin).
 pub(super) fn request(id: u64, method: &str, params: Value) -> String {
     json_line(json!({"id": id, "method": method, "params": params}))
@@ -124,19 +166,51 @@ pub fn resume_request(id: u64, spec: &RunSpec, thread: &str, model: Option<&str>
     request(id, "thread/resume", params)
 }
 
-/// `turn/start` of `prompt` on `thread`, with everything `exec` would pass again.
+/// `thread/start` of a new thread for runs of `spec` on `model`: as [`resume_request`], with
+/// the run's system text as the thread's `developerInstructions` (where `exec` reads it from
+/// its profile's `developer_instructions`; never in argv).
+pub fn start_request(id: u64, spec: &RunSpec, model: Option<&str>) -> String {
+    let mut params = json!({
+        "cwd": spec.cwd.to_string_lossy(),
+        "approvalPolicy": "never",
+    });
+    if let Some(model) = model {
+        params["model"] = json!(model);
+    }
+    if let Some(mode) = &spec.sandbox {
+        params["sandbox"] = json!(mode);
+    }
+    if !spec.system_text.is_empty() {
+        params["developerInstructions"] = json!(spec.system_text);
+    }
+    request(id, "thread/start", params)
+}
+
+/// The approval policy of a turn: `exec`'s (`never`), or one that asks the inbox
+/// (`codex::ask::ASK_POLICY`) when the turn may ask.
+pub fn approval_policy(ask: bool) -> &'static str {
+    if ask {
+        super::super::codex::ask::ASK_POLICY
+    } else {
+        "never"
+    }
+}
+
+/// `turn/start` of `prompt` on `thread`, with everything `exec` would pass again, and the
+/// approval `policy`.
 pub fn turn_request(
     id: u64,
     spec: &RunSpec,
     thread: &str,
     model: Option<&str>,
     prompt: &str,
+    policy: &str,
 ) -> String {
     let mut params = json!({
         "threadId": thread,
         "input": [{"type": "text", "text": prompt, "text_elements": []}],
         "cwd": spec.cwd.to_string_lossy(),
-        "approvalPolicy": "never",
+        "approvalPolicy": policy,
     });
     if let Some(model) = model {
         params["model"] = json!(model);
@@ -186,8 +260,8 @@ pub(super) fn answer_to(message: &Value, id: u64) -> Option<Result<&Value, Strin
     }))
 }
 
-/// A request of the app-server's own (an approval, a question): it has both an id and a
-/// method. Baton runs headless with approvals off, so it declines whatever it is.
+/// A request of the app-server's own (a question, an approval outside a turn): it has both an
+/// id and a method. Baton answers only a turn's approvals (the inbox), and declines the rest.
 pub(super) fn decline(message: &Value) -> Option<String> {
     message.get("method")?;
     let id = message.get("id")?;

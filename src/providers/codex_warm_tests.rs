@@ -136,7 +136,7 @@ fn requests_are_one_json_line_each() {
             "threadId": "T", "cwd": "/w/t", "approvalPolicy": "never", "excludeTurns": true,
             "model": "gpt-5.5", "sandbox": "workspace-write"}})
     );
-    let turn = turn_request(3, &s, "T", None, "fix \"it\"\nnow");
+    let turn = turn_request(3, &s, "T", None, "fix \"it\"\nnow", approval_policy(false));
     assert!(
         turn.ends_with('\n') && turn.matches('\n').count() == 1,
         "{turn}"
@@ -145,6 +145,10 @@ fn requests_are_one_json_line_each() {
     assert_eq!(turn["params"]["input"][0]["text"], "fix \"it\"\nnow");
     assert_eq!(turn["params"]["sandboxPolicy"]["type"], "workspaceWrite");
     assert_eq!(turn["params"].get("model"), None);
+    assert_eq!(turn["params"]["approvalPolicy"], "never");
+    let asking = turn_request(3, &s, "T", None, "x", approval_policy(true));
+    let asking: Value = serde_json::from_str(&asking).unwrap();
+    assert_eq!(asking["params"]["approvalPolicy"], "on-request");
     let steer: Value = serde_json::from_str(&steer_request(4, "T", "U", "also this")).unwrap();
     assert_eq!(steer["params"]["expectedTurnId"], "U");
     let stop: Value = serde_json::from_str(&interrupt_request(5, "T", "U")).unwrap();
@@ -170,4 +174,53 @@ fn answers_are_told_from_notifications_and_requests_of_its_own() {
     let reply: Value = serde_json::from_str(&decline(&ask).unwrap()).unwrap();
     assert_eq!(reply["id"], 0);
     assert_eq!(reply["error"]["code"], -32601);
+}
+
+#[test]
+fn a_new_thread_is_started_with_the_system_text_as_its_developer_instructions() {
+    let mut s = spec(Some("workspace-write"), &["/d/shots"], &[]);
+    s.system_text = "say \"hi\"\nthen stop".into();
+    let start: Value = serde_json::from_str(&start_request(2, &s, Some("gpt-5.5"))).unwrap();
+    assert_eq!(
+        start,
+        json!({"id": 2, "method": "thread/start", "params": {
+            "cwd": "/w/t", "approvalPolicy": "never", "model": "gpt-5.5",
+            "sandbox": "workspace-write", "developerInstructions": "say \"hi\"\nthen stop"}})
+    );
+    s.system_text.clear();
+    let bare: Value = serde_json::from_str(&start_request(2, &s, None)).unwrap();
+    assert_eq!(bare["params"].get("developerInstructions"), None);
+}
+
+#[test]
+fn the_opened_thread_is_the_resumed_one_or_the_one_started() {
+    let started = json!({"thread": {"id": "N"}, "model": "gpt-5.5"});
+    let nameless = json!({"thread": {"id": ""}});
+    type Opened = Result<(String, Option<String>), String>;
+    let cases: Vec<(Open, Result<&Value, String>, Opened)> = vec![
+        (Open::Resume("T"), Ok(&started), Ok(("T".into(), None))),
+        (
+            Open::Resume("T"),
+            Err("gone".into()),
+            Err("thread/resume failed: gone".into()),
+        ),
+        (
+            Open::Start,
+            Ok(&started),
+            Ok(("N".into(), Some("gpt-5.5".into()))),
+        ),
+        (
+            Open::Start,
+            Ok(&nameless),
+            Err("thread/start answered no thread id".into()),
+        ),
+        (
+            Open::Start,
+            Err("bad".into()),
+            Err("thread/start failed: bad".into()),
+        ),
+    ];
+    for (open, answer, want) in cases {
+        assert_eq!(opened(open, answer), want, "{open:?}");
+    }
 }

@@ -60,6 +60,13 @@ pub trait Provider: Sync {
         &[]
     }
 
+    /// A turn of `spec` that may ask the approvals inbox runs in a process that takes steers
+    /// and interrupt requests, warm or not (Codex: an app-server, which starts a new thread or
+    /// resumes one; a fork is made by `exec`, which cannot ask).
+    fn asks_in_server(&self, _spec: &RunSpec) -> bool {
+        false
+    }
+
     /// The `--sandbox` its runs pass (None: none).
     fn sandbox(&self, _config: &Config) -> Option<String> {
         None

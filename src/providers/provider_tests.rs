@@ -244,3 +244,27 @@ fn a_oneshot_run_keeps_no_session_and_pins_the_model() {
     );
     assert_eq!(args(ProviderKind::Local, Some("m")), None);
 }
+
+#[test]
+fn a_codex_turn_asks_from_an_app_server_unless_it_forks() {
+    let resume = SessionMode::Resume {
+        session_id: "T".into(),
+    };
+    let new = SessionMode::New { session_id: None };
+    let fork = SessionMode::Fork {
+        from: "T".into(),
+        session_id: None,
+        at: None,
+    };
+    for (kind, session, want) in [
+        (ProviderKind::Codex, resume.clone(), true),
+        (ProviderKind::Codex, new.clone(), true),
+        (ProviderKind::Codex, fork, false),
+        (ProviderKind::Claude, resume, false),
+        (ProviderKind::Local, new, false),
+    ] {
+        let mut s = spec(kind, None);
+        s.session = session.clone();
+        assert_eq!(of(kind).asks_in_server(&s), want, "{kind:?} {session:?}");
+    }
+}

@@ -77,6 +77,9 @@ pub struct Channels {
     /// and the caller waits for the CLI's exit ([`Closing::wait`]). None: the turn ends once
     /// the CLI has exited.
     pub closing: Option<tokio::sync::oneshot::Sender<Closing>>,
+    /// The turn may ask the approvals inbox (`[approvals] ask` is not `never`): a Codex turn
+    /// then runs on an app-server with an approval policy that asks (`exec` cannot ask).
+    pub ask: bool,
 }
 
 /// How long a Claude CLI asked to interrupt may take to end its turn before it gets SIGINT.
@@ -103,59 +106,110 @@ pub async fn run_turn(
         ProviderKind::Claude => {
             claude_turn(spec, prompt, homes, path_var, tx, interrupted, channels).await
         }
-        ProviderKind::Codex => match channels.warm {
-            Some(cli) => {
-                let closing = channels.closing;
-                let channels = codex_warm::AppChannels {
-                    go: channels.go,
-                    steer: channels.steer,
-                    interrupt: channels.interrupt,
-                    keep: channels.keep,
-                };
-                let ran = codex_warm::app_turn(
-                    spec,
-                    prompt,
-                    homes,
-                    tx.clone(),
-                    interrupted.clone(),
-                    channels,
-                    cli,
-                )
-                .await?;
-                match ran {
-                    codex_warm::AppTurn::Ran(outcome) => Ok(outcome),
-                    // Nothing of the turn happened: it runs cold (its start is journalled, so
-                    // no gate; an interrupt now signals the cold CLI's pid), answered at its
-                    // `turn.completed` as any cold turn.
-                    codex_warm::AppTurn::Refused { why, keep } => {
-                        let note = format!(
-                            "the warm codex app-server could not take the turn ({why}): it ran as a cold codex exec"
-                        );
-                        let _ = tx.send(RunMsg::Note(note)).await;
-                        let cold = ColdCodex {
-                            go: None,
-                            keep,
-                            closing,
-                        };
-                        cold.run(spec, prompt, homes, path_var, tx, interrupted)
-                            .await
-                    }
-                }
-            }
-            None => {
-                let cold = ColdCodex {
-                    go: channels.go,
-                    keep: channels.keep,
-                    closing: channels.closing,
-                };
-                cold.run(spec, prompt, homes, path_var, tx, interrupted)
-                    .await
-            }
-        },
+        ProviderKind::Codex => {
+            codex_run(spec, prompt, homes, path_var, tx, interrupted, channels).await
+        }
         ProviderKind::Local => Err(ProviderError::Io {
             provider: spec.provider,
             source: std::io::Error::other("a local endpoint runs no CLI (see providers::local)"),
         }),
+    }
+}
+
+/// A Codex turn: in the warm app-server it was given; in an app-server started for it when it
+/// may ask the inbox (`exec` cannot ask) and is not a fork; else a cold `codex exec`.
+async fn codex_run(
+    spec: &RunSpec,
+    prompt: &[u8],
+    homes: &ProviderHomes,
+    path_var: Option<&OsStr>,
+    tx: Sender<RunMsg>,
+    interrupted: Arc<AtomicBool>,
+    channels: Channels,
+) -> Result<TurnOutcome, ProviderError> {
+    let Channels {
+        steer,
+        go,
+        warm,
+        keep,
+        interrupt,
+        closing,
+        ask,
+    } = channels;
+    let warm = match warm {
+        Some(cli) => Some(cli),
+        None if ask => asking_app_server(spec, path_var, &tx).await,
+        None => None,
+    };
+    let Some(cli) = warm else {
+        // Its steers and interrupts go by the queue and SIGINT, as any cold `exec`'s.
+        drop((steer, interrupt));
+        let cold = ColdCodex { go, keep, closing };
+        return cold
+            .run(spec, prompt, homes, path_var, tx, interrupted)
+            .await;
+    };
+    let channels = codex_warm::AppChannels {
+        go,
+        steer,
+        interrupt,
+        keep,
+        ask,
+    };
+    let ran = codex_warm::app_turn(
+        spec,
+        prompt,
+        homes,
+        tx.clone(),
+        interrupted.clone(),
+        channels,
+        cli,
+    )
+    .await?;
+    match ran {
+        codex_warm::AppTurn::Ran(outcome) => Ok(outcome),
+        // Nothing of the turn happened: it runs cold (its start is journalled, so no gate;
+        // an interrupt now signals the cold CLI's pid), answered at its `turn.completed` as
+        // any cold turn.
+        codex_warm::AppTurn::Refused { why, keep } => {
+            let note = format!(
+                "the warm codex app-server could not take the turn ({why}): it ran as a cold codex exec"
+            );
+            let _ = tx.send(RunMsg::Note(note)).await;
+            let cold = ColdCodex {
+                go: None,
+                keep,
+                closing,
+            };
+            cold.run(spec, prompt, homes, path_var, tx, interrupted)
+                .await
+        }
+    }
+}
+
+/// An app-server started for a turn that may ask: its thread resumed, or a new thread started
+/// with the run's system text (`thread/start`'s `developerInstructions`, which the model reads
+/// as it reads `exec`'s profile). None for a fork (made by `exec fork`), or, with a note, when
+/// it cannot be: the turn runs on `exec`, which refuses what it would have asked.
+async fn asking_app_server(
+    spec: &RunSpec,
+    path_var: Option<&OsStr>,
+    tx: &Sender<RunMsg>,
+) -> Option<WarmCli> {
+    let open = match &spec.session {
+        SessionMode::Resume { session_id } => codex_warm::Open::Resume(session_id),
+        SessionMode::New { .. } => codex_warm::Open::Start,
+        SessionMode::Fork { .. } => return None,
+    };
+    match codex_warm::prepare(spec, path_var, open, spec.model.clone()).await {
+        Ok(cli) => Some(cli),
+        Err(why) => {
+            let note = format!(
+                "codex app-server could not start ({why}): the turn ran as codex exec, which cannot ask for approvals"
+            );
+            let _ = tx.send(RunMsg::Note(note)).await;
+            None
+        }
     }
 }
 
@@ -213,7 +267,8 @@ fn warm_codex_after(
     tokio::spawn(async move {
         // Told, or dropped once the CLI exited before its turn's end was reported.
         let _ = on_exit.await;
-        match codex_warm::prepare(&spec, path_var.as_deref(), &thread, model).await {
+        let open = codex_warm::Open::Resume(&thread);
+        match codex_warm::prepare(&spec, path_var.as_deref(), open, model).await {
             Ok(cli) => {
                 if let Err(cli) = keep.send(cli) {
                     cli.retire();

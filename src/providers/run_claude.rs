@@ -116,6 +116,8 @@ pub(super) async fn claude_turn(
         keep,
         interrupt,
         closing,
+        // Claude asks by its flags (`Provider::ask_args`).
+        ask: _,
     } = channels;
     let mut setup = claude_machine::Setup {
         gated: go.is_some(),

@@ -18,11 +18,16 @@ use crate::providers::Provider;
 use crate::store::records::Record;
 use crate::store::TerminalRow;
 
+/// Whether a turn's CLI may ask the inbox (`[approvals] ask` is not `never`).
+pub fn asks(config: &Config) -> bool {
+    config.approvals.ask.unwrap_or_default() == AskWhen::Outside
+}
+
 /// The flags of a run of provider `p`: the configured ones, and those that make its CLI ask
 /// (unless `[approvals] ask = "never"`).
 pub fn extra_args(config: &Config, p: &dyn Provider, args: &[String]) -> Vec<String> {
     let mut out = args.to_vec();
-    if config.approvals.ask.unwrap_or_default() == AskWhen::Outside {
+    if asks(config) {
         out.extend(p.ask_args().iter().map(|s| s.to_string()));
     }
     out

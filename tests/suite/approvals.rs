@@ -24,7 +24,7 @@ fn write_outside(file: &str) -> String {
 }
 
 /// Starts `send api PROMPT` and waits until its request is in the inbox; (the send, it).
-fn send_waiting(w: &World, prompt: &str) -> (Child, Value) {
+pub(super) fn send_waiting(w: &World, prompt: &str) -> (Child, Value) {
     let send = w.spawn(&["send", "api", prompt]);
     let mut found = Value::Null;
     w.wait_for("the request in the inbox", || {
@@ -40,14 +40,14 @@ fn send_waiting(w: &World, prompt: &str) -> (Child, Value) {
     (send, found)
 }
 
-fn finished(send: Child) -> String {
+pub(super) fn finished(send: Child) -> String {
     let out = send.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", text(&out));
     String::from_utf8(out.stdout).unwrap()
 }
 
 /// Every raw stream line of the terminal's turns.
-fn raw_lines(w: &World) -> Vec<String> {
+pub(super) fn raw_lines(w: &World) -> Vec<String> {
     let mut lines = Vec::new();
     let terminals = w.data().join("terminals");
     for t in std::fs::read_dir(terminals).unwrap() {
@@ -158,17 +158,23 @@ fn always_covers_the_next_write_in_that_folder_until_the_rule_is_removed() {
 #[test]
 fn a_crash_while_a_request_waits_expires_it_never_approves_it() {
     let (w, _dir, out) = world();
-    let (send, asked) = send_waiting(&w, &write_outside("o.txt"));
+    crash_while_waiting(&w, &write_outside("o.txt"), &out.join("o.txt"));
+}
+
+/// `send api PROMPT` waits for approval; the server is killed and started again: the request
+/// is gone and expired, `file` never written, the turn closed interrupted.
+pub(super) fn crash_while_waiting(w: &World, prompt: &str, file: &Path) {
+    let (send, asked) = send_waiting(w, prompt);
     let id = asked["id"].as_str().unwrap();
-    kill_server(&w);
+    kill_server(w);
     let _ = send.wait_with_output();
     w.ok(&["server", "start"]);
     assert_eq!(w.json(&["approvals"]), Value::Array(vec![]));
-    refused(&w, &["approve", id], "expired");
+    refused(w, &["approve", id], "expired");
     w.wait_for("the CLI to be gone and the write never made", || {
         w.show("api")["state"] != "running"
     });
-    assert!(!exists(&out.join("o.txt")));
+    assert!(!exists(file));
     let last = &w.show("api")["last_turn"];
     assert_eq!(last["status"], "interrupted", "{last}");
 }
@@ -227,15 +233,21 @@ fn ask_never_refuses_as_before() {
 #[test]
 fn an_interrupt_while_a_request_waits_expires_it() {
     let (w, _dir, out) = world();
-    let (send, asked) = send_waiting(&w, &write_outside("o.txt"));
+    interrupt_while_waiting(&w, &write_outside("o.txt"), &out.join("o.txt"));
+}
+
+/// `send api PROMPT` waits for approval; `interrupt api`: the request expires, `file` is never
+/// written, the turn ends interrupted.
+pub(super) fn interrupt_while_waiting(w: &World, prompt: &str, file: &Path) {
+    let (send, asked) = send_waiting(w, prompt);
     let id = asked["id"].as_str().unwrap();
     w.ok(&["interrupt", "api"]);
     let _ = send.wait_with_output();
     w.wait_for("the request to be gone", || {
         w.json(&["approvals"]) == Value::Array(vec![])
     });
-    refused(&w, &["approve", id], "expired");
-    assert!(!exists(&out.join("o.txt")));
+    refused(w, &["approve", id], "expired");
+    assert!(!exists(file));
     assert_eq!(w.show("api")["last_turn"]["status"], "interrupted");
 }
 

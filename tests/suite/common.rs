@@ -197,6 +197,20 @@ impl World {
         .unwrap();
     }
 
+    /// Turns the approvals inbox off (`[approvals] ask = "never"`): a Codex turn then stays a
+    /// `codex exec` (one that may ask runs on an app-server, a new thread's first too), for tests
+    /// of exec's command line and of warm app-servers. Call it after any whole-config write,
+    /// before the server starts.
+    pub fn exec_only(&self) {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.data().join("config.toml"))
+            .unwrap();
+        writeln!(f, "\n[approvals]\nask = \"never\"").unwrap();
+    }
+
     /// Waits until `cond` holds, failing after a deadline.
     pub fn wait_for(&self, what: &str, mut cond: impl FnMut() -> bool) {
         let deadline = Instant::now() + Duration::from_secs(90);

@@ -26,6 +26,8 @@ args = ["-c", "model_reasoning_effort=\"low\""]
         ),
     )
     .unwrap();
+    // Exec's command line (with the inbox on, Codex turns run on an app-server).
+    w.exec_only();
     w.new_terminal("t", "claude");
     w.send("t", "hello there");
     let argv = w.last_invocation()["argv"].clone();
@@ -46,6 +48,7 @@ args = ["-c", "model_reasoning_effort=\"low\""]
 #[test]
 fn default_flags_confine_edits_for_headless_runs() {
     let w = World::new();
+    w.exec_only();
     let dir = w.new_terminal("t", "claude");
     w.send("t", "hello there");
     let argv = w.last_invocation()["argv"].clone();
@@ -109,6 +112,7 @@ fn a_codex_sandbox_that_cannot_start_is_said_plainly_and_never_bypassed() {
     let mut w = World::new();
     w.env.push(("BATON_SHIM_SANDBOX_BROKEN".into(), "1".into()));
     w.cold();
+    w.exec_only();
     w.new_terminal("t", "codex");
     for _ in 0..2 {
         let out = w.run(&["send", "t", "run the tests"]);

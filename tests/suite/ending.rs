@@ -16,6 +16,10 @@ fn lingering_turn(w: &World) -> (std::path::PathBuf, i32) {
 /// [`lingering_turn`] for a terminal `name` of `provider`.
 fn lingering_turn_of(w: &World, name: &str, provider: &str) -> (std::path::PathBuf, i32) {
     w.cold();
+    if provider == "codex" {
+        // A turn that may ask runs on an app-server: this one is exec's.
+        w.exec_only();
+    }
     let dir = w.new_terminal(name, provider);
     w.send(name, "first");
     let (out, pid) = send_lingering(w, name, "second [[linger:go]]");

@@ -330,6 +330,7 @@ fn an_export_taken_the_moment_a_2_1_197_turn_ended_holds_that_turn() {
 #[test]
 fn a_codex_terminal_moves_and_resumes_its_thread_told_the_new_checkout() {
     let w = World::new();
+    w.exec_only();
     let repo = two_turns(&w, "cx", "codex");
     let thread = session_of(&w, "cx");
     let old_dir = w.show("cx")["dir"].as_str().unwrap().to_string();
@@ -348,6 +349,7 @@ fn a_codex_terminal_moves_and_resumes_its_thread_told_the_new_checkout() {
         .any(|t| t.contains(&old_dir)));
 
     let w2 = World::new();
+    w2.exec_only();
     let imp = import_clone(&w2, &repo, zip.to_str().unwrap(), "other-place");
     let new_dir = PathBuf::from(imp["dir"].as_str().unwrap());
     let placed = PathBuf::from(imp["sessions"][0]["placed"].as_str().unwrap());
@@ -709,6 +711,7 @@ fn export_refuses_an_unknown_terminal_a_missing_out_folder_and_missing_baton_dat
 #[test]
 fn a_codex_forks_export_carries_the_rollout_its_thread_builds_on() {
     let w = World::new();
+    w.exec_only();
     let repo = two_turns(&w, "cx", "codex");
     let original = session_of(&w, "cx");
     w.json(&["fork", "cx", "cx-2"]);
@@ -731,6 +734,7 @@ fn a_codex_forks_export_carries_the_rollout_its_thread_builds_on() {
     );
 
     let w2 = World::new();
+    w2.exec_only();
     let imp = import_clone(&w2, &repo, &zip, "clone");
     for s in imp["sessions"].as_array().unwrap() {
         assert!(Path::new(s["placed"].as_str().unwrap()).is_file(), "{s}");
@@ -743,6 +747,7 @@ fn a_codex_forks_export_carries_the_rollout_its_thread_builds_on() {
 #[test]
 fn a_codex_original_and_its_fork_both_move_the_original_first() {
     let w = World::new();
+    w.exec_only();
     let repo = two_turns(&w, "cx", "codex");
     let original = session_of(&w, "cx");
     w.json(&["fork", "cx", "cx-2"]);
@@ -759,6 +764,7 @@ fn a_codex_original_and_its_fork_both_move_the_original_first() {
     // The original first: its rollout is re-pointed at its new checkout; the fork's import
     // keeps that rollout as the base it builds on, and says so.
     let w2 = World::new();
+    w2.exec_only();
     import_clone(&w2, &repo, &zip, "clone");
     let imp = w2.json(&["import", &zip_fork]);
     let notes = imp["notes"].to_string();

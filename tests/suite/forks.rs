@@ -307,6 +307,7 @@ fn forks_and_rewinds_are_refused_while_busy_or_for_what_does_not_exist() {
 #[test]
 fn a_codex_fork_is_a_new_thread_told_its_new_checkout() {
     let w = World::new();
+    w.exec_only();
     let repo = repo(&w, "cx");
     w.ok(&[
         "new",

@@ -1,6 +1,7 @@
 mod common;
 
 mod approvals;
+mod approvals_codex;
 mod architecture;
 mod bad_input;
 mod binary;

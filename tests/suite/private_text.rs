@@ -35,6 +35,9 @@ fn terminal(w: &World, provider: &str) -> String {
 /// id, the client waiting for the turn and the CLI's shim invocation.
 fn hanging_turn(provider: &str) -> (World, String, std::process::Child, Value) {
     let w = World::new();
+    // Exec's profile file (with the inbox on, a new thread starts on an app-server, which gets
+    // the text on stdin: `a_codex_app_servers_new_thread_gets_the_text_on_stdin_only`).
+    w.exec_only();
     let tid = terminal(&w, provider);
     let client = w.spawn(&["send", "t", "work on it [[hang]]"]);
     w.wait_for("the turn to run", || {
@@ -55,6 +58,20 @@ fn text_file(w: &World, inv: &Value) -> PathBuf {
     }
 }
 
+/// The system text the CLI of `inv` got (the brief and the rule in it), none of its lines in
+/// the running CLI's argv; and that argv.
+fn text_not_in_argv(inv: &Value, who: &str) -> (String, String) {
+    let pid = inv["pid"].as_i64().unwrap();
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
+    let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+    let system = system_text(inv).expect("the CLI got the system text");
+    assert!(system.contains(BRIEF) && system.contains(RULE), "{system}");
+    for line in system.lines().filter(|l| l.len() >= 12) {
+        assert!(!cmdline.contains(line), "{who}: {line:?} in {cmdline}");
+    }
+    (system, cmdline)
+}
+
 fn mode(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o777
 }
@@ -63,14 +80,7 @@ fn mode(path: &Path) -> u32 {
 fn no_part_of_the_standing_text_is_in_the_clis_argv_while_a_turn_runs() {
     for provider in ["claude", "codex"] {
         let (w, tid, client, inv) = hanging_turn(provider);
-        let pid = inv["pid"].as_i64().unwrap();
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
-        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        let system = system_text(&inv).expect("the CLI got the system text");
-        assert!(system.contains(BRIEF) && system.contains(RULE), "{system}");
-        for line in system.lines().filter(|l| l.len() >= 12) {
-            assert!(!cmdline.contains(line), "{provider}: {line:?} in {cmdline}");
-        }
+        let (system, cmdline) = text_not_in_argv(&inv, provider);
         for word in ["ledger-reconciliation", "Bluefinch"] {
             assert!(!cmdline.contains(word), "{provider}: {word} in {cmdline}");
         }
@@ -187,4 +197,29 @@ fn a_codex_profile_of_the_users_own_fails_the_turn_saying_what_to_do() {
         "{said}"
     );
     assert!(w.invocations().is_empty(), "the CLI never ran");
+}
+
+#[test]
+fn a_codex_app_servers_new_thread_gets_the_text_on_stdin_only() {
+    let w = World::new();
+    terminal(&w, "codex");
+    let client = w.spawn(&["send", "t", "work on it [[hang]]"]);
+    w.wait_for("the turn to run", || {
+        w.show("t")["state"] == "running" && !w.invocations().is_empty()
+    });
+    let inv = w.last_invocation();
+    assert_eq!(inv["argv"][0], "app-server", "{inv}");
+    text_not_in_argv(&inv, "codex app-server");
+    let profiles: Vec<_> = std::fs::read_dir(w.codex_home())
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(
+        !profiles
+            .iter()
+            .any(|n| n.to_string_lossy().ends_with(".config.toml")),
+        "no profile file: {profiles:?}"
+    );
+    w.ok(&["interrupt", "t"]);
+    let _ = client.wait_with_output();
+    w.wait_for("the turn to end", || w.show("t")["state"] == "idle");
 }

@@ -219,6 +219,8 @@ fn send_jump_interrupts_the_running_turn_and_runs_in_the_same_session() {
 #[test]
 fn a_steer_codex_cannot_take_runs_next_and_baton_says_so() {
     let w = World::new();
+    // A cold exec turn (with the inbox on, a Codex turn runs on an app-server, which takes steers).
+    w.exec_only();
     w.new_terminal("t", "codex");
     let client = w.spawn(&["send", "t", "long job [[hang]]"]);
     w.wait_for("the turn to run", || {

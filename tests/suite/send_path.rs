@@ -88,6 +88,8 @@ fn claude_resumes_at_44_9_percent_and_rotates_at_45_1_percent() {
 #[test]
 fn codex_resumes_at_44_9_percent_and_rotates_at_45_1_percent() {
     let w = World::new();
+    // Exec's command line (with the inbox on, Codex turns run on an app-server).
+    w.exec_only();
     w.new_terminal("t", "codex");
     w.send("t", "first [[ctx:449]] [[window:1000]]");
     assert_eq!(codex_resumed(&w.last_invocation()), None);
@@ -149,6 +151,8 @@ fn codex_cumulative_turn_completed_usage_does_not_rotate() {
 #[test]
 fn provider_switch_keeps_the_conversation_and_starts_a_new_session() {
     let w = World::new();
+    // Exec's command line (with the inbox on, Codex turns run on an app-server).
+    w.exec_only();
     w.new_terminal("t", "claude");
     w.send("t", "on claude");
     let conv = w.show("t")["conversation"]["id"].clone();
@@ -240,6 +244,8 @@ fn a_fresh_session_after_a_lost_one_carries_the_rules_given_since() {
 #[test]
 fn codex_resume_falls_back_when_rollout_deleted() {
     let w = World::new();
+    // Exec's command line (with the inbox on, Codex turns run on an app-server).
+    w.exec_only();
     w.new_terminal("t", "codex");
     w.send("t", "hello there");
     let id = w.show("t")["sessions"][0]["session_id"]
@@ -355,6 +361,7 @@ fn the_context_counts_each_calls_final_output_on_both_claude_versions() {
 fn codex_runs_with_json_and_skip_git_repo_check_and_options_before_resume() {
     let w = World::new();
     w.cold();
+    w.exec_only();
     w.new_terminal("t", "codex");
     w.send("t", "one");
     w.send("t", "two");

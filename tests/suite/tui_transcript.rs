@@ -216,6 +216,9 @@ fn codex_commands_and_patches_read_as_tool_lines_with_their_output() {
         return;
     }
     let w = World::new();
+    // An exec turn (with the inbox on, a new thread's first turn runs on an app-server, whose
+    // patch item carries its diff, shown as such).
+    w.exec_only();
     let dir = w.new_terminal("web", "codex");
     let ui = Tmux::start(&w, &dir, "");
     ui.wait_for("prompt → web");

@@ -110,6 +110,9 @@ fn the_next_prompt_runs_in_the_warm_cli_and_records_its_turn_as_a_cold_one_would
 #[test]
 fn a_rotation_a_fresh_conversation_another_model_and_a_switch_each_start_cold() {
     let w = World::new();
+    // The switch to Codex runs exec (with the inbox on, its new thread starts on an app-server,
+    // which is kept warm).
+    w.exec_only();
     w.new_terminal("t", "claude");
     w.send("t", "one [[ctx:451]] [[window:1000]]");
     let p1 = pid_of(&w.last_invocation());

@@ -35,7 +35,12 @@ CASES = {
     "write-inside": ("on-request", "[[tool:Write:inside.txt]] [[reply:done]]", "accept"),
     "untrusted-bash": ("untrusted", "[[tool:Bash:cat /etc/hostname]] [[reply:done]]", "accept"),
     "interrupt-waiting": ("on-request", "[[tool:Write:../outside.txt]] [[reply:done]]", "interrupt"),
+    # A decline carries no text: the reason follows as a `turn/steer` right after it (baton's
+    # way), or goes before it; does the model's next call read it?
+    "decline-then-steer": ("on-request", "[[tool:Write:../outside.txt]] [[reply:done]]", "decline+steer"),
+    "steer-then-decline": ("on-request", "[[tool:Write:../outside.txt]] [[reply:done]]", "steer+decline"),
 }
+REASON = "REASON-XYZ: write it under docs/ instead"
 FACTS = {}
 
 
@@ -60,6 +65,15 @@ def run_case(w, name, policy, prompt, answer):
             if answer == "interrupt":
                 a.call("turn/interrupt", {"threadId": thread,
                                           "turnId": (msg.get("params") or {}).get("turnId")})
+            elif answer in ("decline+steer", "steer+decline"):
+                steer = {"threadId": thread, "expectedTurnId": (msg.get("params") or {}).get("turnId"),
+                         "input": [{"type": "text", "text": REASON, "text_elements": []}]}
+                decline = {"jsonrpc": "2.0", "id": msg["id"], "result": {"decision": "decline"}}
+                if answer == "steer+decline":
+                    a.request("turn/steer", steer)
+                a.send(decline)
+                if answer == "decline+steer":
+                    a.request("turn/steer", steer)
             else:
                 a.send({"jsonrpc": "2.0", "id": msg["id"], "result": {"decision": answer}})
         if msg["method"] == "turn/completed":
@@ -71,6 +85,12 @@ def run_case(w, name, policy, prompt, answer):
     FACTS[name] = {"policy": policy, "answer": answer, "asked": asked,
                    "written": sorted(os.path.basename(f) for f in
                                      glob.glob(outside + "/outside*.txt") + glob.glob(w.proj + "/inside.txt"))}
+    if answer.endswith("steer") or answer.startswith("steer"):
+        # Which model calls (the stand-in's log, in order) carried the reason, and after what.
+        calls = [json.loads(l) for l in open(w.log) if l.strip()]
+        FACTS[name]["model_calls_with_reason"] = [
+            {"call": i, "also_read_rejected": "patch rejected by user" in json.dumps(c)}
+            for i, c in enumerate(calls) if REASON in json.dumps(c)]
     print(name, json.dumps(FACTS[name])[:400], flush=True)
 
 

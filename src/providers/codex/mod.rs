@@ -3,6 +3,7 @@
 
 pub mod app;
 mod app_events;
+pub mod ask;
 pub mod provider;
 pub mod rollout;
 

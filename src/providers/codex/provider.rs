@@ -45,6 +45,15 @@ impl Provider for Codex {
         config.sandbox()
     }
 
+    /// `exec` cannot ask: a turn that may runs on an app-server (`providers::run`), a new
+    /// thread's first one too (`thread/start`); a fork is made by `exec fork`.
+    fn asks_in_server(&self, spec: &RunSpec) -> bool {
+        match spec.session {
+            SessionMode::Resume { .. } | SessionMode::New { .. } => true,
+            SessionMode::Fork { .. } => false,
+        }
+    }
+
     fn write_fence(&self, config: &Config) -> WriteFence {
         match config.sandbox() {
             Some(mode) if mode == WORKSPACE_WRITE => WriteFence::Probe { mode },

@@ -367,9 +367,12 @@ impl TurnCtx<'_> {
         let spec2 = spec.clone();
         let prompt = prompt.as_bytes().to_vec();
         let interrupted = self.interrupted.clone();
-        // A Claude turn, and a warm Codex one, take steers and interrupt requests while they
-        // run: the queue hands them to these channels.
-        let takes_input = providers::of(spec.provider).steers_cold() || warm.is_some();
+        // A Claude turn, and a Codex one on an app-server (warm, or started for a turn that
+        // may ask for approvals), take steers and interrupt requests while they run: the
+        // queue hands them to these channels.
+        let p = providers::of(spec.provider);
+        let ask = crate::server::approvals::asks(&srv.config);
+        let takes_input = p.steers_cold() || warm.is_some() || (ask && p.asks_in_server(spec));
         let (steer, interrupt) = takes_input.then(|| self.open_input()).unzip();
         // The CLI starts at once and reads its prompt once the turn's start is journalled.
         let (go, gate) = tokio::sync::oneshot::channel();
@@ -402,6 +405,7 @@ impl TurnCtx<'_> {
                     keep,
                     interrupt,
                     closing,
+                    ask,
                 },
             )
             .await
