@@ -4,20 +4,61 @@
 //! of its own, that no terminal works in, where the check command runs. Nothing here moves a
 //! branch or touches a terminal's checkout. See ARCHITECTURE.md, "The integration lane".
 
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use git2::build::CheckoutBuilder;
 use git2::{BranchType, Oid, Repository, WorktreeAddOptions, WorktreePruneOptions};
 
 use super::error::GitContext;
-use super::review::{merged_tree, Merged};
+use super::review::{conflict_paths, merge_ancestor, merged_index, merged_tree, tree_of, Merged};
 use super::{main_repo_path, open, private_dirs, same_path, signature, GitError};
 
 /// A repository opened for one lane run.
 pub struct Integration {
     repo: Repository,
+    /// What each tip changed from an ancestor, by (ancestor, tip): a run's pairs share them.
+    touched: RefCell<HashMap<(Oid, Oid), Arc<Touched>>>,
+}
+
+/// The paths a commit changed from an ancestor, and every folder above them.
+#[derive(Debug, Default)]
+struct Touched {
+    paths: HashSet<String>,
+    dirs: HashSet<String>,
+}
+
+impl Touched {
+    fn of(paths: impl IntoIterator<Item = String>) -> Touched {
+        let mut t = Touched::default();
+        for p in paths {
+            let mut at = p.as_str();
+            while let Some((dir, _)) = at.rsplit_once('/') {
+                if !t.dirs.insert(dir.to_string()) {
+                    break;
+                }
+                at = dir;
+            }
+            t.paths.insert(p);
+        }
+        t
+    }
+
+    /// Whether no path of one is a path, or a folder of a path, of the other: two such sides
+    /// never conflict (what a merge could fight over, a path or a file against a folder, is
+    /// always a path both touch or a path one touches above the other's).
+    fn disjoint(&self, other: &Touched) -> bool {
+        let apart = |a: &Touched, b: &Touched| {
+            a.paths
+                .iter()
+                .all(|p| !b.paths.contains(p) && !b.dirs.contains(p))
+        };
+        apart(self, other) && apart(other, self)
+    }
 }
 
 /// A merge of one commit into another.
@@ -33,7 +74,10 @@ pub enum Step {
 impl Integration {
     /// The repository whose main checkout (or git dir) is `repo`.
     pub fn open(repo: &Path) -> Result<Integration, GitError> {
-        Ok(Integration { repo: open(repo)? })
+        Ok(Integration {
+            repo: open(repo)?,
+            touched: RefCell::default(),
+        })
     }
 
     /// The commit at the tip of local branch `branch` (None: there is no such branch).
@@ -79,16 +123,47 @@ impl Integration {
         Ok(Step::Clean(made.to_string()))
     }
 
-    /// The paths on which `a` and `b` conflict (empty: they merge cleanly). Writes no commit.
+    /// The paths on which `a` and `b` conflict (empty: they merge cleanly). Writes nothing.
+    /// The merge itself is skipped when `b` already holds `a`, or when what each changed from
+    /// their ancestor is apart from the other's ([`Touched::disjoint`]): neither can conflict.
     pub fn conflicts(&self, a: &str, b: &str) -> Result<Vec<String>, GitError> {
         let (x, y) = (oid(a)?, oid(b)?);
-        if x == y {
+        if x == y || self.repo.graph_descendant_of(y, x).unwrap_or(false) {
             return Ok(Vec::new());
         }
-        Ok(match merged_tree(&self.repo, x, y)? {
-            Merged::Clean(_) => Vec::new(),
-            Merged::Conflicts(files) => files,
+        let ancestor = merge_ancestor(&self.repo, x, y)?;
+        if self
+            .touched(ancestor, x)?
+            .disjoint(&*self.touched(ancestor, y)?)
+        {
+            return Ok(Vec::new());
+        }
+        let index = merged_index(&self.repo, ancestor, x, y)?;
+        Ok(match index.has_conflicts() {
+            true => conflict_paths(&index),
+            false => Vec::new(),
         })
+    }
+
+    /// What `tip` changed from `ancestor` (kept for the run's other pairs).
+    fn touched(&self, ancestor: Oid, tip: Oid) -> Result<Arc<Touched>, GitError> {
+        if let Some(t) = self.touched.borrow().get(&(ancestor, tip)) {
+            return Ok(t.clone());
+        }
+        let (from, to) = (tree_of(&self.repo, ancestor)?, tree_of(&self.repo, tip)?);
+        let diff = self
+            .repo
+            .diff_tree_to_tree(Some(&from), Some(&to), None)
+            .ctx(|| format!("cannot compare {tip} with {ancestor}"))?;
+        let paths = diff.deltas().flat_map(|d| {
+            [d.old_file().path(), d.new_file().path()]
+                .into_iter()
+                .flatten()
+                .map(|p| p.to_string_lossy().into_owned())
+        });
+        let t = Arc::new(Touched::of(paths));
+        self.touched.borrow_mut().insert((ancestor, tip), t.clone());
+        Ok(t)
     }
 }
 

@@ -64,6 +64,97 @@ fn pairwise_conflicts_are_exact() {
     }
 }
 
+/// A branch `name` from `main`'s tip where `write` are written and `delete` deleted; its tip.
+fn branch_of(dir: &Path, name: &str, write_: &[(&str, &str)], delete: &[&str]) -> String {
+    git(dir, &["checkout", "-q", "-b", name, "main"]);
+    for (f, text) in write_ {
+        write(&dir.join(f), text);
+    }
+    for f in delete {
+        std::fs::remove_file(dir.join(f)).unwrap();
+    }
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", name]);
+    let tip = git(dir, &["rev-parse", "HEAD"]).trim().to_string();
+    git(dir, &["checkout", "-q", "main"]);
+    tip
+}
+
+#[test]
+fn skipping_apart_pairs_keeps_the_pairwise_answers_exact() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("r");
+    let repo = repo_with_commit(&dir);
+    write(&dir.join("lines.txt"), TEN);
+    write(&dir.join("sub/a.txt"), "a\n");
+    write(&dir.join("sub/b.txt"), "b\n");
+    write(&dir.join("gone.txt"), TEN);
+    commit_all(&repo, "files");
+    let branches = [
+        branch_of(&dir, "file-d", &[("d", "file\n")], &[]),
+        branch_of(&dir, "folder-d", &[("d/x", "in a folder\n")], &[]),
+        branch_of(&dir, "sub-a", &[("sub/a.txt", "A\n")], &[]),
+        branch_of(&dir, "sub-b", &[("sub/b.txt", "B\n")], &[]),
+        branch_of(&dir, "sub-gone", &[], &["sub/a.txt", "sub/b.txt"]),
+        branch_of(&dir, "sub-new", &[("sub/c.txt", "c\n")], &[]),
+        branch_of(&dir, "delete", &[], &["gone.txt"]),
+        branch_of(
+            &dir,
+            "edit",
+            &[("gone.txt", &TEN.replace("5\n", "five\n"))],
+            &[],
+        ),
+        branch_of(&dir, "rename", &[("moved.txt", TEN)], &["lines.txt"]),
+        branch_of(
+            &dir,
+            "lines",
+            &[("lines.txt", &TEN.replace("2\n", "two\n"))],
+            &[],
+        ),
+    ];
+    let lane = Integration::open(&dir).unwrap();
+    let (mut skipped, mut conflicting) = (0, 0);
+    for (i, a) in branches.iter().enumerate() {
+        for b in &branches[i + 1..] {
+            let (x, y) = (oid(a).unwrap(), oid(b).unwrap());
+            let full = match merged_tree(&repo, x, y).unwrap() {
+                Merged::Clean(_) => Vec::new(),
+                Merged::Conflicts(files) => files,
+            };
+            assert_eq!(lane.conflicts(a, b).unwrap(), full, "{a} {b}");
+            let ancestor = merge_ancestor(&repo, x, y).unwrap();
+            let apart = lane
+                .touched(ancestor, x)
+                .unwrap()
+                .disjoint(&lane.touched(ancestor, y).unwrap());
+            skipped += usize::from(apart);
+            conflicting += usize::from(!full.is_empty());
+            assert!(!apart || full.is_empty(), "{a} {b}: skipped a conflict");
+        }
+    }
+    // file d against folder d/, and each deletion against an edit of what it deleted.
+    assert_eq!(conflicting, 4);
+    assert!(skipped >= 30, "{skipped} of 45 pairs skipped");
+}
+
+#[test]
+fn what_a_side_touched_is_apart_only_when_no_path_or_folder_meets() {
+    let of = |paths: &[&str]| Touched::of(paths.iter().map(|p| p.to_string()));
+    // (one side, the other, apart)
+    let rows: [(&[&str], &[&str], bool); 7] = [
+        (&["a.txt"], &["b.txt"], true),
+        (&["a.txt"], &["a.txt"], false),
+        (&["d"], &["d/x"], false),
+        (&["d/x"], &["d"], false),
+        (&["d/e/x"], &["d"], false),
+        (&["d/x"], &["d/y"], true),
+        (&[], &["d"], true),
+    ];
+    for (a, b, want) in rows {
+        assert_eq!(of(a).disjoint(&of(b)), want, "{a:?} {b:?}");
+    }
+}
+
 #[test]
 fn merges_chain_into_commits_no_ref_points_to() {
     let tmp = tempfile::tempdir().unwrap();

@@ -182,7 +182,7 @@ fn with_trailer(message: &str, key: &str, value: &str) -> String {
 
 /// The ancestor for merging `theirs` into `ours`: the newest branch tip already squashed
 /// into `ours` (from its `Baton-Squashed` trailers), else their merge base.
-fn merge_ancestor(repo: &Repository, ours: Oid, theirs: Oid) -> Result<Oid, GitError> {
+pub(super) fn merge_ancestor(repo: &Repository, ours: Oid, theirs: Oid) -> Result<Oid, GitError> {
     let base = repo
         .merge_base(ours, theirs)
         .ctx(|| format!("{ours} and {theirs} share no history"))?;
@@ -281,14 +281,7 @@ pub(super) enum Merged {
 /// written, which no ref points to).
 pub(super) fn merged_tree(repo: &Repository, ours: Oid, theirs: Oid) -> Result<Merged, GitError> {
     let ancestor = merge_ancestor(repo, ours, theirs)?;
-    let trees = (
-        tree_of(repo, ancestor)?,
-        tree_of(repo, ours)?,
-        tree_of(repo, theirs)?,
-    );
-    let mut index = repo
-        .merge_trees(&trees.0, &trees.1, &trees.2, None)
-        .ctx(|| "cannot merge".to_string())?;
+    let mut index = merged_index(repo, ancestor, ours, theirs)?;
     if index.has_conflicts() {
         return Ok(Merged::Conflicts(conflict_paths(&index)));
     }
@@ -296,6 +289,23 @@ pub(super) fn merged_tree(repo: &Repository, ours: Oid, theirs: Oid) -> Result<M
         .write_tree_to(repo)
         .ctx(|| "cannot write the merged tree".to_string())?;
     Ok(Merged::Clean(tree))
+}
+
+/// The three-way merge of commits `ours` and `theirs` from `ancestor`, in memory (nothing
+/// written).
+pub(super) fn merged_index(
+    repo: &Repository,
+    ancestor: Oid,
+    ours: Oid,
+    theirs: Oid,
+) -> Result<git2::Index, GitError> {
+    let trees = (
+        tree_of(repo, ancestor)?,
+        tree_of(repo, ours)?,
+        tree_of(repo, theirs)?,
+    );
+    repo.merge_trees(&trees.0, &trees.1, &trees.2, None)
+        .ctx(|| "cannot merge".to_string())
 }
 
 /// Commits `tree` on top of `parent` (the tip of `refname`) and, when the branch is checked
@@ -417,7 +427,7 @@ fn is_own(repo: &Repository, commit: Oid, tip: Oid, base: Oid) -> bool {
     reach(tip) && !reach(base)
 }
 
-fn conflict_paths(index: &git2::Index) -> Vec<String> {
+pub(super) fn conflict_paths(index: &git2::Index) -> Vec<String> {
     let Ok(conflicts) = index.conflicts() else {
         return Vec::new();
     };
@@ -434,7 +444,7 @@ fn commit_of<'r>(repo: &'r Repository, id: &str) -> Result<Commit<'r>, GitError>
         .ctx(|| format!("cannot read commit {id}"))
 }
 
-fn tree_of(repo: &Repository, id: Oid) -> Result<Tree<'_>, GitError> {
+pub(super) fn tree_of(repo: &Repository, id: Oid) -> Result<Tree<'_>, GitError> {
     repo.find_commit(id)
         .and_then(|c| c.tree())
         .ctx(|| format!("cannot read the tree of {id}"))

@@ -283,6 +283,50 @@ fn the_lane_goes_with_the_repositorys_last_terminal() {
 }
 
 #[test]
+fn a_lane_whose_last_terminal_goes_during_a_run_goes_at_the_runs_end() {
+    let w = World::new();
+    let repo = lines_repo(&w);
+    // The check says it started, then holds the run until the test lets it go.
+    let (started, release) = (w.tmp.path().join("started"), w.tmp.path().join("release"));
+    let check = format!(
+        "touch {}; while [ ! -e {} ]; do sleep 0.05; done",
+        started.display(),
+        release.display()
+    );
+    config(&w, &repo, &format!("check = {check:?}"));
+    terminal_writing(&w, &repo, "a", &[("a.txt", "a\n")]);
+    let run = w
+        .cmd(&["integrate", "a", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    w.wait_for("the run's check to start", || started.exists());
+    let lane = w.data().join("lanes");
+    let lane = std::fs::read_dir(&lane)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.is_dir())
+        .unwrap();
+    w.ok(&["rm", "a"]);
+    assert!(lane.exists(), "the run under way keeps its lane");
+    std::fs::write(&release, "").unwrap();
+    let out = run.wait_with_output().unwrap();
+    assert!(out.status.code().is_some(), "{out:?}");
+    w.wait_for("the lane to go", || !lane.exists());
+    let list = git(&w, &repo, &["worktree", "list", "--porcelain"]);
+    assert!(!list.contains("lanes"), "{list}");
+    assert!(!w
+        .data()
+        .join("lanes")
+        .join(format!(
+            "{}.json",
+            lane.file_name().unwrap().to_string_lossy()
+        ))
+        .exists());
+}
+
+#[test]
 fn with_integrate_auto_each_commit_runs_the_lane_and_ls_marks_conflicts() {
     let w = World::new();
     let repo = lines_repo(&w);

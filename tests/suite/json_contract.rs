@@ -1,5 +1,5 @@
 //! The documented `--json` output (`new`, `send`, `ls`, `show`, `log`, `instructions`, `diff`,
-//! `server status`, `prune`, `export`, `import`, `doctor`) pinned as snapshots, so a refactor
+//! `server status`, `prune`, `export`, `import`, `doctor`, `integrate`) pinned as snapshots, so a refactor
 //! that renames, drops or retypes a field fails here. Values that differ per run (ids, times,
 //! paths, commits, pids) are replaced by
 //! placeholders that keep their identity: the same id is the same `<id:N>` everywhere.
@@ -262,4 +262,43 @@ fn doctor_json_keeps_its_fields_and_values() {
         .collect::<Vec<_>>()
         .join("\n");
     insta::assert_snapshot!("doctor", text);
+}
+
+#[test]
+fn integrate_json_keeps_its_fields_and_values() {
+    let w = World::new();
+    let mut n = Normalizer::new(&w);
+    let repo = repo(&w, "app");
+    std::fs::write(
+        w.data().join("config.toml"),
+        format!(
+            "[repos.{:?}]\ncheck = \"test ! -e broken.txt\"\n",
+            repo.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    // clean, two adding one path differently, and one that breaks the check.
+    for (name, file, text) in [
+        ("clean", "clean.txt", "c\n"),
+        ("left", "both.txt", "left\n"),
+        ("right", "both.txt", "right\n"),
+        ("breaks", "broken.txt", "b\n"),
+    ] {
+        w.ok(&["new", name, "--dir", repo.to_str().unwrap()]);
+        let dir = w.show(name)["checkout"]["worktree"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        std::fs::write(std::path::Path::new(&dir).join(file), text).unwrap();
+        w.send(name, "work");
+    }
+    let out = w.run(&["integrate", "clean", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "not all clean: {}", text(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // The lane's folder ends in a hash of the repository's (per-run) path.
+    let lane = Regex::new(r"/lanes/app-[0-9a-f]{8}").unwrap();
+    let text = lane
+        .replace_all(&n.pretty(&v), "/lanes/app-<hash>")
+        .into_owned();
+    insta::assert_snapshot!("integrate", text);
 }

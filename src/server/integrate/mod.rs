@@ -118,13 +118,26 @@ fn repo_lock(repo: &Path) -> Arc<tokio::sync::Mutex<()>> {
         .clone()
 }
 
+/// One run on `repo`, then the lane dropped if its last terminal went meanwhile (a removal
+/// during the run leaves the lane to the run: see [`drop_if_unused`]).
 async fn run_for(
     srv: &Arc<Server>,
     repo: &Path,
     base: Option<String>,
 ) -> Result<IntegrateView, BatonError> {
     let lock = repo_lock(repo);
-    let _one = lock.lock().await;
+    let one = lock.lock().await;
+    let ran = run_locked(srv, repo, base).await;
+    drop(one);
+    drop_if_unused(srv, repo);
+    ran
+}
+
+async fn run_locked(
+    srv: &Arc<Server>,
+    repo: &Path,
+    base: Option<String>,
+) -> Result<IntegrateView, BatonError> {
     let rows = members_of(srv, repo)?;
     let Some(first) = rows.first() else {
         return Err(BatonError::bad_input(format!(
@@ -276,7 +289,7 @@ pub fn drop_if_unused(srv: &Server, repo: &Path) {
     if left || !dir.exists() {
         return;
     }
-    // A run under way keeps its lane; the next removal (or run's end) finds it again.
+    // A run under way keeps its lane; its end calls this again (`run_for`).
     let lock = repo_lock(&repo);
     let Ok(_one) = lock.try_lock() else {
         return;
