@@ -47,10 +47,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-#[path = "figures/lane.rs"]
-mod lane;
 #[path = "figures/burst.rs"]
 mod burst;
+#[path = "figures/lane.rs"]
+mod lane;
 #[path = "figures/ls.rs"]
 mod ls;
 #[path = "figures/pairs.rs"]

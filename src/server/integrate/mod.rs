@@ -244,18 +244,44 @@ fn load(file: &Path) -> Option<IntegrateView> {
 }
 
 /// Terminal `t`'s row in its repository's last lane report, when it is not clean: what its
-/// view marks (`TerminalView.lane`).
+/// view marks (`TerminalView.lane`). Read for every terminal of every listing, so from
+/// [`reports`]: no syscall once its repository's report was read.
 pub fn mark_of(srv: &Server, t: &TerminalRow) -> Option<LaneTerminalView> {
     let wt = t.worktree.as_ref()?;
-    let dir = lane_dir(srv, &canonical(&wt.repo));
-    let file = beside(&dir, "json");
-    if !file.exists() {
-        return None;
-    }
-    load(&file)?
+    report_of(srv, &wt.repo)?
         .terminals
-        .into_iter()
+        .iter()
         .find(|r| r.name == t.name && r.status != LaneStatus::Clean)
+        .cloned()
+}
+
+/// Each lane's last report as read, by (data directory, repository path as a terminal
+/// names it): the server writes them all ([`save`], [`drop_if_unused`]), and forgets them
+/// all then ([`forget_reports`]), so what is kept is what is on disk.
+type Reports = HashMap<(PathBuf, PathBuf), Option<Arc<IntegrateView>>>;
+
+fn reports() -> std::sync::MutexGuard<'static, Option<Reports>> {
+    static REPORTS: Mutex<Option<Reports>> = Mutex::new(None);
+    REPORTS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The last lane report of the repository at `repo` (none: never ran, or unreadable).
+fn report_of(srv: &Server, repo: &Path) -> Option<Arc<IntegrateView>> {
+    let key = (srv.data_root().to_path_buf(), repo.to_path_buf());
+    // Read under the lock: a report saved meanwhile is forgotten after this read, not before.
+    let mut all = reports();
+    let known = all.get_or_insert_with(HashMap::new);
+    if let Some(report) = known.get(&key) {
+        return report.clone();
+    }
+    let read = load(&beside(&lane_dir(srv, &canonical(repo)), "json")).map(Arc::new);
+    known.insert(key, read.clone());
+    read
+}
+
+/// After a report is written or removed: every one is read again when next listed.
+fn forget_reports() {
+    *reports() = None;
 }
 
 /// Keeps the report beside the lane (written whole, renamed into place).
@@ -268,6 +294,7 @@ fn save(file: &Path, view: &IntegrateView) {
     if let Err(e) = written {
         crate::log_line!("baton server: cannot write {}: {e}", file.display());
     }
+    forget_reports();
 }
 
 /// Removes the lane of `repo` (its worktree, its report and log) when no terminal is left
@@ -303,4 +330,5 @@ pub fn drop_if_unused(srv: &Server, repo: &Path) {
     for ext in ["json", "log"] {
         let _ = fs::remove_file(beside(&dir, ext));
     }
+    forget_reports();
 }
