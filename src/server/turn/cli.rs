@@ -423,15 +423,25 @@ impl TurnCtx<'_> {
         }
         let outcome = outcome?;
         if let Some(guard) = starting {
-            let (srv, tid) = (self.srv.clone(), self.tid.to_string());
-            tokio::spawn(async move {
-                if let Ok(cli) = kept.await {
-                    keep_warm(&srv, &tid, cli);
-                }
-                drop(guard);
-            });
+            self.keep_once_handed_back(guard, kept);
         }
         Ok(outcome)
+    }
+
+    /// The CLI `kept` hands back (once the turn ended cleanly) goes to the warm pool; the
+    /// terminal's next turn waits for that (`guard`) until then.
+    fn keep_once_handed_back(
+        &self,
+        guard: tokio::sync::OwnedMutexGuard<()>,
+        kept: tokio::sync::oneshot::Receiver<providers::warm::WarmCli>,
+    ) {
+        let (srv, tid) = (self.srv.clone(), self.tid.to_string());
+        tokio::spawn(async move {
+            if let Ok(cli) = kept.await {
+                keep_warm(&srv, &tid, cli);
+            }
+            drop(guard);
+        });
     }
 
     /// A CLI starting cold waits its turn among those starting (`[limits] starting`), and

@@ -212,6 +212,20 @@ fn archive(name: String, archived: bool) -> Request {
     Request::Archive { name, archived }
 }
 
+/// `integrate TARGET`: a path (with a `/`, or `.`/`..`) is the repository there, else a name.
+fn integrate(target: String, cwd: &str, home: Option<&str>) -> Request {
+    match crate::cli::is_integrate_path(&target) {
+        true => Request::Integrate {
+            name: None,
+            dir: Some(absolute(&target, cwd, home)),
+        },
+        false => Request::Integrate {
+            name: Some(target),
+            dir: None,
+        },
+    }
+}
+
 /// The request a parsed command makes at the prompt (`text`: its text's words joined) and how
 /// its answer reads. A send is detached: its turn shows in its pane.
 fn request(
@@ -276,19 +290,7 @@ fn request(
             },
             Answer::Approval,
         ),
-        ClientCmd::Integrate(a) => {
-            let req = match crate::cli::is_integrate_path(&a.target) {
-                true => Request::Integrate {
-                    name: None,
-                    dir: Some(absolute(&a.target, cwd, home)),
-                },
-                false => Request::Integrate {
-                    name: Some(a.target),
-                    dir: None,
-                },
-            };
-            (req, Answer::Integrated)
-        }
+        ClientCmd::Integrate(a) => (integrate(a.target, cwd, home), Answer::Integrated),
         // `instructions extract` reads its prompt on stdin.
         ClientCmd::Instructions(_) => {
             return Err(CommandError::Elsewhere(format!("{word} extract")))
