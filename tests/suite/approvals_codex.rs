@@ -275,3 +275,26 @@ fn a_crash_while_a_new_threads_first_turn_waits_expires_it() {
     let (w, out) = fresh();
     crash_while_waiting(&w, &write_outside("o.txt"), &out.join("o.txt"));
 }
+
+#[test]
+fn a_codex_forks_first_turn_resumes_its_copy_on_an_app_server_and_asks() {
+    // A fork's thread is copied when it is made (`fork_now`), so its first turn resumes it:
+    // on an app-server, where a write outside waits like any other turn's.
+    let (w, out) = world();
+    w.ok(&["fork", "api", "fk"]);
+    let send = w.spawn(&["send", "fk", &write_outside("f.txt")]);
+    let mut asked = Value::Null;
+    w.wait_for("the fork's request in the inbox", || {
+        asked = w.json(&["approvals"])[0].clone();
+        !asked.is_null()
+    });
+    assert_eq!(
+        (&asked["terminal"], &asked["tool"]),
+        (&Value::from("fk"), &Value::from("apply_patch")),
+        "{asked}"
+    );
+    w.ok(&["approve", asked["id"].as_str().unwrap()]);
+    finished(send);
+    assert!(out.join("f.txt").exists());
+    assert_eq!(w.last_invocation()["argv"][0], "app-server");
+}

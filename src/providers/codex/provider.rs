@@ -46,7 +46,9 @@ impl Provider for Codex {
     }
 
     /// `exec` cannot ask: a turn that may runs on an app-server (`providers::run`), a new
-    /// thread's first one too (`thread/start`); a fork is made by `exec fork`.
+    /// thread's first one too (`thread/start`). A fork's thread is copied when it is made
+    /// (`fork_now`), so its first turn resumes; `SessionMode::Fork` (`exec fork`) is left only
+    /// to a Codex fork an older journal carried to its first run.
     fn asks_in_server(&self, spec: &RunSpec) -> bool {
         match spec.session {
             SessionMode::Resume { .. } | SessionMode::New { .. } => true,
