@@ -487,6 +487,11 @@ static HIDDEN: LazyLock<Option<regex::Regex>> =
 /// character (Cf) or a line/paragraph separator (Zl, Zp). Fails closed: without the pattern,
 /// any non-ASCII character that is neither alphanumeric nor whitespace counts.
 pub fn hidden_char(text: &str) -> Option<char> {
+    // Every such character is outside ASCII: most text (names, paths) never needs the
+    // pattern, and a client that lists terminals never compiles it.
+    if text.is_ascii() {
+        return None;
+    }
     match HIDDEN.as_ref() {
         Some(re) => re.find(text).and_then(|m| m.as_str().chars().next()),
         None => text

@@ -135,6 +135,7 @@ fn carry_out(srv: &Server, p: &PendingRemoval) -> Result<RemovedView, BatonError
         crash_point("rm-removed");
         srv.store.purge(&p.terminal_id);
     }
+    super::setup::forget(srv, &p.terminal_id);
     Ok(removed)
 }
 

@@ -38,21 +38,55 @@ fn log_file(srv: &Server, tid: &str) -> PathBuf {
     srv.store.data_dir().terminal(tid).join("setup.log")
 }
 
+/// What each terminal's `setup.json` holds, as last read or written, by its path: every
+/// listing shows every terminal's ports and set-up, so the file is read once per server, not
+/// once per terminal per `ls`. This module is its only writer ([`save`]); a removal forgets
+/// it ([`forget`]), since `prune` deletes the file with the terminal's data.
+type Known = std::collections::HashMap<PathBuf, Option<Kept>>;
+
+fn known() -> std::sync::MutexGuard<'static, Option<Known>> {
+    static KNOWN: Mutex<Option<Known>> = Mutex::new(None);
+    KNOWN.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn load(srv: &Server, tid: &str) -> Option<Kept> {
-    let bytes = fs::read(kept_file(srv, tid)).ok()?;
-    serde_json::from_slice(&bytes).ok()
+    let file = kept_file(srv, tid);
+    // Read under the lock, as [`save`] writes: what is kept is what the file holds.
+    let mut all = known();
+    let all = all.get_or_insert_with(Default::default);
+    if let Some(kept) = all.get(&file) {
+        return kept.clone();
+    }
+    let read = fs::read(&file)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Kept>(&b).ok());
+    all.insert(file, read.clone());
+    read
 }
 
 /// Writes `setup.json` whole, renamed into place.
 fn save(srv: &Server, tid: &str, kept: &Kept) {
     let file = kept_file(srv, tid);
     let tmp = file.with_extension("json.tmp");
+    let mut all = known();
+    let all = all.get_or_insert_with(Default::default);
     let written = serde_json::to_vec(kept)
         .map_err(std::io::Error::other)
         .and_then(|b| fs::write(&tmp, b))
         .and_then(|_| fs::rename(&tmp, &file));
-    if let Err(e) = written {
-        crate::log_line!("baton server: cannot write {}: {e}", file.display());
+    match written {
+        Ok(()) => all.insert(file, Some(kept.clone())),
+        Err(e) => {
+            crate::log_line!("baton server: cannot write {}: {e}", file.display());
+            all.remove(&file)
+        }
+    };
+}
+
+/// Terminal `tid` was removed: what its `setup.json` held is read again if it comes back.
+pub fn forget(srv: &Server, tid: &str) {
+    if let Some(all) = known().as_mut() {
+        all.remove(&kept_file(srv, tid));
     }
 }
 
