@@ -177,6 +177,23 @@ pub fn touch_private(path: &Path) -> io::Result<()> {
         .map(drop)
 }
 
+/// Replaces `path` with `bytes` whole: written (mode 0600) and synced under a name of this
+/// process's beside it, then renamed into place, so a crash leaves the old file or the new.
+pub fn replace_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    use std::io::Write;
+    let mut tmp = path.as_os_str().to_os_string();
+    tmp.push(format!(".{}.tmp", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)?;
+    f.write_all(bytes).and_then(|()| f.sync_all())?;
+    fs::rename(&tmp, path)
+}
+
 #[cfg(test)]
 #[path = "paths_tests.rs"]
 mod tests;

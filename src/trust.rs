@@ -5,8 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
@@ -75,19 +73,6 @@ fn write_store(data: &DataDir, all: &BTreeMap<String, String>) -> Result<(), Bat
         BatonError::failed(format!("cannot write {}: {e}", store_file(data).display()))
     };
     data.ensure().map_err(fail)?;
-    let tmp = data
-        .root
-        .join(format!("trusted.json.{}", std::process::id()));
     let text = serde_json::to_vec_pretty(all).map_err(|e| BatonError::failed(e.to_string()))?;
-    let mut f = fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&tmp)
-        .map_err(fail)?;
-    f.write_all(&text)
-        .and_then(|_| f.sync_all())
-        .map_err(fail)?;
-    fs::rename(&tmp, store_file(data)).map_err(fail)
+    crate::paths::replace_private(&store_file(data), &text).map_err(fail)
 }

@@ -1,9 +1,6 @@
 //! The web client's access token: `web-token` in the data directory, 0600, made on first use
 //! and replaced by `baton web --new-token` (the old one then opens nothing).
 
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
-
 use crate::error::BatonError;
 use crate::paths::DataDir;
 
@@ -23,17 +20,8 @@ pub fn read_or_create(data: &DataDir) -> Result<String, BatonError> {
 /// one or the other whole).
 pub fn rotate(data: &DataDir) -> Result<String, BatonError> {
     let token = fresh();
-    let path = data.root.join(FILE);
-    let aside = data.root.join(format!("{FILE}.new"));
-    let _ = std::fs::remove_file(&aside);
-    let written = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&aside)
-        .and_then(|mut f| f.write_all(format!("{token}\n").as_bytes()))
-        .and_then(|()| std::fs::rename(&aside, &path));
-    written.map_err(|e| cannot(data, &e))?;
+    crate::paths::replace_private(&data.root.join(FILE), format!("{token}\n").as_bytes())
+        .map_err(|e| cannot(data, &e))?;
     Ok(token)
 }
 

@@ -2,8 +2,6 @@
 //! the user's comments and layout stay; the file is written whole, 0600, and renamed into
 //! place. The checks of what is added are pure (see ARCHITECTURE.md, "Other hosts").
 
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use toml_edit::{value, DocumentMut, Item, Table};
@@ -117,18 +115,7 @@ pub fn write(path: &Path, text: &str) -> Result<(), BatonError> {
         |e: std::io::Error| BatonError::failed(format!("cannot write {}: {e}", path.display()));
     let dir = path.parent().unwrap_or(Path::new("."));
     crate::paths::ensure_private_dir(dir).map_err(fail)?;
-    let tmp = dir.join(format!(".config.toml.{}", std::process::id()));
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&tmp)
-        .map_err(fail)?;
-    f.write_all(text.as_bytes())
-        .and_then(|()| f.sync_all())
-        .map_err(fail)?;
-    std::fs::rename(&tmp, path).map_err(fail)
+    crate::paths::replace_private(path, text.as_bytes()).map_err(fail)
 }
 
 #[cfg(test)]

@@ -286,11 +286,9 @@ fn forget_reports() {
 
 /// Keeps the report beside the lane (written whole, renamed into place).
 fn save(file: &Path, view: &IntegrateView) {
-    let tmp = beside(file, "tmp");
     let written = serde_json::to_vec(view)
         .map_err(std::io::Error::other)
-        .and_then(|b| fs::write(&tmp, b))
-        .and_then(|_| fs::rename(&tmp, file));
+        .and_then(|b| crate::paths::replace_private(file, &b));
     if let Err(e) = written {
         crate::log_line!("baton server: cannot write {}: {e}", file.display());
     }

@@ -67,13 +67,11 @@ fn load(srv: &Server, tid: &str) -> Option<Kept> {
 /// Writes `setup.json` whole, renamed into place.
 fn save(srv: &Server, tid: &str, kept: &Kept) {
     let file = kept_file(srv, tid);
-    let tmp = file.with_extension("json.tmp");
     let mut all = known();
     let all = all.get_or_insert_with(Default::default);
     let written = serde_json::to_vec(kept)
         .map_err(std::io::Error::other)
-        .and_then(|b| fs::write(&tmp, b))
-        .and_then(|_| fs::rename(&tmp, &file));
+        .and_then(|b| crate::paths::replace_private(&file, &b));
     match written {
         Ok(()) => all.insert(file, Some(kept.clone())),
         Err(e) => {
