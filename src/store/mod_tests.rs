@@ -415,7 +415,11 @@ fn a_voided_start_leaves_no_turn_and_its_input_first_in_the_queue_under_its_numb
         standing: Vec::new(),
         boot: Some("b".into()),
     };
-    let records = vec![Record::queued(1, "one"), Record::queued(2, "two"), started];
+    let records = vec![
+        Record::queued(1, "one".into(), None),
+        Record::queued(2, "two".into(), None),
+        started,
+    ];
     store.append_unindexed("T1", records).unwrap();
     // The mark is in the file at once, owing no sync.
     let mark = Record::TurnPrompted {

@@ -352,13 +352,13 @@ pub enum IdKind {
     Session,
 }
 
-#[cfg(test)]
 impl Record {
-    /// Tests: input `input` queued with `prompt`, nothing else asked.
-    pub fn queued(input: u32, prompt: &str) -> Record {
+    /// Input `input` queued with `prompt`, nothing else asked; `retries`: the turn a crash cut
+    /// short whose prompt it puts back (`baton queue NAME retry`).
+    pub fn queued(input: u32, prompt: String, retries: Option<String>) -> Record {
         Record::InputAccepted {
             input,
-            prompt: prompt.into(),
+            prompt,
             mode: InputMode::Queue,
             direct: false,
             provider: None,
@@ -366,7 +366,7 @@ impl Record {
             model: None,
             dir: None,
             fresh: false,
-            retries: None,
+            retries,
         }
     }
 }

@@ -11,7 +11,7 @@ fn at(record: Record) -> Entry {
 }
 
 fn accepted(n: u32, prompt: &str) -> Entry {
-    at(Record::queued(n, prompt))
+    at(Record::queued(n, prompt.into(), None))
 }
 
 fn started(id: &str, n: u32, input: Option<u32>) -> Entry {

@@ -8,7 +8,7 @@ use super::super::state::Server;
 use crate::error::BatonError;
 use crate::protocol::views::QueuedView;
 use crate::store::{Entry, Record, TerminalRow};
-use crate::words::{InputMode, TurnStatus};
+use crate::words::TurnStatus;
 
 /// What the error of a turn a crash of the server cut short begins with (`server::recover`
 /// writes it).
@@ -69,18 +69,7 @@ pub fn retry(srv: &Arc<Server>, t: &TerminalRow) -> Result<Vec<QueuedView>, Bato
             )));
         };
         let input = super::queue::next_number(srv, &rt, &t.id)?;
-        let accepted = Record::InputAccepted {
-            input,
-            prompt: cut.prompt,
-            mode: InputMode::Queue,
-            direct: false,
-            provider: None,
-            endpoint: None,
-            model: None,
-            dir: None,
-            fresh: false,
-            retries: Some(cut.turn_id),
-        };
+        let accepted = Record::queued(input, cut.prompt, Some(cut.turn_id));
         let first = Record::InputMoved { input, position: 1 };
         srv.store.append_unindexed(&t.id, vec![accepted, first])?;
         srv.store.settle();

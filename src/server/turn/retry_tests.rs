@@ -39,11 +39,7 @@ fn finished(id: &str, status: TurnStatus, error: Option<&str>) -> Entry {
 }
 
 fn retried(id: &str) -> Entry {
-    let mut accepted = Record::queued(9, "p");
-    if let Record::InputAccepted { retries, .. } = &mut accepted {
-        *retries = Some(id.into());
-    }
-    at(accepted)
+    at(Record::queued(9, "p".into(), Some(id.into())))
 }
 
 fn crashed() -> Option<&'static str> {
