@@ -380,9 +380,14 @@ impl WarmPool {
     /// `warm_budget::to_retire`) with its serial, to retire it once idle.
     pub fn put(&self, tid: &str, cli: WarmCli, bounds: &Bounds) -> (u64, Vec<WarmCli>) {
         let serial = cli.serial;
+        // Measured before the pool is locked: a walk of /proc and each CLI's smaps_rollup take
+        // milliseconds, and every turn's start takes the lock. A CLI put meanwhile counts as
+        // 0 here and is measured at its own put.
+        let mut pids: Vec<i32> = self.lock().values().map(|c| c.pid).collect();
+        pids.push(cli.pid);
+        let own = own_memory(&pids);
         let mut procs = self.lock();
         let mut out: Vec<WarmCli> = procs.insert(tid.to_string(), cli).into_iter().collect();
-        let own = own_memory(&procs.values().map(|c| c.pid).collect::<Vec<_>>());
         let kept: Vec<Kept> = (procs.iter())
             .map(|(t, c)| Kept {
                 terminal_id: t.clone(),
