@@ -4,9 +4,8 @@
 //! leaves the old file or the new one. An unreadable file is treated as none: drafts and
 //! layout are a convenience, never a reason not to open.
 
-use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::paths::{ensure_private_dir, DataDir};
@@ -34,16 +33,7 @@ pub fn save(path: &Path, app: &mut App) -> io::Result<()> {
     if let Some(dir) = path.parent() {
         ensure_private_dir(dir)?;
     }
-    let tmp = path.with_extension(format!("json.{}", std::process::id()));
-    let mut f = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&tmp)?;
-    f.write_all(&bytes)?;
-    f.sync_all()?;
-    fs::rename(&tmp, path)?;
+    crate::paths::replace_private(path, &bytes)?;
     app.saved();
     Ok(())
 }
