@@ -11,7 +11,7 @@ use crate::protocol::views::{
     LogTurnView, LogView, QueuedView, StatusView, TerminalState, TerminalView,
 };
 use crate::protocol::WatchEvent;
-use crate::store::{Snapshot, TerminalRow};
+use crate::store::{InputRow, Listed, Snapshot, TerminalRow};
 use crate::words::{ContextUsage, ProviderKind, TurnStatus};
 
 /// True when a turn on `provider` that ended at `context` makes the next prompt open a fresh
@@ -55,32 +55,34 @@ pub fn checkout(t: &TerminalRow) -> CheckoutView {
 /// One terminal, as `show --json` prints it.
 pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonError> {
     let running = srv.runtime(&t.id).is_running();
-    terminal_in(srv, &srv.store.snapshot(), t, running)
+    let ix = srv.store.snapshot();
+    match ix.listing(Some(&t.id))?.pop() {
+        Some(l) => terminal_of(srv, &ix, l, running),
+        None => Err(BatonError::failed(format!(
+            "terminal {} left the index while it was read",
+            t.name
+        ))),
+    }
 }
 
-/// One terminal as `show --json` prints it, read from `ix` (one read of the index for a
-/// whole list). Whether its turn runs is read before `ix` was taken: the `running` lock comes
-/// before the store's (ARCHITECTURE.md, "Concurrency").
-fn terminal_in(
+/// One terminal as `show --json` prints it, from what a listing of `ix` read of it. Whether
+/// its turn runs is read before `ix` was taken: the `running` lock comes before the store's
+/// (ARCHITECTURE.md, "Concurrency").
+fn terminal_of(
     srv: &Server,
     ix: &Snapshot<'_>,
-    t: &TerminalRow,
+    l: Listed,
     running: bool,
 ) -> Result<TerminalView, BatonError> {
-    // Runs at every queue, start and end of a turn (watchers): no full history read here.
-    let conv = ix.live_conversation(&t.id)?;
-    let turns = ix.turns_summary(&t.id, conv.as_ref().map(|c| c.id.as_str()))?;
-    let sessions = match &conv {
-        Some(c) => ix.sessions(&c.id)?,
-        None => vec![],
-    };
-    let context = conv.as_ref().and(turns.context).map(|c| ContextView {
+    let t = &l.row;
+    let context = l.conversation.as_ref().and(l.context).map(|c| ContextView {
         tokens: c.tokens,
         window: c.window,
         fraction: c.fraction(),
         rotates_next: rotates_next(t.provider, Some(&c)),
     });
-    let conversation = conv
+    let conversation = l
+        .conversation
         .map(|c| -> Result<LiveConversationView, BatonError> {
             Ok(LiveConversationView {
                 opened_reason: open_reason(&c.opened_reason)?,
@@ -92,13 +94,7 @@ fn terminal_in(
             })
         })
         .transpose()?;
-    let instructions = ix
-        .instructions(&t.id)?
-        .into_iter()
-        .map(|i| i.text)
-        .collect();
-    let last = turns.last.as_ref();
-    let queue = queue_in(srv, ix, t)?;
+    let queue = queue_of(srv, ix, t, l.waiting)?;
     let (ports, setup) = super::setup::view(srv, &t.id, false);
     Ok(TerminalView {
         name: t.name.clone(),
@@ -109,20 +105,20 @@ fn terminal_in(
         endpoint: t.endpoint.clone(),
         model: t.model.clone(),
         brief: t.brief.clone(),
-        state: state(srv, t, running, queue.len(), last),
+        state: state(srv, t, running, queue.len(), l.last_turn.as_ref()),
         queued: queue.len(),
         queue,
         created_at: t.created_at.clone(),
         conversation,
-        sessions,
+        sessions: l.sessions,
         context,
-        instructions,
+        instructions: l.instructions,
         rotate_at: ROTATE_FRACTION,
-        turns: turns.count,
-        last_turn: turns.last,
+        turns: l.turns,
+        last_turn: l.last_turn,
         archived: t.archived,
         queue_held: srv.runtime(&t.id).queue_held(),
-        cost: ix.terminal_cost(&t.id)?,
+        cost: l.cost,
         index_behind: !ix.index_current(),
         ports,
         setup,
@@ -144,10 +140,13 @@ pub fn ls(srv: &Server, all: bool) -> Result<Vec<TerminalView>, BatonError> {
         .map(|(tid, _)| tid)
         .collect();
     let ix = srv.store.snapshot();
-    ix.terminals()?
-        .iter()
-        .filter(|t| all || !t.archived)
-        .map(|t| terminal_in(srv, &ix, t, running.contains(&t.id)))
+    ix.listing(None)?
+        .into_iter()
+        .filter(|l| all || !l.row.archived)
+        .map(|l| {
+            let running = running.contains(&l.row.id);
+            terminal_of(srv, &ix, l, running)
+        })
         .collect()
 }
 
@@ -203,24 +202,28 @@ pub fn log(srv: &Server, name: &str) -> Result<LogView, BatonError> {
     })
 }
 
-/// Terminal `t`'s waiting input as `queue --json` lists it: the index's, or while the index
-/// is behind (it missed entries: a full disk) the journal's, since the index would leave out
-/// what was accepted since (issue 39: `queue` and `server status` said 0 waiting).
+/// Terminal `t`'s waiting input as `queue --json` lists it.
 pub fn queue(srv: &Server, t: &TerminalRow) -> Result<Vec<QueuedView>, BatonError> {
-    queue_in(srv, &srv.store.snapshot(), t)
+    let ix = srv.store.snapshot();
+    let waiting = ix.waiting_inputs(&t.id)?;
+    queue_of(srv, &ix, t, waiting)
 }
 
-/// [`queue`], read from `ix`.
-fn queue_in(
+/// Terminal `t`'s waiting input as `queue --json` lists it, from the index's `waiting` or,
+/// while the index is behind (it missed entries: a full disk), the journal's, since the index
+/// would leave out what was accepted since (issue 39: `queue` and `server status` said 0
+/// waiting).
+fn queue_of(
     srv: &Server,
     ix: &Snapshot<'_>,
     t: &TerminalRow,
+    waiting: Vec<InputRow>,
 ) -> Result<Vec<QueuedView>, BatonError> {
     let rt = srv.runtime(&t.id);
     let taken = rt.taken();
     let held = rt.queue_held();
     let waiting = if ix.index_current() {
-        ix.waiting_inputs(&t.id)?
+        waiting
     } else {
         srv.store.journalled_waiting(&t.id)?
     };
@@ -246,8 +249,8 @@ fn queue_in(
 pub fn waiting_inputs(srv: &Server) -> Result<usize, BatonError> {
     let ix = srv.store.snapshot();
     let mut n = 0;
-    for t in ix.terminals()? {
-        n += queue_in(srv, &ix, &t)?.len();
+    for l in ix.listing(None)? {
+        n += queue_of(srv, &ix, &l.row, l.waiting)?.len();
     }
     Ok(n)
 }

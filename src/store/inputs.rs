@@ -209,10 +209,12 @@ pub fn back_to_head(
     Ok(())
 }
 
-const COLS: &str = "i.number, i.prompt, i.mode, i.direct, i.jumped, i.provider, i.endpoint,
-    i.model, i.dir, i.fresh, i.queued_at, i.state, i.position, i.turn_id, t.number AS turn";
+/// The columns [`row`] reads, from `inputs i` and the turn it started, `turns u`.
+pub(super) const COLS: &str =
+    "i.number, i.prompt, i.mode, i.direct, i.jumped, i.provider, i.endpoint,
+    i.model, i.dir, i.fresh, i.queued_at, i.state, i.position, i.turn_id, u.number AS turn";
 
-fn row(r: &Row<'_>) -> rusqlite::Result<InputRow> {
+pub(super) fn row(r: &Row<'_>) -> rusqlite::Result<InputRow> {
     let mode: String = r.get("mode")?;
     let provider: Option<String> = r.get("provider")?;
     Ok(InputRow {
@@ -242,7 +244,7 @@ fn row(r: &Row<'_>) -> rusqlite::Result<InputRow> {
 /// the terminal ever took).
 pub(super) fn waiting_sql() -> String {
     format!(
-        "SELECT {COLS} FROM inputs i LEFT JOIN turns t ON t.id = i.turn_id
+        "SELECT {COLS} FROM inputs i LEFT JOIN turns u ON u.id = i.turn_id
          WHERE i.terminal_id=:tid AND i.state='waiting' ORDER BY i.position"
     )
 }
@@ -258,7 +260,7 @@ pub fn waiting(c: &rusqlite::Connection, tid: &str) -> rusqlite::Result<Vec<Inpu
 pub fn input(c: &rusqlite::Connection, tid: &str, n: u32) -> rusqlite::Result<Option<InputRow>> {
     c.row(
         &format!(
-            "SELECT {COLS} FROM inputs i LEFT JOIN turns t ON t.id = i.turn_id
+            "SELECT {COLS} FROM inputs i LEFT JOIN turns u ON u.id = i.turn_id
              WHERE i.terminal_id=:tid AND i.number=:n"
         ),
         named_params! { ":tid": tid, ":n": n },

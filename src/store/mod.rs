@@ -9,6 +9,7 @@ pub mod index;
 mod inputs;
 pub mod journal;
 mod life;
+mod listing;
 mod open;
 mod purge;
 pub mod records;
@@ -23,6 +24,7 @@ use std::sync::{Mutex, MutexGuard};
 use rusqlite::Connection;
 
 pub use inputs::InputRow;
+pub use listing::{Listed, ListedConversation};
 pub use records::{
     now_stamp, Entry, ForkLink, IdKind, ImportedFrom, Record, Repointed, SessionFork,
 };
@@ -136,6 +138,9 @@ pub struct Store {
     /// index syncs them before it applies their entries, so the index never holds an entry
     /// its journal may not keep.
     unsynced: Mutex<Vec<Written>>,
+    /// Listings of terminals unchanged since they were read ([`listing::Kept`]); used and
+    /// changed under the `conn` lock.
+    kept: Mutex<listing::Kept>,
     /// Fault injection for the tests (`BATON_FAULT_INDEX=PATH`): while `PATH` exists, index
     /// writes fail as on a full disk. Never set in normal use.
     fault: Option<PathBuf>,
@@ -174,6 +179,7 @@ impl Store {
             rebuilt_at: Mutex::new(None),
             unindexed: Mutex::new(Vec::new()),
             unsynced: Mutex::new(Vec::new()),
+            kept: Mutex::new(listing::Kept::default()),
             fault: std::env::var_os("BATON_FAULT_INDEX").map(PathBuf::from),
         };
         match index::on_open(found) {
@@ -341,6 +347,10 @@ impl Store {
         }
     }
 
+    fn kept_lock(&self) -> MutexGuard<'_, listing::Kept> {
+        self.kept.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     fn unindexed_lock(&self) -> MutexGuard<'_, Vec<Journal>> {
         self.unindexed.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -410,6 +420,7 @@ impl Store {
                 tx.commit()
             })
         };
+        self.kept_lock().forget(tid);
         if let Err(e) = indexed {
             self.stale.store(true, Ordering::SeqCst);
             crate::log_line!(
@@ -446,6 +457,7 @@ impl Store {
         // Their journals have them (synced first): the rebuild reads them there.
         self.sync_written();
         self.unindexed_lock().clear();
+        self.kept_lock().clear();
         let report = fill(&self.dir, conn)?;
         for tid in &report.purged {
             self.delete_folder(tid);

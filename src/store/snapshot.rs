@@ -1,8 +1,9 @@
 //! One read of the index for a whole request (issue 42): [`Store::snapshot`] holds the index's
-//! lock and one read transaction while a request reads many rows (`ls` reads eight queries a
-//! terminal). Each statement outside a transaction takes and drops SQLite's locks on its own,
-//! about 1,600 `fcntl` calls for an `ls` of 100 terminals; one transaction takes them once, and
-//! every row of the answer is read from the same state of the index.
+//! lock and one read transaction while a request reads many rows (`ls`: five statements a
+//! list, [`listing`]). Each statement outside a transaction takes and drops SQLite's locks on
+//! its own (about 1,600 `fcntl` calls for an `ls` of 100 terminals when it read eight a
+//! terminal); one transaction takes them once, and every row of the answer is read from the
+//! same state of the index.
 
 use std::sync::atomic::Ordering;
 use std::sync::MutexGuard;
@@ -10,12 +11,9 @@ use std::sync::MutexGuard;
 use rusqlite::Connection;
 
 use super::cached::Cached;
+use super::listing::{self, Listed};
 use super::views;
-use super::{
-    inputs, ConversationView, InputRow, InstructionView, Result, SessionView, Store, TerminalRow,
-    TurnsSummary,
-};
-use crate::words::TurnCost;
+use super::{inputs, InputRow, Result, Store, TerminalRow};
 
 /// The index read in one transaction, rolled back (nothing was written) when dropped. The
 /// store's other methods wait until then: do not call them while holding one.
@@ -62,32 +60,15 @@ impl Snapshot<'_> {
         self.read(views::terminals)
     }
 
-    pub fn terminal(&self, tid: &str) -> Result<Option<TerminalRow>> {
-        self.read(|c| views::terminal(c, tid))
-    }
-
-    pub fn live_conversation(&self, tid: &str) -> Result<Option<ConversationView>> {
-        self.read(|c| views::live_conversation(c, tid))
-    }
-
-    pub fn turns_summary(&self, tid: &str, conversation_id: Option<&str>) -> Result<TurnsSummary> {
-        self.read(|c| views::turns_summary(c, tid, conversation_id))
-    }
-
-    pub fn sessions(&self, conversation_id: &str) -> Result<Vec<SessionView>> {
-        self.read(|c| views::sessions(c, conversation_id))
-    }
-
-    pub fn instructions(&self, tid: &str) -> Result<Vec<InstructionView>> {
-        self.read(|c| views::instructions(c, tid))
-    }
-
-    pub fn terminal_cost(&self, tid: &str) -> Result<Option<TurnCost>> {
-        self.read(|c| views::terminal_cost(c, tid))
-    }
-
     pub fn waiting_inputs(&self, tid: &str) -> Result<Vec<InputRow>> {
         self.read(|c| inputs::waiting(c, tid))
+    }
+
+    /// Every terminal not being removed (`only`: that one alone), with what a list shows of
+    /// it ([`listing::listing`]; terminals unchanged since they were last read, from memory).
+    pub fn listing(&self, only: Option<&str>) -> Result<Vec<Listed>> {
+        let mut kept = self.store.kept_lock();
+        self.read(|c| listing::kept_listing(c, &mut kept, only))
     }
 }
 

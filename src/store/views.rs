@@ -73,7 +73,7 @@ fn provider(s: String) -> rusqlite::Result<ProviderKind> {
     })
 }
 
-fn status(s: Option<String>) -> Option<TurnStatus> {
+pub(super) fn status(s: Option<String>) -> Option<TurnStatus> {
     match s.as_deref() {
         Some("completed") => Some(TurnStatus::Completed),
         Some("failed") => Some(TurnStatus::Failed),
@@ -90,11 +90,20 @@ fn list(s: Option<String>) -> Vec<String> {
 const TERMINAL_COLS: &str = "id, name, dir, provider, endpoint, model, brief, created_at, source,
     mode, worktree, archived, forked_from, removing";
 
+/// [`TERMINAL_COLS`] read from table `alias`, each under its own name.
+pub(super) fn terminal_cols(alias: &str) -> String {
+    TERMINAL_COLS
+        .split(',')
+        .map(|c| format!("{alias}.{c} AS {c}", c = c.trim()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn from_json<T: serde::de::DeserializeOwned>(s: Option<String>) -> Option<T> {
     s.and_then(|s| serde_json::from_str(&s).ok())
 }
 
-fn terminal_row(r: &Row<'_>) -> rusqlite::Result<TerminalRow> {
+pub(super) fn terminal_row(r: &Row<'_>) -> rusqlite::Result<TerminalRow> {
     Ok(TerminalRow {
         id: r.get("id")?,
         name: r.get("name")?,
@@ -237,16 +246,21 @@ pub(super) const SESSIONS: &str = "SELECT provider, session_id, model, reason, s
 
 pub fn sessions(c: &Connection, conversation_id: &str) -> rusqlite::Result<Vec<SessionView>> {
     let mut s = c.prepare_cached(SESSIONS)?;
-    let rows = s.query_map(named_params! { ":conversation_id": conversation_id }, |r| {
-        Ok(SessionView {
-            provider: provider(r.get("provider")?)?,
-            session_id: r.get("session_id")?,
-            model: r.get("model")?,
-            reason: r.get("reason")?,
-            started_at: r.get("started_at")?,
-        })
-    })?;
+    let rows = s.query_map(
+        named_params! { ":conversation_id": conversation_id },
+        session_row,
+    )?;
     rows.collect()
+}
+
+pub(super) fn session_row(r: &Row<'_>) -> rusqlite::Result<SessionView> {
+    Ok(SessionView {
+        provider: provider(r.get("provider")?)?,
+        session_id: r.get("session_id")?,
+        model: r.get("model")?,
+        reason: r.get("reason")?,
+        started_at: r.get("started_at")?,
+    })
 }
 
 /// What baton kept of session `session_id` of conversation `conversation_id` (its latest
@@ -396,7 +410,7 @@ fn last_context(c: &Connection, conversation_id: &str) -> rusqlite::Result<Optio
     .flatten())
 }
 
-fn context_of(tokens: Option<i64>, window: Option<i64>) -> Option<ContextUsage> {
+pub(super) fn context_of(tokens: Option<i64>, window: Option<i64>) -> Option<ContextUsage> {
     match (tokens, window) {
         (Some(t), Some(w)) => Some(ContextUsage {
             tokens: t.max(0) as u64,
@@ -445,7 +459,7 @@ fn turn_row(r: &Row<'_>) -> rusqlite::Result<TurnView> {
 
 /// The cost in columns `cost_input`, `cost_cached`, `cost_output`, `cost_usd` (a turn's, or
 /// a query's sums under those names); None when the turn (or every turn summed) reported none.
-fn cost_of(r: &Row<'_>) -> rusqlite::Result<Option<TurnCost>> {
+pub(super) fn cost_of(r: &Row<'_>) -> rusqlite::Result<Option<TurnCost>> {
     let Some(input) = r.get::<_, Option<i64>>("cost_input")? else {
         return Ok(None);
     };
