@@ -519,3 +519,55 @@ fn web_page_renders_the_running_turns_markdown_before_it_ends() {
          && document.getElementById('live').innerText === ''",
     );
 }
+
+/// The text of host `box`'s line in the page's list ("" while there is none).
+const BOX_LINE: &str = "const l = [...document.querySelectorAll('#terminals li.host')]\
+     .find(l => l.dataset.host === 'box'); const t = l ? l.innerText : '';";
+
+#[test]
+fn web_page_shows_a_host_offline_while_it_cannot_be_reached_then_online_with_its_terminals() {
+    let Some(b) = Browser::start() else { return };
+    let mut w = World::new();
+    let Some(mut s) = super::hosts::box_terminal(&mut w, "api") else {
+        return;
+    };
+    let url = served(&w);
+    b.go(&url);
+    b.until(
+        "box online with its terminal",
+        &format!(
+            "{BOX_LINE} return t === 'box' \
+             && !!document.querySelector('#terminals li[data-name=\"box:api\"]')"
+        ),
+    );
+    // The host goes away: no new connection, and the open ones (the page's channel) die.
+    s.stop_listening();
+    super::tui_hosts::kill_ssh(&w);
+    b.until(
+        "box offline",
+        &format!("{BOX_LINE} return t === 'box · offline'"),
+    );
+    // A terminal made there meanwhile (on the host's own server) comes with the host's list.
+    let dir = super::hosts::remote_project(&s, "later");
+    let out = Command::new(BATON)
+        .args(["new", "later", "--dir", dir.to_str().unwrap()])
+        .env("BATON_HOME", &s.remote)
+        .env("HOME", &s.remote_home)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        b.js(&format!("{BOX_LINE} return t")),
+        "box · offline",
+        "still offline while nothing listens"
+    );
+    s.listen_again();
+    b.until(
+        "box online again, both its terminals listed",
+        &format!(
+            "{BOX_LINE} return t === 'box' \
+             && !!document.querySelector('#terminals li[data-name=\"box:api\"]') \
+             && !!document.querySelector('#terminals li[data-name=\"box:later\"]')"
+        ),
+    );
+}

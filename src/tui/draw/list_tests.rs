@@ -106,3 +106,21 @@ fn the_lane_marks_a_conflict_and_rings_when_one_appears() {
         "{fx:?}"
     );
 }
+
+#[test]
+fn a_terminal_waiting_to_start_keeps_its_name_and_says_how_many_are_ahead() {
+    let rows = list_rows(
+        vec![
+            json!({"name": "api", "state": "queued", "start_ahead": 0}),
+            json!({"name": "web", "state": "queued", "start_ahead": 1}),
+        ],
+        100,
+    );
+    let want = [
+        "0 api            ◌ 0 ahead",
+        "  claude   ctx –",
+        "1 web            ◌ 1 ahead",
+        "  claude   ctx –",
+    ];
+    assert_eq!(rows, want);
+}

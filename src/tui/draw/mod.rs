@@ -111,8 +111,17 @@ fn composer_height(app: &App, right: Rect) -> u16 {
     (rows as u16 + 2).clamp(3, max)
 }
 
+/// How many wait ahead of a terminal waiting for a place among the CLIs starting, unless a turn
+/// that ended out of view or an approval has more to say.
+fn start_wait_shown(t: &TermView) -> Option<usize> {
+    match (t.unseen, &t.info.approval) {
+        (None, None) => t.info.start_ahead,
+        _ => None,
+    }
+}
+
 pub(super) fn state_span(t: &TermView) -> Span<'static> {
-    if let (None, None, Some(ahead)) = (t.unseen, &t.info.approval, t.info.start_ahead) {
+    if let Some(ahead) = start_wait_shown(t) {
         return Span::styled(format!("◌ {}", render::start_wait(ahead)), Color::Yellow);
     }
     let (text, style) = match t.unseen {
@@ -143,7 +152,8 @@ pub(super) fn provider_label(t: &TermView) -> String {
 }
 
 /// What the list's first line ends on: the state, or, while the queue is held after an
-/// interrupt (nothing starts until `r` or `baton queue NAME run`), how many prompts wait held.
+/// interrupt (nothing starts until `r` or `baton queue NAME run`), how many prompts wait held,
+/// or, while its CLI waits for a place among those starting, how many wait ahead of it.
 fn state_or_held(t: &TermView) -> Span<'static> {
     let waiting = t.info.queue.len();
     if t.info.queue_held && waiting > 0 && t.info.state != Running {
@@ -151,6 +161,11 @@ fn state_or_held(t: &TermView) -> Span<'static> {
             .fg(Color::Yellow)
             .add_modifier(Modifier::BOLD);
         return Span::styled(format!("⏸ {waiting} held"), s);
+    }
+    // "waiting to start (N ahead)" would leave the list no room for the name: the pane's title
+    // says it whole.
+    if let Some(ahead) = start_wait_shown(t) {
+        return Span::styled(format!("◌ {ahead} ahead"), Color::Yellow);
     }
     state_span(t)
 }
