@@ -281,6 +281,66 @@ fn web_lists_reads_and_sends_to_another_hosts_terminal() {
     });
 }
 
+#[test]
+fn web_pages_share_one_channel_per_host() {
+    let mut w = World::new();
+    let Some(_sshd) = super::hosts::box_terminal(&mut w, "api") else {
+        return;
+    };
+    let page = serve(&w, &[]);
+    let server = w.json(&["server", "status"])["pid"].as_u64().unwrap();
+    let listed = |v: &Value| {
+        v["host"] == "box"
+            && v["event"]["what"] == "terminals"
+            && v["event"]["terminals"][0]["name"] == "box:api"
+    };
+    let mut phone = page.events();
+    phone.until(listed);
+    // The laptop joins the channel the phone opened: told how it stands, and the host's list.
+    let mut laptop = page.events();
+    let joined = laptop.until(listed);
+    assert!(
+        joined
+            .iter()
+            .any(|l| l.contains(r#""reply":"host""#) && l.contains(r#""link":"online""#)),
+        "the host's channel is announced to the page that joined it: {joined:#?}"
+    );
+    let channel = ssh_children(server);
+    assert_eq!(channel.len(), 1, "one channel to the host for both pages");
+    // A change on the host reaches both pages.
+    let turn = |prompt: &str| {
+        let sent = page.api(&format!(
+            r#"{{"cmd":"send","name":"box:api","prompt":"{prompt}","provider":null,
+                "model":null,"dir":null,"mode":"queue","detach":false}}"#
+        ));
+        assert_eq!(sent.status, 200, "{}", sent.body);
+    };
+    let finished = |v: &Value| v["event"]["what"] == "finished" && v["event"]["name"] == "box:api";
+    turn("to both pages");
+    for (who, events) in [("phone", &mut phone), ("laptop", &mut laptop)] {
+        let seen = events.until(finished);
+        assert!(
+            seen.iter().any(|l| l.contains("to both pages")),
+            "the {who} saw the turn: {seen:#?}"
+        );
+    }
+    // One of two leaves: the channel stays for the other, the same ssh, never offline.
+    drop(laptop);
+    turn("to the phone");
+    let seen = phone.until(finished);
+    assert!(seen.iter().any(|l| l.contains("to the phone")), "{seen:#?}");
+    assert!(!seen.iter().any(|l| l.contains("offline")), "{seen:#?}");
+    w.wait_for("the sends' own ssh to end", || {
+        ssh_children(server) == channel
+    });
+    // The last one leaves: the channel goes; the next page opens another.
+    drop(phone);
+    w.wait_for("the channel to end with its last page", || {
+        ssh_children(server).is_empty()
+    });
+    page.events_until(listed);
+}
+
 /// The `ssh` processes `pid` started and still runs (a master connection, which ssh forks
 /// off on its own, is not among them).
 fn ssh_children(pid: u64) -> Vec<u64> {

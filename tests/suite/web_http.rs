@@ -74,11 +74,29 @@ impl Page {
     }
 
     /// The event stream's `data:` lines until one satisfies `until` (30 s at most).
-    pub fn events_until(&self, mut until: impl FnMut(&serde_json::Value) -> bool) -> Vec<String> {
-        let s = self.events_open();
+    pub fn events_until(&self, until: impl FnMut(&serde_json::Value) -> bool) -> Vec<String> {
+        self.events().until(until)
+    }
+
+    /// The event stream, open until dropped, read as the test asks.
+    pub fn events(&self) -> Events {
+        Events {
+            lines: BufReader::new(self.events_open()).lines(),
+        }
+    }
+}
+
+/// A page's open event stream.
+pub struct Events {
+    lines: std::io::Lines<BufReader<TcpStream>>,
+}
+
+impl Events {
+    /// The `data:` lines from here until one satisfies `until` (30 s at most).
+    pub fn until(&mut self, mut until: impl FnMut(&serde_json::Value) -> bool) -> Vec<String> {
         let deadline = Instant::now() + Duration::from_secs(30);
         let mut seen = Vec::new();
-        for line in BufReader::new(s).lines() {
+        for line in self.lines.by_ref() {
             assert!(Instant::now() < deadline, "no such event: {seen:#?}");
             let line = line.unwrap();
             // Chunked framing: only the event lines are JSON.
