@@ -94,7 +94,7 @@ fn the_diff_face_of_a_remote_terminal_shows_its_branch_on_that_host() {
 
 /// Kills this world's ssh processes: its master connections and their channels (each names
 /// the control directory in the data dir).
-fn kill_ssh(w: &World) {
+pub(super) fn kill_ssh(w: &World) {
     let control = format!("{}/ssh/", w.data().display());
     for p in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = p.file_name().to_string_lossy().parse::<i32>() else {

@@ -341,6 +341,62 @@ fn web_pages_share_one_channel_per_host() {
     page.events_until(listed);
 }
 
+#[test]
+fn web_a_page_joining_a_hosts_channel_late_is_told_what_the_others_were() {
+    let mut w = World::new();
+    let Some(mut sshd) = super::hosts::box_terminal(&mut w, "api") else {
+        return;
+    };
+    let dir = super::hosts::remote_project(&sshd, "proj");
+    let page = serve(&w, &[]);
+    let server = w.json(&["server", "status"])["pid"].as_u64().unwrap();
+    let listed = |v: &Value| {
+        v["host"] == "box"
+            && v["event"]["what"] == "terminals"
+            && v["event"]["terminals"][0]["name"] == "box:api"
+    };
+    let started = |v: &Value| v["event"]["event"]["step"] == "started";
+    let mut phone = page.events();
+    phone.until(listed);
+    let sent = page.api(
+        r#"{"cmd":"send","name":"box:api","prompt":"take your time [[hold:go]]","provider":null,
+            "model":null,"dir":null,"mode":"queue","detach":false}"#,
+    );
+    assert_eq!(sent.status, 200, "{}", sent.body);
+    phone.until(started);
+    // Mid-turn, over the phone's channel: the list, then the running turn from its start.
+    let mut laptop = page.events();
+    laptop.until(listed);
+    let seen = laptop.until(started);
+    assert!(seen[0].contains("take your time"), "{seen:#?}");
+    assert_eq!(ssh_children(server).len(), 1, "one channel for both pages");
+    std::fs::write(dir.join("go"), "").unwrap();
+    let finished = |v: &Value| v["event"]["what"] == "finished" && v["event"]["name"] == "box:api";
+    phone.until(finished);
+    laptop.until(finished);
+    // The host drops: a page that opens now is told it is offline (its first line of the host).
+    sshd.stop_listening();
+    super::tui_hosts::kill_ssh(&w);
+    let offline = |v: &Value| v["host"] == "box" && v["link"] == "offline";
+    phone.until(offline);
+    let mut tablet = page.events();
+    let seen = tablet.until(|v| v["host"] == "box");
+    assert!(
+        seen.last().unwrap().contains(r#""link":"offline""#),
+        "{seen:#?}"
+    );
+    // Back: every page gets the host's list again, over one channel.
+    sshd.listen_again();
+    for events in [&mut phone, &mut laptop, &mut tablet] {
+        events.until(listed);
+    }
+    assert_eq!(
+        ssh_children(server).len(),
+        1,
+        "one channel for the three pages"
+    );
+}
+
 /// The `ssh` processes `pid` started and still runs (a master connection, which ssh forks
 /// off on its own, is not among them).
 fn ssh_children(pid: u64) -> Vec<u64> {
