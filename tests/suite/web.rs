@@ -234,11 +234,7 @@ fn web_lists_reads_and_sends_to_another_hosts_terminal() {
     w.new_terminal("here", "claude");
     let page = serve(&w, &[]);
     // The host's list on the page's stream, beside this machine's, its names `HOST:NAME`.
-    let seen = page.events_until(|v| {
-        v["host"] == "box"
-            && v["event"]["what"] == "terminals"
-            && v["event"]["terminals"][0]["name"] == "box:api"
-    });
+    let seen = page.events_until(box_listed);
     assert!(
         seen.iter().any(|l| l.contains(r#""reply":"host""#)),
         "the host's channel is announced: {seen:#?}"
@@ -289,11 +285,7 @@ fn web_pages_share_one_channel_per_host() {
     };
     let page = serve(&w, &[]);
     let server = w.json(&["server", "status"])["pid"].as_u64().unwrap();
-    let listed = |v: &Value| {
-        v["host"] == "box"
-            && v["event"]["what"] == "terminals"
-            && v["event"]["terminals"][0]["name"] == "box:api"
-    };
+    let listed = box_listed;
     let mut phone = page.events();
     phone.until(listed);
     // The laptop joins the channel the phone opened: told how it stands, and the host's list.
@@ -350,11 +342,7 @@ fn web_a_page_joining_a_hosts_channel_late_is_told_what_the_others_were() {
     let dir = super::hosts::remote_project(&sshd, "proj");
     let page = serve(&w, &[]);
     let server = w.json(&["server", "status"])["pid"].as_u64().unwrap();
-    let listed = |v: &Value| {
-        v["host"] == "box"
-            && v["event"]["what"] == "terminals"
-            && v["event"]["terminals"][0]["name"] == "box:api"
-    };
+    let listed = box_listed;
     let started = |v: &Value| v["event"]["event"]["step"] == "started";
     let mut phone = page.events();
     phone.until(listed);
@@ -395,6 +383,13 @@ fn web_a_page_joining_a_hosts_channel_late_is_told_what_the_others_were() {
         1,
         "one channel for the three pages"
     );
+}
+
+/// The host's list on a page's stream, with its terminal `box:api`.
+fn box_listed(v: &Value) -> bool {
+    v["host"] == "box"
+        && v["event"]["what"] == "terminals"
+        && v["event"]["terminals"][0]["name"] == "box:api"
 }
 
 /// The `ssh` processes `pid` started and still runs (a master connection, which ssh forks
