@@ -73,6 +73,14 @@ struct Shared {
 }
 
 impl Shared {
+    fn new(host: &str) -> Arc<Shared> {
+        Arc::new(Shared {
+            closed: AtomicBool::new(false),
+            child: Mutex::new(None),
+            state: Mutex::new((HostState::new(host), broadcast::channel(BEHIND).0)),
+        })
+    }
+
     fn state(&self) -> MutexGuard<'_, (HostState, broadcast::Sender<String>)> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -107,11 +115,7 @@ fn kill_group(pid: u32) {
 impl Channel {
     /// Starts following `host` on a thread of its own.
     fn open(host: Host, root: &Path) -> Arc<Channel> {
-        let shared = Arc::new(Shared {
-            closed: AtomicBool::new(false),
-            child: Mutex::new(None),
-            state: Mutex::new((HostState::new(&host.name), broadcast::channel(BEHIND).0)),
-        });
+        let shared = Shared::new(&host.name);
         let follow = Follow {
             host,
             root: root.to_path_buf(),
@@ -210,5 +214,39 @@ impl Follow {
             self.shared.publish(|s| s.event(event));
         }
         ("the connection ended".into(), listed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use futures_util::StreamExt;
+
+    use super::*;
+
+    /// A page that reads nothing while the channel passes on more than it may fall behind: the
+    /// channel never waits for it, the page that reads sees every line, and the slow one, when
+    /// it reads again, is sent a fresh replay (the state now) instead of what it missed.
+    #[tokio::test]
+    async fn a_page_that_falls_behind_holds_nobody_back_and_is_sent_a_fresh_replay() {
+        let shared = Shared::new("box");
+        let channel = Arc::new(Channel {
+            shared: Arc::clone(&shared),
+        });
+        let mut slow = Box::pin(lines(Arc::clone(&channel)));
+        let mut fast = Box::pin(lines(Arc::clone(&channel)));
+        let connecting = r#""link":"connecting""#;
+        assert!(slow.next().await.unwrap().contains(connecting));
+        assert!(fast.next().await.unwrap().contains(connecting));
+        for n in 0..BEHIND + 10 {
+            shared.publish(|s| s.offline(&format!("try {n}")));
+            assert!(fast.next().await.unwrap().contains(&format!("try {n}")));
+        }
+        let last = format!("try {}", BEHIND + 9);
+        let resent = slow.next().await.unwrap();
+        assert!(resent.contains(&last), "{resent}");
+        shared.publish(HostState::online);
+        for page in [&mut slow, &mut fast] {
+            assert!(page.next().await.unwrap().contains(r#""link":"online""#));
+        }
     }
 }
