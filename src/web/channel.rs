@@ -186,13 +186,26 @@ impl Follow {
             Ok(c) => c,
             Err(e) => return (e.to_string(), false),
         };
-        if let Ok(mut c) = self.shared.child.lock() {
-            *c = Some(conn.pid());
-        }
+        self.set_child(Some(conn.pid()));
         // The last page left while the channel opened: `Channel`'s drop did not see this child.
-        if self.closed() {
-            return ("the pages left".into(), false);
+        let ended = if self.closed() {
+            ("the pages left".into(), false)
+        } else {
+            self.watch(&mut conn)
+        };
+        // Forgotten before the drop reaps it: its pid may be another process's after.
+        self.set_child(None);
+        ended
+    }
+
+    fn set_child(&self, pid: Option<u32>) {
+        if let Ok(mut c) = self.shared.child.lock() {
+            *c = pid;
         }
+    }
+
+    /// The host's watch asked for on `conn`, each line folded and passed on until it ends.
+    fn watch(&self, conn: &mut SshConn) -> (String, bool) {
         let mut line = serde_json::to_vec(&Request::Watch).unwrap_or_default();
         line.push(b'\n');
         if let Err(e) = conn.write_all(&line).and_then(|()| conn.flush()) {

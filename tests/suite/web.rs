@@ -234,7 +234,8 @@ fn web_lists_reads_and_sends_to_another_hosts_terminal() {
     w.new_terminal("here", "claude");
     let page = serve(&w, &[]);
     // The host's list on the page's stream, beside this machine's, its names `HOST:NAME`.
-    let seen = page.events_until(box_listed);
+    let mut events = page.events();
+    let seen = events.until(box_listed);
     assert!(
         seen.iter().any(|l| l.contains(r#""reply":"host""#)),
         "the host's channel is announced: {seen:#?}"
@@ -246,8 +247,10 @@ fn web_lists_reads_and_sends_to_another_hosts_terminal() {
     assert_eq!(sent.status, 200, "{}", sent.body);
     let sent: Value = serde_json::from_str(&sent.body).unwrap();
     assert_eq!(sent["reply"], "ok", "{sent}");
+    // On the stream open when it was sent (one opened later may come after the turn's end).
     let finished =
-        page.events_until(|v| v["event"]["what"] == "finished" && v["event"]["name"] == "box:api");
+        events.until(|v| v["event"]["what"] == "finished" && v["event"]["name"] == "box:api");
+    drop(events);
     assert!(
         finished.iter().any(|l| l.contains("hello from the page")),
         "the remote turn streamed to the page: {finished:#?}"

@@ -137,7 +137,11 @@ fn read_reply(s: &mut TcpStream) -> Vec<u8> {
     let mut raw = Vec::new();
     let mut buf = [0u8; 65536];
     loop {
-        let n = s.read(&mut buf).unwrap();
+        let n = match s.read(&mut buf) {
+            // A stop and continue of this process (a busy machine's scheduler) ends the wait.
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            r => r.unwrap(),
+        };
         if n == 0 {
             return raw;
         }
