@@ -6,9 +6,11 @@
 //! knows the server's insides. See ARCHITECTURE.md ("The web client") and docs/web.md.
 
 mod bridge;
+mod channel;
 mod guard;
 mod hosts;
 mod markdown;
+mod replay;
 mod routes;
 mod token;
 

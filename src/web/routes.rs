@@ -16,9 +16,10 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use futures_util::StreamExt;
 
 use super::guard::{self, Facts, Verdict};
-use super::{bridge, hosts, markdown};
+use super::{bridge, channel, hosts, markdown};
 use crate::protocol::Request;
 
 const PAGE: &str = include_str!("assets/index.html");
@@ -26,12 +27,14 @@ const SCRIPT: &str = include_str!("assets/app.js");
 const STYLE: &str = include_str!("assets/app.css");
 
 /// What every route needs: the token (rotated in place), the `Host` values the page is
-/// reached by, the server's socket, the data directory (other hosts' ssh control sockets).
+/// reached by, the server's socket, the data directory (other hosts' ssh control sockets),
+/// the hosts' channels the pages share.
 pub struct Keys {
     token: RwLock<String>,
     hosts: Vec<String>,
     sock: PathBuf,
     root: PathBuf,
+    channels: channel::Channels,
 }
 
 impl Keys {
@@ -41,6 +44,7 @@ impl Keys {
             hosts: guard::hosts_for(addr),
             sock: data.socket(),
             root: data.root.clone(),
+            channels: channel::Channels::default(),
         }
     }
 
@@ -174,7 +178,7 @@ async fn rendered(Json(texts): Json<Vec<String>>) -> Json<Vec<String>> {
 
 /// Every change, live: the socket's `watch` lines, one event each, for as long as the page
 /// stays (a page that falls behind gets a fresh `terminals` snapshot, as any watcher), and
-/// every configured host's beside them ([`hosts::follow_all`]).
+/// every configured host's beside them, from that host's one channel ([`channel::Channels`]).
 async fn events(State(keys): State<Arc<Keys>>) -> Response {
     let lines = match bridge::watch(&keys.sock).await {
         Ok(l) => l,
@@ -186,15 +190,10 @@ async fn events(State(keys): State<Arc<Keys>>) -> Response {
             Ok(None) | Err(_) => None,
         }
     });
-    // Bounded: a page that reads slowly holds its hosts' channels back, as a socket would.
-    let (tx, rx) = tokio::sync::mpsc::channel(64);
-    let following = hosts::follow_all(&keys.root, &tx);
-    drop(tx);
-    // The threads live as long as this stream (the page): `following` goes with it.
-    let there = futures_util::stream::unfold((rx, following), |(mut rx, f)| async move {
-        let line = rx.recv().await?;
-        Some((Ok::<_, Infallible>(Event::default().data(line)), (rx, f)))
-    });
+    // Each host's one channel, shared with the other pages; it ends with its last page.
+    let there = keys.channels.follow_all(&keys.root).into_iter();
+    let there = futures_util::stream::select_all(there.map(|c| Box::pin(channel::lines(c))))
+        .map(|line| Ok::<_, Infallible>(Event::default().data(line)));
     Sse::new(futures_util::stream::select(here, there))
         .keep_alive(KeepAlive::default())
         .into_response()

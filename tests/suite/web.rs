@@ -234,11 +234,8 @@ fn web_lists_reads_and_sends_to_another_hosts_terminal() {
     w.new_terminal("here", "claude");
     let page = serve(&w, &[]);
     // The host's list on the page's stream, beside this machine's, its names `HOST:NAME`.
-    let seen = page.events_until(|v| {
-        v["host"] == "box"
-            && v["event"]["what"] == "terminals"
-            && v["event"]["terminals"][0]["name"] == "box:api"
-    });
+    let mut events = page.events();
+    let seen = events.until(box_listed);
     assert!(
         seen.iter().any(|l| l.contains(r#""reply":"host""#)),
         "the host's channel is announced: {seen:#?}"
@@ -250,8 +247,10 @@ fn web_lists_reads_and_sends_to_another_hosts_terminal() {
     assert_eq!(sent.status, 200, "{}", sent.body);
     let sent: Value = serde_json::from_str(&sent.body).unwrap();
     assert_eq!(sent["reply"], "ok", "{sent}");
+    // On the stream open when it was sent (one opened later may come after the turn's end).
     let finished =
-        page.events_until(|v| v["event"]["what"] == "finished" && v["event"]["name"] == "box:api");
+        events.until(|v| v["event"]["what"] == "finished" && v["event"]["name"] == "box:api");
+    drop(events);
     assert!(
         finished.iter().any(|l| l.contains("hello from the page")),
         "the remote turn streamed to the page: {finished:#?}"
@@ -279,6 +278,121 @@ fn web_lists_reads_and_sends_to_another_hosts_terminal() {
     w.wait_for("the channel of the page that left to end", || {
         ssh_children(server).is_empty()
     });
+}
+
+#[test]
+fn web_pages_share_one_channel_per_host() {
+    let mut w = World::new();
+    let Some(_sshd) = super::hosts::box_terminal(&mut w, "api") else {
+        return;
+    };
+    let page = serve(&w, &[]);
+    let server = w.json(&["server", "status"])["pid"].as_u64().unwrap();
+    let listed = box_listed;
+    let mut phone = page.events();
+    phone.until(listed);
+    // The laptop joins the channel the phone opened: told how it stands, and the host's list.
+    let mut laptop = page.events();
+    let joined = laptop.until(listed);
+    assert!(
+        joined
+            .iter()
+            .any(|l| l.contains(r#""reply":"host""#) && l.contains(r#""link":"online""#)),
+        "the host's channel is announced to the page that joined it: {joined:#?}"
+    );
+    let channel = ssh_children(server);
+    assert_eq!(channel.len(), 1, "one channel to the host for both pages");
+    // A change on the host reaches both pages.
+    let turn = |prompt: &str| {
+        let sent = page.api(&format!(
+            r#"{{"cmd":"send","name":"box:api","prompt":"{prompt}","provider":null,
+                "model":null,"dir":null,"mode":"queue","detach":false}}"#
+        ));
+        assert_eq!(sent.status, 200, "{}", sent.body);
+    };
+    let finished = |v: &Value| v["event"]["what"] == "finished" && v["event"]["name"] == "box:api";
+    turn("to both pages");
+    for (who, events) in [("phone", &mut phone), ("laptop", &mut laptop)] {
+        let seen = events.until(finished);
+        assert!(
+            seen.iter().any(|l| l.contains("to both pages")),
+            "the {who} saw the turn: {seen:#?}"
+        );
+    }
+    // One of two leaves: the channel stays for the other, the same ssh, never offline.
+    drop(laptop);
+    turn("to the phone");
+    let seen = phone.until(finished);
+    assert!(seen.iter().any(|l| l.contains("to the phone")), "{seen:#?}");
+    assert!(!seen.iter().any(|l| l.contains("offline")), "{seen:#?}");
+    w.wait_for("the sends' own ssh to end", || {
+        ssh_children(server) == channel
+    });
+    // The last one leaves: the channel goes; the next page opens another.
+    drop(phone);
+    w.wait_for("the channel to end with its last page", || {
+        ssh_children(server).is_empty()
+    });
+    page.events_until(listed);
+}
+
+#[test]
+fn web_a_page_joining_a_hosts_channel_late_is_told_what_the_others_were() {
+    let mut w = World::new();
+    let Some(mut sshd) = super::hosts::box_terminal(&mut w, "api") else {
+        return;
+    };
+    let dir = super::hosts::remote_project(&sshd, "proj");
+    let page = serve(&w, &[]);
+    let server = w.json(&["server", "status"])["pid"].as_u64().unwrap();
+    let listed = box_listed;
+    let started = |v: &Value| v["event"]["event"]["step"] == "started";
+    let mut phone = page.events();
+    phone.until(listed);
+    let sent = page.api(
+        r#"{"cmd":"send","name":"box:api","prompt":"take your time [[hold:go]]","provider":null,
+            "model":null,"dir":null,"mode":"queue","detach":false}"#,
+    );
+    assert_eq!(sent.status, 200, "{}", sent.body);
+    phone.until(started);
+    // Mid-turn, over the phone's channel: the list, then the running turn from its start.
+    let mut laptop = page.events();
+    laptop.until(listed);
+    let seen = laptop.until(started);
+    assert!(seen[0].contains("take your time"), "{seen:#?}");
+    assert_eq!(ssh_children(server).len(), 1, "one channel for both pages");
+    std::fs::write(dir.join("go"), "").unwrap();
+    let finished = |v: &Value| v["event"]["what"] == "finished" && v["event"]["name"] == "box:api";
+    phone.until(finished);
+    laptop.until(finished);
+    // The host drops: a page that opens now is told it is offline (its first line of the host).
+    sshd.stop_listening();
+    super::tui_hosts::kill_ssh(&w);
+    let offline = |v: &Value| v["host"] == "box" && v["link"] == "offline";
+    phone.until(offline);
+    let mut tablet = page.events();
+    let seen = tablet.until(|v| v["host"] == "box");
+    assert!(
+        seen.last().unwrap().contains(r#""link":"offline""#),
+        "{seen:#?}"
+    );
+    // Back: every page gets the host's list again, over one channel.
+    sshd.listen_again();
+    for events in [&mut phone, &mut laptop, &mut tablet] {
+        events.until(listed);
+    }
+    assert_eq!(
+        ssh_children(server).len(),
+        1,
+        "one channel for the three pages"
+    );
+}
+
+/// The host's list on a page's stream, with its terminal `box:api`.
+fn box_listed(v: &Value) -> bool {
+    v["host"] == "box"
+        && v["event"]["what"] == "terminals"
+        && v["event"]["terminals"][0]["name"] == "box:api"
 }
 
 /// The `ssh` processes `pid` started and still runs (a master connection, which ssh forks

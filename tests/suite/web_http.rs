@@ -74,11 +74,29 @@ impl Page {
     }
 
     /// The event stream's `data:` lines until one satisfies `until` (30 s at most).
-    pub fn events_until(&self, mut until: impl FnMut(&serde_json::Value) -> bool) -> Vec<String> {
-        let s = self.events_open();
+    pub fn events_until(&self, until: impl FnMut(&serde_json::Value) -> bool) -> Vec<String> {
+        self.events().until(until)
+    }
+
+    /// The event stream, open until dropped, read as the test asks.
+    pub fn events(&self) -> Events {
+        Events {
+            lines: BufReader::new(self.events_open()).lines(),
+        }
+    }
+}
+
+/// A page's open event stream.
+pub struct Events {
+    lines: std::io::Lines<BufReader<TcpStream>>,
+}
+
+impl Events {
+    /// The `data:` lines from here until one satisfies `until` (30 s at most).
+    pub fn until(&mut self, mut until: impl FnMut(&serde_json::Value) -> bool) -> Vec<String> {
         let deadline = Instant::now() + Duration::from_secs(30);
         let mut seen = Vec::new();
-        for line in BufReader::new(s).lines() {
+        for line in self.lines.by_ref() {
             assert!(Instant::now() < deadline, "no such event: {seen:#?}");
             let line = line.unwrap();
             // Chunked framing: only the event lines are JSON.
@@ -119,7 +137,11 @@ fn read_reply(s: &mut TcpStream) -> Vec<u8> {
     let mut raw = Vec::new();
     let mut buf = [0u8; 65536];
     loop {
-        let n = s.read(&mut buf).unwrap();
+        let n = match s.read(&mut buf) {
+            // A stop and continue of this process (a busy machine's scheduler) ends the wait.
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            r => r.unwrap(),
+        };
         if n == 0 {
             return raw;
         }
