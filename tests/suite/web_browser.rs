@@ -341,7 +341,18 @@ fn web_page_edits_waiting_input_and_interrupts_the_running_turn() {
         "the waiting input, editable",
         "return document.querySelectorAll('#queue input').length === 1",
     );
-    b.js("document.querySelector('#queue input').value = 'second as edited'; return true");
+    // Typed (its `input` event), not saved yet, when an update of the terminal draws its
+    // queue again: the page keeps what was typed.
+    b.js(
+        "const i = document.querySelector('#queue input'); i.value = 'second as edited'; \
+          i.dispatchEvent(new Event('input')); return true",
+    );
+    w.ok(&["send", "t", "third", "--detach"]);
+    b.until(
+        "the queue drawn again with the edit kept",
+        "return document.querySelectorAll('#queue input').length === 2 \
+         && document.querySelector('#queue input').value === 'second as edited'",
+    );
     b.click("#queue li button");
     w.wait_for("the edit reached the queue", || {
         w.json(&["queue", "t"])[0]["prompt"] == "second as edited"

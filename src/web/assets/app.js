@@ -7,6 +7,11 @@ const $ = (id) => document.getElementById(id);
 // `hosts`: each configured host's channel as the server's `host` lines say it (name → link).
 const state = { terminals: new Map(), hosts: new Map(), selected: null, live: new Map(), log: null };
 
+// Waiting input being edited on this page, by `NAME\u0000INPUT`: every update of its terminal
+// draws the queue again, which must not take back what the user typed (or their caret). A draft
+// goes once the server's text is the draft (saved) or its input left the queue.
+const drafts = new Map();
+
 // The host a terminal is on (its name `HOST:NAME`), or null: this machine's.
 function hostOf(name) {
   const i = name.indexOf(":");
@@ -150,12 +155,21 @@ function renderHead() {
 
 function renderQueue(t) {
   const ul = $("queue");
+  const was = document.activeElement;
+  const focused = was && was.dataset ? was.dataset.draft : undefined;
+  const caret = focused ? [was.selectionStart, was.selectionEnd] : null;
+  const live = new Set();
   ul.replaceChildren();
   for (const q of t.queue || []) {
+    const key = t.name + "\u0000" + q.input;
+    live.add(key);
+    if (drafts.get(key) === q.prompt) drafts.delete(key);
     const li = el("li");
     li.appendChild(el("span", null, q.position + "."));
     const input = el("input");
-    input.value = q.prompt;
+    input.dataset.draft = key;
+    input.value = drafts.has(key) ? drafts.get(key) : q.prompt;
+    input.addEventListener("input", () => drafts.set(key, input.value));
     const button = (label, action) => {
       const b = el("button", null, label);
       b.type = "button";
@@ -171,6 +185,13 @@ function renderQueue(t) {
       button("Remove", () => ({ action: "rm" })),
     );
     ul.appendChild(li);
+    if (key === focused) {
+      input.focus();
+      input.setSelectionRange(caret[0], caret[1]);
+    }
+  }
+  for (const key of [...drafts.keys()]) {
+    if (key.startsWith(t.name + "\u0000") && !live.has(key)) drafts.delete(key);
   }
   if (t.queue_held) {
     const b = el("button", null, "Run the held queue");
