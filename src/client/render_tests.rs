@@ -422,6 +422,36 @@ fn ls_lines_up_each_row_under_its_header_with_and_without_hosts() {
     );
 }
 
+/// `ls`'s table asks for the terminals without what it does not show (`Request::Ls { table }`,
+/// `TerminalView::for_table`): drawn from those, it is the same table.
+#[test]
+fn the_table_drawn_from_terminals_sent_for_it_is_the_same() {
+    let full = ls_view(serde_json::json!({
+        "name": "api", "state": "running", "model": "opus", "queued": 1, "queue_held": true,
+        "queue": [{"input": 4, "position": 1, "prompt": "a long waiting prompt", "mode": "queue",
+                   "provider": "claude", "model": null, "queued_at": "2026-01-01T00:00:01Z",
+                   "held": true}],
+        "conversation": {"id": "c3", "number": 3, "opened_reason": "size", "dir": "/w/t",
+                         "opened_at": "2026-01-01T00:00:00Z", "title": "the title"},
+        "sessions": [{"provider": "claude", "session_id": "s1", "model": "opus",
+                      "reason": "fresh", "started_at": "2026-01-01T00:00:00Z"}],
+        "instructions": ["never use unwrap", "answer in French"],
+        "approval_rules": [{"id": "r1", "tool": "Bash", "target": "cargo test", "folder": false}],
+        "context": {"tokens": 451, "window": 1000, "fraction": 0.451, "rotates_next": true},
+        "cost": {"input_tokens": 2000, "cached_tokens": 0, "output_tokens": 10, "usd": 0.5},
+    }));
+    let sent = full.clone().for_table();
+    assert!(sent.queue.is_empty() && sent.sessions.is_empty() && sent.instructions.is_empty());
+    assert!(sent.conversation.is_none() && sent.approval_rules.is_empty());
+    assert_eq!(sent.queued, 1, "the waiting input is still counted");
+    for host_col in [false, true] {
+        assert_eq!(
+            ls_on_hosts(&[(Some("box"), &sent)], &[], host_col),
+            ls_on_hosts(&[(Some("box"), &full)], &[], host_col),
+        );
+    }
+}
+
 #[test]
 fn a_terminal_whose_cli_waits_to_start_says_how_many_are_ahead() {
     let rows = [

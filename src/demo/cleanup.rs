@@ -53,7 +53,10 @@ pub fn made_by_demo<'a>(
 pub fn finish(client: &Client, root: &Path) -> Result<(), BatonError> {
     let made = match client.connect_existing() {
         Some(_) => {
-            let all = client.call(&Request::Ls { all: true })?;
+            let all = client.call(&Request::Ls {
+                all: true,
+                table: false,
+            })?;
             let all = Vec::<TerminalView>::try_from(all)?;
             made_by_demo(root, all.iter().map(|t| &t.checkout))
         }

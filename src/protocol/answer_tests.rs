@@ -34,7 +34,10 @@ fn answers_read_back_as_the_views_the_server_sent() {
             views::terminal(json!({"name": "api"})).into(),
         ),
         (
-            Request::Ls { all: false },
+            Request::Ls {
+                all: false,
+                table: false,
+            },
             vec![views::terminal(json!({"name": "a"}))].into(),
         ),
         (send(false), views::summary(json!({"number": 4})).into()),
@@ -192,7 +195,13 @@ fn every_request_says_which_answer_it_ends_with() {
             Some(K::Terminal),
         ),
         (Request::Show { name: name() }, Some(K::Terminal)),
-        (Request::Ls { all: true }, Some(K::Terminals)),
+        (
+            Request::Ls {
+                all: true,
+                table: true,
+            },
+            Some(K::Terminals),
+        ),
         (send(true), Some(K::Sent)),
         (send(false), Some(K::Sent)),
         (

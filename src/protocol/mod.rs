@@ -69,6 +69,11 @@ pub enum Request {
         /// Archived terminals too.
         #[serde(default)]
         all: bool,
+        /// For `ls`'s table: each terminal's lists the table does not show (sessions, waiting
+        /// prompts, standing instructions, approval rules) and its conversation left out
+        /// ([`views::TerminalView::for_table`]). A server that does not know it sends them.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        table: bool,
     },
     Show {
         name: String,

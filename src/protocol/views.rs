@@ -248,6 +248,22 @@ pub struct TerminalView {
     pub start_ahead: Option<usize>,
 }
 
+impl TerminalView {
+    /// The terminal as `ls`'s table needs it (`Request::Ls { table }`): what the table does not
+    /// show, and what grows with use (waiting prompts, standing instructions), left out of the
+    /// answer; `queued` still counts the waiting input. A test draws the table from both.
+    pub fn for_table(self) -> TerminalView {
+        TerminalView {
+            queue: Vec::new(),
+            conversation: None,
+            sessions: Vec::new(),
+            instructions: Vec::new(),
+            approval_rules: Vec::new(),
+            ..self
+        }
+    }
+}
+
 /// A terminal's block of ports: `first` … `first + count - 1`, free when chosen and never
 /// overlapping another live terminal's (`BATON_PORT`, `BATON_PORTS` in its environment).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -77,7 +77,7 @@ pub async fn handle(
         r @ (Request::Queue { .. } | Request::QueueRun { .. } | Request::QueueRetry { .. }) => {
             queues(srv, r)
         }
-        Request::Ls { all } => done(read::ls(srv, all)),
+        Request::Ls { all, table } => done(read::ls(srv, all, table)),
         Request::Show { name } => done(read::show(srv, &name)),
         Request::Log { name } => done(read::log(srv, &name)),
         Request::Steps { name, turn } => done(steps_off_workers(srv, name, turn).await),

@@ -335,7 +335,7 @@ async fn watch(srv: &Server, write: &mut tokio::net::unix::OwnedWriteHalf) {
     use tokio::sync::broadcast::error::RecvError;
     let (mut rx, mut replay) = subscribe_watcher(srv);
     loop {
-        let snapshot = match read::ls(srv, true) {
+        let snapshot = match read::ls(srv, true, false) {
             Ok(terminals) => Reply::Watch {
                 event: WatchEvent::Terminals { terminals },
             },

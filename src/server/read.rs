@@ -58,10 +58,8 @@ pub fn terminal(srv: &Server, t: &TerminalRow) -> Result<TerminalView, BatonErro
     let ix = srv.store.snapshot();
     match ix.listing(Some(&t.id))?.pop() {
         Some(l) => terminal_of(srv, &ix, l, running),
-        None => Err(BatonError::failed(format!(
-            "terminal {} left the index while it was read",
-            t.name
-        ))),
+        // Removed since `t` was read.
+        None => Err(BatonError::unknown_terminal(&t.name)),
     }
 }
 
@@ -133,8 +131,9 @@ pub fn show(srv: &Server, name: &str) -> Result<TerminalView, BatonError> {
     terminal(srv, &srv.terminal(name)?)
 }
 
-/// Every terminal (`all`: archived ones too), oldest first.
-pub fn ls(srv: &Server, all: bool) -> Result<Vec<TerminalView>, BatonError> {
+/// Every terminal (`all`: archived ones too), oldest first (`table`: as `ls`'s table needs
+/// them, [`TerminalView::for_table`]).
+pub fn ls(srv: &Server, all: bool, table: bool) -> Result<Vec<TerminalView>, BatonError> {
     let running: std::collections::HashSet<String> = (srv.all_runtimes().into_iter())
         .filter(|(_, rt)| rt.is_running())
         .map(|(tid, _)| tid)
@@ -145,7 +144,8 @@ pub fn ls(srv: &Server, all: bool) -> Result<Vec<TerminalView>, BatonError> {
         .filter(|l| all || !l.row.archived)
         .map(|l| {
             let running = running.contains(&l.row.id);
-            terminal_of(srv, &ix, l, running)
+            let v = terminal_of(srv, &ix, l, running)?;
+            Ok(if table { v.for_table() } else { v })
         })
         .collect()
 }

@@ -56,7 +56,10 @@ mod tests {
         let rows: Vec<(Request, Answer)> = vec![
             (Request::Ping, PongView { pong: true }.into()),
             (
-                Request::Ls { all: false },
+                Request::Ls {
+                    all: false,
+                    table: false,
+                },
                 vec![views::terminal(serde_json::json!({"name": "a"}))].into(),
             ),
         ];

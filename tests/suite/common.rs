@@ -261,6 +261,24 @@ impl World {
     }
 }
 
+impl World {
+    /// One request `line` to the server's socket (started if needed), and its answer's line.
+    pub fn request(&self, line: &str) -> Value {
+        use std::io::{BufRead, Write};
+        self.ok(&["server", "start"]);
+        let mut sock =
+            std::os::unix::net::UnixStream::connect(self.data().join("server.sock")).unwrap();
+        sock.write_all(format!("{line}\n").as_bytes()).unwrap();
+        sock.set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
+        let mut answer = String::new();
+        std::io::BufReader::new(sock)
+            .read_line(&mut answer)
+            .unwrap();
+        serde_json::from_str(&answer).unwrap()
+    }
+}
+
 impl Drop for World {
     fn drop(&mut self) {
         let _ = self.cmd(&["server", "stop"]).output();

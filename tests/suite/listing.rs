@@ -1,6 +1,6 @@
 //! `baton ls`'s table as a user reads it: every row under its header whatever a name or a
-//! provider/model holds, and the COST of a terminal that ran on both providers counting the
-//! tokens of each.
+//! provider/model holds, the COST of a terminal that ran on both providers counting the
+//! tokens of each, and the table asking the server for what it shows alone.
 
 use pretty_assertions::assert_eq;
 
@@ -52,4 +52,38 @@ fn ls_all_keeps_every_column_aligned_and_counts_both_providers_tokens() {
         tokens.div_ceil(1000)
     );
     assert!(row.contains(&cell), "{cell}:\n{out}");
+}
+
+/// `baton ls` asks for its table's terminals alone (`{"cmd":"ls","table":true}`): what the table
+/// does not show, and what grows with use (standing instructions, waiting prompts, sessions),
+/// stays on the server; `ls --json` (and a request without `table`) has all of it.
+#[test]
+fn ls_asks_the_server_for_what_its_table_shows_and_ls_json_for_everything() {
+    let w = World::new();
+    w.new_terminal("t", "claude");
+    w.ok(&["instructions", "t", "add", "Keep it short."]);
+    w.ok(&["send", "t", "hello"]);
+    let full = &w.json(&["ls"])[0];
+    assert_eq!(full["instructions"][0], "Keep it short.");
+    assert_eq!(full["sessions"].as_array().map(Vec::len), Some(1));
+    assert_eq!(full["conversation"]["number"], 1);
+    let asked = |line: &str| w.request(line)["data"][0].clone();
+    assert_eq!(
+        asked(r#"{"cmd":"ls"}"#)["instructions"],
+        full["instructions"]
+    );
+    let table = asked(r#"{"cmd":"ls","table":true}"#);
+    assert_eq!(table["instructions"], serde_json::json!([]));
+    assert_eq!(table["sessions"], serde_json::json!([]));
+    assert!(table["conversation"].is_null(), "{table}");
+    assert_eq!(
+        (&table["name"], &table["turns"]),
+        (&full["name"], &full["turns"])
+    );
+    assert_eq!(table["context"], full["context"]);
+    let shown = w.ok(&["ls"]);
+    assert!(
+        shown.lines().nth(1).unwrap_or_default().starts_with("t "),
+        "{shown}"
+    );
 }

@@ -144,7 +144,7 @@ pub fn ls(client: &Client, all: bool, json: bool) -> Result<i32, BatonError> {
     let start = Instant::now();
     let config = load_config()?;
     let hosts: Vec<Host> = configured(&config).into_values().collect();
-    let req = Request::Ls { all };
+    let req = Request::Ls { all, table: !json };
     let asking = ask_all(client, &hosts, &req, start);
     let local = Vec::<TerminalView>::try_from(client.call(&req)?)?;
     let answers = collect(asking, start + config.remote.offline_after());
@@ -218,7 +218,15 @@ pub fn host_ls(client: &Client, json: bool) -> Result<i32, BatonError> {
     let start = Instant::now();
     let config = load_config()?;
     let hosts: Vec<Host> = configured(&config).into_values().collect();
-    let asking = ask_all(client, &hosts, &Request::Ls { all: false }, start);
+    let asking = ask_all(
+        client,
+        &hosts,
+        &Request::Ls {
+            all: false,
+            table: true,
+        },
+        start,
+    );
     let answers = collect(asking, start + config.remote.offline_after());
     let views: Vec<HostView> = hosts
         .iter()
