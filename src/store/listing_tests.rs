@@ -1,13 +1,12 @@
 //! A listing reads what the per-terminal queries read, for every kind of terminal, and goes by
 //! the indexes.
 
+use super::super::views::tests::plan;
 use super::*;
 use crate::paths::DataDir;
 use crate::store::Record;
 use crate::store::Store;
-use crate::words::{
-    ContextUsage, InputMode, OpenReason, ProviderKind, SessionReason, TurnCost, TurnStatus,
-};
+use crate::words::{ContextUsage, OpenReason, ProviderKind, SessionReason, TurnCost, TurnStatus};
 use pretty_assertions::assert_eq;
 
 fn opened(conv: &str, number: u32) -> Record {
@@ -81,18 +80,7 @@ fn finished(turn: &str, context: Option<u64>, usd: Option<f64>) -> Record {
 }
 
 fn accepted(input: u32) -> Record {
-    Record::InputAccepted {
-        input,
-        prompt: format!("prompt {input}"),
-        mode: InputMode::Queue,
-        direct: false,
-        provider: None,
-        endpoint: None,
-        model: None,
-        dir: None,
-        fresh: false,
-        retries: None,
-    }
+    Record::queued(input, format!("prompt {input}"), None)
 }
 
 /// Four terminals, as the records that make them in the order they are journalled: a rotated
@@ -185,10 +173,23 @@ fn one_by_one(store: &Store, row: TerminalRow) -> Listed {
             .into_iter()
             .map(|i| i.text)
             .collect(),
-        cost: store.terminal_cost(&tid).unwrap(),
+        cost: summed(store.turns(&tid).unwrap().iter().filter_map(|t| t.cost)),
         waiting: store.waiting_inputs(&tid).unwrap(),
         row,
     }
+}
+
+/// Costs added up as a user would, turn by turn (None: no turn reported one).
+fn summed(costs: impl Iterator<Item = TurnCost>) -> Option<TurnCost> {
+    costs.reduce(|a, b| TurnCost {
+        input_tokens: a.input_tokens + b.input_tokens,
+        cached_tokens: a.cached_tokens + b.cached_tokens,
+        output_tokens: a.output_tokens + b.output_tokens,
+        usd: match (a.usd, b.usd) {
+            (Some(x), Some(y)) => Some(x + y),
+            (x, y) => x.or(y),
+        },
+    })
 }
 
 #[test]
@@ -227,20 +228,6 @@ fn a_listing_reads_what_each_terminals_own_queries_read() {
     assert_eq!(store.snapshot().listing(Some("nobody")).unwrap(), vec![]);
 }
 
-/// `EXPLAIN QUERY PLAN`'s lines for `sql` (parameters bound to null: the plan is the same).
-fn plan(c: &Connection, sql: &str) -> Vec<String> {
-    let mut s = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
-    for i in 1..=s.parameter_count() {
-        s.raw_bind_parameter(i, rusqlite::types::Null).unwrap();
-    }
-    let mut rows = s.raw_query();
-    let mut out = Vec::new();
-    while let Some(r) = rows.next().unwrap() {
-        out.push(r.get::<_, String>("detail").unwrap());
-    }
-    out
-}
-
 /// A listing walks the terminals (or goes to the one asked for) and reaches each one's rows by
 /// an index: no other table is scanned whole, so a list does not slow down as the history of
 /// the index grows.
@@ -261,6 +248,16 @@ fn a_listing_scans_the_terminals_alone() {
             let scans: Vec<&String> = p.iter().filter(|l| l.starts_with("SCAN")).collect();
             assert_eq!(scans.len(), scanned, "{sql}\n{p:#?}");
             assert!(scans.iter().all(|l| l.starts_with("SCAN t")), "{p:#?}");
+        }
+        // What they read of every turn (its count, context, cost) comes from covering
+        // indexes, never from the rows that hold the turns' answers and tools.
+        for (sql, index) in [
+            (main_sql(filter), "COVERING INDEX turns_by_terminal"),
+            (main_sql(filter), "COVERING INDEX turns_by_conversation"),
+            (costs_sql(filter), "COVERING INDEX turns_costs"),
+        ] {
+            let p = plan(&c, &sql);
+            assert!(p.iter().any(|l| l.contains(index)), "{index}: {p:#?}");
         }
     }
 }

@@ -538,11 +538,6 @@ impl Store {
         views::unfinished_turns(&self.conn()).map_err(|e| self.index_err(e))
     }
 
-    /// What terminal `tid`'s turns cost, summed (None: no turn reported a cost).
-    pub fn terminal_cost(&self, tid: &str) -> Result<Option<crate::words::TurnCost>> {
-        views::terminal_cost(&self.conn(), tid).map_err(|e| self.index_err(e))
-    }
-
     pub fn instructions(&self, tid: &str) -> Result<Vec<InstructionView>> {
         views::instructions(&self.conn(), tid).map_err(|e| self.index_err(e))
     }

@@ -12,8 +12,7 @@ use rusqlite::Connection;
 
 use super::cached::Cached;
 use super::listing::{self, Listed};
-use super::views;
-use super::{inputs, InputRow, Result, Store, TerminalRow};
+use super::{inputs, InputRow, Result, Store};
 
 /// The index read in one transaction, rolled back (nothing was written) when dropped. The
 /// store's other methods wait until then: do not call them while holding one.
@@ -56,10 +55,6 @@ impl Snapshot<'_> {
         !self.store.stale.load(Ordering::SeqCst)
     }
 
-    pub fn terminals(&self) -> Result<Vec<TerminalRow>> {
-        self.read(views::terminals)
-    }
-
     pub fn waiting_inputs(&self, tid: &str) -> Result<Vec<InputRow>> {
         self.read(|c| inputs::waiting(c, tid))
     }
@@ -94,7 +89,7 @@ mod tests {
             let ix = store.snapshot();
             assert!(ix.open);
             assert!(!ix.conn.is_autocommit(), "reads inside one transaction");
-            assert_eq!(ix.terminals().unwrap().len(), 1);
+            assert_eq!(ix.listing(None).unwrap().len(), 1);
             assert!(ix.index_current());
         }
         assert!(store.conn().is_autocommit(), "nothing left open");

@@ -472,16 +472,6 @@ pub(super) fn cost_of(r: &Row<'_>) -> rusqlite::Result<Option<TurnCost>> {
     }))
 }
 
-/// A terminal's costs summed, from the index `turns_costs` alone (not the turns' rows).
-pub(super) const TERMINAL_COST: &str = "SELECT SUM(cost_input) AS cost_input,
-       SUM(cost_cached) AS cost_cached, SUM(cost_output) AS cost_output, SUM(cost_usd) AS cost_usd
-     FROM turns WHERE terminal_id=:tid AND cost_input IS NOT NULL";
-
-/// A terminal's cost over all its turns that reported one (None: none did).
-pub fn terminal_cost(c: &Connection, tid: &str) -> rusqlite::Result<Option<TurnCost>> {
-    c.row(TERMINAL_COST, named_params! { ":tid": tid }, cost_of)
-}
-
 pub fn unfinished_turns(c: &Connection) -> rusqlite::Result<Vec<(String, String)>> {
     let mut s = c.prepare_cached(
         "SELECT terminal_id, id FROM turns WHERE status IS NULL ORDER BY started_at",
@@ -520,7 +510,7 @@ pub fn instructions(c: &Connection, tid: &str) -> rusqlite::Result<Vec<Instructi
 
 #[cfg(test)]
 #[path = "views_tests.rs"]
-mod tests;
+pub(super) mod tests;
 
 /// The highest turn number of terminal `tid` (0: none yet).
 pub fn last_turn_number(c: &Connection, tid: &str) -> rusqlite::Result<u32> {
